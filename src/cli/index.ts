@@ -1,0 +1,127 @@
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../config'
+import { openStore } from '../db/client'
+import { DB_FILE, ensureDataDir } from '../db/data-dir'
+import { MigrationError, migrate } from '../db/migrate'
+import { registerJobs } from '../jobs'
+import { backupTo } from '../services/instance/backup'
+import { VERSION } from '../version'
+import { type KeyFlags, keysCommand } from './keys'
+import { withOfflineContext, withOfflineContextAsync } from './offline'
+import { serve } from './serve'
+import { USAGE, UsageError } from './usage'
+
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  data: { type: 'string' },
+  name: { type: 'string' },
+  scopes: { type: 'string' },
+  client: { type: 'string' },
+  tier: { type: 'string' },
+  expires: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+/** Which flags each command accepts: anything else is a usage error (exit 2). */
+const ALLOWED: Record<string, readonly string[]> = {
+  serve: ['port', 'host', 'data'],
+  migrate: ['data'],
+  keys: ['data', 'name', 'scopes', 'client', 'tier', 'expires', 'json'],
+  jobs: ['data'],
+  backup: ['data'],
+  version: [],
+  help: [],
+}
+
+/** Runs the CLI; returns the process exit code (serve keeps running and never returns). */
+export async function runCli(argv: string[]): Promise<number> {
+  try {
+    const { values, positionals } = parseArgs({
+      args: argv,
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    })
+    const [command = 'help', ...rest] = positionals
+    if (values.help || command === 'help') {
+      process.stdout.write(USAGE)
+      return 0
+    }
+    const allowed = ALLOWED[command]
+    if (!allowed) throw new UsageError(`unknown command: ${command}`)
+    const extra = Object.keys(values).filter((k) => !allowed.includes(k))
+    if (extra.length) throw new UsageError(`${command} does not take --${extra.join(', --')}`)
+    const flags = values as KeyFlags
+
+    switch (command) {
+      case 'version':
+        console.log(VERSION)
+        return 0
+      case 'serve':
+        if (rest.length) throw new UsageError('serve takes no arguments')
+        await serve(flags)
+        return -1
+      case 'migrate': {
+        const config = loadConfig(flags)
+        ensureDataDir(config.dataDir)
+        const store = openStore(join(config.dataDir, DB_FILE))
+        let applied: string[]
+        try {
+          applied = migrate(store.sqlite)
+        } finally {
+          store.close()
+        }
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the data file is up to date')
+        return 0
+      }
+      case 'keys':
+        keysCommand(rest[0], rest.slice(1), flags)
+        return 0
+      case 'jobs': {
+        const [sub, name] = rest
+        if (sub === 'list' && rest.length === 1) {
+          withOfflineContext(flags, (ctx) => {
+            registerJobs(ctx)
+            for (const j of ctx.jobs.list()) console.log(`${j.name}\t${j.schedule}\t${j.description}`)
+          })
+          return 0
+        }
+        if (sub !== 'run' || !name || rest.length !== 2)
+          throw new UsageError('usage: herald jobs list | herald jobs run NAME')
+        // Runs the job now against the data file (an operator's "run it now"), then reports.
+        const error = await withOfflineContextAsync(flags, async (ctx) => {
+          registerJobs(ctx)
+          if (!ctx.jobs.list().some((j) => j.name === name))
+            throw new UsageError(`unknown job: ${name} (see herald jobs list)`)
+          await ctx.jobs.runNow(name)
+          return ctx.jobs.list().find((j) => j.name === name)?.last_error ?? null
+        })
+        if (error) throw new Error(`job ${name} failed: ${error}`)
+        console.log(`job ${name} ran`)
+        return 0
+      }
+      case 'backup': {
+        const file = rest[0]
+        if (!file || rest.length > 1) throw new UsageError('usage: herald backup FILE')
+        withOfflineContext(flags, (ctx) => backupTo(ctx.sqlite, file))
+        console.log(`backup written to ${file}`)
+        return 0
+      }
+    }
+    return 0
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      process.stderr.write(`herald: ${(err as Error).message}\n\n${USAGE}`)
+      return 2
+    }
+    if (err instanceof ConfigError || err instanceof MigrationError) {
+      process.stderr.write(`herald: ${err.message}\n`)
+      return 1
+    }
+    process.stderr.write(`herald: ${(err as Error).message ?? err}\n`)
+    return 1
+  }
+}

@@ -1,0 +1,101 @@
+import type { Flags } from '../config'
+import { API_KEY_TIERS, type ApiKeyTier } from '../db/schema'
+import { ServiceError } from '../errors'
+import { parseId } from '../lib/ids'
+import { isScope } from '../lib/scopes'
+import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys/manage'
+import { asConsole, withOfflineContext } from './offline'
+import { UsageError } from './usage'
+
+export interface KeyFlags extends Flags {
+  name?: string
+  scopes?: string
+  client?: string
+  tier?: string
+  expires?: string
+  json?: boolean
+}
+
+function describe(err: unknown): never {
+  if (err instanceof ServiceError) {
+    const details = Array.isArray(err.details)
+      ? ` (${(err.details as { field: string; message: string }[]).map((d) => `${d.field} ${d.message}`).join('; ')})`
+      : ''
+    throw new Error(`${err.message}${details}`)
+  }
+  throw err
+}
+
+export function keysCommand(sub: string | undefined, args: string[], flags: KeyFlags): void {
+  if (sub === 'create') {
+    if (!flags.name) throw new UsageError('keys create needs --name')
+    if (!flags.scopes) throw new UsageError('keys create needs --scopes (comma-separated, e.g. admin:*)')
+    const scopes = flags.scopes
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+    const bad = scopes.filter((s) => !isScope(s))
+    if (bad.length) throw new UsageError(`unknown scope(s): ${bad.join(', ')}`)
+    if (flags.tier && !(API_KEY_TIERS as readonly string[]).includes(flags.tier))
+      throw new UsageError(`--tier must be one of ${API_KEY_TIERS.join(', ')}`)
+    const created = withOfflineContext(flags, (ctx) => {
+      try {
+        return createApiKey(asConsole(ctx), {
+          name: flags.name!,
+          scopes,
+          client_id: flags.client ?? null,
+          tier: flags.tier as ApiKeyTier | undefined,
+          expires_at: flags.expires ?? null,
+        })
+      } catch (err) {
+        describe(err)
+      }
+    })
+    if (flags.json) console.log(JSON.stringify({ id: created.id, key: created.key }))
+    else
+      console.log(
+        `Created key ${created.id} (${created.scopes.join(',')}). Store it now, it is not shown again:\n${created.key}`,
+      )
+    return
+  }
+  if (sub === 'list') {
+    const keys = withOfflineContext(flags, (ctx) => {
+      const all = []
+      let cursor: string | undefined
+      do {
+        const page = listApiKeys(asConsole(ctx), { limit: 200, cursor })
+        all.push(...page.data)
+        cursor = page.pagination.next_cursor ?? undefined
+      } while (cursor)
+      return all
+    })
+    if (flags.json) console.log(JSON.stringify(keys))
+    else
+      for (const k of keys)
+        console.log(
+          [
+            k.id,
+            k.prefix,
+            k.name,
+            k.scopes.join(','),
+            k.client_id ?? 'platform-wide',
+            k.revoked_at ? 'revoked' : 'active',
+          ].join('\t'),
+        )
+    return
+  }
+  if (sub === 'revoke') {
+    const id = args[0] ? parseId(args[0]) : null
+    if (!id) throw new UsageError('keys revoke needs the key id')
+    withOfflineContext(flags, (ctx) => {
+      try {
+        revokeApiKey(asConsole(ctx), id)
+      } catch (err) {
+        describe(err)
+      }
+    })
+    console.log(`Revoked key ${id}`)
+    return
+  }
+  throw new UsageError(`unknown keys command: ${sub ?? '(none)'}`)
+}

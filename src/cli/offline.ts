@@ -1,0 +1,36 @@
+import type { Flags } from '../config'
+import { loadConfig } from '../config'
+import { type Actor, type AppContext, createAppContext, withActor } from '../context'
+import { silentLogger } from '../lib/log'
+
+/** Commands that work on the data file directly (scripts and recovery), without a server. */
+export function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) => T): T {
+  const ctx = createAppContext(loadConfig(flags), { log: silentLogger })
+  try {
+    return fn(ctx)
+  } finally {
+    ctx.store.close()
+  }
+}
+
+export async function withOfflineContextAsync<T>(
+  flags: Flags,
+  fn: (ctx: AppContext) => Promise<T>,
+): Promise<T> {
+  const ctx = createAppContext(loadConfig(flags), { log: silentLogger })
+  try {
+    return await fn(ctx)
+  } finally {
+    ctx.store.close()
+  }
+}
+
+/** The operator at the console acts as a platform-wide admin. */
+export const CONSOLE_ACTOR: Actor = {
+  keyId: 'console',
+  clientId: null,
+  scopes: ['admin:*'],
+  tier: 'unlimited',
+}
+
+export const asConsole = (ctx: AppContext) => withActor(ctx, CONSOLE_ACTOR, 'console')

@@ -1,0 +1,64 @@
+import { createApp } from '../app'
+import type { Flags } from '../config'
+import { loadConfig } from '../config'
+import { createAppContext } from '../context'
+import { registerJobs } from '../jobs'
+import { flushLogs } from '../lib/log'
+import { importRunnerFor } from '../services/imports/runner'
+import { bootstrapIfEmpty } from '../services/instance/bootstrap'
+import { VERSION } from '../version'
+import { startWebhookWorker } from '../webhooks/worker'
+
+const DRAIN_TIMEOUT_MS = 10_000
+
+export async function serve(flags: Flags): Promise<void> {
+  const config = loadConfig(flags)
+  const ctx = createAppContext(config)
+  const boot = bootstrapIfEmpty(ctx)
+  registerJobs(ctx)
+  const app = createApp(ctx).listen({ port: config.port, hostname: config.host })
+  const server = app.server!
+  ctx.jobs.start()
+  importRunnerFor(ctx).kick() // resumes imports a stop interrupted
+  const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
+
+  const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
+  const lines = [`Herald ${VERSION} listening on ${url} (data: ${config.dataDir})`, `  API docs: ${url}/docs`]
+  if (boot) {
+    lines.push('', 'First run: created the "Default workspace" client and an admin.')
+    if (boot.apiKey) lines.push(`  Admin API key (shown once, store it now): ${boot.apiKey}`)
+    else lines.push('  Admin API key: the one given in HERALD_BOOTSTRAP_API_KEY')
+    lines.push(`  Portal user: ${boot.adminEmail}`)
+    if (boot.adminPassword) lines.push(`  Portal password (shown once): ${boot.adminPassword}`)
+    lines.push(`  Try: curl -H "Authorization: Bearer <key>" ${url}/api/v1/clients`)
+  } else {
+    lines.push(
+      '  Use the API key printed on first run, or make one: herald keys create --name me --scopes admin:*',
+    )
+  }
+  process.stdout.write(lines.join('\n') + '\n')
+  ctx.log.info('started', { version: VERSION, port: server.port, host: config.host })
+
+  let stopping = false
+  const shutdown = async (signal: string) => {
+    if (stopping) return
+    stopping = true
+    ctx.log.info('shutting down', { signal })
+    ctx.lifecycle.draining = true
+    ctx.jobs.stop()
+    // Stop accepting; let in-flight requests finish, then force-close what is left.
+    const graceful = server.stop(false)
+    const timedOut = await Promise.race([
+      graceful.then(() => false),
+      Bun.sleep(DRAIN_TIMEOUT_MS).then(() => true),
+    ])
+    if (timedOut) await server.stop(true)
+    await webhookWorker.stop()
+    ctx.store.close()
+    ctx.log.info('stopped', { forced: timedOut })
+    flushLogs()
+    process.exit(0)
+  }
+  process.on('SIGTERM', () => void shutdown('SIGTERM'))
+  process.on('SIGINT', () => void shutdown('SIGINT'))
+}

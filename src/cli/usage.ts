@@ -1,0 +1,18 @@
+export const USAGE = `Herald — self-hosted marketing and sales engagement, in one executable.
+
+Usage:
+  herald serve [--port N] [--host H] [--data DIR]   start the server (creates and migrates the data file)
+  herald migrate [--data DIR]                         apply pending migrations and exit
+  herald keys create --name N --scopes a,b [--client ID] [--tier T] [--expires ISO] [--json] [--data DIR]
+  herald keys list [--json] [--data DIR]
+  herald keys revoke ID [--data DIR]
+  herald jobs list [--data DIR]                       list the scheduled jobs
+  herald jobs run NAME [--data DIR]                   run a job now
+  herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
+  herald version                                      print the version
+  herald help                                         this text
+
+Configuration comes from flags, then HERALD_* environment variables, then defaults (see README).
+`
+
+export class UsageError extends Error {}

@@ -1,0 +1,203 @@
+// Flags > environment (HERALD_*) > defaults, validated once into a frozen object.
+// A bad value throws ConfigError with one line naming the setting.
+
+import { isIP } from 'node:net'
+
+export class ConfigError extends Error {}
+
+export type EmailProvider = 'capture' | 'smtp' | 'simulator'
+export type ChannelProvider = 'capture' | 'twilio' | 'simulator'
+
+export interface Config {
+  readonly port: number
+  readonly host: string
+  readonly publicUrl: string
+  readonly dataDir: string
+  readonly secretKey: string | null
+  readonly bootstrapApiKey: string | null
+  readonly adminEmail: string
+  readonly adminPassword: string | null
+  readonly dnsServers: readonly string[]
+  /** SPF mechanism senders must publish: `include:<host>` (HERALD_SPF_INCLUDE) … */
+  readonly spfInclude: string | null
+  /** … or `ip4:`/`ip6:<address>` (HERALD_SENDING_IP). */
+  readonly sendingIp: string | null
+  readonly webhookAllowPrivate: boolean
+  /** Delays before each webhook attempt in ms (HERALD_WEBHOOK_RETRY_SCHEDULE); null = DESIGN.md §8's. */
+  readonly webhookRetrySchedule: readonly number[] | null
+  readonly log: 'json' | 'pretty'
+  readonly smtpUrl: string | null
+  readonly emailProvider: EmailProvider
+  readonly smsProvider: ChannelProvider
+  readonly voiceProvider: ChannelProvider
+  readonly whatsappProvider: ChannelProvider
+  readonly rcsProvider: ChannelProvider
+  readonly twilioBaseUrl: string | null
+  readonly twilioAccountSid: string | null
+  readonly twilioAuthToken: string | null
+  readonly simulatorRates: string | null
+  readonly sendRate: number | null
+  readonly sendConcurrency: number
+  readonly smtpPool: number
+  readonly domainThrottle: number | null
+  readonly clientHourlyCap: number | null
+}
+
+export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
+type Env = Record<string, string | undefined>
+
+function int(name: string, raw: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number, got "${raw}"`)
+  const n = Number(raw)
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`)
+  return n
+}
+
+function optionalInt(name: string, raw: string | undefined, min: number, max: number): number | null {
+  return raw === undefined || raw === '' || raw === 'off' ? null : int(name, raw, min, max)
+}
+
+function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`)
+  return raw as T
+}
+
+function bool(name: string, raw: string | undefined): boolean {
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false
+  if (raw === '1' || raw === 'true') return true
+  throw new ConfigError(`${name} must be 1/true or 0/false, got "${raw}"`)
+}
+
+function url(name: string, raw: string, protocols: readonly string[]): string {
+  let parsed: URL
+  try {
+    parsed = new URL(raw)
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`)
+  }
+  if (!protocols.includes(parsed.protocol))
+    throw new ConfigError(`${name} must use ${protocols.join(' or ')}, got "${parsed.protocol}"`)
+  return raw
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
+
+/** `0,5s,5m,30m` → delays in ms: at least one, each a whole number with ms|s|m|h (ms when bare). */
+function schedule(name: string, raw: string | undefined): readonly number[] | null {
+  if (raw === undefined || raw.trim() === '') return null
+  const out = raw.split(',').map((part) => {
+    const m = /^(\d+)(ms|s|m|h)?$/.exec(part.trim())
+    if (!m) throw new ConfigError(`${name} must be durations such as 0,5s,5m,2h, got "${part.trim()}"`)
+    return Number(m[1]) * DURATION_UNITS[m[2] ?? 'ms']!
+  })
+  if (out.length > 50) throw new ConfigError(`${name} may list at most 50 attempts`)
+  return Object.freeze(out)
+}
+
+const CHANNEL_PROVIDERS = ['capture', 'twilio', 'simulator'] as const
+
+export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
+  const pick = (flag: string | undefined, envName: string) => flag ?? env[envName]
+  const port = int('port (HERALD_PORT)', pick(flags.port, 'HERALD_PORT') ?? '8080', 0, 65535)
+  const host = pick(flags.host, 'HERALD_HOST') ?? '0.0.0.0'
+  if (host.trim() === '') throw new ConfigError('host (HERALD_HOST) must not be empty')
+  const linkHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host
+  const publicUrl = url('HERALD_PUBLIC_URL', env.HERALD_PUBLIC_URL ?? `http://${linkHost}:${port}`, [
+    'http:',
+    'https:',
+  ]).replace(/\/+$/, '')
+
+  const secretKey = env.HERALD_SECRET_KEY ?? null
+  if (secretKey !== null && !/^[0-9a-f]{64}$/i.test(secretKey))
+    throw new ConfigError('HERALD_SECRET_KEY must be 64 hexadecimal characters (32 bytes)')
+
+  const bootstrapApiKey = env.HERALD_BOOTSTRAP_API_KEY || null
+  if (bootstrapApiKey !== null && !/^hrld_[0-9A-Za-z]{20,}$/.test(bootstrapApiKey))
+    throw new ConfigError('HERALD_BOOTSTRAP_API_KEY must look like hrld_<at least 20 letters or digits>')
+
+  const adminEmail = env.HERALD_ADMIN_EMAIL ?? 'admin@localhost'
+  if (!/^[^\s@]+@[^\s@]+$/.test(adminEmail))
+    throw new ConfigError('HERALD_ADMIN_EMAIL must be an email address')
+  const adminPassword = env.HERALD_ADMIN_PASSWORD || null
+  if (adminPassword !== null && adminPassword.length < 8)
+    throw new ConfigError('HERALD_ADMIN_PASSWORD must be at least 8 characters')
+
+  const dnsServers = (env.HERALD_DNS_SERVERS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  for (const server of dnsServers)
+    if (!/^(\[[0-9a-f:]+\]|[\w.-]+)(:\d{1,5})?$/i.test(server))
+      throw new ConfigError(`HERALD_DNS_SERVERS entry "${server}" must be host or host:port`)
+
+  const spfInclude = env.HERALD_SPF_INCLUDE?.trim().toLowerCase() || null
+  if (
+    spfInclude !== null &&
+    !/^(?=.{1,253}$)([a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/.test(spfInclude)
+  )
+    throw new ConfigError(
+      `HERALD_SPF_INCLUDE must be a host name such as spf.example.com, got "${spfInclude}"`,
+    )
+  const sendingIp = env.HERALD_SENDING_IP?.trim().toLowerCase() || null
+  if (sendingIp !== null && isIP(sendingIp) === 0)
+    throw new ConfigError(`HERALD_SENDING_IP must be an IPv4 or IPv6 address, got "${sendingIp}"`)
+
+  const smtpUrl = env.HERALD_SMTP_URL
+    ? url('HERALD_SMTP_URL', env.HERALD_SMTP_URL, ['smtp:', 'smtps:'])
+    : null
+  const twilioBaseUrl = env.HERALD_TWILIO_BASE_URL
+    ? url('HERALD_TWILIO_BASE_URL', env.HERALD_TWILIO_BASE_URL, ['http:', 'https:'])
+    : null
+  const simulatorRates = env.HERALD_SIMULATOR_RATES || null
+  if (simulatorRates !== null) {
+    for (const part of simulatorRates.split(',')) {
+      const [k, v] = part.split('=')
+      if (!k || !['delivered', 'opened', 'clicked', 'bounced', 'replied'].includes(k.trim()))
+        throw new ConfigError(`HERALD_SIMULATOR_RATES: unknown rate "${k ?? part}"`)
+      const n = Number(v)
+      if (v === undefined || Number.isNaN(n) || n < 0 || n > 1)
+        throw new ConfigError(`HERALD_SIMULATOR_RATES: ${k} must be a number from 0 to 1`)
+    }
+  }
+
+  return Object.freeze({
+    port,
+    host,
+    publicUrl,
+    dataDir: pick(flags.data, 'HERALD_DATA_DIR') ?? './herald-data',
+    secretKey,
+    bootstrapApiKey,
+    adminEmail,
+    adminPassword,
+    dnsServers: Object.freeze(dnsServers),
+    spfInclude,
+    sendingIp,
+    webhookAllowPrivate: bool('HERALD_WEBHOOK_ALLOW_PRIVATE', env.HERALD_WEBHOOK_ALLOW_PRIVATE),
+    webhookRetrySchedule: schedule('HERALD_WEBHOOK_RETRY_SCHEDULE', env.HERALD_WEBHOOK_RETRY_SCHEDULE),
+    log: oneOf('HERALD_LOG', env.HERALD_LOG ?? 'json', ['json', 'pretty'] as const),
+    smtpUrl,
+    emailProvider: oneOf(
+      'HERALD_EMAIL_PROVIDER',
+      env.HERALD_EMAIL_PROVIDER ?? (smtpUrl ? 'smtp' : 'capture'),
+      ['capture', 'smtp', 'simulator'] as const,
+    ),
+    smsProvider: oneOf('HERALD_SMS_PROVIDER', env.HERALD_SMS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    voiceProvider: oneOf('HERALD_VOICE_PROVIDER', env.HERALD_VOICE_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    whatsappProvider: oneOf(
+      'HERALD_WHATSAPP_PROVIDER',
+      env.HERALD_WHATSAPP_PROVIDER ?? 'capture',
+      CHANNEL_PROVIDERS,
+    ),
+    rcsProvider: oneOf('HERALD_RCS_PROVIDER', env.HERALD_RCS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    twilioBaseUrl,
+    twilioAccountSid: env.HERALD_TWILIO_ACCOUNT_SID || null,
+    twilioAuthToken: env.HERALD_TWILIO_AUTH_TOKEN || null,
+    simulatorRates,
+    sendRate: optionalInt('HERALD_SEND_RATE', env.HERALD_SEND_RATE, 1, 1_000_000),
+    sendConcurrency: int('HERALD_SEND_CONCURRENCY', env.HERALD_SEND_CONCURRENCY ?? '8', 1, 256),
+    smtpPool: int('HERALD_SMTP_POOL', env.HERALD_SMTP_POOL ?? '5', 1, 100),
+    domainThrottle: optionalInt('HERALD_DOMAIN_THROTTLE', env.HERALD_DOMAIN_THROTTLE, 1, 1_000_000),
+    clientHourlyCap: optionalInt('HERALD_CLIENT_HOURLY_CAP', env.HERALD_CLIENT_HOURLY_CAP, 1, 100_000_000),
+  })
+}

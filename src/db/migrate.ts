@@ -1,0 +1,48 @@
+import type { Database } from 'bun:sqlite'
+import { embeddedMigrations } from './migrations.generated'
+
+export class MigrationError extends Error {}
+
+export interface Migration {
+  tag: string
+  sql: string
+}
+
+const BREAKPOINT = '--> statement-breakpoint'
+
+/**
+ * Applies pending forward-only migrations in ONE transaction: if any statement fails, nothing
+ * is applied and the file is left as it was. Returns the tags applied.
+ */
+export function migrate(sqlite: Database, migrations: readonly Migration[] = embeddedMigrations): string[] {
+  sqlite.run(
+    'CREATE TABLE IF NOT EXISTS herald_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
+  )
+  const applied = new Set(
+    sqlite
+      .query<{ tag: string }, []>('SELECT tag FROM herald_migrations')
+      .all()
+      .map((r) => r.tag),
+  )
+  const known = new Set(migrations.map((m) => m.tag))
+  const unknown = [...applied].filter((t) => !known.has(t))
+  if (unknown.length > 0)
+    throw new MigrationError(
+      `the data file was migrated by a newer Herald (unknown migrations: ${unknown.join(', ')}); upgrade the binary`,
+    )
+  const pending = migrations.filter((m) => !applied.has(m.tag))
+  if (pending.length === 0) return []
+  let current = ''
+  try {
+    sqlite.transaction(() => {
+      for (const m of pending) {
+        current = m.tag
+        for (const statement of m.sql.split(BREAKPOINT)) if (statement.trim()) sqlite.run(statement)
+        sqlite.run('INSERT INTO herald_migrations (tag, applied_at) VALUES (?, ?)', [m.tag, Date.now()])
+      }
+    })()
+  } catch (err) {
+    throw new MigrationError(`migration ${current} failed, nothing was changed: ${(err as Error).message}`)
+  }
+  return pending.map((m) => m.tag)
+}

@@ -1,0 +1,26 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { clients } from './clients'
+
+export const API_KEY_TIERS = ['standard', 'growth', 'scale', 'unlimited'] as const
+export type ApiKeyTier = (typeof API_KEY_TIERS)[number]
+
+/** Only the SHA-256 of a key is stored; `prefix` (first 12 characters) is for display. */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id').references(() => clients.id),
+    name: text('name').notNull(),
+    keyHash: text('key_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    tier: text('tier', { enum: API_KEY_TIERS }).notNull().default('standard'),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+    expiresAt: integer('expires_at'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [uniqueIndex('api_keys_hash_idx').on(t.keyHash), index('api_keys_client_idx').on(t.clientId)],
+)
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect

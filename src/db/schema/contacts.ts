@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { clients } from './clients'
+
+export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'blocked'] as const
+export type ContactStatus = (typeof CONTACT_STATUSES)[number]
+
+/**
+ * `seq` is an explicit INTEGER PRIMARY KEY (the rowid) so the FTS5 index, which is keyed by
+ * rowid, stays valid across VACUUM and backups; the API id is the UUIDv7 `id`.
+ */
+export const contacts = sqliteTable(
+  'contacts',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id),
+    email: text('email').notNull(),
+    firstName: text('first_name'),
+    lastName: text('last_name'),
+    company: text('company'),
+    phone: text('phone'),
+    status: text('status', { enum: CONTACT_STATUSES }).notNull().default('subscribed'),
+    timezone: text('timezone'),
+    customFields: text('custom_fields', { mode: 'json' })
+      .$type<Record<string, unknown>>()
+      .notNull()
+      .default({}),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('contacts_id_idx').on(t.id),
+    uniqueIndex('contacts_client_email_idx').on(t.clientId, sql`lower(${t.email})`),
+    index('contacts_client_id_idx').on(t.clientId, t.id),
+  ],
+)
+
+export type ContactRow = typeof contacts.$inferSelect

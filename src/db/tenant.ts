@@ -1,0 +1,42 @@
+import { eq, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import type { Actor } from '../context'
+import { invalidField } from '../errors'
+import { parseId } from '../lib/ids'
+import type { Db } from './client'
+import { clients } from './schema'
+
+// Tenancy lives here, in the data layer: services build every tenant-owned query with these
+// helpers, so no handler has to remember to filter (DESIGN.md §5).
+
+/** Condition limiting rows to what the actor may see (undefined = platform-wide, sees all). */
+export function visibleTo(actor: Actor, clientColumn: SQLiteColumn): SQL | undefined {
+  return actor.clientId ? eq(clientColumn, actor.clientId) : undefined
+}
+
+/**
+ * Condition for list operations: a tenant key always sees only its client (the parameter is
+ * ignored); a platform-wide key may narrow to one client with `client_id`.
+ */
+export function listFilter(actor: Actor, clientColumn: SQLiteColumn, requested?: string): SQL | undefined {
+  if (actor.clientId) return eq(clientColumn, actor.clientId)
+  if (requested === undefined) return undefined
+  const id = parseId(requested)
+  if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+  return eq(clientColumn, id)
+}
+
+/**
+ * The client a create writes into: a tenant key's own client; for a platform-wide key the
+ * `client_id` query parameter, which is required and must name an existing client.
+ */
+export function ownerForCreate(db: Db, actor: Actor, requested?: string): string {
+  if (actor.clientId) return actor.clientId
+  if (requested === undefined)
+    throw invalidField('client_id', 'is required (query parameter) when using a platform-wide key')
+  const id = parseId(requested)
+  if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+  const found = db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()
+  if (!found) throw invalidField('client_id', 'no such client')
+  return id
+}

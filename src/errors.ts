@@ -1,0 +1,56 @@
+// Typed service errors. Domain code throws these; src/http/errors-map.ts is the one place that
+// turns them into HTTP statuses and the error body of DESIGN.md §4.
+
+export type ErrorCode =
+  | 'INVALID_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
+  | 'INVALID_STATE'
+  | 'CONFLICT'
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'VALIDATION_FAILED'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'RATE_LIMITED'
+  | 'INTERNAL_ERROR'
+  | 'UNAVAILABLE'
+
+export interface FieldError {
+  field: string
+  message: string
+}
+
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+export const notFound = (what = 'Resource') => new ServiceError('NOT_FOUND', `${what} not found`)
+
+export function validationFailed(errors: FieldError[]): ServiceError {
+  const first = errors[0]
+  const message =
+    errors.length === 1 && first
+      ? `${first.field}: ${first.message}`
+      : `${errors.length} fields are invalid; see details`
+  return new ServiceError('VALIDATION_FAILED', message, errors)
+}
+
+export const invalidField = (field: string, message: string) => validationFailed([{ field, message }])
+
+export const conflict = (message: string, existingId: string) =>
+  new ServiceError('CONFLICT', message, { existing_id: existingId })
+
+export const invalidState = (message: string, status: string, allowedFrom: readonly string[]) =>
+  new ServiceError('INVALID_STATE', message, { status, allowed_from: allowedFrom })
+
+export const forbidden = (message: string, details?: unknown) =>
+  new ServiceError('FORBIDDEN', message, details)

@@ -1,0 +1,47 @@
+import { type TSchema, Type as t } from '@sinclair/typebox'
+
+// Shared schema pieces: every collection, error and id in the API is described once here.
+
+export const Uuid = t.String({
+  format: 'uuid',
+  description: 'UUID (a prefixed id such as cli_… is also accepted)',
+})
+export const DateTime = t.String({ format: 'date-time' })
+export const Name = t.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
+
+export const Pagination = t.Object({
+  total: t.Integer(),
+  limit: t.Integer(),
+  has_more: t.Boolean(),
+  next_cursor: t.Union([t.String(), t.Null()]),
+})
+
+/** Query members of every list operation. */
+export const pageQueryMembers = {
+  limit: t.Optional(t.Integer({ minimum: 1, maximum: 200, default: 50 })),
+  cursor: t.Optional(t.String({ maxLength: 1024 })),
+}
+
+/** A list operation that can be narrowed to one client by a platform-wide key. */
+export const ClientPageQuery = t.Object(
+  { ...pageQueryMembers, client_id: t.Optional(t.String()) },
+  { additionalProperties: false },
+)
+export const PageQuery = t.Object(pageQueryMembers, { additionalProperties: false })
+/** Creates with a platform-wide key name the owning client here. */
+export const CreateQuery = t.Object({ client_id: t.Optional(t.String()) }, { additionalProperties: false })
+
+export const dataOf = (schema: TSchema) => t.Object({ data: schema })
+export const pageOf = (schema: TSchema) => t.Object({ data: t.Array(schema), pagination: Pagination })
+
+export const ErrorBody = t.Object({
+  error: t.Object({
+    code: t.String(),
+    message: t.String(),
+    request_id: t.String({ format: 'uuid' }),
+    details: t.Optional(t.Unknown()),
+  }),
+})
+
+/** A strict body: unknown members are rejected (typos must not pass silently). */
+export const strict = { additionalProperties: false } as const

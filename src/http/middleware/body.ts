@@ -1,0 +1,59 @@
+import { ServiceError } from '../../errors'
+
+export const JSON_BODY_LIMIT = 1024 * 1024
+
+const tooLarge = (limit: number) =>
+  new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
+
+export function isJsonType(contentType: string | null): boolean {
+  if (contentType === null) return true // curl-style bodies without a type are read as JSON
+  const type = contentType.split(';')[0]!.trim().toLowerCase()
+  return type === 'application/json' || (type.startsWith('application/') && type.endsWith('+json'))
+}
+
+/** Reads the raw body, refusing more than `limit` bytes whether or not Content-Length was sent. */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
+  if (!request.body) return new Uint8Array()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength
+    if (size > limit) throw tooLarge(limit)
+    chunks.push(chunk)
+  }
+  return Buffer.concat(chunks)
+}
+
+/** The JSON body of a request: 415 for another type, 400 when it does not parse. Empty = {}. */
+export function parseJson(raw: Uint8Array, contentType: string | null): unknown {
+  if (raw.byteLength === 0) return {}
+  if (!isJsonType(contentType))
+    throw new ServiceError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type ${contentType} is not supported; send application/json`,
+    )
+  const text = new TextDecoder().decode(raw)
+  if (text.trim() === '') return {}
+  try {
+    return JSON.parse(text)
+  } catch (err) {
+    throw new ServiceError('INVALID_REQUEST', `The body is not valid JSON: ${(err as Error).message}`)
+  }
+}
+
+/** For operations that stream their body: the type must be one they take, the declared size within the limit. */
+export function checkStreamedBody(
+  request: Request,
+  accept: { contentTypes: readonly string[]; limit: number },
+): void {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase()
+  if (!accept.contentTypes.includes(type))
+    throw new ServiceError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Content-Type ${type || '(none)'} is not supported here; send ${accept.contentTypes.join(' or ')}`,
+    )
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > accept.limit) throw tooLarge(accept.limit)
+}

@@ -1,0 +1,31 @@
+import { apiKeyOperations } from './api/api-keys'
+import { clientOperations } from './api/clients'
+import { contactOperations } from './api/contacts'
+import { domainOperations } from './api/domains'
+import { healthOperations } from './api/health'
+import { importOperations } from './api/imports'
+import { listOperations } from './api/lists'
+import { segmentOperations } from './api/segments'
+import { senderOperations } from './api/senders'
+import { suppressionOperations } from './api/suppressions'
+import { templateOperations } from './api/templates'
+import { webhookOperations } from './api/webhooks'
+import { wellKnownOperations } from './api/well-known'
+import type { Operation } from './operation'
+
+/** The operation registry: REST routes, OpenAPI and (later) MCP tools all come from this list. */
+export const operations: readonly Operation[] = [
+  ...healthOperations,
+  ...wellKnownOperations,
+  ...clientOperations,
+  ...apiKeyOperations,
+  ...importOperations,
+  ...contactOperations,
+  ...listOperations,
+  ...segmentOperations,
+  ...suppressionOperations,
+  ...templateOperations,
+  ...senderOperations,
+  ...domainOperations,
+  ...webhookOperations,
+]

@@ -1,0 +1,216 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import type { TSchema } from '@sinclair/typebox'
+import { type AppContext, type Ctx, withActor } from '../context'
+import { inTransaction } from '../db/transaction'
+import { type FieldError, ServiceError, validationFailed } from '../errors'
+import { sha256Hex } from '../lib/crypto'
+import { parseId } from '../lib/ids'
+import { hasScope } from '../lib/scopes'
+import { type Authenticator, createAuthenticator } from '../services/api-keys/authenticate'
+import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
+import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
+import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
+import { createRateLimiter, type RateLimiter } from './middleware/rate-limit'
+import { spoolUpload, type Upload } from './middleware/upload'
+import { isMutating, type Operation } from './operation'
+import { errorResponse, jsonResponse } from './respond'
+import { coerceQuery, validate } from './validate'
+
+/** What the access log needs to know about a request once it is answered. */
+export interface RequestMeta {
+  requestId: string
+  keyId?: string
+  status?: number
+}
+
+export interface Pipeline {
+  app: AppContext
+  authenticate: Authenticator
+  rateLimit: RateLimiter
+}
+
+export function createPipeline(app: AppContext): Pipeline {
+  return { app, authenticate: createAuthenticator(app.db), rateLimit: createRateLimiter() }
+}
+
+const MAX_IDEMPOTENCY_KEY = 255
+
+function isPromise(value: unknown): value is Promise<unknown> {
+  return typeof (value as Promise<unknown> | null)?.then === 'function'
+}
+
+function queryObject(url: string): Record<string, string> {
+  const q = url.indexOf('?')
+  if (q === -1) return {}
+  return Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
+}
+
+function check(schema: TSchema | undefined, value: unknown, root: string, errors: FieldError[]) {
+  if (schema) errors.push(...validate(schema, value, root))
+}
+
+/**
+ * One request through one operation, in the order a client can reason about:
+ * draining → credential (401) → rate limit (429) → scope (403) → path ids (404) → body read
+ * (413/415/400) → Idempotency-Key (replay/409/422) → validation (422) → verb.
+ * The verb and the stored idempotent response commit in one transaction.
+ */
+export async function runOperation(
+  p: Pipeline,
+  o: Operation,
+  request: Request,
+  rawParams: Record<string, string>,
+  meta: RequestMeta,
+): Promise<Response> {
+  const { app } = p
+  const headers: Record<string, string> = { 'x-request-id': meta.requestId }
+  let upload: Upload | undefined
+  const answer = (response: Response) => {
+    meta.status = response.status
+    // A spooled upload the verb did not take (moved) is not kept.
+    if (upload) rmSync(upload.file, { force: true })
+    return response
+  }
+  try {
+    if (app.lifecycle.draining)
+      throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
+
+    let ctx: Ctx | AppContext = app
+    let credentialId: string | null = null
+    if (o.auth !== 'none') {
+      const credential = presentedCredential(request)
+      if (!credential.present || credential.token === null) {
+        headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, credential.present)
+        throw unauthorized(credential.present ? 'malformed' : 'missing')
+      }
+      const outcome = p.authenticate(credential.token, app.clock.now())
+      if (!outcome.ok) {
+        if (outcome.reason === 'client_suspended')
+          throw new ServiceError('FORBIDDEN', 'The client this key belongs to is suspended')
+        headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, true)
+        throw unauthorized(outcome.reason)
+      }
+      const { actor } = outcome
+      meta.keyId = actor.keyId
+      credentialId = actor.keyId
+      const limit = p.rateLimit(actor.keyId, actor.tier, app.clock.now())
+      Object.assign(headers, limit.headers)
+      if (!limit.allowed)
+        throw new ServiceError(
+          'RATE_LIMITED',
+          `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`,
+        )
+      if (o.auth !== 'any' && !hasScope(actor.scopes, o.auth))
+        throw new ServiceError('FORBIDDEN', `This operation requires the scope ${o.auth}`, {
+          required_scope: o.auth,
+        })
+      ctx = withActor(app, actor, meta.requestId)
+    }
+
+    const params: Record<string, string> = {}
+    for (const [name, value] of Object.entries(rawParams)) {
+      const decoded = decodeURIComponent(value)
+      if (o.rawParams?.includes(name)) params[name] = decoded
+      else {
+        const id = parseId(decoded)
+        if (!id) throw new ServiceError('NOT_FOUND', 'Resource not found')
+        params[name] = id
+      }
+    }
+
+    let rawBody: Uint8Array = new Uint8Array()
+    let body: unknown
+    if (o.stream) {
+      checkStreamedBody(request, o.stream)
+      upload = await spoolUpload(request, o.stream.limit, join(app.config.dataDir, 'uploads'))
+      rawBody = new TextEncoder().encode(`${upload.contentType}\n${upload.sha256}`)
+    } else if (isMutating(o)) {
+      rawBody = await readLimited(request, JSON_BODY_LIMIT)
+      if (o.body) body = parseJson(rawBody, request.headers.get('content-type'))
+    }
+
+    let idempotencyKey: string | null = null
+    if (isMutating(o) && credentialId) {
+      idempotencyKey = request.headers.get('idempotency-key')
+      if (idempotencyKey !== null) {
+        if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
+          throw validationFailed([{ field: 'Idempotency-Key', message: 'must be 1 to 255 characters' }])
+        headers['idempotency-key'] = idempotencyKey
+        // The query is part of the request: ?client_id=A and ?client_id=B are different creates.
+        const url = new URL(request.url)
+        const path = url.pathname + url.search
+        const start = beginIdempotent(app, credentialId, idempotencyKey, {
+          method: o.method,
+          path,
+          bodyHash: sha256Hex(rawBody),
+        })
+        if (start.kind === 'replay')
+          return answer(jsonResponse(start.status, start.body, { ...headers, 'idempotent-replayed': 'true' }))
+      }
+    }
+
+    try {
+      const errors: FieldError[] = []
+      const query = o.query ? coerceQuery(o.query, queryObject(request.url)) : {}
+      check(o.query, query, 'query', errors)
+      check(o.body, body, 'body', errors)
+      if (errors.length > 0) throw validationFailed(errors)
+
+      const input = { params, query, body, request, upload } as never
+      const store = (text: string) => {
+        if (idempotencyKey && credentialId) completeIdempotent(app, credentialId, idempotencyKey, 200, text)
+        return text
+      }
+      // Synchronous verbs run inside one transaction with the stored response; async ones
+      // (network I/O) store it after they finish.
+      let pending: Promise<unknown> | null = null
+      const run = () => {
+        const result = (o.handle as (c: typeof ctx, i: never) => unknown)(ctx, input)
+        if (isPromise(result) || result instanceof Response) {
+          pending = Promise.resolve(result)
+          return ''
+        }
+        return store(JSON.stringify(result))
+      }
+      let text = isMutating(o) ? inTransaction(app.sqlite, run) : run()
+      if (pending) {
+        const result: unknown = await (pending as Promise<unknown>)
+        // Streaming answers (exports) pass through as they are.
+        if (result instanceof Response) {
+          for (const [k, v] of Object.entries(headers)) result.headers.set(k, v)
+          return answer(result)
+        }
+        text = store(JSON.stringify(result))
+      }
+      return answer(jsonResponse(200, text, headers))
+    } catch (err) {
+      const { response, internal } = errorResponse(err, meta.requestId, headers)
+      if (idempotencyKey && credentialId) {
+        if (response.status >= 500) abandonIdempotent(app, credentialId, idempotencyKey)
+        else
+          completeIdempotent(
+            app,
+            credentialId,
+            idempotencyKey,
+            response.status,
+            await response.clone().text(),
+          )
+      }
+      if (internal)
+        app.log.error('request failed', {
+          request_id: meta.requestId,
+          error: String((err as Error)?.stack ?? err),
+        })
+      return answer(response)
+    }
+  } catch (err) {
+    const { response, internal } = errorResponse(err, meta.requestId, headers)
+    if (internal)
+      app.log.error('request failed', {
+        request_id: meta.requestId,
+        error: String((err as Error)?.stack ?? err),
+      })
+    return answer(response)
+  }
+}

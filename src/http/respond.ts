@@ -1,0 +1,66 @@
+import { type ErrorCode, ServiceError } from '../errors'
+
+const STATUS: Record<ErrorCode, number> = {
+  INVALID_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  INVALID_STATE: 409,
+  CONFLICT: 409,
+  IDEMPOTENCY_KEY_IN_USE: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  VALIDATION_FAILED: 422,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  INTERNAL_ERROR: 500,
+  UNAVAILABLE: 503,
+}
+
+export const JSON_TYPE = 'application/json; charset=utf-8'
+
+export function statusOf(code: ErrorCode): number {
+  return STATUS[code]
+}
+
+/** The error body of DESIGN.md §4. */
+export function errorBody(code: ErrorCode, message: string, requestId: string, details?: unknown): string {
+  const error: Record<string, unknown> = { code, message, request_id: requestId }
+  if (details !== undefined) error.details = details
+  return JSON.stringify({ error })
+}
+
+export function jsonResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { 'content-type': JSON_TYPE, ...headers } })
+}
+
+/** Maps anything thrown to a response; unknown errors become a bare 500 (never a stack trace). */
+export function errorResponse(
+  err: unknown,
+  requestId: string,
+  headers: Record<string, string> = {},
+): { response: Response; internal: boolean } {
+  if (err instanceof ServiceError) {
+    return {
+      response: jsonResponse(
+        statusOf(err.code),
+        errorBody(err.code, err.message, requestId, err.details),
+        headers,
+      ),
+      internal: err.code === 'INTERNAL_ERROR',
+    }
+  }
+  return {
+    response: jsonResponse(
+      500,
+      errorBody(
+        'INTERNAL_ERROR',
+        'An internal error occurred; it was logged with this request id',
+        requestId,
+      ),
+      headers,
+    ),
+    internal: true,
+  }
+}

@@ -1,0 +1,46 @@
+// Ids are UUIDv7 (time-ordered), so ordering by id is ordering by creation.
+// Webhook payloads use `<prefix>_<32 hex>`; both forms are accepted on input.
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const PREFIXED_RE = /^[a-z]{3}_[0-9a-f]{32}$/i
+
+export const ID_PREFIXES = {
+  client: 'cli',
+  campaign: 'cmp',
+  contact: 'con',
+  list: 'lst',
+  segment: 'seg',
+  journey: 'jrn',
+  sequence: 'seq',
+  template: 'tpl',
+  sender: 'snd',
+  domain: 'dom',
+  webhook: 'whk',
+  message: 'msg',
+  event: 'evt',
+  reply: 'rpl',
+  apiKey: 'key',
+} as const
+
+export type IdKind = keyof typeof ID_PREFIXES
+
+export function newId(): string {
+  return Bun.randomUUIDv7()
+}
+
+export function isUuid(value: string): boolean {
+  return UUID_RE.test(value)
+}
+
+/** `cli_0193…` for a UUID. */
+export function toPrefixedId(kind: IdKind, uuid: string): string {
+  return `${ID_PREFIXES[kind]}_${uuid.replaceAll('-', '').toLowerCase()}`
+}
+
+/** Accepts a UUID or a prefixed id; returns the lower-case UUID, or null when it is neither. */
+export function parseId(value: string): string | null {
+  if (UUID_RE.test(value)) return value.toLowerCase()
+  if (!PREFIXED_RE.test(value)) return null
+  const hex = value.slice(4).toLowerCase()
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

@@ -1,0 +1,21 @@
+/** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
+export function iso(ms: number): string {
+  return new Date(ms).toISOString()
+}
+
+export function isoOrNull(ms: number | null | undefined): string | null {
+  return ms == null ? null : iso(ms)
+}
+
+/** Parses an ISO 8601 date-time; returns epoch ms or null when it is not one. */
+export function parseIsoDateTime(value: string): number | null {
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/.test(value)) return null
+  const ms = Date.parse(value)
+  return Number.isNaN(ms) ? null : ms
+}
+
+export interface Clock {
+  now(): number
+}
+
+export const systemClock: Clock = { now: () => Date.now() }

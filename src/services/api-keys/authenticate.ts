@@ -1,0 +1,70 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Actor } from '../../context'
+import type { Db } from '../../db/client'
+import { apiKeys, clients } from '../../db/schema'
+import { sha256Hex } from '../../lib/crypto'
+import { KEY_PREFIX } from './issue'
+
+export type AuthOutcome =
+  | { ok: true; actor: Actor }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended' }
+
+const LAST_USED_EVERY_MS = 60_000
+const CACHE_MS = 1000
+const CACHE_MAX = 10_000
+
+const epochs = new WeakMap<Db, number>()
+const credentialEpoch = (db: Db) => epochs.get(db) ?? 0
+
+/** Call after changing a key or a client's status: cached look-ups are dropped. */
+export function credentialsChanged(db: Db): void {
+  epochs.set(db, credentialEpoch(db) + 1)
+}
+
+/** Looks a presented key up by its SHA-256; `last_used_at` is written at most once a minute. */
+export function createAuthenticator(db: Db) {
+  const byHash = db
+    .select({ key: apiKeys, clientStatus: clients.status })
+    .from(apiKeys)
+    .leftJoin(clients, eq(clients.id, apiKeys.clientId))
+    .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
+    .prepare()
+  const touch = db
+    .update(apiKeys)
+    .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+    .where(eq(apiKeys.id, sql.placeholder('id')))
+    .prepare()
+
+  // Looked-up keys are remembered for CACHE_MS so a busy key costs no hash and no query per
+  // request. Changes made through this process (revoke, suspend) clear the cache at once; a
+  // revocation by another process (the CLI) takes effect within CACHE_MS.
+  const cache = new Map<string, { row: NonNullable<ReturnType<typeof byHash.get>> | null; at: number }>()
+  let seenEpoch = credentialEpoch(db)
+
+  return function authenticate(presented: string, now: number): AuthOutcome {
+    if (!presented.startsWith(KEY_PREFIX)) return { ok: false, reason: 'unknown' }
+    const epoch = credentialEpoch(db)
+    if (epoch !== seenEpoch || cache.size > CACHE_MAX) {
+      cache.clear()
+      seenEpoch = epoch
+    }
+    let entry = cache.get(presented)
+    if (!entry || now - entry.at > CACHE_MS || now < entry.at) {
+      entry = { row: byHash.get({ hash: sha256Hex(presented) }) ?? null, at: now }
+      cache.set(presented, entry)
+    }
+    const found = entry.row
+    if (!found) return { ok: false, reason: 'unknown' }
+    const { key, clientStatus } = found
+    if (key.revokedAt !== null) return { ok: false, reason: 'revoked' }
+    if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
+    if (clientStatus === 'suspended') return { ok: false, reason: 'client_suspended' }
+    if (key.lastUsedAt === null || now - key.lastUsedAt >= LAST_USED_EVERY_MS) {
+      touch.run({ id: key.id, now })
+      key.lastUsedAt = now
+    }
+    return { ok: true, actor: { keyId: key.id, clientId: key.clientId, scopes: key.scopes, tier: key.tier } }
+  }
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>

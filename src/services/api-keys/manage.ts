@@ -1,0 +1,80 @@
+import { and, eq, isNull } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type ApiKeyTier, apiKeys, clients } from '../../db/schema'
+import { listFilter, visibleTo } from '../../db/tenant'
+import { forbidden, invalidField, notFound } from '../../errors'
+import { parseId } from '../../lib/ids'
+import { parseIsoDateTime } from '../../lib/time'
+import { credentialsChanged } from './authenticate'
+import { issueApiKey } from './issue'
+import { presentApiKey } from './present'
+
+export interface CreateApiKeyInput {
+  name: string
+  scopes: string[]
+  client_id?: string | null
+  tier?: ApiKeyTier
+  expires_at?: string | null
+}
+
+/**
+ * A tenant-scoped admin key may mint keys only for its own client (never platform-wide ones,
+ * never `unlimited`); a platform-wide admin key may mint any.
+ */
+export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
+  let clientId: string | null = null
+  if (input.client_id != null) {
+    const id = parseId(input.client_id)
+    if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+    clientId = id
+  }
+  if (ctx.actor.clientId !== null) {
+    if (clientId !== null && clientId !== ctx.actor.clientId)
+      throw invalidField('client_id', 'no such client')
+    clientId = ctx.actor.clientId
+    if (input.tier === 'unlimited') throw forbidden('Only a platform-wide key can create unlimited-tier keys')
+  } else if (
+    clientId !== null &&
+    !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get()
+  ) {
+    throw invalidField('client_id', 'no such client')
+  }
+  let expiresAt: number | null = null
+  if (input.expires_at != null) {
+    expiresAt = parseIsoDateTime(input.expires_at)
+    if (expiresAt === null) throw invalidField('expires_at', 'must be an ISO 8601 date-time')
+    if (expiresAt <= ctx.clock.now()) throw invalidField('expires_at', 'must be in the future')
+  }
+  const { row, key } = issueApiKey(ctx.db, ctx.clock.now(), {
+    name: input.name,
+    scopes: input.scopes,
+    clientId,
+    tier: input.tier,
+    expiresAt,
+  })
+  return { ...presentApiKey(row), key }
+}
+
+export function listApiKeys(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+  const where = listFilter(ctx.actor, apiKeys.clientId, page.client_id)
+  return paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
+}
+
+export function revokeApiKey(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), visibleTo(ctx.actor, apiKeys.clientId)))
+    .get()
+  if (!row) throw notFound('API key')
+  const revoked =
+    ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: ctx.clock.now() })
+      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+      .returning()
+      .get() ?? row
+  credentialsChanged(ctx.db)
+  return presentApiKey(revoked)
+}

@@ -1,0 +1,27 @@
+import type { Ctx } from '../../context'
+import { clients } from '../../db/schema'
+import { newId } from '../../lib/ids'
+import { assertPlatformWide } from './guard'
+import { presentClient } from './present'
+
+export interface CreateClientInput {
+  name: string
+  industry?: string
+}
+
+export function createClient(ctx: Ctx, input: CreateClientInput) {
+  assertPlatformWide(ctx.actor, 'Creating a client')
+  const now = ctx.clock.now()
+  const row = ctx.db
+    .insert(clients)
+    .values({
+      id: newId(),
+      name: input.name,
+      industry: input.industry ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return presentClient(row)
+}

@@ -1,0 +1,31 @@
+import { eq } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { clients } from '../../db/schema'
+import { credentialsChanged } from '../api-keys/authenticate'
+import { assertPlatformWide } from './guard'
+import { presentClient } from './present'
+import { findClientRow } from './read'
+
+export interface UpdateClientInput {
+  name?: string
+  industry?: string | null
+  status?: 'active' | 'suspended'
+}
+
+export function updateClient(ctx: Ctx, id: string, input: UpdateClientInput) {
+  const current = findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
+  assertPlatformWide(ctx.actor, 'Changing a client')
+  const row = ctx.db
+    .update(clients)
+    .set({
+      name: input.name ?? current.name,
+      industry: input.industry === undefined ? current.industry : input.industry,
+      status: input.status ?? current.status,
+      updatedAt: ctx.clock.now(),
+    })
+    .where(eq(clients.id, id))
+    .returning()
+    .get()
+  if (row.status !== current.status) credentialsChanged(ctx.db) // a suspension stops its keys at once
+  return presentClient(row)
+}

@@ -1,0 +1,25 @@
+import { eq, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { clients } from '../../db/schema'
+
+/**
+ * clients.contact_count keeps `total` of contact lists exact without counting a million rows per
+ * page. Every insert and erasure path calls this in its own transaction.
+ */
+export function bumpContactCount(db: Db, clientId: string, delta: number): void {
+  if (delta === 0) return
+  db.update(clients)
+    .set({ contactCount: sql`${clients.contactCount} + ${delta}` })
+    .where(eq(clients.id, clientId))
+    .run()
+}
+
+/** Contacts of one client, or of every client (platform-wide list without a filter). */
+export function contactCount(db: Db, clientId: string | null): number {
+  const row = db
+    .select({ n: sql<number>`coalesce(sum(${clients.contactCount}), 0)` })
+    .from(clients)
+    .where(clientId === null ? undefined : eq(clients.id, clientId))
+    .get()
+  return Number(row?.n ?? 0)
+}

@@ -1,0 +1,86 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js'
+import type { FieldError } from '../../errors'
+
+// Field rules shared by the API and CSV import, so both accept and refuse the same values.
+
+export const CUSTOM_FIELDS_MAX = 100
+export const CUSTOM_KEY_MAX = 64
+export const CUSTOM_VALUE_MAX = 2048
+
+const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]+$/
+const E164 = /^\+[1-9]\d{6,14}$/
+
+let zones: Set<string> | null = null
+function timeZones(): Set<string> {
+  zones ??= new Set([...Intl.supportedValuesOf('timeZone'), 'UTC', 'Etc/UTC'])
+  return zones
+}
+
+export function isEmail(value: string): boolean {
+  return value.length <= 254 && EMAIL.test(value)
+}
+
+/**
+ * E.164 for a phone number, or null when it cannot be parsed. Numbers already in E.164 take a
+ * fast path (imports of a million rows); anything else goes through libphonenumber-js and must
+ * carry its country code.
+ */
+export function normalizePhone(value: string): string | null {
+  const compact = value.trim()
+  if (E164.test(compact)) return compact
+  const parsed = parsePhoneNumberFromString(compact)
+  return parsed?.isPossible() ? parsed.number : null
+}
+
+export function isTimeZone(value: string): boolean {
+  return timeZones().has(value)
+}
+
+export function checkCustomFields(fields: Record<string, unknown>, path: string, errors: FieldError[]): void {
+  const keys = Object.keys(fields)
+  if (keys.length > CUSTOM_FIELDS_MAX)
+    errors.push({
+      field: path,
+      message: `has ${keys.length} members; at most ${CUSTOM_FIELDS_MAX} are allowed`,
+    })
+  for (const key of keys) {
+    if (key.length === 0 || key.length > CUSTOM_KEY_MAX)
+      errors.push({ field: `${path}.${key}`, message: `key must be 1 to ${CUSTOM_KEY_MAX} characters` })
+    const value = fields[key]
+    if (value === undefined) continue
+    if (Buffer.byteLength(JSON.stringify(value)) > CUSTOM_VALUE_MAX)
+      errors.push({ field: `${path}.${key}`, message: `value is longer than ${CUSTOM_VALUE_MAX} bytes` })
+  }
+}
+
+export interface ContactFieldsInput {
+  email?: string
+  phone?: string | null
+  timezone?: string | null
+}
+
+/** Checks email, phone and timezone; returns the normalised phone. Appends to `errors`. */
+export function normalizeContactFields(
+  input: ContactFieldsInput,
+  errors: FieldError[],
+  prefix = '',
+): { phone?: string | null } {
+  const out: { phone?: string | null } = {}
+  if (input.email !== undefined && !isEmail(input.email))
+    errors.push({ field: `${prefix}email`, message: 'must be a valid email address' })
+  if (input.phone !== undefined) {
+    if (input.phone === null || input.phone.trim() === '') out.phone = null
+    else {
+      const phone = normalizePhone(input.phone)
+      if (phone === null)
+        errors.push({
+          field: `${prefix}phone`,
+          message: 'is not a phone number; use international format, e.g. +14155550100',
+        })
+      out.phone = phone
+    }
+  }
+  if (input.timezone != null && !isTimeZone(input.timezone))
+    errors.push({ field: `${prefix}timezone`, message: 'must be an IANA time zone name, e.g. Europe/Paris' })
+  return out
+}

@@ -1,0 +1,90 @@
+import { and, desc, inArray, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { contacts } from '../../db/schema'
+import { listFilter } from '../../db/tenant'
+import { invalidField } from '../../errors'
+import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { parseId } from '../../lib/ids'
+import { contactCount } from './counts'
+import { presentContact } from './present'
+import { findContactRow } from './write'
+
+export function getContact(ctx: Ctx, id: string) {
+  return presentContact(findContactRow(ctx, id))
+}
+
+/**
+ * Contacts, newest first. Without an extra filter the total comes from the maintained per-client
+ * counter (counting a million rows per page would dominate the request).
+ */
+export function listContacts(
+  ctx: Ctx,
+  page: PageRequest & { client_id?: string },
+  extra?: SQL,
+  knownTotal?: number,
+) {
+  const where = and(listFilter(ctx.actor, contacts.clientId, page.client_id), extra)
+  let total = knownTotal
+  if (total === undefined && extra === undefined) {
+    const clientId = ctx.actor.clientId ?? (page.client_id === undefined ? null : parseId(page.client_id))
+    total = contactCount(ctx.db, clientId)
+  }
+  return paginate(ctx.db, ctx.secretKey, contacts, contacts.id, where, page, presentContact, total)
+}
+
+/**
+ * The FTS5 query for a search string: every term must match the prefix of a word. Terms are
+ * split with the same separators as the indexed text (anything but letters and digits), so a
+ * whole address such as ann.lee@acme.io becomes ann* lee* acme* io*.
+ */
+export function ftsQuery(query: string): string | null {
+  const tokens = query
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .slice(0, 16)
+  return tokens.length ? tokens.map((t) => `"${t}"*`).join(' AND ') : null
+}
+
+/**
+ * Search lets the FTS index drive: matching rowids come out of FTS5 newest first (rowid = seq,
+ * which grows with creation), each checked against the tenant; the cursor is the last seq.
+ */
+export function searchContacts(
+  ctx: Ctx,
+  input: { query: string; limit?: number; cursor?: string; client_id?: string },
+) {
+  const match = ftsQuery(input.query)
+  if (!match) throw invalidField('query', 'must contain at least one letter or digit')
+  const limit = input.limit ?? DEFAULT_LIMIT
+  let after: number | null = null
+  if (input.cursor !== undefined) {
+    const position = decodeCursor(ctx.secretKey, input.cursor)
+    if (position === null || !/^\d+$/.test(position))
+      throw invalidField('cursor', 'is not a cursor issued by this server')
+    after = Number(position)
+  }
+  const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
+  const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
+  const seqs = ctx.db
+    .all<{ seq: number }>(
+      sql`SELECT contacts.seq AS seq ${base}${after === null ? sql`` : sql` AND contacts_fts.rowid < ${after}`} ORDER BY contacts_fts.rowid DESC LIMIT ${limit + 1}`,
+    )
+    .map((r) => r.seq)
+  const total = ctx.db.all<{ n: number }>(sql`SELECT count(*) AS n ${base}`)[0]?.n ?? 0
+  const hasMore = seqs.length > limit
+  const pageSeqs = hasMore ? seqs.slice(0, limit) : seqs
+  const rows = pageSeqs.length
+    ? ctx.db.select().from(contacts).where(inArray(contacts.seq, pageSeqs)).orderBy(desc(contacts.seq)).all()
+    : []
+  return {
+    data: rows.map(presentContact),
+    pagination: {
+      total,
+      limit,
+      has_more: hasMore,
+      next_cursor: hasMore ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1))) : null,
+    },
+  }
+}

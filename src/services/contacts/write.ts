@@ -1,0 +1,168 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type ContactStatus, contacts, events } from '../../db/schema'
+import { ownerForCreate, visibleTo } from '../../db/tenant'
+import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
+import { newId, toPrefixedId } from '../../lib/ids'
+import { iso } from '../../lib/time'
+import { recordEvent } from '../events/record'
+import { addMembers, assertListsOfClient, removeFromAllLists } from '../lists/members'
+import { bumpContactCount } from './counts'
+import { checkCustomFields, normalizeContactFields } from './normalize'
+import { presentContact } from './present'
+import { contactsHighWater, indexContactsAfter } from './search-index'
+
+export type InputStatus = Extract<ContactStatus, 'subscribed' | 'unsubscribed' | 'blocked'>
+
+export interface ContactInput {
+  email: string
+  first_name?: string | null
+  last_name?: string | null
+  company?: string | null
+  phone?: string | null
+  timezone?: string | null
+  status?: InputStatus
+  custom_fields?: Record<string, unknown>
+  list_ids?: string[]
+}
+
+export type ContactPatch = Partial<ContactInput>
+
+function findByEmail(ctx: Ctx, clientId: string, email: string) {
+  return ctx.db
+    .select({ id: contacts.id })
+    .from(contacts)
+    .where(and(eq(contacts.clientId, clientId), sql`lower(${contacts.email}) = lower(${email})`))
+    .get()
+}
+
+export function findContactRow(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.id, id), visibleTo(ctx.actor, contacts.clientId)))
+    .get()
+  if (!row) throw notFound('Contact')
+  return row
+}
+
+function recordUnsubscribe(ctx: Ctx, clientId: string, contactId: string, email: string, now: number) {
+  recordEvent(ctx.db, {
+    clientId,
+    type: 'contact.unsubscribed',
+    contactId,
+    occurredAt: now,
+    data: {
+      contact_id: toPrefixedId('contact', contactId),
+      email,
+      campaign_id: null,
+      message_id: null,
+      source: 'api',
+      unsubscribed_at: iso(now),
+    },
+  })
+}
+
+export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const errors: FieldError[] = []
+  const { phone } = normalizeContactFields(input, errors)
+  if (input.custom_fields) checkCustomFields(input.custom_fields, 'custom_fields', errors)
+  if (errors.length) throw validationFailed(errors)
+  const listIds = [...new Set(input.list_ids ?? [])]
+  assertListsOfClient(ctx.db, clientId, listIds, 'list_ids')
+  const existing = findByEmail(ctx, clientId, input.email)
+  if (existing)
+    throw conflict(`A contact with email ${input.email} already exists in this client`, existing.id)
+
+  const now = ctx.clock.now()
+  const highWater = contactsHighWater(ctx.sqlite)
+  const row = ctx.db
+    .insert(contacts)
+    .values({
+      id: newId(),
+      clientId,
+      email: input.email,
+      firstName: input.first_name ?? null,
+      lastName: input.last_name ?? null,
+      company: input.company ?? null,
+      phone: phone ?? null,
+      timezone: input.timezone ?? null,
+      status: input.status ?? 'subscribed',
+      customFields: input.custom_fields ?? {},
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  indexContactsAfter(ctx.sqlite, highWater)
+  bumpContactCount(ctx.db, clientId, 1)
+  for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
+  return presentContact(row)
+}
+
+export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
+  const current = findContactRow(ctx, id)
+  const errors: FieldError[] = []
+  const { phone } = normalizeContactFields(patch, errors)
+  let customFields = current.customFields
+  if (patch.custom_fields) {
+    // Member-by-member merge; a member set to null is removed (DESIGN.md §6).
+    customFields = { ...current.customFields }
+    for (const [k, v] of Object.entries(patch.custom_fields)) {
+      if (v === null) delete customFields[k]
+      else customFields[k] = v
+    }
+    checkCustomFields(customFields, 'custom_fields', errors)
+  }
+  if (errors.length) throw validationFailed(errors)
+  const listIds = [...new Set(patch.list_ids ?? [])]
+  assertListsOfClient(ctx.db, current.clientId, listIds, 'list_ids')
+  if (patch.email !== undefined && patch.email.toLowerCase() !== current.email.toLowerCase()) {
+    const existing = findByEmail(ctx, current.clientId, patch.email)
+    if (existing)
+      throw conflict(`A contact with email ${patch.email} already exists in this client`, existing.id)
+  }
+  const now = ctx.clock.now()
+  const pick = <T>(value: T | undefined, fallback: T) => (value === undefined ? fallback : value)
+  const row = ctx.db
+    .update(contacts)
+    .set({
+      email: pick(patch.email, current.email),
+      firstName: pick(patch.first_name, current.firstName),
+      lastName: pick(patch.last_name, current.lastName),
+      company: pick(patch.company, current.company),
+      phone: phone === undefined ? current.phone : phone,
+      timezone: pick(patch.timezone, current.timezone),
+      status: pick(patch.status, current.status),
+      customFields,
+      updatedAt: now,
+    })
+    .where(eq(contacts.id, id))
+    .returning()
+    .get()
+  if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
+    recordUnsubscribe(ctx, row.clientId, row.id, row.email, now)
+  for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
+  return presentContact(row)
+}
+
+/**
+ * GDPR erasure: the contact row and its list memberships go; its events stay (so campaign counts
+ * remain right) with the personal members of their data removed.
+ */
+export function eraseContact(ctx: Ctx, id: string) {
+  const row = findContactRow(ctx, id)
+  const now = ctx.clock.now()
+  removeFromAllLists(ctx.db, id, now)
+  ctx.db
+    .update(events)
+    .set({
+      data: sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
+    })
+    .where(eq(events.contactId, id))
+    .run()
+  ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
+  bumpContactCount(ctx.db, row.clientId, -1)
+  return { id: row.id, deleted: true }
+}

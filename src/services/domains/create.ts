@@ -1,0 +1,72 @@
+import { and, eq, like } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { domains } from '../../db/schema'
+import { ownerForCreate } from '../../db/tenant'
+import { inTransaction } from '../../db/transaction'
+import { conflict, invalidField } from '../../errors'
+import { encryptSecret } from '../../lib/crypto'
+import { generateDkimKey } from '../../lib/dkim-key'
+import { newId } from '../../lib/ids'
+import { normalizeDomain } from './names'
+import { presentDomain } from './present'
+
+export interface CreateDomainInput {
+  domain: string
+}
+
+function assertNew(ctx: Ctx, clientId: string, domain: string) {
+  const existing = ctx.db
+    .select({ id: domains.id })
+    .from(domains)
+    .where(and(eq(domains.clientId, clientId), eq(domains.domain, domain)))
+    .get()
+  if (existing) throw conflict(`The domain ${domain} already exists in this client`, existing.id)
+}
+
+/**
+ * `herald<YYYYMM>`; when another client already uses that selector for the same domain name
+ * (both would have to publish at one DNS name), a letter is appended: herald202611b, …
+ */
+function pickSelector(ctx: Ctx, domain: string): string {
+  const base = `herald${new Date(ctx.clock.now()).toISOString().slice(0, 7).replace('-', '')}`
+  const taken = new Set(
+    ctx.db
+      .select({ selector: domains.dkimSelector })
+      .from(domains)
+      .where(and(eq(domains.domain, domain), like(domains.dkimSelector, `${base}%`)))
+      .all()
+      .map((r) => r.selector),
+  )
+  if (!taken.has(base)) return base
+  for (let c = 98; c <= 122; c++)
+    if (!taken.has(base + String.fromCharCode(c))) return base + String.fromCharCode(c)
+  return `${base}${Date.now().toString(36)}`
+}
+
+/** Async: the 2048-bit key is generated off the event loop, then the row is written in one transaction. */
+export async function createDomain(ctx: Ctx, clientIdParam: string | undefined, input: CreateDomainInput) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const domain = normalizeDomain(input.domain)
+  if (!domain) throw invalidField('domain', 'must be a domain name such as example.com')
+  assertNew(ctx, clientId, domain)
+  const key = await generateDkimKey()
+  return inTransaction(ctx.sqlite, () => {
+    assertNew(ctx, clientId, domain)
+    const now = ctx.clock.now()
+    const row = ctx.db
+      .insert(domains)
+      .values({
+        id: newId(),
+        clientId,
+        domain,
+        dkimSelector: pickSelector(ctx, domain),
+        dkimPublicKey: key.publicKey,
+        dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get()
+    return presentDomain(row, ctx.config)
+  })
+}

@@ -1,0 +1,33 @@
+import { and, eq } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { domains } from '../../db/schema'
+import { listFilter, visibleTo } from '../../db/tenant'
+import { notFound } from '../../errors'
+import { presentDomain } from './present'
+
+export function findDomainRow(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.id, id), visibleTo(ctx.actor, domains.clientId)))
+    .get()
+  if (!row) throw notFound('Domain')
+  return row
+}
+
+export const getDomain = (ctx: Ctx, id: string) => presentDomain(findDomainRow(ctx, id), ctx.config)
+
+export function listDomains(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+  const where = listFilter(ctx.actor, domains.clientId, page.client_id)
+  return paginate(ctx.db, ctx.secretKey, domains, domains.id, where, page, (row) =>
+    presentDomain(row, ctx.config),
+  )
+}
+
+/** Senders keep their rows; they simply stop being verified (DESIGN.md §7). */
+export function deleteDomain(ctx: Ctx, id: string) {
+  const row = findDomainRow(ctx, id)
+  ctx.db.delete(domains).where(eq(domains.id, row.id)).run()
+  return { id: row.id, client_id: row.clientId, deleted: true as const }
+}

@@ -1,0 +1,108 @@
+import { eq, inArray } from 'drizzle-orm'
+import type { AppContext, Ctx } from '../../context'
+import { type CheckResult, type DomainChecks, type DomainRow, domains } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { notFound } from '../../errors'
+import { dkimRecordValue } from '../../lib/dkim-key'
+import { checkDkim, checkDmarc, checkSpf } from './checks'
+import { createTxtResolver, type TxtResolver } from './dns'
+import { presentDomain } from './present'
+import { findDomainRow } from './read'
+import { dkimName, dmarcName, dmarcValue, spfMechanism, spfValue } from './records'
+
+/** The three DNS checks, run concurrently. */
+export async function runChecks(
+  app: AppContext,
+  row: DomainRow,
+  resolver: TxtResolver,
+): Promise<DomainChecks> {
+  const [dkim, spf, dmarc] = await Promise.all([
+    resolver.lookup(dkimName(row), true),
+    resolver.lookup(row.domain, false),
+    resolver.lookup(dmarcName(row.domain), true),
+  ])
+  return {
+    checked_at: app.clock.now(),
+    dkim: checkDkim(dkim, dkimName(row), row.dkimPublicKey, dkimRecordValue(row.dkimPublicKey)),
+    spf: checkSpf(spf, row.domain, spfMechanism(app.config), spfValue(app.config)),
+    dmarc: checkDmarc(dmarc, dmarcName(row.domain), dmarcValue(row.domain)),
+  }
+}
+
+/** A look-up error keeps what was known; pass and fail replace it. */
+const settle = (c: CheckResult, previous: boolean) =>
+  c.outcome === 'error' ? previous : c.outcome === 'pass'
+
+/**
+ * Writes the outcome. A domain is verified when DKIM and SPF pass (DMARC is reported, not
+ * required); one that was verified before and no longer is becomes `broken`.
+ * Returns the updated row, or null when the domain was deleted meanwhile.
+ */
+export function applyChecks(app: AppContext, id: string, checks: DomainChecks): DomainRow | null {
+  return inTransaction(app.sqlite, () => {
+    const row = app.db.select().from(domains).where(eq(domains.id, id)).get()
+    if (!row) return null
+    const dkimVerified = settle(checks.dkim, row.dkimVerified)
+    const spfVerified = settle(checks.spf, row.spfVerified)
+    const verified = dkimVerified && spfVerified
+    const now = app.clock.now()
+    return app.db
+      .update(domains)
+      .set({
+        dkimVerified,
+        spfVerified,
+        dmarcVerified: settle(checks.dmarc, row.dmarcVerified),
+        status: verified ? 'verified' : row.verifiedAt !== null ? 'broken' : 'pending',
+        verifiedAt: verified ? now : row.verifiedAt,
+        checks,
+        updatedAt: now,
+      })
+      .where(eq(domains.id, id))
+      .returning()
+      .get()
+  })
+}
+
+/** POST /domains/{id}/verify: real DNS look-ups through HERALD_DNS_SERVERS (else the system's). */
+export async function verifyDomain(ctx: Ctx, id: string) {
+  const row = findDomainRow(ctx, id)
+  const checks = await runChecks(ctx, row, createTxtResolver(ctx.config.dnsServers))
+  const updated = applyChecks(ctx, row.id, checks)
+  if (!updated) throw notFound('Domain')
+  return presentDomain(updated, ctx.config)
+}
+
+/**
+ * The daily job: re-checks every domain that is (or was) verified, a few at a time, and reports
+ * those that broke (and those that recovered).
+ */
+export async function reverifyDomains(app: AppContext, concurrency = 4) {
+  const rows = app.db
+    .select()
+    .from(domains)
+    .where(inArray(domains.status, ['verified', 'broken']))
+    .all()
+  const resolver = createTxtResolver(app.config.dnsServers)
+  const summary = { checked: 0, broken: [] as string[], recovered: [] as string[] }
+  let next = 0
+  const worker = async () => {
+    for (let row = rows[next++]; row; row = rows[next++]) {
+      const updated = applyChecks(app, row.id, await runChecks(app, row, resolver))
+      summary.checked++
+      if (!updated) continue
+      if (updated.status === 'broken' && row.status === 'verified') {
+        summary.broken.push(updated.domain)
+        app.log.warn('domain verification broke', {
+          domain_id: updated.id,
+          client_id: updated.clientId,
+          domain: updated.domain,
+          dkim: updated.checks?.dkim.message,
+          spf: updated.checks?.spf.message,
+        })
+      } else if (updated.status === 'verified' && row.status === 'broken')
+        summary.recovered.push(updated.domain)
+    }
+  }
+  await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker))
+  return summary
+}

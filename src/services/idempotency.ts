@@ -1,0 +1,94 @@
+import { and, eq, isNull, lt, or } from 'drizzle-orm'
+import type { AppContext } from '../context'
+import { idempotencyKeys } from '../db/schema'
+import { ServiceError } from '../errors'
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+/** An in-flight marker older than this was left by a crash and may be taken over. */
+const STALE_IN_FLIGHT_MS = 5 * 60 * 1000
+
+export interface Fingerprint {
+  method: string
+  path: string
+  bodyHash: string
+}
+
+export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; status: number; body: string }
+
+/** Reserves (credential, key) for this request, or returns the stored response to replay. */
+export function beginIdempotent(
+  ctx: AppContext,
+  credentialId: string,
+  key: string,
+  fp: Fingerprint,
+): IdempotencyStart {
+  const now = ctx.clock.now()
+  const where = and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key))
+  const existing = ctx.db.select().from(idempotencyKeys).where(where).get()
+  if (existing) {
+    const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS
+    const staleInFlight = existing.status === null && existing.createdAt <= now - STALE_IN_FLIGHT_MS
+    if (!expired && !staleInFlight) {
+      if (existing.method !== fp.method || existing.path !== fp.path || existing.bodyHash !== fp.bodyHash)
+        throw new ServiceError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'This Idempotency-Key was used for a different request (method, path or body); use a new key',
+        )
+      if (existing.status === null)
+        throw new ServiceError(
+          'IDEMPOTENCY_KEY_IN_USE',
+          'A request with this Idempotency-Key is still being processed; retry later',
+        )
+      return { kind: 'replay', status: existing.status, body: existing.responseBody ?? '' }
+    }
+    ctx.db.delete(idempotencyKeys).where(where).run()
+  }
+  ctx.db
+    .insert(idempotencyKeys)
+    .values({ credentialId, key, method: fp.method, path: fp.path, bodyHash: fp.bodyHash, createdAt: now })
+    .run()
+  return { kind: 'new' }
+}
+
+export function completeIdempotent(
+  ctx: AppContext,
+  credentialId: string,
+  key: string,
+  status: number,
+  body: string,
+) {
+  ctx.db
+    .update(idempotencyKeys)
+    .set({ status, responseBody: body })
+    .where(and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key)))
+    .run()
+}
+
+/** A 5xx is not stored: its work rolled back, so a retry with the same key is safe. */
+export function abandonIdempotent(ctx: AppContext, credentialId: string, key: string) {
+  ctx.db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.credentialId, credentialId),
+        eq(idempotencyKeys.key, key),
+        isNull(idempotencyKeys.status),
+      ),
+    )
+    .run()
+}
+
+/** Scheduled purge of stored responses older than 24 h (and crashed in-flight markers). */
+export function purgeIdempotencyKeys(ctx: AppContext): number {
+  const now = ctx.clock.now()
+  const result = ctx.db
+    .delete(idempotencyKeys)
+    .where(
+      or(
+        lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS),
+        and(isNull(idempotencyKeys.status), lt(idempotencyKeys.createdAt, now - STALE_IN_FLIGHT_MS)),
+      ),
+    )
+    .run() as unknown as { changes: number }
+  return result.changes
+}

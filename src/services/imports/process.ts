@@ -1,0 +1,223 @@
+import type { Database } from 'bun:sqlite'
+import { createReadStream } from 'node:fs'
+import { open } from 'node:fs/promises'
+import { parse } from 'csv-parse'
+import { newId } from '../../lib/ids'
+import { isEmail, isTimeZone, normalizePhone } from '../contacts/normalize'
+import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
+import { type ColumnTarget, type ContactColumn, detectDelimiter, mapHeader } from './columns'
+
+const BATCH = 5000
+const MAX_ERRORS = 100
+const INPUT_STATUSES = new Set(['subscribed', 'unsubscribed', 'blocked'])
+
+export interface ImportJob {
+  id: string
+  clientId: string
+  file: string
+  listId: string | null
+  updateExisting: boolean
+}
+
+export interface ImportProgress {
+  processed: number
+  inserted: number
+  updated: number
+  skipped: number
+  errors: { row: number; message: string }[]
+}
+
+type Parsed = Partial<Record<ContactColumn, string>> & { custom: Record<string, string> }
+
+function readRow(record: string[], columns: ColumnTarget[]): Parsed {
+  const out: Parsed = { custom: {} }
+  for (let i = 0; i < columns.length; i++) {
+    const value = record[i]
+    if (value === undefined || value === '') continue
+    const c = columns[i]!
+    if (c.kind === 'field') out[c.field] = value
+    else if (c.kind === 'custom') out.custom[c.key] = value
+  }
+  return out
+}
+
+/** Why a row cannot be imported, or null. Same rules as the API (normalize.ts). */
+function rowProblem(row: Parsed): string | null {
+  if (!row.email) return 'email is missing'
+  if (!isEmail(row.email)) return `email "${row.email.slice(0, 80)}" is not a valid address`
+  if (row.phone !== undefined) {
+    const phone = normalizePhone(row.phone)
+    if (phone === null)
+      return `phone "${row.phone.slice(0, 40)}" is not a phone number (use +<country code>…)`
+    row.phone = phone
+  }
+  if (row.timezone !== undefined && !isTimeZone(row.timezone))
+    return `timezone "${row.timezone.slice(0, 40)}" is not an IANA time zone`
+  if (row.status !== undefined) {
+    row.status = row.status.toLowerCase()
+    if (!INPUT_STATUSES.has(row.status))
+      return `status "${row.status.slice(0, 20)}" must be subscribed, unsubscribed or blocked`
+  }
+  return null
+}
+
+function statements(sqlite: Database) {
+  return {
+    insert: sqlite.prepare(
+      `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+    ),
+    existing: sqlite.prepare<
+      {
+        id: string
+        first_name: string | null
+        last_name: string | null
+        company: string | null
+        phone: string | null
+        status: string
+        timezone: string | null
+        custom_fields: string
+      },
+      [string, string]
+    >(
+      'SELECT id, first_name, last_name, company, phone, status, timezone, custom_fields FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
+    ),
+    update: sqlite.prepare(
+      'UPDATE contacts SET first_name = ?, last_name = ?, company = ?, phone = ?, status = ?, timezone = ?, custom_fields = ?, updated_at = ? WHERE id = ?',
+    ),
+    addMember: sqlite.prepare(
+      'INSERT OR IGNORE INTO list_members (list_id, contact_id, added_at) VALUES (?, ?, ?)',
+    ),
+    // Same counter as bumpContactCount (contacts/counts.ts), in raw SQL like the rest of this loop.
+    bumpClient: sqlite.prepare('UPDATE clients SET contact_count = contact_count + ? WHERE id = ?'),
+    bumpList: sqlite.prepare('UPDATE lists SET member_count = member_count + ?, updated_at = ? WHERE id = ?'),
+  }
+}
+
+/**
+ * Streams the spooled CSV and writes it in transactions of BATCH rows. Bad rows are counted and
+ * reported (first 100) without stopping the file. Re-running the same file changes nothing:
+ * existing emails are skipped, or updated only where a value differs.
+ */
+export async function processImport(
+  sqlite: Database,
+  job: ImportJob,
+  now: () => number,
+  onBatch: (p: ImportProgress) => void,
+): Promise<ImportProgress> {
+  const handle = await open(job.file, 'r')
+  const sample = Buffer.alloc(64 * 1024)
+  const { bytesRead } = await handle.read(sample, 0, sample.length, 0)
+  await handle.close()
+  const delimiter = detectDelimiter(sample.subarray(0, bytesRead).toString('utf8'))
+
+  const parser = createReadStream(job.file).pipe(
+    parse({
+      bom: true,
+      delimiter,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      trim: true,
+    }),
+  )
+  const s = statements(sqlite)
+  const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
+  let columns: ColumnTarget[] | null = null
+  let recordNo = 0
+  let batch: { row: Parsed; line: number }[] = []
+
+  const fail = (line: number, message: string) => {
+    p.skipped++
+    if (p.errors.length < MAX_ERRORS) p.errors.push({ row: line, message })
+  }
+
+  const flush = sqlite.transaction((rows: { row: Parsed; line: number }[]) => {
+    const t = now()
+    const highWater = contactsHighWater(sqlite)
+    const insertedBefore = p.inserted
+    let added = 0
+    for (const { row, line } of rows) {
+      p.processed++
+      const problem = rowProblem(row)
+      if (problem) {
+        fail(line, problem)
+        continue
+      }
+      const custom = JSON.stringify(row.custom)
+      const id = newId()
+      const result = s.insert.run(
+        id,
+        job.clientId,
+        row.email!,
+        row.first_name ?? null,
+        row.last_name ?? null,
+        row.company ?? null,
+        row.phone ?? null,
+        row.status ?? 'subscribed',
+        row.timezone ?? null,
+        custom,
+        t,
+        t,
+      )
+      let contactId: string
+      if (result.changes === 1) {
+        p.inserted++
+        contactId = id
+      } else {
+        const current = s.existing.get(job.clientId, row.email!)!
+        contactId = current.id
+        if (job.updateExisting) {
+          const merged = { ...JSON.parse(current.custom_fields), ...row.custom }
+          const next = [
+            row.first_name ?? current.first_name,
+            row.last_name ?? current.last_name,
+            row.company ?? current.company,
+            row.phone ?? current.phone,
+            row.status ?? current.status,
+            row.timezone ?? current.timezone,
+            JSON.stringify(merged),
+          ] as const
+          const before = [
+            current.first_name,
+            current.last_name,
+            current.company,
+            current.phone,
+            current.status,
+            current.timezone,
+            JSON.stringify(JSON.parse(current.custom_fields)),
+          ]
+          if (next.some((v, i) => v !== before[i])) {
+            s.update.run(...next, t, contactId)
+            p.updated++
+          } else p.skipped++
+        } else p.skipped++
+      }
+      if (job.listId) added += s.addMember.run(job.listId, contactId, t).changes
+    }
+    if (job.listId && added > 0) s.bumpList.run(added, t, job.listId)
+    indexContactsAfter(sqlite, highWater)
+    s.bumpClient.run(p.inserted - insertedBefore, job.clientId)
+  })
+
+  for await (const record of parser as AsyncIterable<string[]>) {
+    recordNo++
+    if (!columns) {
+      columns = mapHeader(record)
+      if (!columns.some((c) => c.kind === 'field' && c.field === 'email'))
+        throw new Error('the header row has no email column (expected a column named email)')
+      continue
+    }
+    batch.push({ row: readRow(record, columns), line: recordNo })
+    if (batch.length >= BATCH) {
+      flush(batch)
+      batch = []
+      onBatch(p)
+      // Let requests in: a large import must not starve the server.
+      await new Promise((r) => setImmediate(r))
+    }
+  }
+  if (!columns) throw new Error('the file has no header row')
+  if (batch.length) flush(batch)
+  return p
+}

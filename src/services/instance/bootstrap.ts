@@ -1,0 +1,51 @@
+import { count } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { clients, users } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { randomBase62 } from '../../lib/crypto'
+import { newId } from '../../lib/ids'
+import { issueApiKey } from '../api-keys/issue'
+
+export interface BootstrapResult {
+  clientId: string
+  adminEmail: string
+  /** Present only when generated (not taken from the environment): printed once. */
+  adminPassword: string | null
+  apiKey: string | null
+}
+
+/**
+ * First start on an empty database: a "Default workspace" client, an admin portal user and a
+ * platform-wide admin:* key (tier scale). Returns null on every later start, which changes nothing.
+ */
+export function bootstrapIfEmpty(ctx: AppContext): BootstrapResult | null {
+  const existing = ctx.db.select({ n: count() }).from(clients).get()?.n ?? 0
+  if (existing > 0) return null
+  const now = ctx.clock.now()
+  const generatedPassword = ctx.config.adminPassword ? null : randomBase62(18)
+  const passwordHash = Bun.password.hashSync(ctx.config.adminPassword ?? generatedPassword!)
+  return inTransaction(ctx.sqlite, () => {
+    const clientId = newId()
+    ctx.db
+      .insert(clients)
+      .values({ id: clientId, name: 'Default workspace', createdAt: now, updatedAt: now })
+      .run()
+    ctx.db
+      .insert(users)
+      .values({ id: newId(), email: ctx.config.adminEmail, passwordHash, createdAt: now })
+      .run()
+    const { key } = issueApiKey(ctx.db, now, {
+      name: 'Bootstrap admin key',
+      scopes: ['admin:*'],
+      clientId: null,
+      tier: 'scale',
+      key: ctx.config.bootstrapApiKey ?? undefined,
+    })
+    return {
+      clientId,
+      adminEmail: ctx.config.adminEmail,
+      adminPassword: generatedPassword,
+      apiKey: ctx.config.bootstrapApiKey ? null : key,
+    }
+  })
+}

@@ -1,0 +1,9 @@
+import type { AppContext } from '../../context'
+import { iso } from '../../lib/time'
+import { VERSION } from '../../version'
+
+/** A cheap query proves the store answers, not just the process. */
+export function health(ctx: AppContext) {
+  ctx.sqlite.query('SELECT 1').get()
+  return { status: 'ok', version: VERSION, timestamp: iso(ctx.clock.now()) }
+}

@@ -1,0 +1,90 @@
+import { and, eq, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import type { Db } from '../../db/client'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type SuppressionRow, type SuppressionSource, suppressions } from '../../db/schema'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { invalidField, notFound } from '../../errors'
+import { newId } from '../../lib/ids'
+import { iso } from '../../lib/time'
+
+export function presentSuppression(row: SuppressionRow) {
+  return {
+    id: row.id,
+    client_id: row.clientId,
+    email: row.email,
+    reason: row.reason,
+    source: row.source,
+    created_at: iso(row.createdAt),
+  }
+}
+
+/** Adds a suppression; an address already suppressed keeps its first record (not an error). */
+export function suppress(
+  db: Db,
+  clientId: string,
+  email: string,
+  source: SuppressionSource,
+  reason: string | null,
+  now: number,
+) {
+  const normalized = email.trim().toLowerCase()
+  db.insert(suppressions)
+    .values({ id: newId(), clientId, email: normalized, reason, source, createdAt: now })
+    .onConflictDoNothing()
+    .run()
+  return db
+    .select()
+    .from(suppressions)
+    .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, normalized)))
+    .get()!
+}
+
+/** The check every sending path makes before handing a message to a provider. Case-insensitive, per client. */
+export function createSuppressionCheck(db: Db) {
+  const query = db
+    .select({ id: suppressions.id })
+    .from(suppressions)
+    .where(
+      and(
+        eq(suppressions.clientId, sql.placeholder('clientId')),
+        eq(suppressions.email, sql.placeholder('email')),
+      ),
+    )
+    .prepare()
+  return (clientId: string, email: string): boolean =>
+    query.get({ clientId, email: email.trim().toLowerCase() }) !== undefined
+}
+
+/** One-off check; hot paths build the prepared check once with createSuppressionCheck. */
+export function isSuppressed(db: Db, clientId: string, email: string): boolean {
+  return createSuppressionCheck(db)(clientId, email)
+}
+
+export function addSuppression(ctx: Ctx, input: { email: string; reason?: string }, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  return presentSuppression(
+    suppress(ctx.db, clientId, input.email, 'api', input.reason ?? null, ctx.clock.now()),
+  )
+}
+
+export function listSuppressions(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+  const where = listFilter(ctx.actor, suppressions.clientId, page.client_id)
+  return paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
+}
+
+/** A platform-wide key must say which client (client_id) when the address is suppressed in several. */
+export function removeSuppression(ctx: Ctx, email: string, clientIdParam?: string) {
+  const normalized = email.trim().toLowerCase()
+  const where = and(
+    eq(suppressions.email, normalized),
+    visibleTo(ctx.actor, suppressions.clientId) ??
+      listFilter(ctx.actor, suppressions.clientId, clientIdParam),
+  )
+  const rows = ctx.db.select().from(suppressions).where(where).all()
+  if (rows.length === 0) throw notFound('Suppression')
+  if (rows.length > 1)
+    throw invalidField('client_id', 'is required: this address is suppressed in several clients')
+  ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id)).run()
+  return { ...presentSuppression(rows[0]!), deleted: true }
+}

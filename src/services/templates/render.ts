@@ -1,0 +1,110 @@
+import { compile as compileHtmlToText } from 'html-to-text'
+import juice from 'juice'
+import type { Template } from 'liquidjs'
+import type { TemplateChannel } from '../../db/schema'
+import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
+
+// The render path the campaign engine calls once per recipient. Everything that does not
+// depend on the recipient — CSS inlining, Liquid parsing — happens once per template version
+// and is cached; a render is then one Liquid pass per part (plus html-to-text when the
+// template has no text body of its own).
+
+/** Liquid tags survive CSS inlining untouched (juice already protects `{{ … }}`). */
+juice.codeBlocks.LIQUID_TAG = { start: '\\{%', end: '%\\}' }
+
+const htmlToText = compileHtmlToText({
+  wordwrap: 78,
+  selectors: [
+    { selector: 'img', format: 'skip' },
+    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    { selector: 'h1', options: { uppercase: false } },
+    { selector: 'h2', options: { uppercase: false } },
+    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+  ],
+})
+
+/** The variables of DESIGN.md §7. Unknown members are allowed (and printable). */
+export interface RenderVariables {
+  contact: Record<string, unknown>
+  client?: Record<string, unknown>
+  campaign?: Record<string, unknown>
+  unsubscribe_url?: string
+  [name: string]: unknown
+}
+
+export interface RenderableTemplate {
+  id: string
+  updatedAt: number
+  channel: TemplateChannel
+  subject: string | null
+  bodyHtml: string | null
+  bodyText: string | null
+}
+
+export interface CompiledTemplate {
+  channel: TemplateChannel
+  subject: Template[] | null
+  html: Template[] | null
+  text: Template[] | null
+}
+
+export interface RenderedMessage {
+  subject: string | null
+  body_html: string | null
+  body_text: string | null
+}
+
+/** Inlines <style> rules into style attributes; media queries stay in a <style> block. */
+export function inlineCss(html: string): string {
+  if (!/<style[\s>]/i.test(html) && !/<link[\s>]/i.test(html)) return html
+  try {
+    return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true })
+  } catch {
+    return html // unparseable CSS: send the HTML as written rather than fail the message
+  }
+}
+
+const cache = new Map<string, CompiledTemplate>()
+const CACHE_MAX = 500
+
+/** Parses (and inlines) a template version once; later calls for the same version are free. */
+export function compileTemplate(t: RenderableTemplate): CompiledTemplate {
+  const key = `${t.id}:${t.updatedAt}`
+  const hit = cache.get(key)
+  if (hit) return hit
+  const email = t.channel === 'email'
+  const compiled: CompiledTemplate = {
+    channel: t.channel,
+    subject: email && t.subject ? parseTemplate(textEngine, t.subject) : null,
+    html: email && t.bodyHtml ? parseTemplate(htmlEngine, inlineCss(t.bodyHtml)) : null,
+    text: t.bodyText ? parseTemplate(textEngine, t.bodyText) : null,
+  }
+  if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
+  cache.set(key, compiled)
+  return compiled
+}
+
+/**
+ * Renders a compiled template for one recipient. Missing variables print as empty; pass
+ * `missing` to collect the paths of those printed without a `default`.
+ */
+export function renderCompiled(
+  c: CompiledTemplate,
+  variables: RenderVariables,
+  missing?: Set<string>,
+): RenderedMessage {
+  const options = missing ? { globals: { [MISSING]: missing } } : undefined
+  // A subject is one header line: line breaks from data must not start new headers.
+  const subject = c.subject
+    ? String(textEngine.renderSync(c.subject, variables, options))
+        .replace(/\s*[\r\n]+\s*/g, ' ')
+        .trim()
+    : null
+  const html = c.html ? (htmlEngine.renderSync(c.html, variables, options) as string) : null
+  let text = c.text ? (textEngine.renderSync(c.text, variables, options) as string) : null
+  if (text === null && html !== null) text = htmlToText(html)
+  return { subject, body_html: html, body_text: text }
+}
+
+export const renderTemplate = (t: RenderableTemplate, variables: RenderVariables, missing?: Set<string>) =>
+  renderCompiled(compileTemplate(t), variables, missing)

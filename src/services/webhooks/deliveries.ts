@@ -1,0 +1,212 @@
+import { and, eq, inArray } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from '../../db/schema'
+import { invalidState, notFound } from '../../errors'
+import { toPrefixedId } from '../../lib/ids'
+import { iso, isoOrNull } from '../../lib/time'
+import { DEFAULT_SCHEDULE, DEFAULT_TIMEOUT_MS, recordOutcome, send } from '../../webhooks/deliver'
+import { kickWebhooks } from '../../webhooks/worker'
+import type { EventType } from '../events/record'
+import { findWebhookRow } from './manage'
+
+type AttemptLog = {
+  attempted_at: string
+  status: number | null
+  duration_ms: number
+  response_excerpt: string | null
+  error: string | null
+}
+
+function present(row: WebhookDeliveryRow, log: AttemptLog[]) {
+  return {
+    id: row.id,
+    webhook_id: row.webhookId,
+    client_id: row.clientId,
+    event_id: toPrefixedId('event', row.eventId),
+    event_type: row.eventType,
+    test: row.test,
+    status: row.status,
+    attempts: row.attempts,
+    next_attempt_at: row.status === 'pending' ? isoOrNull(row.nextAttemptAt) : null,
+    last_status: row.lastStatus,
+    last_error: row.lastError,
+    attempt_log: log,
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+    completed_at: isoOrNull(row.completedAt),
+  }
+}
+
+function attemptLogs(ctx: Ctx, deliveryIds: string[]) {
+  const byDelivery = new Map<string, AttemptLog[]>()
+  if (deliveryIds.length === 0) return byDelivery
+  const rows = ctx.db
+    .select()
+    .from(webhookAttempts)
+    .where(inArray(webhookAttempts.deliveryId, deliveryIds))
+    .orderBy(webhookAttempts.id)
+    .all()
+  for (const a of rows) {
+    const list = byDelivery.get(a.deliveryId) ?? []
+    list.push({
+      attempted_at: iso(a.attemptedAt),
+      status: a.status,
+      duration_ms: a.durationMs,
+      response_excerpt: a.responseExcerpt,
+      error: a.error,
+    })
+    byDelivery.set(a.deliveryId, list)
+  }
+  return byDelivery
+}
+
+/** A webhook's deliveries, newest first, each with its attempt log. */
+export function listDeliveries(ctx: Ctx, webhookId: string, page: PageRequest) {
+  findWebhookRow(ctx, webhookId)
+  const result = paginate(
+    ctx.db,
+    ctx.secretKey,
+    webhookDeliveries,
+    webhookDeliveries.id,
+    eq(webhookDeliveries.webhookId, webhookId),
+    page,
+    (row) => row,
+  )
+  const logs = attemptLogs(
+    ctx,
+    result.data.map((d) => d.id),
+  )
+  return { ...result, data: result.data.map((d) => present(d, logs.get(d.id) ?? [])) }
+}
+
+function findDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
+  const row = ctx.db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+    .get()
+  if (!row) throw notFound('Delivery')
+  return row
+}
+
+/** Makes a delivery due now (one more attempt; the schedule continues if it fails again). */
+export function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
+  const hook = findWebhookRow(ctx, webhookId)
+  const row = findDelivery(ctx, webhookId, deliveryId)
+  if (!hook.active)
+    throw invalidState('The webhook is disabled; re-enable it (PATCH active: true) first', 'disabled', [
+      'active',
+    ])
+  if (row.status === 'sending')
+    throw invalidState('The delivery is being attempted right now', 'sending', [
+      'pending',
+      'succeeded',
+      'failed',
+    ])
+  const now = ctx.clock.now()
+  const updated = ctx.db
+    .update(webhookDeliveries)
+    .set({ status: 'pending', nextAttemptAt: now, completedAt: null, updatedAt: now })
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .returning()
+    .get()
+  kickWebhooks(ctx)
+  return present(updated, attemptLogs(ctx, [deliveryId]).get(deliveryId) ?? [])
+}
+
+function sampleData(type: EventType, now: string): Record<string, unknown> {
+  const id = (kind: Parameters<typeof toPrefixedId>[0]) => toPrefixedId(kind, Bun.randomUUIDv7())
+  const email = 'ada@example.com'
+  const base = { message_id: id('message'), campaign_id: id('campaign'), contact_id: id('contact'), email }
+  switch (type) {
+    case 'email.delivered':
+      return { ...base, channel: 'email', delivered_at: now }
+    case 'email.opened':
+      return { ...base, opened_at: now, user_agent: 'Mozilla/5.0' }
+    case 'email.clicked':
+      return { ...base, url: 'https://example.com/', clicked_at: now, user_agent: 'Mozilla/5.0' }
+    case 'email.bounced':
+      return {
+        ...base,
+        bounce_type: 'hard',
+        status_code: '5.1.1',
+        diagnostic: 'user unknown',
+        bounced_at: now,
+      }
+    case 'contact.unsubscribed':
+      return { ...base, source: 'api', unsubscribed_at: now }
+    case 'campaign.complete':
+      return {
+        campaign_id: base.campaign_id,
+        name: 'Sample campaign',
+        channel: 'email',
+        total_recipients: 1,
+        total_sent: 1,
+        skipped: 0,
+        delivered: 1,
+        bounced: 0,
+        failed: 0,
+        completed_at: now,
+      }
+    case 'reply.received':
+      return {
+        reply_id: id('reply'),
+        message_id: base.message_id,
+        campaign_id: base.campaign_id,
+        contact_id: base.contact_id,
+        from: email,
+        subject: 'Re: Sample',
+        snippet: 'Thanks!',
+        received_at: now,
+      }
+  }
+}
+
+/**
+ * Sends one signed sample of `event` now, whether subscribed or not: once, not retried, logged
+ * as a test delivery. The outbox row is written first (leased) so a crash cannot lose its log.
+ */
+export function testWebhook(ctx: Ctx, webhookId: string, event: EventType) {
+  const hook = findWebhookRow(ctx, webhookId)
+  const now = ctx.clock.now()
+  const eventId = Bun.randomUUIDv7()
+  const payload = JSON.stringify({
+    id: toPrefixedId('event', eventId),
+    type: event,
+    created_at: iso(now),
+    data: { ...sampleData(event, iso(now)), test: true },
+  })
+  const row = ctx.db
+    .insert(webhookDeliveries)
+    .values({
+      id: Bun.randomUUIDv7(),
+      webhookId,
+      clientId: hook.clientId,
+      eventId,
+      eventType: event,
+      test: true,
+      payload,
+      status: 'sending',
+      nextAttemptAt: now + 60 * 60 * 1000,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  const policy = { schedule: DEFAULT_SCHEDULE, timeoutMs: DEFAULT_TIMEOUT_MS }
+  return (async () => {
+    const result = await send(ctx, hook, row, policy)
+    recordOutcome(ctx, hook, row, result, policy)
+    return {
+      data: {
+        delivery_id: row.id,
+        event_id: toPrefixedId('event', eventId),
+        delivered: result.status !== null && result.status >= 200 && result.status < 300,
+        status: result.status,
+        duration_ms: result.durationMs,
+        error: result.error,
+      },
+    }
+  })()
+}

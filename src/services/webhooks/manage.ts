@@ -1,0 +1,165 @@
+import { and, eq } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type WebhookRow, webhookDeliveries, webhooks } from '../../db/schema'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { type FieldError, notFound, validationFailed } from '../../errors'
+import { decryptSecret, encryptSecret } from '../../lib/crypto'
+import { iso, isoOrNull } from '../../lib/time'
+import { generateSecret } from '../../webhooks/signing'
+import { urlProblem } from '../../webhooks/ssrf'
+import { kickWebhooks } from '../../webhooks/worker'
+import { EVENT_TYPES } from '../events/record'
+
+/** After a rotation the previous secret keeps signing this long. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
+
+export interface WebhookInput {
+  url: string
+  events: string[]
+}
+export interface WebhookPatch {
+  url?: string
+  events?: string[]
+  active?: boolean
+}
+
+export function presentWebhook(row: WebhookRow) {
+  return {
+    id: row.id,
+    client_id: row.clientId,
+    url: row.url,
+    events: row.events,
+    active: row.active,
+    disabled_reason: row.disabledReason,
+    failing_since: isoOrNull(row.failingSince),
+    created_at: iso(row.createdAt),
+    updated_at: iso(row.updatedAt),
+  }
+}
+
+function check(ctx: Ctx, input: { url?: string; events?: string[] }) {
+  const errors: FieldError[] = []
+  if (input.url !== undefined) {
+    const problem = urlProblem(input.url, ctx.config.webhookAllowPrivate)
+    if (problem) errors.push({ field: 'url', message: problem })
+  }
+  if (input.events !== undefined) {
+    if (input.events.length === 0) errors.push({ field: 'events', message: 'must name at least one event' })
+    const seen = new Set<string>()
+    input.events.forEach((e, i) => {
+      if (!(EVENT_TYPES as readonly string[]).includes(e))
+        errors.push({ field: `events[${i}]`, message: `must be one of ${EVENT_TYPES.join(', ')}` })
+      else if (seen.has(e)) errors.push({ field: `events[${i}]`, message: `${e} is listed twice` })
+      seen.add(e)
+    })
+  }
+  if (errors.length) throw validationFailed(errors)
+}
+
+export function findWebhookRow(ctx: Ctx, id: string): WebhookRow {
+  const row = ctx.db
+    .select()
+    .from(webhooks)
+    .where(and(eq(webhooks.id, id), visibleTo(ctx.actor, webhooks.clientId)))
+    .get()
+  if (!row) throw notFound('Webhook')
+  return row
+}
+
+/** Creates an active webhook; the answer carries the signing secret, this once. */
+export function createWebhook(ctx: Ctx, input: WebhookInput, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  check(ctx, input)
+  const secret = generateSecret()
+  const now = ctx.clock.now()
+  const row = ctx.db
+    .insert(webhooks)
+    .values({
+      id: Bun.randomUUIDv7(),
+      clientId,
+      url: input.url,
+      events: input.events,
+      active: true,
+      secret: encryptSecret(ctx.secretKey, secret),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return { ...presentWebhook(row), secret }
+}
+
+export const getWebhook = (ctx: Ctx, id: string) => presentWebhook(findWebhookRow(ctx, id))
+
+export function listWebhooks(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+  return paginate(
+    ctx.db,
+    ctx.secretKey,
+    webhooks,
+    webhooks.id,
+    listFilter(ctx.actor, webhooks.clientId, page.client_id),
+    page,
+    presentWebhook,
+  )
+}
+
+/** Partial update. Re-enabling (`active: true`) clears the reason and the failing clock. */
+export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch) {
+  const current = findWebhookRow(ctx, id)
+  check(ctx, patch)
+  const set: Partial<WebhookRow> = { updatedAt: ctx.clock.now() }
+  if (patch.url !== undefined) set.url = patch.url
+  if (patch.events !== undefined) set.events = patch.events
+  if (patch.active === true && !current.active)
+    Object.assign(set, { active: true, disabledReason: null, failingSince: null })
+  if (patch.active === false && current.active)
+    Object.assign(set, { active: false, disabledReason: 'manual' })
+  const row = ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get()
+  if (set.active) kickWebhooks(ctx)
+  return presentWebhook(row)
+}
+
+/** Removes the webhook with its outbox and attempt log. */
+export function deleteWebhook(ctx: Ctx, id: string) {
+  findWebhookRow(ctx, id)
+  ctx.sqlite
+    .query(
+      'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)',
+    )
+    .run(id)
+  ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run()
+  ctx.db.delete(webhooks).where(eq(webhooks.id, id)).run()
+  return { id, deleted: true }
+}
+
+/** The current signing secret (admin only), and the previous one while it still signs. */
+export function revealSecret(ctx: Ctx, id: string) {
+  const row = findWebhookRow(ctx, id)
+  const overlap = row.previousSecret !== null && (row.previousSecretExpiresAt ?? 0) > ctx.clock.now()
+  return {
+    id: row.id,
+    secret: decryptSecret(ctx.secretKey, row.secret),
+    previous_secret: overlap ? decryptSecret(ctx.secretKey, row.previousSecret!) : null,
+    previous_secret_expires_at: overlap ? isoOrNull(row.previousSecretExpiresAt) : null,
+  }
+}
+
+/** A new secret; the old one signs alongside for 24 hours so receivers can switch over. */
+export function rotateSecret(ctx: Ctx, id: string) {
+  const row = findWebhookRow(ctx, id)
+  const secret = generateSecret()
+  const now = ctx.clock.now()
+  const expires = now + ROTATION_OVERLAP_MS
+  ctx.db
+    .update(webhooks)
+    .set({
+      secret: encryptSecret(ctx.secretKey, secret),
+      previousSecret: row.secret,
+      previousSecretExpiresAt: expires,
+      updatedAt: now,
+    })
+    .where(eq(webhooks.id, id))
+    .run()
+  return { id, secret, previous_secret_expires_at: iso(expires) }
+}

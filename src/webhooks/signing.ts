@@ -1,0 +1,27 @@
+import { createHmac, randomBytes } from 'node:crypto'
+
+// Standard Webhooks (https://www.standardwebhooks.com): `whsec_` + base64 of the key bytes;
+// signature `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, several separated by spaces.
+
+export const SECRET_PREFIX = 'whsec_'
+
+export function generateSecret(): string {
+  return SECRET_PREFIX + randomBytes(32).toString('base64')
+}
+
+export function signatureFor(secret: string, id: string, timestamp: number, body: string): string {
+  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64')
+  return `v1,${createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64')}`
+}
+
+/** The three headers of one attempt; every secret given signs (rotation overlap). */
+export function signedHeaders(secrets: readonly string[], id: string, nowMs: number, body: string) {
+  const timestamp = Math.floor(nowMs / 1000)
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Herald-Webhooks/1.0',
+    'webhook-id': id,
+    'webhook-timestamp': String(timestamp),
+    'webhook-signature': secrets.map((s) => signatureFor(s, id, timestamp, body)).join(' '),
+  }
+}

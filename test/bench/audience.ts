@@ -1,0 +1,1016 @@
+// Audience performance bars (issue 3), run with `bun run test/bench/audience.ts [--rows N]`:
+//  1. CSV import of N rows (default 1,000,000: email, first/last name, company, E.164 phone and two
+//     custom columns) into an empty client, end to end through dist/herald (upload, background job,
+//     polled to completion): >= 50,000 rows/s, server peak RSS <= 300 MB. Compared with a raw
+//     batched bun:sqlite insert of the same rows into a fresh file with the app's schema and the
+//     same FTS indexing work (src/services/contacts/search-index.ts), measured in the same run.
+//  2. With those N contacts, --events M (default 5,000,000) events written straight into the data
+//     file and a list of ~20% of the contacts (added through the API): POST /contacts/search
+//     p50 <= 20 ms over ~100 realistic queries; a 3-rule segment (custom field + list + "opened in
+//     the last 30 days") created with its estimated_size in <= 500 ms (median of 5); GET /contacts
+//     first and later pages <= 20 ms (p50; p95 reported too).
+//  3. With the server stopped: EXPLAIN QUERY PLAN and in-process timings of the SQL behind each
+//     measure (built with the app's own query code), so a missed bar comes with its cause.
+// Progress goes to stderr; a Markdown table, the query plans and one JSON line go to stdout.
+// Exit code 1 if a bar is missed. Flags: --rows N, --events M, --keep (keep the temp dir).
+
+import { Database, type SQLQueryBindings } from 'bun:sqlite'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { freemem, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Subprocess } from 'bun'
+import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { openStore } from '../../src/db/client'
+import { DB_FILE } from '../../src/db/data-dir'
+import { migrate } from '../../src/db/migrate'
+import * as schema from '../../src/db/schema'
+import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { segmentCondition } from '../../src/services/segments/manage'
+import type { RuleGroup } from '../../src/services/segments/rules'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const HERALD = join(ROOT, 'dist', 'herald')
+const HOST = '127.0.0.1'
+const BATCH = 5000
+const EVENT_BATCH = 500_000
+const LIST_CHUNK = 10_000
+const LIST_SHARE = 5 // one contact in LIST_SHARE joins the list (~20%)
+const POLL_MS = 200
+const START_TIMEOUT_MS = 30_000
+const STOP_TIMEOUT_MS = 30_000
+const REQUEST_TIMEOUT_MS = 120_000
+const DAY = 86_400_000
+const BARS = { importRps: 50_000, importRssMb: 300, searchP50: 20, segmentMs: 500, pageMs: 20 }
+const T0 = performance.now()
+
+// ---------------------------------------------------------------------------------------------
+// Process bookkeeping: every child is tracked and killed on exit, error or Ctrl-C.
+
+const children = new Set<Subprocess>()
+let workDir: string | null = null
+let keepWorkDir = false
+
+function cleanup(): void {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  children.clear()
+  if (workDir && !keepWorkDir) rmSync(workDir, { recursive: true, force: true })
+  workDir = null
+}
+process.on('exit', cleanup)
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.on(signal, () => {
+    cleanup()
+    process.exit(code)
+  })
+
+class BenchError extends Error {}
+
+function progress(message: string): void {
+  console.error(`[${((performance.now() - T0) / 1000).toFixed(1).padStart(6)} s] ${message}`)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deterministic rows: row i (1-based) is the same in the CSV and in the baseline.
+
+const FIRST = `James Mary Robert Patricia John Jennifer Michael Linda David Elizabeth William Barbara Richard
+  Susan Joseph Jessica Thomas Sarah Charles Karen Christopher Lisa Daniel Nancy Matthew Betty Anthony
+  Margaret Mark Sandra Donald Ashley Steven Kimberly Paul Emily Andrew Donna Joshua Michelle Kenneth
+  Carol Kevin Amanda Brian Dorothy George Melissa Timothy Deborah Ronald Stephanie Edward Rebecca
+  Jason Sharon Jeffrey Laura Ryan Cynthia Jacob Kathleen Gary Amy Nicholas Angela Eric Shirley Jonathan
+  Anna Stephen Brenda Larry Pamela Justin Emma Scott Nicole Brandon Helen Benjamin Samantha Samuel
+  Katherine Gregory Christine Alexander Debra Frank Rachel Patrick Carolyn Raymond Janet Jack Catherine
+  Dennis Maria Jerry Heather Tyler Diane Aaron Ruth Jose Julie Adam Olivia`.split(/\s+/)
+const LAST = `Smith Johnson Williams Brown Jones Garcia Miller Davis Rodriguez Martinez Hernandez Lopez
+  Gonzalez Wilson Anderson Thomas Taylor Moore Jackson Martin Lee Perez Thompson White Harris Sanchez
+  Clark Ramirez Lewis Robinson Walker Young Allen King Wright Scott Torres Nguyen Hill Flores Green
+  Adams Nelson Baker Hall Rivera Campbell Mitchell Carter Roberts Gomez Phillips Evans Turner Diaz
+  Parker Cruz Edwards Collins Reyes Stewart Morris Morales Murphy Cook Rogers Gutierrez Ortiz Morgan
+  Cooper Peterson Bailey Reed Kelly Howard Ramos Kim Cox Ward Richardson Watson Brooks Chavez Wood
+  James Bennett Gray Mendoza Ruiz Hughes Price Alvarez Castillo Sanders Patel Myers Long Ross Foster
+  Jimenez`.split(/\s+/)
+const CO_A = `Blue North Silver Red Green Bright Swift Iron Stone Clear Gold Deep High True Bold Open Pine
+  Oak Sun Star Sky Sea Fox Wolf Bear Lake Snow Rock Cloud Maple`.split(/\s+/)
+const CO_B = `peak wind field bridge river point gate wave forge works path crest light line stream ridge
+  vale view port harbor haven mark mount shore side spring wood well yard dale brook bay cliff cove
+  crown falls glen grove hollow land`.split(/\s+/)
+const CO_KIND = 'Labs Systems Group Partners Inc LLC Holdings Studio Works Analytics Logistics Health'.split(
+  ' ',
+)
+const AREA = '212 213 305 312 415 503 512 617 646 702 713 718 206 303 404 469 602 619 650 917'.split(' ')
+const PLANS = [
+  ['free', 45],
+  ['starter', 25],
+  ['pro', 20],
+  ['enterprise', 10],
+] as const
+
+/** A 32-bit hash of (i, salt): cheap, deterministic, well mixed. */
+function mix(i: number, salt: number): number {
+  let x = (Math.imul(i, 0x9e3779b1) ^ Math.imul(salt + 1, 0x85ebca6b)) >>> 0
+  x = Math.imul(x ^ (x >>> 16), 0x7feb352d)
+  x = Math.imul(x ^ (x >>> 15), 0x846ca68b)
+  return (x ^ (x >>> 16)) >>> 0
+}
+const pick = <T>(list: readonly T[], i: number, salt: number): T => list[mix(i, salt) % list.length]!
+
+interface Person {
+  email: string
+  first: string
+  last: string
+  company: string
+  phone: string
+  plan: string
+  seats: string
+}
+
+function person(i: number): Person {
+  const a = pick(CO_A, i, 3)
+  const b = pick(CO_B, i, 4)
+  const kind = pick(CO_KIND, i, 5)
+  const planRoll = mix(i, 8) % 100
+  let acc = 0
+  let plan = 'free'
+  for (const [name, share] of PLANS) {
+    acc += share
+    if (planRoll < acc) {
+      plan = name
+      break
+    }
+  }
+  return {
+    email: `user${i}@${a.toLowerCase()}${b}${kind.toLowerCase()}.com`,
+    first: pick(FIRST, i, 1),
+    last: pick(LAST, i, 2),
+    company: `${a}${b} ${kind}`,
+    phone: `+1${pick(AREA, i, 6)}${2_000_000 + (mix(i, 7) % 8_000_000)}`,
+    plan,
+    seats: String(1 + (mix(i, 9) % 250)),
+  }
+}
+
+const customOf = (p: Person) => JSON.stringify({ plan: p.plan, seats: p.seats })
+
+/** Streams the CSV to `file` (never whole in memory); returns its size in bytes. */
+async function writeCsv(file: string, rows: number): Promise<number> {
+  const writer = Bun.file(file).writer({ highWaterMark: 1 << 20 })
+  writer.write('email,first_name,last_name,company,phone,plan,seats\n')
+  let chunk = ''
+  for (let i = 1; i <= rows; i++) {
+    const p = person(i)
+    chunk += `${p.email},${p.first},${p.last},${p.company},${p.phone},${p.plan},${p.seats}\n`
+    if (i % 10_000 === 0) {
+      writer.write(chunk)
+      chunk = ''
+      await writer.flush()
+    }
+  }
+  writer.write(chunk)
+  await writer.end()
+  return statSync(file).size
+}
+
+/** Seeded PRNG (mulberry32) so events and list members are the same from run to run. */
+function rng(seed: number): () => number {
+  let s = seed >>> 0
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0
+    let t = s
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Baseline: raw batched bun:sqlite inserts, app schema (migrate), same FTS work per transaction.
+
+interface BaselineResult {
+  rows: number
+  ms: number
+  rps: number
+}
+
+function baseline(file: string, rows: number): BaselineResult {
+  const store = openStore(file)
+  try {
+    migrate(store.sqlite)
+    const sqlite = store.sqlite
+    const clientId = Bun.randomUUIDv7()
+    const now = Date.now()
+    sqlite.run('INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+      clientId,
+      'Baseline',
+      'active',
+      now,
+      now,
+    ])
+    const insert = sqlite.prepare(
+      `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    const batch = sqlite.transaction((from: number, to: number) => {
+      const t = Date.now()
+      const highWater = contactsHighWater(sqlite)
+      for (let i = from; i <= to; i++) {
+        const p = person(i)
+        insert.run(
+          Bun.randomUUIDv7(),
+          clientId,
+          p.email,
+          p.first,
+          p.last,
+          p.company,
+          p.phone,
+          'subscribed',
+          null,
+          customOf(p),
+          t,
+          t,
+        )
+      }
+      indexContactsAfter(sqlite, highWater)
+    })
+    const t0 = performance.now()
+    for (let from = 1; from <= rows; from += BATCH) {
+      batch(from, Math.min(rows, from + BATCH - 1))
+      if ((from - 1) % 200_000 === 0 && from > 1) progress(`  baseline: ${from - 1} rows`)
+    }
+    const ms = performance.now() - t0
+    const n = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM contacts').get()!.n
+    const indexed = sqlite
+      .query<{ n: number }, []>("SELECT count(*) AS n FROM contacts_fts WHERE contacts_fts MATCH 'com'")
+      .get()!.n
+    if (n !== rows || indexed !== rows)
+      throw new BenchError(`baseline wrote ${n} contacts, ${indexed} indexed; expected ${rows}`)
+    return { rows, ms, rps: rows / (ms / 1000) }
+  } finally {
+    store.close()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The server.
+
+interface Herald {
+  proc: Subprocess
+  base: string
+  stderrFile: string
+}
+
+let spawnCount = 0
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: HOST, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+function stderrTail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n')
+  } catch {
+    return ''
+  }
+}
+
+async function heraldCli(args: string[]): Promise<string> {
+  const proc = Bun.spawn([HERALD, ...args], { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  children.add(proc)
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000)
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  clearTimeout(timer)
+  children.delete(proc)
+  if (code !== 0) throw new BenchError(`herald ${args.join(' ')} exited with ${code}\n${err.trim()}`)
+  return out
+}
+
+async function startHerald(dataDir: string): Promise<Herald> {
+  const port = freePort()
+  const stderrFile = join(workDir!, `herald-stderr-${++spawnCount}.log`)
+  const proc = Bun.spawn([HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, HERALD_LOG: 'json' },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: Bun.file(stderrFile),
+  })
+  children.add(proc)
+  void proc.exited.then(() => children.delete(proc))
+  const h = { proc, base: `http://${HOST}:${port}`, stderrFile }
+  const deadline = performance.now() + START_TIMEOUT_MS
+  while (performance.now() < deadline) {
+    if (proc.exitCode !== null || proc.signalCode !== null)
+      throw new BenchError(`herald exited before answering /api/v1/health\n${stderrTail(stderrFile)}`)
+    try {
+      const res = await fetch(`${h.base}/api/v1/health`, { signal: AbortSignal.timeout(2_000) })
+      await res.arrayBuffer()
+      if (res.status === 200) return h
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(20)
+  }
+  throw new BenchError(`no 200 from /api/v1/health within ${START_TIMEOUT_MS} ms\n${stderrTail(stderrFile)}`)
+}
+
+async function stopHerald(h: Herald): Promise<void> {
+  const { proc } = h
+  if (proc.exitCode !== null || proc.signalCode !== null) return
+  proc.kill('SIGTERM')
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const stopped = await Promise.race([
+    proc.exited.then(() => true),
+    new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS)
+    }),
+  ])
+  clearTimeout(timer)
+  if (!stopped) {
+    proc.kill('SIGKILL')
+    await proc.exited
+    throw new BenchError('herald did not stop on SIGTERM (killed)')
+  }
+}
+
+function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(
+    readFileSync(`/proc/${pid}/status`, 'utf8'),
+  )
+  if (!match) throw new BenchError(`no ${field} for pid ${pid}`)
+  return Number(match[1]) / 1024
+}
+
+interface Answer<T> {
+  status: number
+  body: T
+  ms: number
+}
+
+/** One request; `ms` covers sending it and reading the whole body. Non-2xx fails the bench. */
+async function api<T>(
+  h: Herald,
+  key: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Answer<T>> {
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}` }
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  const t0 = performance.now()
+  const res = await fetch(`${h.base}${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
+  const text = await res.text()
+  const ms = performance.now() - t0
+  if (res.status < 200 || res.status > 299)
+    throw new BenchError(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`)
+  return { status: res.status, body: JSON.parse(text) as T, ms }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Statistics and formatting.
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN
+  const s = [...values].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))]!
+}
+const median = (values: number[]) => percentile(values, 0.5)
+const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits })
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d
+
+interface Latency {
+  n: number
+  p50: number
+  p95: number
+  max: number
+}
+const latency = (ms: number[]): Latency => ({
+  n: ms.length,
+  p50: round(median(ms)),
+  p95: round(percentile(ms, 0.95)),
+  max: round(Math.max(...ms)),
+})
+
+// ---------------------------------------------------------------------------------------------
+// Phases.
+
+interface ImportResult {
+  rows: number
+  csv_mb: number
+  upload_ms: number
+  total_ms: number
+  server_ms: number
+  rps: number
+  status: string
+  processed: number
+  inserted: number
+  skipped: number
+  errors: unknown[]
+  peak_rss_mb: number
+  max_sampled_rss_mb: number
+  rss_samples: number
+}
+
+interface Job {
+  id: string
+  status: string
+  processed: number
+  inserted: number
+  updated: number
+  skipped: number
+  errors: unknown[]
+  failure: string | null
+  created_at: string
+  finished_at: string | null
+}
+
+async function runImport(h: Herald, key: string, clientId: string, csv: string, rows: number) {
+  const pid = h.proc.pid
+  let maxRss = procStatusMb(pid, 'VmRSS')
+  let samples = 1
+  const t0 = performance.now()
+  const res = await fetch(`${h.base}/api/v1/contacts/imports?client_id=${clientId}`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
+    body: Bun.file(csv),
+    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+  })
+  const text = await res.text()
+  const uploadMs = performance.now() - t0
+  if (res.status !== 202 && res.status !== 201 && res.status !== 200)
+    throw new BenchError(`import upload answered ${res.status}: ${text.slice(0, 500)}`)
+  const { id } = (JSON.parse(text) as { data: { id: string } }).data
+  progress(`  uploaded in ${fmt(uploadMs, 0)} ms (HTTP ${res.status}); job ${id}`)
+  const deadline = t0 + Math.max(120_000, rows * 0.6)
+  let job: Job | null = null
+  let lastReport = 0
+  while (performance.now() < deadline) {
+    if (h.proc.exitCode !== null || h.proc.signalCode !== null)
+      throw new BenchError(`herald exited during the import\n${stderrTail(h.stderrFile)}`)
+    maxRss = Math.max(maxRss, procStatusMb(pid, 'VmRSS'))
+    samples++
+    job = (await api<{ data: Job }>(h, key, 'GET', `/api/v1/contacts/imports/${id}`)).body.data
+    if (job.status === 'completed' || job.status === 'failed') break
+    if (performance.now() - lastReport > 5_000) {
+      lastReport = performance.now()
+      progress(`  import ${job.status}: ${job.processed} rows processed, RSS ${fmt(maxRss, 0)} MB max so far`)
+    }
+    await Bun.sleep(POLL_MS)
+  }
+  const totalMs = performance.now() - t0
+  if (!job || (job.status !== 'completed' && job.status !== 'failed'))
+    throw new BenchError(`the import did not finish in ${fmt(totalMs / 1000)} s`)
+  maxRss = Math.max(maxRss, procStatusMb(pid, 'VmRSS'))
+  const peak = procStatusMb(pid, 'VmHWM')
+  if (job.status === 'failed') throw new BenchError(`the import failed: ${job.failure}`)
+  const result: ImportResult = {
+    rows,
+    csv_mb: round(statSync(csv).size / 1024 / 1024, 1),
+    upload_ms: round(uploadMs, 0),
+    total_ms: round(totalMs, 0),
+    server_ms: job.finished_at ? Date.parse(job.finished_at) - Date.parse(job.created_at) : Number.NaN,
+    rps: round(rows / (totalMs / 1000), 0),
+    status: job.status,
+    processed: job.processed,
+    inserted: job.inserted,
+    skipped: job.skipped,
+    errors: job.errors.slice(0, 5),
+    peak_rss_mb: round(peak, 1),
+    max_sampled_rss_mb: round(maxRss, 1),
+    rss_samples: samples,
+  }
+  return result
+}
+
+/** Reads the client's contact ids straight from the data file (read-only; the server may run). */
+function contactIdsOf(dbFile: string, clientId: string): string[] {
+  const ro = new Database(dbFile, { readonly: true, strict: true })
+  try {
+    return ro
+      .query<{ id: string }, [string]>('SELECT id FROM contacts WHERE client_id = ?')
+      .all(clientId)
+      .map((r) => r.id)
+  } finally {
+    ro.close()
+  }
+}
+
+async function makeList(h: Herald, key: string, clientId: string, ids: string[]) {
+  const members = ids.filter((_, k) => mix(k, 11) % LIST_SHARE === 0)
+  const t0 = performance.now()
+  const list = (
+    await api<{ data: { id: string } }>(h, key, 'POST', `/api/v1/lists?client_id=${clientId}`, {
+      name: 'Bench: one contact in five',
+    })
+  ).body.data
+  const chunkMs: number[] = []
+  let added = 0
+  for (let i = 0; i < members.length; i += LIST_CHUNK) {
+    const r = await api<{ data: { added: number } }>(h, key, 'POST', `/api/v1/lists/${list.id}/contacts`, {
+      contact_ids: members.slice(i, i + LIST_CHUNK),
+    })
+    added += r.body.data.added
+    chunkMs.push(r.ms)
+  }
+  const got = (await api<{ data: { member_count: number } }>(h, key, 'GET', `/api/v1/lists/${list.id}`)).body
+    .data
+  if (added !== members.length || got.member_count !== members.length)
+    throw new BenchError(`list: added ${added}, member_count ${got.member_count}, expected ${members.length}`)
+  return {
+    id: list.id,
+    members: members.length,
+    calls: chunkMs.length,
+    total_ms: round(performance.now() - t0, 0),
+    call_ms: latency(chunkMs),
+  }
+}
+
+const EVENT_TYPES = ['email.delivered', 'email.opened', 'email.clicked'] as const
+
+/**
+ * Writes `total` events straight into the (stopped) server's data file, in time order as a live
+ * server would (UUIDv7 ids carry each event's time), each for a random contact, of a random type,
+ * spread over the last 90 days.
+ */
+function addEvents(dbFile: string, clientId: string, ids: string[], total: number) {
+  const sqlite = new Database(dbFile, { strict: true })
+  try {
+    sqlite.run('PRAGMA busy_timeout = 5000')
+    sqlite.run('PRAGMA journal_mode = WAL')
+    // Data preparation only (not measured): trade durability and memory for speed.
+    sqlite.run('PRAGMA synchronous = OFF')
+    sqlite.run(`PRAGMA cache_size = -${Math.min(2 * 1024 * 1024, Math.floor(freemem() / 1024 / 4))}`)
+    const insert = sqlite.prepare(
+      'INSERT INTO events (id, client_id, type, contact_id, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)',
+    )
+    const random = rng(42)
+    const now = Date.now()
+    const times = new Float64Array(total)
+    for (let k = 0; k < total; k++) times[k] = now - Math.floor(random() * 90 * DAY)
+    times.sort()
+    const batch = sqlite.transaction((from: number, to: number) => {
+      for (let k = from; k < to; k++) {
+        const at = times[k]!
+        insert.run(
+          Bun.randomUUIDv7('hex', at),
+          clientId,
+          EVENT_TYPES[Math.floor(random() * EVENT_TYPES.length)]!,
+          ids[Math.floor(random() * ids.length)]!,
+          at,
+          '{}',
+        )
+      }
+    })
+    const t0 = performance.now()
+    let lastReport = t0
+    for (let done = 0; done < total; done += EVENT_BATCH) {
+      batch(done, Math.min(total, done + EVENT_BATCH))
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now()
+        progress(`  events: ${Math.min(total, done + EVENT_BATCH)} written`)
+      }
+    }
+    sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    const ms = performance.now() - t0
+    const n = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM events').get()!.n
+    if (n !== total) throw new BenchError(`events: ${n} rows, expected ${total}`)
+    return { events: total, ms: round(ms, 0), rps: round(total / (ms / 1000), 0) }
+  } finally {
+    sqlite.close()
+  }
+}
+
+interface SearchQuery {
+  kind: string
+  query: string
+}
+
+/** ~100 realistic searches over rows that exist (plus 5 warm-ups that are not measured). */
+function searchQueries(rows: number): { warmup: SearchQuery[]; measured: SearchQuery[] } {
+  const random = rng(7)
+  const row = () => 1 + Math.floor(random() * rows)
+  const measured: SearchQuery[] = []
+  const add = (kind: string, n: number, make: (p: Person, i: number) => string) => {
+    for (let k = 0; k < n; k++) {
+      const i = row()
+      measured.push({ kind, query: make(person(i), i) })
+    }
+  }
+  add('full email', 20, (p) => p.email)
+  // What a user types of an address: all but its last 1-2 digits ("user12345" of user1234567).
+  add('email prefix', 20, (_, i) => `user${String(i).slice(0, Math.max(1, String(i).length - 1 - (i % 2)))}`)
+  add('first name', 15, (p) => p.first)
+  add('first last', 15, (p) => `${p.first} ${p.last}`)
+  add('company fragment', 15, (p, i) => {
+    const word = p.company.split(' ')[0]!
+    return i % 3 === 0 ? p.company : i % 3 === 1 ? word : word.slice(0, Math.max(4, word.length - 3))
+  })
+  add('phone digits', 15, (p, i) => p.phone.slice(1, i % 2 ? 8 : 10))
+  const warmup = [1, 2, 3, 4, 5].map((k) => {
+    const p = person(row())
+    return { kind: 'warm-up', query: k % 2 ? p.last : p.email }
+  })
+  return { warmup, measured }
+}
+
+interface ContactPage {
+  data: { id: string }[]
+  pagination: { total: number; next_cursor: string | null }
+}
+
+async function measureServer(h: Herald, key: string, clientId: string, listId: string, rows: number) {
+  const { warmup, measured } = searchQueries(rows)
+  const search = (q: string) =>
+    api<ContactPage>(h, key, 'POST', '/api/v1/contacts/search', { query: q, client_id: clientId })
+  const firstPage = () => api<ContactPage>(h, key, 'GET', `/api/v1/contacts?client_id=${clientId}&limit=50`)
+
+  progress('warm-up: 5 searches, 3 first pages')
+  for (const q of warmup) await search(q.query)
+  for (let k = 0; k < 3; k++) await firstPage()
+
+  progress(`search: ${measured.length} queries`)
+  const searchRuns: { kind: string; query: string; ms: number; total: number }[] = []
+  for (const q of measured) {
+    const r = await search(q.query)
+    if (r.body.pagination.total < 1) throw new BenchError(`search "${q.query}" found nothing`)
+    searchRuns.push({ ...q, ms: r.ms, total: r.body.pagination.total })
+  }
+
+  progress('GET /contacts: 20 first pages, then 20 later pages following next_cursor')
+  const firstMs: number[] = []
+  let first: ContactPage | null = null
+  for (let k = 0; k < 20; k++) {
+    const r = await firstPage()
+    firstMs.push(r.ms)
+    first = r.body
+  }
+  if (!first || first.pagination.total !== rows || first.data.length !== 50)
+    throw new BenchError(`GET /contacts: total ${first?.pagination.total}, ${first?.data.length} rows`)
+  const laterMs: number[] = []
+  let cursor = first.pagination.next_cursor
+  let cursorId: string | null = null
+  for (let k = 0; k < 20 && cursor; k++) {
+    const r = await api<ContactPage>(
+      h,
+      key,
+      'GET',
+      `/api/v1/contacts?client_id=${clientId}&limit=50&cursor=${encodeURIComponent(cursor)}`,
+    )
+    laterMs.push(r.ms)
+    if (k === 9) cursorId = r.body.data.at(-1)?.id ?? null
+    cursor = r.body.pagination.next_cursor
+  }
+
+  progress('segment: 1 warm-up + 5 measured creations (each deleted after)')
+  const segmentBody = {
+    name: 'Bench: pro, in list, opened in 30 days',
+    rule_groups: [
+      {
+        match: 'all',
+        rules: [
+          { field: 'custom.plan', operator: 'eq', value: 'pro' },
+          { field: 'list', operator: 'in', value: [listId] },
+          { field: 'event', event: 'opened', operator: 'has', within_days: 30 },
+        ],
+      },
+    ],
+  }
+  const segmentMs: number[] = []
+  const sizes = new Set<number>()
+  for (let k = 0; k < 6; k++) {
+    const r = await api<{ data: { id: string; estimated_size: number } }>(
+      h,
+      key,
+      'POST',
+      `/api/v1/segments?client_id=${clientId}`,
+      segmentBody,
+    )
+    if (k > 0) segmentMs.push(r.ms)
+    sizes.add(r.body.data.estimated_size)
+    progress(
+      `  segment ${k === 0 ? 'warm-up' : k}: ${fmt(r.ms, 0)} ms, estimated_size ${r.body.data.estimated_size}`,
+    )
+    await api(h, key, 'DELETE', `/api/v1/segments/${r.body.data.id}`)
+  }
+  return { searchRuns, firstMs, laterMs, cursorId, segmentMs, sizes: [...sizes], segmentBody }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Diagnosis: the app's own SQL for each measure, its plan and its in-process time.
+
+interface Diagnosed {
+  name: string
+  sql: string
+  params: unknown[]
+  plan: string[]
+  ms: number
+  rows: number
+}
+
+function diagnose(
+  dbFile: string,
+  clientId: string,
+  cursorId: string | null,
+  groups: RuleGroup[],
+): Diagnosed[] {
+  const ro = new Database(dbFile, { readonly: true, strict: true })
+  try {
+    ro.run('PRAGMA busy_timeout = 5000')
+    const db = drizzle({ client: ro, schema })
+    const { contacts } = schema
+    const mine = eq(contacts.clientId, clientId)
+    const page = (where: SQL | undefined) =>
+      db.select().from(contacts).where(where).orderBy(desc(contacts.id)).limit(51).toSQL()
+    const total = (where: SQL | undefined) => db.select({ n: count() }).from(contacts).where(where).toSQL()
+    // Only queries the app builds the same way are shown: search (FTS-driven, services/contacts/
+    // read.ts) and list totals (maintained counter) are not plain drizzle page queries.
+    const queries: { name: string; q: { sql: string; params: unknown[] } }[] = [
+      { name: 'GET /contacts first page: rows', q: page(mine) },
+    ]
+    if (cursorId)
+      queries.push({ name: 'GET /contacts later page: rows', q: page(and(mine, lt(contacts.id, cursorId))) })
+    const condition = segmentCondition(db, clientId, 'all', groups, Date.now())
+    queries.push({ name: 'segment estimated_size', q: total(condition) })
+
+    return queries.map(({ name, q }) => {
+      const params = q.params as SQLQueryBindings[]
+      const plan = ro
+        .query<{ id: number; parent: number; detail: string }, SQLQueryBindings[]>(
+          `EXPLAIN QUERY PLAN ${q.sql}`,
+        )
+        .all(...params)
+      const depth = new Map<number, number>([[0, -1]])
+      const lines = plan.map((p) => {
+        const d = (depth.get(p.parent) ?? 0) + 1
+        depth.set(p.id, d)
+        return `${'  '.repeat(d)}${p.detail}`
+      })
+      const stmt = ro.query<Record<string, unknown>, SQLQueryBindings[]>(q.sql)
+      const times: number[] = []
+      let n = 0
+      for (let k = 0; k < 3; k++) {
+        const t0 = performance.now()
+        n = stmt.all(...params).length
+        times.push(performance.now() - t0)
+      }
+      return { name, sql: q.sql, params: q.params, plan: lines, ms: round(median(times)), rows: n }
+    })
+  } finally {
+    ro.close()
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  rows: number
+  events: number
+  keep: boolean
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      rows: { type: 'string', default: '1000000' },
+      events: { type: 'string', default: '5000000' },
+      keep: { type: 'boolean', default: false },
+    },
+    strict: true,
+  })
+  const count = (name: string, v: string, min: number, max: number): number => {
+    const n = Number(v.replaceAll('_', ''))
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new BenchError(`--${name} must be an integer ${min}..${max}`)
+    return n
+  }
+  return {
+    rows: count('rows', values.rows, 1000, 10_000_000),
+    events: count('events', values.events, 1000, 50_000_000),
+    keep: values.keep,
+  }
+}
+
+async function ensureBinary(): Promise<void> {
+  if (process.platform !== 'linux') throw new BenchError('the benchmark needs Linux (/proc)')
+  let reason = existsSync(HERALD) ? null : 'missing'
+  if (!reason) {
+    const built = statSync(HERALD).mtimeMs
+    const newer = ['src', 'migrations'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => {
+        const st = statSync(join(ROOT, dir, f))
+        return st.isFile() && st.mtimeMs > built
+      }),
+    )
+    if (newer.length) reason = `older than ${newer.length} source file(s)`
+  }
+  if (!reason) return
+  progress(`dist/herald is ${reason}: building it (bun run build)`)
+  const build = Bun.spawn([process.execPath, 'run', 'build'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
+  children.add(build)
+  if ((await build.exited) !== 0) throw new BenchError('bun run build failed')
+  children.delete(build)
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions()
+  keepWorkDir = opts.keep
+  await ensureBinary()
+  workDir = mkdtempSync(join(tmpdir(), 'herald-audience-'))
+  const dataDir = join(workDir, 'data')
+  const dbFile = join(dataDir, DB_FILE)
+  const csv = join(workDir, 'contacts.csv')
+  progress(`work dir ${workDir}; ${fmt(opts.rows, 0)} rows, ${fmt(opts.events, 0)} events`)
+
+  progress('writing the CSV')
+  const csvBytes = await writeCsv(csv, opts.rows)
+  progress(`  ${fmt(csvBytes / 1024 / 1024)} MB`)
+
+  progress('baseline: raw batched bun:sqlite insert + FTS indexing, fresh file, app schema')
+  const baseFile = join(workDir, 'baseline.db')
+  const base = baseline(baseFile, opts.rows)
+  for (const suffix of ['', '-wal', '-shm']) rmSync(baseFile + suffix, { force: true })
+  progress(`  ${fmt(base.rps, 0)} rows/s (${fmt(base.ms / 1000, 2)} s)`)
+
+  progress('herald: migrate, unlimited key, first start')
+  await heraldCli(['migrate', '--data', dataDir])
+  const { key } = JSON.parse(
+    await heraldCli([
+      'keys',
+      'create',
+      '--name',
+      'bench',
+      '--scopes',
+      'admin:*',
+      '--tier',
+      'unlimited',
+      '--json',
+      '--data',
+      dataDir,
+    ]),
+  ) as { key: string }
+  let h = await startHerald(dataDir)
+  const clients = (await api<{ data: { id: string }[] }>(h, key, 'GET', '/api/v1/clients')).body.data
+  const clientId = clients[0]?.id
+  if (!clientId || clients.length !== 1) throw new BenchError(`expected one client, got ${clients.length}`)
+
+  progress(`import: POST /api/v1/contacts/imports (${fmt(opts.rows, 0)} rows), polling every ${POLL_MS} ms`)
+  const imp = await runImport(h, key, clientId, csv, opts.rows)
+  rmSync(csv, { force: true })
+  progress(
+    `  ${imp.status}: ${fmt(imp.rps, 0)} rows/s (${fmt(imp.total_ms / 1000, 2)} s), inserted ${imp.inserted}, ` +
+      `skipped ${imp.skipped}, peak RSS ${fmt(imp.peak_rss_mb)} MB`,
+  )
+  if (imp.inserted !== opts.rows || imp.skipped !== 0)
+    throw new BenchError(`import inserted ${imp.inserted} and skipped ${imp.skipped} of ${opts.rows}`)
+
+  const ids = contactIdsOf(dbFile, clientId)
+  if (ids.length !== opts.rows)
+    throw new BenchError(`${ids.length} contacts in the file, expected ${opts.rows}`)
+  progress(
+    `list: ~1 in ${LIST_SHARE} contacts through POST /api/v1/lists/{id}/contacts (${LIST_CHUNK} per call)`,
+  )
+  const list = await makeList(h, key, clientId, ids)
+  progress(`  ${list.members} members in ${list.calls} calls, ${fmt(list.total_ms / 1000, 2)} s`)
+  await stopHerald(h)
+
+  progress(`events: ${fmt(opts.events, 0)} straight into the stopped server's data file`)
+  const ev = addEvents(dbFile, clientId, ids, opts.events)
+  ids.length = 0
+  progress(
+    `  ${fmt(ev.rps, 0)} events/s (${fmt(ev.ms / 1000, 1)} s); file ${fmt(statSync(dbFile).size / 2 ** 20, 0)} MB`,
+  )
+
+  h = await startHerald(dataDir)
+  const m = await measureServer(h, key, clientId, list.id, opts.rows)
+  const endHwm = procStatusMb(h.proc.pid, 'VmHWM')
+  await stopHerald(h)
+
+  progress('diagnosis: EXPLAIN QUERY PLAN + in-process timings (server stopped)')
+  const slowest = [...m.searchRuns].sort((a, b) => b.ms - a.ms)
+  const plans = diagnose(dbFile, clientId, m.cursorId, m.segmentBody.rule_groups as RuleGroup[])
+
+  // -------------------------------------------------------------------------------------------
+  const search = latency(m.searchRuns.map((r) => r.ms))
+  const firstPage = latency(m.firstMs)
+  const laterPage = latency(m.laterMs)
+  const segMedian = median(m.segmentMs)
+  const kinds = [...new Set(m.searchRuns.map((r) => r.kind))]
+  const byKind = Object.fromEntries(
+    kinds.map((kind) => {
+      const runs = m.searchRuns.filter((r) => r.kind === kind)
+      return [kind, { ...latency(runs.map((r) => r.ms)), median_hits: median(runs.map((r) => r.total)) }]
+    }),
+  )
+  const met = {
+    import_rps: imp.rps >= BARS.importRps,
+    import_rss: imp.peak_rss_mb <= BARS.importRssMb,
+    search_p50: search.p50 <= BARS.searchP50,
+    segment: segMedian <= BARS.segmentMs,
+    first_page: firstPage.p50 <= BARS.pageMs,
+    later_page: laterPage.p50 <= BARS.pageMs,
+  }
+  const yes = (ok: boolean) => (ok ? 'yes' : '**no**')
+  const p95note = (l: Latency) => (l.p95 <= BARS.pageMs ? '' : ' (p95 over the bar)')
+  const n = fmt(opts.rows, 0)
+  const table = [
+    '',
+    `Audience benchmark: ${n} contacts, ${fmt(opts.events, 0)} events, list of ${fmt(list.members, 0)}; ` +
+      'dist/herald on 127.0.0.1, sequential requests from one client',
+    '',
+    '| Measure | Result | Bar | Met? |',
+    '|---|---|---|---|',
+    `| CSV import of ${n} rows, end to end (upload → job completed) | ${fmt(imp.rps, 0)} rows/s ` +
+      `(${fmt(imp.total_ms / 1000, 2)} s; ${imp.inserted} inserted, ${imp.skipped} skipped, ${imp.errors.length} errors) ` +
+      `| ≥ ${fmt(BARS.importRps, 0)} rows/s | ${yes(met.import_rps)} |`,
+    `| Server peak RSS during the import (VmHWM) | ${fmt(imp.peak_rss_mb, 0)} MB ` +
+      `(max sampled VmRSS ${fmt(imp.max_sampled_rss_mb, 0)} MB) | ≤ ${BARS.importRssMb} MB | ${yes(met.import_rss)} |`,
+    `| Raw batched bun:sqlite insert, same rows, schema and FTS work | ${fmt(base.rps, 0)} rows/s ` +
+      `(${fmt(base.ms / 1000, 2)} s) | — | import = ${fmt((imp.rps / base.rps) * 100, 0)} % of it |`,
+    `| \`POST /contacts/search\`, ${search.n} queries | p50 ${fmt(search.p50, 2)} ms, p95 ${fmt(search.p95, 2)} ms, ` +
+      `max ${fmt(search.max, 1)} ms | p50 ≤ ${BARS.searchP50} ms | ${yes(met.search_p50)} |`,
+    `| 3-rule segment, \`POST /segments\` with \`estimated_size\` (median of ${m.segmentMs.length}) | ` +
+      `${fmt(segMedian, 0)} ms (all: ${m.segmentMs.map((v) => fmt(v, 0)).join(', ')}; size ${m.sizes.join('/')}) ` +
+      `| ≤ ${BARS.segmentMs} ms | ${yes(met.segment)} |`,
+    `| \`GET /contacts?limit=50\` first page (n=${firstPage.n}) | p50 ${fmt(firstPage.p50, 2)} ms, ` +
+      `p95 ${fmt(firstPage.p95, 2)} ms | ≤ ${BARS.pageMs} ms | ${yes(met.first_page)}${p95note(firstPage)} |`,
+    `| \`GET /contacts\` later pages via \`next_cursor\` (n=${laterPage.n}) | p50 ${fmt(laterPage.p50, 2)} ms, ` +
+      `p95 ${fmt(laterPage.p95, 2)} ms | ≤ ${BARS.pageMs} ms | ${yes(met.later_page)}${p95note(laterPage)} |`,
+    '',
+    'Search by kind of query:',
+    '',
+    '| Kind | n | p50 ms | p95 ms | max ms | median hits |',
+    '|---|---|---|---|---|---|',
+    ...kinds.map((k) => {
+      const s = byKind[k]!
+      return `| ${k} | ${s.n} | ${fmt(s.p50, 2)} | ${fmt(s.p95, 2)} | ${fmt(s.max, 2)} | ${fmt(s.median_hits, 0)} |`
+    }),
+    '',
+    'Slowest searches: ' +
+      slowest
+        .slice(0, 5)
+        .map((r) => `"${r.query}" ${fmt(r.ms, 1)} ms (${r.total} hits)`)
+        .join('; '),
+    '',
+    'Query plans and in-process times (the app SQL, read-only connection, default cache, median of 3):',
+    '',
+    ...plans.flatMap((p) => [
+      `- ${p.name}: ${fmt(p.ms, 2)} ms, ${p.rows} row(s)`,
+      `    ${p.sql}`,
+      ...p.plan.map((l) => `    ${l}`),
+    ]),
+    '',
+  ]
+  console.log(table.join('\n'))
+  console.log(
+    JSON.stringify({
+      rows: opts.rows,
+      events: opts.events,
+      import: imp,
+      baseline: { ...base, ms: round(base.ms, 0), rps: round(base.rps, 0) },
+      import_to_baseline: round(imp.rps / base.rps, 3),
+      list,
+      events_load: ev,
+      search: { ...search, by_kind: byKind },
+      first_page_ms: firstPage,
+      later_page_ms: laterPage,
+      segment_ms: { median: round(segMedian), all: m.segmentMs.map((v) => round(v)) },
+      segment_estimated_size: m.sizes,
+      server_vmhwm_end_mb: round(endHwm, 1),
+      diagnosis: plans.map((p) => ({ name: p.name, ms: p.ms, rows: p.rows, plan: p.plan })),
+      met,
+      total_s: round((performance.now() - T0) / 1000, 1),
+    }),
+  )
+  if (keepWorkDir) progress(`kept ${workDir} (--keep)`)
+  if (!Object.values(met).every(Boolean)) process.exitCode = 1
+}
+
+try {
+  await main()
+} catch (err) {
+  console.error(
+    `bench failed: ${err instanceof BenchError ? err.message : err instanceof Error ? err.stack : err}`,
+  )
+  process.exitCode = 1
+} finally {
+  cleanup()
+}

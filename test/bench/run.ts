@@ -1,0 +1,507 @@
+// Herald performance bars (run with `bun run bench`; needs Linux, `wrk` and `taskset`, 2+ cores):
+//  1. Authenticated GET /api/v1/clients/{id} sustains >= 25% of the req/s of a bare Elysia
+//     hello-world measured in the same run (wrk -t1 -c50, server on core 0, wrk on core 1), plus
+//     p50/p99 latency at half that max rate from an open-loop client (test/bench/open-loop.ts, core 1).
+//  2. Cold start of dist/herald on an existing data file to the first 200 from /api/v1/health, and
+//     idle RSS after ~1 s.
+// Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 is missed.
+//
+// Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
+// bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5).
+
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Subprocess } from 'bun'
+import type { OpenLoopResult } from './open-loop'
+
+const ROOT = join(import.meta.dir, '..', '..')
+const HERALD = join(ROOT, 'dist', 'herald')
+const BARE_SERVER = join(import.meta.dir, 'bare-server.ts')
+const OPEN_LOOP = join(import.meta.dir, 'open-loop.ts')
+const HOST = '127.0.0.1'
+const SERVER_CORE = '0'
+const CLIENT_CORE = '1'
+const CONNECTIONS = 50
+const RATIO_BAR = 0.25
+const POLL_MS = 5
+const START_TIMEOUT_MS = 20_000
+const STOP_TIMEOUT_MS = 5_000
+const IDLE_MS = 1_000
+
+const BARE_SERVER_SOURCE = `// Written by test/bench/run.ts: the bare Elysia baseline for the throughput bar. Do not edit.
+import { Elysia } from 'elysia'
+
+new Elysia().get('/', () => 'hello').listen({ port: Number(process.env.PORT), hostname: '127.0.0.1' })
+`
+
+// wrk reports through this done() hook as one JSON line, so nothing depends on its human output.
+const WRK_REPORT_LUA = `done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format(
+    '{"requests":%d,"duration_us":%d,"connect_errors":%d,"read_errors":%d,"write_errors":%d,' ..
+    '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p99_us":%d}\\n',
+    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
+    latency:percentile(50), latency:percentile(99)))
+end
+`
+
+// ---------------------------------------------------------------------------------------------
+// Process bookkeeping: every child is tracked and killed on exit, error or Ctrl-C.
+
+const children = new Set<Subprocess>()
+let workDir: string | null = null
+
+function cleanup(): void {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
+  children.clear()
+  if (workDir) rmSync(workDir, { recursive: true, force: true })
+  workDir = null
+}
+process.on('exit', cleanup)
+for (const [signal, code] of [
+  ['SIGINT', 130],
+  ['SIGTERM', 143],
+] as const)
+  process.on(signal, () => {
+    cleanup()
+    process.exit(code)
+  })
+
+class BenchError extends Error {}
+
+interface Spawned {
+  proc: Subprocess
+  stderrFile: string
+}
+
+let spawnCount = 0
+/** Starts `cmd` pinned to `core`, stdout discarded, stderr kept in a file for error reports. */
+function spawnPinned(core: string, cmd: string[], env: Record<string, string> = {}): Spawned {
+  const stderrFile = join(workDir!, `stderr-${++spawnCount}.log`)
+  const proc = Bun.spawn(['taskset', '-c', core, ...cmd], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: Bun.file(stderrFile),
+  })
+  children.add(proc)
+  void proc.exited.then(() => children.delete(proc))
+  return { proc, stderrFile }
+}
+
+function stderrTail(s: Spawned): string {
+  try {
+    return readFileSync(s.stderrFile, 'utf8').trim().split('\n').slice(-15).join('\n')
+  } catch {
+    return ''
+  }
+}
+
+/** Runs a command to completion (pinned to the client core) and returns its stdout. */
+async function runPinned(cmd: string[], timeoutMs: number): Promise<string> {
+  const proc = Bun.spawn(['taskset', '-c', CLIENT_CORE, ...cmd], {
+    cwd: ROOT,
+    stdin: 'ignore',
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  children.add(proc)
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  clearTimeout(timer)
+  children.delete(proc)
+  if (code !== 0) throw new BenchError(`${cmd.join(' ')} exited with ${code}\n${err.trim()}\n${out.trim()}`)
+  return out
+}
+
+async function stop(s: Spawned): Promise<void> {
+  const { proc } = s
+  if (proc.exitCode !== null || proc.signalCode !== null) return
+  proc.kill('SIGTERM')
+  const stopped = await Promise.race([
+    proc.exited.then(() => true),
+    Bun.sleep(STOP_TIMEOUT_MS).then(() => false),
+  ])
+  if (!stopped) {
+    proc.kill('SIGKILL')
+    await proc.exited
+  }
+}
+
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: HOST, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
+
+/** Polls `url` every POLL_MS until it answers 200; returns ms since `since`. */
+async function waitReady(s: Spawned, url: string, since: number): Promise<number> {
+  const deadline = since + START_TIMEOUT_MS
+  while (performance.now() < deadline) {
+    if (s.proc.exitCode !== null || s.proc.signalCode !== null)
+      throw new BenchError(`server exited before answering ${url}\n${stderrTail(s)}`)
+    try {
+      const res = await fetch(url, { keepalive: false, signal: AbortSignal.timeout(2_000) })
+      await res.arrayBuffer()
+      if (res.status === 200) return performance.now() - since
+    } catch {
+      // not listening yet
+    }
+    await Bun.sleep(POLL_MS)
+  }
+  throw new BenchError(`no 200 from ${url} within ${START_TIMEOUT_MS} ms\n${stderrTail(s)}`)
+}
+
+function rssMb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  if (!match) throw new BenchError(`no VmRSS for pid ${pid}`)
+  return Number(match[1]) / 1024
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b)
+  const mid = s.length >> 1
+  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
+}
+
+// ---------------------------------------------------------------------------------------------
+// Herald and the baseline.
+
+interface Herald extends Spawned {
+  base: string
+}
+
+function startHerald(dataDir: string): Herald {
+  const port = freePort()
+  const s = spawnPinned(
+    SERVER_CORE,
+    [HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir],
+    { HERALD_LOG: 'json' },
+  )
+  return { ...s, base: `http://${HOST}:${port}` }
+}
+
+async function heraldCli(args: string[]): Promise<string> {
+  const proc = Bun.spawn([HERALD, ...args], { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
+  children.add(proc)
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  children.delete(proc)
+  if (code !== 0) throw new BenchError(`herald ${args.join(' ')} exited with ${code}\n${err.trim()}`)
+  return out
+}
+
+interface WrkResult {
+  rps: number
+  requests: number
+  p50_ms: number
+  p99_ms: number
+  errors: number
+}
+
+async function wrk(url: string, seconds: number, headers: string[]): Promise<WrkResult> {
+  const lua = join(workDir!, 'report.lua')
+  const args = ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', lua]
+  for (const h of headers) args.push('-H', h)
+  const out = await runPinned([...args, url], (seconds + 30) * 1000)
+  const line = out
+    .trim()
+    .split('\n')
+    .findLast((l) => l.startsWith('{'))
+  if (!line) throw new BenchError(`no report from wrk:\n${out}`)
+  const r = JSON.parse(line) as Record<string, number>
+  const errors =
+    r['connect_errors']! + r['read_errors']! + r['write_errors']! + r['status_errors']! + r['timeouts']!
+  return {
+    rps: r['requests']! / (r['duration_us']! / 1e6),
+    requests: r['requests']!,
+    p50_ms: r['p50_us']! / 1000,
+    p99_ms: r['p99_us']! / 1000,
+    errors,
+  }
+}
+
+const best = (runs: WrkResult[]): WrkResult => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
+
+/** The URL of the "Default workspace" client, checked to answer 200 with `key`. */
+async function clientUrlOf(h: Herald, key: string): Promise<string> {
+  const headers = { Authorization: `Bearer ${key}` }
+  const list = await fetch(`${h.base}/api/v1/clients`, { headers, keepalive: false })
+  const clientId = ((await list.json()) as { data?: { id: string }[] }).data?.[0]?.id
+  if (list.status !== 200 || !clientId)
+    throw new BenchError(`GET /api/v1/clients gave ${list.status}, no client`)
+  const url = `${h.base}/api/v1/clients/${clientId}`
+  const probe = await fetch(url, { headers, keepalive: false })
+  await probe.arrayBuffer()
+  if (probe.status !== 200) throw new BenchError(`GET ${url} gave ${probe.status}`)
+  return url
+}
+
+/** A discarded warm-up run, then the measured one. Any error or non-2xx answer fails the bench. */
+async function measure(name: string, url: string, opts: Options, headers: string[] = []): Promise<WrkResult> {
+  await wrk(url, opts.warmup, headers)
+  const result = await wrk(url, opts.duration, headers)
+  if (result.errors > 0)
+    throw new BenchError(
+      `${name}: ${result.errors} socket errors or non-2xx answers out of ${result.requests}`,
+    )
+  console.error(`  ${name}: ${Math.round(result.rps)} req/s`)
+  return result
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Options {
+  duration: number
+  warmup: number
+  openLoop: number
+  coldStarts: number
+  rounds: number
+}
+
+function parseOptions(): Options {
+  const { values } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: {
+      duration: { type: 'string', default: '10' },
+      warmup: { type: 'string', default: '2' },
+      'open-loop': { type: 'string', default: '5' },
+      'cold-starts': { type: 'string', default: '5' },
+      rounds: { type: 'string', default: '3' },
+    },
+    strict: true,
+  })
+  const positive = (name: string, v: string): number => {
+    const n = Number(v)
+    if (!Number.isInteger(n) || n < 1 || n > 600) throw new BenchError(`--${name} must be an integer 1..600`)
+    return n
+  }
+  return {
+    duration: positive('duration', values.duration),
+    warmup: positive('warmup', values.warmup),
+    openLoop: positive('open-loop', values['open-loop']),
+    coldStarts: positive('cold-starts', values['cold-starts']),
+    rounds: positive('rounds', values.rounds),
+  }
+}
+
+async function preflight(): Promise<void> {
+  if (process.platform !== 'linux') throw new BenchError('the benchmark needs Linux (taskset, /proc)')
+  if (!Bun.which('wrk'))
+    throw new BenchError(
+      'wrk is not on PATH; install it first, e.g. apt-get update && apt-get install -y wrk',
+    )
+  if (!Bun.which('taskset')) throw new BenchError('taskset is not on PATH (package util-linux)')
+  if (availableParallelism() < 2)
+    throw new BenchError('the benchmark needs 2 cores (server on 0, client on 1)')
+  if (!existsSync(HERALD)) {
+    console.error('dist/herald is missing: building it (bun run build)')
+    const build = Bun.spawn([process.execPath, 'run', 'build'], {
+      cwd: ROOT,
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    children.add(build)
+    if ((await build.exited) !== 0) throw new BenchError('bun run build failed')
+  } else {
+    // Not rebuilt automatically (the build rewrites src/db/migrations.generated.ts): just say so.
+    const built = statSync(HERALD).mtimeMs
+    const newer = ['src', 'migrations'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => {
+        const st = statSync(join(ROOT, dir, f))
+        return st.isFile() && st.mtimeMs > built
+      }),
+    )
+    if (newer.length)
+      console.error(
+        `warning: dist/herald is older than ${newer.length} source file(s); run \`bun run build\` first`,
+      )
+  }
+  if (!existsSync(BARE_SERVER) || readFileSync(BARE_SERVER, 'utf8') !== BARE_SERVER_SOURCE)
+    writeFileSync(BARE_SERVER, BARE_SERVER_SOURCE)
+  // Keep this orchestrator (all its threads) off the server's core.
+  const pin = Bun.spawnSync(['taskset', '-a', '-cp', CLIENT_CORE, String(process.pid)], { stdout: 'ignore' })
+  if (pin.exitCode !== 0) throw new BenchError(`taskset could not pin to core ${CLIENT_CORE}`)
+}
+
+async function main(): Promise<void> {
+  const opts = parseOptions()
+  await preflight()
+  workDir = mkdtempSync(join(tmpdir(), 'herald-bench-'))
+  writeFileSync(join(workDir, 'report.lua'), WRK_REPORT_LUA)
+  const dataDir = join(workDir, 'data')
+  const runStarted = performance.now()
+
+  // First start creates the data dir, the "Default workspace" client and the admin; then stop it.
+  console.error('preparing data dir')
+  {
+    const h = startHerald(dataDir)
+    await waitReady(h, `${h.base}/api/v1/health`, performance.now())
+    await stop(h)
+  }
+  // An unlimited-tier key, so rate limiting cannot cap the run (the bootstrap key is tier `scale`).
+  const { key } = JSON.parse(
+    await heraldCli([
+      'keys',
+      'create',
+      '--name',
+      'bench',
+      '--scopes',
+      'admin:*',
+      '--tier',
+      'unlimited',
+      '--json',
+      '--data',
+      dataDir,
+    ]),
+  ) as { key: string }
+  const auth = `Authorization: Bearer ${key}`
+
+  // Bar 2: cold starts on the existing data file.
+  console.error(`cold start x${opts.coldStarts}`)
+  const startMs: number[] = []
+  const idleRss: number[] = []
+  for (let i = 0; i < opts.coldStarts; i++) {
+    const port = freePort()
+    const t0 = performance.now()
+    const h = spawnPinned(
+      SERVER_CORE,
+      [HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir],
+      { HERALD_LOG: 'json' },
+    )
+    startMs.push(await waitReady(h, `http://${HOST}:${port}/api/v1/health`, t0))
+    await Bun.sleep(IDLE_MS)
+    idleRss.push(rssMb(h.proc.pid))
+    await stop(h)
+  }
+
+  // Bar 1: the bare baseline, then Herald, with identical wrk settings, `rounds` times interleaved.
+  // Each side's best round counts: on a shared machine noise only ever slows a run down.
+  console.error(
+    `throughput: ${opts.rounds} round(s) of wrk -t1 -c${CONNECTIONS}, ${opts.warmup} s warm-up + ${opts.duration} s`,
+  )
+  const bareRuns: WrkResult[] = []
+  const heraldRuns: WrkResult[] = []
+  let halfRate = 0
+  let openLoop: OpenLoopResult | null = null
+  let rssAfterLoad = 0
+  for (let round = 1; round <= opts.rounds; round++) {
+    const barePort = freePort()
+    const bareUrl = `http://${HOST}:${barePort}/`
+    const bareServer = spawnPinned(SERVER_CORE, [process.execPath, BARE_SERVER], { PORT: String(barePort) })
+    await waitReady(bareServer, bareUrl, performance.now())
+    bareRuns.push(await measure(`round ${round}: bare Elysia GET /`, bareUrl, opts))
+    await stop(bareServer)
+
+    const h = startHerald(dataDir)
+    await waitReady(h, `${h.base}/api/v1/health`, performance.now())
+    const clientUrl = await clientUrlOf(h, key)
+    heraldRuns.push(await measure(`round ${round}: Herald GET /api/v1/clients/{id}`, clientUrl, opts, [auth]))
+    if (round === opts.rounds) {
+      rssAfterLoad = rssMb(h.proc.pid)
+      halfRate = Math.max(1, Math.round(best(heraldRuns).rps / 2))
+      console.error(`open loop: ${halfRate} req/s for ${opts.openLoop} s`)
+      openLoop = JSON.parse(
+        await runPinned(
+          [process.execPath, OPEN_LOOP, clientUrl, String(halfRate), String(opts.openLoop), auth],
+          (opts.openLoop + 60) * 1000,
+        ),
+      ) as OpenLoopResult
+    }
+    await stop(h)
+  }
+  if (!openLoop) throw new BenchError('no open-loop result')
+  const bare = best(bareRuns)
+  const herald = best(heraldRuns)
+
+  const ratio = herald.rps / bare.rps
+  const pass = ratio >= RATIO_BAR
+  const fmt = (n: number, digits = 1) => n.toLocaleString('en-US', { maximumFractionDigits: digits })
+  const rounds = (runs: WrkResult[]) =>
+    runs.length > 1 ? `, best of ${runs.length}: ${runs.map((r) => fmt(r.rps, 0)).join(' / ')}` : ''
+  const summary = [
+    '',
+    `Herald benchmark: server pinned to core ${SERVER_CORE}, clients to core ${CLIENT_CORE}; ` +
+      `wrk -t1 -c${CONNECTIONS} -d${opts.duration}s after a ${opts.warmup} s warm-up, ` +
+      `${opts.rounds} interleaved round(s)`,
+    '',
+    '| Measure | Result |',
+    '| --- | --- |',
+    `| Bare Elysia \`GET /\` (wrk) | ${fmt(bare.rps, 0)} req/s (p99 ${fmt(bare.p99_ms, 2)} ms${rounds(bareRuns)}) |`,
+    `| Herald \`GET /api/v1/clients/{id}\`, authenticated (wrk) | ` +
+      `${fmt(herald.rps, 0)} req/s (p99 ${fmt(herald.p99_ms, 2)} ms${rounds(heraldRuns)}) |`,
+    `| Herald / bare | ${fmt(ratio * 100)} % (bar >= ${RATIO_BAR * 100} %: ${pass ? 'met' : 'MISSED'}) |`,
+    `| Latency at half max rate (${fmt(halfRate, 0)} req/s open loop, ${opts.openLoop} s) | ` +
+      `p50 ${fmt(openLoop.p50_ms, 2)} ms, p99 ${fmt(openLoop.p99_ms, 2)} ms ` +
+      `(${openLoop.ok}/${openLoop.sent} ok, ${openLoop.errors} errors) |`,
+    `| Cold start to healthy \`/api/v1/health\` (n=${opts.coldStarts}) | ` +
+      `median ${fmt(median(startMs))} ms, max ${fmt(Math.max(...startMs))} ms |`,
+    `| Idle RSS after ${IDLE_MS / 1000} s | ` +
+      `${fmt(median(idleRss))} MB (median), ${fmt(rssAfterLoad)} MB after the load run |`,
+    '',
+  ]
+  if (openLoop.achieved_rps < 0.95 * halfRate)
+    summary.push(
+      `warning: the open-loop client only reached ${fmt(openLoop.achieved_rps, 0)} req/s ` +
+        `(max send lag ${fmt(openLoop.max_send_lag_ms)} ms); its latencies include client saturation`,
+    )
+  console.log(summary.join('\n'))
+
+  const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d
+  console.log(
+    JSON.stringify({
+      wrk: {
+        threads: 1,
+        connections: CONNECTIONS,
+        duration_s: opts.duration,
+        warmup_s: opts.warmup,
+        rounds: opts.rounds,
+      },
+      bare_rps: round(bare.rps, 0),
+      bare_rps_rounds: bareRuns.map((r) => round(r.rps, 0)),
+      bare_p99_ms: round(bare.p99_ms),
+      herald_rps: round(herald.rps, 0),
+      herald_rps_rounds: heraldRuns.map((r) => round(r.rps, 0)),
+      herald_p99_ms: round(herald.p99_ms),
+      ratio: round(ratio, 4),
+      ratio_bar: RATIO_BAR,
+      ratio_pass: pass,
+      half_rate: {
+        ...Object.fromEntries(Object.entries(openLoop).map(([k, v]) => [k, round(v)])),
+        duration_s: opts.openLoop,
+      },
+      cold_start_ms: {
+        n: opts.coldStarts,
+        median: round(median(startMs), 1),
+        max: round(Math.max(...startMs), 1),
+        all: startMs.map((v) => round(v, 1)),
+      },
+      idle_rss_mb: { median: round(median(idleRss), 1), all: idleRss.map((v) => round(v, 1)) },
+      rss_after_load_mb: round(rssAfterLoad, 1),
+      total_s: round((performance.now() - runStarted) / 1000, 1),
+    }),
+  )
+  if (!pass) process.exitCode = 1
+}
+
+try {
+  await main()
+} catch (err) {
+  console.error(
+    `bench failed: ${err instanceof BenchError ? err.message : err instanceof Error ? err.stack : err}`,
+  )
+  process.exitCode = 1
+} finally {
+  cleanup()
+}

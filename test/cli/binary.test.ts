@@ -1,0 +1,193 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { freePort, serveBinary, useBinary } from '../helpers/binary'
+
+// The compiled executable, end to end (test/helpers/binary.ts builds it or takes HERALD_BINARY).
+const bin = useBinary('herald-bin-')
+const work = bin.work
+const env = { ...process.env, HERALD_LOG: 'json' } as Record<string, string>
+delete env.HERALD_BOOTSTRAP_API_KEY
+
+function run(args: string[], extraEnv: Record<string, string> = {}) {
+  const p = Bun.spawnSync([bin.path(), ...args], { cwd: work, env: { ...env, ...extraEnv } })
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }
+}
+
+const start = (dataDir: string) => serveBinary(bin, dataDir, env)
+
+async function stop(proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>) {
+  proc.kill('SIGTERM')
+  const code = await proc.exited
+  return { code, stdout: await new Response(proc.stdout).text() }
+}
+
+describe('the compiled binary', () => {
+  test('version, help, and usage errors (exit 2)', () => {
+    expect(run(['version']).stdout.trim()).toBe('1.0.0')
+    expect(run(['help']).stdout).toContain('herald serve')
+    const unknown = run(['frobnicate'])
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toContain('unknown command: frobnicate')
+    expect(unknown.stderr).toContain('Usage:')
+    expect(run(['serve', '--colour', 'red']).code).toBe(2)
+    expect(run(['migrate', '--port', '1']).code).toBe(2)
+    const jobsData = join(work, 'jobs')
+    expect(run(['jobs', 'list', '--data', jobsData]).stdout).toContain('segments.refresh')
+    expect(run(['jobs', 'run', 'idempotency.purge', '--data', jobsData]).stdout).toContain(
+      'job idempotency.purge ran',
+    )
+    expect(run(['jobs', 'run', 'nope', '--data', jobsData]).code).toBe(2)
+  })
+
+  test('a bad setting stops start-up with one line naming it', () => {
+    const r = run(['serve', '--data', join(work, 'bad')], { HERALD_LOG: 'xml' })
+    expect(r.code).toBe(1)
+    expect(r.stderr.trim()).toBe('herald: HERALD_LOG must be one of json, pretty, got "xml"')
+  })
+
+  test('first run bootstraps and prints the key once; restart keeps data; SIGTERM exits cleanly', async () => {
+    const data = join(work, 'data')
+    const first = await start(data)
+    const health = await (await fetch(`${first.base}/api/v1/health`)).json()
+    expect(health).toMatchObject({ status: 'ok', version: '1.0.0' })
+
+    // A key made offline on the same file works on the running server.
+    const made = run([
+      'keys',
+      'create',
+      '--name',
+      'ops',
+      '--scopes',
+      'contacts:read',
+      '--json',
+      '--data',
+      data,
+    ])
+    expect(made.code).toBe(0)
+    const { key } = JSON.parse(made.stdout)
+    const clients = await fetch(`${first.base}/api/v1/clients`, { headers: { 'x-api-key': key } })
+    expect(clients.status).toBe(200)
+    expect(((await clients.json()) as { data: { name: string }[] }).data[0]!.name).toBe('Default workspace')
+
+    // Online backup while serving.
+    const backupFile = join(work, 'backup.db')
+    expect(run(['backup', backupFile, '--data', data]).code).toBe(0)
+    const copy = new Database(backupFile, { readonly: true })
+    expect(copy.query('SELECT count(*) AS n FROM clients').get()).toEqual({ n: 1 })
+    copy.close()
+    const twice = run(['backup', backupFile, '--data', data])
+    expect(twice.code).toBe(1)
+    expect(twice.stderr).toContain('already exists')
+
+    // A key revoked offline stops working on the running server (within the 1 s look-up cache).
+    const doomed = JSON.parse(
+      run(['keys', 'create', '--name', 'tmp', '--scopes', 'contacts:read', '--json', '--data', data]).stdout,
+    )
+    expect(
+      (await fetch(`${first.base}/api/v1/clients`, { headers: { 'x-api-key': doomed.key } })).status,
+    ).toBe(200)
+    expect(run(['keys', 'revoke', doomed.id, '--data', data]).code).toBe(0)
+    await Bun.sleep(1100)
+    expect(
+      (await fetch(`${first.base}/api/v1/clients`, { headers: { 'x-api-key': doomed.key } })).status,
+    ).toBe(401)
+    expect(run(['keys', 'list', '--data', data]).stdout).toContain(`${doomed.id}\t`)
+
+    const stopped = await stop(first.proc)
+    expect(stopped.code).toBe(0)
+    const bootKey = /Admin API key \(shown once, store it now\): (hrld_\S+)/.exec(stopped.stdout)?.[1]
+    expect(bootKey).toBeDefined()
+    expect(stopped.stdout).toContain('Portal password (shown once)')
+    const logLines = stopped.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l))
+    const access = logLines.find((l) => l.msg === 'request' && l.path === '/api/v1/clients')
+    expect(access).toMatchObject({ method: 'GET', status: 200 })
+    expect(typeof access.duration_ms).toBe('number')
+    expect(access.request_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(access.key_id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(stopped.stdout).not.toContain(key) // the key is never logged
+    expect(logLines.at(-1)).toMatchObject({ msg: 'stopped', forced: false })
+    expect(existsSync(join(data, 'herald.db'))).toBe(true)
+
+    const second = await start(data)
+    const ok = await fetch(`${second.base}/api/v1/clients`, {
+      headers: { authorization: `Bearer ${bootKey}` },
+    })
+    expect(ok.status).toBe(200)
+    const again = await stop(second.proc)
+    expect(again.code).toBe(0)
+    expect(again.stdout).not.toContain('shown once')
+    expect(again.stdout).not.toContain(bootKey!)
+  }, 60_000)
+
+  test('SIGTERM lets an in-flight request finish, then refuses new connections', async () => {
+    const data = join(work, 'data-drain')
+    const server = await start(data)
+    const key = JSON.parse(
+      run(['keys', 'create', '--name', 'd', '--scopes', 'admin:*', '--json', '--data', data]).stdout,
+    ).key
+    const encoder = new TextEncoder()
+    let release!: () => void
+    const gate = new Promise<void>((r) => {
+      release = r
+    })
+    // A request whose body arrives slowly: it is in flight when SIGTERM lands.
+    const body = new ReadableStream<Uint8Array>({
+      async start(controller) {
+        controller.enqueue(encoder.encode('{"name":'))
+        await gate
+        controller.enqueue(encoder.encode('"Late"}'))
+        controller.close()
+      },
+    })
+    const inFlight = fetch(`${server.base}/api/v1/clients`, {
+      method: 'POST',
+      body,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit)
+    await Bun.sleep(100)
+    server.proc.kill('SIGTERM')
+    await Bun.sleep(100)
+    release()
+    const res = await inFlight
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { data: { name: string } }).data.name).toBe('Late')
+    expect(await server.proc.exited).toBe(0)
+    await expect(fetch(`${server.base}/api/v1/health`)).rejects.toThrow()
+  }, 30_000)
+
+  test('HERALD_BOOTSTRAP_API_KEY is honoured on first run', async () => {
+    const data = join(work, 'data-boot')
+    const chosen = `hrld_${'a1B2'.repeat(10)}`
+    const port = freePort()
+    const proc = Bun.spawn(
+      [bin.path(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data],
+      {
+        cwd: work,
+        env: { ...env, HERALD_BOOTSTRAP_API_KEY: chosen },
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    )
+    let status = 0
+    for (let i = 0; i < 200 && status !== 200; i++) {
+      try {
+        status = (
+          await fetch(`http://127.0.0.1:${port}/api/v1/api-keys`, {
+            headers: { authorization: `Bearer ${chosen}` },
+          })
+        ).status
+      } catch {
+        await Bun.sleep(25)
+      }
+    }
+    expect(status).toBe(200)
+    const out = await stop(proc)
+    expect(out.stdout).not.toContain(chosen)
+  }, 30_000)
+})

@@ -1,0 +1,90 @@
+import { Database } from 'bun:sqlite'
+import { expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
+import { serveBinary, useBinary } from '../helpers/binary'
+import { startReceiver, until } from '../helpers/receiver'
+
+// Crash safety of the webhook outbox: kill -9 the compiled binary while deliveries are pending
+// (receiver down), restart it, bring the receiver up: every event arrives at least once.
+const bin = useBinary('herald-whk-')
+const work = bin.work
+const KEY = `hrld_${'Crash0Test1Key2'.repeat(3)}`
+const env = {
+  ...process.env,
+  HERALD_LOG: 'json',
+  HERALD_BOOTSTRAP_API_KEY: KEY,
+  HERALD_WEBHOOK_ALLOW_PRIVATE: '1',
+  HERALD_WEBHOOK_RETRY_SCHEDULE: `0,${Array(40).fill('500ms').join(',')}`,
+} as Record<string, string>
+
+async function start(dataDir: string) {
+  const { proc, base } = await serveBinary(bin, dataDir, env, 'ignore')
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely
+    return { status: res.status, body: (await res.json()) as any }
+  }
+  return { proc, call }
+}
+
+test('kill -9 while deliveries are pending loses none', async () => {
+  const data = join(work, 'data')
+  const rx = startReceiver()
+  await rx.down()
+  const first = await start(data)
+  const clientId = (await first.call('GET', '/api/v1/clients')).body.data[0].id
+  const hook = await first.call('POST', `/api/v1/webhooks?client_id=${clientId}`, {
+    url: rx.url,
+    events: ['contact.unsubscribed'],
+  })
+  expect(hook.status).toBe(200)
+  const secret: string = hook.body.data.secret
+
+  const expected = new Set<string>()
+  for (let i = 0; i < 30; i++) {
+    const c = await first.call('POST', `/api/v1/contacts?client_id=${clientId}`, {
+      email: `crash${i}@example.com`,
+    })
+    const r = await first.call('PATCH', `/api/v1/contacts/${c.body.data.id}`, { status: 'unsubscribed' })
+    expect(r.status).toBe(200)
+    expected.add(`con_${c.body.data.id.replaceAll('-', '')}`)
+  }
+  await Bun.sleep(300) // some deliveries attempted (refused), some still waiting
+  first.proc.kill('SIGKILL')
+  await first.proc.exited
+  // The crash left work behind: attempts were made (refused) and nothing was delivered.
+  const db = new Database(join(data, 'herald.db'))
+  const state = db
+    .query(
+      "SELECT (SELECT count(*) FROM webhook_attempts) AS attempts, (SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded') AS done",
+    )
+    .get() as { attempts: number; done: number }
+  db.close()
+  expect(state.attempts).toBeGreaterThan(0)
+  expect(state.done).toBe(0)
+
+  const second = await start(data)
+  rx.up()
+  const arrived = new Set<string>()
+  const verifier = new Webhook(secret)
+  await until(
+    () => {
+      for (const r of rx.received.splice(0)) {
+        const payload = verifier.verify(r.body, r.headers) as { data: { contact_id: string } }
+        arrived.add(payload.data.contact_id)
+      }
+      return arrived.size === expected.size
+    },
+    20_000,
+    'every event after the restart',
+  )
+  expect([...arrived].sort()).toEqual([...expected].sort())
+  second.proc.kill('SIGTERM')
+  expect(await second.proc.exited).toBe(0)
+  await rx.close()
+}, 60_000)

@@ -1,0 +1,107 @@
+import { afterAll } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type App, createApp } from '../../src/app'
+import { loadConfig } from '../../src/config'
+import { type AppContext, createAppContext, withActor } from '../../src/context'
+import type { ApiKeyTier } from '../../src/db/schema'
+import { createLogger, silentLogger } from '../../src/lib/log'
+import type { Clock } from '../../src/lib/time'
+import { issueApiKey } from '../../src/services/api-keys/issue'
+import { createClient } from '../../src/services/clients/create'
+import { bootstrapIfEmpty } from '../../src/services/instance/bootstrap'
+
+export interface CallOptions {
+  key?: string | null
+  body?: unknown
+  /** Sent as-is (no JSON encoding). */
+  raw?: string | Uint8Array
+  headers?: Record<string, string>
+}
+
+export interface CallResult {
+  status: number
+  headers: Headers
+  // biome-ignore lint/suspicious/noExplicitAny: test bodies are inspected freely
+  body: any
+  text: string
+}
+
+export interface TestApp {
+  app: App
+  ctx: AppContext
+  dataDir: string
+  /** The bootstrap platform-wide admin:* key. */
+  adminKey: string
+  defaultClientId: string
+  call(method: string, path: string, options?: CallOptions): Promise<CallResult>
+  key(options: { scopes: string[]; clientId?: string | null; tier?: ApiKeyTier; name?: string }): string
+  client(name?: string): string
+  close(): void
+}
+
+export const BASE = 'http://localhost:8080'
+
+/** A fresh data directory, migrated and bootstrapped, and the app called in-process. */
+export function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): TestApp {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'))
+  const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...options.env })
+  const ctx = createAppContext(config, {
+    log: process.env.TEST_LOG ? createLogger('pretty') : silentLogger,
+    clock: options.clock,
+  })
+  const boot = bootstrapIfEmpty(ctx)!
+  const app = createApp(ctx)
+  let adminKey = boot.apiKey ?? config.bootstrapApiKey!
+  // The bootstrap key is tier "scale"; tests that are not about limits should never hit one.
+  adminKey = issueApiKey(ctx.db, Date.now(), {
+    name: 'test admin',
+    scopes: ['admin:*'],
+    clientId: null,
+    tier: 'unlimited',
+  }).key
+
+  const t: TestApp = {
+    app,
+    ctx,
+    dataDir,
+    adminKey,
+    defaultClientId: boot.clientId,
+    async call(method, path, o = {}) {
+      const headers: Record<string, string> = { ...o.headers }
+      const key = o.key === undefined ? adminKey : o.key
+      if (key) headers.authorization = `Bearer ${key}`
+      let body: BodyInit | undefined
+      if (o.raw !== undefined) body = o.raw as BodyInit
+      else if (o.body !== undefined) {
+        body = JSON.stringify(o.body)
+        headers['content-type'] ??= 'application/json'
+      }
+      const res = await app.handle(new Request(BASE + path, { method, headers, body }))
+      const text = await res.text()
+      let parsed: unknown = null
+      try {
+        parsed = text ? JSON.parse(text) : null
+      } catch {
+        parsed = null
+      }
+      return { status: res.status, headers: res.headers, body: parsed, text }
+    },
+    key({ scopes, clientId = null, tier = 'unlimited', name = 'test key' }) {
+      return issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier }).key
+    },
+    client(name = 'Tenant') {
+      const platform = { keyId: 'test', clientId: null, scopes: ['admin:*'], tier: 'unlimited' as const }
+      return createClient(withActor(ctx, platform, 'test'), { name }).id
+    },
+    close() {
+      ctx.jobs.stop()
+      ctx.store.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+  // Outside bun test (benchmarks reuse this helper) the caller closes it.
+  if (process.env.NODE_ENV === 'test') afterAll(() => t.close())
+  return t
+}

@@ -1,0 +1,43 @@
+import { expect, test } from 'bun:test'
+import type { TestApp } from './app'
+
+/** One row of a scenario table: a request and what must come back. */
+export interface Scenario {
+  name: string
+  method?: string
+  path?: string | (() => string)
+  /** The credential; undefined = the table's default. */
+  key?: () => string | null
+  body?: unknown
+  status: number
+  code?: string
+  /** A field that `error.details` must name. */
+  field?: string
+}
+
+export interface ScenarioDefaults {
+  method: string
+  path: string
+  key?: () => string | null
+}
+
+/** The field names a 422 lists. */
+export const detailFields = (body: { error?: { details?: { field: string }[] } }) =>
+  (body.error?.details ?? []).map((d) => d.field)
+
+/** Registers one test per row: call, then check status, error code and the named field. */
+export function scenarios(t: TestApp, defaults: ScenarioDefaults, rows: Scenario[], prefix = ''): void {
+  for (const r of rows) {
+    test(`${prefix}${r.name} → ${r.status}`, async () => {
+      const path = typeof r.path === 'function' ? r.path() : (r.path ?? defaults.path)
+      const keyFn = r.key ?? defaults.key
+      const res = await t.call(r.method ?? defaults.method, path, {
+        key: keyFn ? keyFn() : undefined,
+        body: r.body,
+      })
+      expect(res.status).toBe(r.status)
+      if (r.code) expect(res.body.error.code).toBe(r.code)
+      if (r.field) expect(detailFields(res.body)).toContain(r.field)
+    })
+  }
+}

@@ -1,0 +1,48 @@
+import { describe, expect, test } from 'bun:test'
+import { decryptSecret, encryptSecret, randomBase62 } from '../../src/lib/crypto'
+import { decodeCursor, encodeCursor } from '../../src/lib/cursor'
+import { newId, parseId, toPrefixedId } from '../../src/lib/ids'
+
+describe('ids', () => {
+  test('UUIDv7 ids sort in creation order', () => {
+    const ids = Array.from({ length: 50 }, () => newId())
+    expect([...ids].sort()).toEqual(ids)
+    expect(ids[0]).toMatch(/^[0-9a-f-]{36}$/)
+  })
+
+  test('prefixed ids round-trip; anything else is null', () => {
+    const id = newId()
+    const prefixed = toPrefixedId('campaign', id)
+    expect(prefixed).toMatch(/^cmp_[0-9a-f]{32}$/)
+    expect(parseId(prefixed)).toBe(id)
+    expect(parseId(id.toUpperCase())).toBe(id)
+    for (const bad of ['', '123', 'cmp_xyz', `${id}x`, 'cmp-0193']) expect(parseId(bad)).toBeNull()
+  })
+})
+
+describe('secrets and cursors', () => {
+  const key = new Uint8Array(32).fill(7)
+  test('AES-256-GCM round-trips, and tampering or another key fails', () => {
+    const sealed = encryptSecret(key, 'dkim private key')
+    expect(sealed).not.toContain('dkim')
+    expect(decryptSecret(key, sealed)).toBe('dkim private key')
+    expect(encryptSecret(key, 'same')).not.toBe(encryptSecret(key, 'same')) // fresh IV
+    expect(() => decryptSecret(new Uint8Array(32).fill(8), sealed)).toThrow()
+    const parts = sealed.split(':')
+    parts[3] = Buffer.from('other').toString('base64url')
+    expect(() => decryptSecret(key, parts.join(':'))).toThrow()
+  })
+
+  test('cursors decode only when issued with the same key', () => {
+    const c = encodeCursor(key, 'abc')
+    expect(decodeCursor(key, c)).toBe('abc')
+    expect(decodeCursor(new Uint8Array(32), c)).toBeNull()
+    expect(decodeCursor(key, 'x.y')).toBeNull()
+  })
+
+  test('random base62 keys have the expected length and alphabet', () => {
+    const s = randomBase62(32)
+    expect(s).toMatch(/^[0-9A-Za-z]{43}$/)
+    expect(randomBase62(32)).not.toBe(s)
+  })
+})
