@@ -6,6 +6,7 @@ import { operations } from './http/operations'
 import { createPipeline, type RequestMeta } from './http/pipeline'
 import { errorBody, jsonResponse } from './http/respond'
 import { logRequest, mountOperations } from './http/router'
+import { trackingPlugin } from './http/tracking'
 
 /** Bodies up to this size reach handlers (CSV imports stream up to 200 MiB); JSON has its own 1 MiB cap. */
 export const MAX_REQUEST_BODY = 210 * 1024 * 1024
@@ -17,6 +18,7 @@ export function createApp(ctx: AppContext) {
 
   const routes = mountOperations(app, pipeline, operations)
   app.use(docsPlugin(operations, ctx.config.publicUrl))
+  app.use(trackingPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) => {

@@ -41,6 +41,10 @@ export interface Config {
   readonly smtpPool: number
   readonly domainThrottle: number | null
   readonly clientHourlyCap: number | null
+  /** Domain of VERP bounce+/reply+ addresses and the mailto: unsubscribe (HERALD_INBOUND_DOMAIN). */
+  readonly inboundDomain: string | null
+  /** Port of the optional inbound SMTP listener (HERALD_INBOUND_SMTP_PORT); null = off. */
+  readonly inboundSmtpPort: number | null
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -161,6 +165,15 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     }
   }
 
+  const inboundDomain = env.HERALD_INBOUND_DOMAIN?.trim().toLowerCase() || null
+  if (
+    inboundDomain !== null &&
+    !/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9-]{1,63}$/.test(inboundDomain)
+  )
+    throw new ConfigError(
+      `HERALD_INBOUND_DOMAIN must be a domain name such as mail.example.com, got "${inboundDomain}"`,
+    )
+
   return Object.freeze({
     port,
     host,
@@ -199,5 +212,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     smtpPool: int('HERALD_SMTP_POOL', env.HERALD_SMTP_POOL ?? '5', 1, 100),
     domainThrottle: optionalInt('HERALD_DOMAIN_THROTTLE', env.HERALD_DOMAIN_THROTTLE, 1, 1_000_000),
     clientHourlyCap: optionalInt('HERALD_CLIENT_HOURLY_CAP', env.HERALD_CLIENT_HOURLY_CAP, 1, 100_000_000),
+    inboundDomain,
+    inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
   })
 }

@@ -8,6 +8,7 @@ import m4 from '../../migrations/0004_contacts_fts_bulk.sql' with { type: 'text'
 import m5 from '../../migrations/0005_client_contact_count.sql' with { type: 'text' }
 import m6 from '../../migrations/0006_warm_bug.sql' with { type: 'text' }
 import m7 from '../../migrations/0007_webhook_claim_index.sql' with { type: 'text' }
+import m8 from '../../migrations/0008_campaign_engine.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -18,4 +19,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0005_client_contact_count', sql: m5 },
   { tag: '0006_warm_bug', sql: m6 },
   { tag: '0007_webhook_claim_index', sql: m7 },
+  { tag: '0008_campaign_engine', sql: m8 },
 ]

@@ -1,10 +1,12 @@
 import { apiKeyOperations } from './api/api-keys'
+import { campaignOperations } from './api/campaigns'
 import { clientOperations } from './api/clients'
 import { contactOperations } from './api/contacts'
 import { domainOperations } from './api/domains'
 import { healthOperations } from './api/health'
 import { importOperations } from './api/imports'
 import { listOperations } from './api/lists'
+import { messageOperations } from './api/messages'
 import { segmentOperations } from './api/segments'
 import { senderOperations } from './api/senders'
 import { suppressionOperations } from './api/suppressions'
@@ -27,5 +29,7 @@ export const operations: readonly Operation[] = [
   ...templateOperations,
   ...senderOperations,
   ...domainOperations,
+  ...campaignOperations,
+  ...messageOperations,
   ...webhookOperations,
 ]

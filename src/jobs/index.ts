@@ -1,10 +1,19 @@
 import type { AppContext } from '../context'
+import { startDueCampaigns } from '../services/campaigns/launch'
 import { reverifyDomains } from '../services/domains/verify'
 import { purgeIdempotencyKeys } from '../services/idempotency'
 import { refreshSegmentSizes } from '../services/segments/manage'
 
 /** Registers every named job of the instance. Later issues add theirs here. */
 export function registerJobs(ctx: AppContext): void {
+  ctx.jobs.register({
+    name: 'campaigns.start-scheduled',
+    schedule: '* * * * * *',
+    description: 'Start scheduled campaigns whose scheduled_at has come (checked every second)',
+    run: () => {
+      startDueCampaigns(ctx)
+    },
+  })
   ctx.jobs.register({
     name: 'idempotency.purge',
     schedule: '17 * * * *',

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { FieldError } from '../../errors'
+import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
 
 // Segment rules (DESIGN.md §7) are checked and compiled to ONE parameterised SQL condition over
@@ -77,7 +78,6 @@ export interface CompileContext {
 const DAY = 86_400_000
 export const MAX_SEGMENT_VALUES = 10_000
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
 function like(column: SQL, pattern: string, negate: boolean): SQL {
   const cond = sql`${column} LIKE ${pattern} ESCAPE '\\'`

@@ -1,0 +1,70 @@
+import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { clients } from './clients'
+
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'sent',
+  'paused',
+  'failed',
+  'cancelled',
+] as const
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
+
+export const CAMPAIGN_CHANNELS = ['email', 'sms', 'voice', 'whatsapp', 'rcs'] as const
+export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number]
+
+/**
+ * A campaign and its running totals. The counters are updated in the same transaction as the
+ * events that cause them, so `GET /stats` is one row read even for a million recipients.
+ * `snapshot_*` track the audience copy into the outbox, done in chunks after launch so that
+ * launch returns at once and a crash resumes the copy where it stopped.
+ */
+export const campaigns = sqliteTable(
+  'campaigns',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => clients.id),
+    name: text('name').notNull(),
+    status: text('status', { enum: CAMPAIGN_STATUSES }).notNull().default('draft'),
+    channel: text('channel', { enum: CAMPAIGN_CHANNELS }).notNull().default('email'),
+    subject: text('subject'),
+    bodyHtml: text('body_html'),
+    bodyText: text('body_text'),
+    templateId: text('template_id'),
+    listId: text('list_id'),
+    segmentId: text('segment_id'),
+    senderId: text('sender_id'),
+    scheduledAt: integer('scheduled_at'),
+    totalRecipients: integer('total_recipients'),
+    failureReason: text('failure_reason'),
+    /** Audience copy: last contact id copied, and done flag. Null cursor = not started. */
+    snapshotCursor: text('snapshot_cursor'),
+    snapshotDone: integer('snapshot_done', { mode: 'boolean' }).notNull().default(false),
+    /** Contacts and memberships newer than this are not part of the audience. */
+    launchedAt: integer('launched_at'),
+    startedAt: integer('started_at'),
+    completedAt: integer('completed_at'),
+    sent: integer('sent').notNull().default(0),
+    skipped: integer('skipped').notNull().default(0),
+    failed: integer('failed').notNull().default(0),
+    delivered: integer('delivered').notNull().default(0),
+    opened: integer('opened').notNull().default(0),
+    machineOpened: integer('machine_opened').notNull().default(0),
+    clicked: integer('clicked').notNull().default(0),
+    replied: integer('replied').notNull().default(0),
+    bounced: integer('bounced').notNull().default(0),
+    unsubscribed: integer('unsubscribed').notNull().default(0),
+    createdAt: integer('created_at').notNull(),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [
+    index('campaigns_client_idx').on(t.clientId, t.id),
+    index('campaigns_status_idx').on(t.status, t.scheduledAt),
+  ],
+)
+
+export type CampaignRow = typeof campaigns.$inferSelect

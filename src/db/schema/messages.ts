@@ -1,0 +1,71 @@
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+
+export const MESSAGE_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'failed',
+  'bounced',
+  'skipped',
+  'cancelled',
+] as const
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+
+/**
+ * The send queue's outbox (DESIGN.md §8). A row is claimed with a lease (status `sending`,
+ * `next_attempt_at` = lease end) and its outcome written in one transaction with its event.
+ * `seq` is the rowid so claims walk the queue in insertion order through an index.
+ * The first open/click times make per-contact unique counts a single-row check.
+ */
+export const messages = sqliteTable(
+  'messages',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull(),
+    clientId: text('client_id').notNull(),
+    campaignId: text('campaign_id'),
+    journeyId: text('journey_id'),
+    sequenceId: text('sequence_id'),
+    contactId: text('contact_id').notNull(),
+    channel: text('channel').notNull(),
+    to: text('to_address').notNull(),
+    status: text('status', { enum: MESSAGE_STATUSES }).notNull().default('queued'),
+    skipReason: text('skip_reason'),
+    provider: text('provider'),
+    providerMessageId: text('provider_message_id'),
+    error: text('error'),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: integer('next_attempt_at').notNull(),
+    createdAt: integer('created_at').notNull(),
+    sentAt: integer('sent_at'),
+    deliveredAt: integer('delivered_at'),
+    openedAt: integer('opened_at'),
+    clickedAt: integer('clicked_at'),
+    bouncedAt: integer('bounced_at'),
+    repliedAt: integer('replied_at'),
+    unsubscribedAt: integer('unsubscribed_at'),
+  },
+  (t) => [
+    uniqueIndex('messages_id_idx').on(t.id),
+    uniqueIndex('messages_campaign_contact_idx')
+      .on(t.campaignId, t.contactId)
+      .where(sql`campaign_id IS NOT NULL`),
+    index('messages_campaign_status_idx').on(t.campaignId, t.status, t.seq),
+    index('messages_client_idx').on(t.clientId, t.id),
+    index('messages_contact_idx').on(t.contactId),
+    index('messages_provider_id_idx').on(t.providerMessageId),
+  ],
+)
+
+/** What was sent, for the capture mailbox and GET /messages/{id}. Bodies are kept for capture and simulator. */
+export const messageContents = sqliteTable('message_contents', {
+  messageSeq: integer('message_seq').primaryKey(),
+  subject: text('subject'),
+  bodyHtml: text('body_html'),
+  bodyText: text('body_text'),
+  headers: text('headers', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+})
+
+export type MessageRow = typeof messages.$inferSelect

@@ -1,0 +1,111 @@
+import { Elysia } from 'elysia'
+import type { AppContext } from '../context'
+import { recordClick, recordOpen, unsubscribeViaMessage } from '../services/messages/activity'
+import { resolveLinkToken } from '../services/tracking/resolve'
+import { readLimited } from './middleware/body'
+import { requestIdFor } from './middleware/request-id'
+import { errorBody, jsonResponse } from './respond'
+import { logRequest } from './router'
+
+// The links inside messages: open pixel, click redirect, unsubscribe page and RFC 8058
+// one-click POST. They carry no credential: the signed token is the authority, and a token
+// that does not verify for its message's client is 404 like any unknown path.
+
+const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
+const NO_STORE = { 'cache-control': 'no-store, private', 'referrer-policy': 'no-referrer' }
+
+const page = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}</style></head><body>${body}</body></html>`
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+
+export function trackingPlugin(app: AppContext) {
+  const html = (status: number, body: string) =>
+    new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } })
+
+  /** Wraps a handler with the request id, the 404 for bad tokens and the access log. */
+  const route =
+    (fn: (token: string, request: Request, requestId: string) => Response | Promise<Response>) =>
+    async (c: { params: Record<string, string>; request: Request }) => {
+      const started = performance.now()
+      const requestId = requestIdFor(c.request)
+      let response: Response
+      try {
+        response = await fn(c.params.token ?? '', c.request, requestId)
+      } catch (err) {
+        app.log.error('tracking request failed', { request_id: requestId, error: String(err) })
+        response = jsonResponse(500, errorBody('INTERNAL_ERROR', 'An internal error occurred', requestId))
+      }
+      response.headers.set('x-request-id', requestId)
+      logRequest(app.log, c.request, { requestId, status: response.status }, started)
+      return response
+    }
+  const notFound = (requestId: string) =>
+    jsonResponse(404, errorBody('NOT_FOUND', 'No such link', requestId), NO_STORE)
+
+  return new Elysia({ name: 'herald-tracking' })
+    .get(
+      '/t/o/:token',
+      route((token, request, requestId) => {
+        const found = resolveLinkToken(app, token, 'open')
+        if (!found) return notFound(requestId)
+        recordOpen(app, found.message, request.headers.get('user-agent'), app.clock.now())
+        return new Response(PIXEL, { headers: { 'content-type': 'image/gif', ...NO_STORE } })
+      }),
+      { parse: 'none' },
+    )
+    .get(
+      '/t/c/:token',
+      route((token, request, requestId) => {
+        const found = resolveLinkToken(app, token, 'click')
+        if (!found) return notFound(requestId)
+        recordClick(app, found.message, found.url!, request.headers.get('user-agent'), app.clock.now())
+        return new Response(null, { status: 302, headers: { location: found.url!, ...NO_STORE } })
+      }),
+      { parse: 'none' },
+    )
+    .get(
+      '/u/:token',
+      route((token, _request, requestId) => {
+        if (!resolveLinkToken(app, token, 'unsubscribe')) return notFound(requestId)
+        return html(
+          200,
+          page(
+            'Unsubscribe',
+            `<h1>Unsubscribe</h1><p>Stop receiving these messages?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+          ),
+        )
+      }),
+      { parse: 'none' },
+    )
+    .post(
+      '/u/:token',
+      route(async (token, request, requestId) => {
+        const found = resolveLinkToken(app, token, 'unsubscribe')
+        if (!found) return notFound(requestId)
+        // RFC 8058: mail clients POST "List-Unsubscribe=One-Click"; the page's button posts nothing.
+        let body = ''
+        try {
+          body = new TextDecoder().decode(await readLimited(request, 4096))
+        } catch {
+          body = '' // an oversized body is not a one-click request; the intent is still clear
+        }
+        const oneClick = /(^|&)List-Unsubscribe=One-Click(&|$)/.test(body)
+        unsubscribeViaMessage(
+          app,
+          found.message,
+          oneClick ? 'one_click' : 'unsubscribe_page',
+          app.clock.now(),
+        )
+        if (oneClick) return new Response(null, { status: 200, headers: NO_STORE })
+        return html(
+          200,
+          page(
+            'Unsubscribed',
+            `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>`,
+          ),
+        )
+      }),
+      { parse: 'none' },
+    )
+}

@@ -1,0 +1,81 @@
+import { createHmac, timingSafeEqual } from 'node:crypto'
+
+// Signed, unguessable tokens for tracking links, unsubscribe links and VERP addresses. A token
+// names an outbox message (and, for clicks, the URL it leads to); its signature covers the
+// message's client as well, so a token is only valid for the tenant whose message it names and
+// a click can only lead to a URL Herald itself put into that message.
+
+export type LinkKind = 'open' | 'click' | 'unsubscribe'
+const KIND_BYTE: Record<LinkKind, number> = { open: 1, click: 2, unsubscribe: 3 }
+const BYTE_KIND = new Map(Object.entries(KIND_BYTE).map(([k, v]) => [v, k as LinkKind]))
+const SIG_BYTES = 16
+
+/** The key tokens are signed with, derived from the instance secret. */
+export function trackingKey(secret: Uint8Array): Buffer {
+  return createHmac('sha256', secret).update('herald tracking tokens v1').digest()
+}
+
+const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex')
+const uuidOf = (b: Buffer) => {
+  const h = b.toString('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+const sign = (key: Buffer, clientId: string, payload: Buffer) =>
+  createHmac('sha256', key).update(clientId).update('|').update(payload).digest().subarray(0, SIG_BYTES)
+
+export function encodeLinkToken(
+  key: Buffer,
+  clientId: string,
+  kind: LinkKind,
+  messageId: string,
+  url?: string,
+): string {
+  const payload = Buffer.concat([Buffer.of(KIND_BYTE[kind]), uuidBytes(messageId), Buffer.from(url ?? '')])
+  return `${payload.toString('base64url')}.${sign(key, clientId, payload).toString('base64url')}`
+}
+
+export interface DecodedLink {
+  kind: LinkKind
+  messageId: string
+  url: string | null
+  /** True when the signature is right for the message's client. */
+  verify(key: Buffer, clientId: string): boolean
+}
+
+/** Reads a token's claims; they mean nothing until `verify` with the named message's client. */
+export function decodeLinkToken(token: string): DecodedLink | null {
+  const [p, s, extra] = token.split('.')
+  if (!p || !s || extra !== undefined || !/^[\w-]+$/.test(p) || !/^[\w-]+$/.test(s)) return null
+  const payload = Buffer.from(p, 'base64url')
+  const sig = Buffer.from(s, 'base64url')
+  const kind = BYTE_KIND.get(payload[0] ?? 0)
+  if (!kind || payload.length < 17 || sig.length !== SIG_BYTES) return null
+  const url = payload.subarray(17).toString()
+  return {
+    kind,
+    messageId: uuidOf(payload.subarray(1, 17)),
+    url: kind === 'click' ? url : null,
+    verify: (key, clientId) => timingSafeEqual(sign(key, clientId, payload), sig),
+  }
+}
+
+/** VERP local-part token: lower-case hex so it survives MTAs that fold case. */
+export function encodeVerpToken(key: Buffer, clientId: string, purpose: string, messageId: string): string {
+  const id = uuidBytes(messageId)
+  return id.toString('hex') + sign(key, clientId, Buffer.concat([Buffer.from(purpose), id])).toString('hex')
+}
+
+export function decodeVerpToken(token: string): {
+  messageId: string
+  verify(key: Buffer, clientId: string, purpose: string): boolean
+} | null {
+  const t = token.toLowerCase()
+  if (!/^[0-9a-f]{64}$/.test(t)) return null
+  const id = Buffer.from(t.slice(0, 32), 'hex')
+  const sig = Buffer.from(t.slice(32), 'hex')
+  return {
+    messageId: uuidOf(id),
+    verify: (key, clientId, purpose) =>
+      timingSafeEqual(sign(key, clientId, Buffer.concat([Buffer.from(purpose), id])), sig),
+  }
+}

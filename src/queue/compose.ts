@@ -1,0 +1,95 @@
+import type { Outgoing } from '../channels/types'
+import type { AppContext } from '../context'
+import type { ContactRow, MessageRow } from '../db/schema'
+import { appendToBody, rewriteLinks } from '../lib/html-links'
+import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
+import { type RenderedMessage, renderCompiled } from '../services/templates/render'
+import { contactVariables } from '../services/templates/variables'
+import type { SendPlan } from './plan'
+
+// One recipient's message: the template rendered with their data, every link wrapped in a
+// signed click token, an open pixel, and the List-Unsubscribe headers of RFC 2369 / 8058.
+
+export interface Composed {
+  outgoing: Outgoing
+  rendered: RenderedMessage
+  headers: Record<string, string>
+}
+
+/** The RFC 5322 Message-ID of an outbox row: derived from its id, so every retry carries the same. */
+export const rfcMessageId = (outboxId: string, domain: string) => `<${outboxId}@${domain}>`
+
+export function composeMessage(
+  app: AppContext,
+  key: Buffer,
+  plan: SendPlan,
+  message: MessageRow,
+  contact: ContactRow,
+): Composed {
+  const base = app.config.publicUrl
+  const link = (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
+    `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
+  const unsubscribeUrl = link('unsubscribe')
+  const rendered = renderCompiled(plan.compiled, {
+    contact: contactVariables(contact),
+    client: plan.variables.client,
+    campaign: plan.variables.campaign,
+    unsubscribe_url: unsubscribeUrl,
+  })
+  const messageId = rfcMessageId(message.id, plan.idDomain)
+
+  if (plan.campaign.channel !== 'email') {
+    const text = rendered.body_text ?? ''
+    return {
+      rendered,
+      headers: {},
+      outgoing: {
+        channel: plan.campaign.channel,
+        id: message.id,
+        clientId: message.clientId,
+        messageId,
+        to: contact.phone ?? message.to,
+        from: null,
+        body: text,
+        statusCallbackUrl: `${base}/api/v1/inbound/twilio/status`,
+      },
+    }
+  }
+
+  let html = rendered.body_html
+  if (html !== null) {
+    const own = `${base}/`
+    html = rewriteLinks(html, (url) => (url.startsWith(own) ? null : link('click', url)))
+    html = appendToBody(html, `<img src="${link('open')}" width="1" height="1" alt="" style="display:none">`)
+  }
+  const inbound = app.config.inboundDomain
+  const verp = (purpose: string) =>
+    `${purpose}+${encodeVerpToken(key, message.clientId, purpose, message.id)}@${inbound}`
+  const headers: Record<string, string> = {
+    'List-Unsubscribe': inbound
+      ? `<${unsubscribeUrl}>, <mailto:${verp('unsubscribe')}>`
+      : `<${unsubscribeUrl}>`,
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  }
+  const sender = plan.sender!
+  const replyTo = inbound ? verp('reply') : sender.replyTo
+  return {
+    rendered: { ...rendered, body_html: html },
+    headers,
+    outgoing: {
+      channel: 'email',
+      id: message.id,
+      clientId: message.clientId,
+      messageId,
+      from: { email: sender.fromEmail, name: sender.fromName },
+      replyTo,
+      to: contact.email,
+      envelopeFrom: inbound ? verp('bounce') : sender.fromEmail,
+      subject: rendered.subject ?? '',
+      html,
+      text: rendered.body_text,
+      headers,
+      dkim: plan.dkim,
+    },
+  }
+}

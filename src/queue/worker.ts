@@ -1,0 +1,296 @@
+import { inArray } from 'drizzle-orm'
+import { type Channel, type ChannelProvider, ProviderError } from '../channels/types'
+import { type AppContext, appOf } from '../context'
+import { type ContactRow, contacts, type MessageRow } from '../db/schema'
+import { snapshotChunk } from '../services/campaigns/audience'
+import { completeIfDone } from '../services/campaigns/complete'
+import { failCampaign } from '../services/campaigns/launch'
+import { createSuppressionCheck } from '../services/suppressions/manage'
+import { composeMessage } from './compose'
+import { registerSenderKick, unregisterSenderKick } from './kick'
+import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
+import { createPlanCache, type SendPlan } from './plan'
+import { createRateBucket, createWindowLimits } from './throttle'
+
+// The send worker (DESIGN.md §8). The outbox is the truth: each pass copies a chunk of every
+// launching campaign's audience, claims due messages of sending campaigns with a lease, checks
+// each recipient at send time, sends through the channel's provider with bounded concurrency,
+// and writes the batch's outcomes with their events in one transaction. A crash leaves at most
+// the claimed batch unknown; on start it is queued again and resent with the same Message-ID.
+
+export interface SendWorkerOptions {
+  providers: Record<Channel, ChannelProvider>
+  /** Messages claimed per pass, shared fairly between sending campaigns. */
+  batchSize?: number
+  /** How often to look for work when nothing kicked the worker. */
+  pollMs?: number
+  /** How long a claim holds before another pass may take the message again. */
+  leaseMs?: number
+  /** Delays before each retry of a retryable failure; one more failure fails the message. */
+  retryDelays?: readonly number[]
+}
+
+export interface SendWorker {
+  kick(): void
+  stop(): Promise<void>
+}
+
+export const DEFAULT_RETRY_DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000] as const
+/** A campaign whose first this-many messages all failed permanently is failed as a whole. */
+const REFUSED_EVERYTHING = 25
+
+export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): SendWorker {
+  const app = appOf(ctx)
+  const { sqlite, clock, log } = app
+  // Under HERALD_SEND_RATE a batch is at most one second's worth, so a pause takes hold in a second.
+  const batchSize = Math.min(options.batchSize ?? 250, app.config.sendRate ?? Number.POSITIVE_INFINITY)
+  const pollMs = options.pollMs ?? 100
+  const leaseMs = options.leaseMs ?? 5 * 60_000
+  const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS
+  const concurrency = app.config.sendConcurrency
+
+  // Messages a stopped or killed process held are due again, with the same Message-ID.
+  sqlite
+    .query("UPDATE messages SET status = 'queued', next_attempt_at = ?1 WHERE status = 'sending'")
+    .run(clock.now())
+
+  const sendingCampaigns = sqlite.query<{ id: string; snapshot_done: number }, []>(
+    "SELECT id, snapshot_done FROM campaigns WHERE status = 'sending' ORDER BY id",
+  )
+  const claim = sqlite.query<MessageRow & Record<string, unknown>, [number, string, number, number]>(
+    `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+     WHERE seq IN (
+       SELECT seq FROM messages WHERE campaign_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
+       ORDER BY seq LIMIT ?4
+     ) RETURNING *`,
+  )
+  const expireLeases = sqlite.query(
+    "UPDATE messages SET status = 'queued' WHERE status = 'sending' AND next_attempt_at <= ?1",
+  )
+  const campaignStatus = sqlite.query<{ status: string }, [string]>(
+    'SELECT status FROM campaigns WHERE id = ?1',
+  )
+  const refusedCheck = sqlite.query<{ failed: number; sent: number }, [string]>(
+    'SELECT failed, sent FROM campaigns WHERE id = ?1',
+  )
+
+  const plans = createPlanCache(app)
+  const writeOutcomes = createOutcomeWriter(app)
+  const isSuppressed = createSuppressionCheck(app.db)
+  const bucket = createRateBucket(app.config.sendRate, () => clock.now())
+  const limits = createWindowLimits(app)
+
+  let stopped = false
+  let wake: (() => void) | null = null
+  let kicked = false
+  const kick = () => {
+    kicked = true
+    const w = wake
+    wake = null
+    w?.()
+  }
+  registerSenderKick(app, kick)
+
+  /** What to do with one claimed message before anything is sent. */
+  function prepare(
+    m: MessageRow,
+    plan: SendPlan,
+    contact: ContactRow | undefined,
+    now: number,
+  ): Outcome | (() => Promise<Outcome>) {
+    const c = plan.campaign
+    if (c.status === 'paused') return { kind: 'deferred', at: now }
+    if (c.status !== 'sending') return { kind: 'cancelled', reason: `campaign ${c.status}` }
+    if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
+    if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
+    if (c.channel === 'email' && isSuppressed(m.clientId, contact.email))
+      return { kind: 'skipped', reason: 'suppressed' }
+    if (c.channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
+    const to = c.channel === 'email' ? contact.email : contact.phone!
+    const deferTo = limits.reserve(m.clientId, to, now)
+    if (deferTo !== null) return { kind: 'deferred', at: deferTo }
+    let composed: ReturnType<typeof composeMessage>
+    try {
+      composed = composeMessage(app, plans.key, plan, m, contact)
+    } catch (err) {
+      return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
+    }
+    const provider = options.providers[c.channel]
+    return async () => {
+      await bucket.take()
+      // Paused or cancelled while this message waited for its turn: do not send it.
+      const status = campaignStatus.get(c.id)?.status
+      if (status === 'paused') return { kind: 'deferred', at: clock.now() }
+      if (status !== 'sending') return { kind: 'cancelled', reason: `campaign ${status}` }
+      try {
+        const r = await provider.send(composed.outgoing)
+        return {
+          kind: 'sent',
+          delivered: r.delivered,
+          provider: provider.name,
+          providerMessageId: r.providerMessageId,
+          composed,
+          keepContent: provider.name === 'capture' || provider.name === 'simulator',
+        }
+      } catch (err) {
+        const retryable = !(err instanceof ProviderError) || err.retryable
+        const error = (err as Error).message || String(err)
+        const delay = retryDelays[m.attempts - 1]
+        if (retryable && delay !== undefined)
+          return { kind: 'retry', provider: provider.name, error, at: clock.now() + delay }
+        return { kind: 'failed', provider: provider.name, error }
+      }
+    }
+  }
+
+  async function processBatch(rows: MessageRow[]): Promise<void> {
+    const now = clock.now()
+    const ids = [...new Set(rows.map((r) => r.contactId))]
+    const byId = new Map(
+      app.db
+        .select()
+        .from(contacts)
+        .where(inArray(contacts.id, ids))
+        .all()
+        .map((c) => [c.id, c]),
+    )
+    const planOf = new Map<string, SendPlan | Error>()
+    const finished: Finished[] = []
+    const pending: { message: MessageRow; channel: Channel; run: () => Promise<Outcome> }[] = []
+    for (const m of rows) {
+      let plan = planOf.get(m.campaignId!)
+      if (!plan) {
+        plan = plans.get(m.campaignId!)
+        planOf.set(m.campaignId!, plan)
+      }
+      if (plan instanceof Error) {
+        finished.push({ message: m, outcome: { kind: 'deferred', at: now } })
+        continue
+      }
+      const step = prepare(m, plan, byId.get(m.contactId), now)
+      if (typeof step === 'function') pending.push({ message: m, channel: plan.campaign.channel, run: step })
+      else finished.push({ message: m, outcome: step })
+    }
+    // Each channel's sends run concurrently up to HERALD_SEND_CONCURRENCY; channels in parallel.
+    const channels = [...new Set(pending.map((p) => p.channel))]
+    await Promise.all(
+      channels.map(async (channel) => {
+        const queue = pending.filter((p) => p.channel === channel)
+        let next = 0
+        await Promise.all(
+          Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+            while (next < queue.length) {
+              const p = queue[next++]!
+              finished.push({ message: p.message, outcome: await p.run() })
+            }
+          }),
+        )
+      }),
+    )
+    writeOutcomes(finished)
+    for (const [campaignId, plan] of planOf) {
+      if (plan instanceof Error) {
+        plans.forget(campaignId)
+        failCampaign(app, campaignId, `cannot send: ${plan.message}`)
+        continue
+      }
+      const t = refusedCheck.get(campaignId)
+      if (t && t.sent === 0 && t.failed >= REFUSED_EVERYTHING) {
+        const last = finished.findLast((f) => f.outcome.kind === 'failed')?.outcome
+        failCampaign(
+          app,
+          campaignId,
+          `the provider refused every message so far (${t.failed}); last error: ${last && 'error' in last ? last.error : 'unknown'}`,
+        )
+      }
+    }
+  }
+
+  async function pass(): Promise<boolean> {
+    const now = clock.now()
+    const active = sendingCampaigns.all()
+    if (active.length === 0) return false
+    let worked = false
+    for (const c of active) {
+      if (c.snapshot_done) continue
+      try {
+        snapshotChunk(app, c.id)
+      } catch (err) {
+        failCampaign(app, c.id, `the audience could not be read: ${(err as Error).message}`)
+      }
+      worked = true
+    }
+    expireLeases.run(now)
+    const share = Math.max(1, Math.ceil(batchSize / active.length))
+    const claimed: MessageRow[] = []
+    for (const c of active) claimed.push(...(claim.all(now + leaseMs, c.id, now, share) as MessageRow[]))
+    if (claimed.length > 0) {
+      await processBatch(claimed.map(toMessageRow))
+      worked = true
+    }
+    for (const c of active) if (completeIfDone(app, c.id)) worked = true
+    return worked
+  }
+
+  const loop = (async () => {
+    while (!stopped) {
+      let worked = false
+      try {
+        worked = await pass()
+      } catch (err) {
+        log.error('send worker pass failed', { error: String((err as Error)?.stack ?? err) })
+        await Bun.sleep(1_000)
+      }
+      if (!worked && !stopped && !kicked) {
+        await new Promise<void>((resolve) => {
+          wake = resolve
+          setTimeout(() => {
+            if (wake === resolve) wake = null
+            resolve()
+          }, pollMs)
+        })
+      }
+      kicked = false
+    }
+  })()
+
+  return {
+    kick,
+    async stop() {
+      stopped = true
+      kick()
+      await loop
+      unregisterSenderKick(app)
+    },
+  }
+}
+
+/** RETURNING * gives column names; the outbox code works with drizzle's row shape. */
+function toMessageRow(r: Record<string, unknown>): MessageRow {
+  return {
+    seq: r.seq as number,
+    id: r.id as string,
+    clientId: r.client_id as string,
+    campaignId: r.campaign_id as string | null,
+    journeyId: r.journey_id as string | null,
+    sequenceId: r.sequence_id as string | null,
+    contactId: r.contact_id as string,
+    channel: r.channel as string,
+    to: r.to_address as string,
+    status: r.status as MessageRow['status'],
+    skipReason: r.skip_reason as string | null,
+    provider: r.provider as string | null,
+    providerMessageId: r.provider_message_id as string | null,
+    error: r.error as string | null,
+    attempts: r.attempts as number,
+    nextAttemptAt: r.next_attempt_at as number,
+    createdAt: r.created_at as number,
+    sentAt: r.sent_at as number | null,
+    deliveredAt: r.delivered_at as number | null,
+    openedAt: r.opened_at as number | null,
+    clickedAt: r.clicked_at as number | null,
+    bouncedAt: r.bounced_at as number | null,
+    repliedAt: r.replied_at as number | null,
+    unsubscribedAt: r.unsubscribed_at as number | null,
+  }
+}

@@ -1,0 +1,103 @@
+import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
+import { ServiceError } from '../../errors'
+import { newId } from '../../lib/ids'
+import { estimateSize, segmentCondition } from '../segments/manage'
+import type { RuleGroup } from '../segments/rules'
+
+// The audience snapshot: launch counts the audience and returns; the send worker then copies
+// it into the outbox in chunks keyed by contact id, recording the cursor in the same
+// transaction as each chunk, so a crash resumes the copy and nothing is inserted twice (the
+// outbox is unique per campaign and contact). Contacts and list memberships newer than the
+// launch are not part of the snapshot.
+
+export const SNAPSHOT_CHUNK = 2_000
+
+/** How many recipients the audience has now (the launch response's total_recipients). */
+export function countAudience(app: AppContext, c: CampaignRow): number {
+  if (c.listId) {
+    const list = app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).get()
+    if (!list) throw new ServiceError('INVALID_STATE', 'The campaign’s list no longer exists')
+    return list.n
+  }
+  const s = segmentOf(app, c)
+  return estimateSize(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], app.clock.now())
+}
+
+function segmentOf(app: AppContext, c: CampaignRow) {
+  const s = app.db
+    .select()
+    .from(segments)
+    .where(eq(segments.id, c.segmentId ?? ''))
+    .get()
+  if (!s) throw new ServiceError('INVALID_STATE', 'The campaign’s segment no longer exists')
+  return s
+}
+
+interface Recipient {
+  id: string
+  email: string
+  phone: string | null
+}
+
+function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipient[] {
+  const launchedAt = c.launchedAt ?? app.clock.now()
+  if (c.listId)
+    return app.sqlite
+      .query<Recipient, [string, string, number, number]>(
+        `SELECT c.id, c.email, c.phone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
+         WHERE lm.list_id = ?1 AND lm.contact_id > ?2 AND lm.added_at <= ?3
+         ORDER BY lm.contact_id LIMIT ?4`,
+      )
+      .all(c.listId, after, launchedAt, SNAPSHOT_CHUNK)
+  const s = segmentOf(app, c)
+  const where = segmentCondition(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], launchedAt)
+  return app.db
+    .select({ id: contacts.id, email: contacts.email, phone: contacts.phone })
+    .from(contacts)
+    .where(and(where, gt(contacts.id, after), lte(contacts.createdAt, launchedAt)))
+    .orderBy(asc(contacts.id))
+    .limit(SNAPSHOT_CHUNK)
+    .all()
+}
+
+/**
+ * Copies the next chunk of the audience into the outbox. Returns true when the snapshot is
+ * complete (total_recipients is then the exact number of outbox rows).
+ */
+export function snapshotChunk(app: AppContext, campaignId: string): boolean {
+  return app.sqlite.transaction(() => {
+    const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+    if (!c || c.snapshotDone) return true
+    const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
+    const now = app.clock.now()
+    const insert = app.sqlite.query(
+      `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)`,
+    )
+    for (const r of rows)
+      insert.run(
+        newId(),
+        c.clientId,
+        c.id,
+        r.id,
+        c.channel,
+        c.channel === 'email' ? r.email : (r.phone ?? ''),
+        now,
+      )
+    const done = rows.length < SNAPSHOT_CHUNK
+    const cursor = rows.at(-1)?.id ?? c.snapshotCursor
+    if (done) {
+      const total = app.sqlite
+        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM messages WHERE campaign_id = ?1')
+        .get(c.id)!.n
+      app.db
+        .update(campaigns)
+        .set({ snapshotCursor: cursor, snapshotDone: true, totalRecipients: total })
+        .where(eq(campaigns.id, c.id))
+        .run()
+    } else app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
+    return done
+  })()
+}

@@ -1,0 +1,48 @@
+import { eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { campaigns } from '../../db/schema'
+import { toPrefixedId } from '../../lib/ids'
+import { iso } from '../../lib/time'
+import { recordEvent } from '../events/record'
+
+/**
+ * sending → sent once the audience is copied and no message is queued or in flight; records
+ * campaign.complete in the same transaction. Returns true when it completed the campaign.
+ */
+export function completeIfDone(app: AppContext, campaignId: string): boolean {
+  return app.sqlite.transaction(() => {
+    const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+    if (!c || c.status !== 'sending' || !c.snapshotDone) return false
+    const open = app.sqlite
+      .query<{ one: number }, [string]>(
+        "SELECT 1 AS one FROM messages WHERE campaign_id = ?1 AND status IN ('queued', 'sending') LIMIT 1",
+      )
+      .get(campaignId)
+    if (open) return false
+    const now = app.clock.now()
+    app.db
+      .update(campaigns)
+      .set({ status: 'sent', completedAt: now, updatedAt: now })
+      .where(eq(campaigns.id, campaignId))
+      .run()
+    recordEvent(app.db, {
+      clientId: c.clientId,
+      type: 'campaign.complete',
+      campaignId: c.id,
+      occurredAt: now,
+      data: {
+        campaign_id: toPrefixedId('campaign', c.id),
+        name: c.name,
+        channel: c.channel,
+        total_recipients: c.totalRecipients ?? 0,
+        total_sent: c.sent,
+        skipped: c.skipped,
+        delivered: c.delivered,
+        bounced: c.bounced,
+        failed: c.failed,
+        completed_at: iso(now),
+      },
+    })
+    return true
+  })()
+}

@@ -1,0 +1,165 @@
+import { and, eq, lte, sql } from 'drizzle-orm'
+import type { AppContext, Ctx } from '../../context'
+import { type CampaignRow, campaigns, messages } from '../../db/schema'
+import { invalidField, ServiceError } from '../../errors'
+import { kickSender } from '../../queue/kick'
+import { countAudience } from './audience'
+import { assertSendable } from './content'
+import { findCampaignRow } from './manage'
+import { presentCampaign } from './present'
+import { resolveSender } from './sender'
+import { assertTransition } from './states'
+
+/** Checks everything sending needs; throws the 422/409 that says what is missing. */
+function assertReady(app: AppContext, c: CampaignRow): void {
+  assertSendable(app, c)
+  if (c.channel === 'email') resolveSender(app, c)
+}
+
+/** Moves a campaign into `sending`: the audience is counted now and copied by the worker. */
+function startSending(app: AppContext, c: CampaignRow, now: number): CampaignRow {
+  const total = countAudience(app, c)
+  return app.db
+    .update(campaigns)
+    .set({
+      status: 'sending',
+      launchedAt: now,
+      startedAt: now,
+      totalRecipients: total,
+      snapshotCursor: null,
+      snapshotDone: false,
+      updatedAt: now,
+    })
+    .where(eq(campaigns.id, c.id))
+    .returning()
+    .get()
+}
+
+const launched = (row: CampaignRow) => ({
+  id: row.id,
+  status: row.status,
+  total_recipients: row.totalRecipients,
+  accepted: true as const,
+})
+
+/**
+ * launch: draft → scheduled (scheduled_at ahead) or sending; scheduled → sending now;
+ * paused → sending (resume where it stopped), or back to scheduled when it never started and
+ * its time is still ahead.
+ */
+export function launchCampaign(ctx: Ctx, id: string, input: { confirm: boolean }) {
+  const c = findCampaignRow(ctx, id)
+  if (input.confirm !== true) throw invalidField('confirm', 'must be true to launch a campaign')
+  assertTransition(c.status, 'launch')
+  assertReady(ctx, c)
+  const now = ctx.clock.now()
+  const ahead = c.scheduledAt !== null && c.scheduledAt > now
+  let row: CampaignRow
+  if (c.status === 'paused' && c.startedAt !== null) {
+    row = ctx.db
+      .update(campaigns)
+      .set({ status: 'sending', updatedAt: now })
+      .where(eq(campaigns.id, id))
+      .returning()
+      .get()
+  } else if (ahead && c.status !== 'scheduled') {
+    row = ctx.db
+      .update(campaigns)
+      .set({ status: 'scheduled', updatedAt: now })
+      .where(eq(campaigns.id, id))
+      .returning()
+      .get()
+  } else row = startSending(ctx, c, now)
+  kickSender(ctx)
+  return launched(row)
+}
+
+export function pauseCampaign(ctx: Ctx, id: string) {
+  const c = findCampaignRow(ctx, id)
+  assertTransition(c.status, 'pause')
+  const row = ctx.db
+    .update(campaigns)
+    .set({ status: 'paused', updatedAt: ctx.clock.now() })
+    .where(eq(campaigns.id, id))
+    .returning()
+    .get()
+  return presentCampaign(row)
+}
+
+/** cancel: what is still queued will never be sent; what is in flight finishes. */
+export function cancelCampaign(ctx: Ctx, id: string) {
+  const c = findCampaignRow(ctx, id)
+  assertTransition(c.status, 'cancel')
+  const now = ctx.clock.now()
+  ctx.db
+    .update(messages)
+    .set({ status: 'cancelled' })
+    .where(and(eq(messages.campaignId, id), eq(messages.status, 'queued')))
+    .run()
+  const row = ctx.db
+    .update(campaigns)
+    .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
+    .where(eq(campaigns.id, id))
+    .returning()
+    .get()
+  return presentCampaign(row)
+}
+
+/** sending → failed: the rest of the queue will not be sent. */
+export function failCampaign(app: AppContext, id: string, reason: string): void {
+  const now = app.clock.now()
+  app.sqlite.transaction(() => {
+    app.db
+      .update(messages)
+      .set({ status: 'cancelled', error: reason })
+      .where(and(eq(messages.campaignId, id), eq(messages.status, 'queued')))
+      .run()
+    app.db
+      .update(campaigns)
+      .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
+      .where(and(eq(campaigns.id, id), eq(campaigns.status, 'sending')))
+      .run()
+  })()
+  app.log.warn('campaign failed', { campaign_id: id, reason })
+}
+
+/**
+ * The scheduler's job: scheduled campaigns whose time has come start sending. A campaign that
+ * can no longer send (its sender lost verification, its list was deleted) fails with the reason.
+ */
+export function startDueCampaigns(app: AppContext): number {
+  const now = app.clock.now()
+  const due = app.db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)))
+    .all()
+  for (const c of due) {
+    try {
+      app.sqlite.transaction(() => {
+        assertReady(app, c)
+        startSending(app, c, now)
+      })()
+    } catch (err) {
+      const reason = err instanceof ServiceError ? err.message : String(err)
+      app.db
+        .update(campaigns)
+        .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
+        .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
+        .run()
+      app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason })
+    }
+  }
+  if (due.length > 0) kickSender(app)
+  return due.length
+}
+
+/** The earliest scheduled start, so the scheduler can wake exactly then. */
+export function nextScheduledAt(app: AppContext): number | null {
+  const row = app.db
+    .select({ t: sql<number | null>`min(${campaigns.scheduledAt})` })
+    .from(campaigns)
+    .where(eq(campaigns.status, 'scheduled'))
+    .get()
+  return row?.t ?? null
+}

@@ -1,0 +1,182 @@
+import { and, eq, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import type { Db } from '../../db/client'
+import { type PageRequest, paginate } from '../../db/paginate'
+import {
+  type CampaignChannel,
+  type CampaignRow,
+  type CampaignStatus,
+  campaigns,
+  lists,
+  messages,
+  segments,
+  senders,
+  templates,
+} from '../../db/schema'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { type FieldError, notFound, validationFailed } from '../../errors'
+import { newId } from '../../lib/ids'
+import { escapeLike } from '../../lib/like'
+import { parseIsoDateTime } from '../../lib/time'
+import { assertInlineParses } from './content'
+import { presentCampaign } from './present'
+import { assertTransition } from './states'
+
+export interface CampaignInput {
+  name: string
+  subject?: string | null
+  channel?: CampaignChannel
+  template_id?: string | null
+  list_id?: string | null
+  segment_id?: string | null
+  sender_id?: string | null
+  body_html?: string | null
+  body_text?: string | null
+  scheduled_at?: string | null
+}
+
+export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
+  const row = ctx.db
+    .select()
+    .from(campaigns)
+    .where(and(eq(campaigns.id, id), visibleTo(ctx.actor, campaigns.clientId)))
+    .get()
+  if (!row) throw notFound('Campaign')
+  return row
+}
+
+type Refs = Pick<CampaignRow, 'templateId' | 'listId' | 'segmentId' | 'senderId' | 'channel'>
+
+/** Every reference must name a record of the campaign's own client (DESIGN.md §6), else 422. */
+function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldError[]): void {
+  const owned = (table: typeof lists | typeof segments | typeof senders, id: string) =>
+    db
+      .select({ id: table.id })
+      .from(table)
+      .where(and(eq(table.id, id), eq(table.clientId, clientId)))
+      .get() !== undefined
+  if (refs.templateId) {
+    const t = db
+      .select({ channel: templates.channel })
+      .from(templates)
+      .where(and(eq(templates.id, refs.templateId), eq(templates.clientId, clientId)))
+      .get()
+    if (!t) errors.push({ field: 'template_id', message: 'no such template in this client' })
+    else if (t.channel !== refs.channel)
+      errors.push({
+        field: 'template_id',
+        message: `is a ${t.channel} template; this campaign sends ${refs.channel}`,
+      })
+  }
+  if (refs.listId && !owned(lists, refs.listId))
+    errors.push({ field: 'list_id', message: 'no such list in this client' })
+  if (refs.segmentId && !owned(segments, refs.segmentId))
+    errors.push({ field: 'segment_id', message: 'no such segment in this client' })
+  if (refs.listId && refs.segmentId)
+    errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
+  if (refs.senderId && !owned(senders, refs.senderId))
+    errors.push({ field: 'sender_id', message: 'no such sender in this client' })
+}
+
+function parseSchedule(value: string | null | undefined, errors: FieldError[]): number | null | undefined {
+  if (value === undefined || value === null) return value
+  const ms = parseIsoDateTime(value)
+  if (ms === null) errors.push({ field: 'scheduled_at', message: 'must be an ISO 8601 date-time' })
+  return ms ?? undefined
+}
+
+export function createCampaign(ctx: Ctx, input: CampaignInput, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  assertInlineParses(input)
+  const errors: FieldError[] = []
+  const scheduledAt = parseSchedule(input.scheduled_at, errors)
+  const values = {
+    channel: input.channel ?? 'email',
+    templateId: input.template_id ?? null,
+    listId: input.list_id ?? null,
+    segmentId: input.segment_id ?? null,
+    senderId: input.sender_id ?? null,
+  }
+  checkReferences(ctx.db, clientId, values, errors)
+  if (errors.length > 0) throw validationFailed(errors)
+  const now = ctx.clock.now()
+  const row = ctx.db
+    .insert(campaigns)
+    .values({
+      id: newId(),
+      clientId,
+      name: input.name,
+      subject: input.subject ?? null,
+      bodyHtml: input.body_html ?? null,
+      bodyText: input.body_text ?? null,
+      scheduledAt: scheduledAt ?? null,
+      ...values,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return presentCampaign(row)
+}
+
+export function updateCampaign(ctx: Ctx, id: string, patch: Partial<CampaignInput>) {
+  const current = findCampaignRow(ctx, id)
+  assertTransition(current.status, 'update')
+  assertInlineParses(patch)
+  const errors: FieldError[] = []
+  const scheduledAt = parseSchedule(patch.scheduled_at, errors)
+  const pick = <T>(value: T | undefined, fallback: T) => (value === undefined ? fallback : value)
+  const refs: Refs = {
+    channel: patch.channel ?? current.channel,
+    templateId: pick(patch.template_id, current.templateId),
+    listId: pick(patch.list_id, current.listId),
+    segmentId: pick(patch.segment_id, current.segmentId),
+    senderId: pick(patch.sender_id, current.senderId),
+  }
+  // The audience of a campaign that has started sending is its snapshot; it cannot change.
+  if (current.launchedAt !== null && (refs.listId !== current.listId || refs.segmentId !== current.segmentId))
+    errors.push({ field: 'list_id', message: 'the audience cannot change once the campaign has launched' })
+  if (current.launchedAt !== null && refs.channel !== current.channel)
+    errors.push({ field: 'channel', message: 'the channel cannot change once the campaign has launched' })
+  checkReferences(ctx.db, current.clientId, refs, errors)
+  if (errors.length > 0) throw validationFailed(errors)
+  const row = ctx.db
+    .update(campaigns)
+    .set({
+      ...refs,
+      name: patch.name ?? current.name,
+      subject: pick(patch.subject, current.subject),
+      bodyHtml: pick(patch.body_html, current.bodyHtml),
+      bodyText: pick(patch.body_text, current.bodyText),
+      scheduledAt: pick(scheduledAt, current.scheduledAt),
+      updatedAt: ctx.clock.now(),
+    })
+    .where(eq(campaigns.id, id))
+    .returning()
+    .get()
+  return presentCampaign(row)
+}
+
+export const getCampaign = (ctx: Ctx, id: string) => presentCampaign(findCampaignRow(ctx, id))
+
+export function listCampaigns(
+  ctx: Ctx,
+  page: PageRequest & { client_id?: string; status?: CampaignStatus; search?: string },
+) {
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, campaigns.clientId, page.client_id)]
+  if (page.status) conditions.push(eq(campaigns.status, page.status))
+  if (page.search) conditions.push(sql`${campaigns.name} LIKE ${`%${escapeLike(page.search)}%`} ESCAPE '\\'`)
+  return paginate(ctx.db, ctx.secretKey, campaigns, campaigns.id, and(...conditions), page, presentCampaign)
+}
+
+/** Removes a draft or paused campaign with its outbox rows (a paused one's unsent messages go too). */
+export function deleteCampaign(ctx: Ctx, id: string) {
+  const row = findCampaignRow(ctx, id)
+  assertTransition(row.status, 'delete')
+  ctx.db.run(
+    sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE campaign_id = ${id})`,
+  )
+  ctx.db.delete(messages).where(eq(messages.campaignId, id)).run()
+  ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
+  return { id, deleted: true }
+}

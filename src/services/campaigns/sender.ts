@@ -1,0 +1,44 @@
+import { asc, eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { type CampaignRow, type SenderRow, senders } from '../../db/schema'
+import { invalidField, invalidState } from '../../errors'
+import { presentSender, verifiedDomainsFor } from '../senders/present'
+
+export interface ResolvedSender {
+  fromEmail: string
+  fromName: string | null
+  replyTo: string | null
+}
+
+/** Capture and simulator reach no real inbox, so they may send from unverified addresses. */
+export const sendsForReal = (app: AppContext) => app.config.emailProvider === 'smtp'
+
+const asSender = (s: SenderRow): ResolvedSender => ({
+  fromEmail: s.fromEmail,
+  fromName: s.fromName,
+  replyTo: s.replyTo,
+})
+
+/**
+ * The From identity of an email campaign: its sender_id, else the client's oldest verified
+ * sender. Real sending needs a verified one (409 INVALID_STATE saying why); capture mode
+ * takes any sender, or a no-reply address on the public host.
+ */
+export function resolveSender(app: AppContext, c: CampaignRow): ResolvedSender {
+  const rows = c.senderId
+    ? app.db.select().from(senders).where(eq(senders.id, c.senderId)).all()
+    : app.db.select().from(senders).where(eq(senders.clientId, c.clientId)).orderBy(asc(senders.id)).all()
+  if (c.senderId && rows.length === 0) throw invalidField('sender_id', 'the sender no longer exists')
+  const verified = verifiedDomainsFor(app.db, rows)
+  const usable = rows.find((r) => presentSender(r, verified).verified)
+  if (usable) return asSender(usable)
+  if (!sendsForReal(app)) {
+    const any = rows[0]
+    if (any) return asSender(any)
+    return { fromEmail: `no-reply@${new URL(app.config.publicUrl).hostname}`, fromName: null, replyTo: null }
+  }
+  const why = c.senderId
+    ? `the sender ${rows[0]!.fromEmail} is not verified: verify its domain (DKIM and SPF) with POST /api/v1/domains/{id}/verify`
+    : 'the client has no verified sender: create one with POST /api/v1/senders and verify its domain'
+  throw invalidState(`The campaign cannot send email: ${why}`, c.status, ['draft', 'scheduled', 'paused'])
+}

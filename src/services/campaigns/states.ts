@@ -1,0 +1,34 @@
+import type { CampaignStatus } from '../../db/schema'
+import { invalidState } from '../../errors'
+
+// The campaign state machine of DESIGN.md §7, as data: each operation names the states it may
+// start from. Every forbidden transition is one 409 INVALID_STATE with the current status and
+// the allowed ones, whatever door it came through.
+
+export const ALLOWED_FROM = {
+  update: ['draft', 'scheduled', 'paused'],
+  launch: ['draft', 'scheduled', 'paused'],
+  pause: ['scheduled', 'sending'],
+  cancel: ['scheduled', 'sending', 'paused'],
+  delete: ['draft', 'paused'],
+} as const satisfies Record<string, readonly CampaignStatus[]>
+
+export type CampaignOperation = keyof typeof ALLOWED_FROM
+
+const VERBS: Record<CampaignOperation, string> = {
+  update: 'updated',
+  launch: 'launched',
+  pause: 'paused',
+  cancel: 'cancelled',
+  delete: 'deleted',
+}
+
+export function assertTransition(status: CampaignStatus, operation: CampaignOperation): void {
+  const allowed: readonly CampaignStatus[] = ALLOWED_FROM[operation]
+  if (allowed.includes(status)) return
+  throw invalidState(
+    `A ${status} campaign cannot be ${VERBS[operation]}; allowed from: ${allowed.join(', ')}`,
+    status,
+    allowed,
+  )
+}

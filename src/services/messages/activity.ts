@@ -1,0 +1,291 @@
+import { eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { contacts, type MessageRow, messages, replies } from '../../db/schema'
+import { newId, toPrefixedId } from '../../lib/ids'
+import { iso } from '../../lib/time'
+import { recordEvent } from '../events/record'
+import { suppress } from '../suppressions/manage'
+import { bumpCampaign } from './counters'
+
+// What happens to a message after it left: delivery reports, opens, clicks, bounces, replies
+// and unsubscribes. Tracking routes, provider callbacks, the simulator and inbound mail all
+// call these, so each writes the same message columns, events and campaign counters in one
+// transaction. Counters are unique per message (the first open/click/reply counts).
+
+const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
+  id === null ? null : toPrefixedId(kind, id)
+
+export function findMessage(app: AppContext, id: string): MessageRow | undefined {
+  return app.db.select().from(messages).where(eq(messages.id, id)).get()
+}
+
+const emailOf = (app: AppContext, m: MessageRow) =>
+  app.db.select({ email: contacts.email }).from(contacts).where(eq(contacts.id, m.contactId)).get()?.email ??
+  m.to
+
+function refs(m: MessageRow) {
+  return {
+    clientId: m.clientId,
+    contactId: m.contactId,
+    messageId: m.id,
+    campaignId: m.campaignId,
+    journeyId: m.journeyId,
+    sequenceId: m.sequenceId,
+  }
+}
+
+const tx = <T>(app: AppContext, fn: () => T): T => app.sqlite.transaction(fn)()
+
+/** A provider's later report that the next hop accepted a message it had taken. */
+export function recordDelivered(app: AppContext, m: MessageRow, at: number): void {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur || cur.deliveredAt !== null || cur.status === 'bounced') return
+    app.db.update(messages).set({ status: 'delivered', deliveredAt: at }).where(eq(messages.id, m.id)).run()
+    recordEvent(app.db, {
+      ...refs(cur),
+      type: 'email.delivered',
+      occurredAt: at,
+      data: deliveredData(app, cur, at),
+    })
+    bumpCampaign(app.db, cur.campaignId, { delivered: 1 })
+  })
+}
+
+export function deliveredData(app: AppContext, m: MessageRow, at: number, email?: string) {
+  return {
+    message_id: pid('message', m.id),
+    campaign_id: pid('campaign', m.campaignId),
+    contact_id: pid('contact', m.contactId),
+    email: email ?? emailOf(app, m),
+    channel: m.channel,
+    delivered_at: iso(at),
+  }
+}
+
+/** A provider's later report that a message it had taken was not delivered. */
+export function recordFailed(app: AppContext, m: MessageRow, reason: string, _at: number): void {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur || cur.status === 'failed' || cur.status === 'delivered') return
+    app.db.update(messages).set({ status: 'failed', error: reason }).where(eq(messages.id, m.id)).run()
+    bumpCampaign(app.db, cur.campaignId, { failed: 1 })
+  })
+}
+
+/**
+ * Mail privacy proxies (Apple MPP) fetch every image as the message arrives. Such opens are
+ * recorded, flagged `machine`, and kept out of `opened` and open_rate.
+ */
+export function isMachineOpen(userAgent: string | null, sentAt: number | null, at: number): boolean {
+  if (userAgent === null || userAgent.trim() === '' || userAgent.trim() === 'Mozilla/5.0') return true
+  if (/GoogleImageProxy|YahooMailProxy/i.test(userAgent)) return false
+  return sentAt !== null && at - sentAt < 2_000
+}
+
+export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | null, at: number): void {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur) return
+    const machine = isMachineOpen(userAgent, cur.sentAt, at)
+    recordEvent(app.db, {
+      ...refs(cur),
+      type: 'email.opened',
+      occurredAt: at,
+      data: {
+        message_id: pid('message', cur.id),
+        campaign_id: pid('campaign', cur.campaignId),
+        contact_id: pid('contact', cur.contactId),
+        email: emailOf(app, cur),
+        opened_at: iso(at),
+        user_agent: userAgent,
+        machine,
+      },
+    })
+    if (machine) {
+      if (cur.openedAt === null) bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
+      return
+    }
+    if (cur.openedAt === null) {
+      app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
+      bumpCampaign(app.db, cur.campaignId, { opened: 1 })
+    }
+  })
+}
+
+/** A click also counts as an open: the reader saw the message even if images were blocked. */
+export function recordClick(
+  app: AppContext,
+  m: MessageRow,
+  url: string,
+  userAgent: string | null,
+  at: number,
+) {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur) return
+    recordEvent(app.db, {
+      ...refs(cur),
+      type: 'email.clicked',
+      occurredAt: at,
+      data: {
+        message_id: pid('message', cur.id),
+        campaign_id: pid('campaign', cur.campaignId),
+        contact_id: pid('contact', cur.contactId),
+        email: emailOf(app, cur),
+        url,
+        clicked_at: iso(at),
+        user_agent: userAgent,
+      },
+    })
+    const set: { clickedAt?: number; openedAt?: number } = {}
+    if (cur.clickedAt === null) set.clickedAt = at
+    if (cur.openedAt === null) set.openedAt = at
+    if (Object.keys(set).length === 0) return
+    app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
+    bumpCampaign(app.db, cur.campaignId, {
+      clicked: set.clickedAt ? 1 : 0,
+      opened: set.openedAt ? 1 : 0,
+    })
+  })
+}
+
+export interface Bounce {
+  type: 'hard' | 'soft'
+  statusCode: string | null
+  diagnostic: string | null
+}
+
+/** A bounce; a hard one suppresses the address and marks the contact bounced. */
+export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at: number): void {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur || cur.bouncedAt !== null) return
+    const email = emailOf(app, cur)
+    app.db.update(messages).set({ status: 'bounced', bouncedAt: at }).where(eq(messages.id, cur.id)).run()
+    recordEvent(app.db, {
+      ...refs(cur),
+      type: 'email.bounced',
+      occurredAt: at,
+      data: {
+        message_id: pid('message', cur.id),
+        campaign_id: pid('campaign', cur.campaignId),
+        contact_id: pid('contact', cur.contactId),
+        email,
+        bounce_type: bounce.type,
+        status_code: bounce.statusCode,
+        diagnostic: bounce.diagnostic,
+        bounced_at: iso(at),
+      },
+    })
+    bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
+    if (bounce.type === 'hard') {
+      suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
+      app.db
+        .update(contacts)
+        .set({ status: 'bounced', updatedAt: at })
+        .where(eq(contacts.id, cur.contactId))
+        .run()
+    }
+  })
+}
+
+/** A complaint (ARF feedback report): suppress and mark the contact complained. */
+export function recordComplaint(app: AppContext, m: MessageRow, at: number): void {
+  tx(app, () => {
+    const cur = findMessage(app, m.id)
+    if (!cur) return
+    suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
+    app.db
+      .update(contacts)
+      .set({ status: 'complained', updatedAt: at })
+      .where(eq(contacts.id, cur.contactId))
+      .run()
+  })
+}
+
+export interface InboundReply {
+  from: string
+  subject: string | null
+  snippet: string
+  text: string | null
+}
+
+/** Stores a reply and records reply.received; returns the reply id. */
+export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply, at: number): string {
+  return tx(app, () => {
+    const id = newId()
+    app.db
+      .insert(replies)
+      .values({
+        id,
+        clientId: m.clientId,
+        messageId: m.id,
+        campaignId: m.campaignId,
+        journeyId: m.journeyId,
+        sequenceId: m.sequenceId,
+        contactId: m.contactId,
+        fromAddress: reply.from,
+        subject: reply.subject,
+        snippet: reply.snippet,
+        bodyText: reply.text,
+        receivedAt: at,
+      })
+      .run()
+    recordEvent(app.db, {
+      ...refs(m),
+      type: 'reply.received',
+      occurredAt: at,
+      data: {
+        reply_id: toPrefixedId('reply', id),
+        message_id: pid('message', m.id),
+        campaign_id: pid('campaign', m.campaignId),
+        contact_id: pid('contact', m.contactId),
+        from: reply.from,
+        subject: reply.subject,
+        snippet: reply.snippet,
+        received_at: iso(at),
+      },
+    })
+    const cur = findMessage(app, m.id)
+    if (cur && cur.repliedAt === null) {
+      app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
+      bumpCampaign(app.db, m.campaignId, { replied: 1 })
+    }
+    return id
+  })
+}
+
+/**
+ * Unsubscribe through a message's link or header: effective at once, attributed to the message
+ * and its campaign, the address suppressed. Repeating it changes nothing.
+ */
+export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: string, at: number): boolean {
+  return tx(app, () => {
+    const contact = app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).get()
+    const email = contact?.email ?? m.to
+    suppress(app.db, m.clientId, email, 'unsubscribe', `unsubscribed (${source})`, at)
+    if (!contact || contact.status === 'unsubscribed') return false
+    app.db
+      .update(contacts)
+      .set({ status: 'unsubscribed', updatedAt: at })
+      .where(eq(contacts.id, contact.id))
+      .run()
+    app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
+    recordEvent(app.db, {
+      ...refs(m),
+      type: 'contact.unsubscribed',
+      occurredAt: at,
+      data: {
+        contact_id: pid('contact', contact.id),
+        email,
+        campaign_id: pid('campaign', m.campaignId),
+        message_id: pid('message', m.id),
+        source,
+        unsubscribed_at: iso(at),
+      },
+    })
+    bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })
+    return true
+  })
+}

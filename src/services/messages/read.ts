@@ -1,0 +1,92 @@
+import { and, eq, type SQL } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type MessageRow, type MessageStatus, messageContents, messages } from '../../db/schema'
+import { listFilter, visibleTo } from '../../db/tenant'
+import { invalidField, notFound } from '../../errors'
+import { parseId } from '../../lib/ids'
+import { iso, isoOrNull } from '../../lib/time'
+
+export function presentMessage(row: MessageRow, headers?: Record<string, string> | null) {
+  return {
+    id: row.id,
+    client_id: row.clientId,
+    campaign_id: row.campaignId,
+    journey_id: row.journeyId,
+    sequence_id: row.sequenceId,
+    contact_id: row.contactId,
+    channel: row.channel,
+    to: row.to,
+    status: row.status,
+    skip_reason: row.skipReason,
+    provider: row.provider,
+    provider_message_id: row.providerMessageId,
+    message_id: headers?.['message-id'] ?? null,
+    error: row.error,
+    attempts: row.attempts,
+    created_at: iso(row.createdAt),
+    sent_at: isoOrNull(row.sentAt),
+    delivered_at: isoOrNull(row.deliveredAt),
+    opened_at: isoOrNull(row.openedAt),
+    clicked_at: isoOrNull(row.clickedAt),
+  }
+}
+
+export interface MessageFilters {
+  client_id?: string
+  campaign_id?: string
+  contact_id?: string
+  status?: MessageStatus
+}
+
+const idFilter = (field: string, value: string | undefined) => {
+  if (value === undefined) return undefined
+  const id = parseId(value)
+  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
+  return id
+}
+
+/** The outbox, newest first. Message-IDs come from the stored headers of what was sent. */
+export function listMessages(ctx: Ctx, page: PageRequest & MessageFilters) {
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, page.client_id)]
+  const campaignId = idFilter('campaign_id', page.campaign_id)
+  const contactId = idFilter('contact_id', page.contact_id)
+  if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
+  if (contactId) conditions.push(eq(messages.contactId, contactId))
+  if (page.status) conditions.push(eq(messages.status, page.status))
+  const result = paginate(ctx.db, ctx.secretKey, messages, messages.id, and(...conditions), page, (r) => r)
+  const headers = headersOf(ctx, result.data)
+  return {
+    data: result.data.map((r) => presentMessage(r, headers.get(r.seq))),
+    pagination: result.pagination,
+  }
+}
+
+function headersOf(ctx: Ctx, rows: MessageRow[]) {
+  const out = new Map<number, Record<string, string>>()
+  const q = ctx.sqlite.query<{ message_seq: number; headers: string }, [number]>(
+    'SELECT message_seq, headers FROM message_contents WHERE message_seq = ?1',
+  )
+  for (const r of rows) {
+    const c = q.get(r.seq)
+    if (c) out.set(r.seq, JSON.parse(c.headers))
+  }
+  return out
+}
+
+export function getMessage(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, id), visibleTo(ctx.actor, messages.clientId)))
+    .get()
+  if (!row) throw notFound('Message')
+  const content = ctx.db.select().from(messageContents).where(eq(messageContents.messageSeq, row.seq)).get()
+  return {
+    ...presentMessage(row, content?.headers),
+    subject: content?.subject ?? null,
+    body_html: content?.bodyHtml ?? null,
+    body_text: content?.bodyText ?? null,
+    headers: content?.headers ?? {},
+  }
+}

@@ -1,0 +1,31 @@
+import type { AppContext } from '../../context'
+import type { MessageRow } from '../../db/schema'
+import { decodeLinkToken, type LinkKind, trackingKey } from '../../lib/tracking-token'
+import { findMessage } from '../messages/activity'
+
+const keys = new WeakMap<Uint8Array, Buffer>()
+const keyOf = (app: AppContext) => {
+  let k = keys.get(app.secretKey)
+  if (!k) {
+    k = trackingKey(app.secretKey)
+    keys.set(app.secretKey, k)
+  }
+  return k
+}
+
+/**
+ * The message a tracking or unsubscribe token names, when its signature is valid for that
+ * message's client and it is of the expected kind; null otherwise (the route answers 404).
+ */
+export function resolveLinkToken(
+  app: AppContext,
+  token: string,
+  kind: LinkKind,
+): { message: MessageRow; url: string | null } | null {
+  const decoded = decodeLinkToken(token)
+  if (!decoded || decoded.kind !== kind) return null
+  const message = findMessage(app, decoded.messageId)
+  if (!message || !decoded.verify(keyOf(app), message.clientId)) return null
+  if (kind === 'click' && !/^https?:\/\//i.test(decoded.url ?? '')) return null
+  return { message, url: decoded.url }
+}

@@ -1,0 +1,40 @@
+import { afterAll } from 'bun:test'
+import type { Channel, ChannelProvider, Outgoing, SendResult } from '../../src/channels/types'
+import { type SendWorkerOptions, startSendWorker } from '../../src/queue/worker'
+import type { TestApp } from './app'
+
+/** A provider that records what it was given and answers with `answer` (default: delivered). */
+export function recordingProvider(
+  name = 'capture',
+  answer: (m: Outgoing, n: number) => Promise<SendResult> | SendResult = () => ({
+    providerMessageId: null,
+    delivered: true,
+  }),
+) {
+  const sent: Outgoing[] = []
+  const provider: ChannelProvider & { sent: Outgoing[] } = {
+    name,
+    sent,
+    async send(m) {
+      const r = await answer(m, sent.length)
+      sent.push(m)
+      return r
+    },
+    async close() {},
+  }
+  return provider
+}
+
+/** Starts the send worker on the test app with `provider` for every channel; stopped after the file. */
+export function startTestSender(
+  t: TestApp,
+  provider: ChannelProvider = recordingProvider(),
+  options: Partial<SendWorkerOptions> = {},
+) {
+  const providers = Object.fromEntries(
+    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, provider]),
+  ) as Record<Channel, ChannelProvider>
+  const worker = startSendWorker(t.ctx, { providers, pollMs: 10, ...options })
+  afterAll(() => worker.stop())
+  return worker
+}

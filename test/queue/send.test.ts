@@ -1,0 +1,260 @@
+import { describe, expect, test } from 'bun:test'
+import { ProviderError } from '../../src/channels/types'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { eventually } from '../helpers/receiver'
+import { recordingProvider, startTestSender } from '../helpers/sender'
+
+/** A tenant with an admin key, a list of `emails` and a draft campaign over it. */
+async function setup(t: TestApp, emails: string[], campaign: Record<string, unknown> = {}) {
+  const clientId = t.client('Acme')
+  const key = t.key({ scopes: ['admin:*'], clientId })
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await t.call(method, path, { key, body })
+    if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
+    return r.body.data
+  }
+  const list = await call('POST', '/api/v1/lists', { name: 'L' })
+  const contacts: Record<string, string> = {}
+  for (const [i, email] of emails.entries())
+    contacts[email] = (
+      await call('POST', '/api/v1/contacts', { email, first_name: `P${i}`, list_ids: [list.id] })
+    ).id
+  const c = await call('POST', '/api/v1/campaigns', {
+    name: 'Launch week',
+    list_id: list.id,
+    subject: 'Hello {{ contact.first_name }}',
+    body_html:
+      '<html><body><p>Hi {{ contact.first_name }}</p><a href="https://example.com/a?x=1&amp;y=2">A</a> <a href="mailto:x@y.z">mail</a> <a href="{{ unsubscribe_url }}">unsubscribe</a></body></html>',
+    ...campaign,
+  })
+  const status = async () => (await call('GET', `/api/v1/campaigns/${c.id}`)).status as string
+  return { clientId, key, list, contacts, campaign: c, call, status }
+}
+
+const events = (t: TestApp, campaignId: string, type: string) =>
+  t.ctx.sqlite
+    .query('SELECT data FROM events WHERE campaign_id = ? AND type = ? ORDER BY rowid')
+    .all(campaignId, type)
+    .map((r) => JSON.parse((r as { data: string }).data))
+
+describe('a campaign through the capture provider', () => {
+  const t = createTestApp()
+  const provider = recordingProvider()
+  startTestSender(t, provider)
+
+  test('every subscribed recipient gets one personalised message; the rest are skipped; sent + campaign.complete', async () => {
+    const emails = [
+      'ann@example.com',
+      'bob@example.com',
+      'cy@example.com',
+      'dee@example.com',
+      'eve@example.com',
+      'fay@example.com',
+    ]
+    const s = await setup(t, emails)
+    await s.call('PATCH', `/api/v1/contacts/${s.contacts['cy@example.com']}`, { status: 'unsubscribed' })
+    await s.call('PATCH', `/api/v1/contacts/${s.contacts['dee@example.com']}`, { status: 'blocked' })
+    await s.call('POST', '/api/v1/suppressions', { email: 'EVE@example.com' })
+    t.ctx.sqlite
+      .query("UPDATE contacts SET status = 'bounced' WHERE id = ?")
+      .run(s.contacts['fay@example.com']!)
+
+    const launched = await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    expect(launched).toMatchObject({ status: 'sending', total_recipients: 6, accepted: true })
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+
+    const mine = provider.sent.filter((m) => m.clientId === s.clientId)
+    expect(mine.map((m) => m.to).sort()).toEqual(['ann@example.com', 'bob@example.com'])
+    const ann = mine.find((m) => m.to === 'ann@example.com')!
+    if (ann.channel !== 'email') throw new Error('email expected')
+    expect(ann.subject).toBe('Hello P0')
+    expect(ann.headers['List-Unsubscribe']).toMatch(/^<http:\/\/localhost:8080\/u\/[\w-]+\.[\w-]+>$/)
+    expect(ann.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click')
+    expect(ann.messageId).toBe(`<${ann.id}@localhost>`)
+
+    const msgs = (await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&limit=200`)) as {
+      to: string
+      status: string
+      skip_reason: string | null
+    }[]
+    const byTo = Object.fromEntries(msgs.map((m) => [m.to, [m.status, m.skip_reason]]))
+    expect(byTo).toEqual({
+      'ann@example.com': ['delivered', null],
+      'bob@example.com': ['delivered', null],
+      'cy@example.com': ['skipped', 'contact_unsubscribed'],
+      'dee@example.com': ['skipped', 'contact_blocked'],
+      'eve@example.com': ['skipped', 'suppressed'],
+      'fay@example.com': ['skipped', 'contact_bounced'],
+    })
+
+    const stats = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
+    expect(stats).toMatchObject({ sent: 2, delivered: 2, skipped: 4, opened: 0, open_rate: 0 })
+    const delivered = events(t, s.campaign.id, 'email.delivered')
+    expect(delivered).toHaveLength(2)
+    expect(delivered[0]).toMatchObject({
+      channel: 'email',
+      campaign_id: expect.stringMatching(/^cmp_[0-9a-f]{32}$/),
+    })
+    expect(delivered[0].message_id).toMatch(/^msg_[0-9a-f]{32}$/)
+    expect(delivered[0].contact_id).toMatch(/^con_[0-9a-f]{32}$/)
+    expect(Date.parse(delivered[0].delivered_at)).toBeGreaterThan(0)
+    const complete = events(t, s.campaign.id, 'campaign.complete')
+    expect(complete).toHaveLength(1)
+    expect(complete[0]).toMatchObject({
+      name: 'Launch week',
+      channel: 'email',
+      total_recipients: 6,
+      total_sent: 2,
+      skipped: 4,
+      delivered: 2,
+      bounced: 0,
+      failed: 0,
+    })
+    const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
+    expect(c).toMatchObject({ status: 'sent', total_recipients: 6, total_sent: 2, skipped: 4 })
+  })
+
+  test('GET /messages/{id} shows what was captured: tracked links, pixel, headers', async () => {
+    const s = await setup(t, ['gil@example.com'])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    const [m] = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`)
+    const full = await s.call('GET', `/api/v1/messages/${m.id}`)
+    expect(full.subject).toBe('Hello P0')
+    expect(full.body_html).toContain('<p>Hi P0</p>')
+    expect(full.body_html).toMatch(/href="http:\/\/localhost:8080\/t\/c\/[\w-]+\.[\w-]+"/)
+    expect(full.body_html).not.toContain('https://example.com/a')
+    expect(full.body_html).toContain('href="mailto:x@y.z"')
+    expect(full.body_html).toMatch(/<img src="http:\/\/localhost:8080\/t\/o\/[\w-]+\.[\w-]+" width="1"/)
+    expect(full.body_html).toMatch(/href="http:\/\/localhost:8080\/u\/[\w-]+\.[\w-]+"/)
+    expect(full.body_text).toContain('Hi P0')
+    expect(full.headers).toMatchObject({
+      'message-id': `<${m.id}@localhost>`,
+      to: 'gil@example.com',
+      subject: 'Hello P0',
+      'list-unsubscribe-post': 'List-Unsubscribe=One-Click',
+    })
+    expect(full.message_id).toBe(`<${m.id}@localhost>`)
+    // Another tenant does not see it.
+    const other = t.key({ scopes: ['admin:*'], clientId: t.client('Other') })
+    expect((await t.call('GET', `/api/v1/messages/${m.id}`, { key: other })).status).toBe(404)
+    expect(
+      (await t.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`, { key: other })).body.data,
+    ).toHaveLength(0)
+  })
+
+  test('a segment audience: the contacts the rules match at launch', async () => {
+    const s = await setup(t, ['vip1@example.com', 'vip2@example.com', 'plain@example.com'])
+    const seg = await s.call('POST', '/api/v1/segments', {
+      name: 'VIP',
+      rule_groups: [{ match: 'all', rules: [{ field: 'email', operator: 'starts_with', value: 'vip' }] }],
+    })
+    const c = await s.call('POST', '/api/v1/campaigns', {
+      name: 'VIP',
+      segment_id: seg.id,
+      subject: 'x',
+      body_text: 'y',
+    })
+    const r = await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
+    expect(r.total_recipients).toBe(2)
+    await eventually(async () =>
+      expect((await s.call('GET', `/api/v1/campaigns/${c.id}`)).status).toBe('sent'),
+    )
+    const msgs = await s.call('GET', `/api/v1/messages?campaign_id=${c.id}`)
+    expect(msgs.map((m: { to: string }) => m.to).sort()).toEqual(['vip1@example.com', 'vip2@example.com'])
+  })
+})
+
+describe('pause, resume and cancel', () => {
+  const t = createTestApp({ env: { HERALD_SEND_RATE: '100' } })
+  const provider = recordingProvider()
+  startTestSender(t, provider)
+  const emails = Array.from({ length: 150 }, (_, i) => `p${i}@example.com`)
+
+  test('pause stops sending within a second; launch resumes where it stopped; nobody gets two', async () => {
+    const s = await setup(t, emails)
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    const sentTo = () => provider.sent.filter((m) => m.clientId === s.clientId).length
+    await eventually(async () => expect(sentTo()).toBeGreaterThanOrEqual(20))
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+    await Bun.sleep(1000)
+    const atPause = sentTo()
+    expect(atPause).toBeLessThan(150)
+    await Bun.sleep(500)
+    expect(sentTo()).toBe(atPause)
+    expect(await s.status()).toBe('paused')
+    const resumed = await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    expect(resumed.status).toBe('sending')
+    await eventually(async () => expect(await s.status()).toBe('sent'), 10_000)
+    const to = provider.sent.filter((m) => m.clientId === s.clientId).map((m) => m.to)
+    expect(to).toHaveLength(150)
+    expect(new Set(to).size).toBe(150)
+  })
+
+  test('cancel drops what is queued; nothing more is sent', async () => {
+    const s = await setup(t, emails)
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    const sentTo = () => provider.sent.filter((m) => m.clientId === s.clientId).length
+    await eventually(async () => expect(sentTo()).toBeGreaterThanOrEqual(10))
+    const c = await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/cancel`)
+    expect(c.status).toBe('cancelled')
+    await Bun.sleep(1000)
+    const after = sentTo()
+    await Bun.sleep(500)
+    expect(sentTo()).toBe(after)
+    expect(after).toBeLessThan(150)
+    const cancelled = await s.call(
+      'GET',
+      `/api/v1/messages?campaign_id=${s.campaign.id}&status=cancelled&limit=1`,
+    )
+    expect(cancelled.length).toBe(1)
+    expect(await s.status()).toBe('cancelled')
+  })
+})
+
+describe('provider errors', () => {
+  const t = createTestApp()
+  const seen = new Set<string>()
+  const provider = recordingProvider('capture', (m) => {
+    if (m.to.startsWith('flaky') && !seen.has(m.to)) {
+      seen.add(m.to)
+      throw new ProviderError('451 try again later', true, 451)
+    }
+    if (m.to.startsWith('reject')) throw new ProviderError('550 no such user', false, 550)
+    return { providerMessageId: `id-${m.to}`, delivered: true }
+  })
+  startTestSender(t, provider, { retryDelays: [20, 20] })
+
+  test('a retryable error is retried (same Message-ID); a permanent one fails the message', async () => {
+    const s = await setup(t, ['ok@example.com', 'flaky@example.com', 'reject@example.com'])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    const msgs = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`)
+    const by = Object.fromEntries(msgs.map((m: { to: string }) => [m.to, m]))
+    expect(by['flaky@example.com']).toMatchObject({
+      status: 'delivered',
+      attempts: 2,
+      provider_message_id: 'id-flaky@example.com',
+    })
+    expect(by['reject@example.com']).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      error: '550 no such user',
+    })
+    const stats = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
+    expect(stats).toMatchObject({ sent: 2, delivered: 2, failed: 1 })
+  })
+
+  test('a provider that refuses everything fails the campaign with the reason', async () => {
+    const s = await setup(
+      t,
+      Array.from({ length: 40 }, (_, i) => `reject${i}@example.com`),
+    )
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect(await s.status()).toBe('failed'))
+    const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
+    expect(c.failure_reason).toContain('refused every message')
+    expect(c.failure_reason).toContain('550 no such user')
+    expect(events(t, s.campaign.id, 'campaign.complete')).toHaveLength(0)
+  })
+})
