@@ -174,6 +174,31 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       `HERALD_INBOUND_DOMAIN must be a domain name such as mail.example.com, got "${inboundDomain}"`,
     )
 
+  const providers = {
+    emailProvider: oneOf(
+      'HERALD_EMAIL_PROVIDER',
+      env.HERALD_EMAIL_PROVIDER ?? (smtpUrl ? 'smtp' : 'capture'),
+      ['capture', 'smtp', 'simulator'] as const,
+    ),
+    smsProvider: oneOf('HERALD_SMS_PROVIDER', env.HERALD_SMS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    voiceProvider: oneOf('HERALD_VOICE_PROVIDER', env.HERALD_VOICE_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    whatsappProvider: oneOf(
+      'HERALD_WHATSAPP_PROVIDER',
+      env.HERALD_WHATSAPP_PROVIDER ?? 'capture',
+      CHANNEL_PROVIDERS,
+    ),
+    rcsProvider: oneOf('HERALD_RCS_PROVIDER', env.HERALD_RCS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+  }
+  if (providers.emailProvider === 'smtp' && !smtpUrl)
+    throw new ConfigError('HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL (e.g. smtp://user:pass@host:587)')
+  const twilioUser = Object.entries(providers).find(([, v]) => v === 'twilio')
+  if (twilioUser)
+    for (const name of ['HERALD_TWILIO_BASE_URL', 'HERALD_TWILIO_ACCOUNT_SID', 'HERALD_TWILIO_AUTH_TOKEN'])
+      if (!env[name])
+        throw new ConfigError(
+          `${name} is required when a channel uses the twilio provider (${twilioUser[0].replace('Provider', '')})`,
+        )
+
   return Object.freeze({
     port,
     host,
@@ -190,19 +215,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     webhookRetrySchedule: schedule('HERALD_WEBHOOK_RETRY_SCHEDULE', env.HERALD_WEBHOOK_RETRY_SCHEDULE),
     log: oneOf('HERALD_LOG', env.HERALD_LOG ?? 'json', ['json', 'pretty'] as const),
     smtpUrl,
-    emailProvider: oneOf(
-      'HERALD_EMAIL_PROVIDER',
-      env.HERALD_EMAIL_PROVIDER ?? (smtpUrl ? 'smtp' : 'capture'),
-      ['capture', 'smtp', 'simulator'] as const,
-    ),
-    smsProvider: oneOf('HERALD_SMS_PROVIDER', env.HERALD_SMS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
-    voiceProvider: oneOf('HERALD_VOICE_PROVIDER', env.HERALD_VOICE_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
-    whatsappProvider: oneOf(
-      'HERALD_WHATSAPP_PROVIDER',
-      env.HERALD_WHATSAPP_PROVIDER ?? 'capture',
-      CHANNEL_PROVIDERS,
-    ),
-    rcsProvider: oneOf('HERALD_RCS_PROVIDER', env.HERALD_RCS_PROVIDER ?? 'capture', CHANNEL_PROVIDERS),
+    ...providers,
     twilioBaseUrl,
     twilioAccountSid: env.HERALD_TWILIO_ACCOUNT_SID || null,
     twilioAuthToken: env.HERALD_TWILIO_AUTH_TOKEN || null,

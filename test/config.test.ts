@@ -38,6 +38,21 @@ describe('config', () => {
     [{ HERALD_LOG: 'xml' }, /HERALD_LOG must be one of json, pretty/],
     [{ HERALD_PUBLIC_URL: 'not a url' }, /HERALD_PUBLIC_URL must be a URL/],
     [{ HERALD_SMTP_URL: 'http://mail' }, /HERALD_SMTP_URL must use smtp: or smtps:/],
+    [{ HERALD_EMAIL_PROVIDER: 'smtp' }, /HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL/],
+    [
+      { HERALD_SMS_PROVIDER: 'twilio' },
+      /HERALD_TWILIO_BASE_URL is required when a channel uses the twilio provider \(sms\)/,
+    ],
+    [
+      {
+        HERALD_VOICE_PROVIDER: 'twilio',
+        HERALD_TWILIO_BASE_URL: 'http://127.0.0.1:1',
+        HERALD_TWILIO_ACCOUNT_SID: 'AC1',
+      },
+      /HERALD_TWILIO_AUTH_TOKEN is required .*\(voice\)/,
+    ],
+    [{ HERALD_INBOUND_DOMAIN: 'not a domain' }, /HERALD_INBOUND_DOMAIN must be a domain name/],
+    [{ HERALD_INBOUND_SMTP_PORT: 'x' }, /HERALD_INBOUND_SMTP_PORT must be a whole number/],
     [{ HERALD_SECRET_KEY: 'short' }, /HERALD_SECRET_KEY/],
     [{ HERALD_BOOTSTRAP_API_KEY: 'abc' }, /HERALD_BOOTSTRAP_API_KEY must look like hrld_/],
     [{ HERALD_EMAIL_PROVIDER: 'pigeon' }, /HERALD_EMAIL_PROVIDER must be one of/],

@@ -143,6 +143,19 @@ describe('a campaign through the capture provider', () => {
     ).toHaveLength(0)
   })
 
+  test('GDPR erasure scrubs what was sent to the contact; counts stay', async () => {
+    const s = await setup(t, ['erase-me@example.com'])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    const [m] = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`)
+    await s.call('DELETE', `/api/v1/contacts/${s.contacts['erase-me@example.com']}`)
+    const after = await s.call('GET', `/api/v1/messages/${m.id}`)
+    expect(after).toMatchObject({ to: '', status: 'delivered', subject: null, body_html: null, headers: {} })
+    expect(JSON.stringify(after)).not.toContain('erase-me')
+    expect(JSON.stringify(events(t, s.campaign.id, 'email.delivered'))).not.toContain('erase-me')
+    expect(await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ delivered: 1 })
+  })
+
   test('a segment audience: the contacts the rules match at launch', async () => {
     const s = await setup(t, ['vip1@example.com', 'vip2@example.com', 'plain@example.com'])
     const seg = await s.call('POST', '/api/v1/segments', {

@@ -149,7 +149,9 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
 
 /**
  * GDPR erasure: the contact row and its list memberships go; its events stay (so campaign counts
- * remain right) with the personal members of their data removed.
+ * remain right) with the personal members of their data removed. Outbox rows keep their status
+ * but lose the address and what was sent; replies lose their text. Queued messages are skipped
+ * at send time because the contact is gone.
  */
 export function eraseContact(ctx: Ctx, id: string) {
   const row = findContactRow(ctx, id)
@@ -162,6 +164,13 @@ export function eraseContact(ctx: Ctx, id: string) {
     })
     .where(eq(events.contactId, id))
     .run()
+  ctx.db.run(
+    sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE contact_id = ${id})`,
+  )
+  ctx.db.run(sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
+  ctx.db.run(
+    sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
+  )
   ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
   bumpContactCount(ctx.db, row.clientId, -1)
   return { id: row.id, deleted: true }

@@ -74,20 +74,20 @@ export function recordFailed(app: AppContext, m: MessageRow, reason: string, _at
 }
 
 /**
- * Mail privacy proxies (Apple MPP) fetch every image as the message arrives. Such opens are
- * recorded, flagged `machine`, and kept out of `opened` and open_rate.
+ * Mail privacy proxies (Apple MPP) fetch every image as the message arrives, with a bare
+ * "Mozilla/5.0" user agent (or none). Such opens are recorded, flagged `machine`, and kept out
+ * of `opened` and open_rate. Gmail's and Yahoo's image proxies fetch when a person opens.
  */
-export function isMachineOpen(userAgent: string | null, sentAt: number | null, at: number): boolean {
-  if (userAgent === null || userAgent.trim() === '' || userAgent.trim() === 'Mozilla/5.0') return true
-  if (/GoogleImageProxy|YahooMailProxy/i.test(userAgent)) return false
-  return sentAt !== null && at - sentAt < 2_000
+export function isMachineOpen(userAgent: string | null): boolean {
+  const ua = userAgent?.trim() ?? ''
+  return ua === '' || ua === 'Mozilla/5.0'
 }
 
 export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | null, at: number): void {
   tx(app, () => {
     const cur = findMessage(app, m.id)
     if (!cur) return
-    const machine = isMachineOpen(userAgent, cur.sentAt, at)
+    const machine = isMachineOpen(userAgent)
     recordEvent(app.db, {
       ...refs(cur),
       type: 'email.opened',

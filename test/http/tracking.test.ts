@@ -1,0 +1,175 @@
+import { describe, expect, test } from 'bun:test'
+import { encodeLinkToken, trackingKey } from '../../src/lib/tracking-token'
+import { createTestApp } from '../helpers/app'
+import { eventually } from '../helpers/receiver'
+import { startTestSender } from '../helpers/sender'
+
+const t = createTestApp()
+startTestSender(t)
+const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'
+
+/** Sends a one-recipient campaign and returns the links of the captured message. */
+async function sentMessage(email: string) {
+  const clientId = t.client('Acme')
+  const key = t.key({ scopes: ['admin:*'], clientId })
+  const get = async (path: string) => (await t.call('GET', path, { key })).body.data
+  const post = async (path: string, body?: unknown) => (await t.call('POST', path, { key, body })).body.data
+  const list = await post('/api/v1/lists', { name: 'L' })
+  const contact = await post('/api/v1/contacts', { email, list_ids: [list.id] })
+  const c = await post('/api/v1/campaigns', {
+    name: 'C',
+    list_id: list.id,
+    subject: 'Hi',
+    body_html: '<p><a href="https://shop.example/deal?a=1&amp;b=2">Deal</a> <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>',
+  })
+  await post(`/api/v1/campaigns/${c.id}/launch`, { confirm: true })
+  await eventually(async () => expect((await get(`/api/v1/campaigns/${c.id}`)).status).toBe('sent'))
+  const [m] = await get(`/api/v1/messages?campaign_id=${c.id}`)
+  const full = await get(`/api/v1/messages/${m.id}`)
+  const path = (re: RegExp) => new URL(re.exec(full.body_html)![1]!).pathname
+  return {
+    clientId,
+    key,
+    get,
+    contact,
+    campaign: c,
+    message: m,
+    open: path(/src="([^"]+\/t\/o\/[^"]+)"/),
+    click: path(/href="([^"]+\/t\/c\/[^"]+)"/),
+    unsubscribe: path(/href="([^"]+\/u\/[^"]+)"/),
+    header: /<([^>]+)>/.exec(full.headers['list-unsubscribe'])![1]!,
+  }
+}
+
+const hit = (method: string, path: string, init: { ua?: string; body?: string } = {}) =>
+  t.app.handle(
+    new Request(`http://localhost:8080${path}`, {
+      method,
+      headers: {
+        ...(init.ua ? { 'user-agent': init.ua } : {}),
+        ...(init.body !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+      },
+      body: init.body,
+    }),
+  )
+
+const eventsOf = (messageId: string, type: string) =>
+  t.ctx.sqlite
+    .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
+    .all(messageId, type)
+    .map((r) => JSON.parse((r as { data: string }).data))
+
+describe('open pixel and click redirect', () => {
+  test('an open returns a GIF and records email.opened; opens are unique per recipient in stats', async () => {
+    const s = await sentMessage('ann@example.com')
+    const r = await hit('GET', s.open, { ua: BROWSER })
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toBe('image/gif')
+    expect(r.headers.get('cache-control')).toContain('no-store')
+    expect(Buffer.from(await r.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a')
+    await hit('GET', s.open, { ua: BROWSER })
+    const opened = eventsOf(s.message.id, 'email.opened')
+    expect(opened).toHaveLength(2)
+    expect(opened[0]).toMatchObject({ email: 'ann@example.com', user_agent: BROWSER, machine: false })
+    expect(opened[0].message_id).toBe(`msg_${s.message.id.replaceAll('-', '')}`)
+    const stats = await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)
+    expect(stats).toMatchObject({ delivered: 1, opened: 1, open_rate: 1, machine_opened: 0 })
+  })
+
+  test('a privacy-proxy open (bare Mozilla/5.0) is flagged machine and kept out of opened', async () => {
+    const s = await sentMessage('mpp@example.com')
+    await hit('GET', s.open, { ua: 'Mozilla/5.0' })
+    expect(eventsOf(s.message.id, 'email.opened')[0]).toMatchObject({ machine: true })
+    expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ opened: 0, machine_opened: 1 })
+  })
+
+  test('a click redirects to the URL that was in the message and records email.clicked (and the open)', async () => {
+    const s = await sentMessage('bob@example.com')
+    const r = await hit('GET', s.click, { ua: BROWSER })
+    expect(r.status).toBe(302)
+    expect(r.headers.get('location')).toBe('https://shop.example/deal?a=1&b=2')
+    await hit('GET', s.click, { ua: BROWSER })
+    expect(eventsOf(s.message.id, 'email.clicked')[0]).toMatchObject({
+      url: 'https://shop.example/deal?a=1&b=2',
+      email: 'bob@example.com',
+      user_agent: BROWSER,
+    })
+    expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({
+      clicked: 1,
+      opened: 1,
+      click_rate: 1,
+    })
+  })
+
+  test('tokens cannot be forged, altered, reused for another kind, or moved to another tenant', async () => {
+    const s = await sentMessage('cy@example.com')
+    const token = s.click.slice('/t/c/'.length)
+    const [payload, sig] = token.split('.') as [string, string]
+    const key = trackingKey(t.ctx.secretKey)
+    const otherUrl = encodeLinkToken(key, s.clientId, 'click', s.message.id, 'https://evil.example/')
+    const otherTenant = encodeLinkToken(key, t.client('Other'), 'click', s.message.id, 'https://shop.example/deal?a=1&b=2')
+    const wrongKey = encodeLinkToken(Buffer.alloc(32, 7), s.clientId, 'click', s.message.id, 'https://evil.example/')
+    const cases = [
+      `/t/c/${payload}.${sig.slice(0, -2)}AA`, // altered signature
+      `/t/c/${otherUrl.split('.')[0]}.${sig}`, // another URL under the real signature
+      `/t/c/${otherTenant}`, // signed for another client
+      `/t/c/${wrongKey}`, // signed with another instance's key
+      `/t/c/${s.open.slice('/t/o/'.length)}`, // an open token used as a click
+      `/t/o/${token}`, // a click token used as an open
+      '/t/c/not-a-token',
+      `/u/${token}`,
+    ]
+    for (const path of cases) {
+      const r = await hit('GET', path, { ua: BROWSER })
+      expect(r.status, path).toBe(404)
+      expect((await r.json()).error.code).toBe('NOT_FOUND')
+    }
+    // A URL that was not in the message but is signed correctly (we never sign such a thing)
+    // would be accepted: the signature is the proof that Herald put it there.
+    expect(eventsOf(s.message.id, 'email.clicked')).toHaveLength(0)
+  })
+})
+
+describe('unsubscribe', () => {
+  test('GET shows a page with a confirm button and changes nothing', async () => {
+    const s = await sentMessage('dee@example.com')
+    const r = await hit('GET', s.unsubscribe)
+    expect(r.status).toBe(200)
+    expect(r.headers.get('content-type')).toContain('text/html')
+    const html = await r.text()
+    expect(html).toContain('<form method="post">')
+    expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('subscribed')
+  })
+
+  test('RFC 8058 one-click POST unsubscribes at once, suppresses, and is attributed to the campaign', async () => {
+    const s = await sentMessage('eve@example.com')
+    expect(new URL(s.header).pathname).toBe(s.unsubscribe)
+    const r = await hit('POST', new URL(s.header).pathname, { body: 'List-Unsubscribe=One-Click' })
+    expect(r.status).toBe(200)
+    expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('unsubscribed')
+    const sup = (await t.call('GET', '/api/v1/suppressions', { key: s.key })).body.data
+    expect(sup).toContainEqual(expect.objectContaining({ email: 'eve@example.com', source: 'unsubscribe' }))
+    const [e] = t.ctx.sqlite
+      .query("SELECT data, campaign_id FROM events WHERE type = 'contact.unsubscribed' AND message_id = ?")
+      .all(s.message.id) as { data: string; campaign_id: string }[]
+    expect(e!.campaign_id).toBe(s.campaign.id)
+    expect(JSON.parse(e!.data)).toMatchObject({
+      email: 'eve@example.com',
+      source: 'one_click',
+      campaign_id: `cmp_${s.campaign.id.replaceAll('-', '')}`,
+      message_id: `msg_${s.message.id.replaceAll('-', '')}`,
+    })
+    expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ unsubscribed: 1 })
+    // Again: still 200, nothing new recorded.
+    expect((await hit('POST', s.unsubscribe, { body: 'List-Unsubscribe=One-Click' })).status).toBe(200)
+    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
+  })
+
+  test('the page’s confirm button (a POST without the one-click body) unsubscribes too', async () => {
+    const s = await sentMessage('fay@example.com')
+    const r = await hit('POST', s.unsubscribe, { body: '' })
+    expect(r.status).toBe(200)
+    expect(await r.text()).toContain('You are unsubscribed')
+    expect(eventsOf(s.message.id, 'contact.unsubscribed')[0]).toMatchObject({ source: 'unsubscribe_page' })
+  })
+})
