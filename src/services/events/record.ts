@@ -1,5 +1,4 @@
 import type { Db } from '../../db/client'
-import { events } from '../../db/schema'
 import { newId } from '../../lib/ids'
 
 export const EVENT_TYPES = [
@@ -26,22 +25,29 @@ export interface EventInput {
   data: Record<string, unknown>
 }
 
-/** Appends one event. Call it inside the transaction of the change that caused it. */
+/**
+ * Appends one event. Call it inside the transaction of the change that caused it. A prepared
+ * statement rather than the query builder: the send queue writes one per message, and the
+ * builder costs ~15x more per insert.
+ */
 export function recordEvent(db: Db, input: EventInput): string {
   const id = newId()
-  db.insert(events)
-    .values({
+  db.$client
+    .query(
+      `INSERT INTO events (id, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
+    )
+    .run(
       id,
-      clientId: input.clientId,
-      type: input.type,
-      contactId: input.contactId ?? null,
-      messageId: input.messageId ?? null,
-      campaignId: input.campaignId ?? null,
-      journeyId: input.journeyId ?? null,
-      sequenceId: input.sequenceId ?? null,
-      occurredAt: input.occurredAt,
-      data: input.data,
-    })
-    .run()
+      input.clientId,
+      input.type,
+      input.contactId ?? null,
+      input.messageId ?? null,
+      input.campaignId ?? null,
+      input.journeyId ?? null,
+      input.sequenceId ?? null,
+      input.occurredAt,
+      JSON.stringify(input.data),
+    )
   return id
 }
