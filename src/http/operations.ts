@@ -5,8 +5,10 @@ import { contactOperations } from './api/contacts'
 import { domainOperations } from './api/domains'
 import { healthOperations } from './api/health'
 import { importOperations } from './api/imports'
+import { inboundOperations } from './api/inbound'
 import { listOperations } from './api/lists'
 import { messageOperations } from './api/messages'
+import { replyOperations } from './api/replies'
 import { segmentOperations } from './api/segments'
 import { senderOperations } from './api/senders'
 import { suppressionOperations } from './api/suppressions'
@@ -32,4 +34,6 @@ export const operations: readonly Operation[] = [
   ...campaignOperations,
   ...messageOperations,
   ...webhookOperations,
+  ...inboundOperations,
+  ...replyOperations,
 ]

@@ -156,13 +156,20 @@ export interface Bounce {
   diagnostic: string | null
 }
 
-/** A bounce; a hard one suppresses the address and marks the contact bounced. */
-export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at: number): void {
-  tx(app, () => {
+/** A bounce; a hard one suppresses the address and marks the contact bounced. False when nothing changed. */
+export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at: number): boolean {
+  return tx(app, () => {
     const cur = findMessage(app, m.id)
-    if (!cur || cur.bouncedAt !== null) return
+    if (!cur) return false
+    // One bounce per message, except that a hard bounce after a soft one (a "delayed" DSN, then
+    // "failed") is still recorded: it is the one that suppresses the address.
+    if (cur.bouncedAt !== null && (bounce.type === 'soft' || hadHardBounce(app, cur.id))) return false
     const email = emailOf(app, cur)
-    app.db.update(messages).set({ status: 'bounced', bouncedAt: at }).where(eq(messages.id, cur.id)).run()
+    app.db
+      .update(messages)
+      .set({ status: 'bounced', bouncedAt: cur.bouncedAt ?? at })
+      .where(eq(messages.id, cur.id))
+      .run()
     recordEvent(app.db, {
       ...refs(cur),
       type: 'email.bounced',
@@ -178,7 +185,7 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
         bounced_at: iso(at),
       },
     })
-    bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
+    if (cur.bouncedAt === null) bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
     if (bounce.type === 'hard') {
       suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
       app.db
@@ -187,8 +194,16 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
         .where(eq(contacts.id, cur.contactId))
         .run()
     }
+    return true
   })
 }
+
+const hadHardBounce = (app: AppContext, messageId: string) =>
+  app.sqlite
+    .query<{ one: number }, [string]>(
+      "SELECT 1 AS one FROM events WHERE message_id = ?1 AND type = 'email.bounced' AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
+    )
+    .get(messageId) !== null
 
 /** A complaint (ARF feedback report): suppress and mark the contact complained. */
 export function recordComplaint(app: AppContext, m: MessageRow, at: number): void {

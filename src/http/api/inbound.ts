@@ -1,0 +1,48 @@
+import { Type as t } from '@sinclair/typebox'
+import { INBOUND_LIMIT, receiveUpload } from '../../services/inbound/upload'
+import { op } from '../operation'
+import { dataOf, strict, Uuid } from './schemas'
+
+const Kind = t.Union(['bounce', 'complaint', 'reply', 'unsubscribe', 'ignored'].map((k) => t.Literal(k)))
+const InboundResult = t.Object({
+  kind: Kind,
+  message_id: t.Optional(Uuid),
+  reply_id: t.Optional(Uuid),
+  bounce_type: t.Optional(t.Union([t.Literal('hard'), t.Literal('soft')])),
+  reason: t.Optional(t.String({ description: 'Why nothing was recorded (kind ignored), or a note' })),
+})
+const InboundQuery = t.Object(
+  {
+    to: t.Optional(
+      t.String({
+        maxLength: 2048,
+        description:
+          'Envelope recipient(s), comma-separated; without it Delivered-To, X-Original-To and To are read',
+      }),
+    ),
+  },
+  strict,
+)
+
+export const inboundOperations = [
+  op({
+    id: 'receiveInboundEmail',
+    method: 'POST',
+    path: '/api/v1/inbound/email',
+    tag: 'Inbound',
+    auth: 'admin:*',
+    summary: 'Hand Herald one inbound email (raw MIME): a bounce, complaint, unsubscribe or reply',
+    description:
+      'The same routing as the inbound SMTP listener: DSNs (RFC 3464) become hard or soft bounces, ARF abuse ' +
+      'reports (RFC 5965) complaints, mail to an unsubscribe+ address an unsubscribe, and other mail to a reply+ ' +
+      'address (or answering a Herald Message-ID) a reply. Mail that cannot be tied to a message Herald sent ' +
+      'is answered with kind "ignored" and a reason.',
+    query: InboundQuery,
+    stream: {
+      contentTypes: ['message/rfc822', 'text/plain', 'application/octet-stream'],
+      limit: INBOUND_LIMIT,
+    },
+    response: dataOf(InboundResult),
+    handle: async (ctx, { upload, query }) => ({ data: await receiveUpload(ctx, upload!, query.to) }),
+  }),
+]

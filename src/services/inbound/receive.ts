@@ -1,0 +1,147 @@
+import type { AppContext } from '../../context'
+import type { MessageRow } from '../../db/schema'
+import { recordBounce, recordComplaint, recordReply, unsubscribeViaMessage } from '../messages/activity'
+import { snippetOf } from '../messages/snippet'
+import {
+  autoReplyReason,
+  deliveryStatusOf,
+  feedbackReportOf,
+  headerRecipients,
+  type ParsedMail,
+  parseMail,
+  reportKindOf,
+  returnedMessageOf,
+} from './mail'
+import { bounceOf, feedbackTypeOf, fieldsOf, headerBlock, originalMailFromOf } from './report'
+import { findVerp, messageByRfcId, type Resolved, resolveVerp } from './verp'
+
+// One inbound message, classified and routed to the activity verbs (DESIGN.md §8 "Inbound"):
+// DSN → bounce, ARF abuse report → complaint, mail to unsubscribe+ → unsubscribe, anything a
+// person wrote back → reply. Whatever cannot be tied to one of our messages is "ignored" with
+// a reason: inbound mail is untrusted input, and a bad message must never become a 500 or a
+// rejected SMTP transaction that makes the sender retry forever.
+
+export interface InboundEnvelope {
+  /** MAIL FROM; '' for the null sender (<>), undefined when unknown. */
+  from?: string | null
+  to: readonly string[]
+}
+
+export interface InboundResult {
+  kind: 'bounce' | 'complaint' | 'reply' | 'unsubscribe' | 'ignored'
+  message_id?: string
+  reply_id?: string
+  bounce_type?: 'hard' | 'soft'
+  reason?: string
+}
+
+export interface InboundOptions {
+  envelope?: InboundEnvelope
+  /** A tenant-scoped caller may only act on its own client's messages. */
+  clientId?: string | null
+}
+
+/** Stored reply text is capped like a template's body_text (DESIGN.md §6). */
+const MAX_REPLY_TEXT = 128 * 1024
+
+const ignored = (reason: string, message?: MessageRow): InboundResult => ({
+  kind: 'ignored',
+  ...(message ? { message_id: message.id } : {}),
+  reason,
+})
+
+export async function receiveInbound(
+  app: AppContext,
+  raw: Buffer | string,
+  options: InboundOptions = {},
+): Promise<InboundResult> {
+  let mail: ParsedMail
+  try {
+    mail = await parseMail(raw)
+  } catch (err) {
+    return ignored(`the message could not be parsed: ${(err as Error).message}`)
+  }
+  const at = app.clock.now()
+  const envelope = options.envelope
+  const recipients = envelope?.to.length ? envelope.to : headerRecipients(mail)
+  const verp = findVerp(recipients, app.config.inboundDomain)
+  const viaVerp: Resolved | null = verp ? resolveVerp(app, verp) : null
+  if (viaVerp && !viaVerp.ok) return ignored(viaVerp.reason)
+  const mine = (m: MessageRow | null | undefined) =>
+    m && (!options.clientId || m.clientId === options.clientId) ? m : null
+  const verpMessage = mine(viaVerp?.ok ? viaVerp.message : null)
+  if (viaVerp?.ok && !verpMessage) return ignored('not a message of this client')
+
+  const kind = reportKindOf(mail)
+  if (kind === 'delivery-status') {
+    const status = deliveryStatusOf(mail)
+    const bounce = status === undefined ? null : bounceOf(status)
+    if (!bounce) return ignored('delivery report without a failed or delayed recipient')
+    const m = verpMessage ?? mine(returnedMessage(app, mail))
+    if (!m) return ignored('delivery report for a message Herald did not send')
+    // A message bounces once; only a hard bounce after a soft one is recorded again (activity.ts).
+    const recorded = recordBounce(app, m, bounce, at)
+    const note = recorded ? {} : { reason: 'the message had already bounced; nothing changed' }
+    return { kind: 'bounce', message_id: m.id, bounce_type: bounce.type, ...note }
+  }
+  if (kind === 'feedback-report') {
+    const report = feedbackReportOf(mail) ?? ''
+    const type = feedbackTypeOf(report)
+    const m = verpMessage ?? mine(returnedMessage(app, mail)) ?? mine(byOriginalSender(app, report))
+    if (type !== 'abuse')
+      return ignored(`feedback report of type ${type ?? '(none)'} is not a complaint`, m ?? undefined)
+    if (!m) return ignored('feedback report for a message Herald did not send')
+    recordComplaint(app, m, at)
+    return { kind: 'complaint', message_id: m.id }
+  }
+
+  if (verp?.purpose === 'unsubscribe' && verpMessage) {
+    const changed = unsubscribeViaMessage(app, verpMessage, 'mailto', at)
+    return {
+      kind: 'unsubscribe',
+      message_id: verpMessage.id,
+      ...(changed ? {} : { reason: 'already unsubscribed' }),
+    }
+  }
+  const auto = autoReplyReason(mail, envelope?.from)
+  if (auto) return ignored(auto, verpMessage ?? undefined)
+  if (verp?.purpose === 'bounce')
+    return ignored('mail to a bounce address that is not a delivery report', verpMessage ?? undefined)
+
+  // A reply whose address lost its token (forwarded, retyped) is still tied by its headers.
+  const m = verpMessage ?? mine(messageByRfcId(app, [mail.inReplyTo, referencesOf(mail)]))
+  if (!m) return ignored('not addressed to a Herald address and not a reply to a Herald message')
+  const from = mail.from?.value.find((a) => a.address)?.address ?? envelope?.from ?? ''
+  if (!from) return ignored('a reply without a sender address', m)
+  const text = (mail.text ?? '').trimEnd()
+  const replyId = recordReply(
+    app,
+    m,
+    {
+      from,
+      subject: mail.subject ?? null,
+      snippet: snippetOf(text),
+      text: text === '' ? null : text.slice(0, MAX_REPLY_TEXT),
+    },
+    at,
+  )
+  return { kind: 'reply', message_id: m.id, reply_id: replyId }
+}
+
+const referencesOf = (mail: ParsedMail) =>
+  Array.isArray(mail.references) ? mail.references.join(' ') : mail.references
+
+/** The outbox message a report returns, by the Message-ID in its returned headers. */
+function returnedMessage(app: AppContext, mail: ParsedMail): MessageRow | null {
+  const returned = returnedMessageOf(mail)
+  if (returned === undefined) return null
+  return messageByRfcId(app, [fieldsOf(headerBlock(returned)).get('message-id')])
+}
+
+/** ARF's Original-Mail-From is the envelope sender of the reported message: our bounce+ address. */
+function byOriginalSender(app: AppContext, report: string): MessageRow | null {
+  const from = originalMailFromOf(report)
+  const verp = from ? findVerp([from], app.config.inboundDomain) : null
+  const resolved = verp ? resolveVerp(app, verp) : null
+  return resolved?.ok ? resolved.message : null
+}

@@ -1,0 +1,58 @@
+import { and, eq, type SQL } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type PageRequest, paginate } from '../../db/paginate'
+import { type ReplyRow, replies } from '../../db/schema'
+import { listFilter, visibleTo } from '../../db/tenant'
+import { invalidField, notFound } from '../../errors'
+import { parseId } from '../../lib/ids'
+import { iso } from '../../lib/time'
+
+export function presentReply(row: ReplyRow) {
+  return {
+    id: row.id,
+    client_id: row.clientId,
+    message_id: row.messageId,
+    campaign_id: row.campaignId,
+    journey_id: row.journeyId,
+    sequence_id: row.sequenceId,
+    contact_id: row.contactId,
+    from: row.fromAddress,
+    subject: row.subject,
+    snippet: row.snippet,
+    body_text: row.bodyText,
+    received_at: iso(row.receivedAt),
+  }
+}
+
+export interface ReplyFilters {
+  client_id?: string
+  campaign_id?: string
+  contact_id?: string
+}
+
+const idFilter = (field: string, value: string | undefined) => {
+  if (value === undefined) return undefined
+  const id = parseId(value)
+  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
+  return id
+}
+
+/** Replies received, newest first, limited to the caller's client. */
+export function listReplies(ctx: Ctx, page: PageRequest & ReplyFilters) {
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, replies.clientId, page.client_id)]
+  const campaignId = idFilter('campaign_id', page.campaign_id)
+  const contactId = idFilter('contact_id', page.contact_id)
+  if (campaignId) conditions.push(eq(replies.campaignId, campaignId))
+  if (contactId) conditions.push(eq(replies.contactId, contactId))
+  return paginate(ctx.db, ctx.secretKey, replies, replies.id, and(...conditions), page, presentReply)
+}
+
+export function getReply(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(replies)
+    .where(and(eq(replies.id, id), visibleTo(ctx.actor, replies.clientId)))
+    .get()
+  if (!row) throw notFound('Reply')
+  return presentReply(row)
+}
