@@ -2,8 +2,10 @@ import { createApp } from '../app'
 import type { Flags } from '../config'
 import { loadConfig } from '../config'
 import { createAppContext } from '../context'
+import { startInboundSmtp } from '../inbound/smtp-listener'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
+import { startSending } from '../queue/start'
 import { importRunnerFor } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
 import { VERSION } from '../version'
@@ -21,9 +23,12 @@ export async function serve(flags: Flags): Promise<void> {
   ctx.jobs.start()
   importRunnerFor(ctx).kick() // resumes imports a stop interrupted
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
+  const sender = startSending(ctx) // resumes campaigns a stop interrupted
+  const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
 
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
   const lines = [`Herald ${VERSION} listening on ${url} (data: ${config.dataDir})`, `  API docs: ${url}/docs`]
+  if (inbound) lines.push(`  Inbound SMTP: port ${inbound.port}`)
   if (boot) {
     lines.push('', 'First run: created the "Default workspace" client and an admin.')
     if (boot.apiKey) lines.push(`  Admin API key (shown once, store it now): ${boot.apiKey}`)
@@ -53,6 +58,8 @@ export async function serve(flags: Flags): Promise<void> {
       Bun.sleep(DRAIN_TIMEOUT_MS).then(() => true),
     ])
     if (timedOut) await server.stop(true)
+    await inbound?.close()
+    await sender.stop()
     await webhookWorker.stop()
     ctx.store.close()
     ctx.log.info('stopped', { forced: timedOut })

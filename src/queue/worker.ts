@@ -38,6 +38,8 @@ export interface SendWorker {
 export const DEFAULT_RETRY_DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000] as const
 /** A campaign whose first this-many messages all failed permanently is failed as a whole. */
 const REFUSED_EVERYTHING = 25
+/** Outcomes written per transaction while a batch sends. */
+const FLUSH_EVERY = 16
 
 export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): SendWorker {
   const app = appOf(ctx)
@@ -155,7 +157,20 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
         .map((c) => [c.id, c]),
     )
     const planOf = new Map<string, SendPlan | Error>()
-    const finished: Finished[] = []
+    // Outcomes are written in small groups as sends complete, not once per batch: a kill then
+    // leaves only the last few sends unrecorded (to be sent again with the same Message-ID).
+    let unwritten: Finished[] = []
+    let lastFailure: string | null = null
+    const flush = () => {
+      if (unwritten.length === 0) return
+      writeOutcomes(unwritten)
+      unwritten = []
+    }
+    const finish = (f: Finished) => {
+      if (f.outcome.kind === 'failed') lastFailure = f.outcome.error
+      unwritten.push(f)
+      if (unwritten.length >= FLUSH_EVERY) flush()
+    }
     const pending: { message: MessageRow; channel: Channel; run: () => Promise<Outcome> }[] = []
     for (const m of rows) {
       let plan = planOf.get(m.campaignId!)
@@ -164,13 +179,14 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
         planOf.set(m.campaignId!, plan)
       }
       if (plan instanceof Error) {
-        finished.push({ message: m, outcome: { kind: 'deferred', at: now } })
+        finish({ message: m, outcome: { kind: 'deferred', at: now } })
         continue
       }
       const step = prepare(m, plan, byId.get(m.contactId), now)
       if (typeof step === 'function') pending.push({ message: m, channel: plan.campaign.channel, run: step })
-      else finished.push({ message: m, outcome: step })
+      else finish({ message: m, outcome: step })
     }
+    flush()
     // Each channel's sends run concurrently up to HERALD_SEND_CONCURRENCY; channels in parallel.
     const channels = [...new Set(pending.map((p) => p.channel))]
     await Promise.all(
@@ -181,13 +197,13 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
           Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
             while (next < queue.length) {
               const p = queue[next++]!
-              finished.push({ message: p.message, outcome: await p.run() })
+              finish({ message: p.message, outcome: await p.run() })
             }
           }),
         )
       }),
     )
-    writeOutcomes(finished)
+    flush()
     for (const [campaignId, plan] of planOf) {
       if (plan instanceof Error) {
         plans.forget(campaignId)
@@ -195,14 +211,12 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
         continue
       }
       const t = refusedCheck.get(campaignId)
-      if (t && t.sent === 0 && t.failed >= REFUSED_EVERYTHING) {
-        const last = finished.findLast((f) => f.outcome.kind === 'failed')?.outcome
+      if (t && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
         failCampaign(
           app,
           campaignId,
-          `the provider refused every message so far (${t.failed}); last error: ${last && 'error' in last ? last.error : 'unknown'}`,
+          `the provider refused every message so far (${t.failed}); last error: ${lastFailure ?? 'unknown'}`,
         )
-      }
     }
   }
 

@@ -48,9 +48,13 @@ export function startReceiver(path = '/hook'): Receiver {
 }
 
 /** Polls until check() is true (or fails the test after timeoutMs). */
-export async function until(check: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await Bun.sleep(10)
   }

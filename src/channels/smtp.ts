@@ -1,0 +1,100 @@
+import type { ConnectionOptions } from 'node:tls'
+import nodemailer from 'nodemailer'
+import { dkimSign } from './dkim-signer'
+import { composeEmail } from './mime'
+import { type ChannelProvider, type Outgoing, ProviderError, type SendResult } from './types'
+
+// Email through a pooled nodemailer SMTP transport to HERALD_SMTP_URL: `smtp://` upgrades with
+// STARTTLS when the server offers it, `smtps://` is TLS from the first byte. The message is
+// composed and DKIM-signed here (see mime.ts and dkim-signer.ts for why not by nodemailer) and
+// handed to the pool as raw bytes with its envelope.
+
+export interface SmtpProviderOptions {
+  /** `smtp://user:pass@host:port` or `smtps://…`. */
+  url: string
+  /** Connections kept open (HERALD_SMTP_POOL). */
+  pool: number
+  /** tls.connect options, e.g. `{ rejectUnauthorized: false }` or a test CA. */
+  tls?: ConnectionOptions
+  /** Messages per connection before it is replaced (default 1000; a reconnect costs far more than a message). */
+  maxMessages?: number
+  /** Give up on a connection attempt after this long (default 30 s). */
+  connectionTimeout?: number
+  /** Inactivity on an open connection before it is dropped (default 60 s). */
+  socketTimeout?: number
+}
+
+/** The pool settings, shared with the benchmark so its raw blast runs on the same terms. */
+export function smtpTransportOptions(options: SmtpProviderOptions) {
+  return {
+    pool: true as const,
+    url: options.url,
+    maxConnections: options.pool,
+    maxMessages: options.maxMessages ?? 1000,
+    connectionTimeout: options.connectionTimeout ?? 30_000,
+    greetingTimeout: 30_000,
+    socketTimeout: options.socketTimeout ?? 60_000,
+    tls: options.tls,
+  }
+}
+
+export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvider {
+  const transport = nodemailer.createTransport(smtpTransportOptions(options))
+  return {
+    name: 'smtp',
+    async send(message: Outgoing): Promise<SendResult> {
+      if (message.channel !== 'email') throw new ProviderError(`smtp cannot send ${message.channel}`, false)
+      let raw: Buffer
+      try {
+        raw = composeEmail(message)
+        if (message.dkim) raw = await dkimSign(raw, message.dkim)
+      } catch (err) {
+        throw new ProviderError(`cannot build the message: ${(err as Error).message}`, false)
+      }
+      try {
+        const info = await transport.sendMail({
+          envelope: { from: message.envelopeFrom, to: [message.to] },
+          raw,
+        })
+        return {
+          providerMessageId: info.serverMessageId ?? queueId(info.response) ?? info.response ?? null,
+          delivered: true,
+        }
+      } catch (err) {
+        throw toProviderError(err as SmtpError)
+      }
+    },
+    async close() {
+      transport.close()
+    },
+  }
+}
+
+/** The queue id in a 250 reply: Postfix `queued as X`, Exim `id=X`; null if none is recognised. */
+export function queueId(response: string | undefined): string | null {
+  const m = /\bqueued as ([^\s;,]+)/i.exec(response ?? '') ?? /\bid=([^\s;,]+)/i.exec(response ?? '')
+  return m?.[1] ?? null
+}
+
+interface SmtpError extends Error {
+  code?: string
+  responseCode?: number
+  response?: string
+}
+
+// Failures of the message itself, found before anything was sent: retrying cannot help.
+const PERMANENT_LOCAL = new Set(['EENVELOPE', 'EMESSAGE', 'ECONFIG', 'EMAXRECIPIENTS'])
+
+/**
+ * 4xx replies, connection failures and timeouts may succeed later; 5xx replies are final
+ * (except 503, a command out of sequence on this session, which says nothing about the
+ * message). A refused login is the operator's to fix, so it is retried too.
+ */
+export function toProviderError(err: SmtpError): ProviderError {
+  const code = err.responseCode
+  const text = (err.response ?? err.message).trim()
+  if (code !== undefined && code >= 400 && err.code !== 'EAUTH')
+    return new ProviderError(`SMTP ${text}`, code < 500 || code === 503, code)
+  const retryable = !(err.code !== undefined && PERMANENT_LOCAL.has(err.code) && code === undefined)
+  return new ProviderError(`SMTP ${err.code ?? 'error'}: ${text}`, retryable, code ?? err.code)
+}

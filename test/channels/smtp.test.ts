@@ -1,0 +1,239 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { createPrivateKey } from 'node:crypto'
+import { dkimVerify } from 'mailauth/lib/dkim/verify'
+import { simpleParser } from 'mailparser'
+import {
+  createSmtpProvider,
+  queueId,
+  type SmtpProviderOptions,
+  toProviderError,
+} from '../../src/channels/smtp'
+import { type ChannelProvider, type OutgoingEmail, ProviderError } from '../../src/channels/types'
+import { dkimRecordValue, generateDkimKey } from '../../src/lib/dkim-key'
+import { splitTxt } from '../../src/lib/dns-txt'
+import { DKIM_HEADER_FIELDS, type DkimSigning } from '../../src/services/domains/dkim'
+import { startDnsServer } from '../helpers/dns-server'
+import { type Sink, selfSignedCert, startSink as startSmtpSink } from './smtp-sink'
+
+// The smtp provider against a real smtp-server listener: STARTTLS (checked against the test's
+// own CA), implicit TLS, plain; the MIME read back with mailparser, the DKIM signature checked
+// by mailauth against the key published in a local DNS server, and SMTP replies mapped to errors.
+
+const dns = await startDnsServer()
+const key = await generateDkimKey()
+dns.zone.set('herald202611._domainkey.news.example', [splitTxt(dkimRecordValue(key.publicKey))])
+const dkim: DkimSigning = {
+  domainName: 'news.example',
+  keySelector: 'herald202611',
+  privateKey: createPrivateKey(key.privateKeyPem),
+  headerFieldNames: DKIM_HEADER_FIELDS,
+}
+const cert = selfSignedCert()
+
+const providers: ChannelProvider[] = []
+const sinks: Sink[] = []
+afterAll(async () => {
+  await Promise.all(providers.map((p) => p.close()))
+  await Promise.all(sinks.map((s) => s.close()))
+})
+async function startSink(options: Parameters<typeof startSmtpSink>[0] = {}) {
+  const sink = await startSmtpSink(options)
+  sinks.push(sink)
+  return sink
+}
+function provider(options: SmtpProviderOptions) {
+  const p = createSmtpProvider({ connectionTimeout: 5000, socketTimeout: 5000, ...options })
+  providers.push(p)
+  return p
+}
+
+const message = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
+  channel: 'email',
+  id: '0193a1b2-c3d4-7000-8000-000000000001',
+  clientId: '0193a1b2-c3d4-7000-8000-0000000000c1',
+  messageId: '<0193a1b2-c3d4-7000-8000-000000000001@news.example>',
+  from: { email: 'offers@news.example', name: 'Acme News' },
+  replyTo: 'support@news.example',
+  to: 'ann@customer.example',
+  envelopeFrom: 'bounce+tok123@mail.news.example',
+  subject: 'Spring offers for you',
+  html: '<p>Hello Ann, <a href="https://news.example/offer">see the offers</a></p>',
+  text: 'Hello Ann, see the offers: https://news.example/offer',
+  headers: {
+    'List-Unsubscribe': '<https://herald.example/u/tok123>',
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  },
+  dkim,
+  ...over,
+})
+
+const verify = (raw: Buffer) =>
+  dkimVerify(raw, { resolver: (name: string, type: string) => dns.resolve(name, type) } as never)
+
+describe('smtp provider', () => {
+  test.skipIf(cert === null)(
+    'STARTTLS + AUTH: the message arrives as built, DKIM-signed over List-Unsubscribe(-Post)',
+    async () => {
+      const sink = await startSink({ key: cert!.key, cert: cert!.cert })
+      const smtp = provider({
+        url: `smtp://herald:s3cret@127.0.0.1:${sink.port}`,
+        pool: 2,
+        tls: { ca: cert!.cert },
+      })
+      const result = await smtp.send(message())
+      expect(result).toEqual({ providerMessageId: 'QID42', delivered: true })
+
+      const [got] = sink.received
+      expect(got).toMatchObject({
+        mailFrom: 'bounce+tok123@mail.news.example',
+        rcptTo: ['ann@customer.example'],
+        secure: true,
+        user: 'herald',
+      })
+      const mail = await simpleParser(got!.raw)
+      expect(mail.messageId).toBe('<0193a1b2-c3d4-7000-8000-000000000001@news.example>')
+      expect(mail.from?.value).toEqual([{ name: 'Acme News', address: 'offers@news.example' }])
+      expect(mail.replyTo?.value).toEqual([{ name: '', address: 'support@news.example' }])
+      expect(mail.to).toMatchObject({ value: [{ address: 'ann@customer.example' }] })
+      expect(mail.subject).toBe('Spring offers for you')
+      const line = (name: string) => mail.headerLines.find((h) => h.key === name)?.line
+      expect(line('list-unsubscribe')).toBe('List-Unsubscribe: <https://herald.example/u/tok123>')
+      expect(line('list-unsubscribe-post')).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click')
+      expect(mail.html).toBe('<p>Hello Ann, <a href="https://news.example/offer">see the offers</a></p>')
+      expect(mail.text?.trim()).toBe('Hello Ann, see the offers: https://news.example/offer')
+
+      const result2 = await verify(got!.raw)
+      expect(result2.results).toHaveLength(1)
+      const r = result2.results[0]!
+      expect(r.status.result).toBe('pass')
+      expect(r.signingDomain).toBe('news.example')
+      expect(r.selector).toBe('herald202611')
+      const signed = r
+        .signingHeaders!.keys.toLowerCase()
+        .split(':')
+        .map((h: string) => h.trim())
+      expect(signed).toEqual(
+        expect.arrayContaining([
+          'from',
+          'to',
+          'subject',
+          'message-id',
+          'list-unsubscribe',
+          'list-unsubscribe-post',
+        ]),
+      )
+    },
+  )
+
+  test.skipIf(cert === null)('smtps:// speaks TLS from the first byte', async () => {
+    const sink = await startSink({ secure: true, key: cert!.key, cert: cert!.cert })
+    const smtp = provider({
+      url: `smtps://127.0.0.1:${sink.port}`,
+      pool: 1,
+      tls: { rejectUnauthorized: false },
+    })
+    await smtp.send(message())
+    expect(sink.received[0]?.secure).toBe(true)
+    expect((await verify(sink.received[0]!.raw)).results[0]?.status.result).toBe('pass')
+  })
+
+  test('plain SMTP, unsigned: no DKIM-Signature; non-ASCII names and subjects survive', async () => {
+    const sink = await startSink({ disabledCommands: ['STARTTLS'] })
+    const smtp = provider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 1 })
+    await smtp.send(
+      message({
+        dkim: null,
+        from: { email: 'offers@news.example', name: 'Zoë’s Café, Ltd.' },
+        replyTo: null,
+        subject: 'Ünïcode offers — 50 % off',
+        text: null,
+        html: '<p>Größe: XL</p>',
+      }),
+    )
+    const got = sink.received[0]!
+    expect(got.secure).toBe(false)
+    expect(got.raw.toString()).not.toContain('DKIM-Signature')
+    const mail = await simpleParser(got.raw)
+    expect(mail.from?.value).toEqual([{ name: 'Zoë’s Café, Ltd.', address: 'offers@news.example' }])
+    expect(mail.subject).toBe('Ünïcode offers — 50 % off')
+    expect(mail.replyTo).toBeUndefined()
+    expect((mail.html as string).trim()).toBe('<p>Größe: XL</p>')
+  })
+
+  test('a 4xx reply is a retryable ProviderError with its code; a 5xx is permanent', async () => {
+    const sink = await startSink({ disabledCommands: ['STARTTLS'] })
+    sink.refuse.set('later@customer.example', 451)
+    sink.refuse.set('nobody@customer.example', 550)
+    const smtp = provider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 1 })
+
+    const soft = await smtp.send(message({ to: 'later@customer.example' })).catch((e) => e)
+    expect(soft).toBeInstanceOf(ProviderError)
+    expect(soft).toMatchObject({ retryable: true, code: 451 })
+
+    const hard = await smtp.send(message({ to: 'nobody@customer.example' })).catch((e) => e)
+    expect(hard).toBeInstanceOf(ProviderError)
+    expect(hard).toMatchObject({ retryable: false, code: 550 })
+    expect(hard.message).toContain('No such user here')
+
+    // the pool carries on after refusals
+    expect((await smtp.send(message())).delivered).toBe(true)
+  })
+
+  test('a refused connection is retryable', async () => {
+    const sink = await startSmtpSink()
+    const port = sink.port
+    await sink.close()
+    const smtp = provider({ url: `smtp://127.0.0.1:${port}`, pool: 1 })
+    const err = await smtp.send(message()).catch((e) => e)
+    expect(err).toBeInstanceOf(ProviderError)
+    expect(err.retryable).toBe(true)
+  })
+
+  test('a wrong password is retried (the operator fixes it), not the message failed', async () => {
+    const sink = await startSink({ disabledCommands: ['STARTTLS'], allowInsecureAuth: true })
+    const smtp = provider({ url: `smtp://herald:wrong@127.0.0.1:${sink.port}`, pool: 1 })
+    const err = await smtp.send(message()).catch((e) => e)
+    expect(err).toMatchObject({ retryable: true, code: 535 })
+  })
+
+  test('other channels are refused for good', async () => {
+    const smtp = provider({ url: 'smtp://127.0.0.1:1', pool: 1 })
+    const err = await smtp
+      .send({
+        channel: 'sms',
+        id: 'x',
+        clientId: 'c',
+        messageId: '<x@y>',
+        to: '+15550100',
+        from: null,
+        body: 'hi',
+        statusCallbackUrl: 'http://127.0.0.1/cb',
+      })
+      .catch((e) => e)
+    expect(err).toMatchObject({ retryable: false })
+  })
+})
+
+describe('smtp reply mapping', () => {
+  test.each([
+    ['451 at RCPT', { code: 'EENVELOPE', responseCode: 451 }, true, 451],
+    ['421 closing', { code: 'EPROTOCOL', responseCode: 421 }, true, 421],
+    ['503 out of sequence', { code: 'EPROTOCOL', responseCode: 503 }, true, 503],
+    ['550 at RCPT', { code: 'EENVELOPE', responseCode: 550 }, false, 550],
+    ['552 at DATA', { code: 'EMESSAGE', responseCode: 552 }, false, 552],
+    ['timeout', { code: 'ETIMEDOUT' }, true, 'ETIMEDOUT'],
+    ['connection dropped', { code: 'ECONNECTION' }, true, 'ECONNECTION'],
+    ['TLS failure', { code: 'ETLS' }, true, 'ETLS'],
+    ['bad envelope address, found locally', { code: 'EENVELOPE' }, false, 'EENVELOPE'],
+  ] as const)('%s', (_name, fields, retryable, code) => {
+    const err = toProviderError(Object.assign(new Error('boom'), fields))
+    expect(err).toBeInstanceOf(ProviderError)
+    expect(err).toMatchObject({ retryable, code })
+  })
+
+  test('the queue id of common MTAs is picked out of the 250 reply', () => {
+    expect(queueId('250 2.0.0 Ok: queued as 4XyZ1b2C3d')).toBe('4XyZ1b2C3d')
+    expect(queueId('250 OK id=1rAbCd-000123-Ef')).toBe('1rAbCd-000123-Ef')
+    expect(queueId('250 2.0.0 OK 1700000000 x1si123 - gsmtp')).toBeNull()
+  })
+})
