@@ -4,6 +4,7 @@ import { docsPlugin } from './http/docs'
 import { requestIdFor } from './http/middleware/request-id'
 import { operations } from './http/operations'
 import { createPipeline, type RequestMeta } from './http/pipeline'
+import { providerCallbacksPlugin } from './http/provider-callbacks'
 import { errorBody, jsonResponse } from './http/respond'
 import { logRequest, mountOperations } from './http/router'
 import { trackingPlugin } from './http/tracking'
@@ -19,6 +20,7 @@ export function createApp(ctx: AppContext) {
   const routes = mountOperations(app, pipeline, operations)
   app.use(docsPlugin(operations, ctx.config.publicUrl))
   app.use(trackingPlugin(ctx))
+  app.use(providerCallbacksPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) => {

@@ -35,6 +35,8 @@ export interface Config {
   readonly twilioBaseUrl: string | null
   readonly twilioAccountSid: string | null
   readonly twilioAuthToken: string | null
+  /** Default sender number (E.164) or Messaging Service SID for the twilio provider. */
+  readonly twilioFrom: string | null
   readonly simulatorRates: string | null
   readonly sendRate: number | null
   readonly sendConcurrency: number
@@ -199,6 +201,12 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
           `${name} is required when a channel uses the twilio provider (${twilioUser[0].replace('Provider', '')})`,
         )
 
+  const twilioFrom = env.HERALD_TWILIO_FROM?.trim() || null
+  if (twilioFrom !== null && !/^(\+[1-9]\d{6,14}|MG[0-9a-f]{32}|whatsapp:\+[1-9]\d{6,14})$/i.test(twilioFrom))
+    throw new ConfigError(
+      `HERALD_TWILIO_FROM must be an E.164 number (+14155550100) or a Messaging Service SID (MG…), got "${twilioFrom}"`,
+    )
+
   return Object.freeze({
     port,
     host,
@@ -219,6 +227,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     twilioBaseUrl,
     twilioAccountSid: env.HERALD_TWILIO_ACCOUNT_SID || null,
     twilioAuthToken: env.HERALD_TWILIO_AUTH_TOKEN || null,
+    twilioFrom,
     simulatorRates,
     sendRate: optionalInt('HERALD_SEND_RATE', env.HERALD_SEND_RATE, 1, 1_000_000),
     sendConcurrency: int('HERALD_SEND_CONCURRENCY', env.HERALD_SEND_CONCURRENCY ?? '8', 1, 256),

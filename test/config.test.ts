@@ -51,6 +51,7 @@ describe('config', () => {
       },
       /HERALD_TWILIO_AUTH_TOKEN is required .*\(voice\)/,
     ],
+    [{ HERALD_TWILIO_FROM: '555-0100' }, /HERALD_TWILIO_FROM must be an E.164 number/],
     [{ HERALD_INBOUND_DOMAIN: 'not a domain' }, /HERALD_INBOUND_DOMAIN must be a domain name/],
     [{ HERALD_INBOUND_SMTP_PORT: 'x' }, /HERALD_INBOUND_SMTP_PORT must be a whole number/],
     [{ HERALD_SECRET_KEY: 'short' }, /HERALD_SECRET_KEY/],

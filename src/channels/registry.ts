@@ -20,6 +20,7 @@ type Settings = Pick<
   | 'twilioBaseUrl'
   | 'twilioAccountSid'
   | 'twilioAuthToken'
+  | 'twilioFrom'
   | 'simulatorRates'
 >
 
@@ -56,6 +57,7 @@ export function createProviders(
           baseUrl: config.twilioBaseUrl!,
           accountSid: config.twilioAccountSid!,
           authToken: config.twilioAuthToken!,
+          from: config.twilioFrom,
         })
       }
       default:

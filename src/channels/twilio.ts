@@ -6,6 +6,9 @@ import { type ChannelProvider, type Outgoing, ProviderError, type SendResult } f
 // answers with the message or call SID at once; delivery is reported later to the status
 // callback URL, whose requests are checked and read by the helpers at the end of this file.
 
+/** Where Herald asks Twilio to post status callbacks (under HERALD_PUBLIC_URL). */
+export const TWILIO_STATUS_PATH = '/api/v1/inbound/twilio/status'
+
 export interface TwilioProviderOptions {
   /** `https://api.twilio.com` or a compatible service. */
   baseUrl: string

@@ -1,3 +1,4 @@
+import { TWILIO_STATUS_PATH } from '../channels/twilio'
 import type { Outgoing } from '../channels/types'
 import type { AppContext } from '../context'
 import type { ContactRow, MessageRow } from '../db/schema'
@@ -51,7 +52,7 @@ export function composeMessage(
         to: contact.phone ?? message.to,
         from: null,
         body: text,
-        statusCallbackUrl: `${base}/api/v1/inbound/twilio/status`,
+        statusCallbackUrl: base + TWILIO_STATUS_PATH,
       },
     }
   }

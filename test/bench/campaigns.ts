@@ -39,12 +39,12 @@ function csv(n: number): string {
   return rows.join('\n')
 }
 
-async function importAudience(h: Herald, listId: string) {
+async function importAudience(h: Herald, clientId: string, listId: string) {
   const job = (
     await api<{ data: { id: string } }>(
       h,
       'POST',
-      `/api/v1/contacts/imports?list_id=${listId}`,
+      `/api/v1/contacts/imports?client_id=${clientId}&list_id=${listId}`,
       csv(N),
       'text/csv',
     )
@@ -73,7 +73,7 @@ async function main(): Promise<boolean> {
     const q = `?client_id=${clientId}`
     const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
     progress(`importing ${fmt(N)} contacts`)
-    await importAudience(h, list.id as string)
+    await importAudience(h, clientId, list.id as string)
     const template = (
       await api(h, 'POST', `/api/v1/templates${q}`, {
         name: 'Spring',
