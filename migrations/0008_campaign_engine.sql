@@ -77,6 +77,7 @@ CREATE INDEX `messages_campaign_status_idx` ON `messages` (`campaign_id`,`status
 CREATE INDEX `messages_client_idx` ON `messages` (`client_id`,`id`);--> statement-breakpoint
 CREATE INDEX `messages_contact_idx` ON `messages` (`contact_id`);--> statement-breakpoint
 CREATE INDEX `messages_provider_id_idx` ON `messages` (`provider_message_id`);--> statement-breakpoint
+CREATE INDEX `messages_inflight_idx` ON `messages` (`next_attempt_at`) WHERE status = 'sending';--> statement-breakpoint
 CREATE TABLE `replies` (
 	`id` text PRIMARY KEY NOT NULL,
 	`client_id` text NOT NULL,

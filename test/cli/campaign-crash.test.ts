@@ -1,4 +1,4 @@
-import { expect, test } from 'bun:test'
+import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { startDnsServer } from '../helpers/dns-server'
@@ -14,6 +14,10 @@ const bin = useBinary('herald-cmp-crash-')
 const KEY = `hrld_${'Crash0Send1Key2'.repeat(3)}`
 const RECIPIENTS = 400
 const CRASHES = 3
+const running = new Set<{ kill(signal?: string): void }>()
+afterAll(() => {
+  for (const p of running) p.kill('SIGKILL') // a failed run leaves no server behind
+})
 
 test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share the Message-ID`, async () => {
   const dns = await startDnsServer()
@@ -29,6 +33,8 @@ test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share
   const data = join(bin.work, 'data')
   const start = async () => {
     const { proc, base } = await serveBinary(bin, data, env, 'ignore')
+    running.add(proc)
+    void proc.exited.then(() => running.delete(proc))
     const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
       const res = await fetch(base + path, {
         method,

@@ -71,11 +71,12 @@ const key = t.key({ scopes: ['admin:*'], clientId })
 const call = async (method: string, path: string, body?: unknown) =>
   (await t.call(method, path, { key, body })).body.data
 const list = await call('POST', '/api/v1/lists', { name: 'Phones' })
-for (const [email, phone] of [
+const people: [string, string | undefined][] = [
   ['ann@example.com', '+33 6 12 34 56 78'],
   ['bob@example.com', '+1 415 555 0199'],
   ['nophone@example.com', undefined],
-])
+]
+for (const [email, phone] of people)
   await call('POST', '/api/v1/contacts', {
     email,
     phone,

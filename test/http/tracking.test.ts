@@ -6,7 +6,8 @@ import { startTestSender } from '../helpers/sender'
 
 const t = createTestApp()
 startTestSender(t)
-const BROWSER = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'
+const BROWSER =
+  'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'
 
 /** Sends a one-recipient campaign and returns the links of the captured message. */
 async function sentMessage(email: string) {
@@ -20,7 +21,8 @@ async function sentMessage(email: string) {
     name: 'C',
     list_id: list.id,
     subject: 'Hi',
-    body_html: '<p><a href="https://shop.example/deal?a=1&amp;b=2">Deal</a> <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>',
+    body_html:
+      '<p><a href="https://shop.example/deal?a=1&amp;b=2">Deal</a> <a href="{{ unsubscribe_url }}">Unsubscribe</a></p>',
   })
   await post(`/api/v1/campaigns/${c.id}/launch`, { confirm: true })
   await eventually(async () => expect((await get(`/api/v1/campaigns/${c.id}`)).status).toBe('sent'))
@@ -66,7 +68,11 @@ describe('open pixel and click redirect', () => {
     expect(r.status).toBe(200)
     expect(r.headers.get('content-type')).toBe('image/gif')
     expect(r.headers.get('cache-control')).toContain('no-store')
-    expect(Buffer.from(await r.arrayBuffer()).subarray(0, 6).toString()).toBe('GIF89a')
+    expect(
+      Buffer.from(await r.arrayBuffer())
+        .subarray(0, 6)
+        .toString(),
+    ).toBe('GIF89a')
     await hit('GET', s.open, { ua: BROWSER })
     const opened = eventsOf(s.message.id, 'email.opened')
     expect(opened).toHaveLength(2)
@@ -80,7 +86,10 @@ describe('open pixel and click redirect', () => {
     const s = await sentMessage('mpp@example.com')
     await hit('GET', s.open, { ua: 'Mozilla/5.0' })
     expect(eventsOf(s.message.id, 'email.opened')[0]).toMatchObject({ machine: true })
-    expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ opened: 0, machine_opened: 1 })
+    expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({
+      opened: 0,
+      machine_opened: 1,
+    })
   })
 
   test('a click redirects to the URL that was in the message and records email.clicked (and the open)', async () => {
@@ -107,8 +116,20 @@ describe('open pixel and click redirect', () => {
     const [payload, sig] = token.split('.') as [string, string]
     const key = trackingKey(t.ctx.secretKey)
     const otherUrl = encodeLinkToken(key, s.clientId, 'click', s.message.id, 'https://evil.example/')
-    const otherTenant = encodeLinkToken(key, t.client('Other'), 'click', s.message.id, 'https://shop.example/deal?a=1&b=2')
-    const wrongKey = encodeLinkToken(Buffer.alloc(32, 7), s.clientId, 'click', s.message.id, 'https://evil.example/')
+    const otherTenant = encodeLinkToken(
+      key,
+      t.client('Other'),
+      'click',
+      s.message.id,
+      'https://shop.example/deal?a=1&b=2',
+    )
+    const wrongKey = encodeLinkToken(
+      Buffer.alloc(32, 7),
+      s.clientId,
+      'click',
+      s.message.id,
+      'https://evil.example/',
+    )
     const cases = [
       `/t/c/${payload}.${sig.slice(0, -2)}AA`, // altered signature
       `/t/c/${otherUrl.split('.')[0]}.${sig}`, // another URL under the real signature

@@ -56,6 +56,11 @@ export const messages = sqliteTable(
     index('messages_client_idx').on(t.clientId, t.id),
     index('messages_contact_idx').on(t.contactId),
     index('messages_provider_id_idx').on(t.providerMessageId),
+    // In-flight rows only (the condition must match the queries' exactly for SQLite to use it):
+    // lease expiry and crash recovery find them without scanning the outbox.
+    index('messages_inflight_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'sending'`),
   ],
 )
 
