@@ -38,6 +38,10 @@ export function createWindowLimits(app: AppContext) {
     'SELECT count(*) AS n FROM messages WHERE client_id = ?1 AND sent_at >= ?2',
   )
   const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
+    // Every entry of a map shares one window length: when a new window starts, the old entries
+    // are all stale, so the map never grows past the keys of one window.
+    const any = map.values().next().value
+    if (any && any.start !== start) map.clear()
     let w = map.get(key)
     if (!w || w.start !== start) {
       w = { start, count: seed() }

@@ -261,6 +261,9 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
         log.error('send worker pass failed', { error: String((err as Error)?.stack ?? err) })
         await Bun.sleep(1_000)
       }
+      // Yield to the event loop after every pass: with an instant provider (capture) the pass
+      // only awaits settled promises, and HTTP requests and timers would wait for the whole send.
+      if (worked) await new Promise<void>((resolve) => setImmediate(resolve))
       if (!worked && !stopped && !kicked) {
         await new Promise<void>((resolve) => {
           wake = resolve

@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import type { Subprocess } from 'bun'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { startDnsServer } from '../helpers/dns-server'
 import { until } from '../helpers/receiver'
@@ -14,7 +15,7 @@ const bin = useBinary('herald-cmp-crash-')
 const KEY = `hrld_${'Crash0Send1Key2'.repeat(3)}`
 const RECIPIENTS = 400
 const CRASHES = 3
-const running = new Set<{ kill(signal?: string): void }>()
+const running = new Set<Subprocess>()
 afterAll(() => {
   for (const p of running) p.kill('SIGKILL') // a failed run leaves no server behind
 })
