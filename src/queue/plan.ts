@@ -1,12 +1,12 @@
 import { eq } from 'drizzle-orm'
 import type { AppContext } from '../context'
 import { type CampaignRow, campaigns, clients } from '../db/schema'
-import { trackingKey } from '../lib/tracking-token'
 import { assertSendable } from '../services/campaigns/content'
 import { type ResolvedSender, resolveSender } from '../services/campaigns/sender'
 import { type DkimSigning, dkimForSender } from '../services/domains/dkim'
 import { type CompiledTemplate, compileTemplate } from '../services/templates/render'
 import { clientVariables } from '../services/templates/variables'
+import { trackingKeyOf } from '../services/tracking/resolve'
 
 // Everything about a campaign that is the same for each recipient, worked out once and reused
 // for every batch: compiled content, sender, DKIM key, client variables. A plan lives for a
@@ -28,7 +28,7 @@ export function createPlanCache(app: AppContext) {
   const plans = new Map<string, { plan: SendPlan; until: number }>()
   const host = new URL(app.config.publicUrl).hostname
   return {
-    key: trackingKey(app.secretKey),
+    key: trackingKeyOf(app),
     /** The plan for a campaign, or an Error saying why it cannot send (the campaign then fails). */
     get(campaignId: string): SendPlan | Error {
       const now = app.clock.now()

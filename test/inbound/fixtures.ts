@@ -1,7 +1,6 @@
-import { expect } from 'bun:test'
 import type { Outgoing } from '../../src/channels/types'
 import type { TestApp } from '../helpers/app'
-import { eventually } from '../helpers/receiver'
+import { campaignTenant } from '../helpers/campaign'
 
 // Real outbox messages to answer (a campaign sent through the recording provider), and real
 // RFC 3464 / RFC 5965 reports about them, as receiving MTAs and mailbox providers write them.
@@ -12,31 +11,11 @@ export type EmailOut = Extract<Outgoing, { channel: 'email' }>
 
 /** A tenant, one contact per address, and a campaign to them, sent; the messages as the provider got them. */
 export async function sendCampaign(t: TestApp, provider: { sent: Outgoing[] }, emails: string[]) {
-  const clientId = t.client('Acme')
-  const key = t.key({ scopes: ['admin:*'], clientId })
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await t.call(method, path, { key, body })
-    if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-    return r.body.data
-  }
-  const list = await call('POST', '/api/v1/lists', { name: 'L' })
-  const contacts: Record<string, string> = {}
-  for (const email of emails)
-    contacts[email] = (await call('POST', '/api/v1/contacts', { email, list_ids: [list.id] })).id
-  const campaign = await call('POST', '/api/v1/campaigns', {
-    name: 'Spring',
-    list_id: list.id,
-    subject: 'Hello',
-    body_html: '<p>Hi</p>',
-    body_text: 'Hi',
-  })
-  await call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
-  await eventually(async () =>
-    expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).status).toBe('sent'),
-  )
+  const s = await campaignTenant(t, emails, { subject: 'Hello', body_html: '<p>Hi</p>', body_text: 'Hi' })
+  await s.launchAndWait()
   const out: Record<string, EmailOut> = {}
-  for (const m of provider.sent) if (m.clientId === clientId && m.channel === 'email') out[m.to] = m
-  return { clientId, key, call, contacts, campaign, out }
+  for (const m of provider.sent) if (m.clientId === s.clientId && m.channel === 'email') out[m.to] = m
+  return { ...s, out }
 }
 
 /** The mailto: address of a List-Unsubscribe header. */

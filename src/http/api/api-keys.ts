@@ -3,9 +3,8 @@ import { API_KEY_TIERS } from '../../db/schema'
 import { SCOPES } from '../../lib/scopes'
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/manage'
 import { op } from '../operation'
-import { ClientPageQuery, DateTime, dataOf, Name, pageOf, strict, Uuid } from './schemas'
+import { ClientPageQuery, DateTime, dataOf, Name, Nullable, pageOf, strict, Uuid } from './schemas'
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Scope = t.Union(SCOPES.map((s) => t.Literal(s)))
 const Tier = t.Union(API_KEY_TIERS.map((s) => t.Literal(s)))
 

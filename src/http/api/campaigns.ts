@@ -10,9 +10,18 @@ import {
 } from '../../services/campaigns/manage'
 import { campaignStats } from '../../services/campaigns/stats'
 import { op } from '../operation'
-import { CreateQuery, DateTime, dataOf, Name, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
+import {
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Name,
+  Nullable,
+  pageOf,
+  pageQueryMembers,
+  strict,
+  Uuid,
+} from './schemas'
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Channel = t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))
 const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
 

@@ -3,9 +3,7 @@ import { createDomain } from '../../services/domains/create'
 import { deleteDomain, getDomain, listDomains } from '../../services/domains/read'
 import { verifyDomain } from '../../services/domains/verify'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, pageOf, strict, Uuid } from './schemas'
-
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+import { ClientPageQuery, CreateQuery, DateTime, dataOf, Nullable, pageOf, strict, Uuid } from './schemas'
 
 const DnsRecord = t.Object({
   purpose: t.Union([t.Literal('dkim'), t.Literal('spf'), t.Literal('dmarc')]),

@@ -2,9 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../db/schema'
 import { getMessage, listMessages } from '../../services/messages/read'
 import { op } from '../operation'
-import { DateTime, dataOf, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
+import { DateTime, dataOf, Nullable, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Status = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)))
 
 const messageMembers = {

@@ -1,9 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { getReply, listReplies } from '../../services/replies/read'
 import { op } from '../operation'
-import { DateTime, dataOf, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
-
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
+import { DateTime, dataOf, Nullable, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
 
 const Reply = t.Object({
   id: Uuid,

@@ -7,6 +7,8 @@ export const Uuid = t.String({
   description: 'UUID (a prefixed id such as cli_… is also accepted)',
 })
 export const DateTime = t.String({ format: 'date-time' })
+/** `T | null`. */
+export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
 export const Name = t.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
 
 export const Pagination = t.Object({

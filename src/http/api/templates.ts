@@ -9,9 +9,18 @@ import {
 } from '../../services/templates/manage'
 import { previewTemplate } from '../../services/templates/preview'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, Name, pageOf, strict, Uuid } from './schemas'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Name,
+  Nullable,
+  pageOf,
+  strict,
+  Uuid,
+} from './schemas'
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const Channel = t.Union(TEMPLATE_CHANNELS.map((c) => t.Literal(c)))
 const Subject = t.String({ maxLength: 998 })
 const BodyHtml = t.String({ maxLength: 512 * 1024 })

@@ -11,9 +11,18 @@ import {
   updateWebhook,
 } from '../../services/webhooks/manage'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, PageQuery, pageOf, strict, Uuid } from './schemas'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Nullable,
+  PageQuery,
+  pageOf,
+  strict,
+  Uuid,
+} from './schemas'
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(s: T) => t.Union([s, t.Null()])
 const EventName = t.Union(
   EVENT_TYPES.map((e) => t.Literal(e)),
   { description: 'One of the seven event types' },

@@ -1,7 +1,8 @@
 import type { AppContext } from '../../context'
 import type { MessageRow } from '../../db/schema'
-import { decodeVerpToken, trackingKey } from '../../lib/tracking-token'
+import { decodeVerpToken } from '../../lib/tracking-token'
 import { findMessage } from '../messages/activity'
+import { trackingKeyOf } from '../tracking/resolve'
 
 // Inbound mail finds its way back to an outbox message in two ways: a signed VERP address
 // (bounce+<token>@, reply+<token>@, unsubscribe+<token>@ the inbound domain), which proves which
@@ -30,16 +31,6 @@ export function findVerp(addresses: readonly string[], domain: string | null): V
   return null
 }
 
-const keys = new WeakMap<Uint8Array, Buffer>()
-const keyOf = (app: AppContext) => {
-  let k = keys.get(app.secretKey)
-  if (!k) {
-    k = trackingKey(app.secretKey)
-    keys.set(app.secretKey, k)
-  }
-  return k
-}
-
 export type Resolved = { ok: true; message: MessageRow } | { ok: false; reason: string }
 
 /** The message a VERP token names, when its signature is right for that message's client and purpose. */
@@ -47,7 +38,7 @@ export function resolveVerp(app: AppContext, verp: VerpAddress): Resolved {
   const decoded = decodeVerpToken(verp.token)
   const message = decoded ? findMessage(app, decoded.messageId) : undefined
   // One answer for "no such message" and "bad signature": a prober learns nothing either way.
-  if (!decoded || !message || !decoded.verify(keyOf(app), message.clientId, verp.purpose))
+  if (!decoded || !message || !decoded.verify(trackingKeyOf(app), message.clientId, verp.purpose))
     return { ok: false, reason: `unknown or forged token in ${verp.purpose}+ address` }
   return { ok: true, message }
 }

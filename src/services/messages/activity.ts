@@ -15,6 +15,13 @@ import { bumpCampaign } from './counters'
 const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
   id === null ? null : toPrefixedId(kind, id)
 
+/** The ids every message event carries, in webhook form. */
+const idsOf = (m: MessageRow) => ({
+  message_id: pid('message', m.id),
+  campaign_id: pid('campaign', m.campaignId),
+  contact_id: pid('contact', m.contactId),
+})
+
 export function findMessage(app: AppContext, id: string): MessageRow | undefined {
   return app.db.select().from(messages).where(eq(messages.id, id)).get()
 }
@@ -54,9 +61,7 @@ export function recordDelivered(app: AppContext, m: MessageRow, at: number): voi
 
 export function deliveredData(app: AppContext, m: MessageRow, at: number, email?: string) {
   return {
-    message_id: pid('message', m.id),
-    campaign_id: pid('campaign', m.campaignId),
-    contact_id: pid('contact', m.contactId),
+    ...idsOf(m),
     email: email ?? emailOf(app, m),
     channel: m.channel,
     delivered_at: iso(at),
@@ -93,9 +98,7 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
       type: 'email.opened',
       occurredAt: at,
       data: {
-        message_id: pid('message', cur.id),
-        campaign_id: pid('campaign', cur.campaignId),
-        contact_id: pid('contact', cur.contactId),
+        ...idsOf(cur),
         email: emailOf(app, cur),
         opened_at: iso(at),
         user_agent: userAgent,
@@ -129,9 +132,7 @@ export function recordClick(
       type: 'email.clicked',
       occurredAt: at,
       data: {
-        message_id: pid('message', cur.id),
-        campaign_id: pid('campaign', cur.campaignId),
-        contact_id: pid('contact', cur.contactId),
+        ...idsOf(cur),
         email: emailOf(app, cur),
         url,
         clicked_at: iso(at),
@@ -175,9 +176,7 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
       type: 'email.bounced',
       occurredAt: at,
       data: {
-        message_id: pid('message', cur.id),
-        campaign_id: pid('campaign', cur.campaignId),
-        contact_id: pid('contact', cur.contactId),
+        ...idsOf(cur),
         email,
         bounce_type: bounce.type,
         status_code: bounce.statusCode,
@@ -253,9 +252,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
       occurredAt: at,
       data: {
         reply_id: toPrefixedId('reply', id),
-        message_id: pid('message', m.id),
-        campaign_id: pid('campaign', m.campaignId),
-        contact_id: pid('contact', m.contactId),
+        ...idsOf(m),
         from: reply.from,
         subject: reply.subject,
         snippet: reply.snippet,

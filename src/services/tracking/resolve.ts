@@ -4,7 +4,8 @@ import { decodeLinkToken, type LinkKind, trackingKey } from '../../lib/tracking-
 import { findMessage } from '../messages/activity'
 
 const keys = new WeakMap<Uint8Array, Buffer>()
-const keyOf = (app: AppContext) => {
+/** The instance's tracking-token key, derived once per secret. */
+export const trackingKeyOf = (app: AppContext): Buffer => {
   let k = keys.get(app.secretKey)
   if (!k) {
     k = trackingKey(app.secretKey)
@@ -25,7 +26,7 @@ export function resolveLinkToken(
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== kind) return null
   const message = findMessage(app, decoded.messageId)
-  if (!message || !decoded.verify(keyOf(app), message.clientId)) return null
+  if (!message || !decoded.verify(trackingKeyOf(app), message.clientId)) return null
   if (kind === 'click' && !/^https?:\/\//i.test(decoded.url ?? '')) return null
   return { message, url: decoded.url }
 }
