@@ -12,7 +12,7 @@ export const HOST = '127.0.0.1'
 export class BenchError extends Error {}
 
 const children = new Set<Subprocess>()
-export const track = (p: Subprocess) => {
+export const track = <T extends Subprocess>(p: T): T => {
   children.add(p)
   void p.exited.then(() => children.delete(p))
   return p
