@@ -17,6 +17,8 @@ export interface SendPlan {
   compiled: CompiledTemplate
   sender: ResolvedSender | null
   dkim: DkimSigning | null
+  /** A suspended client's sends stop (DESIGN.md §7) until it is active again. */
+  clientSuspended: boolean
   /** Domain of the Message-ID: the sender's, else the public host. */
   idDomain: string
   variables: { client: Record<string, unknown>; campaign: Record<string, unknown> }
@@ -44,6 +46,7 @@ export function createPlanCache(app: AppContext) {
         const plan: SendPlan = {
           campaign,
           compiled: compileTemplate(content),
+          clientSuspended: client.status !== 'active',
           sender,
           dkim:
             sender && app.config.emailProvider === 'smtp'

@@ -44,6 +44,8 @@ const REFUSED_EVERYTHING = 25
  * (a commit rewrites the touched index pages, so one per message would halve throughput).
  */
 const FLUSH_MS = 25
+/** How long the messages of a suspended client wait before they look again. */
+const SUSPENDED_RECHECK_MS = 30_000
 const FLUSH_MAX = 256
 
 export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): SendWorker {
@@ -108,6 +110,7 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
     const c = plan.campaign
     if (c.status === 'paused') return { kind: 'deferred', at: now }
     if (c.status !== 'sending') return { kind: 'cancelled', reason: `campaign ${c.status}` }
+    if (plan.clientSuspended) return { kind: 'deferred', at: now + SUSPENDED_RECHECK_MS }
     if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
     if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
     if (c.channel === 'email' && isSuppressed(m.clientId, contact.email))

@@ -1,0 +1,104 @@
+import { describe, expect, test } from 'bun:test'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { campaignTenant } from '../helpers/campaign'
+import { eventually } from '../helpers/receiver'
+import { recordingProvider, startTestSender } from '../helpers/sender'
+
+// The operator's limits and a suspended client, on a clock the test moves: a message over a
+// window's limit waits for the next window instead of failing.
+
+function appWithClock(env: Record<string, string>) {
+  const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
+  const t = createTestApp({ env, clock })
+  const provider = recordingProvider()
+  startTestSender(t, provider)
+  return { t, clock, provider }
+}
+
+const byStatus = async (t: TestApp, key: string, campaignId: string) => {
+  const msgs = (await t.call('GET', `/api/v1/messages?campaign_id=${campaignId}&limit=200`, { key })).body
+    .data as {
+    to: string
+    status: string
+  }[]
+  const out: Record<string, string[]> = {}
+  for (const m of msgs) out[m.status] = [...(out[m.status] ?? []), m.to]
+  for (const list of Object.values(out)) list.sort()
+  return out
+}
+
+describe('HERALD_DOMAIN_THROTTLE', () => {
+  const { t, clock, provider } = appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
+
+  test('at most N a minute to one recipient domain; the rest go in the next minute', async () => {
+    const s = await campaignTenant(t, [
+      'a1@same.example',
+      'a2@same.example',
+      'a3@same.example',
+      'b1@other.example',
+    ])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () =>
+      expect(await byStatus(t, s.key, s.campaign.id)).toEqual({
+        delivered: ['a1@same.example', 'a2@same.example', 'b1@other.example'],
+        queued: ['a3@same.example'],
+      }),
+    )
+    const waiting = t.ctx.sqlite
+      .query("SELECT next_attempt_at AS at, attempts FROM messages WHERE to_address = 'a3@same.example'")
+      .get() as { at: number; attempts: number }
+    expect(new Date(waiting.at).toISOString()).toBe('2026-11-23T10:01:00.000Z')
+    expect(waiting.attempts).toBe(0) // waiting for a window is not a failed attempt
+    clock.t += 30_000
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(4)
+  })
+})
+
+describe('HERALD_CLIENT_HOURLY_CAP', () => {
+  const { t, clock } = appWithClock({ HERALD_CLIENT_HOURLY_CAP: '3' })
+
+  test('at most N an hour per client; the rest wait for the next hour; other clients are not held', async () => {
+    const s = await campaignTenant(t, [
+      'c1@x.example',
+      'c2@x.example',
+      'c3@x.example',
+      'c4@x.example',
+      'c5@x.example',
+    ])
+    const other = await campaignTenant(t, ['o1@y.example'])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(3))
+    await other.launchAndWait()
+    await Bun.sleep(100)
+    expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
+    clock.t += 30 * 60_000 + 1 // 10:30:30 — the same hour as sending started: still held
+    await Bun.sleep(100)
+    expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
+    clock.t += 30 * 60_000 // 11:00:30 — a new hour
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(5)
+  })
+})
+
+describe('a suspended client', () => {
+  const { t, clock, provider } = appWithClock({})
+
+  test('its sends stop while it is suspended and resume when it is active again', async () => {
+    const s = await campaignTenant(t, ['s1@x.example', 's2@x.example'])
+    const patch = (status: string) => t.call('PATCH', `/api/v1/clients/${s.clientId}`, { body: { status } })
+    expect((await patch('suspended')).status).toBe(200)
+    // The platform operator launches it; the tenant's own keys are refused while suspended.
+    const launch = await t.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, {
+      body: { confirm: true },
+    })
+    expect(launch.body.data.status).toBe('sending')
+    await Bun.sleep(300)
+    expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(0)
+    expect((await byStatus(t, t.adminKey, s.campaign.id)).queued).toHaveLength(2)
+    expect((await patch('active')).status).toBe(200)
+    clock.t += 31_000
+    await eventually(async () => expect(await s.status()).toBe('sent'))
+    expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(2)
+  })
+})
