@@ -1,13 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { AppContext } from '../context'
-import {
-  events,
-  type WebhookDeliveryRow,
-  type WebhookRow,
-  webhookAttempts,
-  webhookDeliveries,
-  webhooks,
-} from '../db/schema'
+import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from '../db/schema'
 import { decryptSecret } from '../lib/crypto'
 import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
@@ -48,14 +41,14 @@ export function signingSecrets(app: AppContext, hook: WebhookRow): string[] {
 /** The JSON body: the stored test payload, or the envelope built from the event row. */
 export function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): string | null {
   if (delivery.payload !== null) return delivery.payload
-  const event = app.db.select().from(events).where(eq(events.id, delivery.eventId)).get()
+  // A prepared statement: this runs once per delivery on the hot path.
+  const event = app.sqlite
+    .query<{ id: string; type: string; occurred_at: number; data: string }, [string]>(
+      'SELECT id, type, occurred_at, data FROM events WHERE id = ?1',
+    )
+    .get(delivery.eventId)
   if (!event) return null
-  return JSON.stringify({
-    id: toPrefixedId('event', event.id),
-    type: event.type,
-    created_at: iso(event.occurredAt),
-    data: event.data,
-  })
+  return `{"id":${JSON.stringify(toPrefixedId('event', event.id))},"type":${JSON.stringify(event.type)},"created_at":"${iso(event.occurred_at)}","data":${event.data}}`
 }
 
 /** Sends one attempt of a delivery (same webhook-id on every attempt) and returns the result. */
@@ -64,6 +57,7 @@ export async function send(
   hook: WebhookRow,
   delivery: WebhookDeliveryRow,
   policy: DeliveryPolicy,
+  secrets: readonly string[] = signingSecrets(app, hook),
 ) {
   const body = bodyOf(app, delivery)
   if (body === null)
@@ -73,12 +67,7 @@ export async function send(
       excerpt: null,
       error: 'the event no longer exists',
     } as AttemptResult
-  const headers = signedHeaders(
-    signingSecrets(app, hook),
-    toPrefixedId('event', delivery.eventId),
-    app.clock.now(),
-    body,
-  )
+  const headers = signedHeaders(secrets, toPrefixedId('event', delivery.eventId), app.clock.now(), body)
   return attemptDelivery(hook.url, headers, body, {
     allowPrivate: app.config.webhookAllowPrivate,
     timeoutMs: policy.timeoutMs,
@@ -101,26 +90,30 @@ export function recordOutcome(
 ): void {
   const now = app.clock.now()
   app.sqlite.transaction(() => {
-    app.db
-      .insert(webhookAttempts)
-      .values({
-        id: Bun.randomUUIDv7(),
-        deliveryId: delivery.id,
-        attemptedAt: now,
-        status: result.status,
-        durationMs: result.durationMs,
-        responseExcerpt: result.excerpt,
-        error: result.error,
-      })
-      .run()
+    // Prepared statements for the common path (one attempt and its delivery per send).
+    app.sqlite
+      .query(
+        `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status, duration_ms, response_excerpt, error)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
+      )
+      .run(
+        Bun.randomUUIDv7(),
+        delivery.id,
+        now,
+        result.status,
+        result.durationMs,
+        result.excerpt,
+        result.error,
+      )
     const attempts = delivery.attempts + 1
     const common = { attempts, lastStatus: result.status, lastError: result.error, updatedAt: now }
     if (ok(result)) {
-      app.db
-        .update(webhookDeliveries)
-        .set({ ...common, status: 'succeeded', nextAttemptAt: null, completedAt: now })
-        .where(eq(webhookDeliveries.id, delivery.id))
-        .run()
+      app.sqlite
+        .query(
+          `UPDATE webhook_deliveries SET attempts = ?2, last_status = ?3, last_error = ?4, updated_at = ?5,
+             status = 'succeeded', next_attempt_at = NULL, completed_at = ?5 WHERE id = ?1`,
+        )
+        .run(delivery.id, attempts, result.status, result.error, now)
       if (!delivery.test && hook.failingSince !== null)
         app.db.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, hook.id)).run()
       return

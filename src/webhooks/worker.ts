@@ -2,7 +2,14 @@ import { eq } from 'drizzle-orm'
 import { type AppContext, appOf } from '../context'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
 import { webhooks } from '../db/schema'
-import { DEFAULT_SCHEDULE, DEFAULT_TIMEOUT_MS, type DeliveryPolicy, recordOutcome, send } from './deliver'
+import {
+  DEFAULT_SCHEDULE,
+  DEFAULT_TIMEOUT_MS,
+  type DeliveryPolicy,
+  recordOutcome,
+  send,
+  signingSecrets,
+} from './deliver'
 import { fanOut } from './fanout'
 
 // The in-process delivery worker. The outbox rows are the truth: the worker claims due rows
@@ -141,21 +148,27 @@ export function startWebhookWorker(ctx: AppContext, options: WebhookWorkerOption
     completedAt: r.completed_at as number | null,
   })
 
+  const isActive = sqlite.query<{ active: number }, [string]>('SELECT active FROM webhooks WHERE id = ?1')
+
   async function chain(webhookId: string, rows: ClaimedRow[]) {
     rows.sort((a, b) => (a.id < b.id ? -1 : 1))
+    // The endpoint and its signing secrets are read once per chain (a rotated secret keeps
+    // signing for 24 h anyway); whether it is still active is checked before every send, and
+    // the row is read again after a failure (recordOutcome needs its current failing_since).
+    const readHook = (): WebhookRow | undefined =>
+      app.db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get()
+    let hook = readHook()
+    const secrets = hook ? signingSecrets(app, hook) : []
     for (let i = 0; i < rows.length; i++) {
-      const hook: WebhookRow | undefined = app.db
-        .select()
-        .from(webhooks)
-        .where(eq(webhooks.id, webhookId))
-        .get()
-      if (stopped || !hook || !hook.active) {
+      if (stopped || !hook || !hook.active || (i > 0 && !isActive.get(webhookId)?.active)) {
         for (const r of rows.slice(i)) release.run(app.clock.now(), r.id)
         return
       }
       const row = rows[i]!
-      const result = await send(app, hook, row, policy)
+      const result = await send(app, hook, row, policy, secrets)
       recordOutcome(app, hook, row, result, policy)
+      const succeeded = result.status !== null && result.status >= 200 && result.status < 300
+      if (!succeeded || hook.failingSince !== null) hook = readHook()
     }
   }
 
