@@ -15,8 +15,9 @@ import { createRateBucket, createWindowLimits } from './throttle'
 // The send worker (DESIGN.md §8). The outbox is the truth: each pass copies a chunk of every
 // launching campaign's audience, claims due messages of sending campaigns with a lease, checks
 // each recipient at send time, sends through the channel's provider with bounded concurrency,
-// and writes the batch's outcomes with their events in one transaction. A crash leaves at most
-// the claimed batch unknown; on start it is queued again and resent with the same Message-ID.
+// and writes each outcome with its event and counters in one transaction (grouped every 25 ms).
+// A crash leaves at most the sends of the last moments unrecorded; on start what was claimed is
+// queued again and resent with the same Message-ID.
 
 export interface SendWorkerOptions {
   providers: Record<Channel, ChannelProvider>
@@ -44,9 +45,9 @@ const REFUSED_EVERYTHING = 25
  * (a commit rewrites the touched index pages, so one per message would halve throughput).
  */
 const FLUSH_MS = 25
+const FLUSH_MAX = 256
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
-const FLUSH_MAX = 256
 
 export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): SendWorker {
   const app = appOf(ctx)
