@@ -1,44 +1,113 @@
-import { SMTPServer } from 'smtp-server'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server'
 
-export interface SinkMessage {
-  envelopeFrom: string
-  recipients: string[]
-  raw: string
-  /** The Message-ID header, angle brackets included. */
-  messageId: string | null
+// A real smtp-server listener on 127.0.0.1 for the smtp provider's tests: it records what each
+// delivery carried and can answer chosen recipients with an error reply. Close it after the
+// providers that use it (a server waits for its clients' connections to end).
+
+export interface Received {
+  mailFrom: string
+  rcptTo: string[]
+  raw: Buffer
+  secure: boolean
+  user: string | null
 }
 
-/** A local SMTP server that accepts every message and keeps it (no TLS, no auth): 127.0.0.1 only. */
-export async function startSmtpSink() {
-  const received: SinkMessage[] = []
+export interface Sink {
+  port: number
+  received: Received[]
+  /** Recipient address → SMTP reply code to refuse it with at RCPT TO. */
+  refuse: Map<string, number>
+  close(): Promise<void>
+}
+
+export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> {
+  const received: Received[] = []
+  const refuse = new Map<string, number>()
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ['AUTH', 'STARTTLS'],
     logger: false,
-    onData(stream, session, callback) {
+    disableReverseLookup: true,
+    authOptional: true,
+    closeTimeout: 1000,
+    ...options,
+    onAuth(auth, _session, done) {
+      if (auth.username === 'herald' && auth.password === 's3cret') done(null, { user: auth.username })
+      else done(Object.assign(new Error('Authentication failed'), { responseCode: 535 }))
+    },
+    onRcptTo(address, _session, done) {
+      const code = refuse.get(address.address)
+      if (code === undefined) return done()
+      done(
+        Object.assign(new Error(code < 500 ? 'Try again later' : 'No such user here'), {
+          responseCode: code,
+        }),
+      )
+    },
+    onData(stream, session, done) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))
       stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString()
-        const head = raw.slice(0, raw.indexOf('\r\n\r\n'))
         received.push({
-          envelopeFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          recipients: session.envelope.rcptTo.map((r) => r.address),
-          raw,
-          messageId: /^Message-ID:\s*(<[^>]+>)/im.exec(head)?.[1] ?? null,
+          mailFrom: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          rcptTo: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+          secure: session.secure,
+          user: (session.user as string | undefined) ?? null,
         })
-        callback()
+        done(null, 'Ok: queued as QID42')
       })
     },
   })
-  // A sender killed mid-conversation resets its connections; that is expected here.
-  server.on('error', () => {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.server.address() as { port: number }).port
-  return {
-    port,
-    url: `smtp://127.0.0.1:${port}`,
+  const sink: Sink = {
+    port: (server.server.address() as { port: number }).port,
     received,
+    refuse,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  }
+  return sink
+}
+
+export interface SelfSigned {
+  key: string
+  cert: string
+}
+
+/** A throw-away certificate for 127.0.0.1 and localhost, made with the openssl CLI; null without it. */
+export function selfSignedCert(): SelfSigned | null {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-tls-'))
+  try {
+    const run = Bun.spawnSync(
+      [
+        'openssl',
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1,DNS:localhost',
+        '-keyout',
+        join(dir, 'key.pem'),
+        '-out',
+        join(dir, 'cert.pem'),
+      ],
+      { stdout: 'ignore', stderr: 'pipe' },
+    )
+    if (run.exitCode !== 0) return null
+    return {
+      key: readFileSync(join(dir, 'key.pem'), 'utf8'),
+      cert: readFileSync(join(dir, 'cert.pem'), 'utf8'),
+    }
+  } catch {
+    return null // no openssl on this machine
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
   }
 }
