@@ -13,7 +13,7 @@ import { dkimRecordValue, generateDkimKey } from '../../src/lib/dkim-key'
 import { splitTxt } from '../../src/lib/dns-txt'
 import { DKIM_HEADER_FIELDS, type DkimSigning } from '../../src/services/domains/dkim'
 import { startDnsServer } from '../helpers/dns-server'
-import { type Sink, selfSignedCert, startSink as startSmtpSink } from './smtp-sink'
+import { type Sink, selfSignedCert, startSink as startSmtpSink } from '../helpers/smtp-sink'
 
 // The smtp provider against a real smtp-server listener: STARTTLS (checked against the test's
 // own CA), implicit TLS, plain; the MIME read back with mailparser, the DKIM signature checked

@@ -4,7 +4,7 @@ import type { Subprocess } from 'bun'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { startDnsServer } from '../helpers/dns-server'
 import { until } from '../helpers/receiver'
-import { startSmtpSink } from '../helpers/smtp-sink'
+import { messageIdOf, startSink } from '../helpers/smtp-sink'
 
 // Crash safety of the send queue (issue 5): the compiled binary sends a campaign over SMTP (DKIM
 // signed, to a real smtp-server sink) and is killed with SIGKILL several times mid-send, then
@@ -22,12 +22,13 @@ afterAll(() => {
 
 test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share the Message-ID`, async () => {
   const dns = await startDnsServer()
-  const sink = await startSmtpSink()
+  const sink = await startSink({ disabledCommands: ['STARTTLS'] }) // plain SMTP on loopback
+  const sinkUrl = `smtp://127.0.0.1:${sink.port}`
   const env = {
     ...process.env,
     HERALD_LOG: 'json',
     HERALD_BOOTSTRAP_API_KEY: KEY,
-    HERALD_SMTP_URL: sink.url,
+    HERALD_SMTP_URL: sinkUrl,
     HERALD_DNS_SERVERS: dns.address,
     HERALD_SEND_RATE: '200',
   } as Record<string, string>
@@ -73,7 +74,7 @@ test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share
   await h.call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
 
   const duplicatesPerCrash: number[] = []
-  const reached = () => new Set(sink.received.map((m) => m.recipients[0])).size
+  const reached = () => new Set(sink.received.map((m) => m.rcptTo[0])).size
   const duplicates = () => sink.received.length - reached()
   for (let crash = 1; crash <= CRASHES; crash++) {
     // Kill at 1/4, 2/4 and 3/4 of the audience, mid-send.
@@ -95,8 +96,8 @@ test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share
 
   const byRecipient = new Map<string, Set<string | null>>()
   for (const m of sink.received) {
-    const to = m.recipients[0]!
-    byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(m.messageId))
+    const to = m.rcptTo[0]!
+    byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(messageIdOf(m.raw)))
   }
   expect(byRecipient.size).toBe(RECIPIENTS)
   for (const [to, ids] of byRecipient) {

@@ -60,6 +60,8 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
       })
     },
   })
+  // A sender killed mid-conversation resets its connections; that is expected in crash tests.
+  server.on('error', () => {})
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const sink: Sink = {
     port: (server.server.address() as { port: number }).port,
@@ -110,4 +112,10 @@ export function selfSignedCert(): SelfSigned | null {
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
+}
+
+/** The Message-ID header of a raw message, angle brackets included. */
+export function messageIdOf(raw: Buffer): string | null {
+  const text = raw.toString('latin1')
+  return /^Message-ID:\s*(<[^>]+>)/im.exec(text.slice(0, text.indexOf('\r\n\r\n')))?.[1] ?? null
 }
