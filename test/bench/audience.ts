@@ -15,11 +15,10 @@
 // Exit code 1 if a bar is missed. Flags: --rows N, --events M, --keep (keep the temp dir).
 
 import { Database, type SQLQueryBindings } from 'bun:sqlite'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { freemem, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Subprocess } from 'bun'
 import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { openStore } from '../../src/db/client'
@@ -29,47 +28,40 @@ import * as schema from '../../src/db/schema'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { segmentCondition } from '../../src/services/segments/manage'
 import type { RuleGroup } from '../../src/services/segments/rules'
+import {
+  api,
+  BenchError,
+  ensureBinary,
+  type Herald,
+  heraldCli,
+  procStatusMb,
+  runBench,
+  startHerald,
+  stderrTail,
+  stopHerald,
+  unlimitedKey,
+} from './lib'
 
-const ROOT = join(import.meta.dir, '..', '..')
-const HERALD = join(ROOT, 'dist', 'herald')
-const HOST = '127.0.0.1'
 const BATCH = 5000
 const EVENT_BATCH = 500_000
 const LIST_CHUNK = 10_000
 const LIST_SHARE = 5 // one contact in LIST_SHARE joins the list (~20%)
 const POLL_MS = 200
-const START_TIMEOUT_MS = 30_000
-const STOP_TIMEOUT_MS = 30_000
 const REQUEST_TIMEOUT_MS = 120_000
 const DAY = 86_400_000
 const BARS = { importRps: 50_000, importRssMb: 300, searchP50: 20, segmentMs: 500, pageMs: 20 }
 const T0 = performance.now()
 
 // ---------------------------------------------------------------------------------------------
-// Process bookkeeping: every child is tracked and killed on exit, error or Ctrl-C.
+// The work dir goes on exit, error or Ctrl-C (runBench also kills every child), unless --keep.
 
-const children = new Set<Subprocess>()
 let workDir: string | null = null
 let keepWorkDir = false
 
 function cleanup(): void {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  children.clear()
   if (workDir && !keepWorkDir) rmSync(workDir, { recursive: true, force: true })
   workDir = null
 }
-process.on('exit', cleanup)
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const)
-  process.on(signal, () => {
-    cleanup()
-    process.exit(code)
-  })
-
-class BenchError extends Error {}
 
 function progress(message: string): void {
   console.error(`[${((performance.now() - T0) / 1000).toFixed(1).padStart(6)} s] ${message}`)
@@ -255,131 +247,21 @@ function baseline(file: string, rows: number): BaselineResult {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server.
-
-interface Herald {
-  proc: Subprocess
-  base: string
-  stderrFile: string
-}
+// The server: stderr kept in the work dir, started with the unlimited key made beforehand.
 
 let spawnCount = 0
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: HOST, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-function stderrTail(file: string): string {
-  try {
-    return readFileSync(file, 'utf8').trim().split('\n').slice(-15).join('\n')
-  } catch {
-    return ''
-  }
-}
-
-async function heraldCli(args: string[]): Promise<string> {
-  const proc = Bun.spawn([HERALD, ...args], { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  children.add(proc)
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000)
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
-  children.delete(proc)
-  if (code !== 0) throw new BenchError(`herald ${args.join(' ')} exited with ${code}\n${err.trim()}`)
-  return out
-}
-
-async function startHerald(dataDir: string): Promise<Herald> {
-  const port = freePort()
-  const stderrFile = join(workDir!, `herald-stderr-${++spawnCount}.log`)
-  const proc = Bun.spawn([HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, HERALD_LOG: 'json' },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: Bun.file(stderrFile),
-  })
-  children.add(proc)
-  void proc.exited.then(() => children.delete(proc))
-  const h = { proc, base: `http://${HOST}:${port}`, stderrFile }
-  const deadline = performance.now() + START_TIMEOUT_MS
-  while (performance.now() < deadline) {
-    if (proc.exitCode !== null || proc.signalCode !== null)
-      throw new BenchError(`herald exited before answering /api/v1/health\n${stderrTail(stderrFile)}`)
-    try {
-      const res = await fetch(`${h.base}/api/v1/health`, { signal: AbortSignal.timeout(2_000) })
-      await res.arrayBuffer()
-      if (res.status === 200) return h
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(20)
-  }
-  throw new BenchError(`no 200 from /api/v1/health within ${START_TIMEOUT_MS} ms\n${stderrTail(stderrFile)}`)
-}
-
-async function stopHerald(h: Herald): Promise<void> {
-  const { proc } = h
-  if (proc.exitCode !== null || proc.signalCode !== null) return
-  proc.kill('SIGTERM')
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const stopped = await Promise.race([
-    proc.exited.then(() => true),
-    new Promise<boolean>((resolve) => {
-      timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS)
-    }),
-  ])
-  clearTimeout(timer)
-  if (!stopped) {
-    proc.kill('SIGKILL')
-    await proc.exited
-    throw new BenchError('herald did not stop on SIGTERM (killed)')
-  }
-}
-
-function procStatusMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, 'm').exec(
-    readFileSync(`/proc/${pid}/status`, 'utf8'),
+const serve = (dataDir: string, key: string) =>
+  startHerald(
+    dataDir,
+    key,
+    {},
+    {
+      bootstrap: false,
+      stderrFile: join(workDir!, `herald-stderr-${++spawnCount}.log`),
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    },
   )
-  if (!match) throw new BenchError(`no ${field} for pid ${pid}`)
-  return Number(match[1]) / 1024
-}
-
-interface Answer<T> {
-  status: number
-  body: T
-  ms: number
-}
-
-/** One request; `ms` covers sending it and reading the whole body. Non-2xx fails the bench. */
-async function api<T>(
-  h: Herald,
-  key: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<Answer<T>> {
-  const headers: Record<string, string> = { Authorization: `Bearer ${key}` }
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  const t0 = performance.now()
-  const res = await fetch(`${h.base}${path}`, {
-    method,
-    headers,
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const text = await res.text()
-  const ms = performance.now() - t0
-  if (res.status < 200 || res.status > 299)
-    throw new BenchError(`${method} ${path} answered ${res.status}: ${text.slice(0, 500)}`)
-  return { status: res.status, body: JSON.parse(text) as T, ms }
-}
 
 // ---------------------------------------------------------------------------------------------
 // Statistics and formatting.
@@ -439,32 +321,30 @@ interface Job {
   finished_at: string | null
 }
 
-async function runImport(h: Herald, key: string, clientId: string, csv: string, rows: number) {
+async function runImport(h: Herald, clientId: string, csv: string, rows: number) {
   const pid = h.proc.pid
   let maxRss = procStatusMb(pid, 'VmRSS')
   let samples = 1
   const t0 = performance.now()
-  const res = await fetch(`${h.base}/api/v1/contacts/imports?client_id=${clientId}`, {
-    method: 'POST',
-    headers: { Authorization: `Bearer ${key}`, 'content-type': 'text/csv' },
-    body: Bun.file(csv),
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  })
-  const text = await res.text()
-  const uploadMs = performance.now() - t0
-  if (res.status !== 202 && res.status !== 201 && res.status !== 200)
-    throw new BenchError(`import upload answered ${res.status}: ${text.slice(0, 500)}`)
-  const { id } = (JSON.parse(text) as { data: { id: string } }).data
-  progress(`  uploaded in ${fmt(uploadMs, 0)} ms (HTTP ${res.status}); job ${id}`)
+  const upload = await api<{ data: { id: string } }>(
+    h,
+    'POST',
+    `/api/v1/contacts/imports?client_id=${clientId}`,
+    Bun.file(csv),
+    'text/csv',
+  )
+  const uploadMs = upload.ms
+  const { id } = upload.body.data
+  progress(`  uploaded in ${fmt(uploadMs, 0)} ms (HTTP ${upload.status}); job ${id}`)
   const deadline = t0 + Math.max(120_000, rows * 0.6)
   let job: Job | null = null
   let lastReport = 0
   while (performance.now() < deadline) {
     if (h.proc.exitCode !== null || h.proc.signalCode !== null)
-      throw new BenchError(`herald exited during the import\n${stderrTail(h.stderrFile)}`)
+      throw new BenchError(`herald exited during the import\n${await stderrTail(h)}`)
     maxRss = Math.max(maxRss, procStatusMb(pid, 'VmRSS'))
     samples++
-    job = (await api<{ data: Job }>(h, key, 'GET', `/api/v1/contacts/imports/${id}`)).body.data
+    job = (await api<{ data: Job }>(h, 'GET', `/api/v1/contacts/imports/${id}`)).body.data
     if (job.status === 'completed' || job.status === 'failed') break
     if (performance.now() - lastReport > 5_000) {
       lastReport = performance.now()
@@ -510,25 +390,24 @@ function contactIdsOf(dbFile: string, clientId: string): string[] {
   }
 }
 
-async function makeList(h: Herald, key: string, clientId: string, ids: string[]) {
+async function makeList(h: Herald, clientId: string, ids: string[]) {
   const members = ids.filter((_, k) => mix(k, 11) % LIST_SHARE === 0)
   const t0 = performance.now()
   const list = (
-    await api<{ data: { id: string } }>(h, key, 'POST', `/api/v1/lists?client_id=${clientId}`, {
+    await api<{ data: { id: string } }>(h, 'POST', `/api/v1/lists?client_id=${clientId}`, {
       name: 'Bench: one contact in five',
     })
   ).body.data
   const chunkMs: number[] = []
   let added = 0
   for (let i = 0; i < members.length; i += LIST_CHUNK) {
-    const r = await api<{ data: { added: number } }>(h, key, 'POST', `/api/v1/lists/${list.id}/contacts`, {
+    const r = await api<{ data: { added: number } }>(h, 'POST', `/api/v1/lists/${list.id}/contacts`, {
       contact_ids: members.slice(i, i + LIST_CHUNK),
     })
     added += r.body.data.added
     chunkMs.push(r.ms)
   }
-  const got = (await api<{ data: { member_count: number } }>(h, key, 'GET', `/api/v1/lists/${list.id}`)).body
-    .data
+  const got = (await api<{ data: { member_count: number } }>(h, 'GET', `/api/v1/lists/${list.id}`)).body.data
   if (added !== members.length || got.member_count !== members.length)
     throw new BenchError(`list: added ${added}, member_count ${got.member_count}, expected ${members.length}`)
   return {
@@ -633,11 +512,11 @@ interface ContactPage {
   pagination: { total: number; next_cursor: string | null }
 }
 
-async function measureServer(h: Herald, key: string, clientId: string, listId: string, rows: number) {
+async function measureServer(h: Herald, clientId: string, listId: string, rows: number) {
   const { warmup, measured } = searchQueries(rows)
   const search = (q: string) =>
-    api<ContactPage>(h, key, 'POST', '/api/v1/contacts/search', { query: q, client_id: clientId })
-  const firstPage = () => api<ContactPage>(h, key, 'GET', `/api/v1/contacts?client_id=${clientId}&limit=50`)
+    api<ContactPage>(h, 'POST', '/api/v1/contacts/search', { query: q, client_id: clientId })
+  const firstPage = () => api<ContactPage>(h, 'GET', `/api/v1/contacts?client_id=${clientId}&limit=50`)
 
   progress('warm-up: 5 searches, 3 first pages')
   for (const q of warmup) await search(q.query)
@@ -667,7 +546,6 @@ async function measureServer(h: Herald, key: string, clientId: string, listId: s
   for (let k = 0; k < 20 && cursor; k++) {
     const r = await api<ContactPage>(
       h,
-      key,
       'GET',
       `/api/v1/contacts?client_id=${clientId}&limit=50&cursor=${encodeURIComponent(cursor)}`,
     )
@@ -695,7 +573,6 @@ async function measureServer(h: Herald, key: string, clientId: string, listId: s
   for (let k = 0; k < 6; k++) {
     const r = await api<{ data: { id: string; estimated_size: number } }>(
       h,
-      key,
       'POST',
       `/api/v1/segments?client_id=${clientId}`,
       segmentBody,
@@ -705,7 +582,7 @@ async function measureServer(h: Herald, key: string, clientId: string, listId: s
     progress(
       `  segment ${k === 0 ? 'warm-up' : k}: ${fmt(r.ms, 0)} ms, estimated_size ${r.body.data.estimated_size}`,
     )
-    await api(h, key, 'DELETE', `/api/v1/segments/${r.body.data.id}`)
+    await api(h, 'DELETE', `/api/v1/segments/${r.body.data.id}`)
   }
   return { searchRuns, firstMs, laterMs, cursorId, segmentMs, sizes: [...sizes], segmentBody }
 }
@@ -806,34 +683,11 @@ function parseOptions(): Options {
   }
 }
 
-async function ensureBinary(): Promise<void> {
-  if (process.platform !== 'linux') throw new BenchError('the benchmark needs Linux (/proc)')
-  let reason = existsSync(HERALD) ? null : 'missing'
-  if (!reason) {
-    const built = statSync(HERALD).mtimeMs
-    const newer = ['src', 'migrations'].flatMap((dir) =>
-      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => {
-        const st = statSync(join(ROOT, dir, f))
-        return st.isFile() && st.mtimeMs > built
-      }),
-    )
-    if (newer.length) reason = `older than ${newer.length} source file(s)`
-  }
-  if (!reason) return
-  progress(`dist/herald is ${reason}: building it (bun run build)`)
-  const build = Bun.spawn([process.execPath, 'run', 'build'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  })
-  children.add(build)
-  if ((await build.exited) !== 0) throw new BenchError('bun run build failed')
-  children.delete(build)
-}
-
-async function main(): Promise<void> {
+async function main(): Promise<boolean> {
   const opts = parseOptions()
   keepWorkDir = opts.keep
-  await ensureBinary()
+  if (process.platform !== 'linux') throw new BenchError('the benchmark needs Linux (/proc)')
+  await ensureBinary({ log: progress })
   workDir = mkdtempSync(join(tmpdir(), 'herald-audience-'))
   const dataDir = join(workDir, 'data')
   const dbFile = join(dataDir, DB_FILE)
@@ -852,28 +706,14 @@ async function main(): Promise<void> {
 
   progress('herald: migrate, unlimited key, first start')
   await heraldCli(['migrate', '--data', dataDir])
-  const { key } = JSON.parse(
-    await heraldCli([
-      'keys',
-      'create',
-      '--name',
-      'bench',
-      '--scopes',
-      'admin:*',
-      '--tier',
-      'unlimited',
-      '--json',
-      '--data',
-      dataDir,
-    ]),
-  ) as { key: string }
-  let h = await startHerald(dataDir)
-  const clients = (await api<{ data: { id: string }[] }>(h, key, 'GET', '/api/v1/clients')).body.data
+  const key = await unlimitedKey(dataDir)
+  let h = await serve(dataDir, key)
+  const clients = (await api<{ data: { id: string }[] }>(h, 'GET', '/api/v1/clients')).body.data
   const clientId = clients[0]?.id
   if (!clientId || clients.length !== 1) throw new BenchError(`expected one client, got ${clients.length}`)
 
   progress(`import: POST /api/v1/contacts/imports (${fmt(opts.rows, 0)} rows), polling every ${POLL_MS} ms`)
-  const imp = await runImport(h, key, clientId, csv, opts.rows)
+  const imp = await runImport(h, clientId, csv, opts.rows)
   rmSync(csv, { force: true })
   progress(
     `  ${imp.status}: ${fmt(imp.rps, 0)} rows/s (${fmt(imp.total_ms / 1000, 2)} s), inserted ${imp.inserted}, ` +
@@ -888,7 +728,7 @@ async function main(): Promise<void> {
   progress(
     `list: ~1 in ${LIST_SHARE} contacts through POST /api/v1/lists/{id}/contacts (${LIST_CHUNK} per call)`,
   )
-  const list = await makeList(h, key, clientId, ids)
+  const list = await makeList(h, clientId, ids)
   progress(`  ${list.members} members in ${list.calls} calls, ${fmt(list.total_ms / 1000, 2)} s`)
   await stopHerald(h)
 
@@ -899,8 +739,8 @@ async function main(): Promise<void> {
     `  ${fmt(ev.rps, 0)} events/s (${fmt(ev.ms / 1000, 1)} s); file ${fmt(statSync(dbFile).size / 2 ** 20, 0)} MB`,
   )
 
-  h = await startHerald(dataDir)
-  const m = await measureServer(h, key, clientId, list.id, opts.rows)
+  h = await serve(dataDir, key)
+  const m = await measureServer(h, clientId, list.id, opts.rows)
   const endHwm = procStatusMb(h.proc.pid, 'VmHWM')
   await stopHerald(h)
 
@@ -1001,16 +841,7 @@ async function main(): Promise<void> {
     }),
   )
   if (keepWorkDir) progress(`kept ${workDir} (--keep)`)
-  if (!Object.values(met).every(Boolean)) process.exitCode = 1
+  return Object.values(met).every(Boolean)
 }
 
-try {
-  await main()
-} catch (err) {
-  console.error(
-    `bench failed: ${err instanceof BenchError ? err.message : err instanceof Error ? err.stack : err}`,
-  )
-  process.exitCode = 1
-} finally {
-  cleanup()
-}
+runBench(main, { cleanup, sigtermExitCode: 143 })

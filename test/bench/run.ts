@@ -9,18 +9,30 @@
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
 // bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5).
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Subprocess } from 'bun'
+import {
+  BenchError,
+  ensureBinary,
+  freePort,
+  type Herald,
+  HOST,
+  procStatusMb,
+  runBench,
+  runCommand,
+  type Spawned,
+  spawnServer,
+  startHerald,
+  stopServer,
+  unlimitedKey,
+  waitReady,
+} from './lib'
 import type { OpenLoopResult } from './open-loop'
 
-const ROOT = join(import.meta.dir, '..', '..')
-const HERALD = join(ROOT, 'dist', 'herald')
 const BARE_SERVER = join(import.meta.dir, 'bare-server.ts')
 const OPEN_LOOP = join(import.meta.dir, 'open-loop.ts')
-const HOST = '127.0.0.1'
 const SERVER_CORE = '0'
 const CLIENT_CORE = '1'
 const CONNECTIONS = 50
@@ -48,124 +60,33 @@ end
 `
 
 // ---------------------------------------------------------------------------------------------
-// Process bookkeeping: every child is tracked and killed on exit, error or Ctrl-C.
+// Servers pinned to the server core, stderr kept in the work dir; clients pinned to the client
+// core. The work dir goes on exit, error or Ctrl-C (runBench also kills every child).
 
-const children = new Set<Subprocess>()
 let workDir: string | null = null
 
 function cleanup(): void {
-  for (const child of children)
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
-  children.clear()
   if (workDir) rmSync(workDir, { recursive: true, force: true })
   workDir = null
 }
-process.on('exit', cleanup)
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const)
-  process.on(signal, () => {
-    cleanup()
-    process.exit(code)
-  })
-
-class BenchError extends Error {}
-
-interface Spawned {
-  proc: Subprocess
-  stderrFile: string
-}
 
 let spawnCount = 0
-/** Starts `cmd` pinned to `core`, stdout discarded, stderr kept in a file for error reports. */
-function spawnPinned(core: string, cmd: string[], env: Record<string, string> = {}): Spawned {
-  const stderrFile = join(workDir!, `stderr-${++spawnCount}.log`)
-  const proc = Bun.spawn(['taskset', '-c', core, ...cmd], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: Bun.file(stderrFile),
-  })
-  children.add(proc)
-  void proc.exited.then(() => children.delete(proc))
-  return { proc, stderrFile }
-}
+const nextStderrFile = () => join(workDir!, `stderr-${++spawnCount}.log`)
+const ready = { timeoutMs: START_TIMEOUT_MS, pollMs: POLL_MS }
 
-function stderrTail(s: Spawned): string {
-  try {
-    return readFileSync(s.stderrFile, 'utf8').trim().split('\n').slice(-15).join('\n')
-  } catch {
-    return ''
-  }
-}
+/** `herald serve` as it runs alone: no bootstrap key (key '' before the data dir exists). */
+const serve = (dataDir: string, key: string): Promise<Herald> =>
+  startHerald(
+    dataDir,
+    key,
+    {},
+    { ...ready, bootstrap: false, cpus: SERVER_CORE, stderrFile: nextStderrFile() },
+  )
 
-/** Runs a command to completion (pinned to the client core) and returns its stdout. */
-async function runPinned(cmd: string[], timeoutMs: number): Promise<string> {
-  const proc = Bun.spawn(['taskset', '-c', CLIENT_CORE, ...cmd], {
-    cwd: ROOT,
-    stdin: 'ignore',
-    stdout: 'pipe',
-    stderr: 'pipe',
-  })
-  children.add(proc)
-  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
-  children.delete(proc)
-  if (code !== 0) throw new BenchError(`${cmd.join(' ')} exited with ${code}\n${err.trim()}\n${out.trim()}`)
-  return out
-}
+const stop = (s: Spawned) => stopServer(s, { timeoutMs: STOP_TIMEOUT_MS, strict: false })
 
-async function stop(s: Spawned): Promise<void> {
-  const { proc } = s
-  if (proc.exitCode !== null || proc.signalCode !== null) return
-  proc.kill('SIGTERM')
-  const stopped = await Promise.race([
-    proc.exited.then(() => true),
-    Bun.sleep(STOP_TIMEOUT_MS).then(() => false),
-  ])
-  if (!stopped) {
-    proc.kill('SIGKILL')
-    await proc.exited
-  }
-}
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: HOST, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-/** Polls `url` every POLL_MS until it answers 200; returns ms since `since`. */
-async function waitReady(s: Spawned, url: string, since: number): Promise<number> {
-  const deadline = since + START_TIMEOUT_MS
-  while (performance.now() < deadline) {
-    if (s.proc.exitCode !== null || s.proc.signalCode !== null)
-      throw new BenchError(`server exited before answering ${url}\n${stderrTail(s)}`)
-    try {
-      const res = await fetch(url, { keepalive: false, signal: AbortSignal.timeout(2_000) })
-      await res.arrayBuffer()
-      if (res.status === 200) return performance.now() - since
-    } catch {
-      // not listening yet
-    }
-    await Bun.sleep(POLL_MS)
-  }
-  throw new BenchError(`no 200 from ${url} within ${START_TIMEOUT_MS} ms\n${stderrTail(s)}`)
-}
-
-function rssMb(pid: number): number {
-  const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
-  if (!match) throw new BenchError(`no VmRSS for pid ${pid}`)
-  return Number(match[1]) / 1024
-}
+/** Runs a client command to completion on the client core and returns its stdout. */
+const runPinned = (cmd: string[], timeoutMs: number) => runCommand(cmd, { cpus: CLIENT_CORE, timeoutMs })
 
 function median(values: number[]): number {
   const s = [...values].sort((a, b) => a - b)
@@ -174,34 +95,7 @@ function median(values: number[]): number {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Herald and the baseline.
-
-interface Herald extends Spawned {
-  base: string
-}
-
-function startHerald(dataDir: string): Herald {
-  const port = freePort()
-  const s = spawnPinned(
-    SERVER_CORE,
-    [HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir],
-    { HERALD_LOG: 'json' },
-  )
-  return { ...s, base: `http://${HOST}:${port}` }
-}
-
-async function heraldCli(args: string[]): Promise<string> {
-  const proc = Bun.spawn([HERALD, ...args], { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  children.add(proc)
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  children.delete(proc)
-  if (code !== 0) throw new BenchError(`herald ${args.join(' ')} exited with ${code}\n${err.trim()}`)
-  return out
-}
+// wrk.
 
 interface WrkResult {
   rps: number
@@ -235,9 +129,9 @@ async function wrk(url: string, seconds: number, headers: string[]): Promise<Wrk
 
 const best = (runs: WrkResult[]): WrkResult => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
 
-/** The URL of the "Default workspace" client, checked to answer 200 with `key`. */
-async function clientUrlOf(h: Herald, key: string): Promise<string> {
-  const headers = { Authorization: `Bearer ${key}` }
+/** The URL of the "Default workspace" client, checked to answer 200 with the key. */
+async function clientUrlOf(h: Herald): Promise<string> {
+  const headers = { Authorization: `Bearer ${h.key}` }
   const list = await fetch(`${h.base}/api/v1/clients`, { headers, keepalive: false })
   const clientId = ((await list.json()) as { data?: { id: string }[] }).data?.[0]?.id
   if (list.status !== 200 || !clientId)
@@ -306,28 +200,8 @@ async function preflight(): Promise<void> {
   if (!Bun.which('taskset')) throw new BenchError('taskset is not on PATH (package util-linux)')
   if (availableParallelism() < 2)
     throw new BenchError('the benchmark needs 2 cores (server on 0, client on 1)')
-  if (!existsSync(HERALD)) {
-    console.error('dist/herald is missing: building it (bun run build)')
-    const build = Bun.spawn([process.execPath, 'run', 'build'], {
-      cwd: ROOT,
-      stdio: ['ignore', 'inherit', 'inherit'],
-    })
-    children.add(build)
-    if ((await build.exited) !== 0) throw new BenchError('bun run build failed')
-  } else {
-    // Not rebuilt automatically (the build rewrites src/db/migrations.generated.ts): just say so.
-    const built = statSync(HERALD).mtimeMs
-    const newer = ['src', 'migrations'].flatMap((dir) =>
-      readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' }).filter((f) => {
-        const st = statSync(join(ROOT, dir, f))
-        return st.isFile() && st.mtimeMs > built
-      }),
-    )
-    if (newer.length)
-      console.error(
-        `warning: dist/herald is older than ${newer.length} source file(s); run \`bun run build\` first`,
-      )
-  }
+  // Built when missing; when stale only a warning (the build rewrites src/db/migrations.generated.ts).
+  await ensureBinary({ log: console.error, stale: 'warn' })
   if (!existsSync(BARE_SERVER) || readFileSync(BARE_SERVER, 'utf8') !== BARE_SERVER_SOURCE)
     writeFileSync(BARE_SERVER, BARE_SERVER_SOURCE)
   // Keep this orchestrator (all its threads) off the server's core.
@@ -335,7 +209,7 @@ async function preflight(): Promise<void> {
   if (pin.exitCode !== 0) throw new BenchError(`taskset could not pin to core ${CLIENT_CORE}`)
 }
 
-async function main(): Promise<void> {
+async function main(): Promise<boolean> {
   const opts = parseOptions()
   await preflight()
   workDir = mkdtempSync(join(tmpdir(), 'herald-bench-'))
@@ -345,27 +219,9 @@ async function main(): Promise<void> {
 
   // First start creates the data dir, the "Default workspace" client and the admin; then stop it.
   console.error('preparing data dir')
-  {
-    const h = startHerald(dataDir)
-    await waitReady(h, `${h.base}/api/v1/health`, performance.now())
-    await stop(h)
-  }
+  await stop(await serve(dataDir, ''))
   // An unlimited-tier key, so rate limiting cannot cap the run (the bootstrap key is tier `scale`).
-  const { key } = JSON.parse(
-    await heraldCli([
-      'keys',
-      'create',
-      '--name',
-      'bench',
-      '--scopes',
-      'admin:*',
-      '--tier',
-      'unlimited',
-      '--json',
-      '--data',
-      dataDir,
-    ]),
-  ) as { key: string }
+  const key = await unlimitedKey(dataDir)
   const auth = `Authorization: Bearer ${key}`
 
   // Bar 2: cold starts on the existing data file.
@@ -373,16 +229,10 @@ async function main(): Promise<void> {
   const startMs: number[] = []
   const idleRss: number[] = []
   for (let i = 0; i < opts.coldStarts; i++) {
-    const port = freePort()
-    const t0 = performance.now()
-    const h = spawnPinned(
-      SERVER_CORE,
-      [HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir],
-      { HERALD_LOG: 'json' },
-    )
-    startMs.push(await waitReady(h, `http://${HOST}:${port}/api/v1/health`, t0))
+    const h = await serve(dataDir, key)
+    startMs.push(h.readyMs)
     await Bun.sleep(IDLE_MS)
-    idleRss.push(rssMb(h.proc.pid))
+    idleRss.push(procStatusMb(h.proc.pid, 'VmRSS'))
     await stop(h)
   }
 
@@ -399,17 +249,20 @@ async function main(): Promise<void> {
   for (let round = 1; round <= opts.rounds; round++) {
     const barePort = freePort()
     const bareUrl = `http://${HOST}:${barePort}/`
-    const bareServer = spawnPinned(SERVER_CORE, [process.execPath, BARE_SERVER], { PORT: String(barePort) })
-    await waitReady(bareServer, bareUrl, performance.now())
+    const bareServer = spawnServer([process.execPath, BARE_SERVER], {
+      cpus: SERVER_CORE,
+      env: { PORT: String(barePort) },
+      stderrFile: nextStderrFile(),
+    })
+    await waitReady(bareServer, bareUrl, ready)
     bareRuns.push(await measure(`round ${round}: bare Elysia GET /`, bareUrl, opts))
     await stop(bareServer)
 
-    const h = startHerald(dataDir)
-    await waitReady(h, `${h.base}/api/v1/health`, performance.now())
-    const clientUrl = await clientUrlOf(h, key)
+    const h = await serve(dataDir, key)
+    const clientUrl = await clientUrlOf(h)
     heraldRuns.push(await measure(`round ${round}: Herald GET /api/v1/clients/{id}`, clientUrl, opts, [auth]))
     if (round === opts.rounds) {
-      rssAfterLoad = rssMb(h.proc.pid)
+      rssAfterLoad = procStatusMb(h.proc.pid, 'VmRSS')
       halfRate = Math.max(1, Math.round(best(heraldRuns).rps / 2))
       console.error(`open loop: ${halfRate} req/s for ${opts.openLoop} s`)
       openLoop = JSON.parse(
@@ -492,16 +345,7 @@ async function main(): Promise<void> {
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  if (!pass) process.exitCode = 1
+  return pass
 }
 
-try {
-  await main()
-} catch (err) {
-  console.error(
-    `bench failed: ${err instanceof BenchError ? err.message : err instanceof Error ? err.stack : err}`,
-  )
-  process.exitCode = 1
-} finally {
-  cleanup()
-}
+runBench(main, { cleanup, sigtermExitCode: 143 })

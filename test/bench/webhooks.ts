@@ -3,10 +3,11 @@
 //  2. p50 from event commit to the first attempt arriving at the receiver <= 50 ms.
 //  3. 10,000 pending deliveries to a dead endpoint cost no measurable CPU while they wait for
 //     their next attempt (server CPU while waiting vs. the same server idle).
-// The compiled dist/herald serves on a free 127.0.0.1 port; events are inserted straight into
-// its SQLite file (WAL, second writer) exactly as recordEvent writes them, and the dispatcher
-// picks them up by rowid. Receivers are Bun.serve instances answering 204.
-// Prints a Markdown table and, last, one JSON line with every figure. Exits 1 if a bar is missed.
+// The compiled dist/herald (built when missing or stale) serves on a free 127.0.0.1 port; events
+// are inserted straight into its SQLite file (WAL, second writer) exactly as recordEvent writes
+// them, and the dispatcher picks them up by rowid. Receivers are Bun.serve instances answering 204.
+// Prints a Markdown table and, last, one JSON line with every figure. Exits 1 if a bar is missed,
+// 2 on an error.
 //
 // Flags: --events N (events to one endpoint, default 20000), --fanout-events N (events to four
 // endpoints, 5000 → 20000 deliveries), --rate N (latency phase events/s, 200), --latency-seconds S
@@ -17,14 +18,26 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Server, Subprocess } from 'bun'
+import type { Server } from 'bun'
+import {
+  api,
+  ensureBinary,
+  freePort,
+  type Herald,
+  HOST,
+  heraldCli,
+  progress,
+  runBench,
+  startHerald,
+  stderrTail,
+  stopHerald,
+  unlimitedKey,
+} from './lib'
 
-const ROOT = join(import.meta.dir, '..', '..')
-const HERALD = join(ROOT, 'dist', 'herald')
-const HOST = '127.0.0.1'
 const EVENT_TYPE = 'contact.unsubscribed'
 const START_TIMEOUT_MS = 20_000
 const STOP_TIMEOUT_MS = 15_000
+const REQUEST_TIMEOUT_MS = 10_000
 const INSERT_BATCH = 1000
 const STALL_MS = 30_000
 const THROUGHPUT_BAR = 2000
@@ -57,16 +70,15 @@ const CPU_SECONDS = num('cpu-seconds')
 const PHASE_TIMEOUT_MS = num('phase-timeout') * 1000
 
 // ---------------------------------------------------------------------------------------------
-// Bookkeeping: the server, receivers, DB handle and temp dir are released on exit, error, Ctrl-C.
+// Bookkeeping: receivers, DB handle and temp dir are released on exit, error, Ctrl-C (runBench
+// kills the server).
 
-let server: Subprocess | null = null
+let server: Herald | null = null
 const receivers: Server<undefined>[] = []
 let eventsDb: Database | null = null
 let workDir: string | null = null
 
 function cleanup(): void {
-  if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL')
-  server = null
   for (const r of receivers.splice(0)) r.stop(true)
   try {
     eventsDb?.close()
@@ -74,45 +86,6 @@ function cleanup(): void {
   eventsDb = null
   if (workDir) rmSync(workDir, { recursive: true, force: true })
   workDir = null
-}
-process.on('exit', cleanup)
-for (const [signal, code] of [
-  ['SIGINT', 130],
-  ['SIGTERM', 143],
-] as const)
-  process.on(signal, () => {
-    cleanup()
-    process.exit(code)
-  })
-
-const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`)
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: HOST, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
-
-function serverStderr(): string {
-  try {
-    return readFileSync(join(workDir!, 'server-stderr.log'), 'utf8').trim().split('\n').slice(-15).join('\n')
-  } catch {
-    return ''
-  }
-}
-
-async function runOffline(args: string[]): Promise<string> {
-  const proc = Bun.spawn([HERALD, ...args], { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout).text(),
-    new Response(proc.stderr).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
-  if (code !== 0) throw new Error(`herald ${args.join(' ')} exited with ${code}\n${err.trim()}`)
-  return out
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -151,75 +124,20 @@ function stopReceiver(rec: Receiver): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The server and its API.
+// Webhooks through the API.
 
-let baseUrl = ''
-let apiKey = ''
 let clientId = ''
 
-async function api(method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
-  const res = await fetch(baseUrl + path, {
-    method,
-    headers: {
-      authorization: `Bearer ${apiKey}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(10_000),
-  })
-  const text = await res.text()
-  if (!res.ok) throw new Error(`${method} ${path} → ${res.status}: ${text}`)
-  return text ? (JSON.parse(text) as Record<string, unknown>) : {}
-}
-
 async function createHook(url: string): Promise<string> {
-  const res = await api('POST', `/api/v1/webhooks?client_id=${clientId}`, { url, events: [EVENT_TYPE] })
-  return (res.data as { id: string }).id
+  const res = await api<{ data: { id: string } }>(server!, 'POST', `/api/v1/webhooks?client_id=${clientId}`, {
+    url,
+    events: [EVENT_TYPE],
+  })
+  return res.body.data.id
 }
 
 async function deleteHook(id: string): Promise<void> {
-  await api('DELETE', `/api/v1/webhooks/${id}`)
-}
-
-async function startServer(dataDir: string): Promise<void> {
-  const port = freePort()
-  const proc = Bun.spawn([HERALD, 'serve', '--port', String(port), '--host', HOST, '--data', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, HERALD_LOG: 'json', HERALD_WEBHOOK_ALLOW_PRIVATE: '1' },
-    stdin: 'ignore',
-    stdout: 'ignore',
-    stderr: Bun.file(join(workDir!, 'server-stderr.log')),
-  })
-  server = proc
-  baseUrl = `http://${HOST}:${port}`
-  const deadline = Date.now() + START_TIMEOUT_MS
-  while (Date.now() < deadline) {
-    if (proc.exitCode !== null)
-      throw new Error(`herald serve exited with ${proc.exitCode}\n${serverStderr()}`)
-    try {
-      const res = await fetch(`${baseUrl}/api/v1/health`, { signal: AbortSignal.timeout(1000) })
-      if (res.status === 200) return
-    } catch {}
-    await Bun.sleep(20)
-  }
-  throw new Error(
-    `herald serve did not answer /api/v1/health within ${START_TIMEOUT_MS} ms\n${serverStderr()}`,
-  )
-}
-
-async function stopServer(): Promise<void> {
-  const proc = server
-  if (!proc || proc.exitCode !== null || proc.signalCode !== null) return
-  proc.kill('SIGTERM')
-  const stopped = await Promise.race([
-    proc.exited.then(() => true),
-    Bun.sleep(STOP_TIMEOUT_MS).then(() => false),
-  ])
-  if (!stopped) {
-    proc.kill('SIGKILL')
-    await proc.exited
-  }
-  server = null
+  await api(server!, 'DELETE', `/api/v1/webhooks/${id}`)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -395,7 +313,7 @@ function cpuTicks(pid: number): number {
 }
 
 async function cpuOver(seconds: number): Promise<{ ms: number; ms_per_s: number; ticks: number }> {
-  const pid = server!.pid
+  const pid = server!.proc.pid
   const a = cpuTicks(pid)
   const t = performance.now()
   await Bun.sleep(seconds * 1000)
@@ -447,7 +365,7 @@ async function dead(): Promise<DeadResult> {
     await Bun.sleep(250)
   }
   const settleSeconds = (performance.now() - t0) / 1000
-  if (!settled) log(`dead endpoint did not settle: ${JSON.stringify(state)}`)
+  if (!settled) progress(`dead endpoint did not settle: ${JSON.stringify(state)}`)
   await Bun.sleep(500) // let the last outcome's transaction and timers finish
   const waiting = await cpuOver(CPU_SECONDS)
   const after = stateQuery.get(hook) as typeof state
@@ -469,33 +387,29 @@ async function dead(): Promise<DeadResult> {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main(): Promise<number> {
+async function main(): Promise<boolean> {
   if (process.platform !== 'linux') throw new Error('needs Linux (/proc/<pid>/stat)')
   const tck = Bun.spawnSync(['getconf', 'CLK_TCK'])
   if (tck.exitCode === 0) clockTicks = Number(tck.stdout.toString().trim()) || 100
-  if (!(await Bun.file(HERALD).exists())) throw new Error(`${HERALD} missing: run \`bun run build\``)
+  await ensureBinary()
 
   workDir = mkdtempSync(join(tmpdir(), 'herald-bench-webhooks-'))
   const dataDir = join(workDir, 'data')
-  await runOffline(['migrate', '--data', dataDir])
-  const key = JSON.parse(
-    await runOffline([
-      'keys',
-      'create',
-      '--name',
-      'bench',
-      '--scopes',
-      'admin:*',
-      '--tier',
-      'unlimited',
-      '--json',
-      '--data',
-      dataDir,
-    ]),
-  ) as { key: string }
-  apiKey = key.key
-  await startServer(dataDir)
-  const clients = (await api('GET', '/api/v1/clients')).data as { id: string; name: string }[]
+  await heraldCli(['migrate', '--data', dataDir])
+  const key = await unlimitedKey(dataDir)
+  server = await startHerald(
+    dataDir,
+    key,
+    { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' },
+    {
+      bootstrap: false,
+      stderrFile: join(workDir, 'server-stderr.log'),
+      timeoutMs: START_TIMEOUT_MS,
+      requestTimeoutMs: REQUEST_TIMEOUT_MS,
+    },
+  )
+  const clients = (await api<{ data: { id: string; name: string }[] }>(server, 'GET', '/api/v1/clients')).body
+    .data
   const def = clients.find((c) => c.name === 'Default workspace') ?? clients[0]
   if (!def) throw new Error('no client found')
   clientId = def.id
@@ -507,13 +421,13 @@ async function main(): Promise<number> {
      VALUES (?, ?, ?, ?, NULL, NULL, NULL, NULL, ?, ?)`,
   )
 
-  log(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s`)
+  progress(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s`)
   const lat = await latency()
-  log(`throughput: ${EVENTS_ONE} events → 1 endpoint`)
+  progress(`throughput: ${EVENTS_ONE} events → 1 endpoint`)
   const one = await throughput(1, EVENTS_ONE)
-  log(`throughput: ${EVENTS_FOUR} events → 4 endpoints`)
+  progress(`throughput: ${EVENTS_FOUR} events → 4 endpoints`)
   const four = await throughput(4, EVENTS_FOUR)
-  log(`dead endpoint: ${DEAD} deliveries, CPU over ${CPU_SECONDS} s (idle baseline first)`)
+  progress(`dead endpoint: ${DEAD} deliveries, CPU over ${CPU_SECONDS} s (idle baseline first)`)
   const deadRes = await dead()
 
   const tpMet = (r: ThroughputResult) => r.complete && r.per_second >= THROUGHPUT_BAR
@@ -545,19 +459,19 @@ async function main(): Promise<number> {
     met: { throughput_1: tpMet(one), throughput_4: tpMet(four), latency: latMet, dead_endpoint_cpu: deadMet },
   }
   process.stdout.write(JSON.stringify(summary) + '\n')
-  await stopServer()
-  return tpMet(one) && tpMet(four) && latMet && deadMet ? 0 : 1
+  await stopHerald(server, { timeoutMs: STOP_TIMEOUT_MS, strict: false })
+  return tpMet(one) && tpMet(four) && latMet && deadMet
 }
 
-main()
-  .then((code) => {
-    cleanup()
-    process.exit(code)
-  })
-  .catch((err) => {
-    process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`)
-    const tail = workDir ? serverStderr() : ''
+/** A failure comes with the tail of the server's stderr; exit code 2 (1 is a missed bar). */
+async function mainWithStderr(): Promise<boolean> {
+  try {
+    return await main()
+  } catch (err) {
+    const tail = server ? await stderrTail(server) : ''
     if (tail) process.stderr.write(`server stderr (tail):\n${tail}\n`)
-    cleanup()
-    process.exit(2)
-  })
+    throw err
+  }
+}
+
+runBench(mainWithStderr, { cleanup, errorExitCode: 2, sigtermExitCode: 143 })
