@@ -120,19 +120,21 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
     const to = c.channel === 'email' ? contact.email : contact.phone!
     const deferTo = limits.reserve(m.clientId, to, now)
     if (deferTo !== null) return { kind: 'deferred', at: deferTo }
-    let composed: ReturnType<typeof composeMessage>
-    try {
-      composed = composeMessage(app, plans.key, plan, m, contact)
-    } catch (err) {
-      return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
-    }
     const provider = options.providers[c.channel]
+    // Rendering happens in the send task, not for the whole batch up front: the event loop then
+    // interleaves it with the provider's I/O instead of stalling every connection per batch.
     return async () => {
       await bucket.take()
       // Paused or cancelled while this message waited for its turn: do not send it.
       const status = campaignStatus.get(c.id)?.status
       if (status === 'paused') return { kind: 'deferred', at: clock.now() }
       if (status !== 'sending') return { kind: 'cancelled', reason: `campaign ${status}` }
+      let composed: ReturnType<typeof composeMessage>
+      try {
+        composed = composeMessage(app, plans.key, plan, m, contact)
+      } catch (err) {
+        return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
+      }
       try {
         const r = await provider.send(composed.outgoing)
         return {
