@@ -46,6 +46,8 @@ const REFUSED_EVERYTHING = 25
  */
 const FLUSH_MS = 25
 const FLUSH_MAX = 256
+/** How often an idle worker (no campaign sending) looks for work it was not told about. */
+const IDLE_POLL_MS = 1_000
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
 
@@ -232,10 +234,14 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
     }
   }
 
+  /** Whether any campaign was sending at the last pass (when none is, only a kick brings work). */
+  let anySending = false
+
   async function pass(): Promise<boolean> {
     const now = clock.now()
     const active = sendingCampaigns.all()
-    if (active.length === 0) return false
+    anySending = active.length > 0
+    if (!anySending) return false
     let worked = false
     for (const c of active) {
       if (c.snapshot_done) continue
@@ -273,10 +279,15 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
       if (!worked && !stopped && !kicked) {
         await new Promise<void>((resolve) => {
           wake = resolve
-          setTimeout(() => {
-            if (wake === resolve) wake = null
-            resolve()
-          }, pollMs)
+          // Launches, resumes and scheduled starts kick the worker; the timeout is a safety net
+          // (idle) or the wait for retries and throttled messages to come due (sending).
+          setTimeout(
+            () => {
+              if (wake === resolve) wake = null
+              resolve()
+            },
+            anySending ? pollMs : IDLE_POLL_MS,
+          )
         })
       }
       kicked = false
