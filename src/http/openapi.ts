@@ -89,6 +89,20 @@ function operationObject(o: Operation): Json {
   }
   if (o.body)
     operation.requestBody = { required: true, content: { 'application/json': { schema: plain(o.body) } } }
+  // Streamed bodies (CSV imports, raw MIME) are described by their media types, read as bytes.
+  if (o.stream)
+    operation.requestBody = {
+      required: true,
+      description: `Streamed; at most ${o.stream.limit} bytes`,
+      content: Object.fromEntries(
+        o.stream.contentTypes.map((type) => [
+          type,
+          type.startsWith('multipart/')
+            ? { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } } }
+            : { schema: { type: 'string', format: 'binary' } },
+        ]),
+      ),
+    }
   return operation
 }
 
