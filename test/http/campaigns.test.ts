@@ -206,6 +206,23 @@ describe('launch', () => {
     expect(started).toMatchObject({ status: 'sending', total_recipients: 1 })
   })
 
+  test('a scheduled campaign can be moved but not left without a time', async () => {
+    const c = await draft({ scheduled_at: new Date(Date.now() + 60_000).toISOString() })
+    await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, { key: launcher, body: { confirm: true } })
+    const later = new Date(Date.now() + 120_000).toISOString()
+    const moved = await t.call('PATCH', `/api/v1/campaigns/${c.id}`, {
+      key: writer,
+      body: { scheduled_at: later },
+    })
+    expect(moved.body.data).toMatchObject({ status: 'scheduled', scheduled_at: later })
+    const cleared = await t.call('PATCH', `/api/v1/campaigns/${c.id}`, {
+      key: writer,
+      body: { scheduled_at: null },
+    })
+    expect(cleared.status).toBe(422)
+    expect(cleared.body.error.details[0].field).toBe('scheduled_at')
+  })
+
   test('launching with nothing to send says what is missing (422)', async () => {
     const bare = await draft({ list_id: null, template_id: null })
     const r = await t.call('POST', `/api/v1/campaigns/${bare.id}/launch`, {

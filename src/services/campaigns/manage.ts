@@ -138,6 +138,12 @@ export function updateCampaign(ctx: Ctx, id: string, patch: Partial<CampaignInpu
     errors.push({ field: 'list_id', message: 'the audience cannot change once the campaign has launched' })
   if (current.launchedAt !== null && refs.channel !== current.channel)
     errors.push({ field: 'channel', message: 'the channel cannot change once the campaign has launched' })
+  // A scheduled campaign starts at its scheduled_at: without one it would wait forever.
+  if (current.status === 'scheduled' && patch.scheduled_at === null)
+    errors.push({
+      field: 'scheduled_at',
+      message: 'a scheduled campaign needs a time; pause or cancel it, or launch it now, instead',
+    })
   checkReferences(ctx.db, current.clientId, refs, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const row = ctx.db
