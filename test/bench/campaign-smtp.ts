@@ -1,24 +1,33 @@
 // A DKIM-signed email campaign through the whole engine (issue 5's SMTP bar),
-// `bun run test/bench/campaign-smtp.ts [--recipients N]` (default 5,000):
-//  1. the raw baseline: `test/bench/smtp.ts` (a pooled nodemailer blast of pre-rendered,
-//     DKIM-signed messages to a local smtp-server sink), run first in the same run;
-//  2. dist/herald sends an N-recipient campaign (template render, tracking, DKIM RSA-2048,
-//     outcome + event per message) over SMTP to the same kind of sink, with its sending domain
-//     verified against a DNS server started here. Rate = N / (launch → sent).
-// Bars: engine ≥ 0.8 × raw blast; ≥ 1,000 DKIM-signed messages/s unpinned on 2 cores.
+// `bun run test/bench/campaign-smtp.ts [--recipients N]` (default 5,000). All on 127.0.0.1:
+//  1. raw baseline, pinned to core 0 (the sink on core 1): a nodemailer pooled blast of N
+//     pre-rendered messages, each DKIM-signed (RSA-2048) by nodemailer as it is sent — the
+//     baseline the issue describes ("~700 msg/s on one core with DKIM"). For reference also
+//     the same blast of messages signed before the clock starts (signing not measured at all).
+//  2. dist/herald pinned to core 0 sends an N-recipient campaign (template render, tracking,
+//     DKIM, outcome + event per message) to the same sink; the sending domain is verified
+//     against a DNS server started here. Rate = N / (launch → sent). Bar: ≥ 0.8 × (1).
+//  3. the same, unpinned (both cores). Goal: ≥ 1,000 DKIM-signed messages/s.
+// `… campaign-smtp.ts blast PORT N` is the raw blast's child process.
 // Prints a Markdown table and one JSON line; exit code 1 when a bar is missed.
 
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import dns2 from 'dns2'
+import nodemailer from 'nodemailer'
+import MailComposer from 'nodemailer/lib/mail-composer'
+import { smtpTransportOptions } from '../../src/channels/smtp'
+import { DKIM_HEADER_FIELDS, signMessage } from '../../src/services/domains/dkim'
 import { HTML, TEXT } from './fixtures'
 import {
   api,
   BenchError,
   ensureBinary,
   fmt,
+  type Herald,
   progress,
   ROOT,
   runBench,
@@ -28,8 +37,55 @@ import {
 } from './lib'
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
-const { values } = parseArgs({ options: { recipients: { type: 'string', default: '5000' } } })
-const N = Number(values.recipients)
+const IN_FLIGHT = 64
+const POOL = 5
+
+/** The raw blast (child process): N messages like the campaign's, 64 in flight, two ways. */
+async function blast(port: number, n: number) {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+  const dkim = {
+    domainName: 'news.example',
+    keySelector: 'bench',
+    privateKey,
+    headerFieldNames: DKIM_HEADER_FIELDS,
+  }
+  const transport = nodemailer.createTransport(
+    smtpTransportOptions({ url: `smtp://127.0.0.1:${port}`, pool: POOL }),
+  )
+  const html = HTML.replace(/\{\{[^}]*\}\}/g, 'Ann')
+  const mail = (i: number) => ({
+    from: { name: 'News', address: 'offers@news.example' },
+    to: `p${i}@inbox.example`,
+    subject: `Spring for P${i}`,
+    messageId: `<bench-${i}@news.example>`,
+    html: html.replace('Hello', `Hello P${i}`),
+    text: TEXT.replace(/\{\{[^}]*\}\}/g, 'Ann'),
+    headers: {
+      'List-Unsubscribe': `<https://herald.example/u/${i}>`,
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+  })
+  const run = async (send: (i: number) => Promise<unknown>) => {
+    let next = 0
+    const t0 = performance.now()
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < n) await send(next++)
+      }),
+    )
+    return n / ((performance.now() - t0) / 1000)
+  }
+  const envelope = (i: number) => ({ from: 'bounce@news.example', to: [`p${i}@inbox.example`] })
+  const signing = await run((i) => transport.sendMail({ ...mail(i), dkim }))
+  const presigned = await Promise.all(
+    Array.from({ length: n }, async (_, i) =>
+      signMessage(await new MailComposer(mail(i)).compile().build(), dkim),
+    ),
+  )
+  const signedBefore = await run((i) => transport.sendMail({ envelope: envelope(i), raw: presigned[i]! }))
+  transport.close()
+  console.log(JSON.stringify({ signing, signedBefore }))
+}
 
 /** An authoritative TXT server on loopback for the domain's DKIM/SPF/DMARC records. */
 async function startDns(zone: Map<string, string[]>) {
@@ -38,7 +94,8 @@ async function startDns(zone: Map<string, string[]>) {
     handle: (request, send) => {
       const response = dns2.Packet.createResponseFromRequest(request)
       const q = request.questions[0]!
-      for (const parts of [zone.get(q.name.toLowerCase())].filter(Boolean) as string[][])
+      const parts = zone.get(q.name.toLowerCase())
+      if (parts)
         response.answers.push({
           name: q.name,
           type: dns2.Packet.TYPE.TXT,
@@ -56,63 +113,77 @@ async function startDns(zone: Map<string, string[]>) {
   return { address: `127.0.0.1:${address.port}`, close: () => server.close() }
 }
 
-async function rawBlast(): Promise<{ rawRate: number; providerRate: number }> {
-  progress('raw baseline: bun run test/bench/smtp.ts (best of 3)')
+async function startSink(cpus: string | null) {
+  const cmd = [process.execPath, 'run', join(ROOT, 'test/bench/smtp.ts'), 'sink']
+  const sink = track(
+    Bun.spawn(cpus ? ['taskset', '-c', cpus, ...cmd] : cmd, { stdout: 'pipe', stderr: 'inherit' }),
+  )
+  const port = Number(new TextDecoder().decode((await sink.stdout.getReader().read()).value).trim())
+  if (!port) throw new BenchError('the sink did not start')
+  return { sink, port }
+}
+
+async function rawBaseline(): Promise<{ signing: number; signedBefore: number }> {
+  const { sink, port } = await startSink('1')
+  progress('raw baseline: nodemailer pooled blast on core 0, sink on core 1')
   const proc = track(
-    Bun.spawn([process.execPath, 'run', join(ROOT, 'test/bench/smtp.ts')], {
-      cwd: ROOT,
-      stdout: 'pipe',
-      stderr: 'inherit',
-    }),
+    Bun.spawn(
+      ['taskset', '-c', '0', process.execPath, 'run', import.meta.path, 'blast', String(port), String(N)],
+      { stdout: 'pipe', stderr: 'inherit' },
+    ),
   )
   const out = await new Response(proc.stdout).text()
   await proc.exited
-  const line = out.trim().split('\n').at(-1) ?? ''
+  sink.kill()
   try {
-    return JSON.parse(line)
+    return JSON.parse(out.trim().split('\n').at(-1) ?? '')
   } catch {
-    throw new BenchError(`no JSON line from smtp.ts: ${out.slice(-300)}`)
+    throw new BenchError(`no result from the raw blast: ${out.slice(-300)}`)
   }
 }
 
-async function main(): Promise<boolean> {
-  await ensureBinary()
-  const baseline = await rawBlast()
-  const sink = track(
-    Bun.spawn([process.execPath, 'run', join(ROOT, 'test/bench/smtp.ts'), 'sink'], {
-      stdout: 'pipe',
-      stderr: 'inherit',
-    }),
-  )
-  const port = Number(new TextDecoder().decode((await sink.stdout.getReader().read()).value).trim())
+/** Starts herald (pinned or not) with a sink, verifies the domain, sends one campaign; msgs/s. */
+async function campaignRate(
+  dir: string,
+  cpus: string | null,
+  sinkCpus: string | null,
+  listId: string | null,
+): Promise<{ rate: number; listId: string }> {
+  const { sink, port } = await startSink(sinkCpus)
   const zone = new Map<string, string[]>()
   const dns = await startDns(zone)
-  const dir = mkdtempSync(join(tmpdir(), 'herald-bench-smtp-'))
+  let h: Herald | null = null
   try {
-    const h = await startHerald(join(dir, 'data'), KEY, {
-      HERALD_SMTP_URL: `smtp://127.0.0.1:${port}`,
-      HERALD_DNS_SERVERS: dns.address,
-      HERALD_SEND_CONCURRENCY: '64',
-      HERALD_SMTP_POOL: '5',
-    })
+    h = await startHerald(
+      join(dir, 'data'),
+      KEY,
+      {
+        HERALD_SMTP_URL: `smtp://127.0.0.1:${port}`,
+        HERALD_DNS_SERVERS: dns.address,
+        HERALD_SEND_CONCURRENCY: String(IN_FLIGHT),
+        HERALD_SMTP_POOL: String(POOL),
+      },
+      cpus ? { cpus } : {},
+    )
     const clientId = (await api<{ data: { id: string }[] }>(h, 'GET', '/api/v1/clients')).body.data[0]!.id
     const q = `?client_id=${clientId}`
-    const domain = (await api(h, 'POST', `/api/v1/domains${q}`, { domain: 'news.example' })).body.data
-    for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
-      zone.set(r.name.toLowerCase(), r.value_parts ?? [r.value])
-    const verified = (await api(h, 'POST', `/api/v1/domains/${domain.id}/verify`)).body.data
-    if (!verified.verified)
-      throw new BenchError(`the domain did not verify: ${JSON.stringify(verified).slice(0, 300)}`)
-    await api(h, 'POST', `/api/v1/senders${q}`, { from_email: 'offers@news.example', from_name: 'News' })
-    const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'All' })).body.data
-    const csv = [
-      'email,first_name,company',
-      ...Array.from({ length: N }, (_, i) => `p${i}@inbox${i % 20}.example,P${i},Co ${i % 97}`),
-    ].join('\n')
-    const job = (await api(h, 'POST', `/api/v1/contacts/imports${q}&list_id=${list.id}`, csv, 'text/csv'))
-      .body.data
-    while ((await api(h, 'GET', `/api/v1/contacts/imports/${job.id}`)).body.data.status !== 'completed')
-      await Bun.sleep(100)
+    if (!listId) {
+      const domain = (await api(h, 'POST', `/api/v1/domains${q}`, { domain: 'news.example' })).body.data
+      for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
+        zone.set(r.name.toLowerCase(), r.value_parts ?? [r.value])
+      if (!(await api(h, 'POST', `/api/v1/domains/${domain.id}/verify`)).body.data.verified)
+        throw new BenchError('the domain did not verify')
+      await api(h, 'POST', `/api/v1/senders${q}`, { from_email: 'offers@news.example', from_name: 'News' })
+      listId = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'All' })).body.data.id as string
+      const csv = [
+        'email,first_name,company',
+        ...Array.from({ length: N }, (_, i) => `p${i}@inbox${i % 20}.example,P${i},Co ${i % 97}`),
+      ].join('\n')
+      const job = (await api(h, 'POST', `/api/v1/contacts/imports${q}&list_id=${listId}`, csv, 'text/csv'))
+        .body.data
+      while ((await api(h, 'GET', `/api/v1/contacts/imports/${job.id}`)).body.data.status !== 'completed')
+        await Bun.sleep(100)
+    }
     const tpl = (
       await api(h, 'POST', `/api/v1/templates${q}`, {
         name: 'T',
@@ -122,9 +193,11 @@ async function main(): Promise<boolean> {
       })
     ).body.data
     const c = (
-      await api(h, 'POST', `/api/v1/campaigns${q}`, { name: 'Spring', list_id: list.id, template_id: tpl.id })
+      await api(h, 'POST', `/api/v1/campaigns${q}`, { name: 'Spring', list_id: listId, template_id: tpl.id })
     ).body.data
-    progress(`sending ${fmt(N)} DKIM-signed messages through dist/herald`)
+    progress(
+      `sending ${fmt(N)} DKIM-signed messages through dist/herald (${cpus ? `core ${cpus}` : 'unpinned'})`,
+    )
     const t0 = performance.now()
     await api(h, 'POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
     let status = 'sending'
@@ -136,43 +209,67 @@ async function main(): Promise<boolean> {
     const stats = (await api(h, 'GET', `/api/v1/campaigns/${c.id}/stats`)).body.data
     if (status !== 'sent' || stats.delivered !== N)
       throw new BenchError(`campaign ${status}, delivered ${stats.delivered} of ${N}`)
-    await stopHerald(h)
-    const rate = N / seconds
-    const ratio = rate / baseline.rawRate
+    return { rate: N / seconds, listId }
+  } finally {
+    if (h) await stopHerald(h)
+    dns.close()
+    sink.kill()
+  }
+}
+
+let N = 5000
+
+async function main(): Promise<boolean> {
+  const { values } = parseArgs({ options: { recipients: { type: 'string', default: '5000' } } })
+  N = Number(values.recipients)
+  if (!Number.isInteger(N) || N < 100) throw new BenchError('--recipients must be a whole number >= 100')
+  await ensureBinary()
+  const raw = await rawBaseline()
+  const dir = mkdtempSync(join(tmpdir(), 'herald-bench-smtp-'))
+  try {
+    const pinned = await campaignRate(dir, '0', '1', null)
+    const unpinned = await campaignRate(dir, null, null, pinned.listId)
+    const ratio = pinned.rate / raw.signing
     const rows = [
       [
-        'raw nodemailer blast, pre-rendered + DKIM-signed (smtp.ts)',
-        `${fmt(baseline.rawRate)} msg/s`,
+        'raw blast on core 0, nodemailer signs each message as it sends',
+        `${fmt(raw.signing)} msg/s`,
         'baseline',
-        true,
+        null,
       ],
-      ['smtp provider alone, compose + DKIM (smtp.ts)', `${fmt(baseline.providerRate)} msg/s`, '', true],
       [
-        `campaign of ${fmt(N)} through dist/herald (launch → sent)`,
-        `${fmt(rate)} msg/s (${fmt(seconds, 1)} s)`,
-        '≥ 1,000 msg/s',
-        rate >= 1000,
+        'raw blast on core 0, messages signed before the clock starts (reference)',
+        `${fmt(raw.signedBefore)} msg/s`,
+        '',
+        null,
       ],
-      ['engine / raw blast', ratio.toFixed(2), '≥ 0.8', ratio >= 0.8],
+      [`campaign of ${fmt(N)} through dist/herald on core 0`, `${fmt(pinned.rate)} msg/s`, '', null],
+      ['campaign / raw blast, same pinning', ratio.toFixed(2), '≥ 0.8', ratio >= 0.8],
+      [
+        `campaign of ${fmt(N)} through dist/herald, unpinned (2 cores)`,
+        `${fmt(unpinned.rate)} msg/s`,
+        '≥ 1,000 msg/s',
+        unpinned.rate >= 1000,
+      ],
     ] as const
     console.log('\n| measure | result | bar | met |\n|---|---|---|---|')
     for (const [m, r, b, ok] of rows)
-      console.log(`| ${m} | ${r} | ${b} | ${b ? (ok ? 'yes' : '**no**') : ''} |`)
+      console.log(`| ${m} | ${r} | ${b} | ${ok === null ? '' : ok ? 'yes' : '**no**'} |`)
     console.log(
       JSON.stringify({
         recipients: N,
-        rate,
-        seconds,
-        raw_rate: baseline.rawRate,
-        provider_rate: baseline.providerRate,
+        raw_signing: raw.signing,
+        raw_signed_before: raw.signedBefore,
+        pinned: pinned.rate,
+        unpinned: unpinned.rate,
         ratio,
       }),
     )
-    return rows.every((r) => r[3])
+    return ratio >= 0.8 && unpinned.rate >= 1000
   } finally {
-    dns.close()
     rmSync(dir, { recursive: true, force: true })
   }
 }
 
-runBench(main)
+if (process.argv[2] === 'blast') await blast(Number(process.argv[3]), Number(process.argv[4]))
+else runBench(main)
