@@ -41,8 +41,13 @@ export function createOutcomeWriter(app: AppContext) {
       `INSERT OR REPLACE INTO message_contents (message_seq, subject, body_html, body_text, headers)
        VALUES (?1, ?2, ?3, ?4, ?5)`,
     ),
+    // A message coming back to the queue after its campaign was cancelled or failed (it was in
+    // flight then) is cancelled instead: nothing would ever claim it again.
     retry: app.sqlite.query(
-      "UPDATE messages SET status = 'queued', provider = ?2, error = ?3, next_attempt_at = ?4 WHERE seq = ?1",
+      `UPDATE messages SET provider = ?2, error = ?3, next_attempt_at = ?4, status = CASE
+         WHEN (SELECT status FROM campaigns WHERE id = messages.campaign_id) IN ('cancelled', 'failed')
+         THEN 'cancelled' ELSE 'queued' END
+       WHERE seq = ?1`,
     ),
     failed: app.sqlite.query(
       "UPDATE messages SET status = 'failed', provider = ?2, error = ?3 WHERE seq = ?1",
@@ -50,7 +55,10 @@ export function createOutcomeWriter(app: AppContext) {
     cancelled: app.sqlite.query("UPDATE messages SET status = 'cancelled', error = ?2 WHERE seq = ?1"),
     skipped: app.sqlite.query("UPDATE messages SET status = 'skipped', skip_reason = ?2 WHERE seq = ?1"),
     deferred: app.sqlite.query(
-      "UPDATE messages SET status = 'queued', attempts = max(attempts - 1, 0), next_attempt_at = ?2 WHERE seq = ?1",
+      `UPDATE messages SET attempts = max(attempts - 1, 0), next_attempt_at = ?2, status = CASE
+         WHEN (SELECT status FROM campaigns WHERE id = messages.campaign_id) IN ('cancelled', 'failed')
+         THEN 'cancelled' ELSE 'queued' END
+       WHERE seq = ?1`,
     ),
   }
 

@@ -61,9 +61,15 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS
   const concurrency = app.config.sendConcurrency
 
-  // Messages a stopped or killed process held are due again, with the same Message-ID.
+  // Messages a stopped or killed process held are due again, with the same Message-ID; those of
+  // a campaign that was cancelled or failed meanwhile will never be sent.
   sqlite
-    .query("UPDATE messages SET status = 'queued', next_attempt_at = ?1 WHERE status = 'sending'")
+    .query(
+      `UPDATE messages SET status = CASE
+         WHEN campaign_id IN (SELECT id FROM campaigns WHERE status IN ('cancelled', 'failed')) THEN 'cancelled'
+         ELSE 'queued' END,
+       next_attempt_at = ?1 WHERE status = 'sending'`,
+    )
     .run(clock.now())
 
   const sendingCampaigns = sqlite.query<{ id: string; snapshot_done: number }, []>(
@@ -82,8 +88,8 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const campaignStatus = sqlite.query<{ status: string }, [string]>(
     'SELECT status FROM campaigns WHERE id = ?1',
   )
-  const refusedCheck = sqlite.query<{ failed: number; sent: number }, [string]>(
-    'SELECT failed, sent FROM campaigns WHERE id = ?1',
+  const refusedCheck = sqlite.query<{ failed: number; sent: number; status: string }, [string]>(
+    'SELECT failed, sent, status FROM campaigns WHERE id = ?1',
   )
 
   const plans = createPlanCache(app)
@@ -225,7 +231,7 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
         continue
       }
       const t = refusedCheck.get(campaignId)
-      if (t && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
+      if (t && t.status === 'sending' && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
         failCampaign(
           app,
           campaignId,

@@ -247,3 +247,63 @@ describe('provider errors', () => {
     expect(events(t, s.campaign.id, 'campaign.complete')).toHaveLength(0)
   })
 })
+
+describe('races with the operator', () => {
+  const t = createTestApp()
+  let refuse = true
+  let gate: Promise<void> | null = null
+  let onSend: (() => Promise<void>) | null = null
+  const provider = recordingProvider('capture', async (m) => {
+    await onSend?.()
+    if (gate) await gate
+    if (m.to.startsWith('retry')) throw new ProviderError('421 try again later', true, 421)
+    if (refuse) throw new ProviderError('550 refused', false, 550)
+    return { providerMessageId: null, delivered: true }
+  })
+  startTestSender(t, provider, { retryDelays: [20, 20] })
+
+  test('paused while the provider refuses everything: nothing is dropped, resume sends the rest', async () => {
+    const emails = Array.from({ length: 60 }, (_, i) => `p${i}@example.com`)
+    const s = await setup(t, emails)
+    let calls = 0
+    onSend = async () => {
+      // The operator pauses mid-batch, after enough refusals to trip "refused everything".
+      if (++calls === 30) await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+    }
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () => expect(await s.status()).toBe('paused'))
+    await Bun.sleep(200)
+    const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
+    expect(c).toMatchObject({ status: 'paused', failure_reason: null })
+    const cancelled = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&status=cancelled`)
+    expect(cancelled).toHaveLength(0)
+    onSend = null
+    refuse = false
+    await s.launchAndWait()
+    const stats = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
+    expect(stats.delivered + stats.failed).toBe(60)
+    expect(stats.delivered).toBeGreaterThan(0)
+  })
+
+  test('cancelled while retryable sends are in flight: they end cancelled, not queued forever', async () => {
+    refuse = false
+    const s = await setup(t, ['retry1@example.com', 'retry2@example.com'])
+    let open: () => void = () => {}
+    gate = new Promise<void>((resolve) => {
+      open = resolve
+    })
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await eventually(async () =>
+      expect(
+        await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&status=sending`),
+      ).toHaveLength(2),
+    )
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/cancel`)
+    gate = null
+    open()
+    await eventually(async () => {
+      const msgs = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`)
+      expect(msgs.map((m: { status: string }) => m.status)).toEqual(['cancelled', 'cancelled'])
+    })
+  })
+})

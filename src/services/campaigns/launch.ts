@@ -105,22 +105,29 @@ export function cancelCampaign(ctx: Ctx, id: string) {
   return presentCampaign(row)
 }
 
-/** sending → failed: the rest of the queue will not be sent. */
-export function failCampaign(app: AppContext, id: string, reason: string): void {
+/**
+ * sending → failed: the rest of the queue will not be sent. Only a campaign that is still
+ * sending fails (one paused or cancelled meanwhile keeps its state and its queue).
+ */
+export function failCampaign(app: AppContext, id: string, reason: string): boolean {
   const now = app.clock.now()
-  app.sqlite.transaction(() => {
+  const failed = app.sqlite.transaction(() => {
+    const changed = app.db
+      .update(campaigns)
+      .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
+      .where(and(eq(campaigns.id, id), eq(campaigns.status, 'sending')))
+      .returning({ id: campaigns.id })
+      .all()
+    if (changed.length === 0) return false
     app.db
       .update(messages)
       .set({ status: 'cancelled', error: reason })
       .where(and(eq(messages.campaignId, id), eq(messages.status, 'queued')))
       .run()
-    app.db
-      .update(campaigns)
-      .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
-      .where(and(eq(campaigns.id, id), eq(campaigns.status, 'sending')))
-      .run()
+    return true
   })()
-  app.log.warn('campaign failed', { campaign_id: id, reason })
+  if (failed) app.log.warn('campaign failed', { campaign_id: id, reason })
+  return failed
 }
 
 /**
