@@ -65,6 +65,7 @@ CREATE TABLE `messages` (
 	`sent_at` integer,
 	`delivered_at` integer,
 	`opened_at` integer,
+	`machine_opened_at` integer,
 	`clicked_at` integer,
 	`bounced_at` integer,
 	`replied_at` integer,

@@ -21,10 +21,30 @@ const decodeEntities = (s: string) =>
 
 const escapeAttr = (s: string) => s.replaceAll('&', '&amp;').replaceAll('"', '&quot;')
 
-/** Replaces each tracked href with `wrap(url)`; `url` is the decoded address as the reader sees it. */
+/**
+ * An address a redirect can lead to: parses as http(s) and holds no control characters (a line
+ * break from data put into an href would make an invalid Location header).
+ */
+export function isRedirectable(url: string): boolean {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\u0000-\u001f\u007f]/.test(url)) return false
+  try {
+    const u = new URL(url)
+    return u.protocol === 'http:' || u.protocol === 'https:'
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Replaces each tracked href with `wrap(url)`; `url` is the decoded address as the reader sees
+ * it. Addresses that could not be redirected to are left as they are, untracked.
+ */
 export function rewriteLinks(html: string, wrap: (url: string) => string | null): string {
   return html.replace(HREF, (whole, start: string, _quote: string, raw: string) => {
-    const replaced = wrap(decodeEntities(raw))
+    const url = decodeEntities(raw)
+    if (!isRedirectable(url)) return whole
+    const replaced = wrap(url)
     return replaced === null ? whole : `${start}"${escapeAttr(replaced)}"`
   })
 }

@@ -334,6 +334,7 @@ function toMessageRow(r: Record<string, unknown>): MessageRow {
     sentAt: r.sent_at as number | null,
     deliveredAt: r.delivered_at as number | null,
     openedAt: r.opened_at as number | null,
+    machineOpenedAt: r.machine_opened_at as number | null,
     clickedAt: r.clicked_at as number | null,
     bouncedAt: r.bounced_at as number | null,
     repliedAt: r.replied_at as number | null,

@@ -85,7 +85,11 @@ describe('open pixel and click redirect', () => {
   test('a privacy-proxy open (bare Mozilla/5.0) is flagged machine and kept out of opened', async () => {
     const s = await sentMessage('mpp@example.com')
     await hit('GET', s.open, { ua: 'Mozilla/5.0' })
+    await hit('GET', s.open, { ua: 'Mozilla/5.0' })
+    await hit('GET', s.open)
     expect(eventsOf(s.message.id, 'email.opened')[0]).toMatchObject({ machine: true })
+    // Every fetch is an event; the message counts once.
+    expect(eventsOf(s.message.id, 'email.opened')).toHaveLength(3)
     expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({
       opened: 0,
       machine_opened: 1,
@@ -145,6 +149,15 @@ describe('open pixel and click redirect', () => {
       expect(r.status, path).toBe(404)
       expect((await r.json()).error.code).toBe('NOT_FOUND')
     }
+    // A signed URL that cannot be a Location header (a line break) is refused, not recorded.
+    const broken = encodeLinkToken(
+      key,
+      s.clientId,
+      'click',
+      s.message.id,
+      'https://shop.example/a\r\nSet-Cookie: x=1',
+    )
+    expect((await hit('GET', `/t/c/${broken}`)).status).toBe(404)
     // A URL that was not in the message but is signed correctly (we never sign such a thing)
     // would be accepted: the signature is the proof that Herald put it there.
     expect(eventsOf(s.message.id, 'email.clicked')).toHaveLength(0)

@@ -42,6 +42,8 @@ export const messages = sqliteTable(
     sentAt: integer('sent_at'),
     deliveredAt: integer('delivered_at'),
     openedAt: integer('opened_at'),
+    /** First open by a mail privacy proxy (kept apart from human opens). */
+    machineOpenedAt: integer('machine_opened_at'),
     clickedAt: integer('clicked_at'),
     bouncedAt: integer('bounced_at'),
     repliedAt: integer('replied_at'),

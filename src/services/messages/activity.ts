@@ -106,7 +106,10 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
       },
     })
     if (machine) {
-      if (cur.openedAt === null) bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
+      if (cur.machineOpenedAt === null) {
+        app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
+        bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
+      }
       return
     }
     if (cur.openedAt === null) {

@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context'
 import type { MessageRow } from '../../db/schema'
+import { isRedirectable } from '../../lib/html-links'
 import { decodeLinkToken, type LinkKind, trackingKey } from '../../lib/tracking-token'
 import { findMessage } from '../messages/activity'
 
@@ -27,6 +28,6 @@ export function resolveLinkToken(
   if (!decoded || decoded.kind !== kind) return null
   const message = findMessage(app, decoded.messageId)
   if (!message || !decoded.verify(trackingKeyOf(app), message.clientId)) return null
-  if (kind === 'click' && !/^https?:\/\//i.test(decoded.url ?? '')) return null
+  if (kind === 'click' && !isRedirectable(decoded.url ?? '')) return null
   return { message, url: decoded.url }
 }
