@@ -79,6 +79,31 @@ describe('create and read', () => {
     expect(r.body.data).toMatchObject({ name: 'Summer', list_id: list.id, template_id: template.id })
   })
 
+  test('references may be prefixed ids (as in webhook payloads) or upper-case UUIDs', async () => {
+    const prefixed = await draft({
+      list_id: `lst_${list.id.replaceAll('-', '')}`,
+      template_id: template.id.toUpperCase(),
+    })
+    expect(prefixed).toMatchObject({ list_id: list.id, template_id: template.id })
+  })
+
+  test('a deleted list: launch says so on list_id (422), and a rename still works', async () => {
+    const l = await post('/api/v1/lists', { name: 'Temporary' })
+    const c = await draft({ list_id: l.id })
+    expect((await t.call('DELETE', `/api/v1/lists/${l.id}`, { key: admin })).status).toBe(200)
+    const r = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
+      key: launcher,
+      body: { confirm: true },
+    })
+    expect(r.status).toBe(422)
+    expect(r.body.error.details[0]).toMatchObject({ field: 'list_id' })
+    const renamed = await t.call('PATCH', `/api/v1/campaigns/${c.id}`, {
+      key: writer,
+      body: { name: 'Renamed' },
+    })
+    expect(renamed.status).toBe(200)
+  })
+
   test('tenant isolation: another client’s campaign is 404 everywhere', async () => {
     const c = await draft()
     for (const [method, path, body] of [

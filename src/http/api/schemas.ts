@@ -6,6 +6,12 @@ export const Uuid = t.String({
   format: 'uuid',
   description: 'UUID (a prefixed id such as cli_… is also accepted)',
 })
+/** A reference in a body: a UUID or a prefixed id such as `lst_…` (both name the same record). */
+export const IdRef = t.String({
+  pattern:
+    '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{3}_[0-9a-fA-F]{32})$',
+  description: 'UUID, or the prefixed form (lst_…, tpl_…) used in webhook payloads',
+})
 export const DateTime = t.String({ format: 'date-time' })
 /** `T | null`. */
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
-import { ServiceError } from '../../errors'
+import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/manage'
 import type { RuleGroup } from '../segments/rules'
@@ -18,7 +18,7 @@ export const SNAPSHOT_CHUNK = 2_000
 export function countAudience(app: AppContext, c: CampaignRow): number {
   if (c.listId) {
     const list = app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).get()
-    if (!list) throw new ServiceError('INVALID_STATE', 'The campaign’s list no longer exists')
+    if (!list) throw invalidField('list_id', 'the list no longer exists; choose another audience')
     return list.n
   }
   const s = segmentOf(app, c)
@@ -31,7 +31,7 @@ function segmentOf(app: AppContext, c: CampaignRow) {
     .from(segments)
     .where(eq(segments.id, c.segmentId ?? ''))
     .get()
-  if (!s) throw new ServiceError('INVALID_STATE', 'The campaign’s segment no longer exists')
+  if (!s) throw invalidField('segment_id', 'the segment no longer exists; choose another audience')
   return s
 }
 

@@ -15,7 +15,7 @@ import {
 } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
-import { newId } from '../../lib/ids'
+import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
 import { assertInlineParses } from './content'
@@ -33,6 +33,16 @@ export interface CampaignInput {
   body_html?: string | null
   body_text?: string | null
   scheduled_at?: string | null
+}
+
+/** Body references may be UUIDs (any case) or prefixed ids (`lst_…`); stored as lower-case UUIDs. */
+function normalizeRefs<T extends Partial<CampaignInput>>(input: T): T {
+  const out = { ...input }
+  for (const k of ['template_id', 'list_id', 'segment_id', 'sender_id'] as const) {
+    const v = out[k]
+    if (typeof v === 'string') out[k] = parseId(v) ?? v
+  }
+  return out
 }
 
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
@@ -85,7 +95,8 @@ function parseSchedule(value: string | null | undefined, errors: FieldError[]): 
   return ms ?? undefined
 }
 
-export function createCampaign(ctx: Ctx, input: CampaignInput, clientIdParam?: string) {
+export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: string) {
+  const input = normalizeRefs(raw)
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   assertInlineParses(input)
   const errors: FieldError[] = []
@@ -119,7 +130,8 @@ export function createCampaign(ctx: Ctx, input: CampaignInput, clientIdParam?: s
   return presentCampaign(row)
 }
 
-export function updateCampaign(ctx: Ctx, id: string, patch: Partial<CampaignInput>) {
+export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignInput>) {
+  const patch = normalizeRefs(rawPatch)
   const current = findCampaignRow(ctx, id)
   assertTransition(current.status, 'update')
   assertInlineParses(patch)
@@ -144,7 +156,24 @@ export function updateCampaign(ctx: Ctx, id: string, patch: Partial<CampaignInpu
       field: 'scheduled_at',
       message: 'a scheduled campaign needs a time; pause or cancel it, or launch it now, instead',
     })
-  checkReferences(ctx.db, current.clientId, refs, errors)
+  // Only what this PATCH changes is checked again: a deleted list must not block a rename.
+  const changed = (v: string | null | undefined, was: string | null) =>
+    v !== undefined && v !== was ? v : null
+  checkReferences(
+    ctx.db,
+    current.clientId,
+    {
+      channel: refs.channel,
+      templateId:
+        patch.channel !== undefined ? refs.templateId : changed(patch.template_id, current.templateId),
+      listId: changed(patch.list_id, current.listId),
+      segmentId: changed(patch.segment_id, current.segmentId),
+      senderId: changed(patch.sender_id, current.senderId),
+    },
+    errors,
+  )
+  if (refs.listId && refs.segmentId && (patch.list_id || patch.segment_id))
+    errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
   if (errors.length > 0) throw validationFailed(errors)
   const row = ctx.db
     .update(campaigns)
