@@ -12,6 +12,8 @@ import type { SendPlan } from './plan'
 // signed click token, an open pixel, and the List-Unsubscribe headers of RFC 2369 / 8058.
 
 export interface Composed {
+  /** The contact's email address (event data names it whatever the channel). */
+  email: string
   outgoing: Outgoing
   rendered: RenderedMessage
   headers: Record<string, string>
@@ -42,6 +44,7 @@ export function composeMessage(
   if (plan.campaign.channel !== 'email') {
     const text = rendered.body_text ?? ''
     return {
+      email: contact.email,
       rendered,
       headers: {},
       outgoing: {
@@ -75,6 +78,7 @@ export function composeMessage(
   const sender = plan.sender!
   const replyTo = inbound ? verp('reply') : sender.replyTo
   return {
+    email: contact.email,
     rendered: { ...rendered, body_html: html },
     headers,
     outgoing: {

@@ -97,7 +97,7 @@ export function createOutcomeWriter(app: AppContext) {
                 journeyId: m.journeyId,
                 sequenceId: m.sequenceId,
                 occurredAt: now,
-                data: deliveredData(app, m, now, o.composed.outgoing.to),
+                data: deliveredData(app, m, now, o.composed.email),
               })
             }
             break

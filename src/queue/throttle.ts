@@ -59,7 +59,8 @@ export function createWindowLimits(app: AppContext) {
         const w = windowOf(clients, clientId, start, () => sentSince.get(clientId, start)!.n)
         checks.push([w, clientHourlyCap, start + 3_600_000])
       }
-      if (domainThrottle !== null) {
+      // Recipient domains are an email notion; phone numbers have none.
+      if (domainThrottle !== null && to.includes('@')) {
         const start = now - (now % 60_000)
         const domain = to.slice(to.lastIndexOf('@') + 1).toLowerCase()
         checks.push([windowOf(domains, domain, start, () => 0), domainThrottle, start + 60_000])

@@ -75,6 +75,11 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const sendingCampaigns = sqlite.query<{ id: string; snapshot_done: number }, []>(
     "SELECT id, snapshot_done FROM campaigns WHERE status = 'sending' ORDER BY id",
   )
+  // The audience copy goes on while a campaign is paused: the snapshot is of the launch, not of
+  // whenever it resumes.
+  const pausedCopies = sqlite.query<{ id: string }, []>(
+    "SELECT id FROM campaigns WHERE status = 'paused' AND snapshot_done = 0 AND launched_at IS NOT NULL ORDER BY id",
+  )
   const claim = sqlite.query<MessageRow & Record<string, unknown>, [number, string, number, number]>(
     `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
      WHERE seq IN (
@@ -91,6 +96,11 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const refusedCheck = sqlite.query<{ failed: number; sent: number; status: string }, [string]>(
     'SELECT failed, sent, status FROM campaigns WHERE id = ?1',
   )
+
+  // A copy that cannot go on (its list was deleted while the campaign was paused) stops being
+  // retried; launching the campaign again fails it with the reason.
+  const failedCopies = new Set<string>()
+  const markSnapshotFailed = (id: string) => failedCopies.add(id)
 
   const plans = createPlanCache(app)
   const writeOutcomes = createOutcomeWriter(app)
@@ -246,15 +256,20 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   async function pass(): Promise<boolean> {
     const now = clock.now()
     const active = sendingCampaigns.all()
-    anySending = active.length > 0
+    const copying = [
+      ...active.filter((c) => !c.snapshot_done),
+      ...pausedCopies.all().filter((c) => !failedCopies.has(c.id)),
+    ]
+    anySending = active.length > 0 || copying.length > 0
     if (!anySending) return false
     let worked = false
-    for (const c of active) {
-      if (c.snapshot_done) continue
+    for (const c of copying) {
       try {
         snapshotChunk(app, c.id)
       } catch (err) {
+        // A paused campaign stays paused (and says why when it is resumed and fails then).
         failCampaign(app, c.id, `the audience could not be read: ${(err as Error).message}`)
+        markSnapshotFailed(c.id)
       }
       worked = true
     }

@@ -11,7 +11,14 @@ const t = createTestApp({ env: { ...INBOUND_ENV, HERALD_INBOUND_SMTP_PORT: '' } 
 const provider = recordingProvider()
 startTestSender(t, provider)
 
-const EMAILS = ['ann@example.com', 'bob@example.com', 'cy@example.com', 'dee@example.com', 'eve@example.com']
+const EMAILS = [
+  'ann@example.com',
+  'bob@example.com',
+  'cy@example.com',
+  'dee@example.com',
+  'eve@example.com',
+  'fay@example.com',
+]
 const s = await sendCampaign(t, provider, EMAILS)
 const m = (email: string) => s.out[email] as EmailOut
 
@@ -48,32 +55,32 @@ describe('POST /api/v1/inbound/email', () => {
   })
 
   test('a soft bounce, then a hard one for the same message: the hard one suppresses; counted once', async () => {
-    const eve = m('eve@example.com')
+    const fay = m('fay@example.com')
     const soft = await post(
-      dsn(eve, { action: 'delayed', status: '4.2.2', diagnostic: '452 mailbox full' }),
+      dsn(fay, { action: 'delayed', status: '4.2.2', diagnostic: '452 mailbox full' }),
       {
-        to: eve.envelopeFrom,
+        to: fay.envelopeFrom,
       },
     )
-    expect(soft.body.data).toEqual({ kind: 'bounce', message_id: eve.id, bounce_type: 'soft' })
-    expect(await contactStatus('eve@example.com')).toBe('subscribed')
+    expect(soft.body.data).toEqual({ kind: 'bounce', message_id: fay.id, bounce_type: 'soft' })
+    expect(await contactStatus('fay@example.com')).toBe('subscribed')
     const hard = await post(
-      dsn(eve, { action: 'failed', status: '5.2.2', diagnostic: '552 over quota for days' }),
+      dsn(fay, { action: 'failed', status: '5.2.2', diagnostic: '552 over quota for days' }),
       {
-        to: eve.envelopeFrom,
+        to: fay.envelopeFrom,
       },
     )
-    expect(hard.body.data).toEqual({ kind: 'bounce', message_id: eve.id, bounce_type: 'hard' })
-    expect(await contactStatus('eve@example.com')).toBe('bounced')
+    expect(hard.body.data).toEqual({ kind: 'bounce', message_id: fay.id, bounce_type: 'hard' })
+    expect(await contactStatus('fay@example.com')).toBe('bounced')
     const types = t.ctx.sqlite
       .query(
         "SELECT json_extract(data, '$.bounce_type') AS b FROM events WHERE type = 'email.bounced' AND message_id = ? ORDER BY rowid",
       )
-      .all(eve.id)
+      .all(fay.id)
       .map((r) => (r as { b: string }).b)
     expect(types).toEqual(['soft', 'hard'])
-    const again = await post(dsn(eve, { action: 'delayed', status: '4.2.2', diagnostic: 'x' }), {
-      to: eve.envelopeFrom,
+    const again = await post(dsn(fay, { action: 'delayed', status: '4.2.2', diagnostic: 'x' }), {
+      to: fay.envelopeFrom,
     })
     expect(again.body.data.reason).toContain('already bounced')
   })

@@ -180,6 +180,28 @@ describe('pause, resume and cancel', () => {
     expect(new Set(to).size).toBe(150)
   })
 
+  test('deleting a paused campaign keeps what was sent: its unsubscribe links still work', async () => {
+    const s = await setup(t, emails)
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    const mine = () => provider.sent.filter((m) => m.clientId === s.clientId)
+    await eventually(async () => expect(mine().length).toBeGreaterThanOrEqual(5))
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+    await Bun.sleep(1000)
+    expect(await s.call('DELETE', `/api/v1/campaigns/${s.campaign.id}`)).toEqual({
+      id: s.campaign.id,
+      deleted: true,
+    })
+    const left = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&limit=200`)
+    expect(left.length).toBe(mine().length)
+    expect(new Set(left.map((m: { status: string }) => m.status))).toEqual(new Set(['delivered']))
+    const first = mine()[0]!
+    if (first.channel !== 'email') throw new Error('email expected')
+    const url = /<([^>]+)>/.exec(first.headers['List-Unsubscribe']!)![1]!
+    const r = await t.app.handle(new Request(url, { method: 'POST', body: 'List-Unsubscribe=One-Click' }))
+    expect(r.status).toBe(200)
+    expect((await s.call('GET', `/api/v1/contacts/${s.contacts[first.to]}`)).status).toBe('unsubscribed')
+  })
+
   test('cancel drops what is queued; nothing more is sent', async () => {
     const s = await setup(t, emails)
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })

@@ -43,7 +43,10 @@ interface Recipient {
 
 function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipient[] {
   const launchedAt = c.launchedAt ?? app.clock.now()
-  if (c.listId)
+  if (c.listId) {
+    // A list deleted before the copy finished fails the campaign, rather than shrinking it.
+    if (!app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).get())
+      throw invalidField('list_id', 'the list was deleted before the audience was copied')
     return app.sqlite
       .query<Recipient, [string, string, number, number]>(
         `SELECT c.id, c.email, c.phone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
@@ -51,6 +54,7 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
          ORDER BY lm.contact_id LIMIT ?4`,
       )
       .all(c.listId, after, launchedAt, SNAPSHOT_CHUNK)
+  }
   const s = segmentOf(app, c)
   const where = segmentCondition(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], launchedAt)
   return app.db

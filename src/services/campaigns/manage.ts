@@ -8,7 +8,6 @@ import {
   type CampaignStatus,
   campaigns,
   lists,
-  messages,
   segments,
   senders,
   templates,
@@ -204,14 +203,19 @@ export function listCampaigns(
   return paginate(ctx.db, ctx.secretKey, campaigns, campaigns.id, and(...conditions), page, presentCampaign)
 }
 
-/** Removes a draft or paused campaign with its outbox rows (a paused one's unsent messages go too). */
+/**
+ * Removes a draft or paused campaign with the outbox rows that were never sent. Messages that
+ * went out stay (without their campaign): the unsubscribe and tracking links in mail people
+ * already have must keep working.
+ */
 export function deleteCampaign(ctx: Ctx, id: string) {
   const row = findCampaignRow(ctx, id)
   assertTransition(row.status, 'delete')
+  const unsent = sql`campaign_id = ${id} AND status IN ('queued', 'sending', 'skipped', 'failed', 'cancelled')`
   ctx.db.run(
-    sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE campaign_id = ${id})`,
+    sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
-  ctx.db.delete(messages).where(eq(messages.campaignId, id)).run()
+  ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
   ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
   return { id, deleted: true }
 }

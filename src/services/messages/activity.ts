@@ -281,11 +281,14 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
     const email = contact?.email ?? m.to
     suppress(app.db, m.clientId, email, 'unsubscribe', `unsubscribed (${source})`, at)
     if (!contact || contact.status === 'unsubscribed') return false
-    app.db
-      .update(contacts)
-      .set({ status: 'unsubscribed', updatedAt: at })
-      .where(eq(contacts.id, contact.id))
-      .run()
+    // A bounced, complained or blocked contact keeps that status (it says more); the opt-out is
+    // still recorded and the address suppressed.
+    if (contact.status === 'subscribed')
+      app.db
+        .update(contacts)
+        .set({ status: 'unsubscribed', updatedAt: at })
+        .where(eq(contacts.id, contact.id))
+        .run()
     app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
     recordEvent(app.db, {
       ...refs(m),
