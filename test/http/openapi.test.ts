@@ -27,7 +27,9 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/api-keys'].post.requestBody).toBeDefined()
     // Streamed bodies are described by their media types.
     expect(Object.keys(doc.paths['/api/v1/contacts/imports'].post.requestBody.content)).toContain('text/csv')
-    expect(Object.keys(doc.paths['/api/v1/inbound/email'].post.requestBody.content)).toContain('message/rfc822')
+    expect(Object.keys(doc.paths['/api/v1/inbound/email'].post.requestBody.content)).toContain(
+      'message/rfc822',
+    )
     expect(Object.keys(doc.paths).every((p: string) => !p.includes(':'))).toBe(true)
   })
 
