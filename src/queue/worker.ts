@@ -1,7 +1,7 @@
 import { inArray } from 'drizzle-orm'
 import { type Channel, type ChannelProvider, ProviderError } from '../channels/types'
 import { type AppContext, appOf } from '../context'
-import { type ContactRow, contacts, type MessageRow } from '../db/schema'
+import { type ContactRow, contacts, type MessageRow, messages } from '../db/schema'
 import { snapshotChunk } from '../services/campaigns/audience'
 import { completeIfDone } from '../services/campaigns/complete'
 import { failCampaign } from '../services/campaigns/launch'
@@ -80,12 +80,12 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const pausedCopies = sqlite.query<{ id: string }, []>(
     "SELECT id FROM campaigns WHERE status = 'paused' AND snapshot_done = 0 AND launched_at IS NOT NULL ORDER BY id",
   )
-  const claim = sqlite.query<MessageRow & Record<string, unknown>, [number, string, number, number]>(
+  const claim = sqlite.query<{ seq: number }, [number, string, number, number]>(
     `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
      WHERE seq IN (
        SELECT seq FROM messages WHERE campaign_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
        ORDER BY seq LIMIT ?4
-     ) RETURNING *`,
+     ) RETURNING seq`,
   )
   const expireLeases = sqlite.query(
     "UPDATE messages SET status = 'queued' WHERE status = 'sending' AND next_attempt_at <= ?1",
@@ -275,10 +275,12 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
     }
     expireLeases.run(now)
     const share = Math.max(1, Math.ceil(batchSize / active.length))
-    const claimed: MessageRow[] = []
-    for (const c of active) claimed.push(...(claim.all(now + leaseMs, c.id, now, share) as MessageRow[]))
+    const claimed: number[] = []
+    for (const c of active) for (const r of claim.all(now + leaseMs, c.id, now, share)) claimed.push(r.seq)
     if (claimed.length > 0) {
-      await processBatch(claimed.map(toMessageRow))
+      await processBatch(
+        app.db.select().from(messages).where(inArray(messages.seq, claimed)).orderBy(messages.seq).all(),
+      )
       worked = true
     }
     for (const c of active) if (completeIfDone(app, c.id)) worked = true
@@ -323,36 +325,5 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
       await loop
       unregisterSenderKick(app)
     },
-  }
-}
-
-/** RETURNING * gives column names; the outbox code works with drizzle's row shape. */
-function toMessageRow(r: Record<string, unknown>): MessageRow {
-  return {
-    seq: r.seq as number,
-    id: r.id as string,
-    clientId: r.client_id as string,
-    campaignId: r.campaign_id as string | null,
-    journeyId: r.journey_id as string | null,
-    sequenceId: r.sequence_id as string | null,
-    contactId: r.contact_id as string,
-    channel: r.channel as string,
-    to: r.to_address as string,
-    status: r.status as MessageRow['status'],
-    skipReason: r.skip_reason as string | null,
-    provider: r.provider as string | null,
-    providerMessageId: r.provider_message_id as string | null,
-    error: r.error as string | null,
-    attempts: r.attempts as number,
-    nextAttemptAt: r.next_attempt_at as number,
-    createdAt: r.created_at as number,
-    sentAt: r.sent_at as number | null,
-    deliveredAt: r.delivered_at as number | null,
-    openedAt: r.opened_at as number | null,
-    machineOpenedAt: r.machine_opened_at as number | null,
-    clickedAt: r.clicked_at as number | null,
-    bouncedAt: r.bounced_at as number | null,
-    repliedAt: r.replied_at as number | null,
-    unsubscribedAt: r.unsubscribed_at as number | null,
   }
 }
