@@ -1,0 +1,94 @@
+import { type Channel, type ChannelProvider, ProviderError } from '../channels/types'
+import type { AppContext } from '../context'
+import type { ContactRow, MessageRow } from '../db/schema'
+import { createSuppressionCheck } from '../services/suppressions/manage'
+import { composeMessage } from './compose'
+import type { Outcome } from './outcome'
+import type { SendPlan } from './plan'
+import { createRateBucket, createWindowLimits } from './throttle'
+
+// One claimed message: the checks made at send time (campaign state, client, contact status,
+// suppression, limits), then a task that renders it and hands it to the channel's provider.
+
+/** How long the messages of a suspended client wait before they look again. */
+const SUSPENDED_RECHECK_MS = 30_000
+
+export interface RecipientOptions {
+  providers: Record<Channel, ChannelProvider>
+  retryDelays: readonly number[]
+  /** The tracking-token key. */
+  key: Buffer
+}
+
+export type RecipientStep = (
+  m: MessageRow,
+  plan: SendPlan,
+  contact: ContactRow | undefined,
+  now: number,
+) => Outcome | (() => Promise<Outcome>)
+
+export function createRecipientStep(app: AppContext, options: RecipientOptions): RecipientStep {
+  const { clock } = app
+  const { providers, retryDelays } = options
+  const isSuppressed = createSuppressionCheck(app.db)
+  const bucket = createRateBucket(app.config.sendRate, () => clock.now())
+  const limits = createWindowLimits(app)
+  const campaignStatus = app.sqlite.query<{ status: string }, [string]>(
+    'SELECT status FROM campaigns WHERE id = ?1',
+  )
+
+  /** What to do with one claimed message before anything is sent. */
+  return function prepare(
+    m: MessageRow,
+    plan: SendPlan,
+    contact: ContactRow | undefined,
+    now: number,
+  ): Outcome | (() => Promise<Outcome>) {
+    const c = plan.campaign
+    if (c.status === 'paused') return { kind: 'deferred', at: now }
+    if (c.status !== 'sending') return { kind: 'cancelled', reason: `campaign ${c.status}` }
+    if (plan.clientSuspended) return { kind: 'deferred', at: now + SUSPENDED_RECHECK_MS }
+    if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
+    if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
+    if (c.channel === 'email' && isSuppressed(m.clientId, contact.email))
+      return { kind: 'skipped', reason: 'suppressed' }
+    if (c.channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
+    const to = c.channel === 'email' ? contact.email : contact.phone!
+    const deferTo = limits.reserve(m.clientId, to, now)
+    if (deferTo !== null) return { kind: 'deferred', at: deferTo }
+    const provider = providers[c.channel]
+    // Rendering happens in the send task, not for the whole batch up front: the event loop then
+    // interleaves it with the provider's I/O instead of stalling every connection per batch.
+    return async () => {
+      await bucket.take()
+      // Paused or cancelled while this message waited for its turn: do not send it.
+      const status = campaignStatus.get(c.id)?.status
+      if (status === 'paused') return { kind: 'deferred', at: clock.now() }
+      if (status !== 'sending') return { kind: 'cancelled', reason: `campaign ${status}` }
+      let composed: ReturnType<typeof composeMessage>
+      try {
+        composed = composeMessage(app, options.key, plan, m, contact)
+      } catch (err) {
+        return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
+      }
+      try {
+        const r = await provider.send(composed.outgoing)
+        return {
+          kind: 'sent',
+          delivered: r.delivered,
+          provider: provider.name,
+          providerMessageId: r.providerMessageId,
+          composed,
+          keepContent: provider.name === 'capture' || provider.name === 'simulator',
+        }
+      } catch (err) {
+        const retryable = !(err instanceof ProviderError) || err.retryable
+        const error = (err as Error).message || String(err)
+        const delay = retryDelays[m.attempts - 1]
+        if (retryable && delay !== undefined)
+          return { kind: 'retry', provider: provider.name, error, at: clock.now() + delay }
+        return { kind: 'failed', provider: provider.name, error }
+      }
+    }
+  }
+}
