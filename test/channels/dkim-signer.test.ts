@@ -1,28 +1,14 @@
 import { describe, expect, test } from 'bun:test'
-import { createPrivateKey } from 'node:crypto'
-import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { dkimSign, relaxedBody, relaxedHeader } from '../../src/channels/dkim-signer'
 import { composeEmail } from '../../src/channels/mime'
 import type { OutgoingEmail } from '../../src/channels/types'
-import { dkimRecordValue, generateDkimKey } from '../../src/lib/dkim-key'
-import { splitTxt } from '../../src/lib/dns-txt'
-import { DKIM_HEADER_FIELDS, type DkimSigning, signMessage } from '../../src/services/domains/dkim'
-import { startDnsServer } from '../helpers/dns-server'
+import { signMessage } from '../../src/services/domains/dkim'
+import { publishedDkimKey } from '../helpers/dkim'
 
 // The smtp provider's own DKIM signer (WebCrypto, off the main thread): mailauth must pass what
 // it signs, and its body hash must equal the one nodemailer's signer computes for the same bytes.
 
-const dns = await startDnsServer()
-const key = await generateDkimKey()
-dns.zone.set('s1._domainkey.news.example', [splitTxt(dkimRecordValue(key.publicKey))])
-const dkim: DkimSigning = {
-  domainName: 'news.example',
-  keySelector: 's1',
-  privateKey: createPrivateKey(key.privateKeyPem),
-  headerFieldNames: DKIM_HEADER_FIELDS,
-}
-const verify = (raw: Buffer) =>
-  dkimVerify(raw, { resolver: (name: string, type: string) => dns.resolve(name, type) } as never)
+const { dkim, verify } = await publishedDkimKey('news.example', 's1')
 
 const email = (over: Partial<OutgoingEmail>): OutgoingEmail => ({
   channel: 'email',

@@ -1,6 +1,4 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { createPrivateKey } from 'node:crypto'
-import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { simpleParser } from 'mailparser'
 import {
   createSmtpProvider,
@@ -9,25 +7,14 @@ import {
   toProviderError,
 } from '../../src/channels/smtp'
 import { type ChannelProvider, type OutgoingEmail, ProviderError } from '../../src/channels/types'
-import { dkimRecordValue, generateDkimKey } from '../../src/lib/dkim-key'
-import { splitTxt } from '../../src/lib/dns-txt'
-import { DKIM_HEADER_FIELDS, type DkimSigning } from '../../src/services/domains/dkim'
-import { startDnsServer } from '../helpers/dns-server'
+import { publishedDkimKey } from '../helpers/dkim'
 import { type Sink, selfSignedCert, startSink as startSmtpSink } from '../helpers/smtp-sink'
 
 // The smtp provider against a real smtp-server listener: STARTTLS (checked against the test's
 // own CA), implicit TLS, plain; the MIME read back with mailparser, the DKIM signature checked
 // by mailauth against the key published in a local DNS server, and SMTP replies mapped to errors.
 
-const dns = await startDnsServer()
-const key = await generateDkimKey()
-dns.zone.set('herald202611._domainkey.news.example', [splitTxt(dkimRecordValue(key.publicKey))])
-const dkim: DkimSigning = {
-  domainName: 'news.example',
-  keySelector: 'herald202611',
-  privateKey: createPrivateKey(key.privateKeyPem),
-  headerFieldNames: DKIM_HEADER_FIELDS,
-}
+const { dkim, verify } = await publishedDkimKey('news.example', 'herald202611')
 const cert = selfSignedCert()
 
 const providers: ChannelProvider[] = []
@@ -66,9 +53,6 @@ const message = (over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
   dkim,
   ...over,
 })
-
-const verify = (raw: Buffer) =>
-  dkimVerify(raw, { resolver: (name: string, type: string) => dns.resolve(name, type) } as never)
 
 describe('smtp provider', () => {
   test.skipIf(cert === null)(

@@ -87,6 +87,19 @@ describe('create and read', () => {
     expect(prefixed).toMatchObject({ list_id: list.id, template_id: template.id })
   })
 
+  test('a deleted template: launch says so on template_id (422)', async () => {
+    const tpl = await post('/api/v1/templates', { name: 'Gone', subject: 'S', body_html: '<p>x</p>' })
+    const c = await draft({ template_id: tpl.id })
+    expect((await t.call('DELETE', `/api/v1/templates/${tpl.id}`, { key: admin })).status).toBe(200)
+    const r = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
+      key: launcher,
+      body: { confirm: true },
+    })
+    expect(r.status).toBe(422)
+    expect(r.body.error.details[0]).toMatchObject({ field: 'template_id' })
+    expect((await t.call('GET', `/api/v1/campaigns/${c.id}`, { key: reader })).body.data.status).toBe('draft')
+  })
+
   test('a deleted list: launch says so on list_id (422), and a rename still works', async () => {
     const l = await post('/api/v1/lists', { name: 'Temporary' })
     const c = await draft({ list_id: l.id })

@@ -150,4 +150,19 @@ describe('SMS through the Twilio adapter', () => {
       204,
     )
   })
+
+  test('a body over 64 KiB is 422; without a Twilio provider the callback route is 404', async () => {
+    const big = await t.app.handle(
+      new Request(CALLBACK, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'x' },
+        body: `Body=${'a'.repeat(70 * 1024)}`,
+      }),
+    )
+    expect(big.status).toBe(422)
+    expect((await big.json()).error.code).toBe('VALIDATION_FAILED')
+    const plain = createTestApp()
+    const r = await plain.app.handle(new Request(CALLBACK, { method: 'POST', body: 'MessageSid=SM1' }))
+    expect(r.status).toBe(404)
+  })
 })
