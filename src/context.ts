@@ -4,12 +4,15 @@ import type { Store } from './db/client'
 import { openStore } from './db/client'
 import { DB_FILE, ensureDataDir, loadSecretKey } from './db/data-dir'
 import { migrate } from './db/migrate'
-import type { ApiKeyTier } from './db/schema'
 import { createJobRegistry, type JobRegistry } from './jobs/registry'
 import type { Logger } from './lib/log'
 import { createLogger } from './lib/log'
 import type { Clock } from './lib/time'
 import { systemClock } from './lib/time'
+import { createWakers, type Wakers } from './lib/wakers'
+import type { Actor } from './services/actors/actor'
+
+export type { Actor } from './services/actors/actor'
 
 /** Everything a verb may use, built once per process. */
 export interface AppContext {
@@ -21,21 +24,16 @@ export interface AppContext {
   readonly log: Logger
   readonly secretKey: Uint8Array
   readonly jobs: JobRegistry
+  /** The background workers of this process, woken by name (a no-op when none runs). */
+  readonly workers: Wakers
   /** Set while shutting down: new requests get 503. */
   readonly lifecycle: { draining: boolean }
-}
-
-/** Who is calling. clientId null = platform-wide credential. */
-export interface Actor {
-  readonly keyId: string
-  readonly clientId: string | null
-  readonly scopes: readonly string[]
-  readonly tier: ApiKeyTier
 }
 
 /** The context every verb receives: the app plus the caller. */
 export interface Ctx extends AppContext {
   readonly actor: Actor
+  /** Correlates logs and errors: the HTTP request id, or a name for CLI runs and jobs. */
   readonly requestId: string
 }
 
@@ -56,7 +54,7 @@ export function createAppContext(config: Config, options: ContextOptions = {}): 
     throw err
   }
   const log = options.log ?? createLogger(config.log)
-  const ctx: AppContext = {
+  return {
     config,
     store,
     db: store.db,
@@ -65,18 +63,15 @@ export function createAppContext(config: Config, options: ContextOptions = {}): 
     log,
     secretKey,
     jobs: createJobRegistry(log),
+    workers: createWakers(),
     lifecycle: { draining: false },
   }
-  return ctx
 }
 
-/** The process-wide context behind a request context (withActor makes prototype children). */
-export function appOf(ctx: AppContext): AppContext {
-  let c = ctx
-  while (!Object.hasOwn(c, 'store')) c = Object.getPrototypeOf(c)
-  return c
-}
-
+/**
+ * A verb's context: the process context with the caller added. A plain copy (a dozen
+ * references): every shared part (store, workers, lifecycle) is the same object in both.
+ */
 export function withActor(app: AppContext, actor: Actor, requestId: string): Ctx {
-  return Object.assign(Object.create(app) as AppContext, { actor, requestId }) as Ctx
+  return { ...app, actor, requestId }
 }

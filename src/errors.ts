@@ -1,4 +1,4 @@
-// Typed service errors. Domain code throws these; src/http/errors-map.ts is the one place that
+// Typed service errors. Domain code throws these; src/http/respond.ts is the one place that
 // turns them into HTTP statuses and the error body of DESIGN.md §4.
 
 export type ErrorCode =
@@ -18,10 +18,9 @@ export type ErrorCode =
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE'
 
-export interface FieldError {
-  field: string
-  message: string
-}
+import type { FieldError } from './lib/validate'
+
+export type { FieldError }
 
 export class ServiceError extends Error {
   constructor(

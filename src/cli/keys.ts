@@ -1,6 +1,6 @@
 import type { Flags } from '../config'
-import { API_KEY_TIERS, type ApiKeyTier } from '../db/schema'
 import { ServiceError } from '../errors'
+import { API_KEY_TIERS, type ApiKeyTier } from '../lib/enums'
 import { parseId } from '../lib/ids'
 import { isScope } from '../lib/scopes'
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys/manage'

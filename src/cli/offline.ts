@@ -2,6 +2,7 @@ import type { Flags } from '../config'
 import { loadConfig } from '../config'
 import { type Actor, type AppContext, createAppContext, withActor } from '../context'
 import { silentLogger } from '../lib/log'
+import { systemActor } from '../services/actors/actor'
 
 /** Commands that work on the data file directly (scripts and recovery), without a server. */
 export function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) => T): T {
@@ -26,11 +27,6 @@ export async function withOfflineContextAsync<T>(
 }
 
 /** The operator at the console acts as a platform-wide admin. */
-export const CONSOLE_ACTOR: Actor = {
-  keyId: 'console',
-  clientId: null,
-  scopes: ['admin:*'],
-  tier: 'unlimited',
-}
+export const CONSOLE_ACTOR: Actor = systemActor('console')
 
 export const asConsole = (ctx: AppContext) => withActor(ctx, CONSOLE_ACTOR, 'console')

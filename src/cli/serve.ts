@@ -6,7 +6,7 @@ import { startInboundSmtp } from '../inbound/smtp-listener'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { startSending } from '../queue/start'
-import { importRunnerFor } from '../services/imports/runner'
+import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
 import { VERSION } from '../version'
 import { startWebhookWorker } from '../webhooks/worker'
@@ -21,7 +21,7 @@ export async function serve(flags: Flags): Promise<void> {
   const app = createApp(ctx).listen({ port: config.port, hostname: config.host })
   const server = app.server!
   ctx.jobs.start()
-  importRunnerFor(ctx).kick() // resumes imports a stop interrupted
+  const importWorker = createImportWorker(ctx).start() // resumes imports a stop interrupted
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
   const sender = startSending(ctx) // resumes campaigns a stop interrupted
   const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
@@ -59,8 +59,8 @@ export async function serve(flags: Flags): Promise<void> {
     ])
     if (timedOut) await server.stop(true)
     await inbound?.close()
-    await sender.stop()
-    await webhookWorker.stop()
+    // Every worker ends its pass before the store closes; what they held is recovered at start.
+    await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop()])
     ctx.store.close()
     ctx.log.info('stopped', { forced: timedOut })
     flushLogs()

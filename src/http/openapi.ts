@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { SCOPES } from '../lib/scopes'
+import { ErrorBody } from '../services/verbs/schemas'
 import { API_VERSION } from '../version'
-import { ErrorBody } from './api/schemas'
 import { isMutating, type Operation } from './operation'
 
 // The OpenAPI document is generated from the operation registry: the same declarations that

@@ -1,12 +1,13 @@
-import type { Static, TSchema } from '@sinclair/typebox'
+import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
 import type { AppContext, Ctx } from '../context'
 import type { Scope } from '../lib/scopes'
-import type { Upload } from './middleware/upload'
+import type { Upload } from '../lib/upload'
+import type { AnyVerb, Verb } from '../services/verbs/define'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 
-interface OperationBase<B extends TSchema | undefined, Q extends TSchema | undefined> {
-  /** operationId in OpenAPI, and later the MCP tool name. */
+interface OperationBase {
+  /** operationId in OpenAPI, and the MCP tool name (in snake_case). */
   id: string
   method: HttpMethod
   /** OpenAPI-style path, exactly as the spec writes it: `/api/v1/clients/{id}`. */
@@ -14,52 +15,105 @@ interface OperationBase<B extends TSchema | undefined, Q extends TSchema | undef
   tag: string
   summary: string
   description?: string
-  body?: B
-  query?: Q
   /** Schema of the whole 200 body (`{data: …}` for resources). */
   response: TSchema
   /** Path parameters that are not record ids (ids are parsed, and a non-id is 404). */
   rawParams?: readonly string[]
   /**
-   * A body the handler streams itself (CSV uploads): the pipeline checks its type (415) and
-   * declared size (413) but does not read it.
+   * A body the verb takes as a file (CSV uploads, raw MIME): the pipeline checks its type (415)
+   * and size (413) and spools it to disk instead of reading JSON.
    */
   stream?: { contentTypes: readonly string[]; limit: number }
-  /** MCP hints; reads are inferred from GET. */
+  /** MCP hint; reads are inferred from GET. */
   destructive?: boolean
+  /** `any` = any valid credential (the spec's "default"); `none` = public. */
+  auth: 'any' | 'none' | Scope
+  /** The JSON body's schema, for OpenAPI and the body check (absent = no JSON body). */
+  body?: TSchema
+  /** The query string's schema, for OpenAPI and coercion. */
+  query?: TSchema
+}
+
+/**
+ * An operation is a verb behind a method and a path. It says only how the request maps onto
+ * the verb's input (path ids, the named query members, the rest from the JSON body) and how the
+ * result is answered; the verb owns scope, validation and the transaction.
+ */
+export interface VerbOperation extends OperationBase {
+  verb: AnyVerb
+  /** Input members read from the query string. */
+  queryMembers: readonly string[]
+  /** Input members read from the JSON body. */
+  bodyMembers: readonly string[]
+  /** `data`: `{data: result}`; `as-is`: the result is the body (lists: `{data, pagination}`); `download`: a file. */
+  answer: 'data' | 'as-is' | 'download'
 }
 
 export type Input<B, Q> = {
   params: Record<string, string>
-  query: Q extends TSchema ? Static<Q> : Record<string, never>
-  body: B extends TSchema ? Static<B> : undefined
+  query: Q
+  body: B
   request: Request
-  /** For `stream` operations: the body, already on disk and hashed. */
   upload?: Upload
 }
 
-/** An operation behind a credential: the one declaration feeds the scope check, OpenAPI and MCP. */
-export interface AuthedOperation<
-  B extends TSchema | undefined = TSchema | undefined,
-  Q extends TSchema | undefined = TSchema | undefined,
-> extends OperationBase<B, Q> {
-  /** `any` = any valid credential (the spec's "default"); otherwise the scope required. */
-  auth: 'any' | Scope
-  handle(ctx: Ctx, input: Input<B, Q>): unknown
+/** Not yet moved onto a verb: the handler does the work itself. Being retired (issue 9). */
+export interface HandlerOperation extends OperationBase {
+  verb?: undefined
+  // biome-ignore lint/suspicious/noExplicitAny: the legacy handlers type their own inputs
+  handle(ctx: any, input: Input<any, any>): unknown
 }
 
-export interface PublicOperation<
-  B extends TSchema | undefined = TSchema | undefined,
-  Q extends TSchema | undefined = TSchema | undefined,
-> extends OperationBase<B, Q> {
-  auth: 'none'
-  handle(ctx: AppContext, input: Input<B, Q>): unknown
+export type Operation = VerbOperation | HandlerOperation
+
+type Declared = Omit<OperationBase, 'auth' | 'body' | 'query'> & {
+  /** Input members read from the query string (the rest, beyond path ids, come from the body). */
+  query?: readonly string[]
+  answer?: VerbOperation['answer']
 }
 
-export type Operation = AuthedOperation | PublicOperation
+const members = (schema: TObject, names: readonly string[]) =>
+  t.Object(Object.fromEntries(names.map((n) => [n, schema.properties[n]!])), { additionalProperties: false })
+
+/** Declares a REST operation over a verb. */
+export function route<V extends Verb<TSchema, unknown, unknown>>(verb: V, def: Declared): Operation {
+  const input = verb.input as TSchema as TObject
+  const properties = Object.keys(input.properties ?? {})
+  const pathNames = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
+  const queryMembers = def.query ?? []
+  for (const name of [...pathNames, ...queryMembers])
+    if (!properties.includes(name))
+      throw new Error(`${def.id}: ${name} is not a member of ${verb.name}'s input`)
+  const bodyMembers = def.stream
+    ? []
+    : properties.filter((p) => !pathNames.includes(p) && !queryMembers.includes(p))
+  if (def.method === 'GET' && bodyMembers.length > 0)
+    throw new Error(`${def.id}: a GET cannot take ${bodyMembers.join(', ')} from a body; list them in query`)
+  return {
+    ...def,
+    verb: verb as unknown as AnyVerb,
+    auth: verb.scope === 'public' ? 'none' : verb.scope,
+    destructive: def.destructive ?? verb.destructive,
+    queryMembers,
+    bodyMembers,
+    answer: def.answer ?? 'data',
+    query: queryMembers.length > 0 ? members(input, queryMembers) : undefined,
+    body: bodyMembers.length > 0 ? members(input, bodyMembers) : undefined,
+  }
+}
+
+// Legacy declarations, until every operation points at a verb.
+interface LegacyDef<B, Q> extends Omit<OperationBase, 'auth' | 'body' | 'query'> {
+  body?: B
+  query?: Q
+}
 
 export function op<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
-  def: AuthedOperation<B, Q>,
+  def: LegacyDef<B, Q> & {
+    auth: 'any' | Scope
+    // biome-ignore lint/suspicious/noExplicitAny: legacy
+    handle(ctx: Ctx, input: Input<any, any>): unknown
+  },
 ): Operation {
   return def as unknown as Operation
 }
@@ -67,7 +121,10 @@ export function op<B extends TSchema | undefined = undefined, Q extends TSchema 
 export function publicOp<
   B extends TSchema | undefined = undefined,
   Q extends TSchema | undefined = undefined,
->(def: Omit<PublicOperation<B, Q>, 'auth'>): Operation {
+>(
+  // biome-ignore lint/suspicious/noExplicitAny: legacy
+  def: LegacyDef<B, Q> & { handle(ctx: AppContext, input: Input<any, any>): unknown },
+): Operation {
   return { ...def, auth: 'none' } as unknown as Operation
 }
 

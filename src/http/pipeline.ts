@@ -6,16 +6,18 @@ import { inTransaction } from '../db/transaction'
 import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
-import { hasScope } from '../lib/scopes'
+import { coerceQuery, validate } from '../lib/validate'
+import { ANONYMOUS } from '../services/actors/actor'
 import { type Authenticator, createAuthenticator } from '../services/api-keys/authenticate'
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
+import type { Download } from '../services/verbs/define'
+import { authorize, invoke } from '../services/verbs/invoke'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
 import { createRateLimiter, type RateLimiter } from './middleware/rate-limit'
 import { spoolUpload, type Upload } from './middleware/upload'
-import { isMutating, type Operation } from './operation'
+import { isMutating, type Operation, type VerbOperation } from './operation'
 import { errorResponse, jsonResponse } from './respond'
-import { coerceQuery, validate } from './validate'
 
 /** What the access log needs to know about a request once it is answered. */
 export interface RequestMeta {
@@ -44,6 +46,49 @@ function queryObject(url: string): Record<string, string> {
   const q = url.indexOf('?')
   if (q === -1) return {}
   return Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/** The verb's one input object: body members, then the named query members, then path ids. */
+function verbInput(
+  o: VerbOperation,
+  params: Record<string, string>,
+  rawQuery: Record<string, string>,
+  body: unknown,
+): Record<string, unknown> {
+  const errors: FieldError[] = []
+  const input: Record<string, unknown> = {}
+  if (o.body) {
+    if (!isPlainObject(body)) throw validationFailed([{ field: 'body', message: 'must be a JSON object' }])
+    for (const [name, value] of Object.entries(body)) {
+      // A member that belongs in the path or the query string is not a body member.
+      if (o.bodyMembers.includes(name)) input[name] = value
+      else errors.push({ field: name, message: 'is not a known member' })
+    }
+  }
+  const query = o.query ? coerceQuery(o.query, rawQuery) : {}
+  for (const [name, value] of Object.entries(query)) {
+    if (o.queryMembers.includes(name)) input[name] = value
+    else errors.push({ field: name, message: 'is not a known query parameter' })
+  }
+  if (errors.length > 0) throw validationFailed(errors)
+  return { ...input, ...params }
+}
+
+function answerOf(o: VerbOperation, result: unknown): unknown {
+  return o.answer === 'as-is' ? result : { data: result }
+}
+
+function downloadResponse(d: Download, headers: Record<string, string>): Response {
+  return new Response(d.body, {
+    headers: {
+      ...headers,
+      'content-type': d.contentType,
+      'content-disposition': `attachment; filename="${d.filename}"`,
+    },
+  })
 }
 
 function check(schema: TSchema | undefined, value: unknown, root: string, errors: FieldError[]) {
@@ -76,7 +121,7 @@ export async function runOperation(
     if (app.lifecycle.draining)
       throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
 
-    let ctx: Ctx | AppContext = app
+    let ctx: Ctx = withActor(app, ANONYMOUS, meta.requestId)
     let credentialId: string | null = null
     if (o.auth !== 'none') {
       const credential = presentedCredential(request)
@@ -92,19 +137,16 @@ export async function runOperation(
         throw unauthorized(outcome.reason)
       }
       const { actor } = outcome
-      meta.keyId = actor.keyId
-      credentialId = actor.keyId
-      const limit = p.rateLimit(actor.keyId, actor.tier, app.clock.now())
+      meta.keyId = actor.id
+      credentialId = actor.id
+      const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', app.clock.now())
       Object.assign(headers, limit.headers)
       if (!limit.allowed)
         throw new ServiceError(
           'RATE_LIMITED',
           `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`,
         )
-      if (o.auth !== 'any' && !hasScope(actor.scopes, o.auth))
-        throw new ServiceError('FORBIDDEN', `This operation requires the scope ${o.auth}`, {
-          required_scope: o.auth,
-        })
+      authorize({ scope: o.auth, mutates: isMutating(o) }, actor)
       ctx = withActor(app, actor, meta.requestId)
     }
 
@@ -151,6 +193,24 @@ export async function runOperation(
     }
 
     try {
+      const store = (text: string) => {
+        if (idempotencyKey && credentialId) completeIdempotent(app, credentialId, idempotencyKey, 200, text)
+        return text
+      }
+      if (o.verb) {
+        const input = verbInput(o, params, queryObject(request.url), body)
+        const answered = (result: unknown) => answerOf(o, result)
+        const result = await invoke(o.verb, ctx, input, {
+          extras: { upload },
+          atCommit: (r) => {
+            if (o.answer !== 'download') store(JSON.stringify(answered(r)))
+          },
+        })
+        if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
+        // Reads store nothing; a mutating verb stored its answer in its transaction.
+        return answer(jsonResponse(200, JSON.stringify(answered(result)), headers))
+      }
+
       const errors: FieldError[] = []
       const query = o.query ? coerceQuery(o.query, queryObject(request.url)) : {}
       check(o.query, query, 'query', errors)
@@ -158,15 +218,11 @@ export async function runOperation(
       if (errors.length > 0) throw validationFailed(errors)
 
       const input = { params, query, body, request, upload } as never
-      const store = (text: string) => {
-        if (idempotencyKey && credentialId) completeIdempotent(app, credentialId, idempotencyKey, 200, text)
-        return text
-      }
       // Synchronous verbs run inside one transaction with the stored response; async ones
       // (network I/O) store it after they finish.
       let pending: Promise<unknown> | null = null
       const run = () => {
-        const result = (o.handle as (c: typeof ctx, i: never) => unknown)(ctx, input)
+        const result = o.handle(ctx, input)
         if (isPromise(result) || result instanceof Response) {
           pending = Promise.resolve(result)
           return ''

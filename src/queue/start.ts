@@ -1,14 +1,15 @@
 import { closeProviders, createProviders } from '../channels/registry'
 import type { AppContext } from '../context'
 import { createFeedback } from './feedback'
-import { type SendWorker, startSendWorker } from './worker'
+import type { LeasedWorker } from './leased-worker'
+import { createSendWorker } from './worker'
 
 /** The instance's sending: providers from the configuration, their feedback, and the worker. */
-export function startSending(app: AppContext): SendWorker {
+export function startSending(app: AppContext): LeasedWorker {
   const providers = createProviders(app.config, createFeedback(app))
-  const worker = startSendWorker(app, { providers })
+  const worker = createSendWorker(app, { providers }).start()
   return {
-    kick: worker.kick,
+    ...worker,
     async stop() {
       await worker.stop()
       await closeProviders(providers)

@@ -1,12 +1,12 @@
 import { inArray } from 'drizzle-orm'
 import type { Channel, ChannelProvider } from '../channels/types'
-import { type AppContext, appOf } from '../context'
+import type { AppContext } from '../context'
 import { messages } from '../db/schema'
 import { snapshotChunk } from '../services/campaigns/audience'
 import { completeIfDone } from '../services/campaigns/complete'
 import { failCampaign } from '../services/campaigns/launch'
 import { createBatchProcessor } from './batch'
-import { registerSenderKick, unregisterSenderKick } from './kick'
+import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
 import { createPlanCache } from './plan'
 import { createRecipientStep } from './recipient'
 
@@ -29,17 +29,11 @@ export interface SendWorkerOptions {
   retryDelays?: readonly number[]
 }
 
-export interface SendWorker {
-  kick(): void
-  stop(): Promise<void>
-}
-
 export const DEFAULT_RETRY_DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000] as const
 /** How often an idle worker (no campaign sending) looks for work it was not told about. */
 const IDLE_POLL_MS = 1_000
 
-export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): SendWorker {
-  const app = appOf(ctx)
+export function createSendWorker(app: AppContext, options: SendWorkerOptions): LeasedWorker {
   const { sqlite, clock, log } = app
   // Under HERALD_SEND_RATE a batch is at most one second's worth, so a pause takes hold in a second.
   const batchSize = Math.min(options.batchSize ?? 250, app.config.sendRate ?? Number.POSITIVE_INFINITY)
@@ -47,17 +41,6 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
   const leaseMs = options.leaseMs ?? 5 * 60_000
   const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS
   const concurrency = app.config.sendConcurrency
-
-  // Messages a stopped or killed process held are due again, with the same Message-ID; those of
-  // a campaign that was cancelled or failed meanwhile will never be sent.
-  sqlite
-    .query(
-      `UPDATE messages SET status = CASE
-         WHEN campaign_id IN (SELECT id FROM campaigns WHERE status IN ('cancelled', 'failed')) THEN 'cancelled'
-         ELSE 'queued' END,
-       next_attempt_at = ?1 WHERE status = 'sending'`,
-    )
-    .run(clock.now())
 
   const sendingCampaigns = sqlite.query<{ id: string; snapshot_done: number }, []>(
     "SELECT id, snapshot_done FROM campaigns WHERE status = 'sending' ORDER BY id",
@@ -85,32 +68,18 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
 
   const plans = createPlanCache(app)
 
-  let stopped = false
-  let wake: (() => void) | null = null
-  let kicked = false
-  const kick = () => {
-    kicked = true
-    const w = wake
-    wake = null
-    w?.()
-  }
-  registerSenderKick(app, kick)
-
   const prepare = createRecipientStep(app, { providers: options.providers, retryDelays, key: plans.key })
   const processBatch = createBatchProcessor(app, { plans, prepare, concurrency })
 
-  /** Whether any campaign was sending at the last pass (when none is, only a kick brings work). */
-  let anySending = false
-
-  async function pass(): Promise<boolean> {
+  async function pass(): Promise<PassResult> {
     const now = clock.now()
     const active = sendingCampaigns.all()
     const copying = [
       ...active.filter((c) => !c.snapshot_done),
       ...pausedCopies.all().filter((c) => !failedCopies.has(c.id)),
     ]
-    anySending = active.length > 0 || copying.length > 0
-    if (!anySending) return false
+    // Nothing sending: only a launch, a resume or a scheduled start (each kicks) brings work.
+    if (active.length === 0 && copying.length === 0) return { worked: false }
     let worked = false
     for (const c of copying) {
       try {
@@ -133,46 +102,29 @@ export function startSendWorker(ctx: AppContext, options: SendWorkerOptions): Se
       worked = true
     }
     for (const c of active) if (completeIfDone(app, c.id)) worked = true
-    return worked
+    // Retries and throttled messages come due by themselves: look again soon while sending.
+    return { worked, nextAt: worked ? null : now + pollMs }
   }
 
-  const loop = (async () => {
-    while (!stopped) {
-      let worked = false
-      try {
-        worked = await pass()
-      } catch (err) {
-        log.error('send worker pass failed', { error: String((err as Error)?.stack ?? err) })
-        await Bun.sleep(1_000)
-      }
-      // Yield to the event loop after every pass: with an instant provider (capture) the pass
-      // only awaits settled promises, and HTTP requests and timers would wait for the whole send.
-      if (worked) await new Promise<void>((resolve) => setImmediate(resolve))
-      if (!worked && !stopped && !kicked) {
-        await new Promise<void>((resolve) => {
-          wake = resolve
-          // Launches, resumes and scheduled starts kick the worker; the timeout is a safety net
-          // (idle) or the wait for retries and throttled messages to come due (sending).
-          setTimeout(
-            () => {
-              if (wake === resolve) wake = null
-              resolve()
-            },
-            anySending ? pollMs : IDLE_POLL_MS,
-          )
-        })
-      }
-      kicked = false
-    }
-  })()
-
-  return {
-    kick,
-    async stop() {
-      stopped = true
-      kick()
-      await loop
-      unregisterSenderKick(app)
+  return createLeasedWorker(app, {
+    name: 'send',
+    recover() {
+      // Messages a stopped or killed process held are due again, with the same Message-ID; those of
+      // a campaign that was cancelled or failed meanwhile will never be sent.
+      sqlite
+        .query(
+          `UPDATE messages SET status = CASE
+         WHEN campaign_id IN (SELECT id FROM campaigns WHERE status IN ('cancelled', 'failed')) THEN 'cancelled'
+         ELSE 'queued' END,
+       next_attempt_at = ?1 WHERE status = 'sending'`,
+        )
+        .run(clock.now())
     },
-  }
+    pass,
+    idleMs: IDLE_POLL_MS,
+  })
 }
+
+/** The send worker, started (tests that do not drive it pass by pass). */
+export const startSendWorker = (app: AppContext, options: SendWorkerOptions) =>
+  createSendWorker(app, options).start()

@@ -1,7 +1,8 @@
 import { eq } from 'drizzle-orm'
-import { type AppContext, appOf } from '../context'
+import type { AppContext } from '../context'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
 import { webhooks } from '../db/schema'
+import { createLeasedWorker, type LeasedWorker, type PassResult } from '../queue/leased-worker'
 import {
   DEFAULT_SCHEDULE,
   DEFAULT_TIMEOUT_MS,
@@ -32,22 +33,9 @@ export interface WebhookWorkerOptions {
   perEndpoint?: number
 }
 
-export interface WebhookWorker {
-  kick(): void
-  stop(): Promise<void>
-}
-
-const workers = new WeakMap<AppContext, WebhookWorker>()
-
-/** Wakes the running worker, if any (after a create, retry or test). */
-export function kickWebhooks(ctx: AppContext): void {
-  workers.get(appOf(ctx))?.kick()
-}
-
 type ClaimedRow = WebhookDeliveryRow
 
-export function startWebhookWorker(ctx: AppContext, options: WebhookWorkerOptions = {}): WebhookWorker {
-  const app = appOf(ctx)
+export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptions = {}): LeasedWorker {
   const policy: DeliveryPolicy = {
     schedule: options.schedule ?? DEFAULT_SCHEDULE,
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
@@ -57,11 +45,6 @@ export function startWebhookWorker(ctx: AppContext, options: WebhookWorkerOption
   const concurrency = options.concurrency ?? 64
   const perEndpoint = options.perEndpoint ?? 100
   const { sqlite } = app
-
-  // A previous process died holding claims: they are due again now (same webhook-id).
-  sqlite
-    .query("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'")
-    .run(app.clock.now())
 
   // A claim whose lease ran out (its process died mid-attempt) is pending again.
   const expireLeases = sqlite.query(
@@ -113,22 +96,10 @@ export function startWebhookWorker(ctx: AppContext, options: WebhookWorkerOption
   )
 
   let stopped = false
-  let kicked = false
-  let wake: (() => void) | null = null
-  let timer: ReturnType<typeof setTimeout> | null = null
   let nextDue: number | null | undefined
   const busy = new Map<string, Promise<void>>()
-
-  const kick = () => {
-    kicked = true
-    nextDue = undefined
-    if (wake) {
-      if (timer) clearTimeout(timer)
-      const w = wake
-      wake = null
-      w()
-    }
-  }
+  // Set once the worker exists: a finished chain kicks it so the endpoint's next rows go out.
+  let kick = () => {}
 
   const toRow = (r: Record<string, unknown>): ClaimedRow => ({
     id: r.id as string,
@@ -182,79 +153,78 @@ export function startWebhookWorker(ctx: AppContext, options: WebhookWorkerOption
     busy.set(webhookId, p)
   }
 
-  async function loop() {
-    while (!stopped) {
-      kicked = false
-      try {
-        for (;;) {
-          const r = fanOut(app)
-          if (r.created > 0) nextDue = undefined
-          if (!r.more) break
-        }
-        const room = concurrency - busy.size
-        if (room > 0) {
-          const now = app.clock.now()
-          const claimed = (
-            claimQuery.all(
-              now + leaseMs,
-              now,
-              JSON.stringify([...busy.keys()]),
-              perEndpoint,
-              room * perEndpoint,
-            ) as Record<string, unknown>[]
-          ).map(toRow)
-          const groups = new Map<string, ClaimedRow[]>()
-          for (const row of claimed) {
-            const g = groups.get(row.webhookId)
-            if (g) g.push(row)
-            else groups.set(row.webhookId, [row])
-          }
-          for (const [id, rows] of groups) {
-            if (busy.size >= concurrency) {
-              for (const r of rows) release.run(now, r.id)
-              continue
-            }
-            startChain(id, rows)
-          }
-          if (claimed.length > 0) nextDue = undefined
-        }
-        if (nextDue === undefined)
-          nextDue =
-            (nextDueQuery.get(JSON.stringify([...busy.keys()])) as { t: number | null } | null)?.t ?? null
-      } catch (err) {
-        if (stopped) return
-        app.log.error('webhook worker pass failed', { error: String(err) })
+  async function pass(): Promise<PassResult> {
+    let worked = false
+    for (;;) {
+      const r = fanOut(app)
+      if (r.created > 0) {
+        nextDue = undefined
+        worked = true
       }
-      if (kicked || stopped) continue
-      const until = nextDue === null || nextDue === undefined ? pollMs : nextDue - app.clock.now()
-      const wait = Math.max(0, Math.min(pollMs, until))
-      if (wait === 0 && busy.size === 0) continue
-      await new Promise<void>((resolve) => {
-        wake = resolve
-        timer = setTimeout(
-          () => {
-            wake = null
-            resolve()
-          },
-          Math.max(wait, 1),
-        )
-      })
+      if (!r.more) break
     }
+    const room = concurrency - busy.size
+    if (room > 0) {
+      const now = app.clock.now()
+      const claimed = (
+        claimQuery.all(
+          now + leaseMs,
+          now,
+          JSON.stringify([...busy.keys()]),
+          perEndpoint,
+          room * perEndpoint,
+        ) as Record<string, unknown>[]
+      ).map(toRow)
+      const groups = new Map<string, ClaimedRow[]>()
+      for (const row of claimed) {
+        const g = groups.get(row.webhookId)
+        if (g) g.push(row)
+        else groups.set(row.webhookId, [row])
+      }
+      for (const [id, rows] of groups) {
+        if (busy.size >= concurrency) {
+          for (const r of rows) release.run(now, r.id)
+          continue
+        }
+        startChain(id, rows)
+      }
+      if (claimed.length > 0) {
+        nextDue = undefined
+        worked = true
+      }
+    }
+    if (nextDue === undefined)
+      nextDue = (nextDueQuery.get(JSON.stringify([...busy.keys()])) as { t: number | null } | null)?.t ?? null
+    // Chains in flight kick the worker when they end; until then wake at the next due retry.
+    return { worked, nextAt: nextDue ?? null }
   }
 
-  const running = loop()
-  const worker: WebhookWorker = {
-    kick,
-    async stop() {
+  const worker = createLeasedWorker(app, {
+    name: 'webhooks',
+    recover() {
+      // A previous process died holding claims: they are due again now (same webhook-id).
+      sqlite
+        .query(
+          "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'",
+        )
+        .run(app.clock.now())
+    },
+    pass,
+    idleMs: pollMs,
+    async settle() {
       stopped = true
-      kick()
-      await running
       // In-flight attempts finish (each is bounded by the timeout); what is left is recovered
       // as due on the next start.
       await Promise.race([Promise.allSettled([...busy.values()]), Bun.sleep(policy.timeoutMs + 1000)])
-      workers.delete(app)
     },
+  })
+  kick = () => {
+    nextDue = undefined
+    worker.kick()
   }
-  workers.set(app, worker)
-  return worker
+  return { ...worker, kick }
 }
+
+/** The webhook worker, started. */
+export const startWebhookWorker = (app: AppContext, options: WebhookWorkerOptions = {}) =>
+  createWebhookWorker(app, options).start()

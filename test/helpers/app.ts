@@ -5,9 +5,10 @@ import { join } from 'node:path'
 import { type App, createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { type AppContext, createAppContext, withActor } from '../../src/context'
-import type { ApiKeyTier } from '../../src/db/schema'
+import type { ApiKeyTier } from '../../src/lib/enums'
 import { createLogger, silentLogger } from '../../src/lib/log'
 import type { Clock } from '../../src/lib/time'
+import { systemActor } from '../../src/services/actors/actor'
 import { issueApiKey } from '../../src/services/api-keys/issue'
 import { createClient } from '../../src/services/clients/create'
 import { bootstrapIfEmpty } from '../../src/services/instance/bootstrap'
@@ -92,8 +93,7 @@ export function createTestApp(options: { env?: Record<string, string>; clock?: C
       return issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier }).key
     },
     client(name = 'Tenant') {
-      const platform = { keyId: 'test', clientId: null, scopes: ['admin:*'], tier: 'unlimited' as const }
-      return createClient(withActor(ctx, platform, 'test'), { name }).id
+      return createClient(withActor(ctx, systemActor('test'), 'test'), { name }).id
     },
     close() {
       ctx.jobs.stop()

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { CAMPAIGN_STATUSES } from '../../src/db/schema'
 import { registerJobs } from '../../src/jobs'
+import { CAMPAIGN_STATUSES } from '../../src/lib/enums'
 import { ALLOWED_FROM, type CampaignOperation } from '../../src/services/campaigns/states'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'

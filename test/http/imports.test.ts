@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { importRunnerFor } from '../../src/services/imports/runner'
+import { createImportWorker } from '../../src/services/imports/runner'
 import { createTestApp } from '../helpers/app'
 
 const t = createTestApp()
+// Imports are driven pass by pass: the test decides when the worker runs.
+const imports = createImportWorker(t.ctx)
 const acme = t.client('Acme')
 const globex = t.client('Globex')
 const key = t.key({ scopes: ['contacts:write', 'contacts:read', 'lists:write'], clientId: acme })
@@ -16,7 +18,7 @@ async function runImport(csv: string | Uint8Array, query = '', k = key, type = '
   })
   expect(res.status).toBe(200)
   expect(['queued', 'running', 'completed']).toContain(res.body.data.status)
-  await importRunnerFor(t.ctx).idle()
+  await imports.drain()
   const done = await t.call('GET', `/api/v1/contacts/imports/${res.body.data.id}`, { key: k })
   return done.body.data
 }
@@ -101,7 +103,7 @@ describe('CSV import', () => {
       }),
     )
     expect(res.status).toBe(200)
-    await importRunnerFor(t.ctx).idle()
+    await imports.drain()
     const found = await t.call('POST', '/api/v1/contacts/search', { key, body: { query: 'multi' } })
     expect(found.body.pagination.total).toBe(1)
   })
@@ -218,7 +220,7 @@ describe('upload edge cases', () => {
   }
 
   test('a malformed multipart body → 400, and nothing is left on disk', async () => {
-    await importRunnerFor(t.ctx).idle()
+    await imports.drain()
     const before = importsDir()
     const res = await t.call('POST', '/api/v1/contacts/imports', {
       key,
@@ -258,7 +260,7 @@ describe('upload edge cases', () => {
     })
     expect(other.status).toBe(422)
     expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED')
-    await importRunnerFor(t.ctx).idle()
+    await imports.drain()
   })
 
   test('Idempotency-Key covers the query: the same body for another client is a different request', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { withActor } from '../../src/context'
+import { systemActor } from '../../src/services/actors/actor'
 import { dkimForSender, signMessage } from '../../src/services/domains/dkim'
 import { deleteDomain } from '../../src/services/domains/read'
 import { createTestApp } from '../helpers/app'
@@ -101,7 +102,7 @@ describe('DKIM signing for the campaign engine', () => {
 
   test('the key record of a deleted domain no longer signs', async () => {
     const domain = await verifiedDomain('gone.example')
-    const ctx = withActor(t.ctx, { keyId: 'k', clientId: acme, scopes: ['admin:*'], tier: 'unlimited' }, 'r')
+    const ctx = withActor(t.ctx, { ...systemActor('k'), clientId: acme }, 'r')
     deleteDomain(ctx, domain.id)
     expect(dkimForSender(t.ctx, acme, 'x@gone.example')).toBeNull()
   })

@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { API_KEY_TIERS } from '../../lib/enums'
 import { clients } from './clients'
-
-export const API_KEY_TIERS = ['standard', 'growth', 'scale', 'unlimited'] as const
-export type ApiKeyTier = (typeof API_KEY_TIERS)[number]
 
 /** Only the SHA-256 of a key is stored; `prefix` (first 12 characters) is for display. */
 export const apiKeys = sqliteTable(

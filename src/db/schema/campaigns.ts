@@ -1,19 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
-
-export const CAMPAIGN_STATUSES = [
-  'draft',
-  'scheduled',
-  'sending',
-  'sent',
-  'paused',
-  'failed',
-  'cancelled',
-] as const
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
-
-export const CAMPAIGN_CHANNELS = ['email', 'sms', 'voice', 'whatsapp', 'rcs'] as const
-export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number]
 
 /**
  * A campaign and its running totals. The counters are updated in the same transaction as the

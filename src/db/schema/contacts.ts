@@ -1,9 +1,7 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { CONTACT_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
-
-export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'blocked'] as const
-export type ContactStatus = (typeof CONTACT_STATUSES)[number]
 
 /**
  * `seq` is an explicit INTEGER PRIMARY KEY (the rowid) so the FTS5 index, which is keyed by

@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { DOMAIN_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
-
-export const DOMAIN_STATUSES = ['pending', 'verified', 'broken'] as const
-export type DomainStatus = (typeof DOMAIN_STATUSES)[number]
 
 export type CheckOutcome = 'pass' | 'fail' | 'error'
 export interface CheckResult {

@@ -1,7 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { IMPORT_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
-
-export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const
 
 /** A CSV import job. The uploaded file is spooled to the data directory and processed in the background. */
 export const contactImports = sqliteTable(

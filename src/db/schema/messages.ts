@@ -1,17 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-
-export const MESSAGE_STATUSES = [
-  'queued',
-  'sending',
-  'sent',
-  'delivered',
-  'failed',
-  'bounced',
-  'skipped',
-  'cancelled',
-] as const
-export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+import { MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
  * The send queue's outbox (DESIGN.md §8). A row is claimed with a lease (status `sending`,

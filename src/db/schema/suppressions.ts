@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { SUPPRESSION_SOURCES } from '../../lib/enums'
 import { clients } from './clients'
-
-export const SUPPRESSION_SOURCES = ['api', 'unsubscribe', 'hard_bounce', 'complaint', 'admin'] as const
-export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number]
 
 /** One row per (client, lower-cased email). */
 export const suppressions = sqliteTable(

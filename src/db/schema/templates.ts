@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { TEMPLATE_CHANNELS } from '../../lib/enums'
 import { clients } from './clients'
-
-export const TEMPLATE_CHANNELS = ['email', 'sms', 'voice', 'whatsapp', 'rcs'] as const
-export type TemplateChannel = (typeof TEMPLATE_CHANNELS)[number]
 
 /** Liquid sources as the user wrote them; they are parsed (and CSS-inlined) on first render. */
 export const templates = sqliteTable(

@@ -1,8 +1,6 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { DELIVERY_STATUSES, DISABLED_REASONS } from '../../lib/enums'
 import { clients } from './clients'
-
-export const DISABLED_REASONS = ['manual', 'gone', 'failing'] as const
-export type DisabledReason = (typeof DISABLED_REASONS)[number]
 
 /**
  * A webhook endpoint. Signing secrets are stored encrypted; after a rotation the previous one
@@ -29,9 +27,6 @@ export const webhooks = sqliteTable(
   },
   (t) => [index('webhooks_client_idx').on(t.clientId, t.id)],
 )
-
-export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
 /**
  * The outbox: one row per (event, webhook). `next_attempt_at` is when it is due, or while

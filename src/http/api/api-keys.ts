@@ -1,9 +1,18 @@
 import { Type as t } from '@sinclair/typebox'
-import { API_KEY_TIERS } from '../../db/schema'
+import { API_KEY_TIERS } from '../../lib/enums'
 import { SCOPES } from '../../lib/scopes'
 import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/manage'
+import {
+  ClientPageQuery,
+  DateTime,
+  dataOf,
+  Name,
+  Nullable,
+  pageOf,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { ClientPageQuery, DateTime, dataOf, Name, Nullable, pageOf, strict, Uuid } from './schemas'
 
 const Scope = t.Union(SCOPES.map((s) => t.Literal(s)))
 const Tier = t.Union(API_KEY_TIERS.map((s) => t.Literal(s)))

@@ -1,5 +1,5 @@
 import { Type as t } from '@sinclair/typebox'
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../db/schema'
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
 import { cancelCampaign, launchCampaign, pauseCampaign } from '../../services/campaigns/launch'
 import {
   createCampaign,
@@ -9,7 +9,6 @@ import {
   updateCampaign,
 } from '../../services/campaigns/manage'
 import { campaignStats } from '../../services/campaigns/stats'
-import { op } from '../operation'
 import {
   CreateQuery,
   DateTime,
@@ -21,7 +20,8 @@ import {
   pageQueryMembers,
   strict,
   Uuid,
-} from './schemas'
+} from '../../services/verbs/schemas'
+import { op } from '../operation'
 
 const Channel = t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))
 const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))

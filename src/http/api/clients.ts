@@ -2,8 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { createClient } from '../../services/clients/create'
 import { getClient, listClients } from '../../services/clients/read'
 import { updateClient } from '../../services/clients/update'
+import { DateTime, dataOf, Name, PageQuery, pageOf, strict, Uuid } from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { DateTime, dataOf, Name, PageQuery, pageOf, strict, Uuid } from './schemas'
 
 const Client = t.Object({
   id: Uuid,

@@ -1,8 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
-import { CONTACT_STATUSES } from '../../db/schema'
+import { CONTACT_STATUSES } from '../../lib/enums'
 import { getContact, listContacts, searchContacts } from '../../services/contacts/read'
 import { createContact, eraseContact, updateContact } from '../../services/contacts/write'
-import { op } from '../operation'
 import {
   ClientPageQuery,
   CreateQuery,
@@ -12,7 +11,8 @@ import {
   pageQueryMembers,
   strict,
   Uuid,
-} from './schemas'
+} from '../../services/verbs/schemas'
+import { op } from '../operation'
 
 const Str = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()])
 const InputStatus = t.Union([t.Literal('subscribed'), t.Literal('unsubscribed'), t.Literal('blocked')])

@@ -2,8 +2,17 @@ import { Type as t } from '@sinclair/typebox'
 import { createDomain } from '../../services/domains/create'
 import { deleteDomain, getDomain, listDomains } from '../../services/domains/read'
 import { verifyDomain } from '../../services/domains/verify'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Nullable,
+  pageOf,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, Nullable, pageOf, strict, Uuid } from './schemas'
 
 const DnsRecord = t.Object({
   purpose: t.Union([t.Literal('dkim'), t.Literal('spf'), t.Literal('dmarc')]),

@@ -1,8 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
 import { exportContacts } from '../../services/contacts/export'
 import { createImport, getImport, IMPORT_LIMIT } from '../../services/imports/create'
+import { DateTime, dataOf, strict, Uuid } from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { DateTime, dataOf, strict, Uuid } from './schemas'
 
 const Import = t.Object({
   id: Uuid,

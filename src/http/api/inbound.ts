@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { INBOUND_LIMIT, receiveUpload } from '../../services/inbound/upload'
+import { dataOf, strict, Uuid } from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { dataOf, strict, Uuid } from './schemas'
 
 const Kind = t.Union(['bounce', 'complaint', 'reply', 'unsubscribe', 'ignored'].map((k) => t.Literal(k)))
 const InboundResult = t.Object({

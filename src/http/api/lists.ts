@@ -8,7 +8,6 @@ import {
   listMembersPage,
   removeListMembers,
 } from '../../services/lists/manage'
-import { op } from '../operation'
 import {
   ClientPageQuery,
   CreateQuery,
@@ -19,7 +18,8 @@ import {
   pageOf,
   strict,
   Uuid,
-} from './schemas'
+} from '../../services/verbs/schemas'
+import { op } from '../operation'
 
 const ContactList = t.Object({
   id: Uuid,

@@ -1,8 +1,16 @@
 import { Type as t } from '@sinclair/typebox'
-import { MESSAGE_STATUSES } from '../../db/schema'
+import { MESSAGE_STATUSES } from '../../lib/enums'
 import { getMessage, listMessages } from '../../services/messages/read'
+import {
+  DateTime,
+  dataOf,
+  Nullable,
+  pageOf,
+  pageQueryMembers,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { DateTime, dataOf, Nullable, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
 
 const Status = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)))
 

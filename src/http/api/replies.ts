@@ -1,7 +1,15 @@
 import { Type as t } from '@sinclair/typebox'
 import { getReply, listReplies } from '../../services/replies/read'
+import {
+  DateTime,
+  dataOf,
+  Nullable,
+  pageOf,
+  pageQueryMembers,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { DateTime, dataOf, Nullable, pageOf, pageQueryMembers, strict, Uuid } from './schemas'
 
 const Reply = t.Object({
   id: Uuid,

@@ -8,7 +8,6 @@ import {
   updateSegment,
 } from '../../services/segments/manage'
 import type { RuleGroup } from '../../services/segments/rules'
-import { op } from '../operation'
 import {
   ClientPageQuery,
   CreateQuery,
@@ -19,7 +18,8 @@ import {
   pageOf,
   strict,
   Uuid,
-} from './schemas'
+} from '../../services/verbs/schemas'
+import { op } from '../operation'
 
 const Match = t.Union([t.Literal('all'), t.Literal('any')])
 const Rule = t.Record(t.String(), t.Unknown(), {

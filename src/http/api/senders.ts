@@ -6,8 +6,17 @@ import {
   listSenders,
   updateSender,
 } from '../../services/senders/manage'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Name,
+  pageOf,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, Name, pageOf, strict, Uuid } from './schemas'
 
 const Email = t.String({ format: 'email', maxLength: 254 })
 

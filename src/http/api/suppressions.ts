@@ -1,8 +1,16 @@
 import { Type as t } from '@sinclair/typebox'
-import { SUPPRESSION_SOURCES } from '../../db/schema'
+import { SUPPRESSION_SOURCES } from '../../lib/enums'
 import { addSuppression, listSuppressions, removeSuppression } from '../../services/suppressions/manage'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  pageOf,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { op } from '../operation'
-import { ClientPageQuery, CreateQuery, DateTime, dataOf, pageOf, strict, Uuid } from './schemas'
 
 const Suppression = t.Object({
   id: Uuid,

@@ -1,5 +1,5 @@
 import { Type as t } from '@sinclair/typebox'
-import { TEMPLATE_CHANNELS } from '../../db/schema'
+import { TEMPLATE_CHANNELS } from '../../lib/enums'
 import {
   createTemplate,
   deleteTemplate,
@@ -8,7 +8,6 @@ import {
   updateTemplate,
 } from '../../services/templates/manage'
 import { previewTemplate } from '../../services/templates/preview'
-import { op } from '../operation'
 import {
   ClientPageQuery,
   CreateQuery,
@@ -19,7 +18,8 @@ import {
   pageOf,
   strict,
   Uuid,
-} from './schemas'
+} from '../../services/verbs/schemas'
+import { op } from '../operation'
 
 const Channel = t.Union(TEMPLATE_CHANNELS.map((c) => t.Literal(c)))
 const Subject = t.String({ maxLength: 998 })

@@ -1,5 +1,16 @@
 import { Type as t } from '@sinclair/typebox'
 import { EVENT_TYPES } from '../../services/events/record'
+import {
+  ClientPageQuery,
+  CreateQuery,
+  DateTime,
+  dataOf,
+  Nullable,
+  PageQuery,
+  pageOf,
+  strict,
+  Uuid,
+} from '../../services/verbs/schemas'
 import { listDeliveries, retryDelivery, testWebhook } from '../../services/webhooks/deliveries'
 import {
   createWebhook,
@@ -11,17 +22,6 @@ import {
   updateWebhook,
 } from '../../services/webhooks/manage'
 import { op } from '../operation'
-import {
-  ClientPageQuery,
-  CreateQuery,
-  DateTime,
-  dataOf,
-  Nullable,
-  PageQuery,
-  pageOf,
-  strict,
-  Uuid,
-} from './schemas'
 
 const EventName = t.Union(
   EVENT_TYPES.map((e) => t.Literal(e)),

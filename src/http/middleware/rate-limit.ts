@@ -1,4 +1,4 @@
-import type { ApiKeyTier } from '../../db/schema'
+import type { ApiKeyTier } from '../../lib/enums'
 
 // Per-key token buckets (DESIGN.md §5). In memory: a restart refills every bucket, which errs
 // on the side of the caller and costs nothing per request.

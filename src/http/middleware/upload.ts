@@ -4,14 +4,9 @@ import { join } from 'node:path'
 import { ServiceError } from '../../errors'
 import { newId } from '../../lib/ids'
 
-/** A streamed request body, written to disk as it arrived, with its SHA-256 and line count. */
-export interface Upload {
-  file: string
-  contentType: string
-  bytes: number
-  lines: number
-  sha256: string
-}
+import type { Upload } from '../../lib/upload'
+
+export type { Upload }
 
 /**
  * Spools a large body (CSV imports) to `dir` without holding it in memory, hashing it on the way

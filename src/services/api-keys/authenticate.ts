@@ -1,8 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
-import type { Actor } from '../../context'
 import type { Db } from '../../db/client'
 import { apiKeys, clients } from '../../db/schema'
 import { sha256Hex } from '../../lib/crypto'
+import { type Actor, keyActor } from '../actors/actor'
 import { KEY_PREFIX } from './issue'
 
 export type AuthOutcome =
@@ -63,7 +63,7 @@ export function createAuthenticator(db: Db) {
       touch.run({ id: key.id, now })
       key.lastUsedAt = now
     }
-    return { ok: true, actor: { keyId: key.id, clientId: key.clientId, scopes: key.scopes, tier: key.tier } }
+    return { ok: true, actor: keyActor(key) }
   }
 }
 

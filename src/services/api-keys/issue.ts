@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client'
-import { type ApiKeyTier, apiKeys } from '../../db/schema'
+import { apiKeys } from '../../db/schema'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
+import type { ApiKeyTier } from '../../lib/enums'
 import { newId } from '../../lib/ids'
 
 export const KEY_PREFIX = 'hrld_'

@@ -2,7 +2,6 @@ import { and, eq, lte, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { type CampaignRow, campaigns, messages } from '../../db/schema'
 import { invalidField, ServiceError } from '../../errors'
-import { kickSender } from '../../queue/kick'
 import { countAudience } from './audience'
 import { assertSendable } from './content'
 import { findCampaignRow } from './manage'
@@ -70,7 +69,7 @@ export function launchCampaign(ctx: Ctx, id: string, input: { confirm: boolean }
       .returning()
       .get()
   } else row = startSending(ctx, c, now)
-  kickSender(ctx)
+  ctx.workers.wake('send')
   return launched(row)
 }
 
@@ -157,7 +156,7 @@ export function startDueCampaigns(app: AppContext): number {
       app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason })
     }
   }
-  if (due.length > 0) kickSender(app)
+  if (due.length > 0) app.workers.wake('send')
   return due.length
 }
 

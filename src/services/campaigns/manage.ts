@@ -2,18 +2,10 @@ import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { type PageRequest, paginate } from '../../db/paginate'
-import {
-  type CampaignChannel,
-  type CampaignRow,
-  type CampaignStatus,
-  campaigns,
-  lists,
-  segments,
-  senders,
-  templates,
-} from '../../db/schema'
+import { type CampaignRow, campaigns, lists, segments, senders, templates } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
+import type { CampaignChannel, CampaignStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'

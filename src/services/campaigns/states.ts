@@ -1,5 +1,5 @@
-import type { CampaignStatus } from '../../db/schema'
 import { invalidState } from '../../errors'
+import type { CampaignStatus } from '../../lib/enums'
 
 // The campaign state machine of DESIGN.md §7, as data: each operation names the states it may
 // start from. Every forbidden transition is one 409 INVALID_STATE with the current status and

@@ -5,11 +5,10 @@ import type { Ctx } from '../../context'
 import { contactImports } from '../../db/schema'
 import { ownerForCreate, visibleTo } from '../../db/tenant'
 import { invalidField, notFound, ServiceError } from '../../errors'
-import type { Upload } from '../../http/middleware/upload'
 import { newId, parseId } from '../../lib/ids'
+import type { Upload } from '../../lib/upload'
 import { assertListsOfClient } from '../lists/members'
 import { presentImport } from './present'
-import { importRunnerFor } from './runner'
 
 export const IMPORT_LIMIT = 200 * 1024 * 1024
 
@@ -92,7 +91,7 @@ export async function createImport(ctx: Ctx, upload: Upload, query: ImportQuery)
     })
     .returning()
     .get()
-  importRunnerFor(ctx).kick()
+  ctx.workers.wake('imports')
   return presentImport(row)
 }
 

@@ -1,35 +1,19 @@
 import { rmSync } from 'node:fs'
 import { eq, inArray } from 'drizzle-orm'
-import { type AppContext, appOf } from '../../context'
+import type { AppContext } from '../../context'
 import { contactImports } from '../../db/schema'
+import { createLeasedWorker, type LeasedWorker } from '../../queue/leased-worker'
 import { type ImportProgress, processImport } from './process'
 
 // Imports run in the background, one at a time, in the server process. The job row is the
 // truth: a restart finds queued or interrupted jobs and runs them again from the start, which
 // is safe because a re-run of the same file changes nothing already written.
 
-export interface ImportRunner {
-  kick(): void
-  /** Resolves when no import is queued or running (tests, shutdown). */
-  idle(): Promise<void>
-}
+/** Imports are queued by a verb that kicks the worker; the poll only catches what a kick missed. */
+const IDLE_POLL_MS = 5_000
 
-const runners = new WeakMap<AppContext, ImportRunner>()
-
-export function importRunnerFor(ctx: AppContext): ImportRunner {
-  const root = appOf(ctx)
-  let runner = runners.get(root)
-  if (!runner) {
-    runner = createRunner(root)
-    runners.set(root, runner)
-  }
-  return runner
-}
-
-function createRunner(ctx: AppContext): ImportRunner {
-  let running: Promise<void> | null = null
-  let again = false
-
+/** The import worker: one job at a time, each from the start of its file. */
+export function createImportWorker(ctx: AppContext): LeasedWorker {
   const save = (id: string, p: ImportProgress) =>
     ctx.db
       .update(contactImports)
@@ -44,8 +28,9 @@ function createRunner(ctx: AppContext): ImportRunner {
       .where(eq(contactImports.id, id))
       .run()
 
-  async function drain() {
-    for (;;) {
+  /** Runs the oldest queued (or interrupted) job to its end. */
+  async function pass() {
+    {
       const job = ctx.db
         .select()
         .from(contactImports)
@@ -53,7 +38,7 @@ function createRunner(ctx: AppContext): ImportRunner {
         .orderBy(contactImports.id)
         .limit(1)
         .get()
-      if (!job) return
+      if (!job) return { worked: false }
       ctx.db
         .update(contactImports)
         .set({
@@ -102,26 +87,11 @@ function createRunner(ctx: AppContext): ImportRunner {
         ctx.log.warn('import failed', { import_id: job.id, error: message })
       }
       rmSync(job.file, { force: true })
+      return { worked: true }
     }
   }
 
-  const runner: ImportRunner = {
-    kick() {
-      if (running) {
-        again = true // a job queued while the loop was finishing is picked up by a second pass
-        return
-      }
-      running = drain().finally(() => {
-        running = null
-        if (again) {
-          again = false
-          runner.kick()
-        }
-      })
-    },
-    async idle() {
-      while (running) await running
-    },
-  }
-  return runner
+  // A job is claimed by setting it running; one interrupted by a stop is still running at the
+  // next start, and is run again from the start (a re-run of the same file changes nothing).
+  return createLeasedWorker(ctx, { name: 'imports', pass, idleMs: IDLE_POLL_MS })
 }

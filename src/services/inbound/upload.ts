@@ -1,6 +1,6 @@
 import type { Ctx } from '../../context'
 import { invalidField } from '../../errors'
-import type { Upload } from '../../http/middleware/upload'
+import type { Upload } from '../../lib/upload'
 import { type InboundResult, receiveInbound } from './receive'
 
 /** Largest inbound message, over SMTP and REST alike. */

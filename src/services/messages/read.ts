@@ -1,9 +1,10 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { type PageRequest, paginate } from '../../db/paginate'
-import { type MessageRow, type MessageStatus, messageContents, messages } from '../../db/schema'
+import { type MessageRow, messageContents, messages } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { invalidField, notFound } from '../../errors'
+import type { MessageStatus } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 

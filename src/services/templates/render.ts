@@ -1,7 +1,7 @@
 import { compile as compileHtmlToText } from 'html-to-text'
 import juice from 'juice'
 import type { Template } from 'liquidjs'
-import type { TemplateChannel } from '../../db/schema'
+import type { TemplateChannel } from '../../lib/enums'
 import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
 
 // The render path the campaign engine calls once per recipient. Everything that does not

@@ -6,7 +6,6 @@ import { invalidState, notFound } from '../../errors'
 import { toPrefixedId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import { DEFAULT_SCHEDULE, DEFAULT_TIMEOUT_MS, recordOutcome, send } from '../../webhooks/deliver'
-import { kickWebhooks } from '../../webhooks/worker'
 import type { EventType } from '../events/record'
 import { findWebhookRow } from './manage'
 
@@ -111,7 +110,7 @@ export function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
     .where(eq(webhookDeliveries.id, deliveryId))
     .returning()
     .get()
-  kickWebhooks(ctx)
+  ctx.workers.wake('webhooks')
   return present(updated, attemptLogs(ctx, [deliveryId]).get(deliveryId) ?? [])
 }
 

@@ -8,7 +8,6 @@ import { decryptSecret, encryptSecret } from '../../lib/crypto'
 import { iso, isoOrNull } from '../../lib/time'
 import { generateSecret } from '../../webhooks/signing'
 import { urlProblem } from '../../webhooks/ssrf'
-import { kickWebhooks } from '../../webhooks/worker'
 import { EVENT_TYPES } from '../events/record'
 
 /** After a rotation the previous secret keeps signing this long. */
@@ -116,7 +115,7 @@ export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch) {
   if (patch.active === false && current.active)
     Object.assign(set, { active: false, disabledReason: 'manual' })
   const row = ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get()
-  if (set.active) kickWebhooks(ctx)
+  if (set.active) ctx.workers.wake('webhooks')
   return presentWebhook(row)
 }
 

@@ -1,7 +1,12 @@
 import type { TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
-import type { FieldError } from '../errors'
-import '../lib/formats'
+import './formats'
+
+/** One failing input member: its path as a client wrote it (`rule_groups[1].rules[0]`) and why. */
+export interface FieldError {
+  field: string
+  message: string
+}
 
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 

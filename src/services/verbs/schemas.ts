@@ -53,3 +53,9 @@ export const ErrorBody = t.Object({
 
 /** A strict body: unknown members are rejected (typos must not pass silently). */
 export const strict = { additionalProperties: false } as const
+
+/**
+ * The id of the record a verb acts on (a REST path id): a UUID or its prefixed form. `invoke`
+ * turns it into the UUID, and an id that is neither is 404 like an unknown record.
+ */
+export const RecordId = t.String({ 'x-record-id': true, description: 'UUID or prefixed id (cmp_…)' })

@@ -1,0 +1,51 @@
+// The closed sets of values the domain knows (statuses, channels, tiers, sources). The database
+// schema and every door import them from here, so a value is declared once.
+
+export const API_KEY_TIERS = ['standard', 'growth', 'scale', 'unlimited'] as const
+export type ApiKeyTier = (typeof API_KEY_TIERS)[number]
+
+export const CAMPAIGN_STATUSES = [
+  'draft',
+  'scheduled',
+  'sending',
+  'sent',
+  'paused',
+  'failed',
+  'cancelled',
+] as const
+export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number]
+
+export const CAMPAIGN_CHANNELS = ['email', 'sms', 'voice', 'whatsapp', 'rcs'] as const
+export type CampaignChannel = (typeof CAMPAIGN_CHANNELS)[number]
+
+export const CONTACT_STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'blocked'] as const
+export type ContactStatus = (typeof CONTACT_STATUSES)[number]
+
+export const DOMAIN_STATUSES = ['pending', 'verified', 'broken'] as const
+export type DomainStatus = (typeof DOMAIN_STATUSES)[number]
+
+export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const
+
+export const MESSAGE_STATUSES = [
+  'queued',
+  'sending',
+  'sent',
+  'delivered',
+  'failed',
+  'bounced',
+  'skipped',
+  'cancelled',
+] as const
+export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
+
+export const SUPPRESSION_SOURCES = ['api', 'unsubscribe', 'hard_bounce', 'complaint', 'admin'] as const
+export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number]
+
+export const TEMPLATE_CHANNELS = ['email', 'sms', 'voice', 'whatsapp', 'rcs'] as const
+export type TemplateChannel = (typeof TEMPLATE_CHANNELS)[number]
+
+export const DISABLED_REASONS = ['manual', 'gone', 'failing'] as const
+export type DisabledReason = (typeof DISABLED_REASONS)[number]
+
+export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]

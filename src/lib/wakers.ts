@@ -1,0 +1,26 @@
+// Verbs wake a background worker (after a launch, a new event, a queued import) without
+// importing it: workers register their kick here by name when they start, and a kick with no
+// worker running (the CLI, a test without workers) does nothing. One registry per process
+// context, so two apps in one test process never wake each other's workers.
+
+export type WorkerName = 'send' | 'webhooks' | 'imports' | 'journeys'
+
+export interface Wakers {
+  /** Wakes the named worker if one is running. */
+  wake(name: WorkerName): void
+  register(name: WorkerName, kick: () => void): void
+  unregister(name: WorkerName, kick: () => void): void
+}
+
+export function createWakers(): Wakers {
+  const kicks = new Map<WorkerName, () => void>()
+  return {
+    wake: (name) => kicks.get(name)?.(),
+    register: (name, kick) => {
+      kicks.set(name, kick)
+    },
+    unregister: (name, kick) => {
+      if (kicks.get(name) === kick) kicks.delete(name)
+    },
+  }
+}

@@ -1,0 +1,50 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { Ctx } from '../../context'
+import type { Scope } from '../../lib/scopes'
+import type { Upload } from '../../lib/upload'
+
+// A verb declares itself once (STYLE.md, "One verb, many doors"): its name, the scope it needs,
+// the schema of its one input object, whether it changes state, and what it does. `invoke`
+// (./invoke.ts) applies that policy the same way for every door: REST, portal, MCP, CLI, jobs.
+
+/** `any` = any authenticated caller; `public` = no credential (health, well-known documents). */
+export type VerbScope = Scope | 'any' | 'public'
+
+/** What a door hands a verb besides its JSON input. */
+export interface VerbExtras {
+  /** A large body already on disk (CSV import, raw MIME). */
+  upload?: Upload
+}
+
+export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
+  /** `<entity>.<action>`: `campaigns.launch`. */
+  readonly name: string
+  readonly scope: VerbScope
+  /** One object: record ids, filters and body members together (as MCP tools take them). */
+  readonly input: I
+  /** Changes state: runs in a transaction, and a read-only portal user may not call it. */
+  readonly mutates: boolean
+  /** Sends, deletes or cancels something that cannot be taken back (MCP `destructiveHint`). */
+  readonly destructive?: boolean
+  /**
+   * Network or file I/O the verb needs before it writes (DNS look-ups, an HTTP attempt, parsing
+   * MIME). Runs outside any transaction and writes nothing.
+   */
+  prepare?(ctx: Ctx, input: Static<I>, extras: VerbExtras): Promise<P>
+  /** The verb itself: synchronous, so all its writes and events commit in one transaction. */
+  run(ctx: Ctx, input: Static<I>, prepared: P, extras: VerbExtras): R
+}
+
+export type AnyVerb = Verb<TSchema, unknown, unknown>
+
+export function defineVerb<I extends TSchema, R, P = undefined>(verb: Verb<I, R, P>): Verb<I, R, P> {
+  return verb
+}
+
+/** A file a verb produces as a stream (a CSV export): each door decides how to deliver it. */
+export interface Download {
+  readonly kind: 'download'
+  readonly contentType: string
+  readonly filename: string
+  readonly body: ReadableStream<Uint8Array>
+}

@@ -1,0 +1,87 @@
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { Ctx } from '../../context'
+import { forbidden, notFound, ServiceError, validationFailed } from '../../errors'
+import { parseId } from '../../lib/ids'
+import { hasScope } from '../../lib/scopes'
+import { validate } from '../../lib/validate'
+import type { Actor } from '../actors/actor'
+import type { Verb, VerbExtras } from './define'
+
+// The one way into a verb, whatever the door. In order: may this actor call it (scope; for
+// portal users also role and workspace), is the input valid (every failing member listed),
+// then any I/O the verb declares, then the verb in one transaction — a savepoint when the
+// caller already holds one — with its events. Errors are typed ServiceErrors; each door maps
+// them to its own answer (REST error body, MCP isError, CLI message).
+
+export interface InvokeOptions {
+  extras?: VerbExtras
+  /**
+   * Runs inside the verb's transaction with its result, so something the door must store with
+   * the change (the REST door's idempotent response) commits or rolls back with it.
+   */
+  atCommit?(result: unknown): void
+}
+
+/** Throws 401/403 when the actor may not call the verb. Doors call it early to order their errors. */
+export function authorize(verb: Pick<Verb, 'scope' | 'mutates'>, actor: Actor): void {
+  if (verb.scope === 'public') return
+  if (actor.kind === 'anonymous') throw new ServiceError('UNAUTHORIZED', 'A credential is required')
+  if (verb.scope !== 'any' && !hasScope(actor.scopes, verb.scope))
+    throw forbidden(`This operation requires the scope ${verb.scope}`, { required_scope: verb.scope })
+  const user = actor.user
+  if (!user) return
+  if (verb.mutates && user.role === 'viewer')
+    throw forbidden('A viewer can look but not change anything', { role: user.role })
+  if (user.clients !== null && (actor.clientId === null || !user.clients.includes(actor.clientId)))
+    throw forbidden('Choose one of your workspaces first', { role: user.role })
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * The verb's input, validated against its own schema, with record ids (`RecordId` members)
+ * turned into UUIDs. A record id that is neither form names no record: 404.
+ */
+export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, raw: unknown): Static<I> {
+  const value = raw === undefined ? {} : raw
+  const errors = validate(verb.input, value, 'input')
+  if (errors.length > 0) throw validationFailed(errors)
+  if (!isPlainObject(value)) return value as Static<I>
+  const properties = (verb.input.properties ?? {}) as Record<string, TSchema>
+  const out: Record<string, unknown> = { ...value }
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!schema['x-record-id'] || typeof out[name] !== 'string') continue
+    const id = parseId(out[name] as string)
+    if (!id) throw notFound()
+    out[name] = id
+  }
+  return out as Static<I>
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> =>
+  typeof (v as Promise<unknown> | null)?.then === 'function'
+
+export async function invoke<I extends TSchema, R, P>(
+  verb: Verb<I, R, P>,
+  ctx: Ctx,
+  raw: unknown,
+  options: InvokeOptions = {},
+): Promise<R> {
+  authorize(verb, ctx.actor)
+  const input = parseInput(verb as Verb<I, unknown, unknown>, raw)
+  const extras = options.extras ?? {}
+  const prepared = (verb.prepare ? await verb.prepare(ctx, input, extras) : undefined) as P
+  const run = () => {
+    const result = verb.run(ctx, input, prepared, extras)
+    // An await inside run would leave the transaction at its first suspension.
+    if (isPromise(result)) throw new Error(`verb ${verb.name}: run must be synchronous; do I/O in prepare`)
+    options.atCommit?.(result)
+    return result
+  }
+  if (!verb.mutates) return run()
+  const result = ctx.sqlite.transaction(run)()
+  // Events the verb recorded go out to webhooks now rather than at the worker's next look.
+  ctx.workers.wake('webhooks')
+  return result
+}
