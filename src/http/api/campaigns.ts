@@ -1,38 +1,26 @@
 import { Type as t } from '@sinclair/typebox'
-import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
-import { cancelCampaign, launchCampaign, pauseCampaign } from '../../services/campaigns/launch'
+import { CampaignChannel, CampaignStatus } from '../../services/campaigns/inputs'
 import {
-  createCampaign,
-  deleteCampaign,
-  getCampaign,
-  listCampaigns,
-  updateCampaign,
-} from '../../services/campaigns/manage'
-import { campaignStats } from '../../services/campaigns/stats'
-import {
-  CreateQuery,
-  DateTime,
-  dataOf,
-  IdRef,
-  Name,
-  Nullable,
-  pageOf,
-  pageQueryMembers,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
-
-const Channel = t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))
-const Status = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
+  campaignStatsVerb,
+  cancelCampaignVerb,
+  createCampaignVerb,
+  deleteCampaignVerb,
+  getCampaignVerb,
+  launchCampaignVerb,
+  listCampaignsVerb,
+  pauseCampaignVerb,
+  updateCampaignVerb,
+} from '../../services/campaigns/verbs'
+import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const Campaign = t.Object({
   id: Uuid,
   client_id: Uuid,
   name: t.String(),
-  status: Status,
+  status: CampaignStatus,
   subject: Nullable(t.String()),
-  channel: Channel,
+  channel: CampaignChannel,
   template_id: Nullable(Uuid),
   list_id: Nullable(Uuid),
   segment_id: Nullable(Uuid),
@@ -50,36 +38,9 @@ const Campaign = t.Object({
   updated_at: DateTime,
 })
 
-const CampaignInput = t.Object(
-  {
-    name: Name,
-    subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
-    channel: t.Optional(Channel),
-    template_id: t.Optional(Nullable(IdRef)),
-    list_id: t.Optional(Nullable(IdRef)),
-    segment_id: t.Optional(Nullable(IdRef)),
-    sender_id: t.Optional(Nullable(IdRef)),
-    body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
-    body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
-    scheduled_at: t.Optional(Nullable(t.String({ format: 'date-time' }))),
-  },
-  strict,
-)
-const CampaignPatch = t.Partial(CampaignInput, strict)
-
-const ListQuery = t.Object(
-  {
-    ...pageQueryMembers,
-    client_id: t.Optional(t.String()),
-    status: t.Optional(Status),
-    search: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
-  },
-  strict,
-)
-
 const Stats = t.Object({
   campaign_id: Uuid,
-  status: Status,
+  status: CampaignStatus,
   total_recipients: t.Integer(),
   sent: t.Integer(),
   delivered: t.Integer(),
@@ -96,110 +57,94 @@ const Stats = t.Object({
 })
 
 const tag = 'Campaigns'
+const ITEM = '/api/v1/campaigns/{id}'
 
+// One entry per route: the verb owns scope, validation and the transaction.
 export const campaignOperations = [
-  op({
+  route(listCampaignsVerb, {
     id: 'listCampaigns',
     method: 'GET',
     path: '/api/v1/campaigns',
     tag,
-    auth: 'any',
     summary: 'List campaigns (filters: client_id, status, search on name)',
-    query: ListQuery,
+    query: ['limit', 'cursor', 'client_id', 'status', 'search'],
+    answer: 'as-is',
     response: pageOf(Campaign),
-    handle: (ctx, { query }) => listCampaigns(ctx, query),
   }),
-  op({
+  route(createCampaignVerb, {
     id: 'createCampaign',
     method: 'POST',
     path: '/api/v1/campaigns',
     tag,
-    auth: 'campaigns:write',
     summary: 'Create a campaign (draft)',
     description:
       'Audience from list_id or segment_id; content from template_id or inline subject/body_html/body_text (Liquid); sender from sender_id or the client’s first verified sender.',
-    query: CreateQuery,
-    body: CampaignInput,
+    query: ['client_id'],
     response: dataOf(Campaign),
-    handle: (ctx, { body, query }) => ({ data: createCampaign(ctx, body, query.client_id) }),
   }),
-  op({
+  route(getCampaignVerb, {
     id: 'getCampaign',
     method: 'GET',
-    path: '/api/v1/campaigns/{id}',
+    path: ITEM,
     tag,
-    auth: 'any',
     summary: 'Get a campaign',
     response: dataOf(Campaign),
-    handle: (ctx, { params }) => ({ data: getCampaign(ctx, params.id!) }),
   }),
-  op({
+  route(updateCampaignVerb, {
     id: 'updateCampaign',
     method: 'PATCH',
-    path: '/api/v1/campaigns/{id}',
+    path: ITEM,
     tag,
-    auth: 'campaigns:write',
     summary: 'Update a draft, scheduled or paused campaign',
-    body: CampaignPatch,
     response: dataOf(Campaign),
-    handle: (ctx, { params, body }) => ({ data: updateCampaign(ctx, params.id!, body) }),
   }),
-  op({
+  route(deleteCampaignVerb, {
     id: 'deleteCampaign',
     method: 'DELETE',
-    path: '/api/v1/campaigns/{id}',
+    path: ITEM,
     tag,
-    auth: 'campaigns:write',
-    destructive: true,
     summary: 'Delete a draft or paused campaign',
     response: dataOf(t.Object({ id: Uuid, deleted: t.Boolean() })),
-    handle: (ctx, { params }) => ({ data: deleteCampaign(ctx, params.id!) }),
   }),
-  op({
+  route(launchCampaignVerb, {
     id: 'launchCampaign',
     method: 'POST',
-    path: '/api/v1/campaigns/{id}/launch',
+    path: `${ITEM}/launch`,
     tag,
-    auth: 'campaigns:launch',
-    destructive: true,
     summary: 'Launch (or resume) a campaign; needs {"confirm": true}',
     description:
       'draft → scheduled when scheduled_at is ahead, else sending; scheduled → sending now; paused → sending (resumes where it stopped). Returns at once; the audience is copied into the send queue in the background.',
-    body: t.Object({ confirm: t.Boolean({ description: 'Must be true' }) }, strict),
     response: dataOf(
-      t.Object({ id: Uuid, status: Status, total_recipients: Nullable(t.Integer()), accepted: t.Boolean() }),
+      t.Object({
+        id: Uuid,
+        status: CampaignStatus,
+        total_recipients: Nullable(t.Integer()),
+        accepted: t.Boolean(),
+      }),
     ),
-    handle: (ctx, { params, body }) => ({ data: launchCampaign(ctx, params.id!, body) }),
   }),
-  op({
+  route(pauseCampaignVerb, {
     id: 'pauseCampaign',
     method: 'POST',
-    path: '/api/v1/campaigns/{id}/pause',
+    path: `${ITEM}/pause`,
     tag,
-    auth: 'campaigns:write',
     summary: 'Pause a sending or scheduled campaign (no new sends within a second)',
     response: dataOf(Campaign),
-    handle: (ctx, { params }) => ({ data: pauseCampaign(ctx, params.id!) }),
   }),
-  op({
+  route(cancelCampaignVerb, {
     id: 'cancelCampaign',
     method: 'POST',
-    path: '/api/v1/campaigns/{id}/cancel',
+    path: `${ITEM}/cancel`,
     tag,
-    auth: 'campaigns:write',
-    destructive: true,
     summary: 'Cancel a scheduled, sending or paused campaign; queued messages are dropped',
     response: dataOf(Campaign),
-    handle: (ctx, { params }) => ({ data: cancelCampaign(ctx, params.id!) }),
   }),
-  op({
+  route(campaignStatsVerb, {
     id: 'getCampaignStats',
     method: 'GET',
-    path: '/api/v1/campaigns/{id}/stats',
+    path: `${ITEM}/stats`,
     tag,
-    auth: 'any',
     summary: 'Campaign statistics (unique opens and clicks per recipient; rates are fractions of delivered)',
     response: dataOf(Stats),
-    handle: (ctx, { params }) => ({ data: campaignStats(ctx, params.id!) }),
   }),
 ]

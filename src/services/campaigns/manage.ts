@@ -1,30 +1,17 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { type CampaignRow, campaigns, lists, segments, senders, templates } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
-import type { CampaignChannel, CampaignStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
 import { assertInlineParses } from './content'
+import type { CampaignInput, ListCampaignsQuery } from './inputs'
 import { presentCampaign } from './present'
 import { assertTransition } from './states'
-
-export interface CampaignInput {
-  name: string
-  subject?: string | null
-  channel?: CampaignChannel
-  template_id?: string | null
-  list_id?: string | null
-  segment_id?: string | null
-  sender_id?: string | null
-  body_html?: string | null
-  body_text?: string | null
-  scheduled_at?: string | null
-}
 
 /** Body references may be UUIDs (any case) or prefixed ids (`lst_…`); stored as lower-case UUIDs. */
 function normalizeRefs<T extends Partial<CampaignInput>>(input: T): T {
@@ -185,10 +172,7 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
 
 export const getCampaign = (ctx: Ctx, id: string) => presentCampaign(findCampaignRow(ctx, id))
 
-export function listCampaigns(
-  ctx: Ctx,
-  page: PageRequest & { client_id?: string; status?: CampaignStatus; search?: string },
-) {
+export function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, campaigns.clientId, page.client_id)]
   if (page.status) conditions.push(eq(campaigns.status, page.status))
   if (page.search) conditions.push(sql`${campaigns.name} LIKE ${`%${escapeLike(page.search)}%`} ESCAPE '\\'`)

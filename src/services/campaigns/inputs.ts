@@ -1,0 +1,52 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
+import { IdRef, Name, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+
+// What the campaign verbs take: one schema per input, shared by every door (REST body and
+// query, MCP tool input, CLI flags). The services type their arguments from these.
+
+export const CampaignChannel = t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))
+export const CampaignStatus = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
+
+export const campaignFields = {
+  name: Name,
+  subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
+  channel: t.Optional(CampaignChannel),
+  template_id: t.Optional(Nullable(IdRef)),
+  list_id: t.Optional(Nullable(IdRef)),
+  segment_id: t.Optional(Nullable(IdRef)),
+  sender_id: t.Optional(Nullable(IdRef)),
+  body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
+  body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+  scheduled_at: t.Optional(Nullable(t.String({ format: 'date-time' }))),
+}
+const CampaignFields = t.Object(campaignFields, strict)
+export type CampaignInput = Static<typeof CampaignFields>
+
+export const CreateCampaignInput = t.Object(
+  {
+    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
+    ...campaignFields,
+  },
+  strict,
+)
+
+export const UpdateCampaignInput = t.Object({ id: RecordId, ...t.Partial(CampaignFields).properties }, strict)
+
+export const ListCampaignsInput = t.Object(
+  {
+    ...pageQueryMembers,
+    client_id: t.Optional(t.String()),
+    status: t.Optional(CampaignStatus),
+    search: t.Optional(t.String({ minLength: 1, maxLength: 200 })),
+  },
+  strict,
+)
+export type ListCampaignsQuery = Static<typeof ListCampaignsInput>
+
+export const CampaignRef = t.Object({ id: RecordId }, strict)
+
+export const LaunchCampaignInput = t.Object(
+  { id: RecordId, confirm: t.Boolean({ description: 'Must be true' }) },
+  strict,
+)

@@ -1,0 +1,86 @@
+import { defineVerb } from '../verbs/define'
+import {
+  CampaignRef,
+  CreateCampaignInput,
+  LaunchCampaignInput,
+  ListCampaignsInput,
+  UpdateCampaignInput,
+} from './inputs'
+import { cancelCampaign, launchCampaign, pauseCampaign } from './launch'
+import { createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign } from './manage'
+import { campaignStats } from './stats'
+
+export const listCampaignsVerb = defineVerb({
+  name: 'campaigns.list',
+  scope: 'any',
+  input: ListCampaignsInput,
+  mutates: false,
+  run: (ctx, input) => listCampaigns(ctx, input),
+})
+
+export const createCampaignVerb = defineVerb({
+  name: 'campaigns.create',
+  scope: 'campaigns:write',
+  input: CreateCampaignInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createCampaign(ctx, fields, client_id),
+})
+
+export const getCampaignVerb = defineVerb({
+  name: 'campaigns.get',
+  scope: 'any',
+  input: CampaignRef,
+  mutates: false,
+  run: (ctx, { id }) => getCampaign(ctx, id),
+})
+
+export const updateCampaignVerb = defineVerb({
+  name: 'campaigns.update',
+  scope: 'campaigns:write',
+  input: UpdateCampaignInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateCampaign(ctx, id, patch),
+})
+
+export const deleteCampaignVerb = defineVerb({
+  name: 'campaigns.delete',
+  scope: 'campaigns:write',
+  input: CampaignRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteCampaign(ctx, id),
+})
+
+export const launchCampaignVerb = defineVerb({
+  name: 'campaigns.launch',
+  scope: 'campaigns:launch',
+  input: LaunchCampaignInput,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id, confirm }) => launchCampaign(ctx, id, { confirm }),
+})
+
+export const pauseCampaignVerb = defineVerb({
+  name: 'campaigns.pause',
+  scope: 'campaigns:write',
+  input: CampaignRef,
+  mutates: true,
+  run: (ctx, { id }) => pauseCampaign(ctx, id),
+})
+
+export const cancelCampaignVerb = defineVerb({
+  name: 'campaigns.cancel',
+  scope: 'campaigns:write',
+  input: CampaignRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => cancelCampaign(ctx, id),
+})
+
+export const campaignStatsVerb = defineVerb({
+  name: 'campaigns.stats',
+  scope: 'any',
+  input: CampaignRef,
+  mutates: false,
+  run: (ctx, { id }) => campaignStats(ctx, id),
+})
