@@ -78,7 +78,7 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0
       }
       case 'keys':
-        keysCommand(rest[0], rest.slice(1), flags)
+        await keysCommand(rest[0], rest.slice(1), flags)
         return 0
       case 'jobs': {
         const [sub, name] = rest

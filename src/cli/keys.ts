@@ -3,8 +3,9 @@ import { ServiceError } from '../errors'
 import { API_KEY_TIERS, type ApiKeyTier } from '../lib/enums'
 import { parseId } from '../lib/ids'
 import { isScope } from '../lib/scopes'
-import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys/manage'
-import { asConsole, withOfflineContext } from './offline'
+import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../services/api-keys/verbs'
+import { invoke } from '../services/verbs/invoke'
+import { asConsole, withOfflineContextAsync } from './offline'
 import { UsageError } from './usage'
 
 export interface KeyFlags extends Flags {
@@ -26,7 +27,7 @@ function describe(err: unknown): never {
   throw err
 }
 
-export function keysCommand(sub: string | undefined, args: string[], flags: KeyFlags): void {
+export async function keysCommand(sub: string | undefined, args: string[], flags: KeyFlags): Promise<void> {
   if (sub === 'create') {
     if (!flags.name) throw new UsageError('keys create needs --name')
     if (!flags.scopes) throw new UsageError('keys create needs --scopes (comma-separated, e.g. admin:*)')
@@ -38,19 +39,15 @@ export function keysCommand(sub: string | undefined, args: string[], flags: KeyF
     if (bad.length) throw new UsageError(`unknown scope(s): ${bad.join(', ')}`)
     if (flags.tier && !(API_KEY_TIERS as readonly string[]).includes(flags.tier))
       throw new UsageError(`--tier must be one of ${API_KEY_TIERS.join(', ')}`)
-    const created = withOfflineContext(flags, (ctx) => {
-      try {
-        return createApiKey(asConsole(ctx), {
-          name: flags.name!,
-          scopes,
-          client_id: flags.client ?? null,
-          tier: flags.tier as ApiKeyTier | undefined,
-          expires_at: flags.expires ?? null,
-        })
-      } catch (err) {
-        describe(err)
-      }
-    })
+    const created = await withOfflineContextAsync(flags, (ctx) =>
+      invoke(createApiKeyVerb, asConsole(ctx), {
+        name: flags.name!,
+        scopes,
+        client_id: flags.client ?? null,
+        tier: flags.tier as ApiKeyTier | undefined,
+        expires_at: flags.expires ?? null,
+      }).catch(describe),
+    )
     if (flags.json) console.log(JSON.stringify({ id: created.id, key: created.key }))
     else
       console.log(
@@ -59,11 +56,11 @@ export function keysCommand(sub: string | undefined, args: string[], flags: KeyF
     return
   }
   if (sub === 'list') {
-    const keys = withOfflineContext(flags, (ctx) => {
+    const keys = await withOfflineContextAsync(flags, async (ctx) => {
       const all = []
       let cursor: string | undefined
       do {
-        const page = listApiKeys(asConsole(ctx), { limit: 200, cursor })
+        const page = await invoke(listApiKeysVerb, asConsole(ctx), { limit: 200, cursor }).catch(describe)
         all.push(...page.data)
         cursor = page.pagination.next_cursor ?? undefined
       } while (cursor)
@@ -87,13 +84,9 @@ export function keysCommand(sub: string | undefined, args: string[], flags: KeyF
   if (sub === 'revoke') {
     const id = args[0] ? parseId(args[0]) : null
     if (!id) throw new UsageError('keys revoke needs the key id')
-    withOfflineContext(flags, (ctx) => {
-      try {
-        revokeApiKey(asConsole(ctx), id)
-      } catch (err) {
-        describe(err)
-      }
-    })
+    await withOfflineContextAsync(flags, (ctx) =>
+      invoke(revokeApiKeyVerb, asConsole(ctx), { id }).catch(describe),
+    )
     console.log(`Revoked key ${id}`)
     return
   }

@@ -1,21 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
-import { API_KEY_TIERS } from '../../lib/enums'
-import { SCOPES } from '../../lib/scopes'
-import { createApiKey, listApiKeys, revokeApiKey } from '../../services/api-keys/manage'
-import {
-  ClientPageQuery,
-  DateTime,
-  dataOf,
-  Name,
-  Nullable,
-  pageOf,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
-
-const Scope = t.Union(SCOPES.map((s) => t.Literal(s)))
-const Tier = t.Union(API_KEY_TIERS.map((s) => t.Literal(s)))
+import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../../services/api-keys/verbs'
+import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const ApiKey = t.Object({
   id: Uuid,
@@ -30,51 +16,33 @@ const ApiKey = t.Object({
   revoked_at: Nullable(DateTime),
 })
 
-const ApiKeyInput = t.Object(
-  {
-    name: Name,
-    scopes: t.Array(Scope, { minItems: 1, uniqueItems: true }),
-    client_id: t.Optional(Nullable(t.String())),
-    tier: t.Optional(Tier),
-    expires_at: t.Optional(Nullable(DateTime)),
-  },
-  strict,
-)
-
 const tag = 'API keys'
 
 export const apiKeyOperations = [
-  op({
+  route(listApiKeysVerb, {
     id: 'listApiKeys',
     method: 'GET',
     path: '/api/v1/api-keys',
     tag,
-    auth: 'admin:*',
     summary: 'List API keys (never the keys themselves)',
-    query: ClientPageQuery,
+    query: ['limit', 'cursor', 'client_id'],
+    answer: 'as-is',
     response: pageOf(ApiKey),
-    handle: (ctx, { query }) => listApiKeys(ctx, query),
   }),
-  op({
+  route(createApiKeyVerb, {
     id: 'createApiKey',
     method: 'POST',
     path: '/api/v1/api-keys',
     tag,
-    auth: 'admin:*',
     summary: 'Create an API key; the key is in data.key, shown this once',
-    body: ApiKeyInput,
     response: dataOf(t.Composite([ApiKey, t.Object({ key: t.String() })])),
-    handle: (ctx, { body }) => ({ data: createApiKey(ctx, body) }),
   }),
-  op({
+  route(revokeApiKeyVerb, {
     id: 'revokeApiKey',
     method: 'DELETE',
     path: '/api/v1/api-keys/{id}',
     tag,
-    auth: 'admin:*',
-    destructive: true,
     summary: 'Revoke an API key (takes effect immediately)',
     response: dataOf(ApiKey),
-    handle: (ctx, { params }) => ({ data: revokeApiKey(ctx, params.id!) }),
   }),
 ]

@@ -1,13 +1,15 @@
 import { Type as t } from '@sinclair/typebox'
-import { exportContacts } from '../../services/contacts/export'
-import { createImport, getImport, IMPORT_LIMIT } from '../../services/imports/create'
-import { DateTime, dataOf, strict, Uuid } from '../../services/verbs/schemas'
-import { op } from '../operation'
+import { IMPORT_STATUSES } from '../../lib/enums'
+import { exportContactsVerb } from '../../services/contacts/verbs'
+import { IMPORT_LIMIT } from '../../services/imports/create'
+import { createImportVerb, getImportVerb } from '../../services/imports/verbs'
+import { DateTime, dataOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const Import = t.Object({
   id: Uuid,
   client_id: Uuid,
-  status: t.Union([t.Literal('queued'), t.Literal('running'), t.Literal('completed'), t.Literal('failed')]),
+  status: t.Union(IMPORT_STATUSES.map((s) => t.Literal(s))),
   list_id: t.Union([Uuid, t.Null()]),
   update_existing: t.Boolean(),
   total_rows: t.Union([t.Integer(), t.Null()]),
@@ -23,55 +25,42 @@ const Import = t.Object({
   updated_at: DateTime,
   finished_at: t.Union([DateTime, t.Null()]),
 })
-const ImportQuery = t.Object(
-  {
-    client_id: t.Optional(t.String()),
-    list_id: t.Optional(t.String()),
-    update_existing: t.Optional(t.Boolean()),
-  },
-  strict,
-)
 
 const tag = 'Contacts'
 
 export const importOperations = [
-  op({
+  route(createImportVerb, {
     id: 'createContactImport',
     method: 'POST',
     path: '/api/v1/contacts/imports',
     tag,
-    auth: 'contacts:write',
     summary: 'Import contacts from CSV (text/csv body or multipart "file"); runs in the background',
     description:
       'The header row maps columns to fields (email required); other columns become custom fields. ' +
       'Delimiter (, ; or tab) is detected; BOM, quotes and CRLF are handled. Poll GET /api/v1/contacts/imports/{id} for progress.',
-    query: ImportQuery,
+    query: ['client_id', 'list_id', 'update_existing'],
     stream: {
       contentTypes: ['text/csv', 'multipart/form-data', 'application/octet-stream'],
       limit: IMPORT_LIMIT,
     },
     response: dataOf(Import),
-    handle: async (ctx, { upload, query }) => ({ data: await createImport(ctx, upload!, query) }),
   }),
-  op({
+  route(getImportVerb, {
     id: 'getContactImport',
     method: 'GET',
     path: '/api/v1/contacts/imports/{id}',
     tag,
-    auth: 'any',
     summary: 'Progress and outcome of an import',
     response: dataOf(Import),
-    handle: (ctx, { params }) => ({ data: getImport(ctx, params.id!) }),
   }),
-  op({
+  route(exportContactsVerb, {
     id: 'exportContacts',
     method: 'GET',
     path: '/api/v1/contacts/export',
     tag,
-    auth: 'contacts:read',
     summary: 'Stream contacts as CSV',
-    query: t.Object({ client_id: t.Optional(t.String()) }, strict),
+    query: ['client_id'],
+    answer: 'download',
     response: t.String({ description: 'text/csv' }),
-    handle: (ctx, { query }) => exportContacts(ctx, query),
   }),
 ]

@@ -1,25 +1,15 @@
 import { Type as t } from '@sinclair/typebox'
 import {
-  addListMembers,
-  createList,
-  deleteList,
-  getList,
-  listLists,
-  listMembersPage,
-  removeListMembers,
-} from '../../services/lists/manage'
-import {
-  ClientPageQuery,
-  CreateQuery,
-  DateTime,
-  dataOf,
-  Name,
-  PageQuery,
-  pageOf,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
+  addListMembersVerb,
+  createListVerb,
+  deleteListVerb,
+  getListVerb,
+  listListMembersVerb,
+  listListsVerb,
+  removeListMembersVerb,
+} from '../../services/lists/verbs'
+import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const ContactList = t.Object({
   id: Uuid,
@@ -30,91 +20,71 @@ const ContactList = t.Object({
   created_at: DateTime,
   updated_at: DateTime,
 })
-const ListInput = t.Object({ name: Name, description: t.Optional(t.String({ maxLength: 2000 })) }, strict)
-const ContactIds = t.Object(
-  { contact_ids: t.Array(t.String({ format: 'uuid' }), { minItems: 1, maxItems: 10_000 }) },
-  strict,
-)
 const AnyContact = t.Record(t.String(), t.Unknown())
 
 const tag = 'Lists'
+const ITEM = '/api/v1/lists/{id}'
 
 export const listOperations = [
-  op({
+  route(listListsVerb, {
     id: 'listLists',
     method: 'GET',
     path: '/api/v1/lists',
     tag,
-    auth: 'any',
     summary: 'List static lists',
-    query: ClientPageQuery,
+    query: ['limit', 'cursor', 'client_id'],
+    answer: 'as-is',
     response: pageOf(ContactList),
-    handle: (ctx, { query }) => listLists(ctx, query),
   }),
-  op({
+  route(createListVerb, {
     id: 'createList',
     method: 'POST',
     path: '/api/v1/lists',
     tag,
-    auth: 'lists:write',
     summary: 'Create a static list',
-    query: CreateQuery,
-    body: ListInput,
+    query: ['client_id'],
     response: dataOf(ContactList),
-    handle: (ctx, { body, query }) => ({ data: createList(ctx, body, query.client_id) }),
   }),
-  op({
+  route(getListVerb, {
     id: 'getList',
     method: 'GET',
-    path: '/api/v1/lists/{id}',
+    path: ITEM,
     tag,
-    auth: 'any',
     summary: 'Get a list (member_count is exact)',
     response: dataOf(ContactList),
-    handle: (ctx, { params }) => ({ data: getList(ctx, params.id!) }),
   }),
-  op({
+  route(deleteListVerb, {
     id: 'deleteList',
     method: 'DELETE',
-    path: '/api/v1/lists/{id}',
+    path: ITEM,
     tag,
-    auth: 'lists:write',
-    destructive: true,
     summary: 'Delete a list (its contacts stay)',
     response: dataOf(t.Object({ id: Uuid, deleted: t.Boolean() })),
-    handle: (ctx, { params }) => ({ data: deleteList(ctx, params.id!) }),
   }),
-  op({
+  route(listListMembersVerb, {
     id: 'listListContacts',
     method: 'GET',
-    path: '/api/v1/lists/{id}/contacts',
+    path: `${ITEM}/contacts`,
     tag,
-    auth: 'any',
     summary: 'Members of a list',
-    query: PageQuery,
+    query: ['limit', 'cursor'],
+    answer: 'as-is',
     response: pageOf(AnyContact),
-    handle: (ctx, { params, query }) => listMembersPage(ctx, params.id!, query),
   }),
-  op({
+  route(addListMembersVerb, {
     id: 'addListContacts',
     method: 'POST',
-    path: '/api/v1/lists/{id}/contacts',
+    path: `${ITEM}/contacts`,
     tag,
-    auth: 'lists:write',
     summary: 'Add up to 10,000 contacts (already a member is not an error)',
-    body: ContactIds,
     response: dataOf(t.Composite([ContactList, t.Object({ added: t.Integer() })])),
-    handle: (ctx, { params, body }) => ({ data: addListMembers(ctx, params.id!, body.contact_ids) }),
   }),
-  op({
+  route(removeListMembersVerb, {
     id: 'removeListContacts',
     method: 'POST',
-    path: '/api/v1/lists/{id}/contacts/remove',
+    path: `${ITEM}/contacts/remove`,
     tag,
-    auth: 'lists:write',
     summary: 'Remove contacts from a list',
-    body: ContactIds,
     response: dataOf(t.Composite([ContactList, t.Object({ removed: t.Integer() })])),
-    handle: (ctx, { params, body }) => ({ data: removeListMembers(ctx, params.id!, body.contact_ids) }),
   }),
 ]

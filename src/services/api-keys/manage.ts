@@ -1,23 +1,15 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { apiKeys, clients } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { forbidden, invalidField, notFound } from '../../errors'
-import type { ApiKeyTier } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { parseIsoDateTime } from '../../lib/time'
 import { credentialsChanged } from './authenticate'
+import type { CreateApiKeyInput, ListApiKeysInput } from './inputs'
 import { issueApiKey } from './issue'
 import { presentApiKey } from './present'
-
-export interface CreateApiKeyInput {
-  name: string
-  scopes: string[]
-  client_id?: string | null
-  tier?: ApiKeyTier
-  expires_at?: string | null
-}
 
 /**
  * A tenant-scoped admin key may mint keys only for its own client (never platform-wide ones,
@@ -57,7 +49,7 @@ export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
   return { ...presentApiKey(row), key }
 }
 
-export function listApiKeys(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+export function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
   const where = listFilter(ctx.actor, apiKeys.clientId, page.client_id)
   return paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
 }

@@ -2,12 +2,8 @@ import type { Ctx } from '../../context'
 import { clients } from '../../db/schema'
 import { newId } from '../../lib/ids'
 import { assertPlatformWide } from './guard'
+import type { CreateClientInput } from './inputs'
 import { presentClient } from './present'
-
-export interface CreateClientInput {
-  name: string
-  industry?: string
-}
 
 export function createClient(ctx: Ctx, input: CreateClientInput) {
   assertPlatformWide(ctx.actor, 'Creating a client')

@@ -3,16 +3,11 @@ import type { Ctx } from '../../context'
 import { clients } from '../../db/schema'
 import { credentialsChanged } from '../api-keys/authenticate'
 import { assertPlatformWide } from './guard'
+import type { UpdateClientPatch } from './inputs'
 import { presentClient } from './present'
 import { findClientRow } from './read'
 
-export interface UpdateClientInput {
-  name?: string
-  industry?: string | null
-  status?: 'active' | 'suspended'
-}
-
-export function updateClient(ctx: Ctx, id: string, input: UpdateClientInput) {
+export function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
   const current = findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
   assertPlatformWide(ctx.actor, 'Changing a client')
   const row = ctx.db

@@ -4,6 +4,8 @@ import type { Ctx } from '../../context'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { iso } from '../../lib/time'
+import type { Download } from '../verbs/define'
+import type { ExportContactsInput } from './inputs'
 
 const PAGE = 2000
 const FIXED = [
@@ -24,7 +26,7 @@ const FIXED = [
  * Streams the caller's contacts as CSV, newest first, a page at a time (never the whole set in
  * memory). Each custom field gets its own column, so the file imports back as it was.
  */
-export function exportContacts(ctx: Ctx, query: { client_id?: string }): Response {
+export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
   const where = listFilter(ctx.actor, contacts.clientId, query.client_id)
   const customKeys = ctx.db
     .all<{ key: string }>(
@@ -70,10 +72,5 @@ export function exportContacts(ctx: Ctx, query: { client_id?: string }): Respons
       controller.enqueue(encoder.encode(stringify(records)))
     },
   })
-  return new Response(stream, {
-    headers: {
-      'content-type': 'text/csv; charset=utf-8',
-      'content-disposition': 'attachment; filename="contacts.csv"',
-    },
-  })
+  return { kind: 'download', contentType: 'text/csv; charset=utf-8', filename: 'contacts.csv', body: stream }
 }

@@ -7,6 +7,7 @@ import { invalidField } from '../../errors'
 import { decodeCursor, encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
 import { contactCount } from './counts'
+import type { SearchContactsInput } from './inputs'
 import { presentContact } from './present'
 import { findContactRow } from './write'
 
@@ -51,10 +52,7 @@ export function ftsQuery(query: string): string | null {
  * Search lets the FTS index drive: matching rowids come out of FTS5 newest first (rowid = seq,
  * which grows with creation), each checked against the tenant; the cursor is the last seq.
  */
-export function searchContacts(
-  ctx: Ctx,
-  input: { query: string; limit?: number; cursor?: string; client_id?: string },
-) {
+export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const match = ftsQuery(input.query)
   if (!match) throw invalidField('query', 'must contain at least one letter or digit')
   const limit = input.limit ?? DEFAULT_LIMIT

@@ -3,31 +3,15 @@ import type { Ctx } from '../../context'
 import { contacts, events } from '../../db/schema'
 import { ownerForCreate, visibleTo } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
-import type { ContactStatus } from '../../lib/enums'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
 import { addMembers, assertListsOfClient, removeFromAllLists } from '../lists/members'
 import { bumpContactCount } from './counts'
+import type { ContactInput, ContactPatch } from './inputs'
 import { checkCustomFields, normalizeContactFields } from './normalize'
 import { presentContact } from './present'
 import { contactsHighWater, indexContactsAfter } from './search-index'
-
-export type InputStatus = Extract<ContactStatus, 'subscribed' | 'unsubscribed' | 'blocked'>
-
-export interface ContactInput {
-  email: string
-  first_name?: string | null
-  last_name?: string | null
-  company?: string | null
-  phone?: string | null
-  timezone?: string | null
-  status?: InputStatus
-  custom_fields?: Record<string, unknown>
-  list_ids?: string[]
-}
-
-export type ContactPatch = Partial<ContactInput>
 
 function findByEmail(ctx: Ctx, clientId: string, email: string) {
   return ctx.db

@@ -8,6 +8,7 @@ import { invalidField, notFound, ServiceError } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import type { Upload } from '../../lib/upload'
 import { assertListsOfClient } from '../lists/members'
+import type { CreateImportInput } from './inputs'
 import { presentImport } from './present'
 
 export const IMPORT_LIMIT = 200 * 1024 * 1024
@@ -49,18 +50,29 @@ async function csvFromUpload(upload: Upload, dest: string): Promise<number> {
   return upload.lines
 }
 
-export interface ImportQuery {
-  client_id?: string
-  list_id?: string
-  update_existing?: boolean
+/** What `prepareImport` settled before anything is written: the owner, the list and the CSV on disk. */
+export interface PreparedImport {
+  id: string
+  clientId: string
+  listId: string | null
+  file: string
+  lines: number
 }
 
-/** Accepts an upload, spools it, queues the job and returns at once; progress is on the job. */
-export async function createImport(ctx: Ctx, upload: Upload, query: ImportQuery) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, query.client_id)
+/**
+ * The I/O half of an import: checks the owner and list, then puts the upload's CSV in the
+ * imports directory. Writes no rows; `queueImport` does, in the verb's transaction.
+ */
+export async function prepareImport(
+  ctx: Ctx,
+  input: CreateImportInput,
+  upload: Upload | undefined,
+): Promise<PreparedImport> {
+  if (!upload) throw invalidField('file', 'a CSV file is required')
+  const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
   let listId: string | null = null
-  if (query.list_id !== undefined) {
-    listId = parseId(query.list_id)
+  if (input.list_id !== undefined) {
+    listId = parseId(input.list_id)
     if (!listId) throw invalidField('list_id', 'must be a list id')
     assertListsOfClient(ctx.db, clientId, [listId], 'list_id', false)
   }
@@ -68,31 +80,39 @@ export async function createImport(ctx: Ctx, upload: Upload, query: ImportQuery)
   const dir = join(ctx.config.dataDir, 'imports')
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = join(dir, `${id}.csv`)
-  let lines: number
   try {
-    lines = await csvFromUpload(upload, file)
+    return { id, clientId, listId, file, lines: await csvFromUpload(upload, file) }
   } catch (err) {
     rmSync(file, { force: true })
     throw err
   }
+}
+
+/** Queues the prepared import and wakes the worker; returns at once, progress is on the job. */
+export function queueImport(ctx: Ctx, input: CreateImportInput, prepared: PreparedImport) {
   const now = ctx.clock.now()
-  const row = ctx.db
-    .insert(contactImports)
-    .values({
-      id,
-      clientId,
-      file,
-      listId,
-      updateExisting: query.update_existing ?? false,
-      // An estimate until the file has been read (quoted line breaks count here); exact when done.
-      totalRows: Math.max(0, lines - 1),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
-  ctx.workers.wake('imports')
-  return presentImport(row)
+  try {
+    const row = ctx.db
+      .insert(contactImports)
+      .values({
+        id: prepared.id,
+        clientId: prepared.clientId,
+        file: prepared.file,
+        listId: prepared.listId,
+        updateExisting: input.update_existing ?? false,
+        // An estimate until the file has been read (quoted line breaks count here); exact when done.
+        totalRows: Math.max(0, prepared.lines - 1),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get()
+    ctx.workers.wake('imports')
+    return presentImport(row)
+  } catch (err) {
+    rmSync(prepared.file, { force: true })
+    throw err
+  }
 }
 
 export function getImport(ctx: Ctx, id: string) {

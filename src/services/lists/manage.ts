@@ -7,6 +7,7 @@ import { notFound } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { listContacts } from '../contacts/read'
+import type { ListFields } from './inputs'
 import { addMembers, assertContactsOfClient, removeMembers } from './members'
 
 export function presentList(row: ListRow) {
@@ -31,7 +32,7 @@ export function findListRow(ctx: Ctx, id: string) {
   return row
 }
 
-export function createList(ctx: Ctx, input: { name: string; description?: string }, clientIdParam?: string) {
+export function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) {
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
   const row = ctx.db

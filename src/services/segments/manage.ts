@@ -8,13 +8,8 @@ import { notFound, validationFailed } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import { presentContact } from '../contacts/present'
+import type { SegmentInput } from './inputs'
 import { compileSegment, type RuleGroup } from './rules'
-
-export interface SegmentInput {
-  name: string
-  match?: 'all' | 'any'
-  rule_groups: RuleGroup[]
-}
 
 export function presentSegment(row: SegmentRow) {
   return {

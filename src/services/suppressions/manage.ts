@@ -8,6 +8,7 @@ import { invalidField, notFound } from '../../errors'
 import type { SuppressionSource } from '../../lib/enums'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
+import type { SuppressionFields } from './inputs'
 
 export function presentSuppression(row: SuppressionRow) {
   return {
@@ -62,7 +63,7 @@ export function isSuppressed(db: Db, clientId: string, email: string): boolean {
   return createSuppressionCheck(db)(clientId, email)
 }
 
-export function addSuppression(ctx: Ctx, input: { email: string; reason?: string }, clientIdParam?: string) {
+export function addSuppression(ctx: Ctx, input: SuppressionFields, clientIdParam?: string) {
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   return presentSuppression(
     suppress(ctx.db, clientId, input.email, 'api', input.reason ?? null, ctx.clock.now()),

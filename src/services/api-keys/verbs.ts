@@ -1,0 +1,28 @@
+import { defineVerb } from '../verbs/define'
+import { ApiKeyRef, CreateApiKeyInput, ListApiKeysInput } from './inputs'
+import { createApiKey, listApiKeys, revokeApiKey } from './manage'
+
+export const listApiKeysVerb = defineVerb({
+  name: 'api-keys.list',
+  scope: 'admin:*',
+  input: ListApiKeysInput,
+  mutates: false,
+  run: (ctx, input) => listApiKeys(ctx, input),
+})
+
+export const createApiKeyVerb = defineVerb({
+  name: 'api-keys.create',
+  scope: 'admin:*',
+  input: CreateApiKeyInput,
+  mutates: true,
+  run: (ctx, input) => createApiKey(ctx, input),
+})
+
+export const revokeApiKeyVerb = defineVerb({
+  name: 'api-keys.revoke',
+  scope: 'admin:*',
+  input: ApiKeyRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => revokeApiKey(ctx, id),
+})

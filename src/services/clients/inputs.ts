@@ -1,0 +1,27 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { Name, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+
+// What the client verbs take: one schema per input, shared by every door.
+
+export const ClientStatus = t.Union([t.Literal('active'), t.Literal('suspended')])
+
+export const ListClientsInput = t.Object(pageQueryMembers, strict)
+
+export const CreateClientInput = t.Object(
+  { name: Name, industry: t.Optional(t.String({ maxLength: 200 })) },
+  strict,
+)
+export type CreateClientInput = Static<typeof CreateClientInput>
+
+export const ClientRef = t.Object({ id: RecordId }, strict)
+
+export const UpdateClientInput = t.Object(
+  {
+    id: RecordId,
+    name: t.Optional(Name),
+    industry: t.Optional(t.Union([t.String({ maxLength: 200 }), t.Null()])),
+    status: t.Optional(ClientStatus),
+  },
+  strict,
+)
+export type UpdateClientPatch = Omit<Static<typeof UpdateClientInput>, 'id'>

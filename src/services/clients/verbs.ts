@@ -1,0 +1,38 @@
+import { defineVerb } from '../verbs/define'
+import { createClient } from './create'
+import { ClientRef, CreateClientInput, ListClientsInput, UpdateClientInput } from './inputs'
+import { getClient, listClients } from './read'
+import { updateClient } from './update'
+
+export const listClientsVerb = defineVerb({
+  name: 'clients.list',
+  scope: 'any',
+  input: ListClientsInput,
+  mutates: false,
+  run: (ctx, input) => listClients(ctx, input),
+})
+
+// Any credential may ask; the service refuses a tenant-scoped one (a platform-wide key is needed).
+export const createClientVerb = defineVerb({
+  name: 'clients.create',
+  scope: 'any',
+  input: CreateClientInput,
+  mutates: true,
+  run: (ctx, input) => createClient(ctx, input),
+})
+
+export const getClientVerb = defineVerb({
+  name: 'clients.get',
+  scope: 'any',
+  input: ClientRef,
+  mutates: false,
+  run: (ctx, { id }) => getClient(ctx, id),
+})
+
+export const updateClientVerb = defineVerb({
+  name: 'clients.update',
+  scope: 'any',
+  input: UpdateClientInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateClient(ctx, id, patch),
+})

@@ -1,0 +1,69 @@
+import { defineVerb } from '../verbs/define'
+import { exportContacts } from './export'
+import {
+  ContactRef,
+  CreateContactInput,
+  ExportContactsInput,
+  ListContactsInput,
+  SearchContactsInput,
+  UpdateContactInput,
+} from './inputs'
+import { getContact, listContacts, searchContacts } from './read'
+import { createContact, eraseContact, updateContact } from './write'
+
+export const listContactsVerb = defineVerb({
+  name: 'contacts.list',
+  scope: 'any',
+  input: ListContactsInput,
+  mutates: false,
+  run: (ctx, input) => listContacts(ctx, input),
+})
+
+export const createContactVerb = defineVerb({
+  name: 'contacts.create',
+  scope: 'contacts:write',
+  input: CreateContactInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createContact(ctx, fields, client_id),
+})
+
+export const searchContactsVerb = defineVerb({
+  name: 'contacts.search',
+  scope: 'any',
+  input: SearchContactsInput,
+  mutates: true,
+  run: (ctx, input) => searchContacts(ctx, input),
+})
+
+export const getContactVerb = defineVerb({
+  name: 'contacts.get',
+  scope: 'any',
+  input: ContactRef,
+  mutates: false,
+  run: (ctx, { id }) => getContact(ctx, id),
+})
+
+export const updateContactVerb = defineVerb({
+  name: 'contacts.update',
+  scope: 'contacts:write',
+  input: UpdateContactInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateContact(ctx, id, patch),
+})
+
+export const eraseContactVerb = defineVerb({
+  name: 'contacts.erase',
+  scope: 'contacts:write',
+  input: ContactRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => eraseContact(ctx, id),
+})
+
+export const exportContactsVerb = defineVerb({
+  name: 'contacts.export',
+  scope: 'contacts:read',
+  input: ExportContactsInput,
+  mutates: false,
+  run: (ctx, input) => exportContacts(ctx, input),
+})

@@ -1,0 +1,28 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { Name, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+
+// What the list verbs take: one schema per input, shared by every door.
+
+export const ListListsInput = t.Object({ ...pageQueryMembers, client_id: t.Optional(t.String()) }, strict)
+
+export const CreateListInput = t.Object(
+  {
+    client_id: t.Optional(t.String()),
+    name: Name,
+    description: t.Optional(t.String({ maxLength: 2000 })),
+  },
+  strict,
+)
+export type ListFields = Omit<Static<typeof CreateListInput>, 'client_id'>
+
+export const ListRef = t.Object({ id: RecordId }, strict)
+
+export const ListMembersInput = t.Object({ id: RecordId, ...pageQueryMembers }, strict)
+
+export const ListContactIdsInput = t.Object(
+  {
+    id: RecordId,
+    contact_ids: t.Array(t.String({ format: 'uuid' }), { minItems: 1, maxItems: 10_000 }),
+  },
+  strict,
+)

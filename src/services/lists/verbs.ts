@@ -1,0 +1,68 @@
+import { defineVerb } from '../verbs/define'
+import { CreateListInput, ListContactIdsInput, ListListsInput, ListMembersInput, ListRef } from './inputs'
+import {
+  addListMembers,
+  createList,
+  deleteList,
+  getList,
+  listLists,
+  listMembersPage,
+  removeListMembers,
+} from './manage'
+
+export const listListsVerb = defineVerb({
+  name: 'lists.list',
+  scope: 'any',
+  input: ListListsInput,
+  mutates: false,
+  run: (ctx, input) => listLists(ctx, input),
+})
+
+export const createListVerb = defineVerb({
+  name: 'lists.create',
+  scope: 'lists:write',
+  input: CreateListInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createList(ctx, fields, client_id),
+})
+
+export const getListVerb = defineVerb({
+  name: 'lists.get',
+  scope: 'any',
+  input: ListRef,
+  mutates: false,
+  run: (ctx, { id }) => getList(ctx, id),
+})
+
+export const deleteListVerb = defineVerb({
+  name: 'lists.delete',
+  scope: 'lists:write',
+  input: ListRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteList(ctx, id),
+})
+
+export const listListMembersVerb = defineVerb({
+  name: 'lists.members',
+  scope: 'any',
+  input: ListMembersInput,
+  mutates: false,
+  run: (ctx, { id, ...page }) => listMembersPage(ctx, id, page),
+})
+
+export const addListMembersVerb = defineVerb({
+  name: 'lists.add-contacts',
+  scope: 'lists:write',
+  input: ListContactIdsInput,
+  mutates: true,
+  run: (ctx, { id, contact_ids }) => addListMembers(ctx, id, contact_ids),
+})
+
+export const removeListMembersVerb = defineVerb({
+  name: 'lists.remove-contacts',
+  scope: 'lists:write',
+  input: ListContactIdsInput,
+  mutates: true,
+  run: (ctx, { id, contact_ids }) => removeListMembers(ctx, id, contact_ids),
+})

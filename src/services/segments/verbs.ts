@@ -1,0 +1,65 @@
+import { defineVerb } from '../verbs/define'
+import {
+  CreateSegmentInput,
+  ListSegmentsInput,
+  SegmentContactsInput,
+  SegmentRef,
+  UpdateSegmentInput,
+} from './inputs'
+import {
+  createSegment,
+  deleteSegment,
+  getSegment,
+  listSegments,
+  segmentContacts,
+  updateSegment,
+} from './manage'
+
+export const listSegmentsVerb = defineVerb({
+  name: 'segments.list',
+  scope: 'any',
+  input: ListSegmentsInput,
+  mutates: false,
+  run: (ctx, input) => listSegments(ctx, input),
+})
+
+export const createSegmentVerb = defineVerb({
+  name: 'segments.create',
+  scope: 'lists:write',
+  input: CreateSegmentInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createSegment(ctx, fields, client_id),
+})
+
+export const getSegmentVerb = defineVerb({
+  name: 'segments.get',
+  scope: 'any',
+  input: SegmentRef,
+  mutates: false,
+  run: (ctx, { id }) => getSegment(ctx, id),
+})
+
+export const updateSegmentVerb = defineVerb({
+  name: 'segments.update',
+  scope: 'lists:write',
+  input: UpdateSegmentInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateSegment(ctx, id, patch),
+})
+
+export const deleteSegmentVerb = defineVerb({
+  name: 'segments.delete',
+  scope: 'lists:write',
+  input: SegmentRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteSegment(ctx, id),
+})
+
+export const segmentContactsVerb = defineVerb({
+  name: 'segments.contacts',
+  scope: 'any',
+  input: SegmentContactsInput,
+  mutates: false,
+  run: (ctx, { id, ...page }) => segmentContacts(ctx, id, page),
+})

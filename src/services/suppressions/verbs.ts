@@ -1,0 +1,28 @@
+import { defineVerb } from '../verbs/define'
+import { AddSuppressionInput, ListSuppressionsInput, RemoveSuppressionInput } from './inputs'
+import { addSuppression, listSuppressions, removeSuppression } from './manage'
+
+export const listSuppressionsVerb = defineVerb({
+  name: 'suppressions.list',
+  scope: 'any',
+  input: ListSuppressionsInput,
+  mutates: false,
+  run: (ctx, input) => listSuppressions(ctx, input),
+})
+
+export const addSuppressionVerb = defineVerb({
+  name: 'suppressions.add',
+  scope: 'compliance:read',
+  input: AddSuppressionInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => addSuppression(ctx, fields, client_id),
+})
+
+export const removeSuppressionVerb = defineVerb({
+  name: 'suppressions.remove',
+  scope: 'compliance:read',
+  input: RemoveSuppressionInput,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { email, client_id }) => removeSuppression(ctx, email, client_id),
+})
