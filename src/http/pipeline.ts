@@ -73,8 +73,10 @@ function verbInput(
     if (o.queryMembers.includes(name)) input[name] = value
     else errors.push({ field: name, message: 'is not a known query parameter' })
   }
-  if (errors.length > 0) throw validationFailed(errors)
-  return { ...input, ...params }
+  const all = { ...input, ...params }
+  // Every failing member at once: the misplaced ones and what the verb's schema says of the rest.
+  if (errors.length > 0) throw validationFailed([...errors, ...validate(o.verb.input, all, 'input')])
+  return all
 }
 
 function answerOf(o: VerbOperation, result: unknown): unknown {
@@ -146,7 +148,7 @@ export async function runOperation(
           'RATE_LIMITED',
           `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`,
         )
-      authorize({ scope: o.auth, mutates: isMutating(o) }, actor)
+      authorize({ scope: o.auth, mutates: o.verb?.mutates ?? isMutating(o) }, actor)
       ctx = withActor(app, actor, meta.requestId)
     }
 

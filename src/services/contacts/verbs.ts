@@ -31,7 +31,8 @@ export const searchContactsVerb = defineVerb({
   name: 'contacts.search',
   scope: 'any',
   input: SearchContactsInput,
-  mutates: true,
+  // A POST only because a search can be longer than a URL; it changes nothing.
+  mutates: false,
   run: (ctx, input) => searchContacts(ctx, input),
 })
 
