@@ -181,7 +181,6 @@ describe('the transaction belongs to invoke', () => {
       scope: 'campaigns:write',
       input: Input,
       mutates: true,
-      // biome-ignore lint/suspicious/useAwait: the point is a promise from run
       run: async (ctx, input) => writeThenFail.run(ctx, input, undefined, {}),
     })
     await expect(
