@@ -1,6 +1,13 @@
-import { eq } from 'drizzle-orm'
 import type { AppContext } from '../context'
-import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from '../db/schema'
+import { eventBody } from '../db/events'
+import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
+import {
+  logAttempt,
+  markDeliveryFailed,
+  markDeliverySucceeded,
+  setHookFailing,
+  webhookById,
+} from '../db/webhook-queue'
 import { decryptSecret } from '../lib/crypto'
 import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
@@ -41,12 +48,7 @@ export function signingSecrets(app: AppContext, hook: WebhookRow): string[] {
 /** The JSON body: the stored test payload, or the envelope built from the event row. */
 export function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): string | null {
   if (delivery.payload !== null) return delivery.payload
-  // A prepared statement: this runs once per delivery on the hot path.
-  const event = app.sqlite
-    .query<{ id: string; type: string; occurred_at: number; data: string }, [string]>(
-      'SELECT id, type, occurred_at, data FROM events WHERE id = ?1',
-    )
-    .get(delivery.eventId)
+  const event = eventBody(app.sqlite, delivery.eventId)
   if (!event) return null
   return `{"id":${JSON.stringify(toPrefixedId('event', event.id))},"type":${JSON.stringify(event.type)},"created_at":"${iso(event.occurred_at)}","data":${event.data}}`
 }
@@ -89,60 +91,46 @@ export function recordOutcome(
   policy: DeliveryPolicy,
 ): void {
   const now = app.clock.now()
-  app.sqlite.transaction(() => {
-    // Prepared statements for the common path (one attempt and its delivery per send).
-    app.sqlite
-      .query(
-        `INSERT INTO webhook_attempts (id, delivery_id, attempted_at, status, duration_ms, response_excerpt, error)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)`,
-      )
-      .run(
-        Bun.randomUUIDv7(),
-        delivery.id,
-        now,
-        result.status,
-        result.durationMs,
-        result.excerpt,
-        result.error,
-      )
-    const attempts = delivery.attempts + 1
-    const common = { attempts, lastStatus: result.status, lastError: result.error, updatedAt: now }
+  const { sqlite } = app
+  sqlite.transaction(() => {
+    logAttempt(sqlite, {
+      deliveryId: delivery.id,
+      at: now,
+      status: result.status,
+      durationMs: result.durationMs,
+      excerpt: result.excerpt,
+      error: result.error,
+    })
+    const counters = {
+      attempts: delivery.attempts + 1,
+      lastStatus: result.status,
+      lastError: result.error,
+      at: now,
+    }
     if (ok(result)) {
-      app.sqlite
-        .query(
-          `UPDATE webhook_deliveries SET attempts = ?2, last_status = ?3, last_error = ?4, updated_at = ?5,
-             status = 'succeeded', next_attempt_at = NULL, completed_at = ?5 WHERE id = ?1`,
-        )
-        .run(delivery.id, attempts, result.status, result.error, now)
-      if (!delivery.test && hook.failingSince !== null)
-        app.db.update(webhooks).set({ failingSince: null }).where(eq(webhooks.id, hook.id)).run()
+      markDeliverySucceeded(sqlite, delivery.id, counters)
+      if (!delivery.test && hook.failingSince !== null) setHookFailing(app.db, hook.id, null)
       return
     }
     const gone = result.status === 410
-    const exhausted = delivery.test || gone || attempts >= policy.schedule.length
-    app.db
-      .update(webhookDeliveries)
-      .set(
-        exhausted
-          ? { ...common, status: 'failed', nextAttemptAt: null, completedAt: now }
-          : { ...common, status: 'pending', nextAttemptAt: now + policy.schedule[attempts]! },
-      )
-      .where(eq(webhookDeliveries.id, delivery.id))
-      .run()
+    const exhausted = delivery.test || gone || counters.attempts >= policy.schedule.length
+    markDeliveryFailed(
+      app.db,
+      delivery.id,
+      counters,
+      exhausted ? null : now + policy.schedule[counters.attempts]!,
+    )
     if (delivery.test) return
-    const current = app.db.select().from(webhooks).where(eq(webhooks.id, hook.id)).get()
+    const current = webhookById(app.db, hook.id)
     if (!current) return
     const failingSince = current.failingSince ?? now
     const disable = gone ? 'gone' : now - failingSince >= DISABLE_AFTER_MS ? 'failing' : null
-    app.db
-      .update(webhooks)
-      .set(
-        disable && current.active
-          ? { failingSince, active: false, disabledReason: disable, updatedAt: now }
-          : { failingSince },
-      )
-      .where(eq(webhooks.id, hook.id))
-      .run()
+    setHookFailing(
+      app.db,
+      hook.id,
+      failingSince,
+      disable && current.active ? { reason: disable, at: now } : undefined,
+    )
     if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
   })()
 }

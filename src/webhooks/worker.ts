@@ -1,7 +1,15 @@
-import { eq } from 'drizzle-orm'
 import type { AppContext } from '../context'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
-import { webhooks } from '../db/schema'
+import {
+  claimForHook,
+  expireLeases,
+  idleHooks,
+  isHookActive,
+  nextDueAt,
+  releaseAllLeases,
+  releaseDelivery,
+  webhookById,
+} from '../db/webhook-queue'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../queue/leased-worker'
 import {
   DEFAULT_SCHEDULE,
@@ -46,93 +54,34 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const perEndpoint = options.perEndpoint ?? 100
   const { sqlite } = app
 
-  // A claim whose lease ran out (its process died mid-attempt) is pending again.
-  const expireLeases = sqlite.query(
-    "UPDATE webhook_deliveries SET status = 'pending' WHERE status = 'sending' AND next_attempt_at <= ?1",
-  )
-  const idleHooks = sqlite.query<{ id: string }, [string]>(
-    'SELECT id FROM webhooks WHERE active = 1 AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY id',
-  )
-  // Per endpoint through webhook_deliveries_claim_idx, so a pass costs the same whatever the
-  // backlog. Fan-out stamps one time per batch, so (next_attempt_at, id) is event order for new
-  // deliveries; a retried one goes by its retry time (DESIGN §8: in order except when retrying).
-  const claimForHook = sqlite.query(
-    `UPDATE webhook_deliveries SET status = 'sending', next_attempt_at = ?1
-     WHERE id IN (
-       SELECT id FROM webhook_deliveries
-       WHERE webhook_id = ?2 AND status = 'pending' AND next_attempt_at <= ?3
-       ORDER BY next_attempt_at, id LIMIT ?4
-     ) RETURNING *`,
-  )
-  const claimQuery = {
-    all(
-      leaseEnd: number,
-      now: number,
-      busyJson: string,
-      per: number,
-      max: number,
-    ): Record<string, unknown>[] {
-      expireLeases.run(now)
-      const out: Record<string, unknown>[] = []
-      for (const { id } of idleHooks.all(busyJson)) {
-        if (out.length >= max) break
-        out.push(
-          ...(claimForHook.all(leaseEnd, id, now, Math.min(per, max - out.length)) as Record<
-            string,
-            unknown
-          >[]),
-        )
-      }
-      return out
-    },
-  }
-  const nextDueQuery = sqlite.query(
-    `SELECT min(d.next_attempt_at) AS t FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-     WHERE d.status IN ('pending', 'sending') AND w.active = 1
-       AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))`,
-  )
-  const release = sqlite.query(
-    "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?1 WHERE id = ?2 AND status = 'sending'",
-  )
-
   let stopped = false
   let nextDue: number | null | undefined
   const busy = new Map<string, Promise<void>>()
   // Set once the worker exists: a finished chain kicks it so the endpoint's next rows go out.
   let kick = () => {}
 
-  const toRow = (r: Record<string, unknown>): ClaimedRow => ({
-    id: r.id as string,
-    webhookId: r.webhook_id as string,
-    clientId: r.client_id as string,
-    eventId: r.event_id as string,
-    eventType: r.event_type as string,
-    test: Boolean(r.test),
-    payload: (r.payload as string | null) ?? null,
-    status: r.status as ClaimedRow['status'],
-    attempts: r.attempts as number,
-    nextAttemptAt: r.next_attempt_at as number | null,
-    lastStatus: r.last_status as number | null,
-    lastError: r.last_error as string | null,
-    createdAt: r.created_at as number,
-    updatedAt: r.updated_at as number,
-    completedAt: r.completed_at as number | null,
-  })
-
-  const isActive = sqlite.query<{ active: number }, [string]>('SELECT active FROM webhooks WHERE id = ?1')
+  /** Expires stale leases, then leases up to `max` due rows, endpoint by endpoint (idle ones). */
+  function claim(now: number, max: number): ClaimedRow[] {
+    expireLeases(sqlite, now)
+    const out: ClaimedRow[] = []
+    for (const id of idleHooks(sqlite, [...busy.keys()])) {
+      if (out.length >= max) break
+      out.push(...claimForHook(sqlite, id, now, now + leaseMs, Math.min(perEndpoint, max - out.length)))
+    }
+    return out
+  }
 
   async function chain(webhookId: string, rows: ClaimedRow[]) {
     rows.sort((a, b) => (a.id < b.id ? -1 : 1))
     // The endpoint and its signing secrets are read once per chain (a rotated secret keeps
     // signing for 24 h anyway); whether it is still active is checked before every send, and
     // the row is read again after a failure (recordOutcome needs its current failing_since).
-    const readHook = (): WebhookRow | undefined =>
-      app.db.select().from(webhooks).where(eq(webhooks.id, webhookId)).get()
+    const readHook = (): WebhookRow | undefined => webhookById(app.db, webhookId)
     let hook = readHook()
     const secrets = hook ? signingSecrets(app, hook) : []
     for (let i = 0; i < rows.length; i++) {
-      if (stopped || !hook || !hook.active || (i > 0 && !isActive.get(webhookId)?.active)) {
-        for (const r of rows.slice(i)) release.run(app.clock.now(), r.id)
+      if (stopped || !hook || !hook.active || (i > 0 && !isHookActive(sqlite, webhookId))) {
+        for (const r of rows.slice(i)) releaseDelivery(sqlite, r.id, app.clock.now())
         return
       }
       const row = rows[i]!
@@ -166,15 +115,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     const room = concurrency - busy.size
     if (room > 0) {
       const now = app.clock.now()
-      const claimed = (
-        claimQuery.all(
-          now + leaseMs,
-          now,
-          JSON.stringify([...busy.keys()]),
-          perEndpoint,
-          room * perEndpoint,
-        ) as Record<string, unknown>[]
-      ).map(toRow)
+      const claimed = claim(now, room * perEndpoint)
       const groups = new Map<string, ClaimedRow[]>()
       for (const row of claimed) {
         const g = groups.get(row.webhookId)
@@ -183,7 +124,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       }
       for (const [id, rows] of groups) {
         if (busy.size >= concurrency) {
-          for (const r of rows) release.run(now, r.id)
+          for (const r of rows) releaseDelivery(sqlite, r.id, now)
           continue
         }
         startChain(id, rows)
@@ -193,8 +134,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
         worked = true
       }
     }
-    if (nextDue === undefined)
-      nextDue = (nextDueQuery.get(JSON.stringify([...busy.keys()])) as { t: number | null } | null)?.t ?? null
+    if (nextDue === undefined) nextDue = nextDueAt(sqlite, [...busy.keys()])
     // Chains in flight kick the worker when they end; until then wake at the next due retry.
     return { worked, nextAt: nextDue ?? null }
   }
@@ -203,11 +143,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     name: 'webhooks',
     recover() {
       // A previous process died holding claims: they are due again now (same webhook-id).
-      sqlite
-        .query(
-          "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ? WHERE status = 'sending'",
-        )
-        .run(app.clock.now())
+      releaseAllLeases(sqlite, app.clock.now())
     },
     pass,
     idleMs: pollMs,

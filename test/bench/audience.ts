@@ -23,6 +23,7 @@ import { and, count, desc, eq, lt, type SQL } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { openStore } from '../../src/db/client'
 import { DB_FILE } from '../../src/db/data-dir'
+import { appendEvent } from '../../src/db/events'
 import { migrate } from '../../src/db/migrate'
 import * as schema from '../../src/db/schema'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
@@ -434,9 +435,6 @@ function addEvents(dbFile: string, clientId: string, ids: string[], total: numbe
     // Data preparation only (not measured): trade durability and memory for speed.
     sqlite.run('PRAGMA synchronous = OFF')
     sqlite.run(`PRAGMA cache_size = -${Math.min(2 * 1024 * 1024, Math.floor(freemem() / 1024 / 4))}`)
-    const insert = sqlite.prepare(
-      'INSERT INTO events (id, client_id, type, contact_id, occurred_at, data) VALUES (?, ?, ?, ?, ?, ?)',
-    )
     const random = rng(42)
     const now = Date.now()
     const times = new Float64Array(total)
@@ -445,14 +443,18 @@ function addEvents(dbFile: string, clientId: string, ids: string[], total: numbe
     const batch = sqlite.transaction((from: number, to: number) => {
       for (let k = from; k < to; k++) {
         const at = times[k]!
-        insert.run(
-          Bun.randomUUIDv7('hex', at),
+        appendEvent(sqlite, {
+          id: Bun.randomUUIDv7('hex', at),
           clientId,
-          EVENT_TYPES[Math.floor(random() * EVENT_TYPES.length)]!,
-          ids[Math.floor(random() * ids.length)]!,
-          at,
-          '{}',
-        )
+          type: EVENT_TYPES[Math.floor(random() * EVENT_TYPES.length)]!,
+          contactId: ids[Math.floor(random() * ids.length)]!,
+          messageId: null,
+          campaignId: null,
+          journeyId: null,
+          sequenceId: null,
+          occurredAt: at,
+          data: '{}',
+        })
       }
     })
     const t0 = performance.now()

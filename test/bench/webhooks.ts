@@ -5,7 +5,8 @@
 //     their next attempt (server CPU while waiting vs. the same server idle).
 // The compiled dist/herald (built when missing or stale) serves on a free 127.0.0.1 port; events
 // are inserted straight into its SQLite file (WAL, second writer) exactly as recordEvent writes
-// them, and the dispatcher picks them up by rowid. Receivers are Bun.serve instances answering 204.
+// them (appendEvent: the next seq from event_sequence, in the inserting transaction), and the
+// dispatcher picks them up by seq. Receivers are Bun.serve instances answering 204.
 // Prints a Markdown table and, last, one JSON line with every figure. Exits 1 if a bar is missed,
 // 2 on an error.
 //
@@ -19,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Server } from 'bun'
+import { appendEvent, type EventInsert } from '../../src/db/events'
 import {
   api,
   ensureBinary,
@@ -144,10 +146,9 @@ async function deleteHook(id: string): Promise<void> {
 // Events, written as recordEvent writes them (drizzle's json mode stores JSON.stringify text).
 
 const toEventId = (uuid: string) => `evt_${uuid.replaceAll('-', '').toLowerCase()}`
-let insertEvent: ReturnType<Database['prepare']> | null = null
 let seq = 0
 
-function eventRow(now: number): { id: string; values: (string | number | null)[] } {
+function eventRow(now: number): EventInsert {
   const id = Bun.randomUUIDv7()
   const contact = Bun.randomUUIDv7()
   const n = ++seq
@@ -159,7 +160,18 @@ function eventRow(now: number): { id: string; values: (string | number | null)[]
     source: 'api',
     unsubscribed_at: new Date(now).toISOString(),
   }
-  return { id, values: [id, clientId, EVENT_TYPE, contact, now, JSON.stringify(data)] }
+  return {
+    id,
+    clientId,
+    type: EVENT_TYPE,
+    contactId: contact,
+    messageId: null,
+    campaignId: null,
+    journeyId: null,
+    sequenceId: null,
+    occurredAt: now,
+    data: JSON.stringify(data),
+  }
 }
 
 /** Inserts `count` events in transactions of INSERT_BATCH; returns each event's commit time. */
@@ -173,7 +185,7 @@ function insertBatches(count: number, commits: Map<string, number>): void {
       const now = Date.now()
       for (let i = 0; i < n; i++) {
         const e = eventRow(now)
-        insertEvent!.run(...e.values)
+        appendEvent(db, e)
         ids.push(e.id)
       }
     })()
@@ -281,7 +293,8 @@ async function latency(): Promise<LatencyResult> {
     const wait = due - performance.now()
     if (wait > 0) await Bun.sleep(wait)
     const e = eventRow(Date.now())
-    insertEvent!.run(...e.values) // autocommit: committed when run() returns
+    const db = eventsDb!
+    db.transaction(() => appendEvent(db, e))() // committed when this returns
     commits.set(toEventId(e.id), performance.now())
   }
   await waitArrivals([rec], total)
@@ -416,10 +429,6 @@ async function main(): Promise<boolean> {
 
   eventsDb = new Database(join(dataDir, 'herald.db'))
   eventsDb.run('PRAGMA busy_timeout = 10000')
-  insertEvent = eventsDb.prepare(
-    `INSERT INTO events (id, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
-     VALUES (?, ?, ?, ?, NULL, NULL, NULL, NULL, ?, ?)`,
-  )
 
   progress(`latency: ${RATE} events/s for ${LATENCY_SECONDS} s`)
   const lat = await latency()

@@ -86,3 +86,41 @@ describe('embedded migrations', () => {
     store.close()
   })
 })
+
+describe('0009 events.seq', () => {
+  test('existing events get seq in rowid order; the counter and the fan-out mark carry on from there', () => {
+    const store = openStore(tmpFile())
+    const before = embeddedMigrations.filter((m) => m.tag < '0009')
+    migrate(store.sqlite, before)
+    const insert = store.sqlite.query(
+      "INSERT INTO events (id, client_id, type, occurred_at, data) VALUES (?, 'c', 'email.opened', 0, '{}')",
+    )
+    // Ids out of rowid order: seq follows the order they were written, not the id.
+    for (const id of ['e3', 'e1', 'e2']) insert.run(id)
+    store.sqlite.run("INSERT INTO webhook_dispatch (name, last_event_rowid) VALUES ('events', 2)")
+    expect(migrate(store.sqlite)).toEqual(['0009_events_seq'])
+    const rows = store.sqlite.query('SELECT id, seq FROM events ORDER BY seq').all()
+    expect(rows).toEqual([
+      { id: 'e3', seq: 1 },
+      { id: 'e1', seq: 2 },
+      { id: 'e2', seq: 3 },
+    ])
+    expect(store.sqlite.query('SELECT id, last_seq FROM event_sequence').all()).toEqual([
+      { id: 1, last_seq: 3 },
+    ])
+    expect(store.sqlite.query('SELECT name, last_event_seq FROM webhook_dispatch').all()).toEqual([
+      { name: 'events', last_event_seq: 2 },
+    ])
+    store.close()
+  })
+
+  test('a new file starts both the counter and the mark at 0', () => {
+    const store = openStore(tmpFile())
+    migrate(store.sqlite)
+    expect(store.sqlite.query('SELECT last_seq FROM event_sequence').all()).toEqual([{ last_seq: 0 }])
+    expect(store.sqlite.query('SELECT name, last_event_seq FROM webhook_dispatch').all()).toEqual([
+      { name: 'events', last_event_seq: 0 },
+    ])
+    store.close()
+  })
+})

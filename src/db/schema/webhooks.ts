@@ -74,10 +74,10 @@ export const webhookAttempts = sqliteTable(
   (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.id)],
 )
 
-/** Fan-out high-water mark: the last `events` rowid turned into deliveries. One row. */
+/** Fan-out high-water mark: the last `events.seq` turned into deliveries. One row, `events`. */
 export const webhookDispatch = sqliteTable('webhook_dispatch', {
   name: text('name').primaryKey(),
-  lastEventRowid: integer('last_event_rowid').notNull(),
+  lastEventSeq: integer('last_event_seq').notNull(),
 })
 
 export type WebhookRow = typeof webhooks.$inferSelect

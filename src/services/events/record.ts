@@ -1,4 +1,5 @@
 import type { Db } from '../../db/client'
+import { appendEvent } from '../../db/events'
 import { newId } from '../../lib/ids'
 
 export const EVENT_TYPES = [
@@ -26,28 +27,23 @@ export interface EventInput {
 }
 
 /**
- * Appends one event. Call it inside the transaction of the change that caused it. A prepared
- * statement rather than the query builder: the send queue writes one per message, and the
- * builder costs ~15x more per insert.
+ * Appends one event with the next `seq` (src/db/events.ts). Call it inside the transaction of
+ * the change that caused it. Prepared statements rather than the query builder: the send queue
+ * writes one per message, and the builder costs ~15x more per insert.
  */
 export function recordEvent(db: Db, input: EventInput): string {
   const id = newId()
-  db.$client
-    .query(
-      `INSERT INTO events (id, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
-    )
-    .run(
-      id,
-      input.clientId,
-      input.type,
-      input.contactId ?? null,
-      input.messageId ?? null,
-      input.campaignId ?? null,
-      input.journeyId ?? null,
-      input.sequenceId ?? null,
-      input.occurredAt,
-      JSON.stringify(input.data),
-    )
+  appendEvent(db.$client, {
+    id,
+    clientId: input.clientId,
+    type: input.type,
+    contactId: input.contactId ?? null,
+    messageId: input.messageId ?? null,
+    campaignId: input.campaignId ?? null,
+    journeyId: input.journeyId ?? null,
+    sequenceId: input.sequenceId ?? null,
+    occurredAt: input.occurredAt,
+    data: JSON.stringify(input.data),
+  })
   return id
 }
