@@ -1,8 +1,17 @@
-import type { AppContext } from '../context'
-import { startDueCampaigns } from '../services/campaigns/launch'
+import type { TSchema } from '@sinclair/typebox'
+import { type AppContext, withActor } from '../context'
+import { systemActor } from '../services/actors/actor'
+import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { reverifyDomains } from '../services/domains/verify'
-import { purgeIdempotencyKeys } from '../services/idempotency'
-import { refreshSegmentSizes } from '../services/segments/manage'
+import { purgeIdempotencyKeysVerb } from '../services/idempotency'
+import { refreshSegmentSizesVerb } from '../services/segments/verbs'
+import type { Verb } from '../services/verbs/define'
+import { invoke } from '../services/verbs/invoke'
+
+/** A job runs its verb as Herald itself, through the same `invoke` as every other door. */
+function runAs<I extends TSchema, R, P>(ctx: AppContext, name: string, verb: Verb<I, R, P>): Promise<R> {
+  return invoke(verb, withActor(ctx, systemActor(`job:${name}`), `job:${name}`), {})
+}
 
 /** Registers every named job of the instance. Later issues add theirs here. */
 export function registerJobs(ctx: AppContext): void {
@@ -10,16 +19,16 @@ export function registerJobs(ctx: AppContext): void {
     name: 'campaigns.start-scheduled',
     schedule: '* * * * * *',
     description: 'Start scheduled campaigns whose scheduled_at has come (checked every second)',
-    run: () => {
-      startDueCampaigns(ctx)
+    run: async () => {
+      await runAs(ctx, 'campaigns.start-scheduled', startScheduledCampaignsVerb)
     },
   })
   ctx.jobs.register({
     name: 'idempotency.purge',
     schedule: '17 * * * *',
     description: 'Delete stored Idempotency-Key responses older than 24 hours',
-    run: () => {
-      const removed = purgeIdempotencyKeys(ctx)
+    run: async () => {
+      const { removed } = await runAs(ctx, 'idempotency.purge', purgeIdempotencyKeysVerb)
       if (removed > 0) ctx.log.info('idempotency keys purged', { removed })
     },
   })
@@ -27,8 +36,8 @@ export function registerJobs(ctx: AppContext): void {
     name: 'segments.refresh',
     schedule: '*/15 * * * *',
     description: "Recompute every segment's estimated_size",
-    run: () => {
-      refreshSegmentSizes(ctx)
+    run: async () => {
+      await runAs(ctx, 'segments.refresh', refreshSegmentSizesVerb)
     },
   })
   ctx.jobs.register({

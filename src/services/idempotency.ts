@@ -2,6 +2,8 @@ import { and, eq, isNull, lt, or } from 'drizzle-orm'
 import type { AppContext } from '../context'
 import { idempotencyKeys } from '../db/schema'
 import { ServiceError } from '../errors'
+import { defineVerb } from './verbs/define'
+import { NoInput } from './verbs/schemas'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 /** An in-flight marker older than this was left by a crash and may be taken over. */
@@ -92,3 +94,12 @@ export function purgeIdempotencyKeys(ctx: AppContext): number {
     .run() as unknown as { changes: number }
   return result.changes
 }
+
+/** Deletes stored responses past their 24 hours (a scheduled job). */
+export const purgeIdempotencyKeysVerb = defineVerb({
+  name: 'idempotency.purge',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => ({ removed: purgeIdempotencyKeys(ctx) }),
+})

@@ -1,4 +1,5 @@
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import {
   CampaignRef,
   CreateCampaignInput,
@@ -6,7 +7,7 @@ import {
   ListCampaignsInput,
   UpdateCampaignInput,
 } from './inputs'
-import { cancelCampaign, launchCampaign, pauseCampaign } from './launch'
+import { cancelCampaign, launchCampaign, pauseCampaign, startDueCampaigns } from './launch'
 import { createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign } from './manage'
 import { campaignStats } from './stats'
 
@@ -83,4 +84,13 @@ export const campaignStatsVerb = defineVerb({
   input: CampaignRef,
   mutates: false,
   run: (ctx, { id }) => campaignStats(ctx, id),
+})
+
+/** The scheduler's job: scheduled campaigns whose time has come start (or fail, saying why). */
+export const startScheduledCampaignsVerb = defineVerb({
+  name: 'campaigns.start-scheduled',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => ({ started: startDueCampaigns(ctx) }),
 })

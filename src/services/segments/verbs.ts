@@ -1,4 +1,5 @@
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import {
   CreateSegmentInput,
   ListSegmentsInput,
@@ -11,6 +12,7 @@ import {
   deleteSegment,
   getSegment,
   listSegments,
+  refreshSegmentSizes,
   segmentContacts,
   updateSegment,
 } from './manage'
@@ -62,4 +64,13 @@ export const segmentContactsVerb = defineVerb({
   input: SegmentContactsInput,
   mutates: false,
   run: (ctx, { id, ...page }) => segmentContacts(ctx, id, page),
+})
+
+/** Recomputes every segment's estimated_size (a scheduled job). */
+export const refreshSegmentSizesVerb = defineVerb({
+  name: 'segments.refresh-sizes',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => ({ refreshed: refreshSegmentSizes(ctx) }),
 })

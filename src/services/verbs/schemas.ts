@@ -59,3 +59,6 @@ export const strict = { additionalProperties: false } as const
  * turns it into the UUID, and an id that is neither is 404 like an unknown record.
  */
 export const RecordId = t.String({ 'x-record-id': true, description: 'UUID or prefixed id (cmp_…)' })
+
+/** The input of a verb that takes nothing (scheduled jobs). */
+export const NoInput = t.Object({}, strict)
