@@ -1,18 +1,13 @@
 import { Type as t } from '@sinclair/typebox'
-import { createDomain } from '../../services/domains/create'
-import { deleteDomain, getDomain, listDomains } from '../../services/domains/read'
-import { verifyDomain } from '../../services/domains/verify'
 import {
-  ClientPageQuery,
-  CreateQuery,
-  DateTime,
-  dataOf,
-  Nullable,
-  pageOf,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
+  createDomainVerb,
+  deleteDomainVerb,
+  getDomainVerb,
+  listDomainsVerb,
+  verifyDomainVerb,
+} from '../../services/domains/verbs'
+import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const DnsRecord = t.Object({
   purpose: t.Union([t.Literal('dkim'), t.Literal('spf'), t.Literal('dmarc')]),
@@ -48,63 +43,51 @@ const Domain = t.Object({
   updated_at: DateTime,
 })
 
-const DomainInput = t.Object({ domain: t.String({ minLength: 1, maxLength: 253 }) }, strict)
-
 const tag = 'Domains'
+const ITEM = '/api/v1/domains/{id}'
 
 export const domainOperations = [
-  op({
+  route(listDomainsVerb, {
     id: 'listDomains',
     method: 'GET',
     path: '/api/v1/domains',
     tag,
-    auth: 'any',
     summary: 'List sending domains',
-    query: ClientPageQuery,
+    query: ['limit', 'cursor', 'client_id'],
+    answer: 'as-is',
     response: pageOf(Domain),
-    handle: (ctx, { query }) => listDomains(ctx, query),
   }),
-  op({
+  route(createDomainVerb, {
     id: 'createDomain',
     method: 'POST',
     path: '/api/v1/domains',
     tag,
-    auth: 'admin:*',
     summary: 'Add a sending domain: generates its DKIM key and returns the DNS records to publish',
-    query: CreateQuery,
-    body: DomainInput,
+    query: ['client_id'],
     response: dataOf(Domain),
-    handle: async (ctx, { query, body }) => ({ data: await createDomain(ctx, query.client_id, body) }),
   }),
-  op({
+  route(getDomainVerb, {
     id: 'getDomain',
     method: 'GET',
-    path: '/api/v1/domains/{id}',
+    path: ITEM,
     tag,
-    auth: 'any',
     summary: 'Get a sending domain',
     response: dataOf(Domain),
-    handle: (ctx, { params }) => ({ data: getDomain(ctx, params.id!) }),
   }),
-  op({
+  route(deleteDomainVerb, {
     id: 'deleteDomain',
     method: 'DELETE',
-    path: '/api/v1/domains/{id}',
+    path: ITEM,
     tag,
-    auth: 'admin:*',
-    destructive: true,
     summary: 'Delete a sending domain (its senders become unverified)',
     response: dataOf(t.Object({ id: Uuid, client_id: Uuid, deleted: t.Boolean() })),
-    handle: (ctx, { params }) => ({ data: deleteDomain(ctx, params.id!) }),
   }),
-  op({
+  route(verifyDomainVerb, {
     id: 'verifyDomain',
     method: 'POST',
-    path: '/api/v1/domains/{id}/verify',
+    path: `${ITEM}/verify`,
     tag,
-    auth: 'any',
     summary: 'Check the DKIM, SPF and DMARC records in DNS now; failing checks say what to change',
     response: dataOf(Domain),
-    handle: async (ctx, { params }) => ({ data: await verifyDomain(ctx, params.id!) }),
   }),
 ]

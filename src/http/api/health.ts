@@ -1,19 +1,19 @@
 import { Type as t } from '@sinclair/typebox'
-import { health } from '../../services/instance/health'
-import { publicOp } from '../operation'
+import { healthVerb } from '../../services/instance/verbs'
+import { route } from '../operation'
 
 export const healthOperations = [
-  publicOp({
+  route(healthVerb, {
     id: 'getHealth',
     method: 'GET',
     path: '/api/v1/health',
     tag: 'System',
     summary: 'Health check (no authentication)',
+    answer: 'as-is',
     response: t.Object({
       status: t.String(),
       version: t.String(),
       timestamp: t.String({ format: 'date-time' }),
     }),
-    handle: (ctx) => health(ctx),
   }),
 ]

@@ -1,7 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
-import { INBOUND_LIMIT, receiveUpload } from '../../services/inbound/upload'
-import { dataOf, strict, Uuid } from '../../services/verbs/schemas'
-import { op } from '../operation'
+import { INBOUND_LIMIT } from '../../services/inbound/upload'
+import { receiveInboundVerb } from '../../services/inbound/verbs'
+import { dataOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const Kind = t.Union(['bounce', 'complaint', 'reply', 'unsubscribe', 'ignored'].map((k) => t.Literal(k)))
 const InboundResult = t.Object({
@@ -11,38 +12,24 @@ const InboundResult = t.Object({
   bounce_type: t.Optional(t.Union([t.Literal('hard'), t.Literal('soft')])),
   reason: t.Optional(t.String({ description: 'Why nothing was recorded (kind ignored), or a note' })),
 })
-const InboundQuery = t.Object(
-  {
-    to: t.Optional(
-      t.String({
-        maxLength: 2048,
-        description:
-          'Envelope recipient(s), comma-separated; without it Delivered-To, X-Original-To and To are read',
-      }),
-    ),
-  },
-  strict,
-)
 
 export const inboundOperations = [
-  op({
+  route(receiveInboundVerb, {
     id: 'receiveInboundEmail',
     method: 'POST',
     path: '/api/v1/inbound/email',
     tag: 'Inbound',
-    auth: 'admin:*',
     summary: 'Hand Herald one inbound email (raw MIME): a bounce, complaint, unsubscribe or reply',
     description:
       'The same routing as the inbound SMTP listener: DSNs (RFC 3464) become hard or soft bounces, ARF abuse ' +
       'reports (RFC 5965) complaints, mail to an unsubscribe+ address an unsubscribe, and other mail to a reply+ ' +
       'address (or answering a Herald Message-ID) a reply. Mail that cannot be tied to a message Herald sent ' +
       'is answered with kind "ignored" and a reason.',
-    query: InboundQuery,
+    query: ['to'],
     stream: {
       contentTypes: ['message/rfc822', 'text/plain', 'application/octet-stream'],
       limit: INBOUND_LIMIT,
     },
     response: dataOf(InboundResult),
-    handle: async (ctx, { upload, query }) => ({ data: await receiveUpload(ctx, upload!, query.to) }),
   }),
 ]

@@ -1,18 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
-import { MESSAGE_STATUSES } from '../../lib/enums'
-import { getMessage, listMessages } from '../../services/messages/read'
-import {
-  DateTime,
-  dataOf,
-  Nullable,
-  pageOf,
-  pageQueryMembers,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
-
-const Status = t.Union(MESSAGE_STATUSES.map((s) => t.Literal(s)))
+import { MessageStatus } from '../../services/messages/inputs'
+import { getMessageVerb, listMessagesVerb } from '../../services/messages/verbs'
+import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const messageMembers = {
   id: Uuid,
@@ -23,7 +13,7 @@ const messageMembers = {
   contact_id: Uuid,
   channel: t.String(),
   to: t.String(),
-  status: Status,
+  status: MessageStatus,
   skip_reason: Nullable(t.String()),
   provider: Nullable(t.String()),
   provider_message_id: Nullable(t.String()),
@@ -45,39 +35,25 @@ const MessageDetail = t.Object({
   headers: t.Record(t.String(), t.String(), { description: 'Lower-case header names' }),
 })
 
-const ListQuery = t.Object(
-  {
-    ...pageQueryMembers,
-    client_id: t.Optional(t.String()),
-    campaign_id: t.Optional(t.String()),
-    contact_id: t.Optional(t.String()),
-    status: t.Optional(Status),
-  },
-  strict,
-)
-
 const tag = 'Messages'
 
 export const messageOperations = [
-  op({
+  route(listMessagesVerb, {
     id: 'listMessages',
     method: 'GET',
     path: '/api/v1/messages',
     tag,
-    auth: 'any',
     summary: 'List outbox messages (filters: campaign_id, contact_id, status)',
-    query: ListQuery,
+    query: ['limit', 'cursor', 'client_id', 'campaign_id', 'contact_id', 'status'],
+    answer: 'as-is',
     response: pageOf(Message),
-    handle: (ctx, { query }) => listMessages(ctx, query),
   }),
-  op({
+  route(getMessageVerb, {
     id: 'getMessage',
     method: 'GET',
     path: '/api/v1/messages/{id}',
     tag,
-    auth: 'any',
     summary: 'Get a message with what was sent (subject, bodies, headers)',
     response: dataOf(MessageDetail),
-    handle: (ctx, { params }) => ({ data: getMessage(ctx, params.id!) }),
   }),
 ]

@@ -1,15 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
-import { getReply, listReplies } from '../../services/replies/read'
-import {
-  DateTime,
-  dataOf,
-  Nullable,
-  pageOf,
-  pageQueryMembers,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
+import { getReplyVerb, listRepliesVerb } from '../../services/replies/verbs'
+import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const Reply = t.Object({
   id: Uuid,
@@ -26,38 +18,25 @@ const Reply = t.Object({
   received_at: DateTime,
 })
 
-const ListQuery = t.Object(
-  {
-    ...pageQueryMembers,
-    client_id: t.Optional(t.String()),
-    campaign_id: t.Optional(t.String()),
-    contact_id: t.Optional(t.String()),
-  },
-  strict,
-)
-
 const tag = 'Replies'
 
 export const replyOperations = [
-  op({
+  route(listRepliesVerb, {
     id: 'listReplies',
     method: 'GET',
     path: '/api/v1/replies',
     tag,
-    auth: 'replies:read',
     summary: 'List replies to sent messages (filters: campaign_id, contact_id)',
-    query: ListQuery,
+    query: ['limit', 'cursor', 'client_id', 'campaign_id', 'contact_id'],
+    answer: 'as-is',
     response: pageOf(Reply),
-    handle: (ctx, { query }) => listReplies(ctx, query),
   }),
-  op({
+  route(getReplyVerb, {
     id: 'getReply',
     method: 'GET',
     path: '/api/v1/replies/{id}',
     tag,
-    auth: 'replies:read',
     summary: 'Get a reply with its text',
     response: dataOf(Reply),
-    handle: (ctx, { params }) => ({ data: getReply(ctx, params.id!) }),
   }),
 ]

@@ -1,24 +1,13 @@
 import { Type as t } from '@sinclair/typebox'
 import {
-  createSender,
-  deleteSender,
-  getSender,
-  listSenders,
-  updateSender,
-} from '../../services/senders/manage'
-import {
-  ClientPageQuery,
-  CreateQuery,
-  DateTime,
-  dataOf,
-  Name,
-  pageOf,
-  strict,
-  Uuid,
-} from '../../services/verbs/schemas'
-import { op } from '../operation'
-
-const Email = t.String({ format: 'email', maxLength: 254 })
+  createSenderVerb,
+  deleteSenderVerb,
+  getSenderVerb,
+  listSendersVerb,
+  updateSenderVerb,
+} from '../../services/senders/verbs'
+import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { route } from '../operation'
 
 const Sender = t.Object({
   id: Uuid,
@@ -32,68 +21,51 @@ const Sender = t.Object({
   updated_at: DateTime,
 })
 
-const SenderInput = t.Object(
-  { from_email: Email, from_name: Name, reply_to: t.Optional(t.Union([Email, t.Null()])) },
-  strict,
-)
-const SenderPatch = t.Partial(SenderInput, strict)
-
 const tag = 'Senders'
+const ITEM = '/api/v1/senders/{id}'
 
 export const senderOperations = [
-  op({
+  route(listSendersVerb, {
     id: 'listSenders',
     method: 'GET',
     path: '/api/v1/senders',
     tag,
-    auth: 'any',
     summary: 'List senders',
-    query: ClientPageQuery,
+    query: ['limit', 'cursor', 'client_id'],
+    answer: 'as-is',
     response: pageOf(Sender),
-    handle: (ctx, { query }) => listSenders(ctx, query),
   }),
-  op({
+  route(createSenderVerb, {
     id: 'createSender',
     method: 'POST',
     path: '/api/v1/senders',
     tag,
-    auth: 'admin:*',
     summary: 'Create a sender (From identity)',
-    query: CreateQuery,
-    body: SenderInput,
+    query: ['client_id'],
     response: dataOf(Sender),
-    handle: (ctx, { query, body }) => ({ data: createSender(ctx, query.client_id, body) }),
   }),
-  op({
+  route(getSenderVerb, {
     id: 'getSender',
     method: 'GET',
-    path: '/api/v1/senders/{id}',
+    path: ITEM,
     tag,
-    auth: 'any',
     summary: 'Get a sender',
     response: dataOf(Sender),
-    handle: (ctx, { params }) => ({ data: getSender(ctx, params.id!) }),
   }),
-  op({
+  route(updateSenderVerb, {
     id: 'updateSender',
     method: 'PATCH',
-    path: '/api/v1/senders/{id}',
+    path: ITEM,
     tag,
-    auth: 'admin:*',
     summary: 'Update a sender (partial)',
-    body: SenderPatch,
     response: dataOf(Sender),
-    handle: (ctx, { params, body }) => ({ data: updateSender(ctx, params.id!, body) }),
   }),
-  op({
+  route(deleteSenderVerb, {
     id: 'deleteSender',
     method: 'DELETE',
-    path: '/api/v1/senders/{id}',
+    path: ITEM,
     tag,
-    auth: 'admin:*',
-    destructive: true,
     summary: 'Delete a sender',
     response: dataOf(t.Object({ id: Uuid, client_id: Uuid, deleted: t.Boolean() })),
-    handle: (ctx, { params }) => ({ data: deleteSender(ctx, params.id!) }),
   }),
 ]

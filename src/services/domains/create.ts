@@ -2,17 +2,13 @@ import { and, eq, like } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { domains } from '../../db/schema'
 import { ownerForCreate } from '../../db/tenant'
-import { inTransaction } from '../../db/transaction'
 import { conflict, invalidField } from '../../errors'
 import { encryptSecret } from '../../lib/crypto'
-import { generateDkimKey } from '../../lib/dkim-key'
+import { type DkimKeyPair, generateDkimKey } from '../../lib/dkim-key'
 import { newId } from '../../lib/ids'
+import type { CreateDomainFields } from './inputs'
 import { normalizeDomain } from './names'
 import { presentDomain } from './present'
-
-export interface CreateDomainInput {
-  domain: string
-}
 
 function assertNew(ctx: Ctx, clientId: string, domain: string) {
   const existing = ctx.db
@@ -43,30 +39,45 @@ function pickSelector(ctx: Ctx, domain: string): string {
   return `${base}${Date.now().toString(36)}`
 }
 
-/** Async: the 2048-bit key is generated off the event loop, then the row is written in one transaction. */
-export async function createDomain(ctx: Ctx, clientIdParam: string | undefined, input: CreateDomainInput) {
+export interface PreparedDomain {
+  clientId: string
+  domain: string
+  key: DkimKeyPair
+}
+
+/**
+ * Checks the request and generates the 2048-bit key off the event loop (slow, and no writes),
+ * so the transaction that follows only inserts.
+ */
+export async function prepareDomain(
+  ctx: Ctx,
+  clientIdParam: string | undefined,
+  input: CreateDomainFields,
+): Promise<PreparedDomain> {
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const domain = normalizeDomain(input.domain)
   if (!domain) throw invalidField('domain', 'must be a domain name such as example.com')
   assertNew(ctx, clientId, domain)
-  const key = await generateDkimKey()
-  return inTransaction(ctx.sqlite, () => {
-    assertNew(ctx, clientId, domain)
-    const now = ctx.clock.now()
-    const row = ctx.db
-      .insert(domains)
-      .values({
-        id: newId(),
-        clientId,
-        domain,
-        dkimSelector: pickSelector(ctx, domain),
-        dkimPublicKey: key.publicKey,
-        dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get()
-    return presentDomain(row, ctx.config)
-  })
+  return { clientId, domain, key: await generateDkimKey() }
+}
+
+/** Writes the prepared domain; the name is checked again, as another request may have added it. */
+export function createDomain(ctx: Ctx, { clientId, domain, key }: PreparedDomain) {
+  assertNew(ctx, clientId, domain)
+  const now = ctx.clock.now()
+  const row = ctx.db
+    .insert(domains)
+    .values({
+      id: newId(),
+      clientId,
+      domain,
+      dkimSelector: pickSelector(ctx, domain),
+      dkimPublicKey: key.publicKey,
+      dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return presentDomain(row, ctx.config)
 }

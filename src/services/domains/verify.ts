@@ -63,11 +63,20 @@ export function applyChecks(app: AppContext, id: string, checks: DomainChecks): 
   })
 }
 
-/** POST /domains/{id}/verify: real DNS look-ups through HERALD_DNS_SERVERS (else the system's). */
-export async function verifyDomain(ctx: Ctx, id: string) {
+export interface LookedUp {
+  id: string
+  checks: DomainChecks
+}
+
+/** domains.verify, the I/O: real DNS look-ups through HERALD_DNS_SERVERS (else the system's). */
+export async function lookUpDomain(ctx: Ctx, id: string): Promise<LookedUp> {
   const row = findDomainRow(ctx, id)
-  const checks = await runChecks(ctx, row, createTxtResolver(ctx.config.dnsServers))
-  const updated = applyChecks(ctx, row.id, checks)
+  return { id: row.id, checks: await runChecks(ctx, row, createTxtResolver(ctx.config.dnsServers)) }
+}
+
+/** domains.verify, the write: the outcome of the look-ups. */
+export function recordChecks(ctx: Ctx, { id, checks }: LookedUp) {
+  const updated = applyChecks(ctx, id, checks)
   if (!updated) throw notFound('Domain')
   return presentDomain(updated, ctx.config)
 }

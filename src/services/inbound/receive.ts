@@ -50,17 +50,31 @@ const ignored = (reason: string, message?: MessageRow): InboundResult => ({
   reason,
 })
 
+/** A message read from its raw MIME, or why it could not be. */
+export type ReadMail = { ok: true; mail: ParsedMail } | { ok: false; reason: string }
+
+/** The I/O half: parsing the MIME (async; writes nothing). */
+export async function readMail(raw: Buffer | string): Promise<ReadMail> {
+  try {
+    return { ok: true, mail: await parseMail(raw) }
+  } catch (err) {
+    return { ok: false, reason: `the message could not be parsed: ${(err as Error).message}` }
+  }
+}
+
+/** One inbound message, parsed and routed (the SMTP listener's way in). */
 export async function receiveInbound(
   app: AppContext,
   raw: Buffer | string,
   options: InboundOptions = {},
 ): Promise<InboundResult> {
-  let mail: ParsedMail
-  try {
-    mail = await parseMail(raw)
-  } catch (err) {
-    return ignored(`the message could not be parsed: ${(err as Error).message}`)
-  }
+  return routeInbound(app, await readMail(raw), options)
+}
+
+/** The write half: synchronous, so a verb runs it in its transaction. */
+export function routeInbound(app: AppContext, read: ReadMail, options: InboundOptions = {}): InboundResult {
+  if (!read.ok) return ignored(read.reason)
+  const { mail } = read
   const at = app.clock.now()
   const envelope = options.envelope
   const recipients = envelope?.to.length ? envelope.to : headerRecipients(mail)

@@ -1,12 +1,12 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { type MessageRow, messageContents, messages } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { invalidField, notFound } from '../../errors'
-import type { MessageStatus } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
+import type { ListMessagesQuery } from './inputs'
 
 export function presentMessage(row: MessageRow, headers?: Record<string, string> | null) {
   return {
@@ -33,13 +33,6 @@ export function presentMessage(row: MessageRow, headers?: Record<string, string>
   }
 }
 
-export interface MessageFilters {
-  client_id?: string
-  campaign_id?: string
-  contact_id?: string
-  status?: MessageStatus
-}
-
 const idFilter = (field: string, value: string | undefined) => {
   if (value === undefined) return undefined
   const id = parseId(value)
@@ -48,7 +41,7 @@ const idFilter = (field: string, value: string | undefined) => {
 }
 
 /** The outbox, newest first. Message-IDs come from the stored headers of what was sent. */
-export function listMessages(ctx: Ctx, page: PageRequest & MessageFilters) {
+export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, page.client_id)]
   const campaignId = idFilter('campaign_id', page.campaign_id)
   const contactId = idFilter('contact_id', page.contact_id)

@@ -1,11 +1,12 @@
 import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { type ReplyRow, replies } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { invalidField, notFound } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { iso } from '../../lib/time'
+import type { ListRepliesQuery } from './inputs'
 
 export function presentReply(row: ReplyRow) {
   return {
@@ -24,12 +25,6 @@ export function presentReply(row: ReplyRow) {
   }
 }
 
-export interface ReplyFilters {
-  client_id?: string
-  campaign_id?: string
-  contact_id?: string
-}
-
 const idFilter = (field: string, value: string | undefined) => {
   if (value === undefined) return undefined
   const id = parseId(value)
@@ -38,7 +33,7 @@ const idFilter = (field: string, value: string | undefined) => {
 }
 
 /** Replies received, newest first, limited to the caller's client. */
-export function listReplies(ctx: Ctx, page: PageRequest & ReplyFilters) {
+export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, replies.clientId, page.client_id)]
   const campaignId = idFilter('campaign_id', page.campaign_id)
   const contactId = idFilter('contact_id', page.contact_id)

@@ -6,13 +6,8 @@ import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { conflict, invalidField, notFound } from '../../errors'
 import { newId } from '../../lib/ids'
 import { normalizeDomain } from '../domains/names'
+import type { SenderInput } from './inputs'
 import { presentOne, presentSender, verifiedDomainsFor } from './present'
-
-export interface SenderInput {
-  from_email: string
-  from_name: string
-  reply_to?: string | null
-}
 
 function domainOf(email: string): string {
   const domain = normalizeDomain(email.slice(email.lastIndexOf('@') + 1))

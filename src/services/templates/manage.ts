@@ -7,16 +7,9 @@ import { type FieldError, notFound, validationFailed } from '../../errors'
 import type { TemplateChannel } from '../../lib/enums'
 import { newId } from '../../lib/ids'
 import { htmlEngine, textEngine } from './engine'
+import type { TemplateInput } from './inputs'
 import { presentTemplate } from './present'
 import { assertParses } from './syntax'
-
-export interface TemplateInput {
-  name: string
-  channel?: TemplateChannel
-  subject?: string | null
-  body_html?: string | null
-  body_text?: string | null
-}
 
 interface Content {
   channel: TemplateChannel

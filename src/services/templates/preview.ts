@@ -6,16 +6,12 @@ import { visibleTo } from '../../db/tenant'
 import { invalidField } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { smsInfo } from '../../lib/sms'
+import type { PreviewInput } from './inputs'
 import { findTemplateRow } from './manage'
 import { type RenderVariables, renderTemplate } from './render'
 import { clientVariables, contactVariables } from './variables'
 
 type Members = Record<string, unknown>
-
-export interface PreviewInput {
-  contact_id?: string
-  sample?: { contact?: Members; client?: Members; campaign?: Members; unsubscribe_url?: string }
-}
 
 const isObject = (v: unknown): v is Members => typeof v === 'object' && v !== null && !Array.isArray(v)
 

@@ -1,10 +1,11 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { type PageRequest, paginate } from '../../db/paginate'
-import { type WebhookDeliveryRow, webhookAttempts, webhookDeliveries } from '../../db/schema'
+import { type WebhookDeliveryRow, type WebhookRow, webhookAttempts, webhookDeliveries } from '../../db/schema'
 import { invalidState, notFound } from '../../errors'
 import { toPrefixedId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
+import type { AttemptResult } from '../../webhooks/attempt'
 import { DEFAULT_SCHEDULE, DEFAULT_TIMEOUT_MS, recordOutcome, send } from '../../webhooks/deliver'
 import type { EventType } from '../events/record'
 import { findWebhookRow } from './manage'
@@ -162,11 +163,19 @@ function sampleData(type: EventType, now: string): Record<string, unknown> {
   }
 }
 
+export interface TestAttempt {
+  hook: WebhookRow
+  delivery: WebhookDeliveryRow
+  result: AttemptResult
+}
+
+const TEST_POLICY = { schedule: DEFAULT_SCHEDULE, timeoutMs: DEFAULT_TIMEOUT_MS }
+
 /**
- * Sends one signed sample of `event` now, whether subscribed or not: once, not retried, logged
- * as a test delivery. The outbox row is written first (leased) so a crash cannot lose its log.
+ * webhooks.test, the I/O: sends one signed sample of `event` now, whether subscribed or not
+ * (once, not retried). The delivery is built here but written by recordTest, with its outcome.
  */
-export function testWebhook(ctx: Ctx, webhookId: string, event: EventType) {
+export async function attemptTest(ctx: Ctx, webhookId: string, event: EventType): Promise<TestAttempt> {
   const hook = findWebhookRow(ctx, webhookId)
   const now = ctx.clock.now()
   const eventId = Bun.randomUUIDv7()
@@ -176,36 +185,38 @@ export function testWebhook(ctx: Ctx, webhookId: string, event: EventType) {
     created_at: iso(now),
     data: { ...sampleData(event, iso(now)), test: true },
   })
-  const row = ctx.db
-    .insert(webhookDeliveries)
-    .values({
-      id: Bun.randomUUIDv7(),
-      webhookId,
-      clientId: hook.clientId,
-      eventId,
-      eventType: event,
-      test: true,
-      payload,
-      status: 'sending',
-      nextAttemptAt: now + 60 * 60 * 1000,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
-  const policy = { schedule: DEFAULT_SCHEDULE, timeoutMs: DEFAULT_TIMEOUT_MS }
-  return (async () => {
-    const result = await send(ctx, hook, row, policy)
-    recordOutcome(ctx, hook, row, result, policy)
-    return {
-      data: {
-        delivery_id: row.id,
-        event_id: toPrefixedId('event', eventId),
-        delivered: result.status !== null && result.status >= 200 && result.status < 300,
-        status: result.status,
-        duration_ms: result.durationMs,
-        error: result.error,
-      },
-    }
-  })()
+  const delivery: WebhookDeliveryRow = {
+    id: Bun.randomUUIDv7(),
+    webhookId: hook.id,
+    clientId: hook.clientId,
+    eventId,
+    eventType: event,
+    test: true,
+    payload,
+    status: 'sending',
+    attempts: 0,
+    nextAttemptAt: null,
+    lastStatus: null,
+    lastError: null,
+    createdAt: now,
+    updatedAt: now,
+    completedAt: null,
+  }
+  return { hook, delivery, result: await send(ctx, hook, delivery, TEST_POLICY) }
+}
+
+/** webhooks.test, the write: the test delivery and its one attempt, logged like any other. */
+export function recordTest(ctx: Ctx, { hook, delivery, result }: TestAttempt) {
+  // The webhook may have been deleted while the attempt ran: its log would have no owner.
+  findWebhookRow(ctx, hook.id)
+  ctx.db.insert(webhookDeliveries).values(delivery).run()
+  recordOutcome(ctx, hook, delivery, result, TEST_POLICY)
+  return {
+    delivery_id: delivery.id,
+    event_id: toPrefixedId('event', delivery.eventId),
+    delivered: result.status !== null && result.status >= 200 && result.status < 300,
+    status: result.status,
+    duration_ms: result.durationMs,
+    error: result.error,
+  }
 }

@@ -9,19 +9,10 @@ import { iso, isoOrNull } from '../../lib/time'
 import { generateSecret } from '../../webhooks/signing'
 import { urlProblem } from '../../webhooks/ssrf'
 import { EVENT_TYPES } from '../events/record'
+import type { WebhookInput, WebhookPatch } from './inputs'
 
 /** After a rotation the previous secret keeps signing this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
-
-export interface WebhookInput {
-  url: string
-  events: string[]
-}
-export interface WebhookPatch {
-  url?: string
-  events?: string[]
-  active?: boolean
-}
 
 export function presentWebhook(row: WebhookRow) {
   return {

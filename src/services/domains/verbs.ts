@@ -1,0 +1,50 @@
+import { defineVerb } from '../verbs/define'
+import { createDomain, prepareDomain } from './create'
+import { CreateDomainInput, DomainRef, ListDomainsInput } from './inputs'
+import { deleteDomain, getDomain, listDomains } from './read'
+import { lookUpDomain, recordChecks } from './verify'
+
+export const listDomainsVerb = defineVerb({
+  name: 'domains.list',
+  scope: 'any',
+  input: ListDomainsInput,
+  mutates: false,
+  run: (ctx, input) => listDomains(ctx, input),
+})
+
+export const createDomainVerb = defineVerb({
+  name: 'domains.create',
+  scope: 'admin:*',
+  input: CreateDomainInput,
+  mutates: true,
+  // The 2048-bit DKIM key is generated off the event loop, before the transaction.
+  prepare: (ctx, { client_id, ...fields }) => prepareDomain(ctx, client_id, fields),
+  run: (ctx, _input, prepared) => createDomain(ctx, prepared),
+})
+
+export const getDomainVerb = defineVerb({
+  name: 'domains.get',
+  scope: 'any',
+  input: DomainRef,
+  mutates: false,
+  run: (ctx, { id }) => getDomain(ctx, id),
+})
+
+export const deleteDomainVerb = defineVerb({
+  name: 'domains.delete',
+  scope: 'admin:*',
+  input: DomainRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteDomain(ctx, id),
+})
+
+export const verifyDomainVerb = defineVerb({
+  name: 'domains.verify',
+  scope: 'any',
+  input: DomainRef,
+  mutates: true,
+  // The DNS look-ups run outside the transaction; their outcome is written in it.
+  prepare: (ctx, { id }) => lookUpDomain(ctx, id),
+  run: (ctx, _input, looked) => recordChecks(ctx, looked),
+})

@@ -1,0 +1,13 @@
+import { defineVerb } from '../verbs/define'
+import { ReceiveInboundInput } from './inputs'
+import { readUpload, receiveUpload } from './upload'
+
+export const receiveInboundVerb = defineVerb({
+  name: 'inbound.receive',
+  scope: 'admin:*',
+  input: ReceiveInboundInput,
+  mutates: true,
+  // Reading and parsing the MIME happen before the transaction; routing writes in it.
+  prepare: (_ctx, { to }, extras) => readUpload(extras.upload, to),
+  run: (ctx, _input, read) => receiveUpload(ctx, read),
+})

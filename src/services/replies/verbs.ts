@@ -1,0 +1,19 @@
+import { defineVerb } from '../verbs/define'
+import { ListRepliesInput, ReplyRef } from './inputs'
+import { getReply, listReplies } from './read'
+
+export const listRepliesVerb = defineVerb({
+  name: 'replies.list',
+  scope: 'replies:read',
+  input: ListRepliesInput,
+  mutates: false,
+  run: (ctx, input) => listReplies(ctx, input),
+})
+
+export const getReplyVerb = defineVerb({
+  name: 'replies.get',
+  scope: 'replies:read',
+  input: ReplyRef,
+  mutates: false,
+  run: (ctx, { id }) => getReply(ctx, id),
+})

@@ -1,0 +1,44 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { TEMPLATE_CHANNELS } from '../../lib/enums'
+import { ClientPageQuery, CreateQuery, Name, Nullable, RecordId, strict } from '../verbs/schemas'
+
+// What the template verbs take: one schema per input, shared by every door.
+
+export const TemplateChannel = t.Union(TEMPLATE_CHANNELS.map((c) => t.Literal(c)))
+
+export const templateFields = {
+  name: Name,
+  channel: t.Optional(TemplateChannel),
+  subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
+  body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
+  body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+}
+const TemplateFields = t.Object(templateFields, strict)
+export type TemplateInput = Static<typeof TemplateFields>
+
+export const ListTemplatesInput = ClientPageQuery
+
+export const CreateTemplateInput = t.Object({ ...CreateQuery.properties, ...templateFields }, strict)
+
+export const UpdateTemplateInput = t.Object({ id: RecordId, ...t.Partial(TemplateFields).properties }, strict)
+
+export const TemplateRef = t.Object({ id: RecordId }, strict)
+
+const Members = t.Record(t.String(), t.Unknown())
+const previewFields = {
+  contact_id: t.Optional(t.String({ description: 'A contact of the template’s client' })),
+  sample: t.Optional(
+    t.Object(
+      {
+        contact: t.Optional(Members),
+        client: t.Optional(Members),
+        campaign: t.Optional(Members),
+        unsubscribe_url: t.Optional(t.String({ maxLength: 2048 })),
+      },
+      strict,
+    ),
+  ),
+}
+export const PreviewTemplateInput = t.Object({ id: RecordId, ...previewFields }, strict)
+const PreviewFields = t.Object(previewFields, strict)
+export type PreviewInput = Static<typeof PreviewFields>

@@ -1,0 +1,60 @@
+import { defineVerb } from '../verbs/define'
+import {
+  CreateTemplateInput,
+  ListTemplatesInput,
+  PreviewTemplateInput,
+  TemplateRef,
+  UpdateTemplateInput,
+} from './inputs'
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './manage'
+import { previewTemplate } from './preview'
+
+export const listTemplatesVerb = defineVerb({
+  name: 'templates.list',
+  scope: 'any',
+  input: ListTemplatesInput,
+  mutates: false,
+  run: (ctx, input) => listTemplates(ctx, input),
+})
+
+export const createTemplateVerb = defineVerb({
+  name: 'templates.create',
+  scope: 'templates:write',
+  input: CreateTemplateInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createTemplate(ctx, client_id, fields),
+})
+
+export const getTemplateVerb = defineVerb({
+  name: 'templates.get',
+  scope: 'any',
+  input: TemplateRef,
+  mutates: false,
+  run: (ctx, { id }) => getTemplate(ctx, id),
+})
+
+export const updateTemplateVerb = defineVerb({
+  name: 'templates.update',
+  scope: 'templates:write',
+  input: UpdateTemplateInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateTemplate(ctx, id, patch),
+})
+
+export const deleteTemplateVerb = defineVerb({
+  name: 'templates.delete',
+  scope: 'templates:write',
+  input: TemplateRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteTemplate(ctx, id),
+})
+
+// Writes nothing, but it is a POST: it counts as a change for scopes and portal roles.
+export const previewTemplateVerb = defineVerb({
+  name: 'templates.preview',
+  scope: 'any',
+  input: PreviewTemplateInput,
+  mutates: true,
+  run: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
+})

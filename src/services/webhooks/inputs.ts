@@ -1,0 +1,39 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { EVENT_TYPES } from '../events/record'
+import { ClientPageQuery, CreateQuery, PageQuery, RecordId, strict } from '../verbs/schemas'
+
+// What the webhook verbs take: one schema per input, shared by every door.
+
+export const EventName = t.Union(
+  EVENT_TYPES.map((e) => t.Literal(e)),
+  { description: 'One of the seven event types' },
+)
+// Event names are checked by the service so every failure names its index (events[2]).
+const EventList = t.Array(t.String({ maxLength: 64 }), { maxItems: 20 })
+const Url = t.String({
+  minLength: 1,
+  maxLength: 2048,
+  description: 'https, public (see HERALD_WEBHOOK_ALLOW_PRIVATE)',
+})
+
+const webhookFields = { url: Url, events: EventList }
+const WebhookFields = t.Object(webhookFields, strict)
+export type WebhookInput = Static<typeof WebhookFields>
+
+const patchFields = { url: t.Optional(Url), events: t.Optional(EventList), active: t.Optional(t.Boolean()) }
+const PatchFields = t.Object(patchFields, strict)
+export type WebhookPatch = Static<typeof PatchFields>
+
+export const ListWebhooksInput = ClientPageQuery
+
+export const CreateWebhookInput = t.Object({ ...CreateQuery.properties, ...webhookFields }, strict)
+
+export const UpdateWebhookInput = t.Object({ id: RecordId, ...patchFields }, strict)
+
+export const WebhookRef = t.Object({ id: RecordId }, strict)
+
+export const TestWebhookInput = t.Object({ id: RecordId, event: EventName }, strict)
+
+export const ListDeliveriesInput = t.Object({ id: RecordId, ...PageQuery.properties }, strict)
+
+export const DeliveryRef = t.Object({ id: RecordId, delivery_id: RecordId }, strict)

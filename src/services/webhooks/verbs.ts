@@ -1,0 +1,103 @@
+import { defineVerb } from '../verbs/define'
+import { attemptTest, listDeliveries, recordTest, retryDelivery } from './deliveries'
+import {
+  CreateWebhookInput,
+  DeliveryRef,
+  ListDeliveriesInput,
+  ListWebhooksInput,
+  TestWebhookInput,
+  UpdateWebhookInput,
+  WebhookRef,
+} from './inputs'
+import {
+  createWebhook,
+  deleteWebhook,
+  getWebhook,
+  listWebhooks,
+  revealSecret,
+  rotateSecret,
+  updateWebhook,
+} from './manage'
+
+export const listWebhooksVerb = defineVerb({
+  name: 'webhooks.list',
+  scope: 'any',
+  input: ListWebhooksInput,
+  mutates: false,
+  run: (ctx, input) => listWebhooks(ctx, input),
+})
+
+export const createWebhookVerb = defineVerb({
+  name: 'webhooks.create',
+  scope: 'any',
+  input: CreateWebhookInput,
+  mutates: true,
+  run: (ctx, { client_id, ...fields }) => createWebhook(ctx, fields, client_id),
+})
+
+export const getWebhookVerb = defineVerb({
+  name: 'webhooks.get',
+  scope: 'any',
+  input: WebhookRef,
+  mutates: false,
+  run: (ctx, { id }) => getWebhook(ctx, id),
+})
+
+export const updateWebhookVerb = defineVerb({
+  name: 'webhooks.update',
+  scope: 'any',
+  input: UpdateWebhookInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateWebhook(ctx, id, patch),
+})
+
+export const deleteWebhookVerb = defineVerb({
+  name: 'webhooks.delete',
+  scope: 'any',
+  input: WebhookRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteWebhook(ctx, id),
+})
+
+export const testWebhookVerb = defineVerb({
+  name: 'webhooks.test',
+  scope: 'any',
+  input: TestWebhookInput,
+  mutates: true,
+  // The HTTP attempt runs outside the transaction; the delivery and its log are written in it.
+  prepare: (ctx, { id, event }) => attemptTest(ctx, id, event),
+  run: (ctx, _input, attempt) => recordTest(ctx, attempt),
+})
+
+export const rotateWebhookSecretVerb = defineVerb({
+  name: 'webhooks.rotate-secret',
+  scope: 'any',
+  input: WebhookRef,
+  mutates: true,
+  run: (ctx, { id }) => rotateSecret(ctx, id),
+})
+
+export const getWebhookSecretVerb = defineVerb({
+  name: 'webhooks.reveal-secret',
+  scope: 'admin:*',
+  input: WebhookRef,
+  mutates: false,
+  run: (ctx, { id }) => revealSecret(ctx, id),
+})
+
+export const listWebhookDeliveriesVerb = defineVerb({
+  name: 'webhooks.list-deliveries',
+  scope: 'any',
+  input: ListDeliveriesInput,
+  mutates: false,
+  run: (ctx, { id, ...page }) => listDeliveries(ctx, id, page),
+})
+
+export const retryWebhookDeliveryVerb = defineVerb({
+  name: 'webhooks.retry-delivery',
+  scope: 'any',
+  input: DeliveryRef,
+  mutates: true,
+  run: (ctx, { id, delivery_id }) => retryDelivery(ctx, id, delivery_id),
+})
