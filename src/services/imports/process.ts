@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
 import { parse } from 'csv-parse'
+import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
 import { newId } from '../../lib/ids'
 import { isEmail, isTimeZone, normalizePhone } from '../contacts/normalize'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
@@ -19,13 +20,7 @@ export interface ImportJob {
   updateExisting: boolean
 }
 
-export interface ImportProgress {
-  processed: number
-  inserted: number
-  updated: number
-  skipped: number
-  errors: { row: number; message: string }[]
-}
+export type ImportProgress = ImportCounts
 
 type Parsed = Partial<Record<ContactColumn, string>> & { custom: Record<string, string> }
 
@@ -61,39 +56,6 @@ function rowProblem(row: Parsed): string | null {
   return null
 }
 
-function statements(sqlite: Database) {
-  return {
-    insert: sqlite.prepare(
-      `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-    ),
-    existing: sqlite.prepare<
-      {
-        id: string
-        first_name: string | null
-        last_name: string | null
-        company: string | null
-        phone: string | null
-        status: string
-        timezone: string | null
-        custom_fields: string
-      },
-      [string, string]
-    >(
-      'SELECT id, first_name, last_name, company, phone, status, timezone, custom_fields FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
-    ),
-    update: sqlite.prepare(
-      'UPDATE contacts SET first_name = ?, last_name = ?, company = ?, phone = ?, status = ?, timezone = ?, custom_fields = ?, updated_at = ? WHERE id = ?',
-    ),
-    addMember: sqlite.prepare(
-      'INSERT OR IGNORE INTO list_members (list_id, contact_id, added_at) VALUES (?, ?, ?)',
-    ),
-    // Same counter as bumpContactCount (contacts/counts.ts), in raw SQL like the rest of this loop.
-    bumpClient: sqlite.prepare('UPDATE clients SET contact_count = contact_count + ? WHERE id = ?'),
-    bumpList: sqlite.prepare('UPDATE lists SET member_count = member_count + ?, updated_at = ? WHERE id = ?'),
-  }
-}
-
 /**
  * Streams the spooled CSV and writes it in transactions of BATCH rows. Bad rows are counted and
  * reported (first 100) without stopping the file. Re-running the same file changes nothing:
@@ -121,7 +83,7 @@ export async function processImport(
       trim: true,
     }),
   )
-  const s = statements(sqlite)
+  const w = importWriter(sqlite)
   const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
   let columns: ColumnTarget[] | null = null
   let recordNo = 0
@@ -146,30 +108,29 @@ export async function processImport(
       }
       const custom = JSON.stringify(row.custom)
       const id = newId()
-      const result = s.insert.run(
+      const inserted = w.insertContact({
         id,
-        job.clientId,
-        row.email!,
-        row.first_name ?? null,
-        row.last_name ?? null,
-        row.company ?? null,
-        row.phone ?? null,
-        row.status ?? 'subscribed',
-        row.timezone ?? null,
-        custom,
-        t,
-        t,
-      )
+        clientId: job.clientId,
+        email: row.email!,
+        firstName: row.first_name ?? null,
+        lastName: row.last_name ?? null,
+        company: row.company ?? null,
+        phone: row.phone ?? null,
+        status: row.status ?? 'subscribed',
+        timezone: row.timezone ?? null,
+        customFields: custom,
+        at: t,
+      })
       let contactId: string
-      if (result.changes === 1) {
+      if (inserted) {
         p.inserted++
         contactId = id
       } else {
-        const current = s.existing.get(job.clientId, row.email!)!
+        const current = w.existingContact(job.clientId, row.email!)!
         contactId = current.id
         if (job.updateExisting) {
           const merged = { ...JSON.parse(current.custom_fields), ...row.custom }
-          const next = [
+          const next: ContactUpdate = [
             row.first_name ?? current.first_name,
             row.last_name ?? current.last_name,
             row.company ?? current.company,
@@ -177,7 +138,7 @@ export async function processImport(
             row.status ?? current.status,
             row.timezone ?? current.timezone,
             JSON.stringify(merged),
-          ] as const
+          ]
           const before = [
             current.first_name,
             current.last_name,
@@ -188,16 +149,16 @@ export async function processImport(
             JSON.stringify(JSON.parse(current.custom_fields)),
           ]
           if (next.some((v, i) => v !== before[i])) {
-            s.update.run(...next, t, contactId)
+            w.updateContact(contactId, next, t)
             p.updated++
           } else p.skipped++
         } else p.skipped++
       }
-      if (job.listId) added += s.addMember.run(job.listId, contactId, t).changes
+      if (job.listId && w.addMember(job.listId, contactId, t)) added++
     }
-    if (job.listId && added > 0) s.bumpList.run(added, t, job.listId)
+    if (job.listId && added > 0) w.bumpListMembers(job.listId, added, t)
     indexContactsAfter(sqlite, highWater)
-    s.bumpClient.run(p.inserted - insertedBefore, job.clientId)
+    w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
   })
 
   for await (const record of parser as AsyncIterable<string[]>) {

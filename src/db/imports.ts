@@ -1,0 +1,179 @@
+import type { Database } from 'bun:sqlite'
+import { eq, inArray } from 'drizzle-orm'
+import type { Db } from './client'
+import { perConnection } from './prepared'
+import { type ContactImportRow, contactImports } from './schema'
+
+// The CSV import's statements: the job row's life (claim, progress, end) and the per-row
+// writes of the import loop, prepared once per connection. The upserts' SQLite spellings
+// (ON CONFLICT DO NOTHING, INSERT OR IGNORE) stay behind these names.
+
+export interface ImportCounts {
+  processed: number
+  inserted: number
+  updated: number
+  skipped: number
+  errors: { row: number; message: string }[]
+}
+
+// ── the job row ──────────────────────────────────────────────────────────────────────────────
+
+/** The oldest queued job, or one a stop interrupted (still running), set running from zero. */
+export function claimNextImport(db: Db, now: number): ContactImportRow | undefined {
+  const job = db
+    .select()
+    .from(contactImports)
+    .where(inArray(contactImports.status, ['queued', 'running']))
+    .orderBy(contactImports.id)
+    .limit(1)
+    .get()
+  if (!job) return undefined
+  db.update(contactImports)
+    .set({ status: 'running', processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [], updatedAt: now })
+    .where(eq(contactImports.id, job.id))
+    .run()
+  return job
+}
+
+export function saveImportProgress(db: Db, id: string, p: ImportCounts, now: number): void {
+  db.update(contactImports)
+    .set({
+      processed: p.processed,
+      inserted: p.inserted,
+      updated: p.updated,
+      skipped: p.skipped,
+      errors: p.errors,
+      updatedAt: now,
+    })
+    .where(eq(contactImports.id, id))
+    .run()
+}
+
+export function completeImport(db: Db, id: string, p: ImportCounts, now: number): void {
+  db.update(contactImports)
+    .set({
+      status: 'completed',
+      totalRows: p.processed,
+      processed: p.processed,
+      inserted: p.inserted,
+      updated: p.updated,
+      skipped: p.skipped,
+      errors: p.errors,
+      updatedAt: now,
+      finishedAt: now,
+    })
+    .where(eq(contactImports.id, id))
+    .run()
+}
+
+export function failImport(db: Db, id: string, failure: string, now: number): void {
+  db.update(contactImports)
+    .set({ status: 'failed', failure, finishedAt: now, updatedAt: now })
+    .where(eq(contactImports.id, id))
+    .run()
+}
+
+// ── the rows ─────────────────────────────────────────────────────────────────────────────────
+
+export interface ImportedContact {
+  id: string
+  clientId: string
+  email: string
+  firstName: string | null
+  lastName: string | null
+  company: string | null
+  phone: string | null
+  status: string
+  timezone: string | null
+  /** JSON text. */
+  customFields: string
+  at: number
+}
+
+/** The members of an existing contact an import may update (snake_case, as stored). */
+export interface ExistingContact {
+  id: string
+  first_name: string | null
+  last_name: string | null
+  company: string | null
+  phone: string | null
+  status: string
+  timezone: string | null
+  custom_fields: string
+}
+
+/** [first_name, last_name, company, phone, status, timezone, custom_fields] */
+export type ContactUpdate = readonly [
+  string | null,
+  string | null,
+  string | null,
+  string | null,
+  string,
+  string | null,
+  string,
+]
+
+const statements = perConnection((sqlite: Database) => ({
+  insert: sqlite.prepare(
+    `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) ON CONFLICT DO NOTHING`,
+  ),
+  existing: sqlite.prepare<ExistingContact, [string, string]>(
+    'SELECT id, first_name, last_name, company, phone, status, timezone, custom_fields FROM contacts WHERE client_id = ?1 AND lower(email) = lower(?2)',
+  ),
+  update: sqlite.prepare(
+    'UPDATE contacts SET first_name = ?1, last_name = ?2, company = ?3, phone = ?4, status = ?5, timezone = ?6, custom_fields = ?7, updated_at = ?8 WHERE id = ?9',
+  ),
+  addMember: sqlite.prepare<unknown, [string, string, number]>(
+    'INSERT OR IGNORE INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, ?3)',
+  ),
+  // Same counters as bumpContactCount (contacts/counts.ts) and the list verbs.
+  bumpClient: sqlite.prepare<unknown, [number, string]>(
+    'UPDATE clients SET contact_count = contact_count + ?1 WHERE id = ?2',
+  ),
+  bumpList: sqlite.prepare<unknown, [number, number, string]>(
+    'UPDATE lists SET member_count = member_count + ?1, updated_at = ?2 WHERE id = ?3',
+  ),
+}))
+
+/** The import loop's writes, bound to one connection's prepared statements. */
+export function importWriter(sqlite: Database) {
+  const s = statements(sqlite)
+  return {
+    /** Inserts the contact unless its email exists in the client; true when inserted. */
+    insertContact(c: ImportedContact): boolean {
+      return (
+        s.insert.run(
+          c.id,
+          c.clientId,
+          c.email,
+          c.firstName,
+          c.lastName,
+          c.company,
+          c.phone,
+          c.status,
+          c.timezone,
+          c.customFields,
+          c.at,
+        ).changes === 1
+      )
+    },
+    /** The client's contact with this email (case-insensitive). */
+    existingContact(clientId: string, email: string): ExistingContact | null {
+      return s.existing.get(clientId, email)
+    },
+    updateContact(id: string, values: ContactUpdate, at: number): void {
+      s.update.run(...values, at, id)
+    },
+    /** Adds the contact to the list unless already a member; true when added. */
+    addMember(listId: string, contactId: string, at: number): boolean {
+      return s.addMember.run(listId, contactId, at).changes === 1
+    },
+    bumpClientContacts(clientId: string, by: number): void {
+      s.bumpClient.run(by, clientId)
+    },
+    bumpListMembers(listId: string, by: number, at: number): void {
+      s.bumpList.run(by, at, listId)
+    },
+  }
+}
