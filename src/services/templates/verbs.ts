@@ -55,6 +55,7 @@ export const previewTemplateVerb = defineVerb({
   name: 'templates.preview',
   scope: 'any',
   input: PreviewTemplateInput,
-  mutates: true,
+  // A POST for its sample body; it renders and changes nothing.
+  mutates: false,
   run: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
 })
