@@ -33,10 +33,10 @@ describe('the operation registry', () => {
   })
 
   // Searches and previews are POSTs for their bodies, and change nothing.
-  const reads = new Set(['contacts.search', 'templates.preview'])
+  const postReads = new Set(['contacts.search', 'templates.preview'])
   test('a GET never mutates; every other method does, but for searches and previews', () => {
     for (const o of operations)
-      expect(o.verb?.mutates, o.id).toBe(o.method !== 'GET' && !reads.has(o.verb!.name))
+      expect(o.verb?.mutates, o.id).toBe(o.method !== 'GET' && !postReads.has(o.verb!.name))
   })
 
   // Each read through invoke: a record that does not exist is a typed 404, a list answers.
