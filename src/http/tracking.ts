@@ -2,10 +2,9 @@ import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../services/messages/activity'
 import { resolveLinkToken } from '../services/tracking/resolve'
+import { handled } from './envelope'
 import { readLimited } from './middleware/body'
-import { requestIdFor } from './middleware/request-id'
 import { errorBody, jsonResponse } from './respond'
-import { logRequest } from './router'
 
 // The links inside messages: open pixel, click redirect, unsubscribe page and RFC 8058
 // one-click POST. They carry no credential: the signed token is the authority, and a token
@@ -23,23 +22,11 @@ export function trackingPlugin(app: AppContext) {
   const html = (status: number, body: string) =>
     new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } })
 
-  /** Wraps a handler with the request id, the 404 for bad tokens and the access log. */
+  /** A handler in the HTTP envelope (request id, error mapping, access log), given its token. */
   const route =
     (fn: (token: string, request: Request, requestId: string) => Response | Promise<Response>) =>
-    async (c: { params: Record<string, string>; request: Request }) => {
-      const started = performance.now()
-      const requestId = requestIdFor(c.request)
-      let response: Response
-      try {
-        response = await fn(c.params.token ?? '', c.request, requestId)
-      } catch (err) {
-        app.log.error('tracking request failed', { request_id: requestId, error: String(err) })
-        response = jsonResponse(500, errorBody('INTERNAL_ERROR', 'An internal error occurred', requestId))
-      }
-      response.headers.set('x-request-id', requestId)
-      logRequest(app.log, c.request, { requestId, status: response.status }, started)
-      return response
-    }
+    (c: { params: Record<string, string>; request: Request }) =>
+      handled(app.log, c.request, (meta) => fn(c.params.token ?? '', c.request, meta.requestId))
   const notFound = (requestId: string) =>
     jsonResponse(404, errorBody('NOT_FOUND', 'No such link', requestId), NO_STORE)
 

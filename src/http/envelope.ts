@@ -1,0 +1,54 @@
+import type { Logger } from '../lib/log'
+import { requestIdFor } from './middleware/request-id'
+import type { RequestMeta } from './pipeline'
+import { errorResponse } from './respond'
+
+// What every answer gets, whichever door it came through (API operations, tracking links,
+// provider callbacks, unknown routes): the request id (DESIGN §4), thrown errors mapped to the
+// error body, and one access-log line.
+
+/** The access log: one line per request, never the credential or a body. */
+export function logRequest(log: Logger, request: Request, meta: RequestMeta, started: number): void {
+  const url = request.url
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2)
+  const q = url.indexOf('?', pathStart)
+  log.info('request', {
+    method: request.method,
+    path: url.slice(pathStart, q === -1 ? undefined : q),
+    status: meta.status ?? 200,
+    duration_ms: Math.round((performance.now() - started) * 100) / 100,
+    request_id: meta.requestId,
+    key_id: meta.keyId ?? null,
+  })
+}
+
+/**
+ * Runs one request's handler inside the envelope: assigns the request id (the caller's UUID or
+ * a new UUIDv7) before `fn` runs, maps anything `fn` throws through respond.ts (a ServiceError
+ * to its status and code, anything else to a logged 500 without a stack), sets X-Request-Id on
+ * the answer and logs the access line. `fn` may record the credential in `meta.keyId`.
+ */
+export async function handled(
+  log: Logger,
+  request: Request,
+  fn: (meta: RequestMeta) => Promise<Response> | Response,
+): Promise<Response> {
+  const started = performance.now()
+  const meta: RequestMeta = { requestId: requestIdFor(request) }
+  let response: Response
+  try {
+    response = await fn(meta)
+  } catch (err) {
+    const mapped = errorResponse(err, meta.requestId)
+    if (mapped.internal)
+      log.error('request failed', {
+        request_id: meta.requestId,
+        error: String((err as Error)?.stack ?? err),
+      })
+    response = mapped.response
+  }
+  response.headers.set('x-request-id', meta.requestId)
+  meta.status = response.status
+  logRequest(log, request, meta, started)
+  return response
+}
