@@ -1,7 +1,5 @@
 import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
-import type { AppContext, Ctx } from '../context'
 import type { Scope } from '../lib/scopes'
-import type { Upload } from '../lib/upload'
 import type { AnyVerb, Verb } from '../services/verbs/define'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
@@ -39,7 +37,7 @@ interface OperationBase {
  * the verb's input (path ids, the named query members, the rest from the JSON body) and how the
  * result is answered; the verb owns scope, validation and the transaction.
  */
-export interface VerbOperation extends OperationBase {
+export interface Operation extends OperationBase {
   verb: AnyVerb
   /** Input members read from the query string. */
   queryMembers: readonly string[]
@@ -49,27 +47,10 @@ export interface VerbOperation extends OperationBase {
   answer: 'data' | 'as-is' | 'download'
 }
 
-export type Input<B, Q> = {
-  params: Record<string, string>
-  query: Q
-  body: B
-  request: Request
-  upload?: Upload
-}
-
-/** Not yet moved onto a verb: the handler does the work itself. Being retired (issue 9). */
-export interface HandlerOperation extends OperationBase {
-  verb?: undefined
-  // biome-ignore lint/suspicious/noExplicitAny: the legacy handlers type their own inputs
-  handle(ctx: any, input: Input<any, any>): unknown
-}
-
-export type Operation = VerbOperation | HandlerOperation
-
 type Declared = Omit<OperationBase, 'auth' | 'body' | 'query'> & {
   /** Input members read from the query string (the rest, beyond path ids, come from the body). */
   query?: readonly string[]
-  answer?: VerbOperation['answer']
+  answer?: Operation['answer']
 }
 
 const members = (schema: TObject, names: readonly string[]) =>
@@ -100,32 +81,6 @@ export function route<V extends Verb<TSchema, unknown, unknown>>(verb: V, def: D
     query: queryMembers.length > 0 ? members(input, queryMembers) : undefined,
     body: bodyMembers.length > 0 ? members(input, bodyMembers) : undefined,
   }
-}
-
-// Legacy declarations, until every operation points at a verb.
-interface LegacyDef<B, Q> extends Omit<OperationBase, 'auth' | 'body' | 'query'> {
-  body?: B
-  query?: Q
-}
-
-export function op<B extends TSchema | undefined = undefined, Q extends TSchema | undefined = undefined>(
-  def: LegacyDef<B, Q> & {
-    auth: 'any' | Scope
-    // biome-ignore lint/suspicious/noExplicitAny: legacy
-    handle(ctx: Ctx, input: Input<any, any>): unknown
-  },
-): Operation {
-  return def as unknown as Operation
-}
-
-export function publicOp<
-  B extends TSchema | undefined = undefined,
-  Q extends TSchema | undefined = undefined,
->(
-  // biome-ignore lint/suspicious/noExplicitAny: legacy
-  def: LegacyDef<B, Q> & { handle(ctx: AppContext, input: Input<any, any>): unknown },
-): Operation {
-  return { ...def, auth: 'none' } as unknown as Operation
 }
 
 export const isMutating = (o: Operation) => o.method !== 'GET'

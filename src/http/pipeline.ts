@@ -1,8 +1,6 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
-import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, type Ctx, withActor } from '../context'
-import { inTransaction } from '../db/transaction'
 import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
@@ -16,7 +14,7 @@ import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
 import { createRateLimiter, type RateLimiter } from './middleware/rate-limit'
 import { spoolUpload, type Upload } from './middleware/upload'
-import { isMutating, type Operation, type VerbOperation } from './operation'
+import { isMutating, type Operation } from './operation'
 import { errorResponse, jsonResponse } from './respond'
 
 /** What the access log needs to know about a request once it is answered. */
@@ -38,10 +36,6 @@ export function createPipeline(app: AppContext): Pipeline {
 
 const MAX_IDEMPOTENCY_KEY = 255
 
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof (value as Promise<unknown> | null)?.then === 'function'
-}
-
 function queryObject(url: string): Record<string, string> {
   const q = url.indexOf('?')
   if (q === -1) return {}
@@ -53,7 +47,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /** The verb's one input object: body members, then the named query members, then path ids. */
 function verbInput(
-  o: VerbOperation,
+  o: Operation,
   params: Record<string, string>,
   rawQuery: Record<string, string>,
   body: unknown,
@@ -79,7 +73,7 @@ function verbInput(
   return all
 }
 
-function answerOf(o: VerbOperation, result: unknown): unknown {
+function answerOf(o: Operation, result: unknown): unknown {
   return o.answer === 'as-is' ? result : { data: result }
 }
 
@@ -91,10 +85,6 @@ function downloadResponse(d: Download, headers: Record<string, string>): Respons
       'content-disposition': `attachment; filename="${d.filename}"`,
     },
   })
-}
-
-function check(schema: TSchema | undefined, value: unknown, root: string, errors: FieldError[]) {
-  if (schema) errors.push(...validate(schema, value, root))
 }
 
 /**
@@ -148,7 +138,7 @@ export async function runOperation(
           'RATE_LIMITED',
           `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`,
         )
-      authorize({ scope: o.auth, mutates: o.verb?.mutates ?? isMutating(o) }, actor)
+      authorize(o.verb, actor)
       ctx = withActor(app, actor, meta.requestId)
     }
 
@@ -199,49 +189,16 @@ export async function runOperation(
         if (idempotencyKey && credentialId) completeIdempotent(app, credentialId, idempotencyKey, 200, text)
         return text
       }
-      if (o.verb) {
-        const input = verbInput(o, params, queryObject(request.url), body)
-        const answered = (result: unknown) => answerOf(o, result)
-        const result = await invoke(o.verb, ctx, input, {
-          extras: { upload },
-          atCommit: (r) => {
-            if (o.answer !== 'download') store(JSON.stringify(answered(r)))
-          },
-        })
-        if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
-        // Reads store nothing; a mutating verb stored its answer in its transaction.
-        return answer(jsonResponse(200, JSON.stringify(answered(result)), headers))
-      }
-
-      const errors: FieldError[] = []
-      const query = o.query ? coerceQuery(o.query, queryObject(request.url)) : {}
-      check(o.query, query, 'query', errors)
-      check(o.body, body, 'body', errors)
-      if (errors.length > 0) throw validationFailed(errors)
-
-      const input = { params, query, body, request, upload } as never
-      // Synchronous verbs run inside one transaction with the stored response; async ones
-      // (network I/O) store it after they finish.
-      let pending: Promise<unknown> | null = null
-      const run = () => {
-        const result = o.handle(ctx, input)
-        if (isPromise(result) || result instanceof Response) {
-          pending = Promise.resolve(result)
-          return ''
-        }
-        return store(JSON.stringify(result))
-      }
-      let text = isMutating(o) ? inTransaction(app.sqlite, run) : run()
-      if (pending) {
-        const result: unknown = await (pending as Promise<unknown>)
-        // Streaming answers (exports) pass through as they are.
-        if (result instanceof Response) {
-          for (const [k, v] of Object.entries(headers)) result.headers.set(k, v)
-          return answer(result)
-        }
-        text = store(JSON.stringify(result))
-      }
-      return answer(jsonResponse(200, text, headers))
+      const input = verbInput(o, params, queryObject(request.url), body)
+      const result = await invoke(o.verb, ctx, input, {
+        extras: { upload },
+        // A mutating verb's answer is stored in its own transaction: both commit or neither.
+        atCommit: (r) => {
+          if (o.answer !== 'download') store(JSON.stringify(answerOf(o, r)))
+        },
+      })
+      if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
+      return answer(jsonResponse(200, JSON.stringify(answerOf(o, result)), headers))
     } catch (err) {
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {
