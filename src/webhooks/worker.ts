@@ -158,7 +158,17 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     nextDue = undefined
     worker.kick()
   }
-  return { ...worker, kick }
+  // Driven without the loop (tests, CLI), a pass only starts the chains: idle here means nothing
+  // due and no attempt in flight, so drain() also waits for the chains it started.
+  async function drain(maxPasses = 10_000) {
+    for (let i = 0; i < maxPasses; i++) {
+      const { worked } = await worker.runOnce()
+      if (busy.size > 0) await Promise.allSettled([...busy.values()])
+      else if (!worked) return
+    }
+    throw new Error(`webhooks worker still had work after ${maxPasses} passes`)
+  }
+  return { ...worker, kick, drain }
 }
 
 /** The webhook worker, started. */
