@@ -1,6 +1,6 @@
 import { createHash, type KeyObject } from 'node:crypto'
 import { domainToASCII } from 'node:url'
-import type { DkimSigning } from '../services/domains/dkim'
+import type { DkimSigning } from './types'
 
 // DKIM (RFC 6376, rsa-sha256, relaxed/relaxed) for the smtp provider. The RSA-2048 signature
 // is ~0.7 ms of CPU, more than everything else a send costs; Bun runs WebCrypto's sign() on its

@@ -1,9 +1,16 @@
 import type { Config } from '../config'
-import { createCaptureProvider } from './capture'
-import { createSimulatorProvider, parseSimulatorRates } from './simulator'
-import { createSmtpProvider } from './smtp'
-import { createTwilioProvider } from './twilio'
-import { CHANNELS, type Channel, type ChannelFeedback, type ChannelProvider } from './types'
+import { CAPTURE_CAPABILITIES, createCaptureProvider } from './capture'
+import { createSimulatorProvider, parseSimulatorRates, SIMULATOR_CAPABILITIES } from './simulator'
+import { createSmtpProvider, SMTP_CAPABILITIES } from './smtp'
+import { createTwilioProvider, TWILIO_CAPABILITIES, twilioStatusCallback } from './twilio'
+import {
+  CHANNELS,
+  type Channel,
+  type ChannelFeedback,
+  type ChannelProvider,
+  type ProviderCallback,
+  type ProviderCapabilities,
+} from './types'
 
 // The provider of each channel, from the configuration (DESIGN.md §1 and §8). One instance per
 // kind serves every channel that uses it: one Twilio client, one simulator and its timers.
@@ -24,17 +31,46 @@ type Settings = Pick<
   | 'simulatorRates'
 >
 
+const kindsOf = (config: Settings): Record<Channel, string> => ({
+  email: config.emailProvider,
+  sms: config.smsProvider,
+  voice: config.voiceProvider,
+  whatsapp: config.whatsappProvider,
+  rcs: config.rcsProvider,
+})
+
+/** Each kind's capabilities, known before any instance exists (launch checks a sender with them). */
+const CAPABILITIES: Record<string, ProviderCapabilities> = {
+  capture: CAPTURE_CAPABILITIES,
+  simulator: SIMULATOR_CAPABILITIES,
+  smtp: SMTP_CAPABILITIES,
+  twilio: TWILIO_CAPABILITIES,
+}
+
+/** The capabilities of the provider configured for a channel. */
+export function channelCapabilities(config: Settings, channel: Channel): ProviderCapabilities {
+  const kind = kindsOf(config)[channel]
+  const capabilities = CAPABILITIES[kind]
+  if (!capabilities) throw new Error(`unknown provider "${kind}"`)
+  return capabilities
+}
+
+/**
+ * The callbacks the configured providers declare (each is the same as its provider's
+ * `callback`), so the HTTP layer can mount them before, or without, any send worker.
+ */
+export function providerCallbacks(config: Settings): ProviderCallback[] {
+  const kinds = new Set(Object.values(kindsOf(config)))
+  const out: ProviderCallback[] = []
+  if (kinds.has('twilio') && config.twilioAuthToken) out.push(twilioStatusCallback(config.twilioAuthToken))
+  return out
+}
+
 export function createProviders(
   config: Settings,
   feedback: ChannelFeedback,
 ): Record<Channel, ChannelProvider> {
-  const kinds: Record<Channel, string> = {
-    email: config.emailProvider,
-    sms: config.smsProvider,
-    voice: config.voiceProvider,
-    whatsapp: config.whatsappProvider,
-    rcs: config.rcsProvider,
-  }
+  const kinds = kindsOf(config)
   const instances = new Map<string, ChannelProvider>()
   const create = (kind: string): ChannelProvider => {
     switch (kind) {

@@ -1,5 +1,5 @@
 import { decodeLinkToken } from '../lib/tracking-token'
-import type { ChannelFeedback, ChannelProvider, Outgoing, SendResult } from './types'
+import type { ChannelFeedback, ChannelProvider, Outgoing, ProviderCapabilities, SendResult } from './types'
 
 // A provider that sends nothing and makes up realistic outcomes, for evaluations and load tests
 // (HERALD_*_PROVIDER=simulator). Each message draws its fate once at send time from the rates
@@ -58,6 +58,13 @@ const REPLIES = [
   'Call me next week.',
 ]
 
+/** Simulated traffic reaches nobody: bodies are kept like capture's; reports come later. */
+export const SIMULATOR_CAPABILITIES: ProviderCapabilities = {
+  storesContent: true,
+  reportsDelivery: true,
+  needsVerifiedSender: false,
+}
+
 export function createSimulatorProvider(options: SimulatorOptions): ChannelProvider {
   const rates =
     typeof options.rates === 'object' && options.rates ? options.rates : parseSimulatorRates(options.rates)
@@ -78,6 +85,7 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
 
   return {
     name: 'simulator',
+    capabilities: SIMULATOR_CAPABILITIES,
     async send(m: Outgoing): Promise<SendResult> {
       const fate = random()
       const email = m.channel === 'email'

@@ -2,7 +2,13 @@ import type { ConnectionOptions } from 'node:tls'
 import nodemailer from 'nodemailer'
 import { dkimSign } from './dkim-signer'
 import { composeEmail } from './mime'
-import { type ChannelProvider, type Outgoing, ProviderError, type SendResult } from './types'
+import {
+  type ChannelProvider,
+  type Outgoing,
+  type ProviderCapabilities,
+  ProviderError,
+  type SendResult,
+} from './types'
 
 // Email through a pooled nodemailer SMTP transport to HERALD_SMTP_URL: `smtp://` upgrades with
 // STARTTLS when the server offers it, `smtps://` is TLS from the first byte. The message is
@@ -24,6 +30,13 @@ export interface SmtpProviderOptions {
   socketTimeout?: number
 }
 
+/** Real inboxes: a verified, DKIM-signed From; delivered means the relay said 250. */
+export const SMTP_CAPABILITIES: ProviderCapabilities = {
+  storesContent: false,
+  reportsDelivery: false,
+  needsVerifiedSender: true,
+}
+
 /** The pool settings, shared with the benchmark so its raw blast runs on the same terms. */
 export function smtpTransportOptions(options: SmtpProviderOptions) {
   return {
@@ -42,6 +55,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
   const transport = nodemailer.createTransport(smtpTransportOptions(options))
   return {
     name: 'smtp',
+    capabilities: SMTP_CAPABILITIES,
     async send(message: Outgoing): Promise<SendResult> {
       if (message.channel !== 'email') throw new ProviderError(`smtp cannot send ${message.channel}`, false)
       let raw: Buffer

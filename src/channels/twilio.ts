@@ -1,13 +1,26 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { type ChannelProvider, type Outgoing, ProviderError, type SendResult } from './types'
+import {
+  type ChannelProvider,
+  type Outgoing,
+  type ProviderCallback,
+  type ProviderCapabilities,
+  ProviderError,
+  type SendResult,
+} from './types'
 
 // SMS, WhatsApp, RCS and voice through Twilio's REST API, or anything that speaks it (the base
 // URL is configurable). Messages API for text, Calls API with inline TwiML for voice. Twilio
 // answers with the message or call SID at once; delivery is reported later to the status
-// callback URL, whose requests are checked and read by the helpers at the end of this file.
+// callback URL: the provider's `callback` checks X-Twilio-Signature and reads the status there.
 
 /** Where Herald asks Twilio to post status callbacks (under HERALD_PUBLIC_URL). */
 export const TWILIO_STATUS_PATH = '/api/v1/inbound/twilio/status'
+
+export const TWILIO_CAPABILITIES: ProviderCapabilities = {
+  storesContent: false,
+  reportsDelivery: true,
+  needsVerifiedSender: false,
+}
 
 export interface TwilioProviderOptions {
   /** `https://api.twilio.com` or a compatible service. */
@@ -55,15 +68,15 @@ export function createTwilioProvider(options: TwilioProviderOptions): ChannelPro
 
   return {
     name: 'twilio',
+    capabilities: TWILIO_CAPABILITIES,
+    callback: twilioStatusCallback(options.authToken),
     async send(message: Outgoing): Promise<SendResult> {
       if (message.channel === 'email') throw new ProviderError('twilio cannot send email', false)
       const sender = message.from ?? options.from ?? null
       const whatsapp = (n: string) =>
         message.channel === 'whatsapp' && !n.includes(':') ? `whatsapp:${n}` : n
-      const form = new URLSearchParams({
-        To: whatsapp(message.to),
-        StatusCallback: message.statusCallbackUrl,
-      })
+      const form = new URLSearchParams({ To: whatsapp(message.to) })
+      if (message.statusCallbackUrl) form.set('StatusCallback', message.statusCallbackUrl)
       if (sender?.startsWith('MG') && message.channel !== 'voice') form.set('MessagingServiceSid', sender)
       else if (sender) form.set('From', whatsapp(sender))
       else throw new ProviderError(`no sender number for ${message.channel}`, false)
@@ -164,5 +177,37 @@ export function parseTwilioStatus(params: Record<string, string>): TwilioStatus 
     errorCode: params.ErrorCode || null,
     // a failed call has no error text of its own; its status (busy, no-answer…) says why
     errorMessage: params.ErrorMessage || (status === 'failed' ? raw : null),
+  }
+}
+
+/**
+ * The status callback: authenticated by X-Twilio-Signature (HMAC-SHA1 with the auth token over
+ * the URL Twilio was given and the form parameters); delivered or failed are reported as
+ * feedback, intermediate states change nothing, and a SID that is not ours is acknowledged.
+ */
+export function twilioStatusCallback(authToken: string): ProviderCallback {
+  return {
+    path: TWILIO_STATUS_PATH,
+    handle(request, feedback) {
+      const params = Object.fromEntries(new URLSearchParams(request.body))
+      if (!verifyTwilioSignature(authToken, request.url, params, request.headers.get('x-twilio-signature')))
+        return {
+          ok: false,
+          status: 403,
+          code: 'FORBIDDEN',
+          message: 'X-Twilio-Signature does not match this request',
+        }
+      const status = parseTwilioStatus(params)
+      const id = status.providerMessageId ? feedback.messageOf('twilio', status.providerMessageId) : null
+      if (id && status.status === 'delivered') feedback.delivered(id, feedback.now())
+      else if (id && status.status === 'failed')
+        feedback.failed(
+          id,
+          [status.errorCode, status.errorMessage].filter(Boolean).join(' ') ||
+            'the provider reported a failure',
+          feedback.now(),
+        )
+      return { ok: true }
+    },
   }
 }

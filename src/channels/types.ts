@@ -1,4 +1,4 @@
-import type { DkimSigning } from '../services/domains/dkim'
+import type { KeyObject } from 'node:crypto'
 
 // The one small interface every channel provider implements (DESIGN.md §8). The send queue
 // renders a message, hands it to the provider of its channel and records the outcome; adding a
@@ -39,11 +39,19 @@ export interface OutgoingText {
   from: string | null
   /** SMS / WhatsApp / RCS text, or the text-to-speech script for voice. */
   body: string
-  /** Where the provider should post delivery status updates for this message. */
-  statusCallbackUrl: string
+  /** Where the provider should post delivery status updates (its callback), if it has one. */
+  statusCallbackUrl: string | null
 }
 
 export type Outgoing = OutgoingEmail | OutgoingText
+
+/** How an email is DKIM-signed (nodemailer's `dkim` options; the domains service finds the key). */
+export interface DkimSigning {
+  domainName: string
+  keySelector: string
+  privateKey: KeyObject
+  headerFieldNames: string
+}
 
 export interface SendResult {
   /** The provider's own id for the message (SMTP queue id, Twilio SID…), if it gave one. */
@@ -64,9 +72,42 @@ export class ProviderError extends Error {
   }
 }
 
+/** What the send queue needs to know about a provider, instead of asking its name. */
+export interface ProviderCapabilities {
+  /** Herald keeps the rendered bodies of what it sent (capture mailbox, simulator); else only headers. */
+  storesContent: boolean
+  /** Delivery is reported after the send (status callbacks, simulated traffic), not by the send itself. */
+  reportsDelivery: boolean
+  /** Mail reaches real inboxes: the From address must be verified and is DKIM-signed. */
+  needsVerifiedSender: boolean
+}
+
+/** A request a provider posts back to Herald (a status callback), as the HTTP layer hands it over. */
+export interface CallbackRequest {
+  /** The URL the provider was given: HERALD_PUBLIC_URL + path + query. */
+  url: string
+  headers: Headers
+  /** The body, already read (at most 64 KiB). */
+  body: string
+}
+
+export type CallbackAnswer =
+  | { ok: true }
+  | { ok: false; status: 403 | 422; code: 'FORBIDDEN' | 'VALIDATION_FAILED'; message: string }
+
+/** A provider's inbound endpoint under the public URL; parsing and authentication stay in its file. */
+export interface ProviderCallback {
+  /** POST path, e.g. /api/v1/inbound/twilio/status. */
+  path: string
+  handle(request: CallbackRequest, feedback: ChannelFeedback): CallbackAnswer | Promise<CallbackAnswer>
+}
+
 export interface ChannelProvider {
   /** `capture`, `smtp`, `simulator`, `twilio`: stored on the message as `provider`. */
   readonly name: string
+  readonly capabilities: ProviderCapabilities
+  /** Where the provider posts delivery reports, when it does. */
+  readonly callback?: ProviderCallback
   send(message: Outgoing): Promise<SendResult>
   /** Releases pools and timers. */
   close(): Promise<void>
@@ -77,6 +118,10 @@ export interface ChannelProvider {
  * send queue implements it by recording the same events and counters real traffic causes.
  */
 export interface ChannelFeedback {
+  /** The outbox id of the message `provider` took under its own id, if it is one of ours. */
+  messageOf(provider: string, providerMessageId: string): string | null
+  /** The time reports are recorded at (the app's clock). */
+  now(): number
   delivered(outboxId: string, at: number): void
   failed(outboxId: string, reason: string, at: number): void
   opened(outboxId: string, userAgent: string | null, at: number): void

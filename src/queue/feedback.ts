@@ -9,6 +9,7 @@ import {
   recordOpen,
   recordReply,
 } from '../services/messages/activity'
+import { messageByProviderId } from '../services/messages/provider-status'
 import { snippetOf } from '../services/messages/snippet'
 
 /** What providers report after a send (simulated traffic, status callbacks), recorded as real traffic is. */
@@ -25,6 +26,8 @@ export function createFeedback(app: AppContext): ChannelFeedback {
       }
     }
   return {
+    messageOf: (provider, providerMessageId) => messageByProviderId(app, provider, providerMessageId),
+    now: () => app.clock.now(),
     delivered: on((m, at: number) => recordDelivered(app, m, at)),
     failed: on((m, reason: string, at: number) => recordFailed(app, m, reason, at)),
     opened: on((m, ua: string | null, at: number) => recordOpen(app, m, ua, at)),

@@ -6,6 +6,8 @@ import { loadConfig } from '../../src/config'
 // Which provider each channel gets from the configuration, and what a missing setting says.
 
 const feedback: ChannelFeedback = {
+  messageOf: () => null,
+  now: () => 0,
   delivered() {},
   failed() {},
   opened() {},
@@ -80,6 +82,7 @@ describe('createProviders', () => {
     let closed = 0
     const shared = {
       name: 'x',
+      capabilities: { storesContent: true, reportsDelivery: false, needsVerifiedSender: false },
       send: async () => ({ providerMessageId: null, delivered: true }),
       close: async () => void closed++,
     }

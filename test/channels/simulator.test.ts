@@ -31,6 +31,8 @@ function recorder() {
     (id: string, ...rest: unknown[]) =>
       calls.push([name, id, ...rest])
   const feedback: ChannelFeedback = {
+    messageOf: () => null,
+    now: () => 0,
     delivered: on('delivered'),
     failed: on('failed'),
     opened: on('opened'),

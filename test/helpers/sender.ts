@@ -14,6 +14,8 @@ export function recordingProvider(
   const sent: Outgoing[] = []
   const provider: ChannelProvider & { sent: Outgoing[] } = {
     name,
+    // Like capture: the rendered bodies are kept, delivery is known at once, any sender will do.
+    capabilities: { storesContent: true, reportsDelivery: false, needsVerifiedSender: false },
     sent,
     async send(m) {
       const r = await answer(m, sent.length)

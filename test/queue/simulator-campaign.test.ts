@@ -24,6 +24,7 @@ const bouncer = createSimulatorProvider({
 })
 const provider = {
   name: 'simulator',
+  capabilities: simulator.capabilities,
   send: (m: Parameters<typeof simulator.send>[0]) => (++n === 4 ? bouncer : simulator).send(m),
   close: async () => {
     await simulator.close()

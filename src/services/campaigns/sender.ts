@@ -1,7 +1,9 @@
 import { asc, eq } from 'drizzle-orm'
+import { channelCapabilities } from '../../channels/registry'
 import type { AppContext } from '../../context'
-import { type CampaignRow, type SenderRow, senders } from '../../db/schema'
+import { type SenderRow, senders } from '../../db/schema'
 import { invalidField, invalidState } from '../../errors'
+import type { CampaignStatus } from '../../lib/enums'
 import { presentSender, verifiedDomainsFor } from '../senders/present'
 
 export interface ResolvedSender {
@@ -11,7 +13,14 @@ export interface ResolvedSender {
 }
 
 /** Capture and simulator reach no real inbox, so they may send from unverified addresses. */
-export const sendsForReal = (app: AppContext) => app.config.emailProvider === 'smtp'
+export const sendsForReal = (app: AppContext) => channelCapabilities(app.config, 'email').needsVerifiedSender
+
+/** Who sends: a campaign (its status names the 409), or a message of its own. */
+export interface SenderOwner {
+  clientId: string
+  senderId: string | null
+  status?: CampaignStatus
+}
 
 const asSender = (s: SenderRow): ResolvedSender => ({
   fromEmail: s.fromEmail,
@@ -20,11 +29,12 @@ const asSender = (s: SenderRow): ResolvedSender => ({
 })
 
 /**
- * The From identity of an email campaign: its sender_id, else the client's oldest verified
- * sender. Real sending needs a verified one (409 INVALID_STATE saying why); capture mode
- * takes any sender, or a no-reply address on the public host.
+ * The From identity of an email campaign (or message): its sender_id, else the client's oldest
+ * verified sender. Real sending needs a verified one (a campaign: 409 INVALID_STATE saying why;
+ * a message: 422 on sender_id); capture mode takes any sender, or a no-reply address on the
+ * public host.
  */
-export function resolveSender(app: AppContext, c: CampaignRow): ResolvedSender {
+export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
   const rows = c.senderId
     ? app.db.select().from(senders).where(eq(senders.id, c.senderId)).all()
     : app.db.select().from(senders).where(eq(senders.clientId, c.clientId)).orderBy(asc(senders.id)).all()
@@ -40,5 +50,6 @@ export function resolveSender(app: AppContext, c: CampaignRow): ResolvedSender {
   const why = c.senderId
     ? `the sender ${rows[0]!.fromEmail} is not verified: verify its domain (DKIM and SPF) with POST /api/v1/domains/{id}/verify`
     : 'the client has no verified sender: create one with POST /api/v1/senders and verify its domain'
+  if (!c.status) throw invalidField('sender_id', why)
   throw invalidState(`The campaign cannot send email: ${why}`, c.status, ['draft', 'scheduled', 'paused'])
 }

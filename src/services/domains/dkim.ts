@@ -2,6 +2,7 @@ import { createPrivateKey, type KeyObject } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { and, eq, inArray } from 'drizzle-orm'
 import DKIM from 'nodemailer/lib/dkim'
+import type { DkimSigning } from '../../channels/types'
 import type { AppContext } from '../../context'
 import { domains } from '../../db/schema'
 import { decryptSecret } from '../../lib/crypto'
@@ -32,12 +33,7 @@ export const DKIM_HEADER_FIELDS = [
 ].join(':')
 
 /** Options for nodemailer's `dkim` (transport or message) and for signMessage. */
-export interface DkimSigning {
-  domainName: string
-  keySelector: string
-  privateKey: KeyObject
-  headerFieldNames: string
-}
+export type { DkimSigning }
 
 // Decrypting and parsing a PEM costs more than signing; keep parsed keys per domain version.
 const keyCache = new Map<string, KeyObject>()
