@@ -1,18 +1,18 @@
-import { inArray } from 'drizzle-orm'
 import type { Channel } from '../channels/types'
 import type { AppContext } from '../context'
-import { contacts, type MessageRow } from '../db/schema'
-import { failCampaign } from '../services/campaigns/launch'
+import type { Outbox } from '../db/outbox'
+import type { MessageRow } from '../db/schema'
 import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
-import type { PlanCache, SendPlan } from './plan'
+import type { SendPlan } from './plan'
 import type { RecipientStep } from './recipient'
+import type { Sources } from './sources'
+import type { MessageSource } from './sources/types'
 
-// One claimed batch: each message checked, then sent with bounded concurrency per channel, and
-// the outcomes written as they come. Afterwards a campaign that cannot send, or whose provider
-// refused everything so far, fails.
+// One claimed batch, whatever its messages' sources: each message planned by its source
+// (one plan per campaign, cached), checked, then sent with bounded concurrency per channel, and
+// the outcomes written as they come. Afterwards each source hears how its messages went (a
+// campaign that cannot send, or whose provider refused everything so far, fails).
 
-/** A campaign whose first this-many messages all failed permanently is failed as a whole. */
-const REFUSED_EVERYTHING = 25
 /**
  * Outcomes are written every FLUSH_MS of sending (at most FLUSH_MAX at once): a crash leaves
  * ~25 ms of sends unrecorded whatever the speed, and fast providers still commit in groups
@@ -23,27 +23,18 @@ const FLUSH_MAX = 256
 
 export function createBatchProcessor(
   app: AppContext,
-  deps: { plans: PlanCache; prepare: RecipientStep; concurrency: number },
+  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep; concurrency: number },
 ) {
   const { clock } = app
-  const { plans, prepare, concurrency } = deps
-  const writeOutcomes = createOutcomeWriter(app)
-  const refusedCheck = app.sqlite.query<{ failed: number; sent: number; status: string }, [string]>(
-    'SELECT failed, sent, status FROM campaigns WHERE id = ?1',
-  )
+  const { outbox, sources, prepare, concurrency } = deps
+  const writeOutcomes = createOutcomeWriter(app, outbox, sources)
 
   return async function processBatch(rows: MessageRow[]): Promise<void> {
     const now = clock.now()
-    const ids = [...new Set(rows.map((r) => r.contactId))]
     const byId = new Map(
-      app.db
-        .select()
-        .from(contacts)
-        .where(inArray(contacts.id, ids))
-        .all()
-        .map((c) => [c.id, c]),
+      outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))]).map((c) => [c.id, c]),
     )
-    const planOf = new Map<string, SendPlan | Error>()
+    const plansOf = new Map<MessageSource, Map<string, SendPlan | Error>>()
     // Outcomes are written in groups as sends complete, not once per batch: a kill then leaves
     // only the last few sends unrecorded (to be sent again with the same Message-ID).
     let unwritten: Finished[] = []
@@ -61,17 +52,24 @@ export function createBatchProcessor(
     }
     const pending: { message: MessageRow; channel: Channel; run: () => Promise<Outcome> }[] = []
     for (const m of rows) {
-      let plan = planOf.get(m.campaignId!)
+      const source = sources.of(m)
+      let plans = plansOf.get(source)
+      if (!plans) {
+        plans = new Map()
+        plansOf.set(source, plans)
+      }
+      const key = source.planKey(m)
+      let plan = plans.get(key)
       if (!plan) {
-        plan = plans.get(m.campaignId!)
-        planOf.set(m.campaignId!, plan)
+        plan = source.plan(m)
+        plans.set(key, plan)
       }
       if (plan instanceof Error) {
-        finish({ message: m, outcome: { kind: 'deferred', at: now } })
+        finish({ message: m, outcome: source.unplannable(m, plan, now) })
         continue
       }
-      const step = prepare(m, plan, byId.get(m.contactId), now)
-      if (typeof step === 'function') pending.push({ message: m, channel: plan.campaign.channel, run: step })
+      const step = prepare(m, source, plan, byId.get(m.contactId), now)
+      if (typeof step === 'function') pending.push({ message: m, channel: plan.channel, run: step })
       else finish({ message: m, outcome: step })
     }
     flush()
@@ -92,19 +90,6 @@ export function createBatchProcessor(
       }),
     )
     flush()
-    for (const [campaignId, plan] of planOf) {
-      if (plan instanceof Error) {
-        plans.forget(campaignId)
-        failCampaign(app, campaignId, `cannot send: ${plan.message}`)
-        continue
-      }
-      const t = refusedCheck.get(campaignId)
-      if (t && t.status === 'sending' && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
-        failCampaign(
-          app,
-          campaignId,
-          `the provider refused every message so far (${t.failed}); last error: ${lastFailure ?? 'unknown'}`,
-        )
-    }
+    for (const [source, plans] of plansOf) source.afterBatch?.({ plans, lastFailure })
   }
 }

@@ -1,4 +1,3 @@
-import { TWILIO_STATUS_PATH } from '../channels/twilio'
 import type { Outgoing } from '../channels/types'
 import type { AppContext } from '../context'
 import type { ContactRow, MessageRow } from '../db/schema'
@@ -9,7 +8,7 @@ import { contactVariables } from '../services/templates/variables'
 import type { SendPlan } from './plan'
 
 // One recipient's message: the template rendered with their data, every link wrapped in a
-// signed click token, an open pixel, and the List-Unsubscribe headers of RFC 2369 / 8058.
+// signed click token, an open pixel, and (bulk mail) the List-Unsubscribe headers of RFC 2369 / 8058.
 
 export interface Composed {
   /** The contact's email address (event data names it whatever the channel). */
@@ -28,34 +27,35 @@ export function composeMessage(
   plan: SendPlan,
   message: MessageRow,
   contact: ContactRow,
+  /** The provider's callback path, where it reports delivery (text channels). */
+  callbackPath: string | null,
 ): Composed {
   const base = app.config.publicUrl
   const link = (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
     `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
   const unsubscribeUrl = link('unsubscribe')
   const rendered = renderCompiled(plan.compiled, {
+    ...plan.variables,
     contact: contactVariables(contact),
-    client: plan.variables.client,
-    campaign: plan.variables.campaign,
     unsubscribe_url: unsubscribeUrl,
   })
   const messageId = rfcMessageId(message.id, plan.idDomain)
 
-  if (plan.campaign.channel !== 'email') {
+  if (plan.channel !== 'email') {
     const text = rendered.body_text ?? ''
     return {
       email: contact.email,
       rendered,
       headers: {},
       outgoing: {
-        channel: plan.campaign.channel,
+        channel: plan.channel,
         id: message.id,
         clientId: message.clientId,
         messageId,
         to: contact.phone ?? message.to,
         from: null,
         body: text,
-        statusCallbackUrl: base + TWILIO_STATUS_PATH,
+        statusCallbackUrl: callbackPath === null ? null : base + callbackPath,
       },
     }
   }
@@ -69,12 +69,14 @@ export function composeMessage(
   const inbound = app.config.inboundDomain
   const verp = (purpose: string) =>
     `${purpose}+${encodeVerpToken(key, message.clientId, purpose, message.id)}@${inbound}`
-  const headers: Record<string, string> = {
-    'List-Unsubscribe': inbound
-      ? `<${unsubscribeUrl}>, <mailto:${verp('unsubscribe')}>`
-      : `<${unsubscribeUrl}>`,
-    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
-  }
+  const headers: Record<string, string> = plan.bulk
+    ? {
+        'List-Unsubscribe': inbound
+          ? `<${unsubscribeUrl}>, <mailto:${verp('unsubscribe')}>`
+          : `<${unsubscribeUrl}>`,
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      }
+    : {}
   const sender = plan.sender!
   const replyTo = inbound ? verp('reply') : sender.replyTo
   return {

@@ -1,19 +1,18 @@
-import { eq } from 'drizzle-orm'
+import type { Channel, DkimSigning, ProviderCapabilities } from '../channels/types'
 import type { AppContext } from '../context'
-import { type CampaignRow, campaigns, clients } from '../db/schema'
-import { assertSendable } from '../services/campaigns/content'
-import { type ResolvedSender, resolveSender } from '../services/campaigns/sender'
-import { type DkimSigning, dkimForSender } from '../services/domains/dkim'
-import { type CompiledTemplate, compileTemplate } from '../services/templates/render'
+import type { Outbox } from '../db/outbox'
+import type { ResolvedSender } from '../services/campaigns/sender'
+import { dkimForSender } from '../services/domains/dkim'
+import { type CompiledTemplate, compileTemplate, type RenderableTemplate } from '../services/templates/render'
 import { clientVariables } from '../services/templates/variables'
-import { trackingKeyOf } from '../services/tracking/resolve'
 
-// Everything about a campaign that is the same for each recipient, worked out once and reused
-// for every batch: compiled content, sender, DKIM key, client variables. A plan lives for a
-// few seconds so that a changed sender or domain is picked up without a restart.
+// What is the same for every message a source sends with one content (a campaign's, a
+// template's), worked out once and reused: compiled content, sender, DKIM key, variables.
+// Sources cache their plans for a few seconds, so a changed sender or domain is picked up
+// without a restart.
 
 export interface SendPlan {
-  campaign: CampaignRow
+  channel: Channel
   compiled: CompiledTemplate
   sender: ResolvedSender | null
   dkim: DkimSigning | null
@@ -21,53 +20,51 @@ export interface SendPlan {
   clientSuspended: boolean
   /** Domain of the Message-ID: the sender's, else the public host. */
   idDomain: string
-  variables: { client: Record<string, unknown>; campaign: Record<string, unknown> }
+  /** What every recipient's render shares besides the contact (client, campaign…). */
+  variables: Record<string, unknown>
+  /** Bulk mail carries List-Unsubscribe and List-Unsubscribe-Post (RFC 8058). */
+  bulk: boolean
 }
 
-const PLAN_TTL_MS = 5_000
+export const PLAN_TTL_MS = 5_000
 
-export function createPlanCache(app: AppContext) {
-  const plans = new Map<string, { plan: SendPlan; until: number }>()
+export interface PlanInput {
+  clientId: string
+  channel: Channel
+  content: RenderableTemplate
+  sender: ResolvedSender | null
+  variables: Record<string, unknown>
+  bulk: boolean
+}
+
+/** Builds plans; `capabilities` says whether the channel's provider signs for real inboxes. */
+export function createPlanner(
+  app: AppContext,
+  outbox: Outbox,
+  capabilities: (channel: Channel) => ProviderCapabilities,
+) {
   const host = new URL(app.config.publicUrl).hostname
-  return {
-    key: trackingKeyOf(app),
-    /** The plan for a campaign, or an Error saying why it cannot send (the campaign then fails). */
-    get(campaignId: string): SendPlan | Error {
-      const now = app.clock.now()
-      const campaign = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
-      if (!campaign) return new Error('the campaign no longer exists')
-      const hit = plans.get(campaignId)
-      if (hit && hit.until > now && hit.plan.campaign.updatedAt === campaign.updatedAt)
-        return { ...hit.plan, campaign }
-      try {
-        const content = assertSendable(app, campaign)
-        const sender = campaign.channel === 'email' ? resolveSender(app, campaign) : null
-        const client = app.db.select().from(clients).where(eq(clients.id, campaign.clientId)).get()!
-        const plan: SendPlan = {
-          campaign,
-          compiled: compileTemplate(content),
-          clientSuspended: client.status !== 'active',
-          sender,
-          dkim:
-            sender && app.config.emailProvider === 'smtp'
-              ? dkimForSender(app, campaign.clientId, sender.fromEmail)
-              : null,
-          idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
-          variables: {
-            client: clientVariables(client),
-            campaign: { id: campaign.id, name: campaign.name, channel: campaign.channel },
-          },
-        }
-        plans.set(campaignId, { plan, until: now + PLAN_TTL_MS })
-        return plan
-      } catch (err) {
-        return err instanceof Error ? err : new Error(String(err))
-      }
-    },
-    forget(campaignId: string) {
-      plans.delete(campaignId)
-    },
+  return function plan(input: PlanInput): SendPlan {
+    const client = outbox.clientRow(input.clientId)
+    if (!client) throw new Error('the client no longer exists')
+    const { sender } = input
+    return {
+      channel: input.channel,
+      compiled: compileTemplate(input.content),
+      clientSuspended: client.status !== 'active',
+      sender,
+      dkim:
+        sender && capabilities(input.channel).needsVerifiedSender
+          ? dkimForSender(app, input.clientId, sender.fromEmail)
+          : null,
+      idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
+      variables: { ...input.variables, client: clientVariables(client) },
+      bulk: input.bulk,
+    }
   }
 }
 
-export type PlanCache = ReturnType<typeof createPlanCache>
+export type Planner = ReturnType<typeof createPlanner>
+
+/** Caught into an Error: a source whose plan cannot be made says why instead of throwing. */
+export const asError = (err: unknown) => (err instanceof Error ? err : new Error(String(err)))

@@ -1,14 +1,17 @@
 import { type Channel, type ChannelProvider, ProviderError } from '../channels/types'
 import type { AppContext } from '../context'
+import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { createSuppressionCheck } from '../services/suppressions/manage'
 import { composeMessage } from './compose'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
+import type { MessageSource, Verdict } from './sources/types'
 import { createRateBucket, createWindowLimits } from './throttle'
 
-// One claimed message: the checks made at send time (campaign state, client, contact status,
-// suppression, limits), then a task that renders it and hands it to the channel's provider.
+// One claimed message: the checks made at send time (its source still sending, client,
+// contact status, suppression, limits), then a task that renders it and hands it to the
+// channel's provider.
 
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
@@ -18,56 +21,53 @@ export interface RecipientOptions {
   retryDelays: readonly number[]
   /** The tracking-token key. */
   key: Buffer
+  outbox: Outbox
 }
 
 export type RecipientStep = (
   m: MessageRow,
+  source: MessageSource,
   plan: SendPlan,
   contact: ContactRow | undefined,
   now: number,
 ) => Outcome | (() => Promise<Outcome>)
+
+/** A verdict other than "send", as this attempt's outcome. */
+const held = (v: Exclude<Verdict, { kind: 'send' }>): Outcome =>
+  v.kind === 'defer' ? { kind: 'deferred', at: v.at } : { kind: 'cancelled', reason: v.reason }
 
 export function createRecipientStep(app: AppContext, options: RecipientOptions): RecipientStep {
   const { clock } = app
   const { providers, retryDelays } = options
   const isSuppressed = createSuppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
-  const limits = createWindowLimits(app)
-  const campaignStatus = app.sqlite.query<{ status: string }, [string]>(
-    'SELECT status FROM campaigns WHERE id = ?1',
-  )
+  const limits = createWindowLimits(options.outbox, app.config)
 
   /** What to do with one claimed message before anything is sent. */
-  return function prepare(
-    m: MessageRow,
-    plan: SendPlan,
-    contact: ContactRow | undefined,
-    now: number,
-  ): Outcome | (() => Promise<Outcome>) {
-    const c = plan.campaign
-    if (c.status === 'paused') return { kind: 'deferred', at: now }
-    if (c.status !== 'sending') return { kind: 'cancelled', reason: `campaign ${c.status}` }
+  return function prepare(m, source, plan, contact, now) {
+    const verdict = source.verdict(m, plan, false, now)
+    if (verdict.kind !== 'send') return held(verdict)
     if (plan.clientSuspended) return { kind: 'deferred', at: now + SUSPENDED_RECHECK_MS }
     if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
     if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
-    if (c.channel === 'email' && isSuppressed(m.clientId, contact.email))
+    const channel = plan.channel
+    if (channel === 'email' && isSuppressed(m.clientId, contact.email))
       return { kind: 'skipped', reason: 'suppressed' }
-    if (c.channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
-    const to = c.channel === 'email' ? contact.email : contact.phone!
+    if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
+    const to = channel === 'email' ? contact.email : contact.phone!
     const deferTo = limits.reserve(m.clientId, to, now)
     if (deferTo !== null) return { kind: 'deferred', at: deferTo }
-    const provider = providers[c.channel]
+    const provider = providers[channel]
     // Rendering happens in the send task, not for the whole batch up front: the event loop then
     // interleaves it with the provider's I/O instead of stalling every connection per batch.
     return async () => {
       await bucket.take()
       // Paused or cancelled while this message waited for its turn: do not send it.
-      const status = campaignStatus.get(c.id)?.status
-      if (status === 'paused') return { kind: 'deferred', at: clock.now() }
-      if (status !== 'sending') return { kind: 'cancelled', reason: `campaign ${status}` }
+      const now = source.verdict(m, plan, true, clock.now())
+      if (now.kind !== 'send') return held(now)
       let composed: ReturnType<typeof composeMessage>
       try {
-        composed = composeMessage(app, options.key, plan, m, contact)
+        composed = composeMessage(app, options.key, plan, m, contact, provider.callback?.path ?? null)
       } catch (err) {
         return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
       }
@@ -79,7 +79,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
           provider: provider.name,
           providerMessageId: r.providerMessageId,
           composed,
-          keepContent: provider.name === 'capture' || provider.name === 'simulator',
+          keepContent: provider.capabilities.storesContent,
         }
       } catch (err) {
         const retryable = !(err instanceof ProviderError) || err.retryable

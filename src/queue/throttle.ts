@@ -1,4 +1,5 @@
-import type { AppContext } from '../context'
+import type { Config } from '../config'
+import type { Outbox } from '../db/outbox'
 
 // The operator's sending limits (DESIGN.md §1): an instance-wide rate (token bucket, burst of
 // one second's worth), a per-recipient-domain limit per minute and a per-client cap per hour.
@@ -30,13 +31,13 @@ interface Window {
   count: number
 }
 
-export function createWindowLimits(app: AppContext) {
-  const { domainThrottle, clientHourlyCap } = app.config
+export function createWindowLimits(
+  outbox: Pick<Outbox, 'sentSince'>,
+  config: Pick<Config, 'domainThrottle' | 'clientHourlyCap'>,
+) {
+  const { domainThrottle, clientHourlyCap } = config
   const domains = new Map<string, Window>()
   const clients = new Map<string, Window>()
-  const sentSince = app.sqlite.query<{ n: number }, [string, number]>(
-    'SELECT count(*) AS n FROM messages WHERE client_id = ?1 AND sent_at >= ?2',
-  )
   const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
     // Every entry of a map shares one window length: when a new window starts, the old entries
     // are all stale, so the map never grows past the keys of one window.
@@ -56,7 +57,7 @@ export function createWindowLimits(app: AppContext) {
       if (clientHourlyCap !== null) {
         const start = now - (now % 3_600_000)
         // After a restart the hour's earlier sends still count.
-        const w = windowOf(clients, clientId, start, () => sentSince.get(clientId, start)!.n)
+        const w = windowOf(clients, clientId, start, () => outbox.sentSince(clientId, start))
         checks.push([w, clientHourlyCap, start + 3_600_000])
       }
       // Recipient domains are an email notion; phone numbers have none.

@@ -64,4 +64,19 @@ export const messageContents = sqliteTable('message_contents', {
   headers: text('headers', { mode: 'json' }).$type<Record<string, string>>().notNull(),
 })
 
+/**
+ * What a message outside any campaign renders (a transactional or test send): a template, or
+ * inline content, from a sender, with extra variables. Campaign messages read their campaign.
+ */
+export const messagePayloads = sqliteTable('message_payloads', {
+  messageSeq: integer('message_seq').primaryKey(),
+  templateId: text('template_id'),
+  subject: text('subject'),
+  bodyHtml: text('body_html'),
+  bodyText: text('body_text'),
+  senderId: text('sender_id'),
+  variables: text('variables', { mode: 'json' }).$type<Record<string, unknown>>(),
+})
+
 export type MessageRow = typeof messages.$inferSelect
+export type MessagePayloadRow = typeof messagePayloads.$inferSelect

@@ -1,10 +1,12 @@
 import { and, asc, eq, gt, lte } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { outboxOf } from '../../db/outbox'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
 import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/manage'
 import type { RuleGroup } from '../segments/rules'
+import { OUTBOX_RULES } from './states'
 
 // The audience snapshot: launch counts the audience and returns; the send worker then copies
 // it into the outbox in chunks keyed by contact id, recording the cursor in the same
@@ -76,12 +78,9 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     if (!c || c.snapshotDone) return true
     const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
-    const insert = app.sqlite.query(
-      `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)`,
-    )
+    const outbox = outboxOf(app.store, OUTBOX_RULES)
     for (const r of rows)
-      insert.run(
+      outbox.queueCampaignMessage(
         newId(),
         c.clientId,
         c.id,
@@ -93,9 +92,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
     if (done) {
-      const total = app.sqlite
-        .query<{ n: number }, [string]>('SELECT count(*) AS n FROM messages WHERE campaign_id = ?1')
-        .get(c.id)!.n
+      const total = outbox.campaignMessageCount(c.id)
       app.db
         .update(campaigns)
         .set({ snapshotCursor: cursor, snapshotDone: true, totalRecipients: total })

@@ -1,9 +1,11 @@
 import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { outboxOf } from '../../db/outbox'
 import { campaigns } from '../../db/schema'
 import { toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
+import { OUTBOX_RULES, SENDING } from './states'
 
 /**
  * sending → sent once the audience is copied and no message is queued or in flight; records
@@ -12,13 +14,8 @@ import { recordEvent } from '../events/record'
 export function completeIfDone(app: AppContext, campaignId: string): boolean {
   return app.sqlite.transaction(() => {
     const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
-    if (!c || c.status !== 'sending' || !c.snapshotDone) return false
-    const open = app.sqlite
-      .query<{ one: number }, [string]>(
-        "SELECT 1 AS one FROM messages WHERE campaign_id = ?1 AND status IN ('queued', 'sending') LIMIT 1",
-      )
-      .get(campaignId)
-    if (open) return false
+    if (!c || c.status !== SENDING || !c.snapshotDone) return false
+    if (outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
     const now = app.clock.now()
     app.db
       .update(campaigns)

@@ -1,5 +1,6 @@
 import { and, eq, lte, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
+import { outboxOf } from '../../db/outbox'
 import { type CampaignRow, campaigns, messages } from '../../db/schema'
 import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
@@ -7,7 +8,7 @@ import { assertSendable } from './content'
 import { findCampaignRow } from './manage'
 import { presentCampaign } from './present'
 import { resolveSender } from './sender'
-import { assertTransition } from './states'
+import { assertTransition, OUTBOX_RULES, SENDING } from './states'
 
 /** Checks everything sending needs; throws the 422/409 that says what is missing. */
 function assertReady(app: AppContext, c: CampaignRow): void {
@@ -114,15 +115,11 @@ export function failCampaign(app: AppContext, id: string, reason: string): boole
     const changed = app.db
       .update(campaigns)
       .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
-      .where(and(eq(campaigns.id, id), eq(campaigns.status, 'sending')))
+      .where(and(eq(campaigns.id, id), eq(campaigns.status, SENDING)))
       .returning({ id: campaigns.id })
       .all()
     if (changed.length === 0) return false
-    app.db
-      .update(messages)
-      .set({ status: 'cancelled', error: reason })
-      .where(and(eq(messages.campaignId, id), eq(messages.status, 'queued')))
-      .run()
+    outboxOf(app.store, OUTBOX_RULES).cancelQueued(id, reason)
     return true
   })()
   if (failed) app.log.warn('campaign failed', { campaign_id: id, reason })

@@ -1,3 +1,4 @@
+import type { OutboxRules } from '../../db/outbox'
 import { invalidState } from '../../errors'
 import type { CampaignStatus } from '../../lib/enums'
 
@@ -12,6 +13,18 @@ export const ALLOWED_FROM = {
   cancel: ['scheduled', 'sending', 'paused'],
   delete: ['draft', 'paused'],
 } as const satisfies Record<string, readonly CampaignStatus[]>
+
+/** The campaign sends: its messages are claimed. */
+export const SENDING: CampaignStatus = 'sending'
+/** Held by the operator: messages wait (the audience copy goes on). */
+export const PAUSED: CampaignStatus = 'paused'
+/** Stopped before the end: whatever is still queued, or comes back to the queue, is cancelled. */
+export const STOPPED: readonly CampaignStatus[] = ['cancelled', 'failed']
+/** Finished one way or another; nothing changes any more. */
+export const TERMINAL: readonly CampaignStatus[] = ['sent', ...STOPPED]
+
+/** What the outbox's statements need to know of campaign states (src/db/outbox.ts). */
+export const OUTBOX_RULES: OutboxRules = { stoppedCampaign: STOPPED }
 
 export type CampaignOperation = keyof typeof ALLOWED_FROM
 

@@ -1,8 +1,10 @@
 import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { outboxOf } from '../../db/outbox'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
+import { OUTBOX_RULES } from '../campaigns/states'
 import { recordEvent } from '../events/record'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
@@ -42,20 +44,26 @@ function refs(m: MessageRow) {
 }
 
 const tx = <T>(app: AppContext, fn: () => T): T => app.sqlite.transaction(fn)()
+/** Message status changes go through the outbox's transitions (one statement, one guard each). */
+const outbox = (app: AppContext) => outboxOf(app.store, OUTBOX_RULES)
 
 /** A provider's later report that the next hop accepted a message it had taken. */
 export function recordDelivered(app: AppContext, m: MessageRow, at: number): void {
   tx(app, () => {
     const cur = findMessage(app, m.id)
-    if (!cur || cur.deliveredAt !== null || cur.status === 'bounced') return
-    app.db.update(messages).set({ status: 'delivered', deliveredAt: at }).where(eq(messages.id, m.id)).run()
-    recordEvent(app.db, {
-      ...refs(cur),
-      type: 'email.delivered',
-      occurredAt: at,
-      data: deliveredData(app, cur, at),
-    })
+    if (!cur || !outbox(app).delivered(cur.seq, at)) return
+    recordDeliveredEvent(app, cur, at)
     bumpCampaign(app.db, cur.campaignId, { delivered: 1 })
+  })
+}
+
+/** email.delivered for a message the outbox just marked delivered (send or later report). */
+export function recordDeliveredEvent(app: AppContext, m: MessageRow, at: number, email?: string): void {
+  recordEvent(app.db, {
+    ...refs(m),
+    type: 'email.delivered',
+    occurredAt: at,
+    data: deliveredData(app, m, at, email),
   })
 }
 
@@ -72,8 +80,7 @@ export function deliveredData(app: AppContext, m: MessageRow, at: number, email?
 export function recordFailed(app: AppContext, m: MessageRow, reason: string, _at: number): void {
   tx(app, () => {
     const cur = findMessage(app, m.id)
-    if (!cur || cur.status === 'failed' || cur.status === 'delivered') return
-    app.db.update(messages).set({ status: 'failed', error: reason }).where(eq(messages.id, m.id)).run()
+    if (!cur || !outbox(app).failed(cur.seq, null, reason)) return
     bumpCampaign(app.db, cur.campaignId, { failed: 1 })
   })
 }
@@ -169,11 +176,7 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
     // "failed") is still recorded: it is the one that suppresses the address.
     if (cur.bouncedAt !== null && (bounce.type === 'soft' || hadHardBounce(app, cur.id))) return false
     const email = emailOf(app, cur)
-    app.db
-      .update(messages)
-      .set({ status: 'bounced', bouncedAt: cur.bouncedAt ?? at })
-      .where(eq(messages.id, cur.id))
-      .run()
+    outbox(app).bounced(cur.seq, at)
     recordEvent(app.db, {
       ...refs(cur),
       type: 'email.bounced',

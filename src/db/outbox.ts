@@ -1,0 +1,233 @@
+import type { Database } from 'bun:sqlite'
+import { eq, inArray } from 'drizzle-orm'
+import type { Store } from './client'
+import {
+  type CampaignRow,
+  type ClientRow,
+  type ContactRow,
+  campaigns,
+  clients,
+  contacts,
+  type MessagePayloadRow,
+  type MessageRow,
+  messagePayloads,
+  messages,
+} from './schema'
+
+// The outbox's SQL (DESIGN.md §8), prepared once per connection: claims and leases, the
+// message status transitions, and the few campaign reads the send queue makes. Every write of
+// `messages.status` goes through a transition here, so each has one statement and one guard;
+// SQLite-only constructs (INSERT OR IGNORE / OR REPLACE) stay behind these names.
+
+export interface OutboxRules {
+  /** Campaign statuses that send nothing more (services/campaigns/states.ts). */
+  stoppedCampaign: readonly string[]
+}
+
+/** Message statuses of work not done yet: waiting in the queue or claimed. */
+export const OPEN_MESSAGE_STATUSES = ['queued', 'sending'] as const
+
+const list = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')
+const OPEN = list(OPEN_MESSAGE_STATUSES)
+/** A message without campaign, journey or sequence: a transactional (or test) send. */
+const TRANSACTIONAL = 'campaign_id IS NULL AND journey_id IS NULL AND sequence_id IS NULL'
+
+function build(store: Store, rules: OutboxRules) {
+  const { sqlite, db } = store
+  const stopped = list(rules.stoppedCampaign)
+  // A message coming back to the queue after its campaign stopped (it was in flight then) is
+  // cancelled instead: nothing would ever claim it again.
+  const backToQueue = `CASE WHEN (SELECT status FROM campaigns WHERE id = messages.campaign_id) IN (${stopped})
+    THEN 'cancelled' ELSE 'queued' END`
+  const q = {
+    claimCampaign: sqlite.prepare<{ seq: number }, [number, string, number, number]>(
+      `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+       WHERE seq IN (
+         SELECT seq FROM messages WHERE campaign_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
+         ORDER BY seq LIMIT ?4
+       ) RETURNING seq`,
+    ),
+    claimTransactional: sqlite.prepare<{ seq: number }, [number, number, number]>(
+      `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+       WHERE seq IN (
+         SELECT seq FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued' AND next_attempt_at <= ?2
+         ORDER BY seq LIMIT ?3
+       ) RETURNING seq`,
+    ),
+    nextTransactional: sqlite.prepare<{ at: number | null }, []>(
+      `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
+    ),
+    expireLeases: sqlite.prepare<never, [number]>(
+      "UPDATE messages SET status = 'queued' WHERE status = 'sending' AND next_attempt_at <= ?1",
+    ),
+    requeueInflight: sqlite.prepare<never, [number]>(
+      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1 WHERE status = 'sending'`,
+    ),
+    sent: sqlite.prepare<never, [number, string, string | null, number]>(
+      `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
+       WHERE seq = ?1`,
+    ),
+    // The one guard of "delivered": once, and never after a bounce.
+    delivered: sqlite.prepare<never, [number, number]>(
+      `UPDATE messages SET status = 'delivered', delivered_at = ?2
+       WHERE seq = ?1 AND delivered_at IS NULL AND status <> 'bounced'`,
+    ),
+    content: sqlite.prepare<never, [number, string | null, string | null, string | null, string]>(
+      `INSERT OR REPLACE INTO message_contents (message_seq, subject, body_html, body_text, headers)
+       VALUES (?1, ?2, ?3, ?4, ?5)`,
+    ),
+    retry: sqlite.prepare<never, [number, string, string, number]>(
+      `UPDATE messages SET provider = ?2, error = ?3, next_attempt_at = ?4, status = ${backToQueue} WHERE seq = ?1`,
+    ),
+    // A failure reported after the send does not undo a delivery, nor count twice.
+    failed: sqlite.prepare<never, [number, string | null, string]>(
+      `UPDATE messages SET status = 'failed', provider = coalesce(?2, provider), error = ?3
+       WHERE seq = ?1 AND status NOT IN ('failed', 'delivered')`,
+    ),
+    skipped: sqlite.prepare<never, [number, string]>(
+      "UPDATE messages SET status = 'skipped', skip_reason = ?2 WHERE seq = ?1",
+    ),
+    deferred: sqlite.prepare<never, [number, number]>(
+      `UPDATE messages SET attempts = max(attempts - 1, 0), next_attempt_at = ?2, status = ${backToQueue}
+       WHERE seq = ?1`,
+    ),
+    cancelled: sqlite.prepare<never, [number, string | null]>(
+      "UPDATE messages SET status = 'cancelled', error = ?2 WHERE seq = ?1",
+    ),
+    cancelQueued: sqlite.prepare<never, [string, string | null]>(
+      "UPDATE messages SET status = 'cancelled', error = ?2 WHERE campaign_id = ?1 AND status = 'queued'",
+    ),
+    bounced: sqlite.prepare<never, [number, number]>(
+      "UPDATE messages SET status = 'bounced', bounced_at = coalesce(bounced_at, ?2) WHERE seq = ?1",
+    ),
+    queueCampaignMessage: sqlite.prepare<never, [string, string, string, string, string, string, number]>(
+      `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)`,
+    ),
+    queueMessage: sqlite.prepare<{ seq: number }, [string, string, string, string, string, number]>(
+      `INSERT INTO messages (id, client_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?6) RETURNING seq`,
+    ),
+    campaignMessages: sqlite.prepare<{ n: number }, [string]>(
+      'SELECT count(*) AS n FROM messages WHERE campaign_id = ?1',
+    ),
+    campaignOpen: sqlite.prepare<{ one: number }, [string]>(
+      `SELECT 1 AS one FROM messages WHERE campaign_id = ?1 AND status IN (${OPEN}) LIMIT 1`,
+    ),
+    campaignStatus: sqlite.prepare<{ status: string }, [string]>(
+      'SELECT status FROM campaigns WHERE id = ?1',
+    ),
+    campaignTotals: sqlite.prepare<{ failed: number; sent: number; status: string }, [string]>(
+      'SELECT failed, sent, status FROM campaigns WHERE id = ?1',
+    ),
+    campaignsIn: sqlite.prepare<{ id: string; snapshot_done: number }, [string]>(
+      'SELECT id, snapshot_done FROM campaigns WHERE status = ?1 ORDER BY id',
+    ),
+    copiesIn: sqlite.prepare<{ id: string }, [string]>(
+      'SELECT id FROM campaigns WHERE status = ?1 AND snapshot_done = 0 AND launched_at IS NOT NULL ORDER BY id',
+    ),
+    sentSince: sqlite.prepare<{ n: number }, [string, number]>(
+      'SELECT count(*) AS n FROM messages WHERE client_id = ?1 AND sent_at >= ?2',
+    ),
+  }
+  const changed = (r: { changes: number }) => r.changes > 0
+
+  return {
+    // Claims and leases.
+    /** Claims up to `limit` due messages of one campaign until `leaseUntil`; their seqs. */
+    claimCampaign: (campaignId: string, now: number, leaseUntil: number, limit: number) =>
+      q.claimCampaign.all(leaseUntil, campaignId, now, limit).map((r) => r.seq),
+    /** Claims up to `limit` due transactional messages. */
+    claimTransactional: (now: number, leaseUntil: number, limit: number) =>
+      q.claimTransactional.all(leaseUntil, now, limit).map((r) => r.seq),
+    /** When the next queued transactional message comes due; null when none waits. */
+    nextTransactional: () => q.nextTransactional.get()?.at ?? null,
+    /** Claims whose lease ran out are queued again. */
+    expireLeases: (now: number) => void q.expireLeases.run(now),
+    /** Start-up: what a stopped or killed process held is due again (or cancelled, its campaign stopped). */
+    requeueInflight: (now: number) => void q.requeueInflight.run(now),
+    claimedRows: (seqs: number[]): MessageRow[] =>
+      db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq).all(),
+    contactsByIds: (ids: string[]): ContactRow[] =>
+      db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
+
+    // Status transitions.
+    queueCampaignMessage: (
+      id: string,
+      clientId: string,
+      campaignId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+    ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now),
+    /** A message of its own (no campaign), queued now; its seq. */
+    queueMessage: (
+      id: string,
+      clientId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+    ) => q.queueMessage.get(id, clientId, contactId, channel, to, now)!.seq,
+    sent: (seq: number, provider: string, providerMessageId: string | null, at: number) =>
+      void q.sent.run(seq, provider, providerMessageId, at),
+    /** True when this made it delivered (the caller then records the event and counter). */
+    delivered: (seq: number, at: number) => changed(q.delivered.run(seq, at)),
+    retry: (seq: number, provider: string, error: string, at: number) =>
+      void q.retry.run(seq, provider, error, at),
+    /** True when this made it failed. `provider` null keeps the one recorded. */
+    failed: (seq: number, provider: string | null, error: string) =>
+      changed(q.failed.run(seq, provider, error)),
+    skipped: (seq: number, reason: string) => void q.skipped.run(seq, reason),
+    /** Back in the queue until `at`, the attempt not counted (throttle, cap, paused). */
+    deferred: (seq: number, at: number) => void q.deferred.run(seq, at),
+    cancelled: (seq: number, reason: string | null) => void q.cancelled.run(seq, reason),
+    /** Everything a campaign still had queued will never be sent. */
+    cancelQueued: (campaignId: string, reason: string | null) => void q.cancelQueued.run(campaignId, reason),
+    bounced: (seq: number, at: number) => void q.bounced.run(seq, at),
+
+    /** What was sent, for the capture mailbox and GET /messages/{id}. */
+    storeContent: (
+      seq: number,
+      subject: string | null,
+      html: string | null,
+      text: string | null,
+      headers: Record<string, string>,
+    ) => void q.content.run(seq, subject, html, text, JSON.stringify(headers)),
+    payloadOf: (seq: number): MessagePayloadRow | undefined =>
+      db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).get(),
+    storePayload: (payload: MessagePayloadRow) => void db.insert(messagePayloads).values(payload).run(),
+
+    // What a plan is made of.
+    campaignRow: (id: string): CampaignRow | undefined =>
+      db.select().from(campaigns).where(eq(campaigns.id, id)).get(),
+    clientRow: (id: string): ClientRow | undefined =>
+      db.select().from(clients).where(eq(clients.id, id)).get(),
+
+    // Campaign reads of the send queue.
+    campaignMessageCount: (campaignId: string) => q.campaignMessages.get(campaignId)!.n,
+    campaignHasOpenMessages: (campaignId: string) => q.campaignOpen.get(campaignId) !== null,
+    campaignStatus: (campaignId: string) => q.campaignStatus.get(campaignId)?.status ?? null,
+    campaignTotals: (campaignId: string) => q.campaignTotals.get(campaignId) ?? null,
+    campaignsIn: (status: string) => q.campaignsIn.all(status),
+    /** Campaigns in `status` whose launched audience is not copied yet. */
+    unfinishedCopiesIn: (status: string) => q.copiesIn.all(status).map((r) => r.id),
+    /** A client's messages sent since `since` (the hourly cap after a restart). */
+    sentSince: (clientId: string, since: number) => q.sentSince.get(clientId, since)!.n,
+  }
+}
+
+export type Outbox = ReturnType<typeof build>
+
+const built = new WeakMap<Database, Outbox>()
+
+/** The outbox statements of a store, prepared on first use and reused for the connection's life. */
+export function outboxOf(store: Store, rules: OutboxRules): Outbox {
+  let o = built.get(store.sqlite)
+  if (!o) {
+    o = build(store, rules)
+    built.set(store.sqlite, o)
+  }
+  return o
+}

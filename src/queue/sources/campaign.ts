@@ -1,0 +1,134 @@
+import type { AppContext } from '../../context'
+import type { Outbox } from '../../db/outbox'
+import type { CampaignRow } from '../../db/schema'
+import { snapshotChunk } from '../../services/campaigns/audience'
+import { completeIfDone } from '../../services/campaigns/complete'
+import { assertSendable } from '../../services/campaigns/content'
+import { failCampaign } from '../../services/campaigns/launch'
+import { resolveSender } from '../../services/campaigns/sender'
+import { PAUSED, SENDING } from '../../services/campaigns/states'
+import { bumpCampaign } from '../../services/messages/counters'
+import { asError, PLAN_TTL_MS, type Planner, type SendPlan } from '../plan'
+import { type MessageSource, SEND, type Verdict } from './types'
+
+// A campaign's messages: the audience is copied into the outbox after launch (also while
+// paused), each sending campaign is a lane of its own, a pause holds its messages within a
+// second, a cancel or failure drops them, 25 refusals and nothing sent fail it, and it
+// completes with campaign.complete once nothing is queued or in flight.
+
+/** A campaign whose first this-many messages all failed permanently is failed as a whole. */
+const REFUSED_EVERYTHING = 25
+
+export interface CampaignPlan extends SendPlan {
+  campaign: CampaignRow
+}
+
+export function createCampaignSource(
+  app: AppContext,
+  outbox: Outbox,
+  planner: Planner,
+): MessageSource<CampaignPlan> {
+  const plans = new Map<string, { plan: CampaignPlan; until: number }>()
+  // A copy that cannot go on (its list was deleted while the campaign was paused) stops being
+  // retried; launching the campaign again fails it with the reason.
+  const failedCopies = new Set<string>()
+  let sending: string[] = []
+
+  const stateVerdict = (status: string | null): Verdict =>
+    status === SENDING
+      ? SEND
+      : status === PAUSED
+        ? { kind: 'defer', at: app.clock.now() }
+        : { kind: 'cancel', reason: `campaign ${status}` }
+
+  return {
+    kind: 'campaign',
+    owns: (m) => m.campaignId !== null,
+
+    beforeClaim() {
+      const active = outbox.campaignsIn(SENDING)
+      sending = active.map((c) => c.id)
+      // The audience copy goes on while a campaign is paused: the snapshot is of the launch, not
+      // of whenever it resumes.
+      const copying = [
+        ...active.filter((c) => !c.snapshot_done).map((c) => c.id),
+        ...outbox.unfinishedCopiesIn(PAUSED).filter((id) => !failedCopies.has(id)),
+      ]
+      for (const id of copying) {
+        try {
+          snapshotChunk(app, id)
+        } catch (err) {
+          // A paused campaign stays paused (and says why when it is resumed and fails then).
+          failCampaign(app, id, `the audience could not be read: ${(err as Error).message}`)
+          failedCopies.add(id)
+        }
+      }
+      return copying.length > 0
+    },
+
+    // Retries and throttled messages come due by themselves: look again soon while sending.
+    due: (now) => ({ lanes: sending, nextAt: sending.length > 0 ? now : null }),
+    claim: (campaignId, now, leaseUntil, limit) => outbox.claimCampaign(campaignId, now, leaseUntil, limit),
+
+    planKey: (m) => m.campaignId!,
+    plan(m) {
+      const campaignId = m.campaignId!
+      const now = app.clock.now()
+      const campaign = outbox.campaignRow(campaignId)
+      if (!campaign) return new Error('the campaign no longer exists')
+      const hit = plans.get(campaignId)
+      if (hit && hit.until > now && hit.plan.campaign.updatedAt === campaign.updatedAt)
+        return { ...hit.plan, campaign }
+      try {
+        const content = assertSendable(app, campaign)
+        const plan: CampaignPlan = {
+          ...planner({
+            clientId: campaign.clientId,
+            channel: campaign.channel,
+            content,
+            sender: campaign.channel === 'email' ? resolveSender(app, campaign) : null,
+            variables: { campaign: { id: campaign.id, name: campaign.name, channel: campaign.channel } },
+            bulk: true,
+          }),
+          campaign,
+        }
+        plans.set(campaignId, { plan, until: now + PLAN_TTL_MS })
+        return plan
+      } catch (err) {
+        return asError(err)
+      }
+    },
+    // The campaign fails after the batch (afterBatch); until then its messages stay queued.
+    unplannable: (_m, _error, now) => ({ kind: 'deferred', at: now }),
+
+    verdict(m, plan, fresh) {
+      return stateVerdict(fresh ? outbox.campaignStatus(m.campaignId!) : plan.campaign.status)
+    },
+
+    tallyKey: (m) => m.campaignId,
+    tally: (campaignId, deltas) => bumpCampaign(app.db, campaignId, deltas),
+
+    afterBatch({ plans: used, lastFailure }) {
+      for (const [campaignId, plan] of used) {
+        if (plan instanceof Error) {
+          plans.delete(campaignId)
+          failCampaign(app, campaignId, `cannot send: ${plan.message}`)
+          continue
+        }
+        const t = outbox.campaignTotals(campaignId)
+        if (t && t.status === SENDING && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
+          failCampaign(
+            app,
+            campaignId,
+            `the provider refused every message so far (${t.failed}); last error: ${lastFailure ?? 'unknown'}`,
+          )
+      }
+    },
+
+    afterPass() {
+      let completed = false
+      for (const id of sending) if (completeIfDone(app, id)) completed = true
+      return completed
+    },
+  }
+}

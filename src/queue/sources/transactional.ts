@@ -1,0 +1,54 @@
+import type { AppContext } from '../../context'
+import type { Outbox } from '../../db/outbox'
+import { resolveSender } from '../../services/campaigns/sender'
+import { transactionalContent } from '../../services/messages/enqueue'
+import { asError, type Planner, type SendPlan } from '../plan'
+import { type MessageSource, SEND } from './types'
+
+// Messages of their own (campaign, journey and sequence all null): a transactional or test
+// send of one template or inline content to one contact. Nothing can pause them; each plans
+// alone (its payload row), one that cannot be planned fails, and they bump no counters.
+
+const LANE = 'transactional'
+
+export function createTransactionalSource(app: AppContext, outbox: Outbox, planner: Planner): MessageSource {
+  return {
+    kind: 'transactional',
+    owns: (m) => m.campaignId === null && m.journeyId === null && m.sequenceId === null,
+
+    due(now) {
+      const next = outbox.nextTransactional()
+      if (next === null) return { lanes: [], nextAt: null }
+      return next <= now ? { lanes: [LANE], nextAt: null } : { lanes: [], nextAt: next }
+    },
+    claim: (_lane, now, leaseUntil, limit) => outbox.claimTransactional(now, leaseUntil, limit),
+
+    planKey: (m) => m.id,
+    plan(m): SendPlan | Error {
+      const payload = outbox.payloadOf(m.seq)
+      if (!payload) return new Error('the message has no content')
+      try {
+        const content = transactionalContent(app, m, payload)
+        const channel = content.channel
+        return planner({
+          clientId: m.clientId,
+          channel,
+          content,
+          sender:
+            channel === 'email'
+              ? resolveSender(app, { clientId: m.clientId, senderId: payload.senderId })
+              : null,
+          variables: payload.variables ?? {},
+          bulk: false,
+        })
+      } catch (err) {
+        return asError(err)
+      }
+    },
+    unplannable: (_m, error) => ({ kind: 'failed', provider: null, error: `cannot send: ${error.message}` }),
+
+    verdict: () => SEND,
+    tallyKey: () => null,
+    tally() {},
+  }
+}

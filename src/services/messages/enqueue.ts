@@ -1,0 +1,110 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { outboxOf } from '../../db/outbox'
+import { contacts, type MessagePayloadRow, type MessageRow, templates } from '../../db/schema'
+import { type FieldError, invalidField, notFound, validationFailed } from '../../errors'
+import type { CampaignChannel } from '../../lib/enums'
+import { newId } from '../../lib/ids'
+import { assertInlineParses } from '../campaigns/content'
+import { resolveSender } from '../campaigns/sender'
+import { OUTBOX_RULES } from '../campaigns/states'
+import type { RenderableTemplate } from '../templates/render'
+import { findMessage } from './activity'
+
+// A message outside any campaign: one template (or inline content) to one contact, a
+// transactional or test send. It is a row in the outbox like any other (campaign_id null), so
+// the send worker claims, checks, renders, sends, retries and records it the same way.
+
+export interface TransactionalMessage {
+  clientId: string
+  contactId: string
+  /** Default: the template's channel, else email. */
+  channel?: CampaignChannel
+  templateId?: string | null
+  /** Inline content (or, with a template, a subject that overrides the template's). */
+  subject?: string | null
+  bodyHtml?: string | null
+  bodyText?: string | null
+  senderId?: string | null
+  /** Extra Liquid variables, beside contact and client. */
+  variables?: Record<string, unknown> | null
+}
+
+/** Queues the message (sent at once by the worker); 422/404 when it could never be sent. */
+export function enqueueMessage(app: AppContext, input: TransactionalMessage): MessageRow {
+  const contact = app.db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
+    .get()
+  if (!contact) throw notFound('Contact')
+  const template = input.templateId
+    ? app.db
+        .select()
+        .from(templates)
+        .where(and(eq(templates.id, input.templateId), eq(templates.clientId, input.clientId)))
+        .get()
+    : null
+  if (input.templateId && !template) throw invalidField('template_id', 'no such template in this client')
+  const channel = input.channel ?? template?.channel ?? 'email'
+  if (template && template.channel !== channel)
+    throw invalidField('template_id', `the template is for ${template.channel}, not ${channel}`)
+  if (!template)
+    assertInlineParses({ subject: input.subject, body_html: input.bodyHtml, body_text: input.bodyText })
+  const content = {
+    subject: input.subject || template?.subject || null,
+    bodyHtml: template ? template.bodyHtml : (input.bodyHtml ?? null),
+    bodyText: template ? template.bodyText : (input.bodyText ?? null),
+  }
+  const errors: FieldError[] = []
+  if (channel === 'email') {
+    if (!content.subject) errors.push({ field: 'subject', message: 'an email needs a subject' })
+    if (!content.bodyHtml && !content.bodyText)
+      errors.push({ field: 'body_html', message: 'an email needs body_html or body_text' })
+  } else if (!content.bodyText)
+    errors.push({ field: 'body_text', message: `a ${channel} message needs body_text` })
+  if (errors.length > 0) throw validationFailed(errors)
+  if (channel === 'email') resolveSender(app, { clientId: input.clientId, senderId: input.senderId ?? null })
+
+  const outbox = outboxOf(app.store, OUTBOX_RULES)
+  const id = newId()
+  const now = app.clock.now()
+  app.sqlite.transaction(() => {
+    const to = channel === 'email' ? contact.email : (contact.phone ?? '')
+    const seq = outbox.queueMessage(id, input.clientId, contact.id, channel, to, now)
+    outbox.storePayload({
+      messageSeq: seq,
+      templateId: template?.id ?? null,
+      subject: template ? input.subject || null : content.subject,
+      bodyHtml: template ? null : content.bodyHtml,
+      bodyText: template ? null : content.bodyText,
+      senderId: input.senderId ?? null,
+      variables: input.variables ?? null,
+    })
+  })()
+  app.workers.wake('send')
+  return findMessage(app, id)!
+}
+
+/** What a queued transactional message renders: its template (now), or its inline content. */
+export function transactionalContent(
+  app: AppContext,
+  m: MessageRow,
+  p: MessagePayloadRow,
+): RenderableTemplate {
+  const channel = m.channel as CampaignChannel
+  if (p.templateId) {
+    const t = app.db.select().from(templates).where(eq(templates.id, p.templateId)).get()
+    if (!t) throw invalidField('template_id', 'the template no longer exists')
+    if (!p.subject) return t
+    return { ...t, id: `${t.id}/${m.id}`, subject: p.subject }
+  }
+  return {
+    id: `message/${m.id}`,
+    updatedAt: m.createdAt,
+    channel,
+    subject: p.subject,
+    bodyHtml: p.bodyHtml,
+    bodyText: p.bodyText,
+  }
+}
