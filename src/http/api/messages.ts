@@ -1,6 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import { MessageStatus } from '../../services/messages/inputs'
-import { getMessageVerb, listMessagesVerb } from '../../services/messages/verbs'
+import { getMessageVerb, listMessagesVerb, sendMessageVerb } from '../../services/messages/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
 import { route } from '../operation'
 
@@ -47,6 +47,17 @@ export const messageOperations = [
     query: ['limit', 'cursor', 'client_id', 'campaign_id', 'contact_id', 'status'],
     answer: 'as-is',
     response: pageOf(Message),
+  }),
+  route(sendMessageVerb, {
+    id: 'sendMessage',
+    method: 'POST',
+    path: '/api/v1/messages',
+    tag,
+    summary: 'Send one message outside any campaign (a transactional or test send)',
+    description:
+      'To one contact of the client: a template_id, or inline subject/body_html/body_text (Liquid, with contact, client and the given variables). Queued in the same outbox as campaigns (retries, limits, suppression checks) and sent at once; campaign_id is null. Email needs a verified sender unless the provider is capture.',
+    query: ['client_id'],
+    response: dataOf(MessageDetail),
   }),
   route(getMessageVerb, {
     id: 'getMessage',

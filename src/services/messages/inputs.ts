@@ -1,6 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../lib/enums'
-import { pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { CampaignChannel } from '../campaigns/inputs'
+import { IdRef, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the message verbs take: one schema per input, shared by every door.
 
@@ -19,3 +20,25 @@ export const ListMessagesInput = t.Object(
 export type ListMessagesQuery = Static<typeof ListMessagesInput>
 
 export const MessageRef = t.Object({ id: RecordId }, strict)
+
+export const SendMessageInput = t.Object(
+  {
+    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
+    contact_id: IdRef,
+    channel: t.Optional(CampaignChannel),
+    template_id: t.Optional(Nullable(IdRef)),
+    subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
+    body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
+    body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+    sender_id: t.Optional(Nullable(IdRef)),
+    variables: t.Optional(
+      Nullable(
+        t.Record(t.String(), t.Unknown(), {
+          description: 'Extra Liquid variables beside contact and client',
+        }),
+      ),
+    ),
+  },
+  strict,
+)
+export type SendMessageBody = Static<typeof SendMessageInput>

@@ -1,6 +1,7 @@
 import { defineVerb } from '../verbs/define'
-import { ListMessagesInput, MessageRef } from './inputs'
+import { ListMessagesInput, MessageRef, SendMessageInput } from './inputs'
 import { getMessage, listMessages } from './read'
+import { sendMessage } from './send'
 
 export const listMessagesVerb = defineVerb({
   name: 'messages.list',
@@ -16,4 +17,13 @@ export const getMessageVerb = defineVerb({
   input: MessageRef,
   mutates: false,
   run: (ctx, { id }) => getMessage(ctx, id),
+})
+
+/** One message outside any campaign (a transactional or test send), through the same outbox. */
+export const sendMessageVerb = defineVerb({
+  name: 'messages.send',
+  scope: 'campaigns:write',
+  input: SendMessageInput,
+  mutates: true,
+  run: (ctx, input) => sendMessage(ctx, input),
 })
