@@ -19,7 +19,7 @@ const globexKey = t.key({ scopes: ['admin:*'], clientId: globex })
 const provider = recordingProvider()
 const providers = Object.fromEntries(
   (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, provider]),
-) as Record<Channel, ChannelProvider>
+) as unknown as Record<Channel, ChannelProvider>
 const worker = createSendWorker(t.ctx, { providers })
 
 const data = async (method: string, path: string, body: unknown, key = writer) =>

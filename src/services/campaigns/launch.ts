@@ -1,7 +1,7 @@
-import { and, eq, lte, sql } from 'drizzle-orm'
+import { and, eq, lte } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { outboxOf } from '../../db/outbox'
-import { type CampaignRow, campaigns, messages } from '../../db/schema'
+import { type CampaignRow, campaigns } from '../../db/schema'
 import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
 import { assertSendable } from './content'
@@ -91,11 +91,7 @@ export function cancelCampaign(ctx: Ctx, id: string) {
   const c = findCampaignRow(ctx, id)
   assertTransition(c.status, 'cancel')
   const now = ctx.clock.now()
-  ctx.db
-    .update(messages)
-    .set({ status: 'cancelled' })
-    .where(and(eq(messages.campaignId, id), eq(messages.status, 'queued')))
-    .run()
+  outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
   const row = ctx.db
     .update(campaigns)
     .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
@@ -155,14 +151,4 @@ export function startDueCampaigns(app: AppContext): number {
   }
   if (due.length > 0) app.workers.wake('send')
   return due.length
-}
-
-/** The earliest scheduled start, so the scheduler can wake exactly then. */
-export function nextScheduledAt(app: AppContext): number | null {
-  const row = app.db
-    .select({ t: sql<number | null>`min(${campaigns.scheduledAt})` })
-    .from(campaigns)
-    .where(eq(campaigns.status, 'scheduled'))
-    .get()
-  return row?.t ?? null
 }
