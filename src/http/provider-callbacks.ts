@@ -1,11 +1,11 @@
 import { Elysia } from 'elysia'
 import { providerCallbacks } from '../channels/registry'
 import type { AppContext } from '../context'
+import { invalidField } from '../errors'
 import { createFeedback } from '../queue/feedback'
+import { handled } from './envelope'
 import { readLimited } from './middleware/body'
-import { requestIdFor } from './middleware/request-id'
 import { errorBody, jsonResponse } from './respond'
-import { logRequest } from './router'
 
 // Delivery reports posted by channel providers, at the paths the configured providers declare.
 // They carry no API key: each provider authenticates and reads its own callback (Twilio's
@@ -20,32 +20,21 @@ export function providerCallbacksPlugin(app: AppContext) {
   for (const callback of providerCallbacks(app.config))
     plugin.post(
       callback.path,
-      async ({ request }) => {
-        const started = performance.now()
-        const requestId = requestIdFor(request)
-        const answer = (response: Response) => {
-          response.headers.set('x-request-id', requestId)
-          logRequest(app.log, request, { requestId, status: response.status }, started)
-          return response
-        }
-        let body: string
-        try {
-          body = new TextDecoder().decode(await readLimited(request, MAX_CALLBACK_BODY))
-        } catch {
-          return answer(
-            jsonResponse(
-              422,
-              errorBody('VALIDATION_FAILED', 'The body must be a form of at most 64 KiB', requestId),
-            ),
-          )
-        }
-        const { pathname, search } = new URL(request.url)
-        const url = app.config.publicUrl + pathname + search
-        const r = await callback.handle({ url, headers: request.headers, body }, feedback)
-        if (!r.ok) return answer(jsonResponse(r.status, errorBody(r.code, r.message, requestId)))
-        // Providers want a 2xx; a report for a message we do not know is acknowledged and dropped.
-        return answer(new Response(null, { status: 204 }))
-      },
+      ({ request }) =>
+        handled(app.log, request, async (meta) => {
+          let body: string
+          try {
+            body = new TextDecoder().decode(await readLimited(request, MAX_CALLBACK_BODY))
+          } catch {
+            throw invalidField('body', 'must be a form of at most 64 KiB')
+          }
+          const { pathname, search } = new URL(request.url)
+          const url = app.config.publicUrl + pathname + search
+          const r = await callback.handle({ url, headers: request.headers, body }, feedback)
+          if (!r.ok) return jsonResponse(r.status, errorBody(r.code, r.message, meta.requestId))
+          // Providers want a 2xx; a report for a message we do not know is acknowledged and dropped.
+          return new Response(null, { status: 204 })
+        }),
       { parse: 'none' },
     )
   return plugin

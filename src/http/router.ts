@@ -4,7 +4,6 @@ import type { Operation } from './operation'
 import { type Pipeline, runOperation } from './pipeline'
 
 // Until provider-callbacks.ts answers through handled() too.
-export { logRequest } from './envelope'
 
 /** `/api/v1/clients/{id}` → Elysia's `/api/v1/clients/:id`. */
 const toElysiaPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1')
