@@ -27,16 +27,19 @@ export function recordingProvider(
   return provider
 }
 
+/** The same provider for every channel. */
+export const allChannels = (provider: ChannelProvider) =>
+  Object.fromEntries(
+    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, provider]),
+  ) as Record<Channel, ChannelProvider>
+
 /** Starts the send worker on the test app with `provider` for every channel; stopped after the file. */
 export function startTestSender(
   t: TestApp,
   provider: ChannelProvider = recordingProvider(),
   options: Partial<SendWorkerOptions> = {},
 ) {
-  const providers = Object.fromEntries(
-    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, provider]),
-  ) as Record<Channel, ChannelProvider>
-  const worker = startSendWorker(t.ctx, { providers, pollMs: 10, ...options })
+  const worker = startSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10, ...options })
   afterAll(() => worker.stop())
   return worker
 }

@@ -1,9 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { createSendWorker } from '../../src/queue/worker'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
-import { recordingProvider } from '../helpers/sender'
+import { allChannels, recordingProvider } from '../helpers/sender'
 
 // POST /api/v1/messages: one message outside any campaign through the same verb and outbox.
 // The send worker is driven pass by pass, so "nothing was sent" is checked without waiting.
@@ -17,10 +16,7 @@ const reader = t.key({ scopes: ['campaigns:read', 'contacts:read'], clientId: ac
 const globexKey = t.key({ scopes: ['admin:*'], clientId: globex })
 
 const provider = recordingProvider()
-const providers = Object.fromEntries(
-  (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, provider]),
-) as unknown as Record<Channel, ChannelProvider>
-const worker = createSendWorker(t.ctx, { providers })
+const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
 
 const data = async (method: string, path: string, body: unknown, key = writer) =>
   (await t.call(method, path, { key, body })).body.data

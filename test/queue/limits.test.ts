@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { createSendWorker } from '../../src/queue/worker'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
-import { eventually } from '../helpers/receiver'
-import { recordingProvider, startTestSender } from '../helpers/sender'
+import { allChannels, recordingProvider } from '../helpers/sender'
 
 // The operator's limits and a suspended client, on a clock the test moves: a message over a
 // window's limit waits for the next window instead of failing.
@@ -11,8 +11,9 @@ function appWithClock(env: Record<string, string>) {
   const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
   const t = createTestApp({ env, clock })
   const provider = recordingProvider()
-  startTestSender(t, provider)
-  return { t, clock, provider }
+  // Driven pass by pass: what is held stays held however many passes run, until the clock moves.
+  const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
+  return { t, clock, provider, worker }
 }
 
 const byStatus = async (t: TestApp, key: string, campaignId: string) => {
@@ -28,7 +29,7 @@ const byStatus = async (t: TestApp, key: string, campaignId: string) => {
 }
 
 describe('HERALD_DOMAIN_THROTTLE', () => {
-  const { t, clock, provider } = appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
+  const { t, clock, provider, worker } = appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
 
   test('at most N a minute to one recipient domain; the rest go in the next minute', async () => {
     const s = await campaignTenant(t, [
@@ -38,25 +39,25 @@ describe('HERALD_DOMAIN_THROTTLE', () => {
       'b1@other.example',
     ])
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await eventually(async () =>
-      expect(await byStatus(t, s.key, s.campaign.id)).toEqual({
-        delivered: ['a1@same.example', 'a2@same.example', 'b1@other.example'],
-        queued: ['a3@same.example'],
-      }),
-    )
+    await worker.drain()
+    expect(await byStatus(t, s.key, s.campaign.id)).toEqual({
+      delivered: ['a1@same.example', 'a2@same.example', 'b1@other.example'],
+      queued: ['a3@same.example'],
+    })
     const waiting = t.ctx.sqlite
       .query("SELECT next_attempt_at AS at, attempts FROM messages WHERE to_address = 'a3@same.example'")
       .get() as { at: number; attempts: number }
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-23T10:01:00.000Z')
     expect(waiting.attempts).toBe(0) // waiting for a window is not a failed attempt
     clock.t += 30_000
-    await eventually(async () => expect(await s.status()).toBe('sent'))
+    await worker.drain()
+    expect(await s.status()).toBe('sent')
     expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(4)
   })
 })
 
 describe('HERALD_CLIENT_HOURLY_CAP', () => {
-  const { t, clock } = appWithClock({ HERALD_CLIENT_HOURLY_CAP: '3' })
+  const { t, clock, worker } = appWithClock({ HERALD_CLIENT_HOURLY_CAP: '3' })
 
   test('at most N an hour per client; the rest wait for the next hour; other clients are not held', async () => {
     const s = await campaignTenant(t, [
@@ -68,21 +69,23 @@ describe('HERALD_CLIENT_HOURLY_CAP', () => {
     ])
     const other = await campaignTenant(t, ['o1@y.example'])
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await eventually(async () => expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(3))
-    await other.launchAndWait()
-    await Bun.sleep(100)
+    await other.call('POST', `/api/v1/campaigns/${other.campaign.id}/launch`, { confirm: true })
+    await worker.drain()
+    expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(3)
     expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
+    expect(await other.status()).toBe('sent')
     clock.t += 30 * 60_000 + 1 // 10:30:30 — the same hour as sending started: still held
-    await Bun.sleep(100)
+    await worker.drain()
     expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
     clock.t += 30 * 60_000 // 11:00:30 — a new hour
-    await eventually(async () => expect(await s.status()).toBe('sent'))
+    await worker.drain()
+    expect(await s.status()).toBe('sent')
     expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(5)
   })
 })
 
 describe('a suspended client', () => {
-  const { t, clock, provider } = appWithClock({})
+  const { t, clock, provider, worker } = appWithClock({})
 
   test('its sends stop while it is suspended and resume when it is active again', async () => {
     const s = await campaignTenant(t, ['s1@x.example', 's2@x.example'])
@@ -93,12 +96,13 @@ describe('a suspended client', () => {
       body: { confirm: true },
     })
     expect(launch.body.data.status).toBe('sending')
-    await Bun.sleep(300)
+    await worker.drain()
     expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(0)
     expect((await byStatus(t, t.adminKey, s.campaign.id)).queued).toHaveLength(2)
     expect((await patch('active')).status).toBe(200)
     clock.t += 31_000
-    await eventually(async () => expect(await s.status()).toBe('sent'))
+    await worker.drain()
+    expect(await s.status()).toBe('sent')
     expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(2)
   })
 })
