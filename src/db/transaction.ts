@@ -1,10 +1,12 @@
 import type { Database } from 'bun:sqlite'
 
 /**
- * Runs fn in a transaction on the shared connection. bun:sqlite turns nested calls into
- * savepoints, so a verb's transaction composes with the request-level one that stores an
- * idempotent response atomically with the change. fn must be synchronous.
+ * Runs fn in a write transaction on the shared connection. It begins IMMEDIATE: the write lock
+ * is taken (waiting out busy_timeout) before anything is read, so a transaction that reads and
+ * then writes never fails with SQLITE_BUSY_SNAPSHOT because another process (the CLI, a second
+ * Herald) wrote in between. Nested calls become savepoints, so a verb's transaction composes
+ * with its caller's. fn must be synchronous.
  */
 export function inTransaction<T>(sqlite: Database, fn: () => T): T {
-  return sqlite.transaction(fn)()
+  return sqlite.transaction(fn).immediate()
 }

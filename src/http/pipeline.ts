@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
+import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, type Ctx, withActor } from '../context'
 import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
@@ -8,8 +9,8 @@ import { coerceQuery, validate } from '../lib/validate'
 import { ANONYMOUS } from '../services/actors/actor'
 import { type Authenticator, createAuthenticator } from '../services/api-keys/authenticate'
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
-import type { Download } from '../services/verbs/define'
-import { authorize, invoke } from '../services/verbs/invoke'
+import type { Download, Verb } from '../services/verbs/define'
+import { authorize, type InvokeOptions, invoke, invokeNow } from '../services/verbs/invoke'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
 import { createRateLimiter, type RateLimiter } from './middleware/rate-limit'
@@ -52,6 +53,8 @@ function verbInput(
   rawQuery: Record<string, string>,
   body: unknown,
 ): Record<string, unknown> {
+  // Most reads take only path ids (or nothing): the params are the input.
+  if (!o.body && !o.query) return params
   const errors: FieldError[] = []
   const input: Record<string, unknown> = {}
   if (o.body) {
@@ -185,20 +188,23 @@ export async function runOperation(
     }
 
     try {
-      const store = (text: string) => {
-        if (idempotencyKey && credentialId) completeIdempotent(app, credentialId, idempotencyKey, 200, text)
-        return text
+      const input = verbInput(o, params, o.query ? queryObject(request.url) : {}, body)
+      // The answer is serialised once: with an Idempotency-Key it is stored inside the verb's
+      // transaction (both commit or neither) and the same text is sent.
+      let text: string | null = null
+      const options: InvokeOptions = { extras: { upload } }
+      if (idempotencyKey && credentialId && o.answer !== 'download') {
+        const [credential, key] = [credentialId, idempotencyKey]
+        options.atCommit = (r) => {
+          text = JSON.stringify(answerOf(o, r))
+          completeIdempotent(app, credential, key, 200, text)
+        }
       }
-      const input = verbInput(o, params, queryObject(request.url), body)
-      const result = await invoke(o.verb, ctx, input, {
-        extras: { upload },
-        // A mutating verb's answer is stored in its own transaction: both commit or neither.
-        atCommit: (r) => {
-          if (o.answer !== 'download') store(JSON.stringify(answerOf(o, r)))
-        },
-      })
+      const result = o.verb.prepare
+        ? await invoke(o.verb, ctx, input, options)
+        : invokeNow(o.verb as Verb<TSchema, unknown, undefined>, ctx, input, options)
       if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
-      return answer(jsonResponse(200, JSON.stringify(answerOf(o, result)), headers))
+      return answer(jsonResponse(200, text ?? JSON.stringify(answerOf(o, result)), headers))
     } catch (err) {
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {

@@ -2,7 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
-import { reverifyDomains } from '../services/domains/verify'
+import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
@@ -45,7 +45,7 @@ export function registerJobs(ctx: AppContext): void {
     schedule: '41 3 * * *',
     description: 'Re-check the DNS of verified domains; flag those that no longer pass (status broken)',
     run: async () => {
-      const summary = await reverifyDomains(ctx)
+      const summary = await runAs(ctx, 'domains.reverify', reverifyDomainsVerb)
       ctx.log.info('domains re-verified', {
         checked: summary.checked,
         broken: summary.broken,

@@ -40,8 +40,13 @@ export interface LeasedWorker {
   stop(): Promise<void>
 }
 
-/** After a pass throws, wait this long before the next (a broken database must not spin). */
-const ERROR_BACKOFF_MS = 1_000
+/**
+ * After a pass throws, wait before the next: 50 ms, doubling with each failure in a row up to
+ * 1 s, so a passing hiccup (a lock held by another process) costs little and a broken database
+ * does not spin.
+ */
+const FIRST_BACKOFF_MS = 50
+const MAX_BACKOFF_MS = 1_000
 
 export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): LeasedWorker {
   let recovered = false
@@ -73,14 +78,16 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
     })
 
   async function run() {
+    let failures = 0
     while (!stopped) {
       kicked = false
       let result: PassResult
       try {
         result = await spec.pass()
+        failures = 0
       } catch (err) {
         app.log.error(`${spec.name} worker pass failed`, { error: String((err as Error)?.stack ?? err) })
-        await sleep(ERROR_BACKOFF_MS)
+        await sleep(Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** failures++))
         continue
       }
       if (stopped) break

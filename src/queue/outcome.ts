@@ -1,6 +1,7 @@
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { MessageRow } from '../db/schema'
+import { inTransaction } from '../db/transaction'
 import { recordDeliveredEvent } from '../services/messages/activity'
 import type { CampaignCounter } from '../services/messages/counters'
 import type { Composed } from './compose'
@@ -52,7 +53,7 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
       d[c] = (d[c] ?? 0) + 1
       byKey.set(key, d)
     }
-    app.sqlite.transaction(() => {
+    inTransaction(app.sqlite, () => {
       for (const { message: m, outcome: o } of batch) {
         switch (o.kind) {
           case 'sent': {
@@ -91,7 +92,7 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
         }
       }
       for (const [source, byKey] of tallies) for (const [key, deltas] of byKey) source.tally(key, deltas)
-    })()
+    })
   }
 }
 

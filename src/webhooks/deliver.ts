@@ -1,6 +1,7 @@
 import type { AppContext } from '../context'
 import { eventBody } from '../db/events'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
+import { inTransaction } from '../db/transaction'
 import {
   logAttempt,
   markDeliveryFailed,
@@ -92,7 +93,7 @@ export function recordOutcome(
 ): void {
   const now = app.clock.now()
   const { sqlite } = app
-  sqlite.transaction(() => {
+  inTransaction(sqlite, () => {
     logAttempt(sqlite, {
       deliveryId: delivery.id,
       at: now,
@@ -132,5 +133,5 @@ export function recordOutcome(
       disable && current.active ? { reason: disable, at: now } : undefined,
     )
     if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
-  })()
+  })
 }

@@ -1,5 +1,6 @@
 import type { AppContext } from '../context'
 import { eventsAfter } from '../db/events'
+import { inTransaction } from '../db/transaction'
 import { activeHooksOf, advanceDispatchMark, dispatchMark, insertDelivery } from '../db/webhook-queue'
 
 // Fan-out: events past the persisted high-water mark (by `seq`, which is commit order even
@@ -15,7 +16,7 @@ const BATCH = 1000
 /** Creates deliveries for the next batch of new events; `more` when another batch waits. */
 export function fanOut(app: AppContext): { created: number; more: boolean } {
   const { sqlite } = app
-  return sqlite.transaction(() => {
+  return inTransaction(sqlite, () => {
     const mark = dispatchMark(sqlite)
     const rows = eventsAfter(sqlite, mark, BATCH)
     if (rows.length === 0) return { created: 0, more: false }
@@ -46,5 +47,5 @@ export function fanOut(app: AppContext): { created: number; more: boolean } {
       }
     }
     return { created: n, more: rows.length === BATCH }
-  })()
+  })
 }

@@ -1,11 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { createPrivateKey } from 'node:crypto'
 import { eq } from 'drizzle-orm'
+import { withActor } from '../../src/context'
 import { domains } from '../../src/db/schema'
 import { registerJobs } from '../../src/jobs'
 import { decryptSecret } from '../../src/lib/crypto'
 import { generateDkimKey } from '../../src/lib/dkim-key'
-import { reverifyDomains } from '../../src/services/domains/verify'
+import { systemActor } from '../../src/services/actors/actor'
+import { reverifyDomainsVerb } from '../../src/services/domains/verbs'
+import { invoke } from '../../src/services/verbs/invoke'
 import { createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
 import { scenarios } from '../helpers/scenarios'
@@ -424,7 +427,7 @@ describe('the domains.reverify job', () => {
     await verify(d)
     const pending = await addDomain('never.example') // never verified: not re-checked
     dns.zone.delete(record(d, 'dkim').name)
-    const summary = await reverifyDomains(t.ctx)
+    const summary = await invoke(reverifyDomainsVerb, withActor(t.ctx, systemActor('test'), 'test'), {})
     expect(summary.broken).toContain('job.example')
     expect(summary.broken).not.toContain('never.example')
     const broken = (await t.call('GET', `/api/v1/domains/${d.id}`, { key: acmeReader })).body.data

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, lte } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/manage'
@@ -73,7 +74,7 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
  * complete (total_recipients is then the exact number of outbox rows).
  */
 export function snapshotChunk(app: AppContext, campaignId: string): boolean {
-  return app.sqlite.transaction(() => {
+  return inTransaction(app.sqlite, () => {
     const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
     if (!c || c.snapshotDone) return true
     const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
@@ -100,5 +101,5 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
         .run()
     } else app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
     return done
-  })()
+  })
 }

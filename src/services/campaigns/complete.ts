@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { campaigns } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
@@ -12,7 +13,7 @@ import { OUTBOX_RULES, SENDING } from './states'
  * campaign.complete in the same transaction. Returns true when it completed the campaign.
  */
 export function completeIfDone(app: AppContext, campaignId: string): boolean {
-  return app.sqlite.transaction(() => {
+  return inTransaction(app.sqlite, () => {
     const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
     if (!c || c.status !== SENDING || !c.snapshotDone) return false
     if (outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
@@ -41,5 +42,5 @@ export function completeIfDone(app: AppContext, campaignId: string): boolean {
       },
     })
     return true
-  })()
+  })
 }

@@ -2,6 +2,7 @@ import { and, eq, lte } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { type CampaignRow, campaigns } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
 import { assertSendable } from './content'
@@ -107,7 +108,7 @@ export function cancelCampaign(ctx: Ctx, id: string) {
  */
 export function failCampaign(app: AppContext, id: string, reason: string): boolean {
   const now = app.clock.now()
-  const failed = app.sqlite.transaction(() => {
+  const failed = inTransaction(app.sqlite, () => {
     const changed = app.db
       .update(campaigns)
       .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
@@ -117,7 +118,7 @@ export function failCampaign(app: AppContext, id: string, reason: string): boole
     if (changed.length === 0) return false
     outboxOf(app.store, OUTBOX_RULES).cancelQueued(id, reason)
     return true
-  })()
+  })
   if (failed) app.log.warn('campaign failed', { campaign_id: id, reason })
   return failed
 }
@@ -135,10 +136,10 @@ export function startDueCampaigns(app: AppContext): number {
     .all()
   for (const c of due) {
     try {
-      app.sqlite.transaction(() => {
+      inTransaction(app.sqlite, () => {
         assertReady(app, c)
         startSending(app, c, now)
-      })()
+      })
     } catch (err) {
       const reason = err instanceof ServiceError ? err.message : String(err)
       app.db

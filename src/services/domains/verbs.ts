@@ -1,8 +1,9 @@
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import { createDomain, prepareDomain } from './create'
 import { CreateDomainInput, DomainRef, ListDomainsInput } from './inputs'
 import { deleteDomain, getDomain, listDomains } from './read'
-import { lookUpDomain, recordChecks } from './verify'
+import { applyRechecks, lookUpDomain, recheckDomains, recordChecks } from './verify'
 
 export const listDomainsVerb = defineVerb({
   name: 'domains.list',
@@ -47,4 +48,14 @@ export const verifyDomainVerb = defineVerb({
   // The DNS look-ups run outside the transaction; their outcome is written in it.
   prepare: (ctx, { id }) => lookUpDomain(ctx, id),
   run: (ctx, _input, looked) => recordChecks(ctx, looked),
+})
+
+/** The daily job: every verified domain's DNS again; those that no longer pass become broken. */
+export const reverifyDomainsVerb = defineVerb({
+  name: 'domains.reverify',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  prepare: (ctx) => recheckDomains(ctx),
+  run: (ctx, _input, rechecked) => applyRechecks(ctx, rechecked),
 })

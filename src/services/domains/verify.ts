@@ -81,37 +81,51 @@ export function recordChecks(ctx: Ctx, { id, checks }: LookedUp) {
   return presentDomain(updated, ctx.config)
 }
 
+/** What the daily re-check looked up: each verified (or broken) domain with its fresh checks. */
+export interface Rechecked {
+  rows: DomainRow[]
+  checks: Map<string, DomainChecks>
+}
+
 /**
- * The daily job: re-checks every domain that is (or was) verified, a few at a time, and reports
- * those that broke (and those that recovered).
+ * domains.reverify, the I/O: every domain that is (or was) verified, looked up again a few at a
+ * time.
  */
-export async function reverifyDomains(app: AppContext, concurrency = 4) {
+export async function recheckDomains(app: AppContext, concurrency = 4): Promise<Rechecked> {
   const rows = app.db
     .select()
     .from(domains)
     .where(inArray(domains.status, ['verified', 'broken']))
     .all()
   const resolver = createTxtResolver(app.config.dnsServers)
-  const summary = { checked: 0, broken: [] as string[], recovered: [] as string[] }
+  const checks = new Map<string, DomainChecks>()
   let next = 0
   const worker = async () => {
-    for (let row = rows[next++]; row; row = rows[next++]) {
-      const updated = applyChecks(app, row.id, await runChecks(app, row, resolver))
-      summary.checked++
-      if (!updated) continue
-      if (updated.status === 'broken' && row.status === 'verified') {
-        summary.broken.push(updated.domain)
-        app.log.warn('domain verification broke', {
-          domain_id: updated.id,
-          client_id: updated.clientId,
-          domain: updated.domain,
-          dkim: updated.checks?.dkim.message,
-          spf: updated.checks?.spf.message,
-        })
-      } else if (updated.status === 'verified' && row.status === 'broken')
-        summary.recovered.push(updated.domain)
-    }
+    for (let row = rows[next++]; row; row = rows[next++])
+      checks.set(row.id, await runChecks(app, row, resolver))
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, rows.length) }, worker))
+  return { rows, checks }
+}
+
+/** domains.reverify, the write: the outcomes, and the domains that broke or recovered. */
+export function applyRechecks(app: AppContext, { rows, checks }: Rechecked) {
+  const summary = { checked: 0, broken: [] as string[], recovered: [] as string[] }
+  for (const row of rows) {
+    const updated = applyChecks(app, row.id, checks.get(row.id)!)
+    summary.checked++
+    if (!updated) continue
+    if (updated.status === 'broken' && row.status === 'verified') {
+      summary.broken.push(updated.domain)
+      app.log.warn('domain verification broke', {
+        domain_id: updated.id,
+        client_id: updated.clientId,
+        domain: updated.domain,
+        dkim: updated.checks?.dkim.message,
+        spf: updated.checks?.spf.message,
+      })
+    } else if (updated.status === 'verified' && row.status === 'broken')
+      summary.recovered.push(updated.domain)
+  }
   return summary
 }

@@ -171,7 +171,7 @@ export async function processImport(
     }
     batch.push({ row: readRow(record, columns), line: recordNo })
     if (batch.length >= BATCH) {
-      flush(batch)
+      flush.immediate(batch)
       batch = []
       onBatch(p)
       // Let requests in: a large import must not starve the server.
@@ -179,6 +179,6 @@ export async function processImport(
     }
   }
   if (!columns) throw new Error('the file has no header row')
-  if (batch.length) flush(batch)
+  if (batch.length) flush.immediate(batch)
   return p
 }

@@ -2,6 +2,7 @@ import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
@@ -43,7 +44,7 @@ function refs(m: MessageRow) {
   }
 }
 
-const tx = <T>(app: AppContext, fn: () => T): T => app.sqlite.transaction(fn)()
+const tx = <T>(app: AppContext, fn: () => T): T => inTransaction(app.sqlite, fn)
 /** Message status changes go through the outbox's transitions (one statement, one guard each). */
 const outbox = (app: AppContext) => outboxOf(app.store, OUTBOX_RULES)
 

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { contacts, type MessagePayloadRow, type MessageRow, templates } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { type FieldError, invalidField, notFound, validationFailed } from '../../errors'
 import type { CampaignChannel } from '../../lib/enums'
 import { newId } from '../../lib/ids'
@@ -69,7 +70,7 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
   const outbox = outboxOf(app.store, OUTBOX_RULES)
   const id = newId()
   const now = app.clock.now()
-  app.sqlite.transaction(() => {
+  inTransaction(app.sqlite, () => {
     const to = channel === 'email' ? contact.email : (contact.phone ?? '')
     const seq = outbox.queueMessage(id, input.clientId, contact.id, channel, to, now)
     outbox.storePayload({
@@ -81,7 +82,7 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
       senderId: input.senderId ?? null,
       variables: input.variables ?? null,
     })
-  })()
+  })
   app.workers.wake('send')
   return findMessage(app, id)!
 }

@@ -1,5 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Ctx } from '../../context'
+import { inTransaction } from '../../db/transaction'
 import { forbidden, notFound, ServiceError, validationFailed } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { hasScope } from '../../lib/scopes'
@@ -39,6 +40,18 @@ export function authorize(verb: Pick<Verb, 'scope' | 'mutates'>, actor: Actor): 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
+/** The members of an input that name records (`RecordId`), found once per schema. */
+const recordIdMembers = new WeakMap<TSchema, string[]>()
+function recordIdsOf(schema: TSchema): string[] {
+  let names = recordIdMembers.get(schema)
+  if (!names) {
+    const properties = (schema.properties ?? {}) as Record<string, TSchema>
+    names = Object.keys(properties).filter((n) => properties[n]!['x-record-id'] === true)
+    recordIdMembers.set(schema, names)
+  }
+  return names
+}
+
 /**
  * The verb's input, validated against its own schema, with record ids (`RecordId` members)
  * turned into UUIDs. A record id that is neither form names no record: 404.
@@ -47,11 +60,11 @@ export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, r
   const value = raw === undefined ? {} : raw
   const errors = validate(verb.input, value, 'input')
   if (errors.length > 0) throw validationFailed(errors)
-  if (!isPlainObject(value)) return value as Static<I>
-  const properties = (verb.input.properties ?? {}) as Record<string, TSchema>
+  const ids = recordIdsOf(verb.input)
+  if (ids.length === 0 || !isPlainObject(value)) return value as Static<I>
   const out: Record<string, unknown> = { ...value }
-  for (const [name, schema] of Object.entries(properties)) {
-    if (!schema['x-record-id'] || typeof out[name] !== 'string') continue
+  for (const name of ids) {
+    if (typeof out[name] !== 'string') continue
     const id = parseId(out[name] as string)
     if (!id) throw notFound()
     out[name] = id
@@ -62,16 +75,15 @@ export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, r
 const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof (v as Promise<unknown> | null)?.then === 'function'
 
-export async function invoke<I extends TSchema, R, P>(
+/** Runs the verb (its input already parsed) in its transaction when it mutates. */
+function commit<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
-  raw: unknown,
-  options: InvokeOptions = {},
-): Promise<R> {
-  authorize(verb, ctx.actor)
-  const input = parseInput(verb as Verb<I, unknown, unknown>, raw)
+  input: Static<I>,
+  prepared: P,
+  options: InvokeOptions,
+): R {
   const extras = options.extras ?? {}
-  const prepared = (verb.prepare ? await verb.prepare(ctx, input, extras) : undefined) as P
   const run = () => {
     const result = verb.run(ctx, input, prepared, extras)
     // An await inside run would leave the transaction at its first suspension.
@@ -80,8 +92,35 @@ export async function invoke<I extends TSchema, R, P>(
     return result
   }
   if (!verb.mutates) return run()
-  const result = ctx.sqlite.transaction(run)()
+  const result = inTransaction(ctx.sqlite, run)
   // Events the verb recorded go out to webhooks now rather than at the worker's next look.
   ctx.workers.wake('webhooks')
   return result
+}
+
+export async function invoke<I extends TSchema, R, P>(
+  verb: Verb<I, R, P>,
+  ctx: Ctx,
+  raw: unknown,
+  options: InvokeOptions = {},
+): Promise<R> {
+  authorize(verb, ctx.actor)
+  const input = parseInput(verb as Verb<I, unknown, unknown>, raw)
+  const prepared = (verb.prepare ? await verb.prepare(ctx, input, options.extras ?? {}) : undefined) as P
+  return commit(verb, ctx, input, prepared, options)
+}
+
+/**
+ * `invoke` for a verb without `prepare`, answering in the same turn (the REST door's hot path:
+ * no promise per request). The same checks, in the same order.
+ */
+export function invokeNow<I extends TSchema, R>(
+  verb: Verb<I, R, undefined>,
+  ctx: Ctx,
+  raw: unknown,
+  options: InvokeOptions = {},
+): R {
+  if (verb.prepare) throw new Error(`verb ${verb.name} does I/O first; use invoke`)
+  authorize(verb, ctx.actor)
+  return commit(verb, ctx, parseInput(verb as Verb<I, unknown, unknown>, raw), undefined, options)
 }
