@@ -192,7 +192,7 @@ export async function runOperation(
       // The answer is serialised once: with an Idempotency-Key it is stored inside the verb's
       // transaction (both commit or neither) and the same text is sent.
       let text: string | null = null
-      const options: InvokeOptions = { extras: { upload } }
+      const options: InvokeOptions = upload ? { extras: { upload } } : {}
       if (idempotencyKey && credentialId && o.answer !== 'download') {
         const [credential, key] = [credentialId, idempotencyKey]
         options.atCommit = (r) => {

@@ -37,9 +37,6 @@ export function authorize(verb: Pick<Verb, 'scope' | 'mutates'>, actor: Actor): 
     throw forbidden('Choose one of your workspaces first', { role: user.role })
 }
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
-
 /** The members of an input that name records (`RecordId`), found once per schema. */
 const recordIdMembers = new WeakMap<TSchema, string[]>()
 function recordIdsOf(schema: TSchema): string[] {
@@ -60,14 +57,14 @@ export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, r
   const value = raw === undefined ? {} : raw
   const errors = validate(verb.input, value, 'input')
   if (errors.length > 0) throw validationFailed(errors)
-  const ids = recordIdsOf(verb.input)
-  if (ids.length === 0 || !isPlainObject(value)) return value as Static<I>
-  const out: Record<string, unknown> = { ...value }
-  for (const name of ids) {
-    if (typeof out[name] !== 'string') continue
-    const id = parseId(out[name] as string)
+  let out = value as Record<string, unknown>
+  for (const name of recordIdsOf(verb.input)) {
+    const given = out[name]
+    if (typeof given !== 'string') continue
+    const id = parseId(given)
     if (!id) throw notFound()
-    out[name] = id
+    // Copied only when an id changes form (a prefixed id, upper case): the caller's object stays as it was.
+    if (id !== given) out = { ...out, [name]: id }
   }
   return out as Static<I>
 }
@@ -76,6 +73,24 @@ const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof (v as Promise<unknown> | null)?.then === 'function'
 
 /** Runs the verb (its input already parsed) in its transaction when it mutates. */
+const NO_EXTRAS: VerbExtras = Object.freeze({})
+const NO_OPTIONS: InvokeOptions = Object.freeze({})
+
+function runVerb<I extends TSchema, R, P>(
+  verb: Verb<I, R, P>,
+  ctx: Ctx,
+  input: Static<I>,
+  prepared: P,
+  options: InvokeOptions,
+): R {
+  const result = verb.run(ctx, input, prepared, options.extras ?? NO_EXTRAS)
+  // An await inside run would leave the transaction at its first suspension.
+  if (isPromise(result)) throw new Error(`verb ${verb.name}: run must be synchronous; do I/O in prepare`)
+  options.atCommit?.(result)
+  return result
+}
+
+/** Runs the verb (its input already parsed), in its own transaction when it mutates. */
 function commit<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
@@ -83,16 +98,8 @@ function commit<I extends TSchema, R, P>(
   prepared: P,
   options: InvokeOptions,
 ): R {
-  const extras = options.extras ?? {}
-  const run = () => {
-    const result = verb.run(ctx, input, prepared, extras)
-    // An await inside run would leave the transaction at its first suspension.
-    if (isPromise(result)) throw new Error(`verb ${verb.name}: run must be synchronous; do I/O in prepare`)
-    options.atCommit?.(result)
-    return result
-  }
-  if (!verb.mutates) return run()
-  const result = inTransaction(ctx.sqlite, run)
+  if (!verb.mutates) return runVerb(verb, ctx, input, prepared, options)
+  const result = inTransaction(ctx.sqlite, () => runVerb(verb, ctx, input, prepared, options))
   // Events the verb recorded go out to webhooks now rather than at the worker's next look.
   ctx.workers.wake('webhooks')
   return result
@@ -102,7 +109,7 @@ export async function invoke<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
   raw: unknown,
-  options: InvokeOptions = {},
+  options: InvokeOptions = NO_OPTIONS,
 ): Promise<R> {
   authorize(verb, ctx.actor)
   const input = parseInput(verb as Verb<I, unknown, unknown>, raw)
@@ -118,7 +125,7 @@ export function invokeNow<I extends TSchema, R>(
   verb: Verb<I, R, undefined>,
   ctx: Ctx,
   raw: unknown,
-  options: InvokeOptions = {},
+  options: InvokeOptions = NO_OPTIONS,
 ): R {
   if (verb.prepare) throw new Error(`verb ${verb.name} does I/O first; use invoke`)
   authorize(verb, ctx.actor)
