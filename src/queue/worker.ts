@@ -59,9 +59,10 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   const processBatch = createBatchProcessor(app, { outbox, sources, prepare, concurrency })
 
   async function pass(): Promise<PassResult> {
-    const now = clock.now()
     let worked = false
-    for (const source of sources.all) if (source.beforeClaim?.(now)) worked = true
+    for (const source of sources.all) if (source.beforeClaim?.(clock.now())) worked = true
+    // Read after the audience copy: what it queued this pass is due in this pass.
+    const now = clock.now()
     outbox.expireLeases(now)
     let nextAt: number | null = null
     const lanes = sources.all.flatMap((source) => {
