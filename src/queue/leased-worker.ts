@@ -61,11 +61,13 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
     spec.recover?.()
   }
 
+  // The pass a kick starts runs in a later turn of the event loop, not in the kicker's
+  // microtasks: a verb that launches a campaign answers before the first audience chunk is copied.
   const kick = () => {
     kicked = true
     const w = wake
     wake = null
-    w?.()
+    if (w) setImmediate(w)
   }
 
   const sleep = (ms: number) =>
