@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../services/messages/activity'
-import { resolveLinkToken } from '../services/tracking/resolve'
+import { resolveLinkToken, resolvePreviewToken } from '../services/tracking/resolve'
 import { handled } from './envelope'
 import { readLimited } from './middleware/body'
 import { errorBody, jsonResponse } from './respond'
@@ -15,6 +15,12 @@ const NO_STORE = { 'cache-control': 'no-store, private', 'referrer-policy': 'no-
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}</style></head><body>${body}</body></html>`
+
+/** What a template preview's unsubscribe link opens, by GET or POST: nothing is changed. */
+const PREVIEW_PAGE = page(
+  'Unsubscribe (preview)',
+  '<h1>Unsubscribe (preview)</h1><p>This is a template preview. In a sent message this link opens the unsubscribe page for its recipient; here nothing was changed and no one was unsubscribed.</p>',
+)
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
@@ -54,6 +60,7 @@ export function trackingPlugin(app: AppContext) {
     .get(
       '/u/:token',
       route((token, _request, requestId) => {
+        if (resolvePreviewToken(app, token)) return html(200, PREVIEW_PAGE)
         if (!resolveLinkToken(app, token, 'unsubscribe')) return notFound(requestId)
         return html(
           200,
@@ -68,6 +75,10 @@ export function trackingPlugin(app: AppContext) {
     .post(
       '/u/:token',
       route(async (token, request, requestId) => {
+        if (resolvePreviewToken(app, token)) {
+          // A preview's link: the one-click POST gets 200 like a real one, and nothing changes.
+          return html(200, PREVIEW_PAGE)
+        }
         const found = resolveLinkToken(app, token, 'unsubscribe')
         if (!found) return notFound(requestId)
         // RFC 8058: mail clients POST "List-Unsubscribe=One-Click"; the page's button posts nothing.

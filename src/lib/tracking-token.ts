@@ -4,9 +4,15 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 // names an outbox message (and, for clicks, the URL it leads to); its signature covers the
 // message's client as well, so a token is only valid for the tenant whose message it names and
 // a click can only lead to a URL Herald itself put into that message.
+//
+// A template preview renders `unsubscribe_url` as a token of its own kind (`preview_unsubscribe`):
+// it names the template, not a message, and is signed under a scope no client id can take, so it
+// can neither be read as a real unsubscribe token nor made from one; its page changes nothing.
 
-export type LinkKind = 'open' | 'click' | 'unsubscribe'
-const KIND_BYTE: Record<LinkKind, number> = { open: 1, click: 2, unsubscribe: 3 }
+export type LinkKind = 'open' | 'click' | 'unsubscribe' | 'preview_unsubscribe'
+const KIND_BYTE: Record<LinkKind, number> = { open: 1, click: 2, unsubscribe: 3, preview_unsubscribe: 4 }
+/** What a preview token is signed for, in place of a client id (client ids are UUIDs). */
+export const PREVIEW_SCOPE = 'template preview'
 const BYTE_KIND = new Map(Object.entries(KIND_BYTE).map(([k, v]) => [v, k as LinkKind]))
 const SIG_BYTES = 16
 
@@ -34,8 +40,13 @@ export function encodeLinkToken(
   return `${payload.toString('base64url')}.${sign(key, clientId, payload).toString('base64url')}`
 }
 
+/** The `unsubscribe_url` of a template preview: names the template, signed for PREVIEW_SCOPE. */
+export const encodePreviewToken = (key: Buffer, templateId: string): string =>
+  encodeLinkToken(key, PREVIEW_SCOPE, 'preview_unsubscribe', templateId)
+
 export interface DecodedLink {
   kind: LinkKind
+  /** The message a token names (for `preview_unsubscribe`, the template). */
   messageId: string
   url: string | null
   /** True when the signature is right for the message's client. */

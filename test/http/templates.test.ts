@@ -287,13 +287,59 @@ describe('POST /templates/{id}/preview', () => {
     expect(p.body_html).toContain('style="font-weight: bold;"')
     expect(p.body_html).not.toContain('<style>')
     expect(p.body_html).toContain('href="https://acme.example/offer?c=c1"')
-    expect(p.body_html).toContain('href="http://localhost:8080/u/preview"')
+    // a signed preview link (its page says so and changes nothing: test/http/tracking.test.ts)
+    expect(p.body_html).toMatch(/href="http:\/\/localhost:8080\/u\/[\w-]+\.[\w-]+"/)
     expect(p.body_html).not.toContain('At ')
     expect(p.body_text).toContain('Hello Ann,')
     expect(p.body_text).toContain('See the offer [https://acme.example/offer?c=c1]')
     // printed and absent, no default: listed as written; guarded by if, or with default: not listed
     expect(p.missing_variables.sort()).toEqual(['campaign.name', 'contact.custom.plan'])
     expect(p.sms).toBeUndefined()
+  })
+
+  test('a sample contact takes the members of a contact input (custom_fields, first_name, …) as well as custom', async () => {
+    const d = await create({
+      name: 'Sample members',
+      subject: '{{ contact.first_name }} {{ contact.last_name }} at {{ contact.company }}',
+      body_text: 'plan={{ contact.custom.plan }} seats={{ contact.custom.seats }} phone={{ contact.phone }}',
+    })
+    const p = (
+      await preview(d.id, {
+        sample: {
+          contact: {
+            first_name: 'Ann',
+            last_name: 'Lee',
+            company: 'Acme, Inc.',
+            phone: '+1 415 555 0100',
+            custom_fields: { plan: 'team', seats: 5 },
+            list_ids: [],
+          },
+        },
+      })
+    ).body.data
+    expect(p.subject).toBe('Ann Lee at Acme, Inc.')
+    expect(p.body_text).toBe('plan=team seats=5 phone=+1 415 555 0100')
+    expect(p.missing_variables).toEqual([])
+    // both spellings: `custom` wins member by member
+    const both = (
+      await preview(d.id, {
+        sample: { contact: { custom_fields: { plan: 'team', seats: 5 }, custom: { plan: 'pro' } } },
+      })
+    ).body.data
+    expect(both.body_text).toContain('plan=pro seats=5')
+    // over a stored contact: the sample's custom_fields merge into the contact's custom fields
+    const c = await t.call('POST', '/api/v1/contacts', {
+      key: acmeContacts,
+      body: { email: 'sam@acme.example', first_name: 'Sam', custom_fields: { plan: 'free', seats: 1 } },
+    })
+    const merged = (
+      await preview(d.id, {
+        contact_id: c.body.data.id,
+        sample: { contact: { custom_fields: { plan: 'team' } } },
+      })
+    ).body.data
+    expect(merged.body_text).toContain('plan=team seats=1')
+    expect(merged.subject).toContain('Sam')
   })
 
   test('values are HTML-escaped in body_html, not in subject or text; | raw opts out', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { encodeLinkToken, trackingKey } from '../../src/lib/tracking-token'
+import { encodeLinkToken, encodePreviewToken, PREVIEW_SCOPE, trackingKey } from '../../src/lib/tracking-token'
 import { createTestApp } from '../helpers/app'
 import { eventually } from '../helpers/receiver'
 import { startTestSender } from '../helpers/sender'
@@ -205,5 +205,66 @@ describe('unsubscribe', () => {
     expect(r.status).toBe(200)
     expect(await r.text()).toContain('You are unsubscribed')
     expect(eventsOf(s.message.id, 'contact.unsubscribed')[0]).toMatchObject({ source: 'unsubscribe_page' })
+  })
+
+  test('a template preview’s link opens a page that says so; a preview token never unsubscribes, a real one still does', async () => {
+    const s = await sentMessage('gus@example.com')
+    const tpl = (
+      await t.call('POST', '/api/v1/templates', {
+        key: s.key,
+        body: { name: 'P', subject: 'Hi', body_html: '<a href="{{ unsubscribe_url }}">Unsubscribe</a>' },
+      })
+    ).body.data
+    const p = (await t.call('POST', `/api/v1/templates/${tpl.id}/preview`, { key: s.key, body: {} })).body
+      .data
+    const previewPath = new URL(/href="([^"]+)"/.exec(p.body_html)![1]!).pathname
+    expect(previewPath).toMatch(/^\/u\/[\w-]+\.[\w-]+$/)
+
+    const page = await hit('GET', previewPath)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toContain('text/html')
+    const html = await page.text()
+    expect(html).toContain('preview')
+    expect(html).toContain('nothing was changed')
+    expect(html).not.toContain('<form')
+    for (const body of ['List-Unsubscribe=One-Click', '']) {
+      const r = await hit('POST', previewPath, { body })
+      expect(r.status).toBe(200)
+      expect(await r.text()).toContain('nothing was changed')
+    }
+
+    // Preview tokens cannot be mistaken for real ones, nor real ones for previews.
+    const key = trackingKey(t.ctx.secretKey)
+    const real = s.unsubscribe.slice('/u/'.length)
+    const [realPayload, realSig] = real.split('.') as [string, string]
+    const asPreview = Buffer.from(realPayload, 'base64url')
+    asPreview[0] = 4 // the real token's claims relabelled as a preview: the signature no longer fits
+    const previewAsReal = Buffer.from(previewPath.slice('/u/'.length).split('.')[0]!, 'base64url')
+    previewAsReal[0] = 3
+    const forged = [
+      `${asPreview.toString('base64url')}.${realSig}`,
+      `${previewAsReal.toString('base64url')}.${previewPath.split('.')[1]}`,
+      encodeLinkToken(key, s.clientId, 'preview_unsubscribe', s.message.id), // a preview kind for a client
+      encodeLinkToken(key, PREVIEW_SCOPE, 'unsubscribe', s.message.id), // a real kind for the preview scope
+      encodePreviewToken(Buffer.alloc(32, 7), tpl.id), // another instance's key
+    ]
+    for (const token of forged) {
+      expect((await hit('GET', `/u/${token}`)).status, token).toBe(404)
+      expect((await hit('POST', `/u/${token}`, { body: 'List-Unsubscribe=One-Click' })).status, token).toBe(
+        404,
+      )
+    }
+    // A preview token naming the sent message itself is still only a preview.
+    const aimed = encodePreviewToken(key, s.message.id)
+    expect(await (await hit('POST', `/u/${aimed}`, { body: 'List-Unsubscribe=One-Click' })).text()).toContain(
+      'nothing was changed',
+    )
+    expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('subscribed')
+    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(0)
+
+    // The real token still unsubscribes.
+    expect((await hit('POST', s.unsubscribe, { body: 'List-Unsubscribe=One-Click' })).status).toBe(200)
+    expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('unsubscribed')
+    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
   })
 })

@@ -30,7 +30,12 @@ const previewFields = {
   sample: t.Optional(
     t.Object(
       {
-        contact: t.Optional(Members),
+        contact: t.Optional(
+          t.Record(t.String(), t.Unknown(), {
+            description:
+              'A sample contact: the members of a contact (first_name, custom_fields, …) or of the variables (custom, …)',
+          }),
+        ),
         client: t.Optional(Members),
         campaign: t.Optional(Members),
         unsubscribe_url: t.Optional(t.String({ maxLength: 2048 })),

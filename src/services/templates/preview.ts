@@ -6,6 +6,8 @@ import { visibleTo } from '../../db/tenant'
 import { invalidField } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { smsInfo } from '../../lib/sms'
+import { encodePreviewToken } from '../../lib/tracking-token'
+import { trackingKeyOf } from '../tracking/resolve'
 import type { PreviewInput } from './inputs'
 import { findTemplateRow } from './manage'
 import { type RenderVariables, renderTemplate } from './render'
@@ -31,6 +33,17 @@ function loadContact(ctx: Ctx, clientId: string, contactId: string): Members {
 }
 
 /**
+ * A sample contact as template variables: it may be written like a contact's input
+ * (`custom_fields`, as in POST /contacts) or like the variables (`custom`); `custom_fields`
+ * becomes `custom` (a `custom` member wins per key), and `list_ids` means nothing here.
+ */
+function sampleContactVariables(sample: Members): Members {
+  const { custom_fields, custom, list_ids: _lists, ...rest } = sample
+  const fields = isObject(custom_fields) ? custom_fields : {}
+  return { ...rest, custom: { ...fields, ...(isObject(custom) ? custom : {}) } }
+}
+
+/**
  * Renders a template with a stored contact and/or inline sample data (sample members win,
  * `custom` merges member by member) and reports the variables that printed empty.
  */
@@ -39,7 +52,7 @@ export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
   const base = input.contact_id !== undefined ? loadContact(ctx, row.clientId, input.contact_id) : {}
   const sample = input.sample ?? {}
   const client = ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).get()
-  const sampleContact = sample.contact ?? {}
+  const sampleContact = sampleContactVariables(sample.contact ?? {})
   const variables: RenderVariables = {
     contact: {
       ...base,
@@ -51,7 +64,9 @@ export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
     },
     client: { ...(client ? clientVariables(client) : {}), ...sample.client },
     campaign: { ...sample.campaign },
-    unsubscribe_url: sample.unsubscribe_url ?? `${ctx.config.publicUrl}/u/preview`,
+    // A link of its own kind: it opens a page saying this was a preview, and never unsubscribes.
+    unsubscribe_url:
+      sample.unsubscribe_url ?? `${ctx.config.publicUrl}/u/${encodePreviewToken(trackingKeyOf(ctx), row.id)}`,
   }
   const missing = new Set<string>()
   let rendered: ReturnType<typeof renderTemplate>

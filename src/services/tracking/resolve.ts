@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context'
 import type { MessageRow } from '../../db/schema'
 import { isRedirectable } from '../../lib/html-links'
-import { decodeLinkToken, type LinkKind, trackingKey } from '../../lib/tracking-token'
+import { decodeLinkToken, type LinkKind, PREVIEW_SCOPE, trackingKey } from '../../lib/tracking-token'
 import { findMessage } from '../messages/activity'
 
 const keys = new WeakMap<Uint8Array, Buffer>()
@@ -22,7 +22,7 @@ export const trackingKeyOf = (app: AppContext): Buffer => {
 export function resolveLinkToken(
   app: AppContext,
   token: string,
-  kind: LinkKind,
+  kind: Exclude<LinkKind, 'preview_unsubscribe'>,
 ): { message: MessageRow; url: string | null } | null {
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== kind) return null
@@ -30,4 +30,16 @@ export function resolveLinkToken(
   if (!message || !decoded.verify(trackingKeyOf(app), message.clientId)) return null
   if (kind === 'click' && !isRedirectable(decoded.url ?? '')) return null
   return { message, url: decoded.url }
+}
+
+/**
+ * The template a preview's unsubscribe token names, when it is a validly signed preview token;
+ * null otherwise. Needs no lookup: the token changes nothing, so a deleted template's link still
+ * opens the preview page.
+ */
+export function resolvePreviewToken(app: AppContext, token: string): { templateId: string } | null {
+  const decoded = decodeLinkToken(token)
+  if (!decoded || decoded.kind !== 'preview_unsubscribe') return null
+  if (!decoded.verify(trackingKeyOf(app), PREVIEW_SCOPE)) return null
+  return { templateId: decoded.messageId }
 }
