@@ -47,6 +47,11 @@ export interface Config {
   readonly inboundDomain: string | null
   /** Port of the optional inbound SMTP listener (HERALD_INBOUND_SMTP_PORT); null = off. */
   readonly inboundSmtpPort: number | null
+  /**
+   * From address of capture/simulator mail from a client with no sender (HERALD_DEFAULT_FROM);
+   * unset: no-reply@ the public URL's host when that is a domain name, else no-reply@herald.localhost.
+   */
+  readonly defaultFrom: string
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -176,6 +181,8 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       `HERALD_INBOUND_DOMAIN must be a domain name such as mail.example.com, got "${inboundDomain}"`,
     )
 
+  const defaultFrom = defaultFromAddress(env.HERALD_DEFAULT_FROM, publicUrl)
+
   const providers = {
     emailProvider: oneOf(
       'HERALD_EMAIL_PROVIDER',
@@ -236,5 +243,30 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     clientHourlyCap: optionalInt('HERALD_CLIENT_HOURLY_CAP', env.HERALD_CLIENT_HOURLY_CAP, 1, 100_000_000),
     inboundDomain,
     inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
+    defaultFrom,
   })
+}
+
+const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/
+
+/**
+ * HERALD_DEFAULT_FROM, else no-reply@ the public URL's host when it is a domain name (not an IP
+ * address, localhost or a single label), else no-reply@herald.localhost (a reserved name that
+ * reads as a domain and can never route anywhere).
+ */
+function defaultFromAddress(raw: string | undefined, publicUrl: string): string {
+  const set = raw?.trim()
+  if (set) {
+    const at = set.lastIndexOf('@')
+    const local = set.slice(0, at)
+    const domain = set.slice(at + 1).toLowerCase()
+    if (at < 1 || !/^[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{1,64}$/.test(local) || !DOMAIN_NAME.test(domain))
+      throw new ConfigError(
+        `HERALD_DEFAULT_FROM must be an email address such as news@example.com, got "${set}"`,
+      )
+    return `${local}@${domain}`
+  }
+  const host = new URL(publicUrl).hostname.toLowerCase()
+  const local = host === 'localhost' || host.endsWith('.localhost') || !DOMAIN_NAME.test(host)
+  return `no-reply@${local ? 'herald.localhost' : host}`
 }

@@ -31,8 +31,8 @@ const asSender = (s: SenderRow): ResolvedSender => ({
 /**
  * The From identity of an email campaign (or message): its sender_id, else the client's oldest
  * verified sender. Real sending needs a verified one (a campaign: 409 INVALID_STATE saying why;
- * a message: 422 on sender_id); capture mode takes any sender, or a no-reply address on the
- * public host.
+ * a message: 422 on sender_id); capture mode takes any sender, or the instance's default From
+ * (HERALD_DEFAULT_FROM, or no-reply@ the public host when it is a domain name).
  */
 export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
   const rows = c.senderId
@@ -45,7 +45,7 @@ export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
   if (!sendsForReal(app)) {
     const any = rows[0]
     if (any) return asSender(any)
-    return { fromEmail: `no-reply@${new URL(app.config.publicUrl).hostname}`, fromName: null, replyTo: null }
+    return { fromEmail: app.config.defaultFrom, fromName: null, replyTo: null }
   }
   const why = c.senderId
     ? `the sender ${rows[0]!.fromEmail} is not verified: verify its domain (DKIM and SPF) with POST /api/v1/domains/{id}/verify`
