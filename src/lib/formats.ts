@@ -10,7 +10,8 @@ function setIfAbsent(name: string, check: (v: string) => boolean) {
   if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check)
 }
 
-setIfAbsent('email', (v) => v.length <= 254 && EMAIL.test(v))
+// The local part is at most 64 characters (RFC 5321 §4.5.3.1.1).
+setIfAbsent('email', (v) => v.length <= 254 && EMAIL.test(v) && v.lastIndexOf('@') <= 64)
 setIfAbsent('uuid', (v) => UUID.test(v))
 setIfAbsent('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)))
 setIfAbsent('date', (v) => DATE.test(v) && !Number.isNaN(Date.parse(v)))

@@ -1,5 +1,6 @@
-import type { TSchema } from '@sinclair/typebox'
+import { Kind, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import './formats'
 
 /** One failing input member: its path as a client wrote it (`rule_groups[1].rules[0]`) and why. */
@@ -8,12 +9,55 @@ export interface FieldError {
   message: string
 }
 
+// Input hygiene (issue 14). Every string of an input refuses control characters: C0 (tab and
+// newline included) and C1, and DEL. A string marked `x-multiline` (bodies, descriptions) may
+// hold tab, newline and carriage return. Strings get this rule when their schema is compiled,
+// so a member added later is covered without anyone remembering to.
+const CONTROL = String.raw`\x00-\x1f\x7f-\x9f`
+const TEXT_CONTROL = String.raw`\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f`
+/** One line of text: no control characters. */
+export const LINE_PATTERN = `^[^${CONTROL}]*$`
+/** Multi-line text: no control characters but tab, newline and carriage return. */
+export const TEXT_PATTERN = `^[^${TEXT_CONTROL}]*$`
+// Characters that show nothing: format characters (zero-width space and joiners, bidi marks,
+// soft hyphen, BOM, word joiner…), fillers (Hangul, braille blank) and variation selectors.
+const INVISIBLE = String.raw`\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb`
+/**
+ * A name: one line (no control characters) with at least one visible character, so neither
+ * white space nor zero-width characters alone. Written without the `u` flag (JSON Schema
+ * patterns have none): an astral character is a surrogate pair, and the pairs of plane 14
+ * (tags, variation selectors) are invisible.
+ */
+export const NAME_PATTERN = `^[^${CONTROL}]*(?:[^\\s${CONTROL}${INVISIBLE}\\ud800-\\udfff]|(?!\\udb40)[\\ud800-\\udbff][\\udc00-\\udfff])[^${CONTROL}]*$`
+
+const HAS_CONTROL = new RegExp(`[${CONTROL}]`)
+
+/** The schema as checked: every string without a pattern of its own refuses control characters. */
+function hygienic(schema: TSchema): TSchema {
+  if (typeof schema !== 'object' || schema === null) return schema
+  const out: Record<string | symbol, unknown> = { ...schema }
+  if (schema[Kind] === 'String' && schema.pattern === undefined)
+    out.pattern = schema['x-multiline'] === true ? TEXT_PATTERN : LINE_PATTERN
+  if (schema.properties)
+    out.properties = Object.fromEntries(
+      Object.entries(schema.properties as Record<string, TSchema>).map(([k, v]) => [k, hygienic(v)]),
+    )
+  if (schema.patternProperties)
+    out.patternProperties = Object.fromEntries(
+      Object.entries(schema.patternProperties as Record<string, TSchema>).map(([k, v]) => [k, hygienic(v)]),
+    )
+  if (schema.items && !Array.isArray(schema.items)) out.items = hygienic(schema.items)
+  if (Array.isArray(schema.anyOf)) out.anyOf = schema.anyOf.map(hygienic)
+  if (Array.isArray(schema.allOf)) out.allOf = schema.allOf.map(hygienic)
+  return out as unknown as TSchema
+}
+
 const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 
 function checker(schema: TSchema): TypeCheck<TSchema> {
   let c = compiled.get(schema)
   if (!c) {
-    c = TypeCompiler.Compile(schema)
+    c = TypeCompiler.Compile(hygienic(schema))
     compiled.set(schema, c)
   }
   return c
@@ -30,17 +74,136 @@ export function fieldName(pointer: string, root: string): string {
   return out
 }
 
-function humanMessage(message: string, schema: TSchema): string {
-  if (message === 'Unexpected property') return 'is not a known member'
-  if (message === 'Expected required property') return 'is required'
-  if (schema.pattern === '\\S') return 'must not be blank'
-  if (schema.format && message.startsWith('Expected string to match'))
-    return `must be a valid ${schema.format}`
-  if (schema.enum || schema.anyOf) {
-    const values = (schema.anyOf as TSchema[] | undefined)?.map((s) => s.const).filter((v) => v !== undefined)
-    if (values?.length) return `must be one of: ${values.join(', ')}`
+/** A given value as an error message quotes it: JSON (control characters escaped), cut short. */
+export function quoteValue(value: unknown): string {
+  const text = JSON.stringify(
+    typeof value === 'string' && value.length > 60 ? `${value.slice(0, 60)}…` : value,
+  )
+  if (text === undefined) return String(value)
+  return text.length > 80 ? `${text.slice(0, 80)}…` : text
+}
+
+/** The message of an enum refusal: names the value given, then the allowed ones. */
+export function notOneOf(value: unknown, allowed: readonly unknown[]): string {
+  return `${quoteValue(value)} is not one of: ${allowed.join(', ')}`
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`
+
+const KIND_NAMES: Record<string, string> = {
+  String: 'a string',
+  Integer: 'an integer',
+  Number: 'a number',
+  Boolean: 'a boolean',
+  Null: 'null',
+  Object: 'an object',
+  Record: 'an object',
+  Array: 'an array',
+}
+
+function describe(schema: TSchema): string {
+  if (schema[Kind] === 'Literal') return JSON.stringify(schema.const)
+  return KIND_NAMES[schema[Kind] as string] ?? 'a valid value'
+}
+
+/** The JSON type a schema variant takes, to choose which variant of a union a value meant. */
+function jsonType(value: unknown): string {
+  if (value === null) return 'Null'
+  if (Array.isArray(value)) return 'Array'
+  if (typeof value === 'number') return Number.isInteger(value) ? 'Integer' : 'Number'
+  return typeof value === 'string' ? 'String' : typeof value === 'boolean' ? 'Boolean' : 'Object'
+}
+
+function matchesKind(schema: TSchema, value: unknown): boolean {
+  const kind = schema[Kind] as string
+  const type = jsonType(value)
+  if (kind === 'Literal') return false
+  if (kind === type) return true
+  if (kind === 'Number' && type === 'Integer') return true
+  return kind === 'Record' && type === 'Object'
+}
+
+function patternMessage(schema: TSchema, value: unknown): string {
+  const text = typeof value === 'string' ? value : ''
+  if (HAS_CONTROL.test(text))
+    return schema.pattern === TEXT_PATTERN
+      ? 'must not contain control characters (tab and newline are allowed)'
+      : 'must not contain control characters'
+  if (schema.pattern === NAME_PATTERN || schema.pattern === '\\S') return 'must not be blank'
+  if (typeof schema['x-pattern-message'] === 'string') return schema['x-pattern-message']
+  return `must match the pattern ${schema.pattern}`
+}
+
+/** One TypeBox error in words a client reads: "must be at least 1", `"x" is not one of: a, b`. */
+function humanMessage(e: ValueError): string {
+  const s = e.schema
+  switch (e.type) {
+    case ValueErrorType.ObjectAdditionalProperties:
+      return 'is not a known member'
+    case ValueErrorType.ObjectRequiredProperty:
+      return 'is required'
+    case ValueErrorType.StringPattern:
+      return patternMessage(s, e.value)
+    case ValueErrorType.StringFormat:
+      if (typeof s['x-format-message'] === 'string') return s['x-format-message']
+      return s.format === 'email' ? 'must be a valid email address' : `must be a valid ${s.format}`
+    case ValueErrorType.StringMinLength:
+      return s.minLength === 1 ? 'must not be empty' : `must be at least ${plural(s.minLength, 'character')}`
+    case ValueErrorType.StringMaxLength:
+      return `must be at most ${plural(s.maxLength, 'character')}`
+    case ValueErrorType.IntegerMinimum:
+    case ValueErrorType.NumberMinimum:
+      return `must be at least ${s.minimum}`
+    case ValueErrorType.IntegerMaximum:
+    case ValueErrorType.NumberMaximum:
+      return `must be at most ${s.maximum}`
+    case ValueErrorType.IntegerExclusiveMinimum:
+    case ValueErrorType.NumberExclusiveMinimum:
+      return `must be greater than ${s.exclusiveMinimum}`
+    case ValueErrorType.IntegerExclusiveMaximum:
+    case ValueErrorType.NumberExclusiveMaximum:
+      return `must be less than ${s.exclusiveMaximum}`
+    case ValueErrorType.IntegerMultipleOf:
+    case ValueErrorType.NumberMultipleOf:
+      return `must be a multiple of ${s.multipleOf}`
+    case ValueErrorType.ArrayMinItems:
+      return `must have at least ${plural(s.minItems, 'item')}`
+    case ValueErrorType.ArrayMaxItems:
+      return `must have at most ${plural(s.maxItems, 'item')}`
+    case ValueErrorType.ArrayUniqueItems:
+      return 'must not repeat an item'
+    case ValueErrorType.ObjectMinProperties:
+      return `must have at least ${plural(s.minProperties, 'member')}`
+    case ValueErrorType.ObjectMaxProperties:
+      return `must have at most ${plural(s.maxProperties, 'member')}`
+    case ValueErrorType.Literal:
+      return `must be ${JSON.stringify(s.const)}`
+    case ValueErrorType.Union: {
+      const variants = (s.anyOf ?? []) as TSchema[]
+      if (variants.length > 0 && variants.every((v) => v[Kind] === 'Literal'))
+        return notOneOf(
+          e.value,
+          variants.map((v) => v.const),
+        )
+      // A value of the right type that breaks that variant's rule (a string too long for a
+      // nullable string): say what that variant says.
+      const i = variants.findIndex((v) => matchesKind(v, e.value))
+      const first = i >= 0 ? e.errors[i]?.First() : undefined
+      if (first?.path === e.path) return humanMessage(first)
+      if (first) return `${fieldName(first.path.slice(e.path.length), '')} ${humanMessage(first)}`
+      return `must be ${variants.map(describe).join(' or ')}`
+    }
+    case ValueErrorType.String:
+    case ValueErrorType.Integer:
+    case ValueErrorType.Number:
+    case ValueErrorType.Boolean:
+    case ValueErrorType.Null:
+    case ValueErrorType.Object:
+    case ValueErrorType.Array:
+      return `must be ${describe(s)}`
   }
-  return message
+  if (Array.isArray(s.enum)) return notOneOf(e.value, s.enum)
+  return e.message
     .replace(/^Expected /, 'must be ')
     .replace('less or equal to', 'at most')
     .replace('greater or equal to', 'at least')
@@ -53,7 +216,7 @@ export function validate(schema: TSchema, value: unknown, root: string): FieldEr
   const seen = new Map<string, string>()
   for (const e of c.Errors(value)) {
     const field = fieldName(e.path, root)
-    if (!seen.has(field)) seen.set(field, humanMessage(e.message, e.schema))
+    if (!seen.has(field)) seen.set(field, humanMessage(e))
   }
   return [...seen].map(([field, message]) => ({ field, message }))
 }

@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
-import { IdRef, Name, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { IdRef, Name, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the campaign verbs take: one schema per input, shared by every door (REST body and
 // query, MCP tool input, CLI flags). The services type their arguments from these.
@@ -16,8 +16,8 @@ export const campaignFields = {
   list_id: t.Optional(Nullable(IdRef)),
   segment_id: t.Optional(Nullable(IdRef)),
   sender_id: t.Optional(Nullable(IdRef)),
-  body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
-  body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+  body_html: t.Optional(Nullable(Text(512 * 1024))),
+  body_text: t.Optional(Nullable(Text(128 * 1024))),
   scheduled_at: t.Optional(Nullable(t.String({ format: 'date-time' }))),
 }
 const CampaignFields = t.Object(campaignFields, strict)

@@ -16,8 +16,9 @@ function timeZones(): Set<string> {
   return zones
 }
 
+/** An address we can send to: ≤ 254 characters, a local part of ≤ 64 (RFC 5321 §4.5.3.1.1). */
 export function isEmail(value: string): boolean {
-  return value.length <= 254 && EMAIL.test(value)
+  return value.length <= 254 && EMAIL.test(value) && value.lastIndexOf('@') <= 64
 }
 
 /**
@@ -83,4 +84,24 @@ export function normalizeContactFields(
   if (input.timezone != null && !isTimeZone(input.timezone))
     errors.push({ field: `${prefix}timezone`, message: 'must be an IANA time zone name, e.g. Europe/Paris' })
   return out
+}
+
+/**
+ * The checks of a contact's members that need no database (the contact verbs' `check`). In a
+ * patch, custom fields set to null are removals and do not count.
+ */
+export function contactFieldErrors(
+  input: ContactFieldsInput & { custom_fields?: Record<string, unknown> },
+  patch = false,
+): FieldError[] {
+  const errors: FieldError[] = []
+  normalizeContactFields(input, errors)
+  const custom = input.custom_fields
+  if (custom)
+    checkCustomFields(
+      patch ? Object.fromEntries(Object.entries(custom).filter(([, v]) => v !== null)) : custom,
+      'custom_fields',
+      errors,
+    )
+  return errors
 }

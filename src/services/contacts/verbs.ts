@@ -8,6 +8,7 @@ import {
   SearchContactsInput,
   UpdateContactInput,
 } from './inputs'
+import { contactFieldErrors } from './normalize'
 import { getContact, listContacts, searchContacts } from './read'
 import { createContact, eraseContact, updateContact } from './write'
 
@@ -24,6 +25,7 @@ export const createContactVerb = defineVerb({
   scope: 'contacts:write',
   input: CreateContactInput,
   mutates: true,
+  check: (input) => contactFieldErrors(input),
   run: (ctx, { client_id, ...fields }) => createContact(ctx, fields, client_id),
 })
 
@@ -49,6 +51,7 @@ export const updateContactVerb = defineVerb({
   scope: 'contacts:write',
   input: UpdateContactInput,
   mutates: true,
+  check: (input) => contactFieldErrors(input, true),
   run: (ctx, { id, ...patch }) => updateContact(ctx, id, patch),
 })
 

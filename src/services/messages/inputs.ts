@@ -1,7 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../lib/enums'
 import { CampaignChannel } from '../campaigns/inputs'
-import { IdRef, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { IdRef, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the message verbs take: one schema per input, shared by every door.
 
@@ -28,8 +28,8 @@ export const SendMessageInput = t.Object(
     channel: t.Optional(CampaignChannel),
     template_id: t.Optional(Nullable(IdRef)),
     subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
-    body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
-    body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+    body_html: t.Optional(Nullable(Text(512 * 1024))),
+    body_text: t.Optional(Nullable(Text(128 * 1024))),
     sender_id: t.Optional(Nullable(IdRef)),
     variables: t.Optional(
       Nullable(

@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { TEMPLATE_CHANNELS } from '../../lib/enums'
-import { ClientPageQuery, CreateQuery, Name, Nullable, RecordId, strict } from '../verbs/schemas'
+import { ClientPageQuery, CreateQuery, Name, Nullable, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the template verbs take: one schema per input, shared by every door.
 
@@ -10,8 +10,8 @@ export const templateFields = {
   name: Name,
   channel: t.Optional(TemplateChannel),
   subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
-  body_html: t.Optional(Nullable(t.String({ maxLength: 512 * 1024 }))),
-  body_text: t.Optional(Nullable(t.String({ maxLength: 128 * 1024 }))),
+  body_html: t.Optional(Nullable(Text(512 * 1024))),
+  body_text: t.Optional(Nullable(Text(128 * 1024))),
 }
 const TemplateFields = t.Object(templateFields, strict)
 export type TemplateInput = Static<typeof TemplateFields>

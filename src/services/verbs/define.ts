@@ -2,6 +2,7 @@ import type { Static, TSchema } from '@sinclair/typebox'
 import type { Ctx } from '../../context'
 import type { Scope } from '../../lib/scopes'
 import type { Upload } from '../../lib/upload'
+import type { FieldError } from '../../lib/validate'
 
 // A verb declares itself once (STYLE.md, "One verb, many doors"): its name, the scope it needs,
 // the schema of its one input object, whether it changes state, and what it does. `invoke`
@@ -26,6 +27,12 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
   readonly mutates: boolean
   /** Sends, deletes or cancels something that cannot be taken back (MCP `destructiveHint`). */
   readonly destructive?: boolean
+  /**
+   * Checks of single members the schema cannot express (a phone number that parses, a known
+   * time zone), without the database. `invoke` runs them with the schema, on the members the
+   * schema accepted, so one 422 lists every failing member. Members may be missing.
+   */
+  check?(input: Partial<Static<I>>): FieldError[]
   /**
    * Network or file I/O the verb needs before it writes (DNS look-ups, an HTTP attempt, parsing
    * MIME). Runs outside any transaction and writes nothing.

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Ctx } from '../../context'
 import { inTransaction } from '../../db/transaction'
-import { forbidden, notFound, ServiceError, validationFailed } from '../../errors'
+import { type FieldError, forbidden, notFound, ServiceError, validationFailed } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { hasScope } from '../../lib/scopes'
 import { validate } from '../../lib/validate'
@@ -49,6 +49,21 @@ function recordIdsOf(schema: TSchema): string[] {
   return names
 }
 
+/** The top-level member a field error is about: `rule_groups[0].match` → `rule_groups`. */
+const memberOf = (field: string) => field.split(/[.[]/, 1)[0]!
+
+/**
+ * The verb's own member checks, run on the members the schema accepted (a member that failed
+ * the schema is left out, so a check sees only well-typed values) and reported once per field.
+ */
+function semanticErrors(verb: Verb<TSchema, unknown, unknown>, value: unknown, schemaErrors: FieldError[]) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return []
+  const failed = new Set(schemaErrors.map((e) => memberOf(e.field)))
+  if (failed.has('input')) return []
+  const accepted = Object.fromEntries(Object.entries(value).filter(([name]) => !failed.has(name)))
+  return verb.check!(accepted).filter((e) => !failed.has(memberOf(e.field)))
+}
+
 /**
  * The verb's input, validated against its own schema, with record ids (`RecordId` members)
  * turned into UUIDs. A record id that is neither form names no record: 404.
@@ -56,6 +71,7 @@ function recordIdsOf(schema: TSchema): string[] {
 export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, raw: unknown): Static<I> {
   const value = raw === undefined ? {} : raw
   const errors = validate(verb.input, value, 'input')
+  if (verb.check) errors.push(...semanticErrors(verb, value, errors))
   if (errors.length > 0) throw validationFailed(errors)
   let out = value as Record<string, unknown>
   for (const name of recordIdsOf(verb.input)) {

@@ -1,4 +1,5 @@
 import { type TSchema, Type as t } from '@sinclair/typebox'
+import { NAME_PATTERN } from '../../lib/validate'
 
 // Shared schema pieces: every collection, error and id in the API is described once here.
 
@@ -11,11 +12,18 @@ export const IdRef = t.String({
   pattern:
     '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{3}_[0-9a-fA-F]{32})$',
   description: 'UUID, or the prefixed form (lst_…, tpl_…) used in webhook payloads',
+  'x-pattern-message': 'must be an id: a UUID or a prefixed id such as lst_…',
 })
 export const DateTime = t.String({ format: 'date-time' })
 /** `T | null`. */
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
-export const Name = t.String({ minLength: 1, maxLength: 200, pattern: '\\S' })
+/** Visible text on one line: no control characters, not only white space or invisible characters. */
+export const Name = t.String({ minLength: 1, maxLength: 200, pattern: NAME_PATTERN })
+/**
+ * Multi-line text (bodies, descriptions): tab, newline and carriage return are allowed; other
+ * control characters are not. Every other string of an input is one line (src/lib/validate.ts).
+ */
+export const Text = (maxLength: number) => t.String({ maxLength, 'x-multiline': true })
 
 export const Pagination = t.Object({
   total: t.Integer(),
