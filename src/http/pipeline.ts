@@ -36,6 +36,14 @@ export function createPipeline(app: AppContext): Pipeline {
 }
 
 const MAX_IDEMPOTENCY_KEY = 255
+/** C0 controls (tab included) and DEL; bytes 0x80–0xFF may be UTF-8 and are left alone. */
+function hasControl(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i)
+    if (c < 0x20 || c === 0x7f) return true
+  }
+  return false
+}
 
 function queryObject(url: string): Record<string, string> {
   const q = url.indexOf('?')
@@ -173,6 +181,12 @@ export async function runOperation(
       if (idempotencyKey !== null) {
         if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
           throw validationFailed([{ field: 'Idempotency-Key', message: 'must be 1 to 255 characters' }])
+        // Bun's HTTP parser answers a bare 400 to most control bytes in a header; tab and DEL
+        // reach us (and any of them through an in-process Request).
+        if (hasControl(idempotencyKey))
+          throw validationFailed([
+            { field: 'Idempotency-Key', message: 'must not contain control characters' },
+          ])
         headers['idempotency-key'] = idempotencyKey
         // The query is part of the request: ?client_id=A and ?client_id=B are different creates.
         const url = new URL(request.url)

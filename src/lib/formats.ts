@@ -10,8 +10,10 @@ function setIfAbsent(name: string, check: (v: string) => boolean) {
   if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check)
 }
 
-// The local part is at most 64 characters (RFC 5321 §4.5.3.1.1).
-setIfAbsent('email', (v) => v.length <= 254 && EMAIL.test(v) && v.lastIndexOf('@') <= 64)
+// Always ours, even when Elysia registered its own first: the API must accept and refuse the
+// addresses CSV import does (contacts/normalize.ts). The local part is at most 64 characters
+// (RFC 5321 §4.5.3.1.1).
+FormatRegistry.Set('email', (v) => v.length <= 254 && EMAIL.test(v) && v.lastIndexOf('@') <= 64)
 setIfAbsent('uuid', (v) => UUID.test(v))
 setIfAbsent('date-time', (v) => DATE_TIME.test(v) && !Number.isNaN(Date.parse(v)))
 setIfAbsent('date', (v) => DATE.test(v) && !Number.isNaN(Date.parse(v)))

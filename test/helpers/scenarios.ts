@@ -13,6 +13,10 @@ export interface Scenario {
   code?: string
   /** A field that `error.details` must name. */
   field?: string
+  /** Fields that `error.details` must all name (one 422 lists every failure). */
+  fields?: string[]
+  /** What `error.details` must say of `field`. */
+  message?: string | RegExp
 }
 
 export interface ScenarioDefaults {
@@ -38,6 +42,12 @@ export function scenarios(t: TestApp, defaults: ScenarioDefaults, rows: Scenario
       expect(res.status).toBe(r.status)
       if (r.code) expect(res.body.error.code).toBe(r.code)
       if (r.field) expect(detailFields(res.body)).toContain(r.field)
+      for (const f of r.fields ?? []) expect(detailFields(res.body)).toContain(f)
+      if (r.message !== undefined) {
+        const said = res.body.error.details.find((d: { field: string }) => d.field === r.field)?.message
+        if (typeof r.message === 'string') expect(said).toBe(r.message)
+        else expect(said).toMatch(r.message)
+      }
     })
   }
 }

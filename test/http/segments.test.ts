@@ -115,7 +115,7 @@ describe('segments', () => {
       'unknown field',
       all(rule('shoe_size', 'eq', 1)),
       'rule_groups[0].rules[0].field',
-      /unknown field shoe_size/,
+      /unknown field "shoe_size"/,
     ],
     [
       'unknown operator',

@@ -39,7 +39,8 @@ export function mapHeader(header: string[]): ColumnTarget[] {
     const field = ALIASES[key]
     if (field) return { kind: 'field', field }
     if (name === '') return { kind: 'ignore' }
-    return { kind: 'custom', key: name.startsWith('custom.') ? name.slice(7) : name.slice(0, 64) }
+    // Not shortened: a key over 64 characters is refused in each row that sets it, as the API refuses it.
+    return { kind: 'custom', key: name.startsWith('custom.') ? name.slice(7) : name }
   })
 }
 

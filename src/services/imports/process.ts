@@ -4,7 +4,9 @@ import { open } from 'node:fs/promises'
 import { parse } from 'csv-parse'
 import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
 import { newId } from '../../lib/ids'
-import { isEmail, isTimeZone, normalizePhone } from '../contacts/normalize'
+import { validate } from '../../lib/validate'
+import { CreateContactInput } from '../contacts/inputs'
+import { contactFieldErrors, isEmail, isTimeZone, normalizePhone } from '../contacts/normalize'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
 import { type ColumnTarget, type ContactColumn, detectDelimiter, mapHeader } from './columns'
 
@@ -53,7 +55,26 @@ function rowProblem(row: Parsed): string | null {
     if (!INPUT_STATUSES.has(row.status))
       return `status "${row.status.slice(0, 20)}" must be subscribed, unsubscribed or blocked`
   }
-  return null
+  // Every other limit of the JSON API (DESIGN.md §6): the same schema and member checks.
+  return contactProblem(row, row.custom)
+}
+
+/** What the API would refuse in a contact as imported (lengths, control characters, custom fields), or null. */
+function contactProblem(row: Parsed, custom: Record<string, unknown>): string | null {
+  const contact = {
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    company: row.company,
+    phone: row.phone,
+    timezone: row.timezone,
+    status: row.status,
+    custom_fields: custom,
+  }
+  const errors = [...validate(CreateContactInput, contact, 'row'), ...contactFieldErrors(contact)]
+  if (errors.length === 0) return null
+  const first = errors.slice(0, 3).map((e) => `${e.field}: ${e.message}`)
+  return errors.length > 3 ? `${first.join('; ')}; and ${errors.length - 3} more` : first.join('; ')
 }
 
 /**
@@ -130,6 +151,12 @@ export async function processImport(
         contactId = current.id
         if (job.updateExisting) {
           const merged = { ...JSON.parse(current.custom_fields), ...row.custom }
+          // The merged fields obey the limits too (as a PATCH's do).
+          const problem = Object.keys(row.custom).length > 0 ? contactProblem(row, merged) : null
+          if (problem) {
+            fail(line, problem)
+            continue
+          }
           const next: ContactUpdate = [
             row.first_name ?? current.first_name,
             row.last_name ?? current.last_name,

@@ -1,7 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { FieldError } from '../../errors'
+import { parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
+import { notOneOf, quoteValue } from '../../lib/validate'
 
 // Segment rules (DESIGN.md §7) are checked and compiled to ONE parameterised SQL condition over
 // `contacts`. User values only ever reach SQL as bound parameters; column names come from the
@@ -37,7 +39,9 @@ const TEXT_COLUMNS: Record<string, SQL> = {
   status: sql.raw('contacts.status'),
   timezone: sql.raw('contacts.timezone'),
 }
-const TEXT_OPERATORS: Operator[] = [
+/** Contact fields a rule may name directly (besides created_at, custom.<key>, list and event). */
+export const TEXT_FIELDS = Object.keys(TEXT_COLUMNS)
+export const TEXT_OPERATORS: Operator[] = [
   'eq',
   'neq',
   'contains',
@@ -53,7 +57,7 @@ const TEXT_OPERATORS: Operator[] = [
   'exists',
   'not_exists',
 ]
-const DATE_OPERATORS: Operator[] = ['before', 'after', 'within_last_days', 'gt', 'gte', 'lt', 'lte']
+export const DATE_OPERATORS: Operator[] = ['before', 'after', 'within_last_days', 'gt', 'gte', 'lt', 'lte']
 
 export const ACTIVITY_EVENTS: Record<string, string> = {
   delivered: 'email.delivered',
@@ -209,18 +213,26 @@ function compileRule(
     if (!type)
       errors.push({
         field: `${path}.event`,
-        message: `must be one of: ${Object.keys(ACTIVITY_EVENTS).join(', ')}`,
+        message: notOneOf(rule.event, Object.keys(ACTIVITY_EVENTS)),
       })
     if (operator !== 'has' && operator !== 'has_not')
-      errors.push({ field: `${path}.operator`, message: 'must be has or has_not for event rules' })
+      errors.push({
+        field: `${path}.operator`,
+        message: `${notOneOf(operator, ['has', 'has_not'])} (event rules)`,
+      })
     // Correlated on the contact, so each probe is a short range of events_contact_type_idx
     // (contact ids are unique across clients). An IN over every matching event of the client
     // built a temporary table of hundreds of thousands of rows at 5M events.
     const conditions: SQL[] = [sql`events.contact_id = contacts.id`, sql`events.type = ${type ?? ''}`]
     if (rule.campaign_id !== undefined) {
-      if (typeof rule.campaign_id !== 'string')
-        errors.push({ field: `${path}.campaign_id`, message: 'must be a campaign id' })
-      else conditions.push(sql`events.campaign_id = ${rule.campaign_id}`)
+      // A UUID or cmp_…; events store the UUID.
+      const campaignId = typeof rule.campaign_id === 'string' ? parseId(rule.campaign_id) : null
+      if (campaignId === null)
+        errors.push({
+          field: `${path}.campaign_id`,
+          message: `${quoteValue(rule.campaign_id)} is not a campaign id (a UUID or cmp_…)`,
+        })
+      else conditions.push(sql`events.campaign_id = ${campaignId}`)
     }
     if (rule.within_days !== undefined) {
       const d = rule.within_days
@@ -247,7 +259,7 @@ function compileRule(
 
   unknownMembers(rule, ['field', 'operator', 'value'], path, errors)
   if (typeof operator !== 'string' || !(OPERATORS as readonly string[]).includes(operator)) {
-    errors.push({ field: `${path}.operator`, message: `must be one of: ${OPERATORS.join(', ')}` })
+    errors.push({ field: `${path}.operator`, message: notOneOf(operator, OPERATORS) })
     return null
   }
   const op = operator as Operator
@@ -306,7 +318,7 @@ function compileRule(
   if (!column) {
     errors.push({
       field: `${path}.field`,
-      message: `unknown field ${field}; use one of: ${[...Object.keys(TEXT_COLUMNS), 'created_at', 'custom.<key>', 'list', 'event'].join(', ')}`,
+      message: `unknown field ${quoteValue(field)}; use one of: ${[...Object.keys(TEXT_COLUMNS), 'created_at', 'custom.<key>', 'list', 'event'].join(', ')}`,
     })
     return null
   }

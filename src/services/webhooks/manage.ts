@@ -6,6 +6,7 @@ import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import { decryptSecret, encryptSecret } from '../../lib/crypto'
 import { iso, isoOrNull } from '../../lib/time'
+import { notOneOf } from '../../lib/validate'
 import { generateSecret } from '../../webhooks/signing'
 import { urlProblem } from '../../webhooks/ssrf'
 import { EVENT_TYPES } from '../events/record'
@@ -39,7 +40,7 @@ function check(ctx: Ctx, input: { url?: string; events?: string[] }) {
     const seen = new Set<string>()
     input.events.forEach((e, i) => {
       if (!(EVENT_TYPES as readonly string[]).includes(e))
-        errors.push({ field: `events[${i}]`, message: `must be one of ${EVENT_TYPES.join(', ')}` })
+        errors.push({ field: `events[${i}]`, message: notOneOf(e, EVENT_TYPES) })
       else if (seen.has(e)) errors.push({ field: `events[${i}]`, message: `${e} is listed twice` })
       seen.add(e)
     })
