@@ -51,6 +51,11 @@ function queryObject(url: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
 }
 
+const hasMembers = (o: Record<string, unknown>) => {
+  for (const _ in o) return true
+  return false
+}
+
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -61,11 +66,12 @@ function verbInput(
   rawQuery: Record<string, string>,
   body: unknown,
 ): Record<string, unknown> {
-  // Most reads take only path ids (or nothing): the params are the input.
-  if (!o.body && !o.query) return params
+  // Most reads take only path ids (or nothing): the params are the input. A body or query
+  // member such an operation does not take is refused below like any unknown member.
+  if (!o.body && !o.query && body === undefined && !hasMembers(rawQuery)) return params
   const errors: FieldError[] = []
   const input: Record<string, unknown> = {}
-  if (o.body) {
+  if (o.body || body !== undefined) {
     if (!isPlainObject(body)) throw validationFailed([{ field: 'body', message: 'must be a JSON object' }])
     for (const [name, value] of Object.entries(body)) {
       // A member that belongs in the path or the query string is not a body member.
@@ -73,7 +79,7 @@ function verbInput(
       else errors.push({ field: name, message: 'is not a known member' })
     }
   }
-  const query = o.query ? coerceQuery(o.query, rawQuery) : {}
+  const query = o.query ? coerceQuery(o.query, rawQuery) : rawQuery
   for (const [name, value] of Object.entries(query)) {
     if (o.queryMembers.includes(name)) input[name] = value
     else errors.push({ field: name, message: 'is not a known query parameter' })
@@ -172,7 +178,8 @@ export async function runOperation(
       rawBody = new TextEncoder().encode(`${upload.contentType}\n${upload.sha256}`)
     } else if (isMutating(o)) {
       rawBody = await readLimited(request, JSON_BODY_LIMIT)
-      if (o.body) body = parseJson(rawBody, request.headers.get('content-type'))
+      // An operation without a JSON body still refuses members sent in one (an empty body or {} is fine).
+      if (o.body || rawBody.byteLength > 0) body = parseJson(rawBody, request.headers.get('content-type'))
     }
 
     let idempotencyKey: string | null = null
@@ -202,7 +209,7 @@ export async function runOperation(
     }
 
     try {
-      const input = verbInput(o, params, o.query ? queryObject(request.url) : {}, body)
+      const input = verbInput(o, params, queryObject(request.url), body)
       // The answer is serialised once: with an Idempotency-Key it is stored inside the verb's
       // transaction (both commit or neither) and the same text is sent.
       let text: string | null = null

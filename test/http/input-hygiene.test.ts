@@ -104,6 +104,33 @@ describe('10: one 422 lists every failing member, in words', () => {
     },
   ])
 
+  // Operations that take no body or query string refuse members sent anyway (they were ignored).
+  scenarios(t, { method: 'GET', path: '/api/v1/lists', key: asAcme }, [
+    {
+      name: 'GET a contact with an unknown query parameter',
+      path: () => `${contactPath()}?x=1`,
+      status: 422,
+      field: 'x',
+    },
+    {
+      name: 'DELETE a contact with a body member',
+      method: 'DELETE',
+      path: contactPath,
+      body: { force: true },
+      status: 422,
+      field: 'force',
+    },
+    {
+      name: 'DELETE a contact with a body that is not an object',
+      method: 'DELETE',
+      path: contactPath,
+      body: [1],
+      status: 422,
+      field: 'body',
+    },
+    { name: 'GET a contact', path: contactPath, status: 200 },
+  ])
+
   test('the message counts the fields', async () => {
     const res = await t.call('POST', '/api/v1/contacts', { key, body: { email: 'nope', phone: '12' } })
     expect(res.body.error.message).toBe('2 fields are invalid; see details')
