@@ -14,6 +14,7 @@ import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
 import { type AttemptResult, attemptDelivery } from './attempt'
 import { signedHeaders } from './signing'
+import { hostResolver } from './ssrf'
 
 export const SECOND = 1000
 export const MINUTE = 60 * SECOND
@@ -71,10 +72,14 @@ export async function send(
       error: 'the event no longer exists',
     } as AttemptResult
   const headers = signedHeaders(secrets, toPrefixedId('event', delivery.eventId), app.clock.now(), body)
-  return attemptDelivery(hook.url, headers, body, {
+  const result = await attemptDelivery(hook.url, headers, body, {
     allowPrivate: app.config.webhookAllowPrivate,
     timeoutMs: policy.timeoutMs,
+    resolve: hostResolver(app.config.dnsServers),
   })
+  if (result.error?.startsWith('refused: '))
+    app.log.warn('webhook target refused', { webhook_id: hook.id, reason: result.error.slice(9) })
+  return result
 }
 
 const ok = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300

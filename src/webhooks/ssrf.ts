@@ -1,61 +1,160 @@
-import { lookup } from 'node:dns/promises'
+import { lookup, Resolver } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
 
-// Webhook URLs must not reach into the instance's own network (DESIGN.md §7): checked when a
-// webhook is saved (the URL's shape and literal addresses) and again before every attempt,
-// after DNS resolution, so a name that later resolves to a private address is refused too.
+// Webhook URLs must not reach into the instance's own network (DESIGN.md §7). The same check
+// runs when a webhook is saved and again before every attempt: the URL's shape, its host name
+// (normalised: case, trailing dot; the URL parser already turns 0x7f.1, 2130706433 and 127.1
+// into 127.0.0.1), then every address the name resolves to. The attempt connects to an address
+// this check approved (see attempt.ts), so a second look-up cannot answer differently.
 
-const blocked = new BlockList()
-for (const [net, prefix] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10], // carrier-grade NAT
-  ['127.0.0.0', 8],
-  ['169.254.0.0', 16], // link-local, cloud metadata (169.254.169.254)
-  ['172.16.0.0', 12],
-  ['192.0.0.0', 24],
-  ['192.0.2.0', 24],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['198.51.100.0', 24],
-  ['203.0.113.0', 24],
-  ['224.0.0.0', 4],
-  ['240.0.0.0', 4],
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv4')
-for (const [net, prefix] of [
-  ['::', 128],
-  ['::1', 128],
-  ['fc00::', 7], // unique local
-  ['fe80::', 10], // link-local
-  ['fec0::', 10],
-  ['ff00::', 8],
-  ['64:ff9b::', 96], // NAT64 can reach private IPv4
-  ['100::', 64],
-  ['2001:db8::', 32],
-  ['fd00:ec2::254', 128], // AWS IPv6 metadata
-] as const)
-  blocked.addSubnet(net, prefix, 'ipv6')
+type Range = readonly [string, number]
 
-/** True for loopback, private, link-local, metadata and other non-public addresses. */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address)
-  if (family === 4) return blocked.check(address, 'ipv4')
-  if (family === 6) {
-    // IPv4-mapped (::ffff:a.b.c.d, or ::ffff:0a00:0001 as URL parsing writes it): check the IPv4.
-    const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)
-    if (dotted) return blocked.check(dotted[1]!, 'ipv4')
-    const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(address)
-    if (hex) {
-      const n = (Number.parseInt(hex[1]!, 16) << 16) | Number.parseInt(hex[2]!, 16)
-      return blocked.check([n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.'), 'ipv4')
-    }
-    return blocked.check(address, 'ipv6')
+/** Address ranges that are not public, each with the reason given when one is refused. */
+const RANGES: readonly (readonly [string, 'ipv4' | 'ipv6', readonly Range[]])[] = [
+  // Cloud metadata and host services first: they sit inside the wider ranges below.
+  [
+    'a cloud metadata address',
+    'ipv4',
+    [
+      ['169.254.169.254', 32], // AWS, GCP, Azure, OpenStack, …
+      ['169.254.170.2', 32], // AWS ECS task metadata
+      ['100.100.100.200', 32], // Alibaba
+      ['168.63.129.16', 32], // Azure wire server (a public-looking address)
+      ['192.0.0.192', 32], // Oracle Cloud
+    ],
+  ],
+  ['a cloud metadata address', 'ipv6', [['fd00:ec2::254', 128]]],
+  ['an unspecified address', 'ipv4', [['0.0.0.0', 8]]],
+  ['a loopback address', 'ipv4', [['127.0.0.0', 8]]],
+  [
+    'a private address',
+    'ipv4',
+    [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+    ],
+  ],
+  ['a carrier-grade NAT address', 'ipv4', [['100.64.0.0', 10]]],
+  ['a link-local address', 'ipv4', [['169.254.0.0', 16]]],
+  ['a multicast address', 'ipv4', [['224.0.0.0', 4]]],
+  [
+    'a reserved address',
+    'ipv4',
+    [
+      ['192.0.0.0', 24],
+      ['192.0.2.0', 24],
+      ['198.18.0.0', 15],
+      ['198.51.100.0', 24],
+      ['203.0.113.0', 24],
+      ['240.0.0.0', 4], // and 255.255.255.255
+    ],
+  ],
+  ['an unspecified address', 'ipv6', [['::', 128]]],
+  ['a loopback address', 'ipv6', [['::1', 128]]],
+  [
+    'a private address',
+    'ipv6',
+    [
+      ['fc00::', 7], // unique local
+      ['fec0::', 10], // site-local (deprecated)
+      ['64:ff9b:1::', 48], // local-use NAT64
+    ],
+  ],
+  ['a link-local address', 'ipv6', [['fe80::', 10]]],
+  ['a multicast address', 'ipv6', [['ff00::', 8]]],
+  [
+    'a reserved address',
+    'ipv6',
+    [
+      ['::', 96], // IPv4-compatible (deprecated): ::127.0.0.1
+      ['100::', 64], // discard
+      ['2001::', 32], // Teredo
+      ['2001:db8::', 32], // documentation
+    ],
+  ],
+]
+
+const LISTS = RANGES.map(([reason, family, ranges]) => {
+  const list = new BlockList()
+  for (const [net, prefix] of ranges) list.addSubnet(net, prefix, family)
+  return { reason, family, list }
+})
+
+/** The 16 bytes of an IPv6 address (a trailing dotted quad included), or null. */
+function ipv6Bytes(address: string): number[] | null {
+  if (isIP(address) !== 6) return null
+  let text = address.toLowerCase()
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number]
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
   }
-  return true
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined]
+  const part = (s: string | undefined) => (s ? s.split(':').map((h) => Number.parseInt(h, 16)) : [])
+  const left = part(head)
+  const right = part(tail)
+  const words = [...left, ...Array(8 - left.length - right.length).fill(0), ...right]
+  return words.flatMap((w) => [w >> 8, w & 255])
 }
 
-const stripBrackets = (host: string) => host.replace(/^\[(.*)\]$/, '$1')
+const dotted = (b: number[]) => b.join('.')
+
+/**
+ * Why an address may not be called ("a loopback address", …), or null when it is public.
+ * IPv6 forms that carry an IPv4 address (::ffff:a.b.c.d, NAT64 64:ff9b::/96, 6to4 2002::/16)
+ * are judged by that IPv4 address. Anything that is not an IP address is refused.
+ */
+export function addressProblem(address: string): string | null {
+  const family = isIP(address)
+  if (family === 4) {
+    for (const l of LISTS) if (l.family === 'ipv4' && l.list.check(address, 'ipv4')) return l.reason
+    return null
+  }
+  const bytes = ipv6Bytes(address)
+  if (family !== 6 || !bytes) return 'not an IP address'
+  const zeros = (from: number, to: number) => bytes.slice(from, to).every((b) => b === 0)
+  if (zeros(0, 10) && bytes[10] === 255 && bytes[11] === 255) return addressProblem(dotted(bytes.slice(12)))
+  if (bytes[0] === 0 && bytes[1] === 0x64 && bytes[2] === 0xff && bytes[3] === 0x9b && zeros(4, 12))
+    return addressProblem(dotted(bytes.slice(12)))
+  if (bytes[0] === 0x20 && bytes[1] === 0x02) return addressProblem(dotted(bytes.slice(2, 6)))
+  // IPv4-translated (::ffff:0:a.b.c.d): not routable on the internet.
+  if (zeros(0, 8) && bytes[8] === 255 && bytes[9] === 255 && zeros(10, 12)) return 'a reserved address'
+  for (const l of LISTS) if (l.family === 'ipv6' && l.list.check(address, 'ipv6')) return l.reason
+  return null
+}
+
+/** True for loopback, private, link-local, metadata and other non-public addresses. */
+export const isPrivateAddress = (address: string): boolean => addressProblem(address) !== null
+
+/** The URL's host as it is looked up: brackets off, lower case, no trailing dot. */
+export function normaliseHost(hostname: string): string {
+  return hostname
+    .replace(/^\[(.*)\]$/, '$1')
+    .toLowerCase()
+    .replace(/\.+$/, '')
+}
+
+/** Names of cloud metadata services, refused without a look-up. */
+const METADATA_NAMES = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.tencentyun.com',
+])
+
+/** Suffixes of names that only ever mean something inside a network. */
+const LOCAL_SUFFIXES = ['localhost', 'local', 'internal', 'home.arpa', 'arpa', 'lan', 'intranet']
+
+/** Why the host (normalised) is not a public name, before any look-up, or null. */
+function nameProblem(host: string): string | null {
+  if (METADATA_NAMES.has(host)) return `must not be a cloud metadata host (${host})`
+  if (LOCAL_SUFFIXES.some((s) => host === s || host.endsWith(`.${s}`)) || !host.includes('.'))
+    return `must be a public host name (${host} is a local name)`
+  return null
+}
 
 /** Why a URL may not be a webhook target, or null when it may (before any DNS look-up). */
 export function urlProblem(raw: string, allowPrivate: boolean): string | null {
@@ -68,28 +167,102 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   if (url.username || url.password) return 'must not contain credentials'
   if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must use https'
   if (url.protocol !== 'https:') return 'must use https'
-  const host = stripBrackets(url.hostname).toLowerCase()
-  if (isIP(host)) return isPrivateAddress(host) ? 'must be a public address' : null
-  if (host === 'localhost' || host.endsWith('.localhost') || host.endsWith('.local') || !host.includes('.'))
-    return 'must be a public host name'
-  return null
+  const host = normaliseHost(url.hostname)
+  if (isIP(host)) {
+    const why = addressProblem(host)
+    return why ? `must be a public address (${host} is ${why})` : null
+  }
+  return nameProblem(host)
+}
+
+/** A look-up: the name's addresses (empty when it has none), or a failure to report. */
+export type HostResolver = (host: string) => Promise<{ addresses: string[] } | { error: string }>
+
+const NO_ADDRESS = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'ENONAME', 'EAI_NONAME', 'EAI_NODATA'])
+const resolvers = new Map<string, HostResolver>()
+
+/**
+ * `HERALD_DNS_SERVERS` when configured (A and AAAA from those servers), else the system
+ * resolver (getaddrinfo: /etc/hosts included). Time-boxed: 3 s × 2 tries per query.
+ */
+export function hostResolver(servers: readonly string[]): HostResolver {
+  const key = servers.join(',')
+  const known = resolvers.get(key)
+  if (known) return known
+  const code = (err: unknown) => String((err as NodeJS.ErrnoException).code ?? 'EUNKNOWN')
+  let resolve: HostResolver
+  if (servers.length === 0) {
+    resolve = async (host) => {
+      try {
+        const found = await lookup(host, { all: true, verbatim: true })
+        return { addresses: found.map((a) => a.address) }
+      } catch (err) {
+        return NO_ADDRESS.has(code(err)) ? { addresses: [] } : { error: code(err) }
+      }
+    }
+  } else {
+    const resolver = new Resolver({ timeout: 3000, tries: 2 })
+    resolver.setServers([...servers])
+    const query = async (family: 4 | 6, host: string): Promise<{ addresses: string[]; error?: string }> => {
+      try {
+        return { addresses: await (family === 4 ? resolver.resolve4(host) : resolver.resolve6(host)) }
+      } catch (err) {
+        return NO_ADDRESS.has(code(err)) ? { addresses: [] } : { addresses: [], error: code(err) }
+      }
+    }
+    resolve = async (host) => {
+      const [v4, v6] = await Promise.all([query(4, host), query(6, host)])
+      const addresses = [...v4.addresses, ...v6.addresses]
+      // One family answering is enough; a failure only counts when nothing came back.
+      const error = v4.error ?? v6.error
+      return addresses.length === 0 && error ? { error } : { addresses }
+    }
+  }
+  resolvers.set(key, resolve)
+  return resolve
+}
+
+/** Where an attempt may connect: the URL, and the approved address to pin (null: the URL's own). */
+export interface Target {
+  url: URL
+  /** The normalised host name, for the Host header and TLS (SNI and the certificate check). */
+  host: string
+  /** Approved addresses in the order to try; empty when the URL is not pinned (an IP literal, or allow-private). */
+  addresses: string[]
 }
 
 /**
- * Resolves the URL's host and refuses it when any address is not public. Returns the problem,
- * or null when the target may be called.
+ * The whole check: the URL's shape, the host name, then every address the name resolves to
+ * (all must be public). A name that does not resolve is refused: it cannot be called anyway,
+ * and accepting it would leave the decision to whatever it points at later.
  */
-export async function deliveryProblem(raw: string, allowPrivate: boolean): Promise<string | null> {
+export async function checkTarget(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: HostResolver,
+): Promise<{ problem: string } | { target: Target }> {
   const shape = urlProblem(raw, allowPrivate)
-  if (shape || allowPrivate) return shape
-  const host = stripBrackets(new URL(raw).hostname)
-  if (isIP(host)) return null
-  try {
-    const addresses = await lookup(host, { all: true, verbatim: true })
-    if (addresses.length === 0) return `${host} does not resolve`
-    const bad = addresses.find((a) => isPrivateAddress(a.address))
-    return bad ? `${host} resolves to a non-public address (${bad.address})` : null
-  } catch (err) {
-    return `${host} does not resolve (${(err as Error).message})`
+  if (shape) return { problem: shape }
+  const url = new URL(raw)
+  const host = normaliseHost(url.hostname)
+  if (allowPrivate || isIP(host)) return { target: { url, host, addresses: [] } }
+  const found = await resolve(host)
+  if ('error' in found)
+    return { problem: `could not be resolved: looking up ${host} failed (${found.error})` }
+  if (found.addresses.length === 0) return { problem: `must resolve: ${host} has no address` }
+  for (const address of found.addresses) {
+    const why = addressProblem(address)
+    if (why) return { problem: `must resolve to a public address (${host} resolves to ${address}, ${why})` }
   }
+  return { target: { url, host, addresses: found.addresses } }
+}
+
+/** checkTarget's verdict only: the problem, or null when the target may be called. */
+export async function deliveryProblem(
+  raw: string,
+  allowPrivate: boolean,
+  resolve: HostResolver = hostResolver([]),
+): Promise<string | null> {
+  const r = await checkTarget(raw, allowPrivate, resolve)
+  return 'problem' in r ? r.problem : null
 }

@@ -12,6 +12,13 @@ export interface TestDnsServer {
   address: string
   port: number
   zone: Zone
+  /**
+   * A and AAAA records by name (each family answered from its addresses), TTL 0; a function is
+   * called for every query (a name that answers differently over time: DNS rebinding).
+   */
+  hosts: Map<string, string[] | (() => string[])>
+  /** Every question asked, as `<TYPE> <name>` (`A hook.example`). */
+  queries: string[]
   /** Names answered with SERVFAIL (a broken upstream). */
   failing: Set<string>
   /** A resolver with the `dns.promises.resolve` signature, preserving multi-string records (for mailauth). */
@@ -32,11 +39,16 @@ function freePort(): Promise<number> {
 
 /**
  * An authoritative DNS server on loopback (UDP and TCP on one free port) answering TXT queries
- * from `zone`: unknown names are NXDOMAIN, known names without TXT answer NOERROR/no data.
+ * from `zone` and A/AAAA queries from `hosts`: unknown names are NXDOMAIN, known names without
+ * records of the type asked answer NOERROR/no data.
  */
 export async function startDnsServer(): Promise<TestDnsServer> {
   const zone: Zone = new Map()
   const failing = new Set<string>()
+  const hosts: TestDnsServer['hosts'] = new Map()
+  const queries: string[] = []
+  const typeName = (type: number | undefined) =>
+    Object.entries(Packet.TYPE).find(([, v]) => v === type)?.[0] ?? String(type)
   const server = dns2.createServer({
     udp: true,
     tcp: true,
@@ -45,9 +57,22 @@ export async function startDnsServer(): Promise<TestDnsServer> {
       const question = request.questions[0]
       const name = (question?.name ?? '').toLowerCase().replace(/\.$/, '')
       response.header.aa = 1
+      queries.push(`${typeName(question?.type)} ${name}`)
+      const host = hosts.get(name)
       if (failing.has(name)) response.header.rcode = 2
-      else if (!zone.has(name)) response.header.rcode = 3
-      else if (question?.type === Packet.TYPE.TXT)
+      else if (!zone.has(name) && !host) response.header.rcode = 3
+      else if (host && (question?.type === Packet.TYPE.A || question?.type === Packet.TYPE.AAAA)) {
+        const v6 = question.type === Packet.TYPE.AAAA
+        for (const address of typeof host === 'function' ? host() : host)
+          if (address.includes(':') === v6)
+            response.answers.push({
+              name: question.name,
+              type: question.type,
+              class: Packet.CLASS.IN,
+              ttl: 0,
+              address,
+            } as never)
+      } else if (question?.type === Packet.TYPE.TXT)
         for (const data of zone.get(name) ?? [])
           response.answers.push({
             name: question.name,
@@ -77,6 +102,8 @@ export async function startDnsServer(): Promise<TestDnsServer> {
     address: `127.0.0.1:${port}`,
     port,
     zone,
+    hosts,
+    queries,
     failing,
     async resolve(name, type) {
       const answer = await client.resolve(name, type)

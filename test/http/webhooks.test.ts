@@ -1,9 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
+import { startDnsServer } from '../helpers/dns-server'
 import { scenarios } from '../helpers/scenarios'
 
 const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
-const strictApp = createTestApp()
+// Without allow-private the URL's host is looked up at creation: through this server.
+const dns = await startDnsServer()
+dns.hosts.set('hooks.example.com', ['93.184.215.14'])
+const strictApp = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
 const acme = t.client('Acme')
 const globex = t.client('Globex')
 const acmeKey = t.key({ scopes: ['contacts:read'], clientId: acme })

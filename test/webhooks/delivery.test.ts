@@ -4,6 +4,7 @@ import { toPrefixedId } from '../../src/lib/ids'
 import { EXCERPT_LIMIT } from '../../src/webhooks/attempt'
 import { createWebhookWorker, startWebhookWorker } from '../../src/webhooks/worker'
 import { createTestApp } from '../helpers/app'
+import { startDnsServer } from '../helpers/dns-server'
 import { eventually, type Received, startReceiver, until } from '../helpers/receiver'
 
 // Retries every 100 ms instead of minutes: the schedule is the worker's option.
@@ -177,8 +178,12 @@ describe('signed delivery', () => {
   })
 })
 
+// Without allow-private the URL's host is looked up at creation: through this server.
+const dns = await startDnsServer()
+dns.hosts.set('hooks.example.com', ['93.184.215.14'])
+
 describe('SSRF guard at delivery time', () => {
-  const strict = createTestApp()
+  const strict = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
   const w = startWebhookWorker(strict.ctx, { schedule: [0], pollMs: 10 })
   afterAll(() => w.stop())
 

@@ -8,7 +8,7 @@ import { decryptSecret, encryptSecret } from '../../lib/crypto'
 import { iso, isoOrNull } from '../../lib/time'
 import { notOneOf } from '../../lib/validate'
 import { generateSecret } from '../../webhooks/signing'
-import { urlProblem } from '../../webhooks/ssrf'
+import { checkTarget, hostResolver } from '../../webhooks/ssrf'
 import { EVENT_TYPES } from '../events/record'
 import type { WebhookInput, WebhookPatch } from './inputs'
 
@@ -29,12 +29,19 @@ export function presentWebhook(row: WebhookRow) {
   }
 }
 
-function check(ctx: Ctx, input: { url?: string; events?: string[] }) {
+/**
+ * webhooks.create/update, the I/O: why the URL may not be a target (its shape, its host name,
+ * the addresses that name resolves to now, through HERALD_DNS_SERVERS when set), or null.
+ */
+export async function webhookUrlProblem(ctx: Ctx, url: string | undefined): Promise<string | null> {
+  if (url === undefined) return null
+  const r = await checkTarget(url, ctx.config.webhookAllowPrivate, hostResolver(ctx.config.dnsServers))
+  return 'problem' in r ? r.problem : null
+}
+
+function check(input: { url?: string; events?: string[] }, urlProblem: string | null) {
   const errors: FieldError[] = []
-  if (input.url !== undefined) {
-    const problem = urlProblem(input.url, ctx.config.webhookAllowPrivate)
-    if (problem) errors.push({ field: 'url', message: problem })
-  }
+  if (input.url !== undefined && urlProblem) errors.push({ field: 'url', message: urlProblem })
   if (input.events !== undefined) {
     if (input.events.length === 0) errors.push({ field: 'events', message: 'must name at least one event' })
     const seen = new Set<string>()
@@ -59,9 +66,14 @@ export function findWebhookRow(ctx: Ctx, id: string): WebhookRow {
 }
 
 /** Creates an active webhook; the answer carries the signing secret, this once. */
-export function createWebhook(ctx: Ctx, input: WebhookInput, clientIdParam?: string) {
+export function createWebhook(
+  ctx: Ctx,
+  input: WebhookInput,
+  clientIdParam: string | undefined,
+  urlProblem: string | null,
+) {
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
-  check(ctx, input)
+  check(input, urlProblem)
   const secret = generateSecret()
   const now = ctx.clock.now()
   const row = ctx.db
@@ -96,9 +108,9 @@ export function listWebhooks(ctx: Ctx, page: PageRequest & { client_id?: string 
 }
 
 /** Partial update. Re-enabling (`active: true`) clears the reason and the failing clock. */
-export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch) {
+export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, urlProblem: string | null) {
   const current = findWebhookRow(ctx, id)
-  check(ctx, patch)
+  check(patch, urlProblem)
   const set: Partial<WebhookRow> = { updatedAt: ctx.clock.now() }
   if (patch.url !== undefined) set.url = patch.url
   if (patch.events !== undefined) set.events = patch.events

@@ -17,6 +17,7 @@ import {
   revealSecret,
   rotateSecret,
   updateWebhook,
+  webhookUrlProblem,
 } from './manage'
 
 export const listWebhooksVerb = defineVerb({
@@ -32,7 +33,9 @@ export const createWebhookVerb = defineVerb({
   scope: 'any',
   input: CreateWebhookInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createWebhook(ctx, fields, client_id),
+  // The URL's host is looked up outside the transaction; run reports its problem with the others.
+  prepare: (ctx, { url }) => webhookUrlProblem(ctx, url),
+  run: (ctx, { client_id, ...fields }, urlProblem) => createWebhook(ctx, fields, client_id, urlProblem),
 })
 
 export const getWebhookVerb = defineVerb({
@@ -48,7 +51,8 @@ export const updateWebhookVerb = defineVerb({
   scope: 'any',
   input: UpdateWebhookInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateWebhook(ctx, id, patch),
+  prepare: (ctx, { url }) => webhookUrlProblem(ctx, url),
+  run: (ctx, { id, ...patch }, urlProblem) => updateWebhook(ctx, id, patch, urlProblem),
 })
 
 export const deleteWebhookVerb = defineVerb({
