@@ -28,7 +28,13 @@ export function docsPlugin(operations: readonly Operation[], publicUrl: string) 
         specPath: '/openapi.json',
         provider: 'swagger-ui',
         documentation: doc as never,
-        swagger: { cdn: '/docs/assets/swagger-ui-bundle.js', theme: '/docs/assets/swagger-ui.css' } as never,
+        // The plugin points the UI at a relative `openapi.json`, which /docs/ resolves to
+        // /docs/openapi.json (404); the document's own path works from both.
+        swagger: {
+          url: '/openapi.json',
+          cdn: '/docs/assets/swagger-ui-bundle.js',
+          theme: '/docs/assets/swagger-ui.css',
+        } as never,
       }),
     )
 }

@@ -30,6 +30,16 @@ interface OperationBase {
   body?: TSchema
   /** The query string's schema, for OpenAPI and coercion. */
   query?: TSchema
+  /**
+   * Input members the OpenAPI document describes more strictly than the verb's schema checks
+   * (segment rules, webhook events, launch's `confirm`): the service checks them itself, so every
+   * failure keeps its own message. The document only; requests are validated as before.
+   */
+  documented?: Record<string, TSchema>
+  /** The media type of a `download` answer (`text/csv`). */
+  mediaType?: string
+  /** An example request body and 200 answer, shown in the document. */
+  example?: { request?: unknown; response?: unknown }
 }
 
 /**
@@ -62,7 +72,7 @@ export function route<V extends Verb<TSchema, unknown, unknown>>(verb: V, def: D
   const properties = Object.keys(input.properties ?? {})
   const pathNames = [...def.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!)
   const queryMembers = def.query ?? []
-  for (const name of [...pathNames, ...queryMembers])
+  for (const name of [...pathNames, ...queryMembers, ...Object.keys(def.documented ?? {})])
     if (!properties.includes(name))
       throw new Error(`${def.id}: ${name} is not a member of ${verb.name}'s input`)
   const bodyMembers = def.stream

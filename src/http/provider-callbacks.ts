@@ -35,7 +35,8 @@ export function providerCallbacksPlugin(app: AppContext) {
           // Providers want a 2xx; a report for a message we do not know is acknowledged and dropped.
           return new Response(null, { status: 204 })
         }),
-      { parse: 'none' },
+      // Addressed by providers, not API clients: not in /openapi.json.
+      { parse: 'none', detail: { hide: true } },
     )
   return plugin
 }

@@ -1,6 +1,7 @@
 import { type ErrorCode, ServiceError } from '../errors'
 
-const STATUS: Record<ErrorCode, number> = {
+/** Every error code and its status (DESIGN.md §4); the OpenAPI document's error schemas come from it. */
+export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -21,7 +22,7 @@ const STATUS: Record<ErrorCode, number> = {
 export const JSON_TYPE = 'application/json; charset=utf-8'
 
 export function statusOf(code: ErrorCode): number {
-  return STATUS[code]
+  return ERROR_STATUS[code]
 }
 
 /** The error body of DESIGN.md §4. */

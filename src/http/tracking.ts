@@ -8,7 +8,8 @@ import { errorBody, jsonResponse } from './respond'
 
 // The links inside messages: open pixel, click redirect, unsubscribe page and RFC 8058
 // one-click POST. They carry no credential: the signed token is the authority, and a token
-// that does not verify for its message's client is 404 like any unknown path.
+// that does not verify for its message's client is 404 like any unknown path. They are not API
+// operations, so /openapi.json leaves them out (detail.hide).
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
 const NO_STORE = { 'cache-control': 'no-store, private', 'referrer-policy': 'no-referrer' }
@@ -45,7 +46,7 @@ export function trackingPlugin(app: AppContext) {
         recordOpen(app, found.message, request.headers.get('user-agent'), app.clock.now())
         return new Response(PIXEL, { headers: { 'content-type': 'image/gif', ...NO_STORE } })
       }),
-      { parse: 'none' },
+      { parse: 'none', detail: { hide: true } },
     )
     .get(
       '/t/c/:token',
@@ -55,7 +56,7 @@ export function trackingPlugin(app: AppContext) {
         recordClick(app, found.message, found.url!, request.headers.get('user-agent'), app.clock.now())
         return new Response(null, { status: 302, headers: { location: found.url!, ...NO_STORE } })
       }),
-      { parse: 'none' },
+      { parse: 'none', detail: { hide: true } },
     )
     .get(
       '/u/:token',
@@ -70,7 +71,7 @@ export function trackingPlugin(app: AppContext) {
           ),
         )
       }),
-      { parse: 'none' },
+      { parse: 'none', detail: { hide: true } },
     )
     .post(
       '/u/:token',
@@ -104,6 +105,6 @@ export function trackingPlugin(app: AppContext) {
           ),
         )
       }),
-      { parse: 'none' },
+      { parse: 'none', detail: { hide: true } },
     )
 }

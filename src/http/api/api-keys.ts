@@ -1,20 +1,24 @@
 import { Type as t } from '@sinclair/typebox'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../../services/api-keys/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const ApiKey = t.Object({
-  id: Uuid,
-  client_id: Nullable(Uuid),
-  name: t.String(),
-  prefix: t.String({ description: 'First 12 characters of the key, for recognising it' }),
-  scopes: t.Array(t.String()),
-  tier: t.String(),
-  created_at: DateTime,
-  last_used_at: Nullable(DateTime),
-  expires_at: Nullable(DateTime),
-  revoked_at: Nullable(DateTime),
-})
+const ApiKey = named(
+  'ApiKey',
+  t.Object({
+    id: Uuid,
+    client_id: Nullable(Uuid),
+    name: t.String(),
+    prefix: t.String({ description: 'First 12 characters of the key, for recognising it' }),
+    scopes: t.Array(t.String()),
+    tier: t.String(),
+    created_at: DateTime,
+    last_used_at: Nullable(DateTime),
+    expires_at: Nullable(DateTime),
+    revoked_at: Nullable(DateTime),
+  }),
+)
 
 const tag = 'API keys'
 
@@ -35,7 +39,7 @@ export const apiKeyOperations = [
     path: '/api/v1/api-keys',
     tag,
     summary: 'Create an API key; the key is in data.key, shown this once',
-    response: dataOf(t.Composite([ApiKey, t.Object({ key: t.String() })])),
+    response: dataOf(named('NewApiKey', t.Composite([ApiKey, t.Object({ key: t.String() })]))),
   }),
   route(revokeApiKeyVerb, {
     id: 'revokeApiKey',

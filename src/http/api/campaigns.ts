@@ -12,49 +12,56 @@ import {
   updateCampaignVerb,
 } from '../../services/campaigns/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Campaign = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  name: t.String(),
-  status: CampaignStatus,
-  subject: Nullable(t.String()),
-  channel: CampaignChannel,
-  template_id: Nullable(Uuid),
-  list_id: Nullable(Uuid),
-  segment_id: Nullable(Uuid),
-  sender_id: Nullable(Uuid),
-  body_html: Nullable(t.String()),
-  body_text: Nullable(t.String()),
-  scheduled_at: Nullable(DateTime),
-  total_recipients: Nullable(t.Integer()),
-  total_sent: Nullable(t.Integer()),
-  skipped: t.Integer(),
-  failure_reason: Nullable(t.String()),
-  launched_at: Nullable(DateTime),
-  completed_at: Nullable(DateTime),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+const Campaign = named(
+  'Campaign',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    name: t.String(),
+    status: named('CampaignStatus', CampaignStatus),
+    subject: Nullable(t.String()),
+    channel: named('Channel', CampaignChannel),
+    template_id: Nullable(Uuid),
+    list_id: Nullable(Uuid),
+    segment_id: Nullable(Uuid),
+    sender_id: Nullable(Uuid),
+    body_html: Nullable(t.String()),
+    body_text: Nullable(t.String()),
+    scheduled_at: Nullable(DateTime),
+    total_recipients: Nullable(t.Integer()),
+    total_sent: Nullable(t.Integer()),
+    skipped: t.Integer(),
+    failure_reason: Nullable(t.String()),
+    launched_at: Nullable(DateTime),
+    completed_at: Nullable(DateTime),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
-const Stats = t.Object({
-  campaign_id: Uuid,
-  status: CampaignStatus,
-  total_recipients: t.Integer(),
-  sent: t.Integer(),
-  delivered: t.Integer(),
-  opened: t.Integer(),
-  clicked: t.Integer(),
-  replied: t.Integer(),
-  bounced: t.Integer(),
-  unsubscribed: t.Integer(),
-  skipped: t.Integer(),
-  failed: t.Integer(),
-  machine_opened: t.Integer({ description: 'Opens by mail privacy proxies; not in opened or open_rate' }),
-  open_rate: t.Number({ description: 'Unique opens / delivered' }),
-  click_rate: t.Number({ description: 'Unique clicks / delivered' }),
-})
+const Stats = named(
+  'CampaignStats',
+  t.Object({
+    campaign_id: Uuid,
+    status: CampaignStatus,
+    total_recipients: t.Integer(),
+    sent: t.Integer(),
+    delivered: t.Integer(),
+    opened: t.Integer(),
+    clicked: t.Integer(),
+    replied: t.Integer(),
+    bounced: t.Integer(),
+    unsubscribed: t.Integer(),
+    skipped: t.Integer(),
+    failed: t.Integer(),
+    machine_opened: t.Integer({ description: 'Opens by mail privacy proxies; not in opened or open_rate' }),
+    open_rate: t.Number({ description: 'Unique opens / delivered' }),
+    click_rate: t.Number({ description: 'Unique clicks / delivered' }),
+  }),
+)
 
 const tag = 'Campaigns'
 const ITEM = '/api/v1/campaigns/{id}'
@@ -81,6 +88,16 @@ export const campaignOperations = [
       'Audience from list_id or segment_id; content from template_id or inline subject/body_html/body_text (Liquid); sender from sender_id or the client’s first verified sender.',
     query: ['client_id'],
     response: dataOf(Campaign),
+    example: {
+      request: {
+        name: 'November newsletter',
+        list_id: '0193a4f2-7c1e-7d3a-9f00-4b1c2d3e4f50',
+        subject: 'What is new in November, {{ contact.first_name | default: "there" }}',
+        body_html: '<p>Hello {{ contact.first_name | default: "there" }},</p><p>…</p>',
+        body_text: 'Hello {{ contact.first_name | default: "there" }}, …',
+        scheduled_at: '2026-11-22T09:00:00.000Z',
+      },
+    },
   }),
   route(getCampaignVerb, {
     id: 'getCampaign',
@@ -112,15 +129,30 @@ export const campaignOperations = [
     path: `${ITEM}/launch`,
     tag,
     summary: 'Launch (or resume) a campaign; needs {"confirm": true}',
+    documented: { confirm: t.Literal(true, { description: 'Must be true: launching sends real messages' }) },
+    example: {
+      request: { confirm: true },
+      response: {
+        data: {
+          id: '0193a4f3-1a2b-7c3d-8e4f-5a6b7c8d9e0f',
+          status: 'sending',
+          total_recipients: 1250,
+          accepted: true,
+        },
+      },
+    },
     description:
       'draft → scheduled when scheduled_at is ahead, else sending; scheduled → sending now; paused → sending (resumes where it stopped). Returns at once; the audience is copied into the send queue in the background.',
     response: dataOf(
-      t.Object({
-        id: Uuid,
-        status: CampaignStatus,
-        total_recipients: Nullable(t.Integer()),
-        accepted: t.Boolean(),
-      }),
+      named(
+        'LaunchResult',
+        t.Object({
+          id: Uuid,
+          status: CampaignStatus,
+          total_recipients: Nullable(t.Integer()),
+          accepted: t.Boolean(),
+        }),
+      ),
     ),
   }),
   route(pauseCampaignVerb, {

@@ -7,17 +7,21 @@ import {
   updateClientVerb,
 } from '../../services/clients/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Client = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  name: t.String(),
-  industry: t.Union([t.String(), t.Null()]),
-  status: ClientStatus,
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+const Client = named(
+  'Client',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    name: t.String(),
+    industry: t.Union([t.String(), t.Null()]),
+    status: ClientStatus,
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
 const tag = 'Clients'
 const ITEM = '/api/v1/clients/{id}'

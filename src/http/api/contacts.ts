@@ -9,24 +9,28 @@ import {
   updateContactVerb,
 } from '../../services/contacts/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
 const Str = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()])
 
-const Contact = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  email: t.String({ format: 'email' }),
-  first_name: Str(200),
-  last_name: Str(200),
-  company: Str(200),
-  phone: t.Union([t.String({ description: 'E.164' }), t.Null()]),
-  status: t.Union(CONTACT_STATUSES.map((s) => t.Literal(s))),
-  timezone: t.Union([t.String(), t.Null()]),
-  custom_fields: t.Record(t.String(), t.Unknown()),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+export const Contact = named(
+  'Contact',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    email: t.String({ format: 'email' }),
+    first_name: Str(200),
+    last_name: Str(200),
+    company: Str(200),
+    phone: t.Union([t.String({ description: 'E.164' }), t.Null()]),
+    status: named('ContactStatus', t.Union(CONTACT_STATUSES.map((s) => t.Literal(s)))),
+    timezone: t.Union([t.String(), t.Null()]),
+    custom_fields: t.Record(t.String(), t.Unknown()),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
 const tag = 'Contacts'
 const ITEM = '/api/v1/contacts/{id}'
@@ -50,6 +54,33 @@ export const contactOperations = [
     summary: 'Create a contact (email unique per client, case-insensitive; 409 with details.existing_id)',
     query: ['client_id'],
     response: dataOf(Contact),
+    example: {
+      request: {
+        email: 'ann.lee@acme.io',
+        first_name: 'Ann',
+        last_name: 'Lee',
+        company: 'Acme',
+        phone: '+14155550123',
+        timezone: 'America/Los_Angeles',
+        custom_fields: { plan: 'pro' },
+      },
+      response: {
+        data: {
+          id: '0193a4f2-9b8c-7d6e-8f01-23456789abcd',
+          client_id: '0193a4f0-0000-7000-8000-000000000001',
+          email: 'ann.lee@acme.io',
+          first_name: 'Ann',
+          last_name: 'Lee',
+          company: 'Acme',
+          phone: '+14155550123',
+          status: 'subscribed',
+          timezone: 'America/Los_Angeles',
+          custom_fields: { plan: 'pro' },
+          created_at: '2026-11-22T05:21:00.000Z',
+          updated_at: '2026-11-22T05:21:00.000Z',
+        },
+      },
+    },
   }),
   route(searchContactsVerb, {
     id: 'searchContacts',

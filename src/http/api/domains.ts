@@ -7,41 +7,51 @@ import {
   verifyDomainVerb,
 } from '../../services/domains/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const DnsRecord = t.Object({
-  purpose: t.Union([t.Literal('dkim'), t.Literal('spf'), t.Literal('dmarc')]),
-  type: t.Literal('TXT'),
-  name: t.String(),
-  value: t.String({ description: 'The whole record text' }),
-  value_parts: t.Optional(
-    t.Array(t.String(), { description: 'DKIM: the ≤255-character strings of the record' }),
-  ),
-})
+const DnsRecord = named(
+  'DnsRecord',
+  t.Object({
+    purpose: t.Union([t.Literal('dkim'), t.Literal('spf'), t.Literal('dmarc')]),
+    type: t.Literal('TXT'),
+    name: t.String(),
+    value: t.String({ description: 'The whole record text' }),
+    value_parts: t.Optional(
+      t.Array(t.String(), { description: 'DKIM: the ≤255-character strings of the record' }),
+    ),
+  }),
+)
 
-const Check = t.Object({
-  verified: t.Boolean(),
-  outcome: t.Union([t.Literal('pass'), t.Literal('fail'), t.Literal('error')]),
-  message: t.String({ description: 'What was found, and what to change when the check fails' }),
-  found: t.Array(t.String()),
-})
+const Check = named(
+  'DnsCheck',
+  t.Object({
+    verified: t.Boolean(),
+    outcome: t.Union([t.Literal('pass'), t.Literal('fail'), t.Literal('error')]),
+    message: t.String({ description: 'What was found, and what to change when the check fails' }),
+    found: t.Array(t.String()),
+  }),
+)
 
-const Domain = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  domain: t.String(),
-  status: t.Union([t.Literal('pending'), t.Literal('verified'), t.Literal('broken')]),
-  verified: t.Boolean({ description: 'DKIM and SPF pass' }),
-  dkim_verified: t.Boolean(),
-  spf_verified: t.Boolean(),
-  dmarc_verified: t.Boolean(),
-  dkim_selector: t.String(),
-  dns_records: t.Array(DnsRecord),
-  verification: Nullable(t.Object({ checked_at: DateTime, dkim: Check, spf: Check, dmarc: Check })),
-  verified_at: Nullable(DateTime),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+const Domain = named(
+  'Domain',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    domain: t.String(),
+    status: t.Union([t.Literal('pending'), t.Literal('verified'), t.Literal('broken')]),
+    verified: t.Boolean({ description: 'DKIM and SPF pass' }),
+    dkim_verified: t.Boolean(),
+    spf_verified: t.Boolean(),
+    dmarc_verified: t.Boolean(),
+    dkim_selector: t.String(),
+    dns_records: t.Array(DnsRecord),
+    verification: Nullable(t.Object({ checked_at: DateTime, dkim: Check, spf: Check, dmarc: Check })),
+    verified_at: Nullable(DateTime),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
 const tag = 'Domains'
 const ITEM = '/api/v1/domains/{id}'

@@ -1,5 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import { healthVerb } from '../../services/instance/verbs'
+import { named } from '../openapi'
 import { route } from '../operation'
 
 export const healthOperations = [
@@ -10,10 +11,13 @@ export const healthOperations = [
     tag: 'System',
     summary: 'Health check (no authentication)',
     answer: 'as-is',
-    response: t.Object({
-      status: t.String(),
-      version: t.String(),
-      timestamp: t.String({ format: 'date-time' }),
-    }),
+    response: named(
+      'Health',
+      t.Object({
+        status: t.String(),
+        version: t.String(),
+        timestamp: t.String({ format: 'date-time' }),
+      }),
+    ),
   }),
 ]

@@ -4,27 +4,31 @@ import { exportContactsVerb } from '../../services/contacts/verbs'
 import { IMPORT_LIMIT } from '../../services/imports/create'
 import { createImportVerb, getImportVerb } from '../../services/imports/verbs'
 import { DateTime, dataOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Import = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  status: t.Union(IMPORT_STATUSES.map((s) => t.Literal(s))),
-  list_id: t.Union([Uuid, t.Null()]),
-  update_existing: t.Boolean(),
-  total_rows: t.Union([t.Integer(), t.Null()]),
-  processed: t.Integer(),
-  inserted: t.Integer(),
-  updated: t.Integer(),
-  skipped: t.Integer(),
-  errors: t.Array(t.Object({ row: t.Integer(), message: t.String() }), {
-    description: 'First 100 rows that could not be imported',
+const Import = named(
+  'ContactImport',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    status: t.Union(IMPORT_STATUSES.map((s) => t.Literal(s))),
+    list_id: t.Union([Uuid, t.Null()]),
+    update_existing: t.Boolean(),
+    total_rows: t.Union([t.Integer(), t.Null()]),
+    processed: t.Integer(),
+    inserted: t.Integer(),
+    updated: t.Integer(),
+    skipped: t.Integer(),
+    errors: t.Array(t.Object({ row: t.Integer(), message: t.String() }), {
+      description: 'First 100 rows that could not be imported',
+    }),
+    failure: t.Union([t.String(), t.Null()]),
+    created_at: DateTime,
+    updated_at: DateTime,
+    finished_at: t.Union([DateTime, t.Null()]),
   }),
-  failure: t.Union([t.String(), t.Null()]),
-  created_at: DateTime,
-  updated_at: DateTime,
-  finished_at: t.Union([DateTime, t.Null()]),
-})
+)
 
 const tag = 'Contacts'
 
@@ -61,6 +65,7 @@ export const importOperations = [
     summary: 'Stream contacts as CSV',
     query: ['client_id'],
     answer: 'download',
-    response: t.String({ description: 'text/csv' }),
+    mediaType: 'text/csv',
+    response: t.String({ description: 'CSV with a header row' }),
   }),
 ]

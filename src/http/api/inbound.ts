@@ -2,16 +2,20 @@ import { Type as t } from '@sinclair/typebox'
 import { INBOUND_LIMIT } from '../../services/inbound/upload'
 import { receiveInboundVerb } from '../../services/inbound/verbs'
 import { dataOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
 const Kind = t.Union(['bounce', 'complaint', 'reply', 'unsubscribe', 'ignored'].map((k) => t.Literal(k)))
-const InboundResult = t.Object({
-  kind: Kind,
-  message_id: t.Optional(Uuid),
-  reply_id: t.Optional(Uuid),
-  bounce_type: t.Optional(t.Union([t.Literal('hard'), t.Literal('soft')])),
-  reason: t.Optional(t.String({ description: 'Why nothing was recorded (kind ignored), or a note' })),
-})
+const InboundResult = named(
+  'InboundResult',
+  t.Object({
+    kind: Kind,
+    message_id: t.Optional(Uuid),
+    reply_id: t.Optional(Uuid),
+    bounce_type: t.Optional(t.Union([t.Literal('hard'), t.Literal('soft')])),
+    reason: t.Optional(t.String({ description: 'Why nothing was recorded (kind ignored), or a note' })),
+  }),
+)
 
 export const inboundOperations = [
   route(receiveInboundVerb, {

@@ -9,18 +9,22 @@ import {
   removeListMembersVerb,
 } from '../../services/lists/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
+import { Contact } from './contacts'
 
-const ContactList = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  name: t.String(),
-  description: t.Union([t.String(), t.Null()]),
-  member_count: t.Integer(),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
-const AnyContact = t.Record(t.String(), t.Unknown())
+const ContactList = named(
+  'ContactList',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    name: t.String(),
+    description: t.Union([t.String(), t.Null()]),
+    member_count: t.Integer(),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
 const tag = 'Lists'
 const ITEM = '/api/v1/lists/{id}'
@@ -69,7 +73,7 @@ export const listOperations = [
     summary: 'Members of a list',
     query: ['limit', 'cursor'],
     answer: 'as-is',
-    response: pageOf(AnyContact),
+    response: pageOf(Contact),
   }),
   route(addListMembersVerb, {
     id: 'addListContacts',

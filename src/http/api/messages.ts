@@ -2,6 +2,7 @@ import { Type as t } from '@sinclair/typebox'
 import { MessageStatus } from '../../services/messages/inputs'
 import { getMessageVerb, listMessagesVerb, sendMessageVerb } from '../../services/messages/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
 const messageMembers = {
@@ -13,7 +14,7 @@ const messageMembers = {
   contact_id: Uuid,
   channel: t.String(),
   to: t.String(),
-  status: MessageStatus,
+  status: named('MessageStatus', MessageStatus),
   skip_reason: Nullable(t.String()),
   provider: Nullable(t.String()),
   provider_message_id: Nullable(t.String()),
@@ -26,14 +27,17 @@ const messageMembers = {
   opened_at: Nullable(DateTime),
   clicked_at: Nullable(DateTime),
 }
-const Message = t.Object(messageMembers)
-const MessageDetail = t.Object({
-  ...messageMembers,
-  subject: Nullable(t.String()),
-  body_html: Nullable(t.String({ description: 'Kept for the capture and simulator providers' })),
-  body_text: Nullable(t.String()),
-  headers: t.Record(t.String(), t.String(), { description: 'Lower-case header names' }),
-})
+const Message = named('Message', t.Object(messageMembers))
+const MessageDetail = named(
+  'MessageDetail',
+  t.Object({
+    ...messageMembers,
+    subject: Nullable(t.String()),
+    body_html: Nullable(t.String({ description: 'Kept for the capture and simulator providers' })),
+    body_text: Nullable(t.String()),
+    headers: t.Record(t.String(), t.String(), { description: 'Lower-case header names' }),
+  }),
+)
 
 const tag = 'Messages'
 

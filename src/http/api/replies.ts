@@ -1,22 +1,28 @@
 import { Type as t } from '@sinclair/typebox'
 import { getReplyVerb, listRepliesVerb } from '../../services/replies/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Reply = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  message_id: Nullable(Uuid),
-  campaign_id: Nullable(Uuid),
-  journey_id: Nullable(Uuid),
-  sequence_id: Nullable(Uuid),
-  contact_id: Nullable(Uuid),
-  from: t.String({ description: 'Sender address of the reply' }),
-  subject: Nullable(t.String()),
-  snippet: t.String({ description: 'The first lines of what the reply newly says (quoted history cut off)' }),
-  body_text: Nullable(t.String()),
-  received_at: DateTime,
-})
+const Reply = named(
+  'Reply',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    message_id: Nullable(Uuid),
+    campaign_id: Nullable(Uuid),
+    journey_id: Nullable(Uuid),
+    sequence_id: Nullable(Uuid),
+    contact_id: Nullable(Uuid),
+    from: t.String({ description: 'Sender address of the reply' }),
+    subject: Nullable(t.String()),
+    snippet: t.String({
+      description: 'The first lines of what the reply newly says (quoted history cut off)',
+    }),
+    body_text: Nullable(t.String()),
+    received_at: DateTime,
+  }),
+)
 
 const tag = 'Replies'
 

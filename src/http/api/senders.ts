@@ -7,19 +7,25 @@ import {
   updateSenderVerb,
 } from '../../services/senders/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Sender = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  from_email: t.String(),
-  from_name: t.String(),
-  reply_to: t.Union([t.String(), t.Null()]),
-  verified: t.Boolean({ description: "true when the client's domain for this address passes DKIM and SPF" }),
-  domain_id: t.Union([Uuid, t.Null()]),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+const Sender = named(
+  'Sender',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    from_email: t.String(),
+    from_name: t.String(),
+    reply_to: t.Union([t.String(), t.Null()]),
+    verified: t.Boolean({
+      description: "true when the client's domain for this address passes DKIM and SPF",
+    }),
+    domain_id: t.Union([Uuid, t.Null()]),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
 const tag = 'Senders'
 const ITEM = '/api/v1/senders/{id}'

@@ -6,16 +6,20 @@ import {
   removeSuppressionVerb,
 } from '../../services/suppressions/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Suppression = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  email: t.String(),
-  reason: t.Union([t.String(), t.Null()]),
-  source: t.Union(SUPPRESSION_SOURCES.map((s) => t.Literal(s))),
-  created_at: DateTime,
-})
+const Suppression = named(
+  'Suppression',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    email: t.String(),
+    reason: t.Union([t.String(), t.Null()]),
+    source: t.Union(SUPPRESSION_SOURCES.map((s) => t.Literal(s))),
+    created_at: DateTime,
+  }),
+)
 
 const tag = 'Suppressions'
 

@@ -9,36 +9,43 @@ import {
   updateTemplateVerb,
 } from '../../services/templates/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Template = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  name: t.String(),
-  channel: TemplateChannel,
-  subject: Nullable(t.String()),
-  body_html: Nullable(t.String()),
-  body_text: Nullable(t.String()),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
+const Template = named(
+  'Template',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    name: t.String(),
+    channel: TemplateChannel,
+    subject: Nullable(t.String()),
+    body_html: Nullable(t.String()),
+    body_text: Nullable(t.String()),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
 
-const Preview = t.Object({
-  template_id: Uuid,
-  client_id: Uuid,
-  channel: TemplateChannel,
-  subject: Nullable(t.String()),
-  body_html: Nullable(t.String()),
-  body_text: Nullable(t.String()),
-  missing_variables: t.Array(t.String()),
-  sms: t.Optional(
-    t.Object({
-      encoding: t.Union([t.Literal('GSM-7'), t.Literal('UCS-2')]),
-      length: t.Integer(),
-      segments: t.Integer(),
-    }),
-  ),
-})
+const Preview = named(
+  'TemplatePreview',
+  t.Object({
+    template_id: Uuid,
+    client_id: Uuid,
+    channel: TemplateChannel,
+    subject: Nullable(t.String()),
+    body_html: Nullable(t.String()),
+    body_text: Nullable(t.String()),
+    missing_variables: t.Array(t.String()),
+    sms: t.Optional(
+      t.Object({
+        encoding: t.Union([t.Literal('GSM-7'), t.Literal('UCS-2')]),
+        length: t.Integer(),
+        segments: t.Integer(),
+      }),
+    ),
+  }),
+)
 
 const tag = 'Templates'
 const ITEM = '/api/v1/templates/{id}'

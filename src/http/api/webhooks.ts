@@ -1,5 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
+import { EventName } from '../../services/webhooks/inputs'
 import {
   createWebhookVerb,
   deleteWebhookVerb,
@@ -12,47 +13,67 @@ import {
   testWebhookVerb,
   updateWebhookVerb,
 } from '../../services/webhooks/verbs'
+import { named } from '../openapi'
 import { route } from '../operation'
 
-const Webhook = t.Object({
-  id: Uuid,
-  client_id: Uuid,
-  url: t.String(),
-  events: t.Array(t.String()),
-  active: t.Boolean(),
-  disabled_reason: Nullable(t.Union([t.Literal('manual'), t.Literal('gone'), t.Literal('failing')])),
-  failing_since: Nullable(DateTime),
-  created_at: DateTime,
-  updated_at: DateTime,
-})
-const WebhookWithSecret = t.Composite([
-  Webhook,
-  t.Object({ secret: t.String({ description: 'whsec_… signing secret, shown once' }) }),
-])
-const Attempt = t.Object({
-  attempted_at: DateTime,
-  status: Nullable(t.Integer()),
-  duration_ms: t.Integer(),
-  response_excerpt: Nullable(t.String()),
-  error: Nullable(t.String()),
-})
-const Delivery = t.Object({
-  id: Uuid,
-  webhook_id: Uuid,
-  client_id: Uuid,
-  event_id: t.String({ description: 'evt_… — the webhook-id header of every attempt' }),
-  event_type: t.String(),
-  test: t.Boolean(),
-  status: t.Union([t.Literal('pending'), t.Literal('sending'), t.Literal('succeeded'), t.Literal('failed')]),
-  attempts: t.Integer(),
-  next_attempt_at: Nullable(DateTime),
-  last_status: Nullable(t.Integer()),
-  last_error: Nullable(t.String()),
-  attempt_log: t.Array(Attempt),
-  created_at: DateTime,
-  updated_at: DateTime,
-  completed_at: Nullable(DateTime),
-})
+const Webhook = named(
+  'Webhook',
+  t.Object({
+    id: Uuid,
+    client_id: Uuid,
+    url: t.String(),
+    events: t.Array(named('EventType', EventName)),
+    active: t.Boolean(),
+    disabled_reason: Nullable(t.Union([t.Literal('manual'), t.Literal('gone'), t.Literal('failing')])),
+    failing_since: Nullable(DateTime),
+    created_at: DateTime,
+    updated_at: DateTime,
+  }),
+)
+// What the service enforces on `events` (src/services/webhooks/manage.ts), with its own messages.
+const Events = t.Array(named('EventType', EventName), { minItems: 1, maxItems: 20, uniqueItems: true })
+const WebhookWithSecret = named(
+  'WebhookWithSecret',
+  t.Composite([
+    Webhook,
+    t.Object({ secret: t.String({ description: 'whsec_… signing secret, shown once' }) }),
+  ]),
+)
+const Attempt = named(
+  'WebhookDeliveryAttempt',
+  t.Object({
+    attempted_at: DateTime,
+    status: Nullable(t.Integer()),
+    duration_ms: t.Integer(),
+    response_excerpt: Nullable(t.String()),
+    error: Nullable(t.String()),
+  }),
+)
+const Delivery = named(
+  'WebhookDelivery',
+  t.Object({
+    id: Uuid,
+    webhook_id: Uuid,
+    client_id: Uuid,
+    event_id: t.String({ description: 'evt_… — the webhook-id header of every attempt' }),
+    event_type: t.String(),
+    test: t.Boolean(),
+    status: t.Union([
+      t.Literal('pending'),
+      t.Literal('sending'),
+      t.Literal('succeeded'),
+      t.Literal('failed'),
+    ]),
+    attempts: t.Integer(),
+    next_attempt_at: Nullable(DateTime),
+    last_status: Nullable(t.Integer()),
+    last_error: Nullable(t.String()),
+    attempt_log: t.Array(Attempt),
+    created_at: DateTime,
+    updated_at: DateTime,
+    completed_at: Nullable(DateTime),
+  }),
+)
 
 const tag = 'Webhooks'
 
@@ -74,6 +95,7 @@ export const webhookOperations = [
     tag,
     summary: 'Subscribe a URL to events (the signing secret is returned this once)',
     query: ['client_id'],
+    documented: { events: Events },
     response: dataOf(WebhookWithSecret),
   }),
   route(getWebhookVerb, {
@@ -90,6 +112,7 @@ export const webhookOperations = [
     path: '/api/v1/webhooks/{id}',
     tag,
     summary: 'Change url, events, or active (true re-enables a disabled endpoint)',
+    documented: { events: Events },
     response: dataOf(Webhook),
   }),
   route(deleteWebhookVerb, {

@@ -1,5 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import { protectedResourceVerb } from '../../services/instance/verbs'
+import { named } from '../openapi'
 import { route } from '../operation'
 
 export const wellKnownOperations = [
@@ -10,13 +11,16 @@ export const wellKnownOperations = [
     tag: 'Discovery',
     summary: 'OAuth 2.0 protected resource metadata (RFC 9728)',
     answer: 'as-is',
-    response: t.Object({
-      resource: t.String(),
-      authorization_servers: t.Array(t.String()),
-      scopes_supported: t.Array(t.String()),
-      bearer_methods_supported: t.Array(t.String()),
-      resource_name: t.String(),
-      resource_documentation: t.String(),
-    }),
+    response: named(
+      'ProtectedResourceMetadata',
+      t.Object({
+        resource: t.String(),
+        authorization_servers: t.Array(t.String()),
+        scopes_supported: t.Array(t.String()),
+        bearer_methods_supported: t.Array(t.String()),
+        resource_name: t.String(),
+        resource_documentation: t.String(),
+      }),
+    ),
   }),
 ]
