@@ -240,7 +240,7 @@ export async function checkTarget(
   raw: string,
   allowPrivate: boolean,
   resolve: HostResolver,
-): Promise<{ problem: string } | { target: Target }> {
+): Promise<{ problem: string; unresolved?: true } | { target: Target }> {
   const shape = urlProblem(raw, allowPrivate)
   if (shape) return { problem: shape }
   const url = new URL(raw)
@@ -248,8 +248,9 @@ export async function checkTarget(
   if (allowPrivate || isIP(host)) return { target: { url, host, addresses: [] } }
   const found = await resolve(host)
   if ('error' in found)
-    return { problem: `could not be resolved: looking up ${host} failed (${found.error})` }
-  if (found.addresses.length === 0) return { problem: `must resolve: ${host} has no address` }
+    return { problem: `could not be resolved: looking up ${host} failed (${found.error})`, unresolved: true }
+  if (found.addresses.length === 0)
+    return { problem: `must resolve: ${host} has no address`, unresolved: true }
   for (const address of found.addresses) {
     const why = addressProblem(address)
     if (why) return { problem: `must resolve to a public address (${host} resolves to ${address}, ${why})` }

@@ -32,11 +32,15 @@ export function presentWebhook(row: WebhookRow) {
 /**
  * webhooks.create/update, the I/O: why the URL may not be a target (its shape, its host name,
  * the addresses that name resolves to now, through HERALD_DNS_SERVERS when set), or null.
+ * A name that does not resolve (yet, or from this network) is accepted: it can reach nothing
+ * private through us, because every delivery checks again and connects only to the addresses
+ * that check approved. Refusing it would make an instance without DNS unable to register any
+ * webhook, and a name registered before its DNS exists is common.
  */
 export async function webhookUrlProblem(ctx: Ctx, url: string | undefined): Promise<string | null> {
   if (url === undefined) return null
   const r = await checkTarget(url, ctx.config.webhookAllowPrivate, hostResolver(ctx.config.dnsServers))
-  return 'problem' in r ? r.problem : null
+  return 'problem' in r && !r.unresolved ? r.problem : null
 }
 
 function check(input: { url?: string; events?: string[] }, urlProblem: string | null) {
