@@ -49,6 +49,16 @@ describe('10: one 422 lists every failing member, in words', () => {
       fields: ['email', 'phone'],
     },
     {
+      name: 'segment: a blank name and an unknown operator, both named',
+      path: '/api/v1/segments',
+      body: {
+        name: ' ',
+        rule_groups: [{ match: 'all', rules: [{ field: 'email', operator: 'sounds_like', value: 'x' }] }],
+      },
+      status: 422,
+      fields: ['name', 'rule_groups[0].rules[0].operator'],
+    },
+    {
       name: 'limit=0',
       method: 'GET',
       path: '/api/v1/contacts?limit=0',

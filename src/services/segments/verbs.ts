@@ -16,6 +16,7 @@ import {
   segmentContacts,
   updateSegment,
 } from './manage'
+import { compileSegment, type RuleGroup } from './rules'
 
 export const listSegmentsVerb = defineVerb({
   name: 'segments.list',
@@ -25,11 +26,19 @@ export const listSegmentsVerb = defineVerb({
   run: (ctx, input) => listSegments(ctx, input),
 })
 
+/**
+ * The rules' own errors (unknown field or operator, bad values), reported with the schema's;
+ * list references are checked when the segment is saved.
+ */
+const ruleErrors = (groups: RuleGroup[] | undefined) =>
+  groups ? compileSegment('all', groups, { now: 0, listExists: () => true }).errors : []
+
 export const createSegmentVerb = defineVerb({
   name: 'segments.create',
   scope: 'lists:write',
   input: CreateSegmentInput,
   mutates: true,
+  check: (input) => ruleErrors(input.rule_groups),
   run: (ctx, { client_id, ...fields }) => createSegment(ctx, fields, client_id),
 })
 
@@ -46,6 +55,7 @@ export const updateSegmentVerb = defineVerb({
   scope: 'lists:write',
   input: UpdateSegmentInput,
   mutates: true,
+  check: (input) => ruleErrors(input.rule_groups),
   run: (ctx, { id, ...patch }) => updateSegment(ctx, id, patch),
 })
 
