@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../../services/api-keys/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { ID_PATTERN, named } from '../openapi'
 import { route } from '../operation'
 
 const ApiKey = named(
@@ -39,6 +39,14 @@ export const apiKeyOperations = [
     path: '/api/v1/api-keys',
     tag,
     summary: 'Create an API key; the key is in data.key, shown this once',
+    documented: {
+      client_id: Nullable(
+        t.String({
+          pattern: ID_PATTERN,
+          description: 'The client the key is scoped to (a tenant key); null or absent: a platform-wide key',
+        }),
+      ),
+    },
     response: dataOf(named('NewApiKey', t.Composite([ApiKey, t.Object({ key: t.String() })]))),
   }),
   route(revokeApiKeyVerb, {

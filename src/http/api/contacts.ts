@@ -9,7 +9,7 @@ import {
   updateContactVerb,
 } from '../../services/contacts/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { ID_PATTERN, named } from '../openapi'
 import { route } from '../operation'
 
 const Str = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()])
@@ -88,6 +88,13 @@ export const contactOperations = [
     path: '/api/v1/contacts/search',
     tag,
     summary: 'Search contacts: every term matches the start of a word of email, names, company or phone',
+    documented: {
+      client_id: t.String({
+        pattern: ID_PATTERN,
+        description:
+          'Platform-wide keys: optional filter, one client’s contacts only (UUID or cli_… id). Tenant-scoped keys: ignored.',
+      }),
+    },
     answer: 'as-is',
     response: pageOf(Contact),
   }),
