@@ -9,6 +9,7 @@ import { providerCallbacksPlugin } from './http/provider-callbacks'
 import { errorBody, jsonResponse } from './http/respond'
 import { mountOperations } from './http/router'
 import { trackingPlugin } from './http/tracking'
+import { registerFormats } from './lib/formats'
 
 /** Bodies up to this size reach handlers (CSV imports stream up to 200 MiB); JSON has its own 1 MiB cap. */
 export const MAX_REQUEST_BODY = 210 * 1024 * 1024
@@ -20,6 +21,8 @@ export function createApp(ctx: AppContext) {
 
   const routes = mountOperations(app, pipeline, operations)
   app.use(docsPlugin(operations, ctx.config.publicUrl))
+  // The docs plugin's generator registers its own string formats when loaded; ours decide.
+  registerFormats()
   app.use(trackingPlugin(ctx))
   app.use(providerCallbacksPlugin(ctx))
 

@@ -51,11 +51,6 @@ function queryObject(url: string): Record<string, string> {
   return Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
 }
 
-const hasMembers = (o: Record<string, unknown>) => {
-  for (const _ in o) return true
-  return false
-}
-
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
@@ -66,9 +61,10 @@ function verbInput(
   rawQuery: Record<string, string>,
   body: unknown,
 ): Record<string, unknown> {
-  // Most reads take only path ids (or nothing): the params are the input. A body or query
-  // member such an operation does not take is refused below like any unknown member.
-  if (!o.body && !o.query && body === undefined && !hasMembers(rawQuery)) return params
+  // Most reads take only path ids (or nothing): the params are the input. A body member such an
+  // operation does not take is refused below like any unknown member; an operation that takes
+  // no query string ignores one (cache busters, tracking parameters), as it always has.
+  if (!o.body && body === undefined && !o.query) return params
   const errors: FieldError[] = []
   const input: Record<string, unknown> = {}
   if (o.body || body !== undefined) {
@@ -79,7 +75,7 @@ function verbInput(
       else errors.push({ field: name, message: 'is not a known member' })
     }
   }
-  const query = o.query ? coerceQuery(o.query, rawQuery) : rawQuery
+  const query = o.query ? coerceQuery(o.query, rawQuery) : {}
   for (const [name, value] of Object.entries(query)) {
     if (o.queryMembers.includes(name)) input[name] = value
     else errors.push({ field: name, message: 'is not a known query parameter' })
@@ -209,7 +205,7 @@ export async function runOperation(
     }
 
     try {
-      const input = verbInput(o, params, queryObject(request.url), body)
+      const input = verbInput(o, params, o.query ? queryObject(request.url) : {}, body)
       // The answer is serialised once: with an Idempotency-Key it is stored inside the verb's
       // transaction (both commit or neither) and the same text is sent.
       let text: string | null = null

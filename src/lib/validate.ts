@@ -1,7 +1,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
-import './formats'
+import { registerFormats } from './formats'
 
 /** One failing input member: its path as a client wrote it (`rule_groups[1].rules[0]`) and why. */
 export interface FieldError {
@@ -57,6 +57,7 @@ const compiled = new WeakMap<TSchema, TypeCheck<TSchema>>()
 function checker(schema: TSchema): TypeCheck<TSchema> {
   let c = compiled.get(schema)
   if (!c) {
+    registerFormats()
     c = TypeCompiler.Compile(hygienic(schema))
     compiled.set(schema, c)
   }
