@@ -47,7 +47,7 @@ describe('a campaign through the capture provider', () => {
     expect(ann.subject).toBe('Hello P0')
     expect(ann.headers['List-Unsubscribe']).toMatch(/^<http:\/\/localhost:8080\/u\/[\w-]+\.[\w-]+>$/)
     expect(ann.headers['List-Unsubscribe-Post']).toBe('List-Unsubscribe=One-Click')
-    expect(ann.messageId).toBe(`<${ann.id}@localhost>`)
+    expect(ann.messageId).toBe(`<${ann.id}@herald.localhost>`)
 
     const msgs = (await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&limit=200`)) as {
       to: string
@@ -106,12 +106,12 @@ describe('a campaign through the capture provider', () => {
     expect(full.body_html).toMatch(/href="http:\/\/localhost:8080\/u\/[\w-]+\.[\w-]+"/)
     expect(full.body_text).toContain('Hi P0')
     expect(full.headers).toMatchObject({
-      'message-id': `<${m.id}@localhost>`,
+      'message-id': `<${m.id}@herald.localhost>`,
       to: 'gil@example.com',
       subject: 'Hello P0',
       'list-unsubscribe-post': 'List-Unsubscribe=One-Click',
     })
-    expect(full.message_id).toBe(`<${m.id}@localhost>`)
+    expect(full.message_id).toBe(`<${m.id}@herald.localhost>`)
     // Another tenant does not see it.
     const other = t.key({ scopes: ['admin:*'], clientId: t.client('Other') })
     expect((await t.call('GET', `/api/v1/messages/${m.id}`, { key: other })).status).toBe(404)

@@ -64,7 +64,7 @@ describe('a transactional message through the capture provider', () => {
     const sent = provider.sent.find((o) => o.id === m.id)!
     if (sent.channel !== 'email') throw new Error('email expected')
     expect(sent.subject).toBe('Order A-17 for P0')
-    expect(sent.messageId).toBe(`<${m.id}@localhost>`)
+    expect(sent.messageId).toBe(`<${m.id}@herald.localhost>`)
     // Not bulk mail: no List-Unsubscribe; links are still tracked.
     expect(sent.headers['List-Unsubscribe']).toBeUndefined()
     const stored = content(t, m.id)
@@ -72,7 +72,7 @@ describe('a transactional message through the capture provider', () => {
     expect(stored.body_html).toContain('<p>Thanks P0, order A-17.</p>')
     expect(stored.body_html).toMatch(/href="http:\/\/localhost:8080\/t\/c\/[\w-]+\.[\w-]+"/)
     expect(JSON.parse(stored.headers)).toMatchObject({
-      'message-id': `<${m.id}@localhost>`,
+      'message-id': `<${m.id}@herald.localhost>`,
       to: 'ann@example.com',
     })
     const events = deliveredEvents(t, m.id)
