@@ -88,10 +88,10 @@ export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, r
 const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof (v as Promise<unknown> | null)?.then === 'function'
 
-/** Runs the verb (its input already parsed) in its transaction when it mutates. */
 const NO_EXTRAS: VerbExtras = Object.freeze({})
 const NO_OPTIONS: InvokeOptions = Object.freeze({})
 
+/** The verb itself: its run, refused if it went async, then what the door stores with it. */
 function runVerb<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
