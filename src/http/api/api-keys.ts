@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../../services/api-keys/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi'
+import { ID_PATTERN, named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const ApiKey = named(

@@ -12,7 +12,7 @@ import {
   updateCampaignVerb,
 } from '../../services/campaigns/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Campaign = named(

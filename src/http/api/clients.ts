@@ -7,7 +7,7 @@ import {
   updateClientVerb,
 } from '../../services/clients/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Client = named(

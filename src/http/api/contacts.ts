@@ -9,7 +9,7 @@ import {
   updateContactVerb,
 } from '../../services/contacts/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi'
+import { ID_PATTERN, named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Str = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()])

@@ -7,7 +7,7 @@ import {
   verifyDomainVerb,
 } from '../../services/domains/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const DnsRecord = named(

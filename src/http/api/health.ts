@@ -1,6 +1,6 @@
 import { Type as t } from '@sinclair/typebox'
 import { healthVerb } from '../../services/instance/verbs'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 export const healthOperations = [

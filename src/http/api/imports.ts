@@ -4,7 +4,7 @@ import { exportContactsVerb } from '../../services/contacts/verbs'
 import { IMPORT_LIMIT } from '../../services/imports/create'
 import { createImportVerb, getImportVerb } from '../../services/imports/verbs'
 import { DateTime, dataOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Import = named(

@@ -9,7 +9,7 @@ import {
   removeListMembersVerb,
 } from '../../services/lists/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 import { Contact } from './contacts'
 

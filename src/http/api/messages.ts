@@ -2,7 +2,7 @@ import { Type as t } from '@sinclair/typebox'
 import { MessageStatus } from '../../services/messages/inputs'
 import { getMessageVerb, listMessagesVerb, sendMessageVerb } from '../../services/messages/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const messageMembers = {

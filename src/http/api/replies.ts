@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { getReplyVerb, listRepliesVerb } from '../../services/replies/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Reply = named(

@@ -16,7 +16,7 @@ import {
   updateSegmentVerb,
 } from '../../services/segments/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi'
+import { ID_PATTERN, named } from '../openapi-schemas'
 import { route } from '../operation'
 import { Contact } from './contacts'
 

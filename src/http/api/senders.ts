@@ -7,7 +7,7 @@ import {
   updateSenderVerb,
 } from '../../services/senders/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Sender = named(

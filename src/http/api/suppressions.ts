@@ -6,7 +6,7 @@ import {
   removeSuppressionVerb,
 } from '../../services/suppressions/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Suppression = named(

@@ -9,7 +9,7 @@ import {
   updateTemplateVerb,
 } from '../../services/templates/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Template = named(

@@ -13,7 +13,7 @@ import {
   testWebhookVerb,
   updateWebhookVerb,
 } from '../../services/webhooks/verbs'
-import { named } from '../openapi'
+import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
 const Webhook = named(
