@@ -48,6 +48,17 @@ export interface SimulatorOptions {
   /** Events happen at random within this many ms after the send (default 3000). */
   delayMs?: number
   now?: () => number
+  /**
+   * Runs fn after ms; returns a cancel. Default: a timer that does not keep the process alive.
+   * Tests inject one they flush by hand, so "nothing happened" needs no wait.
+   */
+  schedule?: (ms: number, fn: () => void) => () => void
+}
+
+const timerSchedule = (ms: number, fn: () => void) => {
+  const timer = setTimeout(fn, ms)
+  timer.unref()
+  return () => clearTimeout(timer)
 }
 
 const USER_AGENT = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 Chrome/124.0 Safari/537.36'
@@ -72,15 +83,15 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
   const delayMs = options.delayMs ?? 3000
   const now = options.now ?? Date.now
   const { feedback } = options
-  const timers = new Set<ReturnType<typeof setTimeout>>()
+  const schedule = options.schedule ?? timerSchedule
+  const pending = new Set<() => void>()
 
   const later = (ms: number, fn: () => void) => {
-    const timer = setTimeout(() => {
-      timers.delete(timer)
+    const cancel = schedule(ms, () => {
+      pending.delete(cancel)
       fn()
-    }, ms)
-    timer.unref()
-    timers.add(timer)
+    })
+    pending.add(cancel)
   }
 
   return {
@@ -126,8 +137,8 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
       return { providerMessageId: null, delivered: true }
     },
     async close() {
-      for (const timer of timers) clearTimeout(timer)
-      timers.clear()
+      for (const cancel of pending) cancel()
+      pending.clear()
     },
   }
 }

@@ -45,18 +45,41 @@ function recorder() {
 
 const open: ChannelProvider[] = []
 afterAll(() => Promise.all(open.map((p) => p.close())))
+/**
+ * A scheduler the test runs by hand: `flush()` runs everything scheduled, in time order, so a
+ * check that something did NOT happen needs no wait.
+ */
+function manualSchedule() {
+  let queue: { at: number; fn: () => void; cancelled: boolean }[] = []
+  return {
+    schedule(ms: number, fn: () => void) {
+      const entry = { at: ms, fn, cancelled: false }
+      queue.push(entry)
+      return () => {
+        entry.cancelled = true
+      }
+    },
+    flush() {
+      const due = queue.sort((a, b) => a.at - b.at)
+      queue = []
+      for (const e of due) if (!e.cancelled) e.fn()
+    },
+  }
+}
+
 function simulator(options: Omit<SimulatorOptions, 'feedback'>) {
   const r = recorder()
+  const scheduler = manualSchedule()
   const provider = createSimulatorProvider({
     delayMs: 5,
     now: () => 1_700_000_000_000,
+    schedule: scheduler.schedule,
     ...options,
     feedback: r.feedback,
   })
   open.push(provider)
-  return { provider, calls: r.calls }
+  return { provider, calls: r.calls, flush: scheduler.flush }
 }
-const settle = (ms = 60) => Bun.sleep(ms)
 
 const email = (i = 0, over: Partial<OutgoingEmail> = {}): OutgoingEmail => ({
   channel: 'email',
@@ -113,9 +136,11 @@ describe('parseSimulatorRates', () => {
 
 describe('simulator provider', () => {
   test('everything on: delivered now, then opened, clicked (first real link), replied', async () => {
-    const { provider, calls } = simulator({ rates: 'delivered=1,bounced=0,opened=1,clicked=1,replied=1' })
+    const { provider, calls, flush } = simulator({
+      rates: 'delivered=1,bounced=0,opened=1,clicked=1,replied=1',
+    })
     expect(await provider.send(email())).toEqual({ providerMessageId: null, delivered: true })
-    await settle()
+    flush()
     const ua = expect.stringContaining('Mozilla/5.0 (')
     expect(calls).toContainEqual(['opened', 'm0', ua, 1_700_000_000_000])
     expect(calls).toContainEqual([
@@ -136,10 +161,10 @@ describe('simulator provider', () => {
   })
 
   test('bounced=1: a hard bounce for email, a failure for other channels; never delivered', async () => {
-    const { provider, calls } = simulator({ rates: 'bounced=1' })
+    const { provider, calls, flush } = simulator({ rates: 'bounced=1' })
     expect(await provider.send(email())).toEqual({ providerMessageId: null, delivered: false })
     expect(await provider.send(sms())).toEqual({ providerMessageId: null, delivered: false })
-    await settle()
+    flush()
     expect(calls).toContainEqual([
       'bounced',
       'm0',
@@ -151,18 +176,20 @@ describe('simulator provider', () => {
   })
 
   test('texts are never opened or clicked; voice is never replied to', async () => {
-    const { provider, calls } = simulator({ rates: 'delivered=1,bounced=0,opened=1,clicked=1,replied=1' })
+    const { provider, calls, flush } = simulator({
+      rates: 'delivered=1,bounced=0,opened=1,clicked=1,replied=1',
+    })
     await provider.send(sms())
     await provider.send(sms({ channel: 'voice', id: 'v1' }))
-    await settle()
+    flush()
     expect(calls.map((c) => [c[0], c[1]])).toEqual([['replied', 's1']])
   })
 
   test('seeded: 2,000 emails land near the configured rates, the same way every run', async () => {
     const run = async () => {
-      const { provider, calls } = simulator({ rates: null, random: seeded(42), delayMs: 1 })
+      const { provider, calls, flush } = simulator({ rates: null, random: seeded(42), delayMs: 1 })
       const results = await Promise.all(Array.from({ length: 2000 }, (_, i) => provider.send(email(i))))
-      await settle(50)
+      flush()
       const count = (name: string) => calls.filter((c) => c[0] === name).length
       return {
         delivered: results.filter((r) => r.delivered).length,
@@ -187,13 +214,13 @@ describe('simulator provider', () => {
   })
 
   test('close() cancels what is still to come', async () => {
-    const { provider, calls } = simulator({
+    const { provider, calls, flush } = simulator({
       rates: 'delivered=1,bounced=0,opened=1,clicked=1,replied=1',
       delayMs: 40,
     })
     await provider.send(email())
     await provider.close()
-    await settle(120)
+    flush()
     expect(calls).toEqual([])
   })
 })
