@@ -41,6 +41,12 @@ export interface Config {
   readonly sendRate: number | null
   readonly sendConcurrency: number
   readonly smtpPool: number
+  /** Longest a provider call may take before it counts as a retryable failure (ms). */
+  readonly sendTimeoutMs: number
+  /** SMTP: connection and greeting timeout (ms). */
+  readonly smtpConnectTimeoutMs: number
+  /** SMTP: silence on an open connection before it is closed (ms). */
+  readonly smtpSocketTimeoutMs: number
   readonly domainThrottle: number | null
   readonly clientHourlyCap: number | null
   /** Domain of VERP bounce+/reply+ addresses and the mailto: unsubscribe (HERALD_INBOUND_DOMAIN). */
@@ -239,6 +245,21 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     sendRate: optionalInt('HERALD_SEND_RATE', env.HERALD_SEND_RATE, 1, 1_000_000),
     sendConcurrency: int('HERALD_SEND_CONCURRENCY', env.HERALD_SEND_CONCURRENCY ?? '8', 1, 256),
     smtpPool: int('HERALD_SMTP_POOL', env.HERALD_SMTP_POOL ?? '5', 1, 100),
+    // Well under the 5-minute send lease: a call still running when its deadline passes is
+    // given up (a retryable failure) while its message is still leased.
+    sendTimeoutMs: int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000),
+    smtpConnectTimeoutMs: int(
+      'HERALD_SMTP_CONNECT_TIMEOUT_MS',
+      env.HERALD_SMTP_CONNECT_TIMEOUT_MS ?? '10000',
+      100,
+      120_000,
+    ),
+    smtpSocketTimeoutMs: int(
+      'HERALD_SMTP_SOCKET_TIMEOUT_MS',
+      env.HERALD_SMTP_SOCKET_TIMEOUT_MS ?? '20000',
+      100,
+      120_000,
+    ),
     domainThrottle: optionalInt('HERALD_DOMAIN_THROTTLE', env.HERALD_DOMAIN_THROTTLE, 1, 1_000_000),
     clientHourlyCap: optionalInt('HERALD_CLIENT_HOURLY_CAP', env.HERALD_CLIENT_HOURLY_CAP, 1, 100_000_000),
     inboundDomain,

@@ -20,6 +20,8 @@ type Settings = Pick<
   | 'emailProvider'
   | 'smtpUrl'
   | 'smtpPool'
+  | 'smtpConnectTimeoutMs'
+  | 'smtpSocketTimeoutMs'
   | 'smsProvider'
   | 'voiceProvider'
   | 'whatsappProvider'
@@ -80,7 +82,12 @@ export function createProviders(
         return createSimulatorProvider({ rates: parseSimulatorRates(config.simulatorRates), feedback })
       case 'smtp':
         if (!config.smtpUrl) throw new Error('HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL')
-        return createSmtpProvider({ url: config.smtpUrl, pool: config.smtpPool })
+        return createSmtpProvider({
+          url: config.smtpUrl,
+          pool: config.smtpPool,
+          connectionTimeout: config.smtpConnectTimeoutMs,
+          socketTimeout: config.smtpSocketTimeoutMs,
+        })
       case 'twilio': {
         const missing = [
           ['HERALD_TWILIO_BASE_URL', config.twilioBaseUrl],

@@ -7,6 +7,7 @@ import {
   type Outgoing,
   type ProviderCapabilities,
   ProviderError,
+  type SendOptions,
   type SendResult,
 } from './types'
 
@@ -24,9 +25,16 @@ export interface SmtpProviderOptions {
   tls?: ConnectionOptions
   /** Messages per connection before it is replaced (default 1000; a reconnect costs far more than a message). */
   maxMessages?: number
-  /** Give up on a connection attempt after this long (default 30 s). */
+  /**
+   * Give up on a connection attempt, and on a server's greeting after it, after this long
+   * (HERALD_SMTP_CONNECT_TIMEOUT_MS, default 10 s).
+   */
   connectionTimeout?: number
-  /** Inactivity on an open connection before it is dropped (default 60 s). */
+  /**
+   * Silence on an open connection (a reply that never comes) before it is closed and the
+   * message fails retryably (HERALD_SMTP_SOCKET_TIMEOUT_MS, default 20 s). The pool then opens
+   * a fresh connection for the next message.
+   */
   socketTimeout?: number
 }
 
@@ -44,9 +52,9 @@ export function smtpTransportOptions(options: SmtpProviderOptions) {
     url: options.url,
     maxConnections: options.pool,
     maxMessages: options.maxMessages ?? 1000,
-    connectionTimeout: options.connectionTimeout ?? 30_000,
-    greetingTimeout: 30_000,
-    socketTimeout: options.socketTimeout ?? 60_000,
+    connectionTimeout: options.connectionTimeout ?? 10_000,
+    greetingTimeout: options.connectionTimeout ?? 10_000,
+    socketTimeout: options.socketTimeout ?? 20_000,
     tls: options.tls,
   }
 }
@@ -56,7 +64,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
   return {
     name: 'smtp',
     capabilities: SMTP_CAPABILITIES,
-    async send(message: Outgoing): Promise<SendResult> {
+    async send(message: Outgoing, sendOptions?: SendOptions): Promise<SendResult> {
       if (message.channel !== 'email') throw new ProviderError(`smtp cannot send ${message.channel}`, false)
       let raw: Buffer
       try {
@@ -69,6 +77,9 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
         const info = await transport.sendMail({
           envelope: { from: message.envelopeFrom, to: [message.to] },
           raw,
+          // The queue's deadline: nodemailer drops the message from its queue, or closes the
+          // connection delivering it (a stalled one), so the pool does not keep it.
+          signal: sendOptions?.signal,
         })
         return {
           providerMessageId: info.serverMessageId ?? queueId(info.response) ?? info.response ?? null,

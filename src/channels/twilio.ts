@@ -5,6 +5,7 @@ import {
   type ProviderCallback,
   type ProviderCapabilities,
   ProviderError,
+  type SendOptions,
   type SendResult,
 } from './types'
 
@@ -37,7 +38,12 @@ export function createTwilioProvider(options: TwilioProviderOptions): ChannelPro
   const base = `${options.baseUrl.replace(/\/+$/, '')}/2010-04-01/Accounts/${encodeURIComponent(options.accountSid)}`
   const authorization = `Basic ${Buffer.from(`${options.accountSid}:${options.authToken}`).toString('base64')}`
 
-  async function post(resource: 'Messages' | 'Calls', form: URLSearchParams): Promise<string | null> {
+  async function post(
+    resource: 'Messages' | 'Calls',
+    form: URLSearchParams,
+    signal: AbortSignal | undefined,
+  ): Promise<string | null> {
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? 15_000)
     let response: Response
     try {
       response = await fetch(`${base}/${resource}.json`, {
@@ -48,7 +54,7 @@ export function createTwilioProvider(options: TwilioProviderOptions): ChannelPro
           accept: 'application/json',
         },
         body: form,
-        signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
+        signal: signal ? AbortSignal.any([timeout, signal]) : timeout,
       })
     } catch (err) {
       throw new ProviderError(`Twilio unreachable: ${(err as Error).message}`, true)
@@ -70,7 +76,7 @@ export function createTwilioProvider(options: TwilioProviderOptions): ChannelPro
     name: 'twilio',
     capabilities: TWILIO_CAPABILITIES,
     callback: twilioStatusCallback(options.authToken),
-    async send(message: Outgoing): Promise<SendResult> {
+    async send(message: Outgoing, sendOptions?: SendOptions): Promise<SendResult> {
       if (message.channel === 'email') throw new ProviderError('twilio cannot send email', false)
       const sender = message.from ?? options.from ?? null
       const whatsapp = (n: string) =>
@@ -82,10 +88,10 @@ export function createTwilioProvider(options: TwilioProviderOptions): ChannelPro
       else throw new ProviderError(`no sender number for ${message.channel}`, false)
       if (message.channel === 'voice') {
         form.set('Twiml', `<Response><Say>${escapeXml(message.body)}</Say></Response>`)
-        return { providerMessageId: await post('Calls', form), delivered: false }
+        return { providerMessageId: await post('Calls', form, sendOptions?.signal), delivered: false }
       }
       form.set('Body', message.body)
-      return { providerMessageId: await post('Messages', form), delivered: false }
+      return { providerMessageId: await post('Messages', form, sendOptions?.signal), delivered: false }
     },
     async close() {},
   }

@@ -60,6 +60,11 @@ export interface SendResult {
   delivered: boolean
 }
 
+export interface SendOptions {
+  /** Aborted when the queue gives up on this call (its deadline passed). */
+  signal?: AbortSignal
+}
+
 /** A failed send. Retryable ones are tried again with backoff; others fail the message. */
 export class ProviderError extends Error {
   constructor(
@@ -108,7 +113,12 @@ export interface ChannelProvider {
   readonly capabilities: ProviderCapabilities
   /** Where the provider posts delivery reports, when it does. */
   readonly callback?: ProviderCallback
-  send(message: Outgoing): Promise<SendResult>
+  /**
+   * Sends one message. The queue bounds every call (HERALD_SEND_TIMEOUT_MS): when `signal`
+   * aborts, the provider drops what it was doing for this message (closes the connection
+   * delivering it), and the call counts as a retryable failure whether or not it settles.
+   */
+  send(message: Outgoing, options?: SendOptions): Promise<SendResult>
   /** Releases pools and timers. */
   close(): Promise<void>
 }

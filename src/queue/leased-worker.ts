@@ -24,6 +24,11 @@ export interface LeasedWorkerSpec {
   idleMs: number
   /** Waits for work a pass started and left running (webhook chains), when stopping. */
   settle?(): Promise<void>
+  /**
+   * Work a pass started and left running (send groups): a promise settled when some of it
+   * ends, or null when none runs. `drain()` waits for it before calling the worker idle.
+   */
+  inflight?(): Promise<unknown> | null
 }
 
 export interface LeasedWorker {
@@ -34,7 +39,7 @@ export interface LeasedWorker {
   kick(): void
   /** One pass, without the loop (tests, CLI): recovers first if nothing did yet. */
   runOnce(): Promise<PassResult>
-  /** Passes until one does no work (tests). */
+  /** Passes until one does no work and nothing a pass started still runs (tests). */
   drain(maxPasses?: number): Promise<void>
   /** Ends the loop after the current pass, then lets started work settle. */
   stop(): Promise<void>
@@ -120,7 +125,12 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
       return await spec.pass()
     },
     async drain(maxPasses = 10_000) {
-      for (let i = 0; i < maxPasses; i++) if (!(await worker.runOnce()).worked) return
+      for (let i = 0; i < maxPasses; i++) {
+        if ((await worker.runOnce()).worked) continue
+        const running = spec.inflight?.()
+        if (!running) return
+        await running
+      }
       throw new Error(`${spec.name} worker still had work after ${maxPasses} passes`)
     },
     async stop() {

@@ -1,4 +1,10 @@
-import { type Channel, type ChannelProvider, ProviderError } from '../channels/types'
+import {
+  type Channel,
+  type ChannelProvider,
+  type Outgoing,
+  ProviderError,
+  type SendResult,
+} from '../channels/types'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
@@ -42,6 +48,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const isSuppressed = createSuppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
   const limits = createWindowLimits(options.outbox, app.config)
+  const timeoutMs = app.config.sendTimeoutMs
 
   /** What to do with one claimed message before anything is sent. */
   return function prepare(m, source, plan, contact, now) {
@@ -72,7 +79,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
         return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
       }
       try {
-        const r = await provider.send(composed.outgoing)
+        const r = await sendWithin(provider, composed.outgoing, timeoutMs)
         return {
           kind: 'sent',
           delivered: r.delivered,
@@ -90,5 +97,37 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
         return { kind: 'failed', provider: provider.name, error }
       }
     }
+  }
+}
+
+/**
+ * One provider call, bounded by HERALD_SEND_TIMEOUT_MS whatever the provider: past the deadline
+ * the call's signal aborts (the SMTP pool closes the connection delivering it) and the send is a
+ * retryable failure, even if the provider ignores the signal. The message keeps its lease until
+ * the outcome is written; a provider that delivered it after all makes the retry a duplicate
+ * with the same Message-ID, as after a crash.
+ */
+export async function sendWithin(
+  provider: ChannelProvider,
+  message: Outgoing,
+  timeoutMs: number,
+): Promise<SendResult> {
+  const controller = new AbortController()
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new ProviderError(
+        `${provider.name}: no answer within ${timeoutMs} ms (send timed out)`,
+        true,
+        'ETIMEDOUT',
+      )
+      reject(err)
+      controller.abort(err)
+    }, timeoutMs)
+  })
+  try {
+    return await Promise.race([provider.send(message, { signal: controller.signal }), deadline])
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -58,6 +58,26 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   })
   const processBatch = createBatchProcessor(app, { outbox, sources, prepare, concurrency })
 
+  // Each lane's claim is sent as a group of its own. A lane whose group is still in flight (a
+  // provider call stalling, up to HERALD_SEND_TIMEOUT_MS) is not claimed again, and the others
+  // are: one campaign's slow tail never holds another's sends, nor the next claim. A group
+  // kicks the worker when it ends, so its lane is claimed again at once.
+  const inflight = new Map<string, Promise<void>>()
+
+  function startGroup(key: string, seqs: number[]): Promise<void> {
+    const group = processBatch(outbox.claimedRows(seqs))
+      .catch((err) => {
+        // Its messages keep their leases and are due again when these expire.
+        app.log.error('send batch failed', { lane: key, error: String((err as Error)?.stack ?? err) })
+      })
+      .finally(() => {
+        inflight.delete(key)
+        worker.kick()
+      })
+    inflight.set(key, group)
+    return group
+  }
+
   async function pass(): Promise<PassResult> {
     let worked = false
     for (const source of sources.all) if (source.beforeClaim?.(clock.now())) worked = true
@@ -68,16 +88,23 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
     const lanes = sources.all.flatMap((source) => {
       const due = source.due(now)
       if (due.nextAt !== null) nextAt = nextAt === null ? due.nextAt : Math.min(nextAt, due.nextAt)
-      return due.lanes.map((lane) => ({ source, lane }))
+      return due.lanes
+        .map((lane) => ({ source, lane, key: `${source.kind}:${lane}` }))
+        .filter((l) => !inflight.has(l.key))
     })
+    const started: Promise<void>[] = []
     if (lanes.length > 0) {
       const share = Math.max(1, Math.ceil(batchSize / lanes.length))
-      const claimed: number[] = []
-      for (const { source, lane } of lanes) claimed.push(...source.claim(lane, now, now + leaseMs, share))
-      if (claimed.length > 0) {
-        await processBatch(outbox.claimedRows(claimed))
-        worked = true
+      for (const { source, lane, key } of lanes) {
+        const seqs = source.claim(lane, now, now + leaseMs, share)
+        if (seqs.length > 0) started.push(startGroup(key, seqs))
       }
+    }
+    // The pass lasts until one of its groups is done (all of them for one lane, as before):
+    // the next pass then claims for the lanes that are free, whatever the others still send.
+    if (started.length > 0) {
+      await Promise.race(started)
+      worked = true
     }
     for (const source of sources.all) if (source.afterPass?.(now)) worked = true
     if (worked) return { worked }
@@ -85,14 +112,20 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
     return { worked, nextAt: nextAt === null ? null : Math.max(nextAt, now + pollMs) }
   }
 
-  return createLeasedWorker(app, {
+  const worker: LeasedWorker = createLeasedWorker(app, {
     name: 'send',
     // Messages a stopped or killed process held are due again, with the same Message-ID; those of
     // a campaign that was cancelled or failed meanwhile will never be sent.
     recover: () => outbox.requeueInflight(clock.now()),
     pass,
     idleMs: IDLE_POLL_MS,
+    inflight: () => (inflight.size > 0 ? Promise.race(inflight.values()) : null),
+    // Sends in flight end within HERALD_SEND_TIMEOUT_MS and their outcomes are written.
+    settle: async () => {
+      await Promise.all(inflight.values())
+    },
   })
+  return worker
 }
 
 /** The send worker, started (tests that do not drive it pass by pass). */
