@@ -198,6 +198,39 @@ describe('smtp provider', () => {
   })
 })
 
+describe('a server that stops answering', () => {
+  test('past the socket timeout the send fails retryably, the connection is closed, the next message takes a fresh one', async () => {
+    const sink = await startSink({ disabledCommands: ['STARTTLS'] })
+    sink.stall.add('stall.example')
+    const p = provider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 1, socketTimeout: 300 })
+    const started = performance.now()
+    const err = await p.send(message({ to: 'late@stall.example' })).catch((e) => e)
+    expect(performance.now() - started).toBeLessThan(3_000)
+    expect(err).toBeInstanceOf(ProviderError)
+    expect(err).toMatchObject({ retryable: true, code: 'ETIMEDOUT' })
+    expect(sink.stalled).toHaveLength(1)
+    await p.send(message({ to: 'ann@customer.example' }))
+    expect(sink.received).toHaveLength(1)
+    expect(sink.received[0]!.session).not.toBe(sink.stalled[0])
+  })
+
+  test("aborting the call's signal (the queue's deadline) closes the connection carrying it", async () => {
+    const sink = await startSink({ disabledCommands: ['STARTTLS'] })
+    sink.stall.add('stall.example')
+    const p = provider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 1, socketTimeout: 60_000 })
+    const controller = new AbortController()
+    const pending = p
+      .send(message({ to: 'late@stall.example' }), { signal: controller.signal })
+      .catch((e) => e)
+    while (sink.stalled.length === 0) await Bun.sleep(5)
+    controller.abort(new Error('deadline'))
+    expect(await pending).toMatchObject({ retryable: true })
+    await p.send(message({ to: 'ann@customer.example' }))
+    expect(sink.received[0]!.session).not.toBe(sink.stalled[0])
+    while (!sink.closed.has(sink.stalled[0]!)) await Bun.sleep(5)
+  })
+})
+
 describe('smtp reply mapping', () => {
   test.each([
     ['451 at RCPT', { code: 'EENVELOPE', responseCode: 451 }, true, 451],
