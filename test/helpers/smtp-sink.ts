@@ -13,6 +13,8 @@ export interface Received {
   raw: Buffer
   secure: boolean
   user: string | null
+  /** The smtp-server session (one per connection) that carried it. */
+  session: string
 }
 
 export interface Sink {
@@ -20,12 +22,21 @@ export interface Sink {
   received: Received[]
   /** Recipient address → SMTP reply code to refuse it with at RCPT TO. */
   refuse: Map<string, number>
+  /** Recipient domains whose RCPT TO is never answered (the connection stalls) while listed. */
+  stall: Set<string>
+  /** Sessions that stalled on a recipient of a `stall` domain, in order. */
+  stalled: string[]
+  /** Sessions whose connection has ended. */
+  closed: Set<string>
   close(): Promise<void>
 }
 
 export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> {
   const received: Received[] = []
   const refuse = new Map<string, number>()
+  const stall = new Set<string>()
+  const stalled: string[] = []
+  const closed = new Set<string>()
   const server = new SMTPServer({
     logger: false,
     disableReverseLookup: true,
@@ -36,7 +47,11 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
       if (auth.username === 'herald' && auth.password === 's3cret') done(null, { user: auth.username })
       else done(Object.assign(new Error('Authentication failed'), { responseCode: 535 }))
     },
-    onRcptTo(address, _session, done) {
+    onRcptTo(address, session, done) {
+      if (stall.has(address.address.split('@')[1] ?? '')) {
+        stalled.push(session.id)
+        return // no reply, ever: the client's timeouts must notice
+      }
       const code = refuse.get(address.address)
       if (code === undefined) return done()
       done(
@@ -44,6 +59,9 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
           responseCode: code,
         }),
       )
+    },
+    onClose(session) {
+      closed.add(session.id)
     },
     onData(stream, session, done) {
       const chunks: Buffer[] = []
@@ -55,6 +73,7 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
           raw: Buffer.concat(chunks),
           secure: session.secure,
           user: (session.user as string | undefined) ?? null,
+          session: session.id,
         })
         done(null, 'Ok: queued as QID42')
       })
@@ -67,6 +86,9 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
     port: (server.server.address() as { port: number }).port,
     received,
     refuse,
+    stall,
+    stalled,
+    closed,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
   return sink
