@@ -2,5 +2,9 @@
 import { $ } from 'bun'
 
 await $`bun run ${import.meta.dir}/embed-migrations.ts`
-await $`bun build --compile --minify --sourcemap=none ${import.meta.dir}/../src/main.ts --outfile ${import.meta.dir}/../dist/herald`
+// Workers are entry points of their own: the CSV import's parse worker (src/services/imports/process.ts
+// starts it with new Worker(new URL('./parse-worker.ts', import.meta.url))). test/helpers/binary.ts
+// builds with the same list.
+const src = `${import.meta.dir}/../src`
+await $`bun build --compile --minify --sourcemap=none ${src}/main.ts ${src}/services/imports/parse-worker.ts --outfile ${import.meta.dir}/../dist/herald`
 console.log('built dist/herald')

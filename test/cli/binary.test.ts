@@ -161,6 +161,48 @@ describe('the compiled binary', () => {
     await expect(fetch(`${server.base}/api/v1/health`)).rejects.toThrow()
   }, 30_000)
 
+  test('a CSV import runs on its parse worker inside the binary: phones to E.164, bad ones reported', async () => {
+    const data = join(work, 'data-import')
+    const server = await start(data)
+    const key = JSON.parse(
+      run(['keys', 'create', '--name', 'i', '--scopes', 'admin:*', '--json', '--data', data]).stdout,
+    ).key
+    const headers = { authorization: `Bearer ${key}` }
+    const call = async (method: string, path: string, body?: string, type = 'application/json') =>
+      (await fetch(`${server.base}${path}`, {
+        method,
+        body,
+        headers: body === undefined ? headers : { ...headers, 'content-type': type },
+      }).then((r) => r.json())) as { data: Record<string, unknown> & { id: string } }
+    const client = (await call('POST', '/api/v1/clients', JSON.stringify({ name: 'Import' }))).data
+    const csv =
+      'email,first_name,company,phone,plan\n' +
+      'ben@northwind.example,Ben,"Northwind, Inc.",+1 (415) 555-0132,team\n' +
+      'dev@brightpath.example,Dev,BrightPath,+44 20 7946 0958,free\n' +
+      'nope@acme.example,No,Acme,+1 (055) 555-0132,free\n'
+    const queued = (await call('POST', `/api/v1/contacts/imports?client_id=${client.id}`, csv, 'text/csv'))
+      .data
+    let job = queued
+    for (let i = 0; i < 200 && !job.finished_at; i++) {
+      await Bun.sleep(50)
+      job = (await call('GET', `/api/v1/contacts/imports/${queued.id}`)).data
+    }
+    expect(job).toMatchObject({ status: 'completed', inserted: 2, skipped: 1 })
+    expect(job.errors).toEqual([
+      { row: 4, message: 'phone "+1 (055) 555-0132" is not a phone number (use +<country code>…)' },
+    ])
+    const found = await call(
+      'POST',
+      '/api/v1/contacts/search',
+      JSON.stringify({ query: 'ben', client_id: client.id }),
+    )
+    expect((found.data as unknown as { phone: string; company: string }[])[0]).toMatchObject({
+      phone: '+14155550132',
+      company: 'Northwind, Inc.',
+    })
+    expect((await stop(server.proc)).code).toBe(0)
+  }, 30_000)
+
   test('HERALD_BOOTSTRAP_API_KEY is honoured on first run', async () => {
     const data = join(work, 'data-boot')
     const chosen = `hrld_${'a1B2'.repeat(10)}`

@@ -21,7 +21,16 @@ export function useBinary(prefix: string): BinaryFixture {
     if (binary) return
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
-      ['bun', 'build', '--compile', join(root, 'src/main.ts'), '--outfile', binary],
+      // The same entry points as scripts/build.ts: the import's parse worker is one.
+      [
+        'bun',
+        'build',
+        '--compile',
+        join(root, 'src/main.ts'),
+        join(root, 'src/services/imports/parse-worker.ts'),
+        '--outfile',
+        binary,
+      ],
       {
         cwd: root,
       },

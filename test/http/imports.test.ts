@@ -108,6 +108,47 @@ describe('CSV import', () => {
     expect(found.body.pagination.total).toBe(1)
   })
 
+  test('phones in human formats become E.164; invalid ones refuse the row, as POST /contacts does, and are reported', async () => {
+    const rows: [string, string, string | null][] = [
+      // [email, phone as written, stored phone or null when the row is refused]
+      ['us@phones.io', '+1 (415) 555-0132', '+14155550132'],
+      ['uk@phones.io', '+44 20 7946 0958', '+442079460958'],
+      ['de@phones.io', '+49 30 1234567', '+49301234567'],
+      ['fr@phones.io', '+33 6 12 34 56 78', '+33612345678'],
+      ['dots@phones.io', '+1.212.555.0199', '+12125550199'],
+      ['trunk@phones.io', '+44 (0)20 7946 0958', '+442079460958'],
+      ['e164@phones.io', '+14155550100', '+14155550100'],
+      ['short@phones.io', '+1 (415) 555-01', null],
+      ['area0@phones.io', '+1 (055) 555-0132', null],
+      // Plus and digits of a possible length, but no such number: the old E.164 shortcut let it in.
+      ['fake164@phones.io', '+15550002222', null],
+      ['nocc@phones.io', '415-555-0132', null],
+    ]
+    const csv = `email,company,phone\n${rows.map(([e, p]) => `${e},"Phones, Inc.",${p}`).join('\n')}\n`
+    const job = await runImport(csv)
+    const refused = rows.flatMap(([, p, s], i) => (s === null ? [{ row: i + 2, phone: p }] : []))
+    expect(job).toMatchObject({
+      status: 'completed',
+      inserted: rows.length - refused.length,
+      skipped: refused.length,
+    })
+    expect(job.errors).toEqual(
+      refused.map(({ row, phone }) => ({
+        row,
+        message: `phone "${phone}" is not a phone number (use +<country code>…)`,
+      })),
+    )
+    for (const [email, phone, stored] of rows) {
+      const found = await t.call('POST', '/api/v1/contacts/search', { key, body: { query: email } })
+      if (stored === null) expect(found.body.data).toEqual([])
+      else expect(found.body.data[0]).toMatchObject({ email, phone: stored, company: 'Phones, Inc.' })
+      // The JSON API takes and refuses the same phones.
+      const made = await t.call('POST', '/api/v1/contacts', { key, body: { email: `api.${email}`, phone } })
+      if (stored === null) expect(made.body.error.details[0].field).toBe('phone')
+      else expect(made.body.data.phone).toBe(stored)
+    }
+  })
+
   test('a file without an email column fails the job with the reason', async () => {
     const job = await runImport('name,company\nx,y\n')
     expect(job.status).toBe('failed')

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import type { FieldError } from '../../errors'
 
 // Field rules shared by the API and CSV import, so both accept and refuse the same values.
@@ -8,7 +8,6 @@ export const CUSTOM_KEY_MAX = 64
 export const CUSTOM_VALUE_MAX = 2048
 
 const EMAIL = /^[^\s@"(),:;<>[\\\]]+@[^\s@"(),:;<>[\\\]]+\.[^\s@"(),:;<>[\\\]]+$/
-const E164 = /^\+[1-9]\d{6,14}$/
 
 let zones: Set<string> | null = null
 function timeZones(): Set<string> {
@@ -22,15 +21,15 @@ export function isEmail(value: string): boolean {
 }
 
 /**
- * E.164 for a phone number, or null when it cannot be parsed. Numbers already in E.164 take a
- * fast path (imports of a million rows); anything else goes through libphonenumber-js and must
- * carry its country code.
+ * E.164 for a valid phone number, or null. Every number goes through libphonenumber-js with
+ * its full ("max") metadata, so the digits are checked against the country's numbering plan,
+ * not only counted; the number must carry its country code (`+44 20 7946 0958`, any spacing,
+ * dashes, dots or brackets). An E.164 input is checked the same way: `+` and digits alone
+ * are not a phone number.
  */
 export function normalizePhone(value: string): string | null {
-  const compact = value.trim()
-  if (E164.test(compact)) return compact
-  const parsed = parsePhoneNumberFromString(compact)
-  return parsed?.isPossible() ? parsed.number : null
+  const parsed = parsePhoneNumberFromString(value.trim())
+  return parsed?.isValid() ? parsed.number : null
 }
 
 export function isTimeZone(value: string): boolean {

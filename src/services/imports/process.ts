@@ -1,18 +1,15 @@
 import type { Database } from 'bun:sqlite'
-import { createReadStream } from 'node:fs'
 import { open } from 'node:fs/promises'
-import { parse } from 'csv-parse'
 import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
 import { newId } from '../../lib/ids'
-import { validate } from '../../lib/validate'
-import { CreateContactInput } from '../contacts/inputs'
-import { contactFieldErrors, isEmail, isTimeZone, normalizePhone } from '../contacts/normalize'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
-import { type ColumnTarget, type ContactColumn, detectDelimiter, mapHeader } from './columns'
+import { detectDelimiter } from './columns'
+import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
+import { contactProblem, type Parsed } from './rows'
 
-const BATCH = 5000
 const MAX_ERRORS = 100
-const INPUT_STATUSES = new Set(['subscribed', 'unsubscribed', 'blocked'])
+/** Batches the parse worker may have ready ahead of the writer (memory stays bounded). */
+const AHEAD = 2
 
 export interface ImportJob {
   id: string
@@ -24,61 +21,52 @@ export interface ImportJob {
 
 export type ImportProgress = ImportCounts
 
-type Parsed = Partial<Record<ContactColumn, string>> & { custom: Record<string, string> }
+/**
+ * The parse worker's module. From source it sits next to this one. In the executable it is an
+ * entry point of its own (scripts/build.ts), embedded under the bundle's root (src/) while this
+ * module's import.meta.url is the executable's: /$bunfs/root/<name>.
+ */
+const PARSE_WORKER = import.meta.url.includes('/$bunfs/')
+  ? new URL('./services/imports/parse-worker.ts', import.meta.url)
+  : new URL('./parse-worker.ts', import.meta.url)
 
-function readRow(record: string[], columns: ColumnTarget[]): Parsed {
-  const out: Parsed = { custom: {} }
-  for (let i = 0; i < columns.length; i++) {
-    const value = record[i]
-    if (value === undefined || value === '') continue
-    const c = columns[i]!
-    if (c.kind === 'field') out[c.field] = value
-    else if (c.kind === 'custom') out.custom[c.key] = value
+/**
+ * The batches of checked rows of `file`, parsed on a worker thread (parse-worker.ts) while
+ * this thread writes. Throws what makes the file unimportable (no header, no email column).
+ */
+async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<Cell[]> {
+  const worker = new Worker(PARSE_WORKER)
+  const inbox: FromParser[] = []
+  let wake: (() => void) | null = null
+  const deliver = (m: FromParser) => {
+    inbox.push(m)
+    wake?.()
+    wake = null
   }
-  return out
-}
-
-/** Why a row cannot be imported, or null. Same rules as the API (normalize.ts). */
-function rowProblem(row: Parsed): string | null {
-  if (!row.email) return 'email is missing'
-  if (!isEmail(row.email)) return `email "${row.email.slice(0, 80)}" is not a valid address`
-  if (row.phone !== undefined) {
-    const phone = normalizePhone(row.phone)
-    if (phone === null)
-      return `phone "${row.phone.slice(0, 40)}" is not a phone number (use +<country code>…)`
-    row.phone = phone
+  worker.onmessage = (e: MessageEvent<FromParser>) => deliver(e.data)
+  worker.onerror = (e: ErrorEvent) =>
+    deliver({ type: 'fail', message: `the CSV parser failed: ${e.message}` })
+  worker.postMessage({ type: 'start', file, delimiter, ahead: AHEAD } satisfies ToParser)
+  try {
+    for (;;) {
+      while (inbox.length === 0)
+        await new Promise<void>((r) => {
+          wake = r
+        })
+      const m = inbox.shift()!
+      if (m.type === 'end') return
+      if (m.type === 'fail') throw new Error(m.message)
+      worker.postMessage({ type: 'more' } satisfies ToParser)
+      yield m.cells
+    }
+  } finally {
+    worker.terminate()
   }
-  if (row.timezone !== undefined && !isTimeZone(row.timezone))
-    return `timezone "${row.timezone.slice(0, 40)}" is not an IANA time zone`
-  if (row.status !== undefined) {
-    row.status = row.status.toLowerCase()
-    if (!INPUT_STATUSES.has(row.status))
-      return `status "${row.status.slice(0, 20)}" must be subscribed, unsubscribed or blocked`
-  }
-  // Every other limit of the JSON API (DESIGN.md §6): the same schema and member checks.
-  return contactProblem(row, row.custom)
-}
-
-/** What the API would refuse in a contact as imported (lengths, control characters, custom fields), or null. */
-function contactProblem(row: Parsed, custom: Record<string, unknown>): string | null {
-  const contact = {
-    email: row.email,
-    first_name: row.first_name,
-    last_name: row.last_name,
-    company: row.company,
-    phone: row.phone,
-    timezone: row.timezone,
-    status: row.status,
-    custom_fields: custom,
-  }
-  const errors = [...validate(CreateContactInput, contact, 'row'), ...contactFieldErrors(contact)]
-  if (errors.length === 0) return null
-  const first = errors.slice(0, 3).map((e) => `${e.field}: ${e.message}`)
-  return errors.length > 3 ? `${first.join('; ')}; and ${errors.length - 3} more` : first.join('; ')
 }
 
 /**
- * Streams the spooled CSV and writes it in transactions of BATCH rows. Bad rows are counted and
+ * Writes the spooled CSV, parsed and checked on a worker thread, in one transaction per batch
+ * of 5,000 rows. Bad rows are counted and
  * reported (first 100) without stopping the file. Re-running the same file changes nothing:
  * existing emails are skipped, or updated only where a value differs.
  */
@@ -94,51 +82,46 @@ export async function processImport(
   await handle.close()
   const delimiter = detectDelimiter(sample.subarray(0, bytesRead).toString('utf8'))
 
-  const parser = createReadStream(job.file).pipe(
-    parse({
-      bom: true,
-      delimiter,
-      relax_column_count: true,
-      skip_empty_lines: true,
-      skip_records_with_empty_values: true,
-      trim: true,
-    }),
-  )
   const w = importWriter(sqlite)
   const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
-  let columns: ColumnTarget[] | null = null
-  let recordNo = 0
-  let batch: { row: Parsed; line: number }[] = []
 
   const fail = (line: number, message: string) => {
     p.skipped++
     if (p.errors.length < MAX_ERRORS) p.errors.push({ row: line, message })
   }
 
-  const flush = sqlite.transaction((rows: { row: Parsed; line: number }[]) => {
+  const flush = sqlite.transaction((c: Cell[]) => {
     const t = now()
     const highWater = contactsHighWater(sqlite)
     const insertedBefore = p.inserted
     let added = 0
-    for (const { row, line } of rows) {
+    for (let k = 0; k < c.length; k += ROW_CELLS) {
       p.processed++
-      const problem = rowProblem(row)
+      const line = c[k] as number
+      const problem = c[k + 1] as string | null
       if (problem) {
         fail(line, problem)
         continue
       }
-      const custom = JSON.stringify(row.custom)
+      const email = c[k + 2] as string
+      const firstName = c[k + 3] as string | null
+      const lastName = c[k + 4] as string | null
+      const company = c[k + 5] as string | null
+      const phone = c[k + 6] as string | null
+      const status = c[k + 7] as string | null
+      const timezone = c[k + 8] as string | null
+      const custom = c[k + 9] as string
       const id = newId()
       const inserted = w.insertContact({
         id,
         clientId: job.clientId,
-        email: row.email!,
-        firstName: row.first_name ?? null,
-        lastName: row.last_name ?? null,
-        company: row.company ?? null,
-        phone: row.phone ?? null,
-        status: row.status ?? 'subscribed',
-        timezone: row.timezone ?? null,
+        email,
+        firstName,
+        lastName,
+        company,
+        phone,
+        status: status ?? 'subscribed',
+        timezone,
         customFields: custom,
         at: t,
       })
@@ -147,23 +130,34 @@ export async function processImport(
         p.inserted++
         contactId = id
       } else {
-        const current = w.existingContact(job.clientId, row.email!)!
+        const current = w.existingContact(job.clientId, email)!
         contactId = current.id
         if (job.updateExisting) {
-          const merged = { ...JSON.parse(current.custom_fields), ...row.custom }
+          const rowCustom = JSON.parse(custom) as Record<string, string>
+          const merged = { ...JSON.parse(current.custom_fields), ...rowCustom }
           // The merged fields obey the limits too (as a PATCH's do).
-          const problem = Object.keys(row.custom).length > 0 ? contactProblem(row, merged) : null
+          const row: Parsed = {
+            email,
+            first_name: firstName ?? undefined,
+            last_name: lastName ?? undefined,
+            company: company ?? undefined,
+            phone: phone ?? undefined,
+            status: status ?? undefined,
+            timezone: timezone ?? undefined,
+            custom: rowCustom,
+          }
+          const problem = Object.keys(rowCustom).length > 0 ? contactProblem(row, merged) : null
           if (problem) {
             fail(line, problem)
             continue
           }
           const next: ContactUpdate = [
-            row.first_name ?? current.first_name,
-            row.last_name ?? current.last_name,
-            row.company ?? current.company,
-            row.phone ?? current.phone,
-            row.status ?? current.status,
-            row.timezone ?? current.timezone,
+            firstName ?? current.first_name,
+            lastName ?? current.last_name,
+            company ?? current.company,
+            phone ?? current.phone,
+            status ?? current.status,
+            timezone ?? current.timezone,
             JSON.stringify(merged),
           ]
           const before = [
@@ -188,24 +182,11 @@ export async function processImport(
     w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
   })
 
-  for await (const record of parser as AsyncIterable<string[]>) {
-    recordNo++
-    if (!columns) {
-      columns = mapHeader(record)
-      if (!columns.some((c) => c.kind === 'field' && c.field === 'email'))
-        throw new Error('the header row has no email column (expected a column named email)')
-      continue
-    }
-    batch.push({ row: readRow(record, columns), line: recordNo })
-    if (batch.length >= BATCH) {
-      flush.immediate(batch)
-      batch = []
-      onBatch(p)
-      // Let requests in: a large import must not starve the server.
-      await new Promise((r) => setImmediate(r))
-    }
+  for await (const cells of parsedBatches(job.file, delimiter)) {
+    flush.immediate(cells)
+    onBatch(p)
+    // Let requests in: a large import must not starve the server.
+    await new Promise((r) => setImmediate(r))
   }
-  if (!columns) throw new Error('the file has no header row')
-  if (batch.length) flush.immediate(batch)
   return p
 }

@@ -1,0 +1,20 @@
+// The messages between the import's writer (process.ts) and its parse worker (parse-worker.ts).
+
+export type Cell = string | number | null
+
+/**
+ * Cells per row in a batch: line, problem (null when the row is good), email, first_name,
+ * last_name, company, phone (E.164), status, timezone, custom_fields (JSON; null on a problem).
+ */
+export const ROW_CELLS = 10
+
+export type ToParser =
+  | { type: 'start'; file: string; delimiter: string; ahead: number }
+  /** The writer took a batch: the worker may send one more. */
+  | { type: 'more' }
+
+export type FromParser =
+  | { type: 'batch'; cells: Cell[] }
+  | { type: 'end' }
+  /** The file cannot be imported (no header, no email column, unreadable). */
+  | { type: 'fail'; message: string }

@@ -1,0 +1,88 @@
+import { createReadStream } from 'node:fs'
+import { parse } from 'csv-parse'
+import { type ColumnTarget, mapHeader } from './columns'
+import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
+import { readRow, rowProblem } from './rows'
+
+// The import's parse worker (a thread of the server; an entry point of the build, see
+// scripts/build.ts): streams the spooled CSV, reads each row by the header and checks it as the
+// JSON API would (phones parsed and validated by libphonenumber-js, the costly part), and hands
+// the writer thread batches of rows ready to insert. It runs at most `ahead` batches in front
+// of the writer, so a fast parse never piles a file up in memory.
+
+declare const self: Worker
+
+const BATCH = 5000
+
+let credits = 0
+let resume: (() => void) | null = null
+
+async function send(cells: Cell[]): Promise<void> {
+  while (credits === 0)
+    await new Promise<void>((r) => {
+      resume = r
+    })
+  credits--
+  self.postMessage({ type: 'batch', cells } satisfies FromParser)
+}
+
+async function run(file: string, delimiter: string): Promise<void> {
+  const parser = createReadStream(file).pipe(
+    parse({
+      bom: true,
+      delimiter,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      trim: true,
+    }),
+  )
+  let columns: ColumnTarget[] | null = null
+  let recordNo = 0
+  let cells: Cell[] = []
+  for await (const record of parser as AsyncIterable<string[]>) {
+    recordNo++
+    if (!columns) {
+      columns = mapHeader(record)
+      if (!columns.some((c) => c.kind === 'field' && c.field === 'email'))
+        throw new Error('the header row has no email column (expected a column named email)')
+      continue
+    }
+    const row = readRow(record, columns)
+    const problem = rowProblem(row)
+    // One row is ROW_CELLS cells (parse-protocol.ts): a flat array clones fast.
+    cells.push(
+      recordNo,
+      problem,
+      row.email ?? null,
+      row.first_name ?? null,
+      row.last_name ?? null,
+      row.company ?? null,
+      row.phone ?? null,
+      row.status ?? null,
+      row.timezone ?? null,
+      problem ? null : JSON.stringify(row.custom),
+    )
+    if (cells.length >= BATCH * ROW_CELLS) {
+      await send(cells)
+      cells = []
+    }
+  }
+  if (!columns) throw new Error('the file has no header row')
+  if (cells.length) await send(cells)
+}
+
+self.onmessage = (event: MessageEvent<ToParser>) => {
+  const m = event.data
+  if (m.type === 'more') {
+    credits++
+    resume?.()
+    resume = null
+    return
+  }
+  credits = m.ahead
+  run(m.file, m.delimiter).then(
+    () => self.postMessage({ type: 'end' } satisfies FromParser),
+    (err: Error) => self.postMessage({ type: 'fail', message: err.message } satisfies FromParser),
+  )
+}
