@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs'
 import { parse } from 'csv-parse'
 import { type ColumnTarget, mapHeader } from './columns'
-import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
+import { type Cell, type FromParser, IMPORT_BATCH, ROW_CELLS, type ToParser } from './parse-protocol'
 import { readRow, rowProblem } from './rows'
 
 // The import's parse worker (a thread of the server; an entry point of the build, see
@@ -11,8 +11,6 @@ import { readRow, rowProblem } from './rows'
 // of the writer, so a fast parse never piles a file up in memory.
 
 declare const self: Worker
-
-const BATCH = 5000
 
 let credits = 0
 let resume: (() => void) | null = null
@@ -63,7 +61,7 @@ async function run(file: string, delimiter: string): Promise<void> {
       row.timezone ?? null,
       problem ? null : JSON.stringify(row.custom),
     )
-    if (cells.length >= BATCH * ROW_CELLS) {
+    if (cells.length >= IMPORT_BATCH * ROW_CELLS) {
       await send(cells)
       cells = []
     }

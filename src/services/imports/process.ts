@@ -66,7 +66,7 @@ async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<C
 
 /**
  * Writes the spooled CSV, parsed and checked on a worker thread, in one transaction per batch
- * of 5,000 rows. Bad rows are counted and
+ * of IMPORT_BATCH rows (parse-protocol.ts). Bad rows are counted and
  * reported (first 100) without stopping the file. Re-running the same file changes nothing:
  * existing emails are skipped, or updated only where a value differs.
  */
