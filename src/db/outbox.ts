@@ -67,6 +67,19 @@ function build(store: Store, rules: OutboxRules) {
       `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
        WHERE seq = ?1`,
     ),
+    // Sent and accepted at once (capture, SMTP 250), in one statement: the hot path. The same
+    // guard as `delivered`: delivered once, never after a bounce. Returns the new status and
+    // delivered_at, so the caller knows whether this made it delivered.
+    sentDelivered: sqlite.prepare<
+      { status: string; delivered_at: number | null },
+      [number, string, string | null, number]
+    >(
+      `UPDATE messages SET
+         status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'delivered' END,
+         delivered_at = CASE WHEN delivered_at IS NULL AND status <> 'bounced' THEN ?4 ELSE delivered_at END,
+         provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
+       WHERE seq = ?1 RETURNING status, delivered_at`,
+    ),
     // The one guard of "delivered": once, and never after a bounce.
     delivered: sqlite.prepare<never, [number, number]>(
       `UPDATE messages SET status = 'delivered', delivered_at = ?2
@@ -174,6 +187,14 @@ function build(store: Store, rules: OutboxRules) {
       void q.sent.run(seq, provider, providerMessageId, at),
     /** True when this made it delivered (the caller then records the event and counter). */
     delivered: (seq: number, at: number) => changed(q.delivered.run(seq, at)),
+    /**
+     * `sent` and `delivered` in one statement, for a provider that accepted the message at once.
+     * True when this made it delivered.
+     */
+    sentDelivered: (seq: number, provider: string, providerMessageId: string | null, at: number) => {
+      const row = q.sentDelivered.get(seq, provider, providerMessageId, at)
+      return row?.status === 'delivered' && row.delivered_at === at
+    },
     retry: (seq: number, provider: string, error: string, at: number) =>
       void q.retry.run(seq, provider, error, at),
     /** True when this made it failed. `provider` null keeps the one recorded. */

@@ -57,7 +57,9 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
       for (const { message: m, outcome: o } of batch) {
         switch (o.kind) {
           case 'sent': {
-            outbox.sent(m.seq, o.provider, o.providerMessageId, now)
+            let nowDelivered = false
+            if (o.delivered) nowDelivered = outbox.sentDelivered(m.seq, o.provider, o.providerMessageId, now)
+            else outbox.sent(m.seq, o.provider, o.providerMessageId, now)
             const r = o.composed.rendered
             outbox.storeContent(
               m.seq,
@@ -67,7 +69,7 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
               storedHeaders(o.composed),
             )
             count(m, 'sent')
-            if (o.delivered && outbox.delivered(m.seq, now)) {
+            if (nowDelivered) {
               count(m, 'delivered')
               recordDeliveredEvent(app, m, now, o.composed.email)
             }
