@@ -29,6 +29,8 @@ export interface LeasedWorkerSpec {
    * ends, or null when none runs. `drain()` waits for it before calling the worker idle.
    */
   inflight?(): Promise<unknown> | null
+  /** Runs on every kick, whoever kicks: forget what the last pass concluded about idleness. */
+  onKick?(): void
 }
 
 export interface LeasedWorker {
@@ -69,6 +71,7 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
   // The pass a kick starts runs in a later turn of the event loop, not in the kicker's
   // microtasks: a verb that launches a campaign answers before the first audience chunk is copied.
   const kick = () => {
+    spec.onKick?.()
     kicked = true
     const w = wake
     wake = null

@@ -153,22 +153,15 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       // as due on the next start.
       await Promise.race([Promise.allSettled([...busy.values()]), Bun.sleep(policy.timeoutMs + 1000)])
     },
+    // A pass only starts the chains: drain() waits for them before calling the worker idle.
+    inflight: () => (busy.size > 0 ? Promise.allSettled([...busy.values()]) : null),
+    // New events or a finished chain: the next due time must be looked up again.
+    onKick: () => {
+      nextDue = undefined
+    },
   })
-  kick = () => {
-    nextDue = undefined
-    worker.kick()
-  }
-  // Driven without the loop (tests, CLI), a pass only starts the chains: idle here means nothing
-  // due and no attempt in flight, so drain() also waits for the chains it started.
-  async function drain(maxPasses = 10_000) {
-    for (let i = 0; i < maxPasses; i++) {
-      const { worked } = await worker.runOnce()
-      if (busy.size > 0) await Promise.allSettled([...busy.values()])
-      else if (!worked) return
-    }
-    throw new Error(`webhooks worker still had work after ${maxPasses} passes`)
-  }
-  return { ...worker, kick, drain }
+  kick = worker.kick
+  return worker
 }
 
 /** The webhook worker, started. */

@@ -20,8 +20,6 @@ export const SENDING: CampaignStatus = 'sending'
 export const PAUSED: CampaignStatus = 'paused'
 /** Stopped before the end: whatever is still queued, or comes back to the queue, is cancelled. */
 export const STOPPED: readonly CampaignStatus[] = ['cancelled', 'failed']
-/** Finished one way or another; nothing changes any more. */
-export const TERMINAL: readonly CampaignStatus[] = ['sent', ...STOPPED]
 
 /** What the outbox's statements need to know of campaign states (src/db/outbox.ts). */
 export const OUTBOX_RULES: OutboxRules = { stoppedCampaign: STOPPED }

@@ -50,15 +50,6 @@ export const CreateQuery = t.Object({ client_id: t.Optional(t.String()) }, { add
 export const dataOf = (schema: TSchema) => t.Object({ data: schema })
 export const pageOf = (schema: TSchema) => t.Object({ data: t.Array(schema), pagination: Pagination })
 
-export const ErrorBody = t.Object({
-  error: t.Object({
-    code: t.String(),
-    message: t.String(),
-    request_id: t.String({ format: 'uuid' }),
-    details: t.Optional(t.Unknown()),
-  }),
-})
-
 /** A strict body: unknown members are rejected (typos must not pass silently). */
 export const strict = { additionalProperties: false } as const
 
