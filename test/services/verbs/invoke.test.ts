@@ -3,7 +3,7 @@ import { Type as t } from '@sinclair/typebox'
 import { type Actor, withActor } from '../../../src/context'
 import { campaigns } from '../../../src/db/schema'
 import { ServiceError } from '../../../src/errors'
-import { keyActor, userActor } from '../../../src/services/actors/actor'
+import { ANONYMOUS, keyActor, userActor } from '../../../src/services/actors/actor'
 import {
   createCampaignVerb,
   getCampaignVerb,
@@ -11,7 +11,7 @@ import {
   listCampaignsVerb,
 } from '../../../src/services/campaigns/verbs'
 import { defineVerb } from '../../../src/services/verbs/define'
-import { invoke } from '../../../src/services/verbs/invoke'
+import { invoke, invokeNow } from '../../../src/services/verbs/invoke'
 import { strict } from '../../../src/services/verbs/schemas'
 import { createTestApp } from '../../helpers/app'
 
@@ -204,5 +204,27 @@ describe('the transaction belongs to invoke', () => {
       code: 'CONFLICT',
     })
     expect(count('nested')).toBe(0)
+  })
+})
+
+describe('edges of invoke', () => {
+  test('no credential: only public verbs answer; anything else is 401', async () => {
+    expect(
+      await attempt(() => invoke(getCampaignVerb, ctxOf(ANONYMOUS), { id: Bun.randomUUIDv7() })),
+    ).toMatchObject({
+      code: 'UNAUTHORIZED',
+    })
+  })
+
+  test('invokeNow refuses a verb that does I/O first (it must go through invoke)', () => {
+    const withIo = defineVerb({
+      name: 'test.with-io',
+      scope: 'any',
+      input: t.Object({}, strict),
+      mutates: false,
+      prepare: async () => 'x',
+      run: () => 'y',
+    })
+    expect(() => invokeNow(withIo as never, ctxOf(key(['admin:*'])), {})).toThrow('use invoke')
   })
 })
