@@ -35,7 +35,7 @@ describe('route()', () => {
 
   test('a GET cannot take body members', () => {
     expect(() => route(verb, { ...base, method: 'GET', path: '/things/{id}' })).toThrow(
-      'a GET cannot take name',
+      'a GET cannot take limit, name from a body',
     )
   })
 })
