@@ -121,15 +121,22 @@ function commit<I extends TSchema, R, P>(
   return result
 }
 
+/** The checks every door gets before anything runs: may this actor call it, and with what input. */
+function admit<I extends TSchema>(verb: Verb<I, unknown, unknown>, ctx: Ctx, raw: unknown): Static<I> {
+  authorize(verb, ctx.actor)
+  return parseInput(verb, raw)
+}
+
 export async function invoke<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
   raw: unknown,
   options: InvokeOptions = NO_OPTIONS,
 ): Promise<R> {
-  authorize(verb, ctx.actor)
-  const input = parseInput(verb as Verb<I, unknown, unknown>, raw)
-  const prepared = (verb.prepare ? await verb.prepare(ctx, input, options.extras ?? {}) : undefined) as P
+  const input = admit(verb as Verb<I, unknown, unknown>, ctx, raw)
+  const prepared = (
+    verb.prepare ? await verb.prepare(ctx, input, options.extras ?? NO_EXTRAS) : undefined
+  ) as P
   return commit(verb, ctx, input, prepared, options)
 }
 
@@ -144,6 +151,5 @@ export function invokeNow<I extends TSchema, R>(
   options: InvokeOptions = NO_OPTIONS,
 ): R {
   if (verb.prepare) throw new Error(`verb ${verb.name} does I/O first; use invoke`)
-  authorize(verb, ctx.actor)
-  return commit(verb, ctx, parseInput(verb as Verb<I, unknown, unknown>, raw), undefined, options)
+  return commit(verb, ctx, admit(verb as Verb<I, unknown, unknown>, ctx, raw), undefined, options)
 }
