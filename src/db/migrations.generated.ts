@@ -11,6 +11,7 @@ import m7 from '../../migrations/0007_webhook_claim_index.sql' with { type: 'tex
 import m8 from '../../migrations/0008_campaign_engine.sql' with { type: 'text' }
 import m9 from '../../migrations/0009_events_seq.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_message_payloads.sql' with { type: 'text' }
+import m11 from '../../migrations/0011_furry_shape.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -24,4 +25,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0008_campaign_engine', sql: m8 },
   { tag: '0009_events_seq', sql: m9 },
   { tag: '0010_message_payloads', sql: m10 },
+  { tag: '0011_furry_shape', sql: m11 },
 ]

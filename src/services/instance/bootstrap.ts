@@ -32,7 +32,7 @@ export function bootstrapIfEmpty(ctx: AppContext): BootstrapResult | null {
       .run()
     ctx.db
       .insert(users)
-      .values({ id: newId(), email: ctx.config.adminEmail, passwordHash, createdAt: now })
+      .values({ id: newId(), email: ctx.config.adminEmail, passwordHash, role: 'owner', createdAt: now })
       .run()
     const { key } = issueApiKey(ctx.db, now, {
       name: 'Bootstrap admin key',
