@@ -1,253 +1,165 @@
-// Real-browser harness for portal tests: Debian Chromium driven by playwright-core, axe-core
-// injected from the package, screenshots under test-results/screenshots/. One browser per test
-// file (launched in beforeAll, closed in afterAll even when a test fails).
+// Browser harness for the admin portal (the entry point tests import): an in-process Herald served
+// over real HTTP on a random localhost port, portal users made through the users verb, and a
+// logged-in browser context per role, reused across the tests of a file. The Chromium side (launch,
+// page problems, axe, screenshots) is in ./chromium.ts and re-exported here.
 import { afterAll, beforeAll } from 'bun:test'
-import { mkdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { withActor } from '../../src/context'
+import type { Clock } from '../../src/lib/time'
+import { type PortalRole, systemActor } from '../../src/services/actors/actor'
+import { createUserVerb } from '../../src/services/users/verbs'
+import { invoke } from '../../src/services/verbs/invoke'
+import { createTestApp, type TestApp } from './app'
+import { closeBrowser, launchBrowser, newContext } from './chromium'
 
-export const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium'
+export * from './chromium'
 
-// Playwright refuses `--user-data-dir` in args: `launch()` always passes its own fresh
-// temporary profile (`/tmp/playwright_chromiumdev_profile-*`, removed on close), which is what
-// we want — no state shared between runs or test files.
-export const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
-
-export const SCREENSHOT_DIR = join(import.meta.dir, '..', '..', 'test-results', 'screenshots')
-
-export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
-}
-
-/** What went wrong on a page since it was last checked: console errors, CSP violations, ... */
-export interface PageProblems {
-  consoleErrors: string[]
-  cspViolations: string[]
-  pageErrors: string[]
-  dialogs: { type: string; message: string }[]
-  /** Subresource and navigation responses with status >= 400 (`status url`). */
-  failedResponses: string[]
-}
-
-const problemsByPage = new WeakMap<Page, PageProblems>()
-
-const emptyProblems = (): PageProblems => ({
-  consoleErrors: [],
-  cspViolations: [],
-  pageErrors: [],
-  dialogs: [],
-  failedResponses: [],
-})
-
-/** The problems recorded on this page so far (empty for a page not opened by `newContext`). */
-export function problems(page: Page): PageProblems {
-  let p = problemsByPage.get(page)
-  if (!p) {
-    p = emptyProblems()
-    problemsByPage.set(page, p)
-  }
-  return p
-}
-
-export function clearProblems(page: Page): void {
-  problemsByPage.set(page, emptyProblems())
-}
-
-// The page's own `securitypolicyviolation` event is the precise signal for CSP (Chromium also logs
-// a console error, which we record too). The listener is installed through the DevTools protocol
-// (addInitScript), which CSP does not govern, and reports through a binding, so a page whose CSP
-// forbids inline script can still tell us what it refused.
-const CSP_BINDING = '__heraldCspViolation'
-const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', (e) => {
-  window.${CSP_BINDING}(e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') +
-    ' at ' + e.sourceFile + ':' + e.lineNumber + (e.sample ? ' (' + e.sample + ')' : ''))
-}, true)`
-
-/**
- * A fresh context (its own cookies) whose pages record console errors, CSP violations, uncaught
- * exceptions, dialogs and failed responses (see `problems`). Confirm dialogs are accepted (a
- * confirmation before a destructive action is part of a flow); alerts and prompts are dismissed.
- */
-export async function newContext(browser: Browser, baseURL?: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
-  await context.exposeBinding(CSP_BINDING, ({ page }, text: string) => {
-    if (page) problems(page).cspViolations.push(text)
-  })
-  await context.addInitScript(CSP_LISTENER)
-  context.on('page', watch)
-  return context
-}
-
-function watch(page: Page): void {
-  problems(page)
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems(page).consoleErrors.push(`${m.text()} (${m.location().url})`)
-  })
-  page.on('pageerror', (e) => problems(page).pageErrors.push(String(e)))
-  page.on('response', (r) => {
-    if (r.status() >= 400) problems(page).failedResponses.push(`${r.status()} ${r.url()}`)
-  })
-  page.on('dialog', (d) => {
-    problems(page).dialogs.push({ type: d.type(), message: d.message() })
-    // A test may handle the dialog itself; then ours finds it already handled.
-    const answer = d.type() === 'confirm' ? d.accept() : d.dismiss()
-    answer.catch(() => {})
-  })
-}
-
-/**
- * Fails when the page logged a console error, hit a CSP violation, threw, or opened a dialog
- * since the last check (then forgets them). `allowFailedResponses` lets a page under test answer
- * 4xx on purpose (a 403 page, a login with a wrong password).
- */
-export async function expectCleanPage(
-  page: Page,
-  options: { allowFailedResponses?: boolean } = {},
-): Promise<void> {
-  await flush(page)
-  const p = problems(page)
-  const lines = [
-    ...p.cspViolations.map((s) => `CSP violation: ${s}`),
-    ...p.consoleErrors.map((s) => `console error: ${s}`),
-    ...p.pageErrors.map((s) => `uncaught exception: ${s}`),
-    ...p.dialogs.map((d) => `dialog (${d.type}): ${d.message}`),
-    ...(options.allowFailedResponses ? [] : p.failedResponses.map((s) => `response: ${s}`)),
-  ]
-  clearProblems(page)
-  if (lines.length) throw new Error(`${page.url()}: ${lines.length} problem(s)\n  ${lines.join('\n  ')}`)
-}
-
-/**
- * Lets the page run the tasks it has queued (a CSP violation event is fired from a task of its
- * own) and waits for their reports: bindings and console messages travel on the same DevTools
- * connection as the answer to this evaluate, so they arrive before it.
- */
-export async function flush(page: Page): Promise<void> {
-  if (page.isClosed()) return
-  await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0))).catch(() => {})
-}
-
-/** Navigates and fails (naming the URL) unless the final answer has the expected status. */
-export async function visit(page: Page, path: string, status = 200): Promise<Response> {
-  const res = await page.goto(path, { waitUntil: 'load' })
-  if (!res) throw new Error(`${path}: no response`)
-  if (res.status() !== status)
-    throw new Error(`${path} → ${page.url()}: status ${res.status()}, expected ${status}`)
-  return res
-}
-
-// ---------------------------------------------------------------------------------------------
-// axe-core
-
-let axeSource: string | undefined
-
-interface AxeViolation {
+export interface PortalUser {
   id: string
-  impact: string | null
-  help: string
-  helpUrl: string
-  nodes: { target: unknown[]; failureSummary?: string }[]
+  email: string
+  password: string
+  role: PortalRole
 }
 
-/**
- * Runs axe-core on the page and fails on any serious or critical violation, listing each rule,
- * its help text and the first offending nodes. Returns the minor/moderate ones for information.
- *
- * Injection: `page.addScriptTag({content})` adds an inline <script>, which the portal's CSP
- * refuses (and which would itself be reported as a CSP violation). `bypassCSP` on the context
- * would hide the very violations the crawl looks for. `page.evaluate` of the source runs through
- * the DevTools protocol, which CSP does not govern, so the page keeps its real policy.
- */
-export async function expectNoSeriousViolations(page: Page): Promise<AxeViolation[]> {
-  axeSource ??= readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
-  if (!(await page.evaluate('typeof window.axe === "object"'))) await page.evaluate(axeSource)
-  const violations = (await page.evaluate(
-    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({
-      id: v.id, impact: v.impact, help: v.help, helpUrl: v.helpUrl,
-      nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })),
-    })))`,
-  )) as AxeViolation[]
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  if (serious.length) {
-    const lines = serious.map(
-      (v) =>
-        `[${v.impact}] ${v.id}: ${v.help} (${v.helpUrl})\n` +
-        v.nodes
-          .slice(0, 5)
-          .map((n) => `      ${JSON.stringify(n.target)} ${n.failureSummary?.replace(/\s+/g, ' ') ?? ''}`)
-          .join('\n'),
-    )
-    throw new Error(
-      `${page.url()}: ${serious.length} serious/critical axe violation(s)\n  ${lines.join('\n  ')}`,
-    )
-  }
-  return violations.filter((v) => !serious.includes(v))
-}
-
-// ---------------------------------------------------------------------------------------------
-// screenshots
-
-/** A full-page PNG at test-results/screenshots/<name>.png (name made file-safe); returns the path. */
-export async function screenshot(page: Page, name: string): Promise<string> {
-  mkdirSync(SCREENSHOT_DIR, { recursive: true })
-  const safe =
-    name
-      .replace(/^\/+/, '')
-      .replace(/[^A-Za-z0-9._-]+/g, '_')
-      .replace(/^_+|_+$/g, '') || 'root'
-  const path = join(SCREENSHOT_DIR, `${safe}.png`)
-  await page.screenshot({ path, fullPage: true })
-  return path
-}
-
-// ---------------------------------------------------------------------------------------------
-// one browser per test file
-
-export interface BrowserHandle {
-  /** The file's browser; available inside tests (launched in beforeAll). */
+export interface Portal {
+  /** The Herald behind the portal (its `call` reaches the REST API in-process). */
+  herald: TestApp
+  /** `http://127.0.0.1:<port>`, also Herald's public URL. */
+  url: string
   readonly browser: Browser
+  /** A new portal user with this role (a fresh email each call unless given). */
+  user(
+    role: PortalRole,
+    options?: { email?: string; password?: string; clients?: string[] },
+  ): Promise<PortalUser>
+  /** A context logged in as a user of this role, made once per file and reused. */
+  contextAs(role: PortalRole): Promise<BrowserContext>
+  /** A new page in the role's logged-in context (close it when done, or leave it to afterAll). */
+  pageAs(role: PortalRole): Promise<Page>
+  /** A fresh context with no session (cookies of its own). */
+  anonymous(): Promise<BrowserContext>
+  /** The user behind `contextAs(role)`, once made. */
+  userOf(role: PortalRole): PortalUser | undefined
+}
+
+// Bun.serve cannot be asked for a port before the app exists, and Herald's public URL (cookies'
+// Secure flag, links, any Origin check) must be the address the browser uses: so take a free port
+// from the kernel, release it, and listen on it. Another process grabbing it in between would
+// fail loudly in listen(), not silently.
+function freePort(): number {
+  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
 }
 
 /**
- * Launches one Chromium for the test file in beforeAll and closes it in afterAll, which bun runs
- * even when tests fail. Call at the top level of the test file.
+ * Starts Herald (fresh database, optional injected clock) listening on 127.0.0.1 and one Chromium
+ * for the test file. Call at the top level of the test file. Teardown (in afterAll, which bun runs
+ * even when tests fail) closes the browser, then the server, then the database — in that order, so
+ * no request from a live page meets a closed database.
  */
-export function useBrowser(): BrowserHandle {
+export function usePortal(options: { clock?: Clock; env?: Record<string, string> } = {}): Portal {
   let browser: Browser | undefined
-  beforeAll(async () => {
-    browser = await launchBrowser()
-  })
+  const contexts = new Map<PortalRole, Promise<BrowserContext>>()
+  const users = new Map<PortalRole, PortalUser>()
+  let serial = 0
+
+  // Registered before createTestApp registers its own afterAll (bun runs them in order).
   afterAll(async () => {
     await closeBrowser(browser)
     browser = undefined
+    await herald.app.stop(true).catch(() => {})
   })
-  return {
+
+  const port = freePort()
+  const url = `http://127.0.0.1:${port}`
+  const herald = createTestApp({ clock: options.clock, env: { HERALD_PUBLIC_URL: url, ...options.env } })
+  herald.app.listen({ port, hostname: '127.0.0.1' })
+
+  beforeAll(async () => {
+    browser = await launchBrowser()
+  })
+
+  const portal: Portal = {
+    herald,
+    url,
     get browser() {
       if (!browser) throw new Error('the browser is not running (use it inside a test)')
       return browser
     },
+    async user(role, o = {}) {
+      serial += 1
+      const email = o.email ?? `${role}${serial}@portal.test`
+      const password = o.password ?? `pw-${role}-${serial}-correct horse`
+      const ctx = withActor(herald.ctx, systemActor('test'), 'test')
+      const created = (await invoke(createUserVerb, ctx, { email, password, role, clients: o.clients })) as {
+        id: string
+      }
+      return { id: created.id, email, password, role }
+    },
+    contextAs(role) {
+      let context = contexts.get(role)
+      if (!context) {
+        context = (async () => {
+          const user = await portal.user(role)
+          users.set(role, user)
+          const c = await newContext(portal.browser, url)
+          const page = await c.newPage()
+          await loginOk(page, user.email, user.password)
+          await page.close()
+          return c
+        })()
+        contexts.set(role, context)
+      }
+      return context
+    },
+    async pageAs(role) {
+      return (await portal.contextAs(role)).newPage()
+    },
+    // Closed with the browser in afterAll.
+    anonymous: () => newContext(portal.browser, url),
+    userOf: (role) => users.get(role),
   }
+  return portal
 }
 
 /**
- * Closes the browser, waiting at most 10 s so a wedged Chromium cannot hang the suite (Playwright
- * also kills the browsers it launched when the test process exits).
+ * Fills and submits the login form at /admin/login (or at the page's current login form) and
+ * waits for the answer's page to load, whatever it is: the page asked for after a success, the
+ * form again with a `role="alert"` message after a failure.
  */
-export async function closeBrowser(browser: Browser | undefined): Promise<void> {
-  if (!browser) return
-  const closing = browser.close().catch(() => {})
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, 10_000)
-  })
-  await Promise.race([closing, late])
-  clearTimeout(timer)
+export async function login(
+  page: Page,
+  email: string,
+  password: string,
+  path = '/admin/login',
+): Promise<void> {
+  if (!new URL(page.url(), 'http://x').pathname.startsWith('/admin/login')) await page.goto(path)
+  const form = page.locator('form:has(input[name="password"])')
+  await form.locator('input[name="email"]').fill(email)
+  await form.locator('input[name="password"]').fill(password)
+  await Promise.all([
+    page.waitForNavigation({ waitUntil: 'load' }),
+    form.locator('button[type="submit"], input[type="submit"]').first().click(),
+  ])
+}
+
+/** Logs in and fails, naming the URL and the alert shown, unless the portal let the user in. */
+export async function loginOk(page: Page, email: string, password: string, path?: string): Promise<void> {
+  await login(page, email, password, path)
+  if (new URL(page.url()).pathname.startsWith('/admin/login')) {
+    const alert = await page
+      .locator('[role="alert"]')
+      .allTextContents()
+      .catch(() => [])
+    throw new Error(
+      `login as ${email} failed: still at ${page.url()} (${alert.join(' ').trim() || 'no alert'})`,
+    )
+  }
+}
+
+/** The text of the page's `role="alert"` elements (flash and error messages). */
+export async function alertText(page: Page): Promise<string> {
+  return (await page.locator('[role="alert"]').allTextContents()).join(' ').replace(/\s+/g, ' ').trim()
 }

@@ -11,7 +11,7 @@ import {
   screenshot,
   useBrowser,
   visit,
-} from '../../helpers/browser'
+} from '../../helpers/chromium'
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
