@@ -12,6 +12,7 @@ import m8 from '../../migrations/0008_campaign_engine.sql' with { type: 'text' }
 import m9 from '../../migrations/0009_events_seq.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_message_payloads.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_furry_shape.sql' with { type: 'text' }
+import m12 from '../../migrations/0012_loose_secret_warriors.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -26,4 +27,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0009_events_seq', sql: m9 },
   { tag: '0010_message_payloads', sql: m10 },
   { tag: '0011_furry_shape', sql: m11 },
+  { tag: '0012_loose_secret_warriors', sql: m12 },
 ]

@@ -49,3 +49,13 @@ export type DisabledReason = (typeof DISABLED_REASONS)[number]
 
 export const DELIVERY_STATUSES = ['pending', 'sending', 'succeeded', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
+
+export const JOURNEY_STATUSES = ['draft', 'active', 'paused', 'archived'] as const
+export type JourneyStatus = (typeof JOURNEY_STATUSES)[number]
+
+export const ENROLLMENT_STATUSES = ['active', 'completed', 'exited'] as const
+export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number]
+
+/** Why an enrollment ended early (null: it reached the end of its path). `erased`: the contact was erased. */
+export const EXIT_REASONS = ['goal', 'archived', 'bounced', 'complained', 'unsubscribed', 'manual', 'erased'] as const
+export type ExitReason = (typeof EXIT_REASONS)[number]

@@ -17,6 +17,8 @@ export const messages = sqliteTable(
     campaignId: text('campaign_id'),
     journeyId: text('journey_id'),
     sequenceId: text('sequence_id'),
+    /** The journey node (a `send`) that queued the message: its content and per-node stats. */
+    journeyNode: text('journey_node'),
     contactId: text('contact_id').notNull(),
     channel: text('channel').notNull(),
     to: text('to_address').notNull(),
@@ -44,6 +46,14 @@ export const messages = sqliteTable(
       .on(t.campaignId, t.contactId)
       .where(sql`campaign_id IS NOT NULL`),
     index('messages_campaign_status_idx').on(t.campaignId, t.status, t.seq),
+    // A journey's claims (due order) and stats; the transactional claim gets its own partial
+    // index so it never walks the (campaign_id IS NULL) journey messages.
+    index('messages_journey_due_idx')
+      .on(t.journeyId, t.status, t.nextAttemptAt)
+      .where(sql`journey_id IS NOT NULL`),
+    index('messages_transactional_idx')
+      .on(t.status, t.nextAttemptAt)
+      .where(sql`campaign_id IS NULL AND journey_id IS NULL AND sequence_id IS NULL`),
     index('messages_client_idx').on(t.clientId, t.id),
     index('messages_contact_idx').on(t.contactId),
     index('messages_provider_id_idx').on(t.providerMessageId),
