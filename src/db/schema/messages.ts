@@ -39,6 +39,8 @@ export const messages = sqliteTable(
     bouncedAt: integer('bounced_at'),
     repliedAt: integer('replied_at'),
     unsubscribedAt: integer('unsubscribed_at'),
+    /** First spam complaint (ARF report) about this message (analytics and the complaint rate). */
+    complainedAt: integer('complained_at'),
   },
   (t) => [
     uniqueIndex('messages_id_idx').on(t.id),
