@@ -25,6 +25,8 @@ export interface Config {
   readonly webhookAllowPrivate: boolean
   /** Delays before each webhook attempt in ms (HERALD_WEBHOOK_RETRY_SCHEDULE); null = DESIGN.md §8's. */
   readonly webhookRetrySchedule: readonly number[] | null
+  /** Requests in flight to one webhook endpoint at once (HERALD_WEBHOOK_CONCURRENCY). */
+  readonly webhookConcurrency: number
   readonly log: 'json' | 'pretty'
   readonly smtpUrl: string | null
   readonly emailProvider: EmailProvider
@@ -234,6 +236,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     sendingIp,
     webhookAllowPrivate: bool('HERALD_WEBHOOK_ALLOW_PRIVATE', env.HERALD_WEBHOOK_ALLOW_PRIVATE),
     webhookRetrySchedule: schedule('HERALD_WEBHOOK_RETRY_SCHEDULE', env.HERALD_WEBHOOK_RETRY_SCHEDULE),
+    webhookConcurrency: int('HERALD_WEBHOOK_CONCURRENCY', env.HERALD_WEBHOOK_CONCURRENCY ?? '16', 1, 256),
     log: oneOf('HERALD_LOG', env.HERALD_LOG ?? 'json', ['json', 'pretty'] as const),
     smtpUrl,
     ...providers,

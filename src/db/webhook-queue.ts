@@ -62,6 +62,10 @@ const statements = perConnection((sqlite: Database) => ({
     `UPDATE webhook_deliveries SET status = ${PENDING}, next_attempt_at = ?1 WHERE status = ${SENDING}`,
   ),
   isActive: sqlite.prepare<{ active: number }, [string]>('SELECT active FROM webhooks WHERE id = ?1'),
+  // A success ends the endpoint's failing streak; a no-op (no write) when it was not failing.
+  clearFailing: sqlite.prepare<unknown, [string]>(
+    'UPDATE webhooks SET failing_since = NULL WHERE id = ?1 AND failing_since IS NOT NULL',
+  ),
   logAttempt: sqlite.prepare<
     unknown,
     [string, string, number, number | null, number, string | null, string | null]
@@ -220,6 +224,11 @@ export function markDeliveryFailed(db: Db, id: string, c: AttemptCounters, retry
     )
     .where(eq(webhookDeliveries.id, id))
     .run()
+}
+
+/** The endpoint is not failing (any more). */
+export function clearHookFailing(sqlite: Database, id: string): void {
+  statements(sqlite).clearFailing.run(id)
 }
 
 /** Sets (or clears) the endpoint's failing clock, disabling it when `disable` names a reason. */

@@ -3,6 +3,7 @@ import { eventBody } from '../db/events'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
 import { inTransaction } from '../db/transaction'
 import {
+  clearHookFailing,
   logAttempt,
   markDeliveryFailed,
   markDeliverySucceeded,
@@ -14,7 +15,7 @@ import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
 import { type AttemptResult, attemptDelivery } from './attempt'
 import { signedHeaders } from './signing'
-import { hostResolver } from './ssrf'
+import { type HostResolver, hostResolver } from './ssrf'
 
 export const SECOND = 1000
 export const MINUTE = 60 * SECOND
@@ -62,6 +63,7 @@ export async function send(
   delivery: WebhookDeliveryRow,
   policy: DeliveryPolicy,
   secrets: readonly string[] = signingSecrets(app, hook),
+  resolve: HostResolver = hostResolver(app.config.dnsServers),
 ) {
   const body = bodyOf(app, delivery)
   if (body === null)
@@ -75,14 +77,23 @@ export async function send(
   const result = await attemptDelivery(hook.url, headers, body, {
     allowPrivate: app.config.webhookAllowPrivate,
     timeoutMs: policy.timeoutMs,
-    resolve: hostResolver(app.config.dnsServers),
+    resolve,
   })
   if (result.error?.startsWith('refused: '))
     app.log.warn('webhook target refused', { webhook_id: hook.id, reason: result.error.slice(9) })
   return result
 }
 
-const ok = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300
+export const succeeded = (r: AttemptResult) => r.status !== null && r.status >= 200 && r.status < 300
+
+/** One attempt's result, to be written by recordOutcomes. */
+export interface Outcome {
+  hook: WebhookRow
+  delivery: WebhookDeliveryRow
+  result: AttemptResult
+  /** When the answer came (clock ms): the attempt's logged time and the base of its retry. */
+  at: number
+}
 
 /**
  * Logs the attempt and writes its consequences in one transaction: done on 2xx; 410 disables
@@ -96,47 +107,61 @@ export function recordOutcome(
   result: AttemptResult,
   policy: DeliveryPolicy,
 ): void {
-  const now = app.clock.now()
+  recordOutcomes(app, [{ hook, delivery, result, at: app.clock.now() }], policy)
+}
+
+/**
+ * Several outcomes in one transaction, in the order given (the worker's outcomes of the last
+ * few milliseconds: one commit instead of one per attempt). Each is written as recordOutcome
+ * describes; the endpoint's failing clock is read inside the transaction, so the order of
+ * successes and failures is the order they came back in.
+ */
+export function recordOutcomes(app: AppContext, outcomes: readonly Outcome[], policy: DeliveryPolicy): void {
   const { sqlite } = app
   inTransaction(sqlite, () => {
-    logAttempt(sqlite, {
-      deliveryId: delivery.id,
-      at: now,
-      status: result.status,
-      durationMs: result.durationMs,
-      excerpt: result.excerpt,
-      error: result.error,
-    })
-    const counters = {
-      attempts: delivery.attempts + 1,
-      lastStatus: result.status,
-      lastError: result.error,
-      at: now,
-    }
-    if (ok(result)) {
-      markDeliverySucceeded(sqlite, delivery.id, counters)
-      if (!delivery.test && hook.failingSince !== null) setHookFailing(app.db, hook.id, null)
-      return
-    }
-    const gone = result.status === 410
-    const exhausted = delivery.test || gone || counters.attempts >= policy.schedule.length
-    markDeliveryFailed(
-      app.db,
-      delivery.id,
-      counters,
-      exhausted ? null : now + policy.schedule[counters.attempts]!,
-    )
-    if (delivery.test) return
-    const current = webhookById(app.db, hook.id)
-    if (!current) return
-    const failingSince = current.failingSince ?? now
-    const disable = gone ? 'gone' : now - failingSince >= DISABLE_AFTER_MS ? 'failing' : null
-    setHookFailing(
-      app.db,
-      hook.id,
-      failingSince,
-      disable && current.active ? { reason: disable, at: now } : undefined,
-    )
-    if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
+    for (const o of outcomes) writeOutcome(app, o, policy)
   })
+}
+
+function writeOutcome(app: AppContext, { hook, delivery, result, at: now }: Outcome, policy: DeliveryPolicy) {
+  const { sqlite } = app
+  logAttempt(sqlite, {
+    deliveryId: delivery.id,
+    at: now,
+    status: result.status,
+    durationMs: result.durationMs,
+    excerpt: result.excerpt,
+    error: result.error,
+  })
+  const counters = {
+    attempts: delivery.attempts + 1,
+    lastStatus: result.status,
+    lastError: result.error,
+    at: now,
+  }
+  if (succeeded(result)) {
+    markDeliverySucceeded(sqlite, delivery.id, counters)
+    if (!delivery.test) clearHookFailing(sqlite, hook.id)
+    return
+  }
+  const gone = result.status === 410
+  const exhausted = delivery.test || gone || counters.attempts >= policy.schedule.length
+  markDeliveryFailed(
+    app.db,
+    delivery.id,
+    counters,
+    exhausted ? null : now + policy.schedule[counters.attempts]!,
+  )
+  if (delivery.test) return
+  const current = webhookById(app.db, hook.id)
+  if (!current) return
+  const failingSince = current.failingSince ?? now
+  const disable = gone ? 'gone' : now - failingSince >= DISABLE_AFTER_MS ? 'failing' : null
+  setHookFailing(
+    app.db,
+    hook.id,
+    failingSince,
+    disable && current.active ? { reason: disable, at: now } : undefined,
+  )
+  if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
 }

@@ -267,3 +267,38 @@ export async function deliveryProblem(
   const r = await checkTarget(raw, allowPrivate, resolve)
   return 'problem' in r ? r.problem : null
 }
+
+/**
+ * A resolver that shares look-ups for `ttlMs`: concurrent attempts to one host wait for one
+ * query, and its answer serves the attempts of the next `ttlMs` (a failure for at most one
+ * second, so a burst to a name that does not resolve is not a burst of queries). Only the
+ * look-up is shared: checkTarget still judges every address of the answer on every attempt, and
+ * the attempt is still pinned to an address so judged, so a cached answer can never let a
+ * connection reach an address the check refuses. What the cache can do is keep an endpoint on
+ * its previous public address for up to `ttlMs` after its DNS changed.
+ */
+export function cachingResolver(
+  resolve: HostResolver,
+  ttlMs: number,
+  now: () => number = () => performance.now(),
+): HostResolver {
+  const FAILURE_TTL_MS = Math.min(ttlMs, 1000)
+  const answers = new Map<string, { at: number; ttl: number; answer: ReturnType<HostResolver> }>()
+  return (host) => {
+    const t = now()
+    const known = answers.get(host)
+    if (known && t - known.at < known.ttl) return known.answer
+    const answer = resolve(host)
+    const entry = { at: t, ttl: ttlMs, answer }
+    answers.set(host, entry)
+    answer.then(
+      (a) => {
+        if ('error' in a || a.addresses.length === 0) entry.ttl = FAILURE_TTL_MS
+      },
+      () => answers.delete(host),
+    )
+    // Names come from stored webhook URLs: few, but bounded anyway.
+    if (answers.size > 10_000) answers.clear()
+    return answer
+  }
+}

@@ -11,21 +11,36 @@ import {
   webhookById,
 } from '../db/webhook-queue'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../queue/leased-worker'
+import type { AttemptResult } from './attempt'
 import {
   DEFAULT_SCHEDULE,
   DEFAULT_TIMEOUT_MS,
   type DeliveryPolicy,
-  recordOutcome,
+  type Outcome,
+  recordOutcomes,
   send,
   signingSecrets,
+  succeeded,
 } from './deliver'
 import { fanOut } from './fanout'
+import { cachingResolver, hostResolver } from './ssrf'
 
-// The in-process delivery worker. The outbox rows are the truth: the worker claims due rows
-// with a lease (status `sending`, `next_attempt_at` = lease end), sends them one endpoint at a
-// time in event order, and writes each outcome in one transaction. While nothing is due it
-// sleeps until the earliest `next_attempt_at` (or the next cheap look for new events), so
-// thousands of deliveries waiting for a retry cost nothing.
+// The in-process delivery worker. The outbox rows are the truth: the worker claims an
+// endpoint's due rows with a lease (status `sending`, `next_attempt_at` = lease end) into that
+// endpoint's lane, and the lane keeps up to `inFlight` requests open to the endpoint at once
+// (Bun's fetch reuses keep-alive connections), refilling its queue before it runs dry. Outcomes
+// are written a few milliseconds later in one transaction for all that came back meanwhile; a
+// failure is written at once (it may disable the endpoint). A crash before an outcome is
+// written leaves the row leased: it is sent again after a restart, with the same webhook-id.
+//
+// Order: rows are claimed and started oldest first, but with more than one request in flight an
+// endpoint may receive (and finish) them out of order; HERALD_WEBHOOK_CONCURRENCY=1 gives one
+// request at a time, in event order except for retries. Receivers de-duplicate and order by the
+// envelope (webhook-id, created_at), as Standard Webhooks recommends.
+//
+// Each endpoint has its own lane, so a slow endpoint holds only its own `inFlight` requests.
+// While nothing is due the worker sleeps until the earliest `next_attempt_at` (or the next
+// cheap look for new events), so thousands of deliveries waiting for a retry cost nothing.
 
 export interface WebhookWorkerOptions {
   /** Delays before each attempt, in ms; the first is normally 0. */
@@ -35,13 +50,34 @@ export interface WebhookWorkerOptions {
   pollMs?: number
   /** How long a claim holds before another pass may take the rows again. */
   leaseMs?: number
-  /** Endpoints in flight at once. */
-  concurrency?: number
-  /** Deliveries claimed per endpoint per pass (they are sent one after another). */
+  /** Endpoints served at once (each with its own lane). */
+  endpoints?: number
+  /** Requests in flight to one endpoint at once (default HERALD_WEBHOOK_CONCURRENCY). */
+  inFlight?: number
+  /** Deliveries one lane holds claimed (queued or in flight) at most. */
   perEndpoint?: number
+  /** Successful outcomes wait at most this long to be written together. */
+  flushMs?: number
+  /** How long one look-up of an endpoint's host serves its attempts (0: one per attempt). */
+  dnsCacheMs?: number
 }
 
 type ClaimedRow = WebhookDeliveryRow
+
+/** One endpoint's work in this process: its claimed rows and its requests in flight. */
+interface Lane {
+  id: string
+  hook: WebhookRow
+  secrets: string[]
+  /** Leased rows not yet sent, oldest first. */
+  queue: ClaimedRow[]
+  inFlight: number
+  /** Asked the worker for more rows and not yet given a claim. */
+  hungry: boolean
+}
+
+/** Outcomes waiting this many are written at once. */
+const FLUSH_AT = 256
 
 export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptions = {}): LeasedWorker {
   const policy: DeliveryPolicy = {
@@ -50,56 +86,122 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   }
   const pollMs = options.pollMs ?? 50
   const leaseMs = options.leaseMs ?? 10 * 60_000
-  const concurrency = options.concurrency ?? 64
-  const perEndpoint = options.perEndpoint ?? 100
+  const maxLanes = options.endpoints ?? 64
+  const inFlight = Math.max(1, options.inFlight ?? app.config.webhookConcurrency)
+  const perEndpoint = Math.max(options.perEndpoint ?? 100, 2 * inFlight)
+  const flushMs = options.flushMs ?? 10
+  const resolve = cachingResolver(hostResolver(app.config.dnsServers), options.dnsCacheMs ?? 5000)
   const { sqlite } = app
 
   let stopped = false
   let nextDue: number | null | undefined
-  const busy = new Map<string, Promise<void>>()
-  // Set once the worker exists: a finished chain kicks it so the endpoint's next rows go out.
+  const lanes = new Map<string, Lane>()
+  const tasks = new Set<Promise<void>>()
+  let outcomes: Outcome[] = []
+  let flushTimer: ReturnType<typeof setTimeout> | null = null
+  // Set once the worker exists: a lane running low kicks it for its next claim.
   let kick = () => {}
 
-  /** Expires stale leases, then leases up to `max` due rows, endpoint by endpoint (idle ones). */
-  function claim(now: number, max: number): ClaimedRow[] {
+  /** Writes the waiting outcomes in one transaction; on failure they wait for the next try. */
+  function flush() {
+    if (flushTimer) clearTimeout(flushTimer)
+    flushTimer = null
+    if (outcomes.length === 0) return
+    const batch = outcomes
+    outcomes = []
+    try {
+      recordOutcomes(app, batch, policy)
+    } catch (err) {
+      // Kept (their rows stay leased meanwhile) and written with the next ones.
+      app.log.error('webhook outcomes not written', { error: String(err), count: batch.length })
+      outcomes = batch.concat(outcomes)
+      flushTimer = setTimeout(flush, Math.max(flushMs, 50))
+    }
+  }
+
+  function record(o: Outcome) {
+    outcomes.push(o)
+    if (!succeeded(o.result) || outcomes.length >= FLUSH_AT) flush()
+    else flushTimer ??= setTimeout(flush, flushMs)
+  }
+
+  /** Gives the lane's unsent rows back (due now, same attempt count) and forgets the lane. */
+  function close(lane: Lane) {
+    const now = app.clock.now()
+    for (const r of lane.queue) releaseDelivery(sqlite, r.id, now)
+    lane.queue = []
+    if (lane.inFlight === 0) lanes.delete(lane.id)
+  }
+
+  /** Starts requests while the lane has room and rows; asks for more rows when it runs low. */
+  function pump(lane: Lane) {
+    while (lane.inFlight < inFlight && lane.queue.length > 0) {
+      // Whether the endpoint is still active is read before every request (a PATCH may have
+      // disabled it, or a 410 of another request in flight).
+      if (stopped || !lane.hook.active || !isHookActive(sqlite, lane.id)) return close(lane)
+      const row = lane.queue.shift()!
+      lane.inFlight++
+      const task = attempt(lane, row)
+      tasks.add(task)
+      task.finally(() => tasks.delete(task))
+    }
+    if (lane.queue.length === 0 && lane.inFlight === 0) lanes.delete(lane.id)
+    else if (lane.queue.length < inFlight && !lane.hungry && !stopped) {
+      lane.hungry = true
+      kick()
+    }
+  }
+
+  async function attempt(lane: Lane, row: ClaimedRow) {
+    let result: AttemptResult
+    try {
+      result = await send(app, lane.hook, row, policy, lane.secrets, resolve)
+    } catch (err) {
+      // send() answers every network failure itself; this is a bug or a database error.
+      result = { status: null, durationMs: 0, excerpt: null, error: String((err as Error)?.message ?? err) }
+    }
+    lane.inFlight--
+    const hook = lane.hook
+    record({ hook, delivery: row, result, at: app.clock.now() })
+    // A failure may have disabled the endpoint (410, failing for 5 days): read it again.
+    if (!succeeded(result)) lane.hook = webhookById(app.db, lane.id) ?? { ...hook, active: false }
+    pump(lane)
+  }
+
+  /** Claims rows for every active endpoint whose lane has room (or that has none yet). */
+  function claim(now: number): number {
     expireLeases(sqlite, now)
-    const out: ClaimedRow[] = []
-    for (const id of idleHooks(sqlite, [...busy.keys()])) {
-      if (out.length >= max) break
-      out.push(...claimForHook(sqlite, id, now, now + leaseMs, Math.min(perEndpoint, max - out.length)))
-    }
-    return out
-  }
-
-  async function chain(webhookId: string, rows: ClaimedRow[]) {
-    rows.sort((a, b) => (a.id < b.id ? -1 : 1))
-    // The endpoint and its signing secrets are read once per chain (a rotated secret keeps
-    // signing for 24 h anyway); whether it is still active is checked before every send, and
-    // the row is read again after a failure (recordOutcome needs its current failing_since).
-    const readHook = (): WebhookRow | undefined => webhookById(app.db, webhookId)
-    let hook = readHook()
-    const secrets = hook ? signingSecrets(app, hook) : []
-    for (let i = 0; i < rows.length; i++) {
-      if (stopped || !hook || !hook.active || (i > 0 && !isHookActive(sqlite, webhookId))) {
-        for (const r of rows.slice(i)) releaseDelivery(sqlite, r.id, app.clock.now())
-        return
+    const full = [...lanes.values()].filter((l) => l.queue.length >= inFlight || !l.hook.active)
+    let claimed = 0
+    for (const id of idleHooks(
+      sqlite,
+      full.map((l) => l.id),
+    )) {
+      let lane = lanes.get(id)
+      if (!lane && lanes.size >= maxLanes) continue
+      const held = lane ? lane.queue.length + lane.inFlight : 0
+      const rows = claimForHook(sqlite, id, now, now + leaseMs, perEndpoint - held)
+      if (lane) lane.hungry = false
+      if (rows.length === 0) continue
+      rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      // The endpoint and its signing secrets are read once per claim (a rotated secret keeps
+      // signing for 24 h anyway).
+      const hook = webhookById(app.db, id)
+      if (!hook) {
+        for (const r of rows) releaseDelivery(sqlite, r.id, now)
+        continue
       }
-      const row = rows[i]!
-      const result = await send(app, hook, row, policy, secrets)
-      recordOutcome(app, hook, row, result, policy)
-      const succeeded = result.status !== null && result.status >= 200 && result.status < 300
-      if (!succeeded || hook.failingSince !== null) hook = readHook()
+      if (!lane) {
+        lane = { id, hook, secrets: [], queue: [], inFlight: 0, hungry: false }
+        lanes.set(id, lane)
+      }
+      lane.hook = hook
+      lane.secrets = signingSecrets(app, hook)
+      lane.queue.push(...rows)
+      claimed += rows.length
+      pump(lane)
     }
-  }
-
-  function startChain(webhookId: string, rows: ClaimedRow[]) {
-    const p = chain(webhookId, rows)
-      .catch((err) => app.log.error('webhook delivery failed', { webhook_id: webhookId, error: String(err) }))
-      .finally(() => {
-        busy.delete(webhookId)
-        kick()
-      })
-    busy.set(webhookId, p)
+    return claimed
   }
 
   async function pass(): Promise<PassResult> {
@@ -112,30 +214,12 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       }
       if (!r.more) break
     }
-    const room = concurrency - busy.size
-    if (room > 0) {
-      const now = app.clock.now()
-      const claimed = claim(now, room * perEndpoint)
-      const groups = new Map<string, ClaimedRow[]>()
-      for (const row of claimed) {
-        const g = groups.get(row.webhookId)
-        if (g) g.push(row)
-        else groups.set(row.webhookId, [row])
-      }
-      for (const [id, rows] of groups) {
-        if (busy.size >= concurrency) {
-          for (const r of rows) releaseDelivery(sqlite, r.id, now)
-          continue
-        }
-        startChain(id, rows)
-      }
-      if (claimed.length > 0) {
-        nextDue = undefined
-        worked = true
-      }
+    if (!stopped && claim(app.clock.now()) > 0) {
+      nextDue = undefined
+      worked = true
     }
-    if (nextDue === undefined) nextDue = nextDueAt(sqlite, [...busy.keys()])
-    // Chains in flight kick the worker when they end; until then wake at the next due retry.
+    if (nextDue === undefined) nextDue = nextDueAt(sqlite, [...lanes.keys()])
+    // Lanes at work kick the worker when they run low; until then wake at the next due retry.
     return { worked, nextAt: nextDue ?? null }
   }
 
@@ -149,13 +233,20 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     idleMs: pollMs,
     async settle() {
       stopped = true
-      // In-flight attempts finish (each is bounded by the timeout); what is left is recovered
-      // as due on the next start.
-      await Promise.race([Promise.allSettled([...busy.values()]), Bun.sleep(policy.timeoutMs + 1000)])
+      for (const lane of lanes.values()) close(lane)
+      // In-flight attempts finish (each is bounded by the timeout) and their outcomes are
+      // written; what is left is recovered as due on the next start.
+      await Promise.race([Promise.allSettled([...tasks]), Bun.sleep(policy.timeoutMs + 1000)])
+      flush()
     },
-    // A pass only starts the chains: drain() waits for them before calling the worker idle.
-    inflight: () => (busy.size > 0 ? Promise.allSettled([...busy.values()]) : null),
-    // New events or a finished chain: the next due time must be looked up again.
+    // A pass only starts requests: drain() waits for them (and their outcomes) before calling
+    // the worker idle.
+    inflight() {
+      if (tasks.size > 0) return Promise.race([...tasks])
+      if (outcomes.length > 0) return Promise.resolve().then(flush)
+      return null
+    },
+    // New events or a lane running low: the next due time must be looked up again.
     onKick: () => {
       nextDue = undefined
     },

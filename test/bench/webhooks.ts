@@ -86,7 +86,8 @@ const BURST = Math.floor(num('burst'))
 const BURST_MS = num('burst-ms')
 const PHASES = new Set(flags.phases!.split(',').map((p) => p.trim()))
 for (const p of PHASES)
-  if (!['latency', 'one', 'four', 'dead', 'burst'].includes(p)) throw new Error(`--phases: unknown phase ${p}`)
+  if (!['latency', 'one', 'four', 'dead', 'burst'].includes(p))
+    throw new Error(`--phases: unknown phase ${p}`)
 
 // ---------------------------------------------------------------------------------------------
 // Bookkeeping: receivers, DB handle and temp dir are released on exit, error, Ctrl-C (runBench
@@ -566,11 +567,17 @@ async function main(): Promise<boolean> {
     return await f()
   }
   const lat = await run('latency', `latency: ${RATE} events/s for ${LATENCY_SECONDS} s`, latency)
-  const one = await run('one', `throughput: ${EVENTS_ONE} events → 1 endpoint`, () => throughput(1, EVENTS_ONE))
+  const one = await run('one', `throughput: ${EVENTS_ONE} events → 1 endpoint`, () =>
+    throughput(1, EVENTS_ONE),
+  )
   const four = await run('four', `throughput: ${EVENTS_FOUR} events → 4 endpoints`, () =>
     throughput(4, EVENTS_FOUR),
   )
-  const burstRes = await run('burst', `burst: ${BURST} events of a capture campaign within ${BURST_MS} ms`, burst)
+  const burstRes = await run(
+    'burst',
+    `burst: ${BURST} events of a capture campaign within ${BURST_MS} ms`,
+    burst,
+  )
   const deadRes = await run(
     'dead',
     `dead endpoint: ${DEAD} deliveries, CPU over ${CPU_SECONDS} s (idle baseline first)`,
