@@ -135,12 +135,19 @@ export async function flush(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0))).catch(() => {})
 }
 
+/** Waits until the page has loaded and htmx has no request in flight (`.htmx-request`). */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForLoadState('load')
+  await page.waitForFunction(() => !document.querySelector('.htmx-request'))
+}
+
 /** Navigates and fails (naming the URL) unless the final answer has the expected status. */
 export async function visit(page: Page, path: string, status = 200): Promise<Response> {
   const res = await page.goto(path, { waitUntil: 'load' })
   if (!res) throw new Error(`${path}: no response`)
   if (res.status() !== status)
     throw new Error(`${path} → ${page.url()}: status ${res.status()}, expected ${status}`)
+  await settle(page)
   return res
 }
 
