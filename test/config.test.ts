@@ -61,6 +61,7 @@ describe('config', () => {
     [{ HERALD_WEBHOOK_ALLOW_PRIVATE: 'yes' }, /HERALD_WEBHOOK_ALLOW_PRIVATE/],
     [{ HERALD_SIMULATOR_RATES: 'opened=2' }, /opened must be a number from 0 to 1/],
     [{ HERALD_SEND_CONCURRENCY: '0' }, /HERALD_SEND_CONCURRENCY/],
+    [{ HERALD_WEBHOOK_CONCURRENCY: '0' }, /HERALD_WEBHOOK_CONCURRENCY must be between 1 and 256/],
     [{ HERALD_DNS_SERVERS: '1.1.1.1:53, bad host!' }, /HERALD_DNS_SERVERS entry "bad host!"/],
     [{ HERALD_ADMIN_PASSWORD: 'short' }, /HERALD_ADMIN_PASSWORD must be at least 8/],
   ]

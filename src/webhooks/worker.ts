@@ -90,7 +90,9 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const inFlight = Math.max(1, options.inFlight ?? app.config.webhookConcurrency)
   const perEndpoint = Math.max(options.perEndpoint ?? 100, 2 * inFlight)
   const flushMs = options.flushMs ?? 10
-  const resolve = cachingResolver(hostResolver(app.config.dnsServers), options.dnsCacheMs ?? 5000)
+  const resolve = cachingResolver(hostResolver(app.config.dnsServers), options.dnsCacheMs ?? 5000, () =>
+    app.clock.now(),
+  )
   const { sqlite } = app
 
   let stopped = false

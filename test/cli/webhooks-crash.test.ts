@@ -88,3 +88,73 @@ test('kill -9 while deliveries are pending loses none', async () => {
   expect(await second.proc.exited).toBe(0)
   await rx.close()
 }, 60_000)
+
+test('kill -9 with requests in flight to the endpoint loses none; those in flight come again, same webhook-id', async () => {
+  const data = join(work, 'data-inflight')
+  const rx = startReceiver()
+  // Until the kill the endpoint takes requests and never answers: they stay in flight.
+  let answer = () => {}
+  const held = new Promise<void>((resolve) => {
+    answer = resolve
+  })
+  rx.respond = async () => {
+    await held
+    return new Response(null, { status: 204 })
+  }
+  const first = await start(data)
+  const clientId = (await first.call('GET', '/api/v1/clients')).body.data[0].id
+  const hook = await first.call('POST', `/api/v1/webhooks?client_id=${clientId}`, {
+    url: rx.url,
+    events: ['contact.unsubscribed'],
+  })
+  const secret: string = hook.body.data.secret
+  const expected = new Set<string>()
+  for (let i = 0; i < 40; i++) {
+    const c = await first.call('POST', `/api/v1/contacts?client_id=${clientId}`, {
+      email: `inflight${i}@example.com`,
+    })
+    await first.call('PATCH', `/api/v1/contacts/${c.body.data.id}`, { status: 'unsubscribed' })
+    expected.add(`con_${c.body.data.id.replaceAll('-', '')}`)
+  }
+  // HERALD_WEBHOOK_CONCURRENCY (16 by default) requests open at once.
+  await until(() => rx.received.length === 16, 10_000, 'the first requests in flight')
+  first.proc.kill('SIGKILL')
+  await first.proc.exited
+  const inFlight = new Map(rx.received.splice(0).map((r) => [r.headers['webhook-id']!, r.body]))
+  expect(inFlight.size).toBe(16)
+  const db = new Database(join(data, 'herald.db'))
+  const state = db
+    .query(
+      "SELECT sum(status = 'sending') AS leased, sum(status = 'succeeded') AS done, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
+    )
+    .get() as { leased: number; done: number; attempts: number }
+  db.close()
+  expect(state.leased).toBeGreaterThanOrEqual(16)
+  expect(state.done).toBe(0)
+  expect(state.attempts).toBe(0)
+  answer()
+  rx.respond = () => new Response(null, { status: 204 })
+
+  const second = await start(data)
+  const arrived = new Map<string, string>()
+  const again = new Map<string, string>()
+  const verifier = new Webhook(secret)
+  await until(
+    () => {
+      for (const r of rx.received.splice(0)) {
+        const payload = verifier.verify(r.body, r.headers) as { id: string; data: { contact_id: string } }
+        arrived.set(payload.data.contact_id, payload.id)
+        if (inFlight.has(payload.id)) again.set(payload.id, r.body)
+      }
+      return arrived.size === expected.size
+    },
+    20_000,
+    'every event after the restart',
+  )
+  expect([...arrived.keys()].sort()).toEqual([...expected].sort())
+  // Those that were in flight at the kill: sent again with the same webhook-id and body.
+  expect(again).toEqual(inFlight)
+  second.proc.kill('SIGTERM')
+  expect(await second.proc.exited).toBe(0)
+  await rx.close()
+}, 60_000)
