@@ -1,8 +1,10 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from './context'
 import { ServiceError } from './errors'
+import { portalPlugin } from './http/admin/plugin'
 import { docsPlugin } from './http/docs'
 import { handled } from './http/envelope'
+import { mountMcp } from './http/mcp/plugin'
 import { operations } from './http/operations'
 import { createPipeline } from './http/pipeline'
 import { providerCallbacksPlugin } from './http/provider-callbacks'
@@ -20,11 +22,15 @@ export function createApp(ctx: AppContext) {
   const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
 
   const routes = mountOperations(app, pipeline, operations)
+  // The MCP door: tools generated from the same registry, on routes of their own (DESIGN §9).
+  mountMcp(app, pipeline, operations)
   app.use(docsPlugin(operations, ctx.config.publicUrl))
   // The docs plugin's generator registers its own string formats when loaded; ours decide.
   registerFormats()
   app.use(trackingPlugin(ctx))
   app.use(providerCallbacksPlugin(ctx))
+  // The admin portal: its own two routes under /admin, no hook on the API's path.
+  app.use(portalPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) =>

@@ -6,7 +6,7 @@ import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
 import { coerceQuery, validate } from '../lib/validate'
-import { ANONYMOUS } from '../services/actors/actor'
+import { type Actor, ANONYMOUS } from '../services/actors/actor'
 import { type Authenticator, createAuthenticator } from '../services/api-keys/authenticate'
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
 import type { Download, Verb } from '../services/verbs/define'
@@ -23,6 +23,11 @@ export interface RequestMeta {
   requestId: string
   keyId?: string
   status?: number
+  /**
+   * Set by a door that admitted the credential itself (the MCP endpoint, once per HTTP request):
+   * the operation skips credential and rate limit and goes on from the scope check.
+   */
+  actor?: Actor
 }
 
 export interface Pipeline {
@@ -101,6 +106,42 @@ function downloadResponse(d: Download, headers: Record<string, string>): Respons
 }
 
 /**
+ * The credential presented (401 with the challenge for `resourcePath`'s metadata), then one
+ * token of its rate limit (429); the rate-limit headers go into `headers`. Every door that takes
+ * API keys (REST, MCP) admits them here.
+ */
+export function admitCredential(
+  p: Pipeline,
+  request: Request,
+  headers: Record<string, string>,
+  meta: RequestMeta,
+  resourcePath = '',
+): Actor {
+  const { app } = p
+  const credential = presentedCredential(request)
+  if (!credential.present || credential.token === null) {
+    headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, credential.present, resourcePath)
+    throw unauthorized(credential.present ? 'malformed' : 'missing')
+  }
+  // OAuth access tokens join here when the authorization server lands: `p.authenticate` turns a
+  // presented token into an Actor, whichever kind of credential it is.
+  const outcome = p.authenticate(credential.token, app.clock.now())
+  if (!outcome.ok) {
+    if (outcome.reason === 'client_suspended')
+      throw new ServiceError('FORBIDDEN', 'The client this key belongs to is suspended')
+    headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, true, resourcePath)
+    throw unauthorized(outcome.reason)
+  }
+  const { actor } = outcome
+  meta.keyId = actor.id
+  const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', app.clock.now())
+  Object.assign(headers, limit.headers)
+  if (!limit.allowed)
+    throw new ServiceError('RATE_LIMITED', `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`)
+  return actor
+}
+
+/**
  * One request through one operation, in the order a client can reason about:
  * draining → credential (401) → rate limit (429) → scope (403) → path ids (404) → body read
  * (413/415/400) → Idempotency-Key (replay/409/422) → validation (422) → verb.
@@ -129,28 +170,8 @@ export async function runOperation(
     let ctx: Ctx = withActor(app, ANONYMOUS, meta.requestId)
     let credentialId: string | null = null
     if (o.auth !== 'none') {
-      const credential = presentedCredential(request)
-      if (!credential.present || credential.token === null) {
-        headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, credential.present)
-        throw unauthorized(credential.present ? 'malformed' : 'missing')
-      }
-      const outcome = p.authenticate(credential.token, app.clock.now())
-      if (!outcome.ok) {
-        if (outcome.reason === 'client_suspended')
-          throw new ServiceError('FORBIDDEN', 'The client this key belongs to is suspended')
-        headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, true)
-        throw unauthorized(outcome.reason)
-      }
-      const { actor } = outcome
-      meta.keyId = actor.id
+      const actor = meta.actor ?? admitCredential(p, request, headers, meta)
       credentialId = actor.id
-      const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', app.clock.now())
-      Object.assign(headers, limit.headers)
-      if (!limit.allowed)
-        throw new ServiceError(
-          'RATE_LIMITED',
-          `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`,
-        )
       authorize(o.verb, actor)
       ctx = withActor(app, actor, meta.requestId)
     }

@@ -187,6 +187,7 @@ describe('every operation answers what /openapi.json declares', () => {
   test('system, discovery, clients and API keys', async () => {
     await call('GET', '/api/v1/health', as(null))
     await call('GET', '/.well-known/oauth-protected-resource', as(null))
+    await call('GET', '/.well-known/oauth-protected-resource/mcp/v1', as(null))
     const c = await ok('POST', '/api/v1/clients', { body: { name: 'Globex', industry: 'Retail' } })
     await ok('GET', '/api/v1/clients?limit=2')
     await ok('GET', `/api/v1/clients/${c.id}`)

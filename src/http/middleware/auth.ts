@@ -13,9 +13,12 @@ export function presentedCredential(request: Request): { present: boolean; token
   return { present: false, token: null }
 }
 
-/** Exactly the header of DESIGN.md §4. */
-export function wwwAuthenticate(publicUrl: string, credentialPresented: boolean): string {
-  const metadata = `${publicUrl}/.well-known/oauth-protected-resource`
+/**
+ * Exactly the header of DESIGN.md §4. `resourcePath` names a protected resource other than the
+ * REST API (`/mcp/v1`, DESIGN §9): its metadata document sits under that path (RFC 9728 §3.1).
+ */
+export function wwwAuthenticate(publicUrl: string, credentialPresented: boolean, resourcePath = ''): string {
+  const metadata = `${publicUrl}/.well-known/oauth-protected-resource${resourcePath}`
   return credentialPresented
     ? `Bearer error="invalid_token", resource_metadata="${metadata}"`
     : `Bearer resource_metadata="${metadata}"`

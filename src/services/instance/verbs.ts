@@ -21,3 +21,12 @@ export const protectedResourceVerb = defineVerb({
   mutates: false,
   run: (ctx) => protectedResourceMetadata(ctx),
 })
+
+/** The MCP endpoint's own document (DESIGN §9): the same servers and scopes, resource `/mcp/v1`. */
+export const mcpProtectedResourceVerb = defineVerb({
+  name: 'instance.mcp-protected-resource',
+  scope: 'public',
+  input: NoInput,
+  mutates: false,
+  run: (ctx) => protectedResourceMetadata(ctx, '/mcp/v1'),
+})

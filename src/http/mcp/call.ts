@@ -1,0 +1,111 @@
+import type { FieldError } from '../../errors'
+import { ServiceError, validationFailed } from '../../errors'
+import type { Actor } from '../../services/actors/actor'
+import type { Json } from '../openapi-schemas'
+import { type Pipeline, type RequestMeta, runOperation } from '../pipeline'
+import { errorResponse } from '../respond'
+import type { ToolDef } from './tools'
+
+// A tool call is a REST request made in-process: the arguments are laid out as the operation's
+// path, query string and body, and the request goes through the same runOperation as the REST
+// door (scope, ids, idempotency, validation, the verb's transaction), with the credential the
+// MCP endpoint already admitted. One code path; this file only translates.
+
+export interface Outcome {
+  ok: boolean
+  /** The REST answer: `{data, pagination?}`, or the error body `{error: {code, message, …}}`. */
+  body: Json
+  text: string
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v)
+
+interface Laid {
+  path: string
+  params: Record<string, string>
+  query: URLSearchParams
+  body: Record<string, unknown> | null
+  file: string | null
+  idempotencyKey: string | null
+}
+
+/** The arguments as path, query and body; a member the tool does not take is refused (422). */
+function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
+  const o = d.operation
+  const errors: FieldError[] = []
+  const laid: Laid = {
+    path: o.path,
+    params: {},
+    query: new URLSearchParams(),
+    body: o.bodyMembers.length > 0 ? {} : null,
+    file: null,
+    idempotencyKey: null,
+  }
+  for (const name of d.pathNames) {
+    const value = args[name]
+    if (typeof value !== 'string' || value === '')
+      errors.push({ field: name, message: 'is required (a record id)' })
+    else {
+      laid.params[name] = encodeURIComponent(value)
+      laid.path = laid.path.replace(`{${name}}`, laid.params[name]!)
+    }
+  }
+  for (const [name, value] of Object.entries(args)) {
+    if (d.pathNames.includes(name) || value === undefined) continue
+    if (name === 'idempotency_key' && o.method !== 'GET') {
+      if (typeof value !== 'string') errors.push({ field: name, message: 'must be a string' })
+      else laid.idempotencyKey = value
+    } else if (d.file && name === d.file.member) {
+      if (typeof value !== 'string') errors.push({ field: name, message: 'must be a string' })
+      else laid.file = value
+    } else if (o.queryMembers.includes(name)) {
+      if (isPlainObject(value) || Array.isArray(value) || value === null)
+        errors.push({ field: name, message: 'must be a string, number or boolean' })
+      else laid.query.set(name, String(value))
+    } else if (laid.body && o.bodyMembers.includes(name)) laid.body[name] = value
+    else errors.push({ field: name, message: 'is not a known member' })
+  }
+  if (d.file && laid.file === null) errors.push({ field: d.file.member, message: 'is required' })
+  if (errors.length > 0) throw validationFailed(errors)
+  if (d.file && laid.file !== null && Buffer.byteLength(laid.file) > d.file.limit)
+    throw new ServiceError('PAYLOAD_TOO_LARGE', `${d.file.member} is larger than ${d.file.limit} bytes`)
+  return laid
+}
+
+async function outcomeOf(response: Response): Promise<Outcome> {
+  const text = await response.text()
+  return { ok: response.status === 200, body: JSON.parse(text) as Json, text }
+}
+
+/** Runs one tool for an actor the MCP endpoint admitted; failures come back as the REST error body. */
+export async function runTool(
+  p: Pipeline,
+  d: ToolDef,
+  args: Record<string, unknown> | undefined,
+  actor: Actor,
+  requestId: string,
+): Promise<Outcome> {
+  let laid: Laid
+  try {
+    laid = layOut(d, args ?? {})
+  } catch (err) {
+    return outcomeOf(errorResponse(err, requestId).response)
+  }
+  const o = d.operation
+  const headers: Record<string, string> = {}
+  let body: string | undefined
+  if (laid.file !== null && d.file) {
+    headers['content-type'] = d.file.contentType
+    body = laid.file
+  } else if (o.method !== 'GET') {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(laid.body ?? {})
+  }
+  if (laid.idempotencyKey !== null) headers['idempotency-key'] = laid.idempotencyKey
+  const search = laid.query.size > 0 ? `?${laid.query}` : ''
+  const url = `${p.app.config.publicUrl}${laid.path}${search}`
+  const request = new Request(url, { method: o.method, headers, body })
+  const meta: RequestMeta = { requestId, actor, keyId: actor.id }
+  return outcomeOf(await runOperation(p, o, request, laid.params, meta))
+}

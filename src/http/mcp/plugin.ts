@@ -1,0 +1,86 @@
+import type { Elysia } from 'elysia'
+import { ServiceError } from '../../errors'
+import { handled } from '../envelope'
+import { presentedCredential } from '../middleware/auth'
+import type { Operation } from '../operation'
+import { admitCredential, type Pipeline, type RequestMeta } from '../pipeline'
+import { errorResponse } from '../respond'
+import { buildServerCard, SERVER_CARD_TYPE } from './card'
+import { type CallerInfo, createMcpServer } from './server'
+import { buildCatalog } from './tools'
+import { MCP_PATH } from './versions'
+
+// The MCP door (DESIGN §9): /mcp/v1 and the server card. Routes of their own, so the REST
+// operations' path gains nothing. The credential is admitted here once per HTTP request (401
+// with the MCP resource's challenge, one rate-limit token); each tool call then runs the REST
+// pipeline from the scope check on (./call.ts).
+
+/** Browser-based clients (the MCP Inspector) call with a bearer credential, never cookies. */
+const CORS: Record<string, string> = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-allow-headers':
+    'authorization, x-api-key, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-request-id',
+  'access-control-expose-headers':
+    'www-authenticate, mcp-protocol-version, mcp-session-id, x-request-id, retry-after',
+  'access-control-max-age': '86400',
+}
+
+const withHeaders = (response: Response, headers: Record<string, string>) => {
+  for (const [name, value] of Object.entries({ ...headers, ...CORS })) response.headers.set(name, value)
+  return response
+}
+
+export const SERVER_CARD_PATHS = [
+  `${MCP_PATH}/server-card`,
+  '/mcp/.well-known/mcp/server-card.json',
+  '/.well-known/mcp/server-card.json',
+]
+
+export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operation[]): void {
+  const catalog = buildCatalog(operations)
+  const handler = createMcpServer(p, catalog)
+  const log = p.app.log
+
+  async function endpoint(request: Request, meta: RequestMeta): Promise<Response> {
+    const headers: Record<string, string> = {}
+    try {
+      if (p.app.lifecycle.draining)
+        throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
+      const actor = admitCredential(p, request, headers, meta, MCP_PATH)
+      const extra: CallerInfo = { actor, requestId: meta.requestId }
+      const response = await handler.fetch(request, {
+        authInfo: {
+          token: presentedCredential(request).token ?? '',
+          clientId: actor.clientId ?? '',
+          scopes: [...actor.scopes],
+          extra: extra as unknown as Record<string, unknown>,
+        },
+      })
+      return withHeaders(response, headers)
+    } catch (err) {
+      const { response, internal } = errorResponse(err, meta.requestId, headers)
+      if (internal)
+        log.error('mcp request failed', {
+          request_id: meta.requestId,
+          error: String((err as Error)?.stack ?? err),
+        })
+      return withHeaders(response, {})
+    }
+  }
+
+  const mcp = (c: { request: Request }) => handled(log, c.request, (meta) => endpoint(c.request, meta))
+  const options = { parse: 'none' as const, detail: { hide: true } }
+  for (const method of ['POST', 'GET', 'DELETE']) app.route(method, MCP_PATH, mcp, options)
+
+  // The card lists every tool; built once (the registry does not change at run time).
+  const card = JSON.stringify(buildServerCard(catalog, p.app.config.publicUrl))
+  const serveCard = (c: { request: Request }) =>
+    handled(log, c.request, () =>
+      withHeaders(new Response(card, { headers: { 'content-type': SERVER_CARD_TYPE } }), {}),
+    )
+  const preflight = (c: { request: Request }) =>
+    handled(log, c.request, () => withHeaders(new Response(null, { status: 204 }), {}))
+  for (const path of SERVER_CARD_PATHS) app.route('GET', path, serveCard, options)
+  for (const path of [MCP_PATH, ...SERVER_CARD_PATHS]) app.route('OPTIONS', path, preflight, options)
+}

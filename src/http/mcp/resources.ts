@@ -1,0 +1,76 @@
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server'
+import type { Actor } from '../../services/actors/actor'
+import type { Json } from '../openapi-schemas'
+import type { Pipeline } from '../pipeline'
+import { type Outcome, runTool } from './call'
+import type { ToolCatalog } from './tools'
+
+// Resources (DESIGN §9): a campaign's stats and a template, read through the same operations
+// as their tools (get_campaign_stats, get_template), so scope and tenancy are the REST ones.
+
+const JSON_TYPE = 'application/json'
+
+const TEMPLATES = [
+  {
+    uriTemplate: 'herald://campaigns/{id}/stats',
+    name: 'campaign_stats',
+    title: 'Campaign stats',
+    description: 'Delivery and engagement counts and rates of one campaign (same as get_campaign_stats).',
+    mimeType: JSON_TYPE,
+    tool: 'get_campaign_stats',
+    pattern: /^herald:\/\/campaigns\/([^/]+)\/stats$/,
+  },
+  {
+    uriTemplate: 'herald://templates/{id}',
+    name: 'template',
+    title: 'Template',
+    description: 'One message template: subject and bodies (Liquid) and channel (same as get_template).',
+    mimeType: JSON_TYPE,
+    tool: 'get_template',
+    pattern: /^herald:\/\/templates\/([^/]+)$/,
+  },
+] as const
+
+export const resourceTemplates = TEMPLATES.map(({ tool: _t, pattern: _p, ...rest }) => rest)
+
+export interface ResourceCaller {
+  p: Pipeline
+  catalog: ToolCatalog
+  actor: Actor
+  requestId: string
+}
+
+async function run(c: ResourceCaller, tool: string, args: Json): Promise<Outcome> {
+  return runTool(c.p, c.catalog.byName.get(tool)!, args, c.actor, c.requestId)
+}
+
+/** Concrete resources: the caller's newest templates and campaigns (one page each). */
+export async function listResources(c: ResourceCaller): Promise<Json[]> {
+  const out: Json[] = []
+  const templates = await run(c, 'list_templates', { limit: 50 })
+  if (templates.ok)
+    for (const t of templates.body.data as Json[])
+      out.push({ uri: `herald://templates/${t.id}`, name: `template: ${t.name}`, mimeType: JSON_TYPE })
+  const campaigns = await run(c, 'list_campaigns', { limit: 50 })
+  if (campaigns.ok)
+    for (const k of campaigns.body.data as Json[])
+      out.push({ uri: `herald://campaigns/${k.id}/stats`, name: `stats: ${k.name}`, mimeType: JSON_TYPE })
+  return out
+}
+
+export async function readResource(c: ResourceCaller, uri: string): Promise<Json> {
+  for (const t of TEMPLATES) {
+    const m = t.pattern.exec(uri)
+    if (!m) continue
+    const outcome = await run(c, t.tool, { id: decodeURIComponent(m[1]!) })
+    if (outcome.ok)
+      return { contents: [{ uri, mimeType: JSON_TYPE, text: JSON.stringify(outcome.body.data) }] }
+    const error = (outcome.body as { error: { code: string; message: string } }).error
+    if (error.code === 'NOT_FOUND') throw new ResourceNotFoundError(uri, `No such resource: ${uri}`)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, `${error.code}: ${error.message}`, outcome.body)
+  }
+  throw new ResourceNotFoundError(
+    uri,
+    `Unknown resource ${uri}; Herald serves ${resourceTemplates.map((t) => t.uriTemplate).join(' and ')}`,
+  )
+}
