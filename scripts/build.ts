@@ -2,6 +2,7 @@
 import { $ } from 'bun'
 
 await $`bun run ${import.meta.dir}/embed-migrations.ts`
+await $`bun run ${import.meta.dir}/embed-views.ts`
 // Workers are entry points of their own: the CSV import's parse worker (src/services/imports/process.ts
 // starts it with new Worker(new URL('./parse-worker.ts', import.meta.url))). test/helpers/binary.ts
 // builds with the same list.

@@ -54,6 +54,16 @@ export function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
   return paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
 }
 
+export function getApiKey(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), visibleTo(ctx.actor, apiKeys.clientId)))
+    .get()
+  if (!row) throw notFound('API key')
+  return presentApiKey(row)
+}
+
 export function revokeApiKey(ctx: Ctx, id: string) {
   const row = ctx.db
     .select()

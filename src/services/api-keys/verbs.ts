@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { ApiKeyRef, CreateApiKeyInput, ListApiKeysInput } from './inputs'
-import { createApiKey, listApiKeys, revokeApiKey } from './manage'
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './manage'
 
 export const listApiKeysVerb = defineVerb({
   name: 'api-keys.list',
@@ -8,6 +8,15 @@ export const listApiKeysVerb = defineVerb({
   input: ListApiKeysInput,
   mutates: false,
   run: (ctx, input) => listApiKeys(ctx, input),
+})
+
+/** One key by id (the portal's revoke confirmation names it). */
+export const getApiKeyVerb = defineVerb({
+  name: 'api-keys.get',
+  scope: 'admin:*',
+  input: ApiKeyRef,
+  mutates: false,
+  run: (ctx, { id }) => getApiKey(ctx, id),
 })
 
 export const createApiKeyVerb = defineVerb({

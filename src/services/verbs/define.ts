@@ -28,6 +28,11 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
   /** Sends, deletes or cancels something that cannot be taken back (MCP `destructiveHint`). */
   readonly destructive?: boolean
   /**
+   * Changes only the calling portal user's own account (password, time zone): every role may,
+   * in any workspace, so a viewer can still change their password.
+   */
+  readonly ownAccount?: boolean
+  /**
    * Checks of single members the schema cannot express (a phone number that parses, a known
    * time zone), without the database. `invoke` runs them with the schema, on the members the
    * schema accepted, so one 422 lists every failing member. Members may be missing.

@@ -24,13 +24,13 @@ export interface InvokeOptions {
 }
 
 /** Throws 401/403 when the actor may not call the verb. Doors call it early to order their errors. */
-export function authorize(verb: Pick<Verb, 'scope' | 'mutates'>, actor: Actor): void {
+export function authorize(verb: Pick<Verb, 'scope' | 'mutates' | 'ownAccount'>, actor: Actor): void {
   if (verb.scope === 'public') return
   if (actor.kind === 'anonymous') throw new ServiceError('UNAUTHORIZED', 'A credential is required')
   if (verb.scope !== 'any' && !hasScope(actor.scopes, verb.scope))
     throw forbidden(`This operation requires the scope ${verb.scope}`, { required_scope: verb.scope })
   const user = actor.user
-  if (!user) return
+  if (!user || verb.ownAccount) return
   if (verb.mutates && user.role === 'viewer')
     throw forbidden('A viewer can look but not change anything', { role: user.role })
   if (user.clients !== null && (actor.clientId === null || !user.clients.includes(actor.clientId)))

@@ -1,0 +1,78 @@
+import type { TSchema } from '@sinclair/typebox'
+import { ServiceError } from '../../errors'
+import type { Verb } from '../../services/verbs/define'
+import { invoke } from '../../services/verbs/invoke'
+import type { PortalRequest, PortalResult } from './types'
+
+// Forms: read submitted values, call the verb through invoke (the same rules as REST), and turn
+// a refusal the user can fix into the same form again with messages next to the fields.
+
+/**
+ * Messages by top-level input member (`scopes[2]` → `scopes`); `_form` for a refusal of the whole
+ * form (409), `_summary` for the line above a form with field messages (422).
+ */
+export type FieldErrors = Record<string, string>
+
+export function fieldErrorsOf(err: ServiceError): FieldErrors {
+  const out: FieldErrors = {}
+  if (err.code === 'VALIDATION_FAILED' && Array.isArray(err.details)) {
+    for (const d of err.details as { field: string; message: string }[]) {
+      const member = d.field.split(/[.[]/, 1)[0] || '_form'
+      out[member] ??= d.message
+    }
+    out._summary = 'Some fields need attention; see the messages next to them.'
+  } else out._form = err.message
+  return out
+}
+
+/** A single-line text field; empty → undefined so the verb's own default applies. */
+export function text(req: PortalRequest, name: string): string | undefined {
+  const v = req.form?.get(name)
+  return typeof v === 'string' && v !== '' ? v : undefined
+}
+
+/** Every value of a repeated field (checkboxes, multi-selects). */
+export function list(req: PortalRequest, name: string): string[] {
+  return (req.form?.getAll(name) ?? []).filter((v): v is string => typeof v === 'string' && v !== '')
+}
+
+/** The submitted values as plain strings, to refill a form after a refusal. */
+export function values(req: PortalRequest): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {}
+  if (!req.form) return out
+  for (const name of new Set(req.form.keys())) {
+    if (name === '_csrf') continue
+    const all = list(req, name)
+    out[name] = all.length > 1 ? all : (all[0] ?? '')
+  }
+  return out
+}
+
+const STATUS: Partial<Record<string, number>> = { VALIDATION_FAILED: 422, CONFLICT: 409, INVALID_STATE: 409 }
+
+/**
+ * Calls `verb` as the signed-in user in the chosen workspace. On success `done` decides the
+ * answer (usually a redirect with a flash); on 422/409 `retry` re-renders the form with the
+ * messages (the returned page gets the matching status). 403/404 and the rest propagate to
+ * the portal's error pages.
+ */
+export async function submit<I extends TSchema, R, P>(
+  req: PortalRequest,
+  verb: Verb<I, R, P>,
+  input: unknown,
+  handlers: {
+    done(result: R): PortalResult | Promise<PortalResult>
+    retry(errors: FieldErrors): PortalResult | Promise<PortalResult>
+  },
+): Promise<PortalResult> {
+  let result: R
+  try {
+    result = await invoke(verb, req.ctx, input)
+  } catch (err) {
+    const status = err instanceof ServiceError ? STATUS[err.code] : undefined
+    if (!status) throw err
+    const answer = await handlers.retry(fieldErrorsOf(err as ServiceError))
+    return 'kind' in answer && answer.kind === 'page' ? { ...answer, status } : answer
+  }
+  return handlers.done(result)
+}

@@ -1,0 +1,335 @@
+import type { AppContext } from '../../context'
+import { withActor } from '../../context'
+import { ServiceError } from '../../errors'
+import { randomBase62, safeEqual } from '../../lib/crypto'
+import { userActor } from '../../services/actors/actor'
+import { attemptLogin } from '../../services/portal-auth/login'
+import {
+  destroySession,
+  type Flash,
+  type PortalSession,
+  resolveSession,
+  setFlash,
+  setWorkspace,
+  takeFlash,
+} from '../../services/portal-auth/sessions'
+import { loadIdentity, workspacesOf } from '../../services/users/access'
+import { assetResponse } from './assets'
+import { clientIp } from './client-ip'
+import { cookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from './cookies'
+import { withSecurityHeaders } from './headers'
+import { type Chrome, createRenderer } from './render'
+import { sections as registeredSections } from './sections'
+import { isSecure, sessionCookie as sessionCookieFor, startSession } from './session-cookie'
+import {
+  type Handler,
+  type PageView,
+  type PortalRequest,
+  type PortalResult,
+  page,
+  type Section,
+  type Workspace,
+} from './types'
+
+// The portal's front door: static assets, sign-in and sign-out, the workspace switch, and the
+// sections' pages behind a session and CSRF check. Everything here is per-request plumbing;
+// pages call verbs through invoke with the signed-in user as the actor (./forms.ts).
+
+interface CompiledRoute {
+  method: string
+  pattern: RegExp
+  names: string[]
+  handler: Handler
+}
+
+function compile(method: string, path: string, handler: Handler): CompiledRoute {
+  const names: string[] = []
+  const source = path
+    .split('/')
+    .map((seg) => {
+      if (!seg.startsWith(':')) return seg.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+      names.push(seg.slice(1))
+      return '([^/]+)'
+    })
+    .join('/')
+  return { method, pattern: new RegExp(`^${source}$`), names, handler }
+}
+
+/** A `next` the sign-in may go to: a path of this portal, never another site. */
+export function safeNext(next: string | null | undefined): string {
+  if (!next || !/^\/admin(?:[/?#]|$)/.test(next) || next.includes('//') || next.includes('\\'))
+    return '/admin'
+  if (/^\/admin\/(login|logout)\b/.test(next)) return '/admin'
+  return next
+}
+
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE'])
+const FORM_TYPES = /^(application\/x-www-form-urlencoded|multipart\/form-data)/i
+
+export function createPortal(app: AppContext, sections: readonly Section[] = registeredSections) {
+  const render = createRenderer(sections)
+  const routes = sections.flatMap((s) => s.routes.map((r) => compile(r.method, r.path, r.handler)))
+  const secure = isSecure(app)
+
+  const sessionCookie = (value: string, maxAgeMs: number) => sessionCookieFor(app, value, maxAgeMs)
+
+  const errorPage = (status: number, heading: string, message: string) =>
+    page('pages/errors/error', heading, { status, heading, message }, status)
+
+  async function readForm(request: Request): Promise<FormData | null> {
+    if (!FORM_TYPES.test(request.headers.get('content-type') ?? '')) return null
+    try {
+      return await request.formData()
+    } catch {
+      return null
+    }
+  }
+
+  /** The token an unsafe request carries: the X-CSRF-Token header (htmx) or the `_csrf` field. */
+  function carriedToken(request: Request, form: FormData | null): string | null {
+    const header = request.headers.get('x-csrf-token')
+    if (header) return header
+    const field = form?.get('_csrf')
+    return typeof field === 'string' ? field : null
+  }
+
+  const crossSite = (request: Request) => request.headers.get('sec-fetch-site') === 'cross-site'
+
+  /** The chosen workspace if the user may use it, else their first (the "Default workspace"). */
+  function workspaceOf(session: PortalSession, workspaces: Workspace[]): Workspace | null {
+    const platform = session.user.role !== 'member'
+    if (session.workspaceId === null && platform) return null
+    return workspaces.find((w) => w.id === session.workspaceId) ?? workspaces[0] ?? null
+  }
+
+  async function respond(
+    result: PortalResult,
+    chrome: Omit<Chrome, 'flash'>,
+    session: PortalSession | null,
+    partial: boolean,
+  ): Promise<Response> {
+    if (result instanceof Response) return result
+    if (result.kind === 'redirect') {
+      if (result.flash && session) setFlash(app, session.tokenHash, result.flash)
+      return new Response(null, {
+        status: 303,
+        headers: { location: result.to, 'cache-control': 'no-store' },
+      })
+    }
+    const flash: Flash | null = session?.pendingFlash ? takeFlash(app, session.tokenHash) : null
+    return render.page(result, { ...chrome, flash }, partial)
+  }
+
+  function mapError(err: unknown): PageView {
+    if (!(err instanceof ServiceError)) throw err
+    switch (err.code) {
+      case 'FORBIDDEN':
+        return errorPage(403, 'Not allowed', err.message)
+      case 'NOT_FOUND':
+        return errorPage(404, 'Not found', err.message)
+      case 'VALIDATION_FAILED':
+        return errorPage(422, 'Not valid', err.message)
+      case 'CONFLICT':
+      case 'INVALID_STATE':
+        return errorPage(409, 'Not possible now', err.message)
+      default:
+        throw err
+    }
+  }
+
+  // --- sign-in --------------------------------------------------------------------------------
+
+  async function loginPage(request: Request, url: URL, form: FormData | null, error: string | null) {
+    const token = randomBase62(24)
+    const next = safeNext(url.searchParams.get('next') ?? (form?.get('next') as string | null))
+    const email = typeof form?.get('email') === 'string' ? (form.get('email') as string) : ''
+    const view = page('pages/login/index', 'Sign in', { next, email, error })
+    const headers: Record<string, string> = {
+      'set-cookie': cookie(LOGIN_COOKIE, token, { secure, maxAgeSeconds: 3600 }),
+    }
+    // An htmx swap that lands here (a session ended mid-page) reloads the whole page instead.
+    if (request.headers.get('hx-request'))
+      headers['hx-redirect'] = `/admin/login?next=${encodeURIComponent(next)}`
+    return render.page(view, { req: null, csrf: token, flash: null, path: url.pathname }, false, headers)
+  }
+
+  async function login(request: Request, url: URL, peer: string | null): Promise<Response> {
+    const form = await readForm(request)
+    const expected = readCookie(request, LOGIN_COOKIE)
+    const carried = carriedToken(request, form)
+    if (!expected || !carried || !safeEqual(expected, carried) || crossSite(request))
+      return render.page(
+        errorPage(403, 'Form expired', 'The sign-in form expired or came from another site. Load it again.'),
+        { req: null, csrf: '', flash: null, path: url.pathname },
+        false,
+      )
+    const email = String(form?.get('email') ?? '')
+    const password = String(form?.get('password') ?? '')
+    const outcome = await attemptLogin(app, email, password, clientIp(request, peer))
+    if (!outcome.ok) {
+      const message =
+        outcome.reason === 'locked'
+          ? `Too many failed sign-ins. Try again in ${Math.max(1, Math.ceil((outcome.until - app.clock.now()) / 60000))} minutes.`
+          : 'Wrong email or password.'
+      return loginPage(request, url, form, message)
+    }
+    const identity = loadIdentity(app.db, outcome.userId)
+    const first = identity ? workspacesOf(app.db, identity)[0] : undefined
+    const headers = new Headers({
+      location: safeNext(form?.get('next') as string | null),
+      'cache-control': 'no-store',
+    })
+    headers.append('set-cookie', startSession(app, outcome.userId, first?.id ?? null))
+    headers.append('set-cookie', cookie(LOGIN_COOKIE, '', { secure, maxAgeSeconds: 0 }))
+    return new Response(null, { status: 303, headers })
+  }
+
+  // --- everything behind a session -------------------------------------------------------------
+
+  async function signedIn(request: Request, url: URL, session: PortalSession, requestId: string) {
+    const method = request.method === 'HEAD' ? 'GET' : request.method
+    const form = UNSAFE.has(method) ? await readForm(request) : null
+    const workspaces = workspacesOf(app.db, session.user)
+    const workspace = workspaceOf(session, workspaces)
+    const partial = request.headers.has('hx-request') && !request.headers.has('hx-history-restore-request')
+    const req: PortalRequest = {
+      request,
+      url,
+      params: {},
+      query: url.searchParams,
+      form,
+      session,
+      user: session.user,
+      workspace,
+      workspaces,
+      ctx: withActor(
+        app,
+        userActor({
+          id: session.user.id,
+          role: session.user.role,
+          clients: session.user.clients,
+          workspace: workspace?.id ?? null,
+        }),
+        requestId,
+      ),
+      partial,
+    }
+    const chrome = { req, csrf: session.csrfToken, path: url.pathname }
+
+    if (UNSAFE.has(method)) {
+      const carried = carriedToken(request, form)
+      if (!carried || !safeEqual(carried, session.csrfToken) || crossSite(request))
+        return respond(
+          errorPage(
+            403,
+            'Request refused',
+            'This form is missing its security token or it expired. Reload the page and try again.',
+          ),
+          chrome,
+          session,
+          partial,
+        )
+    }
+
+    if (url.pathname === '/admin/logout' && method === 'POST') {
+      destroySession(app, session.tokenHash)
+      const headers = new Headers({ location: '/admin/login', 'cache-control': 'no-store' })
+      headers.append('set-cookie', sessionCookie('', 0))
+      if (partial) headers.set('hx-redirect', '/admin/login')
+      return new Response(null, { status: 303, headers })
+    }
+    if (url.pathname === '/admin/workspace' && method === 'POST') {
+      const chosen = String(form?.get('workspace') ?? '')
+      const target = chosen === '' ? null : (workspaces.find((w) => w.id === chosen) ?? undefined)
+      if (target === undefined || (target === null && session.user.role === 'member'))
+        return respond(
+          errorPage(403, 'Not allowed', 'That workspace is not one of yours.'),
+          chrome,
+          session,
+          partial,
+        )
+      setWorkspace(app, session.tokenHash, target?.id ?? null)
+      return respond(
+        {
+          kind: 'redirect',
+          to: safeNext(form?.get('next') as string | null),
+          flash: { kind: 'info', message: `Now working in ${target?.name ?? 'all workspaces'}.` },
+        },
+        chrome,
+        session,
+        partial,
+      )
+    }
+
+    let matchedPath = false
+    for (const route of routes) {
+      const m = route.pattern.exec(url.pathname)
+      if (!m) continue
+      matchedPath = true
+      if (route.method !== method) continue
+      const params: Record<string, string> = {}
+      route.names.forEach((name, i) => {
+        params[name] = decodeURIComponent(m[i + 1]!)
+      })
+      let result: PortalResult
+      try {
+        result = await route.handler({ ...req, params })
+      } catch (err) {
+        result = mapError(err)
+      }
+      return respond(result, chrome, session, partial)
+    }
+    if (matchedPath)
+      return respond(
+        errorPage(405, 'Not allowed', `${method} is not used on this page.`),
+        chrome,
+        session,
+        partial,
+      )
+    return respond(errorPage(404, 'Not found', 'There is no page at this address.'), chrome, session, partial)
+  }
+
+  async function dispatch(request: Request, peer: string | null, requestId: string): Promise<Response> {
+    const url = new URL(request.url)
+    const path = url.pathname
+    if (path.startsWith('/admin/static/')) {
+      const asset = assetResponse(
+        path.slice('/admin/static/'.length),
+        url.searchParams.get('v'),
+        request.headers.get('accept-encoding'),
+      )
+      if (asset) return asset
+      return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } })
+    }
+    const token = readCookie(request, SESSION_COOKIE)
+    const session = token ? resolveSession(app, token) : null
+
+    if (path === '/admin/login') {
+      if (request.method === 'POST') return login(request, url, peer)
+      if (session)
+        return new Response(null, {
+          status: 303,
+          headers: { location: safeNext(url.searchParams.get('next')) },
+        })
+      return loginPage(request, url, null, null)
+    }
+    if (!session) {
+      const headers = new Headers({
+        location: `/admin/login?next=${encodeURIComponent(path + url.search)}`,
+        'cache-control': 'no-store',
+      })
+      // A stale cookie is cleared so the browser stops sending it.
+      if (token) headers.append('set-cookie', sessionCookie('', 0))
+      return new Response(null, { status: 303, headers })
+    }
+    return signedIn(request, url, session, requestId)
+  }
+
+  return {
+    async handle(request: Request, peer: string | null, requestId: string): Promise<Response> {
+      return withSecurityHeaders(await dispatch(request, peer, requestId))
+    },
+  }
+}
+
+export type Portal = ReturnType<typeof createPortal>

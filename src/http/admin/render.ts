@@ -1,0 +1,87 @@
+import type { Flash } from '../../services/portal-auth/sessions'
+import { assetUrl } from './assets'
+import { createEngine } from './engine'
+import type { PageView, PortalRequest, Section } from './types'
+
+// Turns a handler's PageView into HTML: the page template inside the layout, or — for an htmx
+// swap (HX-Request) — the page alone plus the pieces outside <main> that change with it (the
+// title, the nav's current entry out of band, the flash message).
+
+export interface NavEntry {
+  path: string
+  title: string
+}
+
+export interface Chrome {
+  /** The signed-in request; null for the sign-in page and errors before a session exists. */
+  req: PortalRequest | null
+  csrf: string
+  flash: Flash | null
+  path: string
+}
+
+const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', vary: 'HX-Request' }
+
+export function createRenderer(sections: readonly Section[]) {
+  const engine = createEngine()
+  const nav: NavEntry[] = sections
+    .filter((s) => s.nav !== false)
+    .sort((a, b) => a.order - b.order)
+    .map(({ path, title }) => ({ path, title }))
+  const assets = {
+    htmx: assetUrl('htmx.min.js'),
+    pico: assetUrl('pico.min.css'),
+    app: assetUrl('app.js'),
+    css: assetUrl('app.css'),
+  }
+
+  /** The entry whose path is the longest prefix of the current path is current. */
+  function navFor(path: string) {
+    const current = nav
+      .filter((n) => path === n.path || path.startsWith(n.path === '/admin' ? '/admin/\u0000' : `${n.path}/`))
+      .sort((a, b) => b.path.length - a.path.length)[0]
+    return nav.map((n) => ({ ...n, current: n === current }))
+  }
+
+  function globals(view: PageView, chrome: Chrome) {
+    const req = chrome.req
+    return {
+      ...view.data,
+      title: view.title,
+      csrf: chrome.csrf,
+      flash: chrome.flash,
+      path: chrome.path,
+      assets,
+      nav: navFor(chrome.path),
+      timezone: req?.user.timezone ?? 'UTC',
+      user: req ? { email: req.user.email, role: req.user.role } : null,
+      workspace: req?.workspace ?? null,
+      workspaces: req?.workspaces ?? [],
+      platform: req ? req.user.role === 'owner' || req.user.role === 'admin' : false,
+    }
+  }
+
+  async function html(view: PageView, chrome: Chrome, partial: boolean): Promise<string> {
+    const scope = globals(view, chrome)
+    const content = await engine.renderFile(view.view, scope)
+    if (partial) return engine.renderFile('partials/swap', { ...scope, content })
+    return engine.renderFile(chrome.req ? 'layouts/portal' : 'layouts/bare', { ...scope, content })
+  }
+
+  return {
+    async page(view: PageView, chrome: Chrome, partial: boolean, headers: Record<string, string> = {}) {
+      return new Response(await html(view, chrome, partial), {
+        status: view.status,
+        headers: { ...HTML, ...headers },
+      })
+    },
+    /** One named partial alone (a polled progress bar, a live count). */
+    async fragment(name: string, data: Record<string, unknown>, chrome: Chrome, status = 200) {
+      const scope = globals({ kind: 'page', view: name, title: '', data, status }, chrome)
+      return new Response(await engine.renderFile(name, scope), { status, headers: HTML })
+    },
+    nav,
+  }
+}
+
+export type Renderer = ReturnType<typeof createRenderer>

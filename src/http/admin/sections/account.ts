@@ -1,0 +1,67 @@
+import { changePasswordVerb, getAccountVerb, updateAccountVerb } from '../../../services/users/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { type FieldErrors, submit, text } from '../forms'
+import { startSession } from '../session-cookie'
+import { defineSection, type PortalRequest, page, redirect } from '../types'
+
+// The signed-in user's own account: time zone (dates across the portal use it) and password.
+// Reached from the user menu, not the section nav.
+
+const PATH = '/admin/account'
+const ZONES = Intl.supportedValuesOf('timeZone')
+
+async function accountPage(req: PortalRequest, errors: FieldErrors = {}, timezone?: string) {
+  const account = await invoke(getAccountVerb, req.ctx, {})
+  return page('pages/account/index', 'Your account', {
+    account,
+    errors,
+    zones: ZONES.includes('UTC') ? ZONES : ['UTC', ...ZONES],
+    selected_zone: timezone ?? account.timezone,
+  })
+}
+
+export const account = defineSection({
+  path: PATH,
+  title: 'Account',
+  order: 1000,
+  nav: false,
+  routes: [
+    { method: 'GET', path: PATH, handler: (req) => accountPage(req) },
+    {
+      method: 'POST',
+      path: PATH,
+      handler: (req) =>
+        submit(
+          req,
+          updateAccountVerb,
+          { timezone: text(req, 'timezone') ?? '' },
+          {
+            done: (a) => redirect(PATH, { kind: 'success', message: `Dates now show in ${a.timezone}.` }),
+            retry: (errors) => accountPage(req, errors, text(req, 'timezone')),
+          },
+        ),
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/password`,
+      handler: (req) =>
+        submit(
+          req,
+          changePasswordVerb,
+          {
+            current_password: text(req, 'current_password') ?? '',
+            new_password: text(req, 'new_password') ?? '',
+          },
+          {
+            // Every session of the user ended with the change; this browser gets a fresh one.
+            done: () => {
+              const headers = new Headers({ location: PATH, 'cache-control': 'no-store' })
+              headers.append('set-cookie', startSession(req.ctx, req.user.id, req.workspace?.id ?? null))
+              return new Response(null, { status: 303, headers })
+            },
+            retry: (errors) => accountPage(req, errors),
+          },
+        ),
+    },
+  ],
+})

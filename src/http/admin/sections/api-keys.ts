@@ -1,0 +1,84 @@
+import { API_KEY_TIERS } from '../../../lib/enums'
+import { SCOPES } from '../../../lib/scopes'
+import {
+  createApiKeyVerb,
+  getApiKeyVerb,
+  listApiKeysVerb,
+  revokeApiKeyVerb,
+} from '../../../services/api-keys/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { type FieldErrors, list, submit, text, values } from '../forms'
+import { defineSection, type PortalRequest, page, redirect } from '../types'
+
+// API keys (DESIGN §5, §9a): the worked example of a portal section. The list shows each key's
+// 12-character display prefix; a new key is shown once, on the answer to its creation (never
+// stored for a later page); revoking asks for confirmation on a page of its own (works without
+// JavaScript; app.js does not need to do anything for it).
+
+const PATH = '/admin/api-keys'
+
+function newForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
+  const chosen = new Set((given.scopes as string[] | string | undefined) ?? [])
+  return page('pages/api-keys/new', 'New API key', {
+    errors,
+    values: { name: '', tier: 'standard', ...given },
+    scopes: SCOPES.map((s) => ({ name: s, checked: chosen.has(s) })),
+    tiers: API_KEY_TIERS,
+    scope_of: req.workspace ? req.workspace.name : 'every workspace (platform-wide)',
+  })
+}
+
+export const apiKeys = defineSection({
+  path: PATH,
+  title: 'API keys',
+  order: 90,
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const cursor = req.query.get('cursor') ?? undefined
+        const result = await invoke(listApiKeysVerb, req.ctx, { limit: 50, cursor })
+        return page('pages/api-keys/index', 'API keys', {
+          keys: result.data,
+          pagination: result.pagination,
+        })
+      },
+    },
+    { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
+    {
+      method: 'POST',
+      path: PATH,
+      handler: (req) =>
+        submit(
+          req,
+          createApiKeyVerb,
+          { name: text(req, 'name') ?? '', scopes: list(req, 'scopes'), tier: text(req, 'tier') },
+          {
+            // The key is in this answer only (no redirect: a flash would store it).
+            done: (key) => page('pages/api-keys/created', 'API key created', { key }),
+            retry: (errors) => {
+              const given = values(req)
+              return newForm(req, errors, { ...given, scopes: list(req, 'scopes') })
+            },
+          },
+        ),
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id/revoke`,
+      handler: async (req) => {
+        const key = await invoke(getApiKeyVerb, req.ctx, { id: req.params.id })
+        return page('pages/api-keys/revoke', `Revoke ${key.name}`, { key })
+      },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/revoke`,
+      handler: async (req) => {
+        const key = await invoke(revokeApiKeyVerb, req.ctx, { id: req.params.id })
+        return redirect(PATH, { kind: 'success', message: `Revoked the key “${key.name}” (${key.prefix}…).` })
+      },
+    },
+  ],
+})

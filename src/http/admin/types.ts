@@ -1,0 +1,79 @@
+import type { Ctx } from '../../context'
+import type { Flash, PortalSession } from '../../services/portal-auth/sessions'
+import type { PortalIdentity } from '../../services/users/access'
+
+// The shapes a portal page works with: what a handler receives and what it returns.
+
+export interface Workspace {
+  id: string
+  name: string
+}
+
+export interface PortalRequest {
+  readonly request: Request
+  readonly url: URL
+  /** Path parameters of the route (`:id`). */
+  readonly params: Readonly<Record<string, string>>
+  readonly query: URLSearchParams
+  /** The submitted form of an unsafe request (urlencoded or multipart), else null. */
+  readonly form: FormData | null
+  readonly session: PortalSession
+  readonly user: PortalIdentity
+  /** The workspace chosen in the header (null = every client, for owners and admins). */
+  readonly workspace: Workspace | null
+  readonly workspaces: readonly Workspace[]
+  /** The verb context: the signed-in user as actor, acting in the chosen workspace. */
+  readonly ctx: Ctx
+  /** An htmx request (HX-Request) that wants only the page's partial. */
+  readonly partial: boolean
+}
+
+/** A page to render: views/<view>.liquid inside the layout (or alone for an htmx swap). */
+export interface PageView {
+  readonly kind: 'page'
+  readonly view: string
+  readonly title: string
+  readonly data: Readonly<Record<string, unknown>>
+  readonly status: number
+}
+
+/** POST-redirect-GET: 303 to `to`, with a message shown once on the next page. */
+export interface Redirect {
+  readonly kind: 'redirect'
+  readonly to: string
+  readonly flash?: Flash
+}
+
+export type PortalResult = PageView | Redirect | Response
+
+export type Handler = (req: PortalRequest) => PortalResult | Promise<PortalResult>
+
+export interface PortalRoute {
+  readonly method: 'GET' | 'POST'
+  /** `/admin/api-keys/:id/revoke`. */
+  readonly path: string
+  readonly handler: Handler
+}
+
+/** One portal section: a nav entry and its routes. Registered in ./sections/index.ts. */
+export interface Section {
+  /** The nav link, and the prefix that marks it current. */
+  readonly path: string
+  readonly title: string
+  /** Position in the nav (lower first). */
+  readonly order: number
+  /** False for pages reached otherwise (the account page from the user menu). */
+  readonly nav?: boolean
+  readonly routes: readonly PortalRoute[]
+}
+
+export const page = (
+  view: string,
+  title: string,
+  data: Record<string, unknown> = {},
+  status = 200,
+): PageView => ({ kind: 'page', view, title, data, status })
+
+export const redirect = (to: string, flash?: Flash): Redirect => ({ kind: 'redirect', to, flash })
+
+export const defineSection = (section: Section): Section => section

@@ -1,0 +1,103 @@
+import { eq, lt, or } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { portalSessions } from '../../db/schema'
+import { randomBase62, sha256Hex } from '../../lib/crypto'
+import { loadIdentity, type PortalIdentity } from '../users/access'
+
+// Portal sessions (DESIGN §9a): a random token in the `herald_session` cookie, only its SHA-256
+// in SQLite. A session ends after 12 h without a request or 7 days after sign-in, whichever
+// comes first. Every time comes from the context's clock, so tests drive expiry.
+
+export const IDLE_MS = 12 * 60 * 60 * 1000
+export const ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000
+/** last_seen_at is written at most this often: a page view is not a write per request. */
+const TOUCH_EVERY_MS = 60 * 1000
+
+export interface Flash {
+  kind: 'success' | 'error' | 'info'
+  message: string
+}
+
+export interface PortalSession {
+  tokenHash: string
+  csrfToken: string
+  workspaceId: string | null
+  createdAt: number
+  /** When the cookie stops working at the latest (absolute limit), for its Max-Age. */
+  expiresAt: number
+  /** A message waiting to be shown (taken with takeFlash, so it shows once). */
+  pendingFlash: boolean
+  user: PortalIdentity
+}
+
+export function createSession(app: AppContext, userId: string, workspaceId: string | null) {
+  const token = randomBase62(32)
+  const csrfToken = randomBase62(24)
+  const now = app.clock.now()
+  // Expired sessions of anyone are swept here, at sign-in, rather than by a job.
+  app.db
+    .delete(portalSessions)
+    .where(or(lt(portalSessions.lastSeenAt, now - IDLE_MS), lt(portalSessions.createdAt, now - ABSOLUTE_MS)))
+    .run()
+  app.db
+    .insert(portalSessions)
+    .values({ tokenHash: sha256Hex(token), userId, csrfToken, workspaceId, createdAt: now, lastSeenAt: now })
+    .run()
+  return { token, csrfToken, expiresAt: now + ABSOLUTE_MS }
+}
+
+/** The live session of a cookie token, or null (unknown, idle too long, too old, user gone). */
+export function resolveSession(app: AppContext, token: string): PortalSession | null {
+  const tokenHash = sha256Hex(token)
+  const row = app.db.select().from(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).get()
+  if (!row) return null
+  const now = app.clock.now()
+  if (now - row.lastSeenAt >= IDLE_MS || now - row.createdAt >= ABSOLUTE_MS) {
+    app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+    return null
+  }
+  const user = loadIdentity(app.db, row.userId)
+  if (!user) return null
+  if (now - row.lastSeenAt >= TOUCH_EVERY_MS)
+    app.db
+      .update(portalSessions)
+      .set({ lastSeenAt: now })
+      .where(eq(portalSessions.tokenHash, tokenHash))
+      .run()
+  return {
+    tokenHash,
+    csrfToken: row.csrfToken,
+    workspaceId: row.workspaceId,
+    createdAt: row.createdAt,
+    expiresAt: row.createdAt + ABSOLUTE_MS,
+    pendingFlash: row.flash !== null,
+    user,
+  }
+}
+
+export function destroySession(app: AppContext, tokenHash: string): void {
+  app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+}
+
+export function setWorkspace(app: AppContext, tokenHash: string, workspaceId: string | null): void {
+  app.db.update(portalSessions).set({ workspaceId }).where(eq(portalSessions.tokenHash, tokenHash)).run()
+}
+
+export function setFlash(app: AppContext, tokenHash: string, flash: Flash): void {
+  app.db
+    .update(portalSessions)
+    .set({ flash: JSON.stringify(flash) })
+    .where(eq(portalSessions.tokenHash, tokenHash))
+    .run()
+}
+
+/** The pending flash message, removed as it is read (shown once). */
+export function takeFlash(app: AppContext, tokenHash: string): Flash | null {
+  const row = app.db
+    .update(portalSessions)
+    .set({ flash: null })
+    .where(eq(portalSessions.tokenHash, tokenHash))
+    .returning({ flash: portalSessions.flash })
+    .get()
+  return row?.flash ? (JSON.parse(row.flash) as Flash) : null
+}

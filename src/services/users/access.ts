@@ -1,0 +1,46 @@
+import { eq } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { clients, type UserRow, userClients, users } from '../../db/schema'
+import type { PortalRole } from '../actors/actor'
+
+// What a portal user may reach: the role, and for a member the chosen clients. Read on every
+// portal request (sessions), so it is two indexed look-ups.
+
+export interface PortalIdentity {
+  id: string
+  email: string
+  role: PortalRole
+  timezone: string
+  /** Clients a member may switch to; null = every client (owner, admin, viewer). */
+  clients: string[] | null
+}
+
+export function clientsOfUser(db: Db, userId: string): string[] {
+  return db
+    .select({ id: userClients.clientId })
+    .from(userClients)
+    .where(eq(userClients.userId, userId))
+    .all()
+    .map((r) => r.id)
+}
+
+export function identityOf(db: Db, row: UserRow): PortalIdentity {
+  return {
+    id: row.id,
+    email: row.email,
+    role: row.role,
+    timezone: row.timezone,
+    clients: row.role === 'member' ? clientsOfUser(db, row.id) : null,
+  }
+}
+
+export function loadIdentity(db: Db, userId: string): PortalIdentity | null {
+  const row = db.select().from(users).where(eq(users.id, userId)).get()
+  return row ? identityOf(db, row) : null
+}
+
+/** The workspaces a user may pick in the header, by name. */
+export function workspacesOf(db: Db, identity: PortalIdentity): { id: string; name: string }[] {
+  const all = db.select({ id: clients.id, name: clients.name }).from(clients).orderBy(clients.createdAt).all()
+  return identity.clients === null ? all : all.filter((c) => identity.clients!.includes(c.id))
+}

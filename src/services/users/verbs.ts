@@ -1,0 +1,123 @@
+import type { FieldError } from '../../lib/validate'
+import { isTimeZone } from '../contacts/normalize'
+import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
+import { changePassword, currentPasswordHash, getAccount, updateAccount } from './account'
+import {
+  ChangePasswordInput,
+  CreateUserInput,
+  ListUsersInput,
+  ResetPasswordInput,
+  UpdateAccountInput,
+  UpdateUserInput,
+  UserRef,
+} from './inputs'
+import { createUser, deleteUser, getUser, listUsers, resetPassword, updateUser } from './manage'
+import { generatePassword, hashPassword, verifyPassword } from './passwords'
+
+// Portal users (DESIGN §9a). Managing them needs admin:* and, for a portal user, the owner role
+// (checked in ./manage.ts). Passwords are hashed in `prepare`: argon2id is slow on purpose and
+// must not hold the write lock.
+
+const timezoneCheck = (input: { timezone?: string }): FieldError[] =>
+  input.timezone !== undefined && !isTimeZone(input.timezone)
+    ? [{ field: 'timezone', message: 'must be an IANA time zone such as Europe/Paris' }]
+    : []
+
+export const listUsersVerb = defineVerb({
+  name: 'users.list',
+  scope: 'admin:*',
+  input: ListUsersInput,
+  mutates: false,
+  run: (ctx, input) => listUsers(ctx, input),
+})
+
+export const getUserVerb = defineVerb({
+  name: 'users.get',
+  scope: 'admin:*',
+  input: UserRef,
+  mutates: false,
+  run: (ctx, { id }) => getUser(ctx, id),
+})
+
+/** Returns the password once when it was generated. */
+export const createUserVerb = defineVerb({
+  name: 'users.create',
+  scope: 'admin:*',
+  input: CreateUserInput,
+  mutates: true,
+  check: timezoneCheck,
+  prepare: async (_ctx, input) => {
+    const generated = input.password === undefined ? generatePassword() : null
+    return { generated, hash: await hashPassword(input.password ?? generated!) }
+  },
+  run: (ctx, input, prepared) => ({
+    ...createUser(ctx, input, prepared.hash),
+    password: prepared.generated,
+  }),
+})
+
+export const updateUserVerb = defineVerb({
+  name: 'users.update',
+  scope: 'admin:*',
+  input: UpdateUserInput,
+  mutates: true,
+  run: (ctx, input) => updateUser(ctx, input),
+})
+
+/** Sets (or generates, returned once) a new password and ends the user's sessions. */
+export const resetUserPasswordVerb = defineVerb({
+  name: 'users.reset-password',
+  scope: 'admin:*',
+  input: ResetPasswordInput,
+  mutates: true,
+  prepare: async (_ctx, input) => {
+    const generated = input.password === undefined ? generatePassword() : null
+    return { generated, hash: await hashPassword(input.password ?? generated!) }
+  },
+  run: (ctx, { id }, prepared) => ({
+    ...resetPassword(ctx, id, prepared.hash),
+    password: prepared.generated,
+  }),
+})
+
+export const deleteUserVerb = defineVerb({
+  name: 'users.delete',
+  scope: 'admin:*',
+  input: UserRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => deleteUser(ctx, id),
+})
+
+export const getAccountVerb = defineVerb({
+  name: 'account.get',
+  scope: 'any',
+  input: NoInput,
+  mutates: false,
+  ownAccount: true,
+  run: (ctx) => getAccount(ctx),
+})
+
+export const changePasswordVerb = defineVerb({
+  name: 'account.change-password',
+  scope: 'any',
+  input: ChangePasswordInput,
+  mutates: true,
+  ownAccount: true,
+  prepare: async (ctx, input) => ({
+    currentOk: await verifyPassword(input.current_password, currentPasswordHash(ctx)),
+    hash: await hashPassword(input.new_password),
+  }),
+  run: (ctx, _input, prepared) => changePassword(ctx, prepared),
+})
+
+export const updateAccountVerb = defineVerb({
+  name: 'account.update',
+  scope: 'any',
+  input: UpdateAccountInput,
+  mutates: true,
+  ownAccount: true,
+  check: timezoneCheck,
+  run: (ctx, { timezone }) => updateAccount(ctx, timezone),
+})
