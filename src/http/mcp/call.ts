@@ -38,7 +38,9 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
     path: o.path,
     params: {},
     query: new URLSearchParams(),
-    body: o.bodyMembers.length > 0 ? {} : null,
+    // Every call that may carry a body sends one, so REST names a member the operation does
+    // not take together with what the verb's schema says of the rest.
+    body: o.method === 'GET' ? null : {},
     file: null,
     idempotencyKey: null,
   }
@@ -63,7 +65,7 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
       if (isPlainObject(value) || Array.isArray(value) || value === null)
         errors.push({ field: name, message: 'must be a string, number or boolean' })
       else laid.query.set(name, String(value))
-    } else if (laid.body && o.bodyMembers.includes(name)) laid.body[name] = value
+    } else if (laid.body) laid.body[name] = value
     else errors.push({ field: name, message: 'is not a known member' })
   }
   if (d.file && laid.file === null) errors.push({ field: d.file.member, message: 'is required' })
@@ -98,9 +100,9 @@ export async function runTool(
   if (laid.file !== null && d.file) {
     headers['content-type'] = d.file.contentType
     body = laid.file
-  } else if (o.method !== 'GET') {
+  } else if (laid.body) {
     headers['content-type'] = 'application/json'
-    body = JSON.stringify(laid.body ?? {})
+    body = JSON.stringify(laid.body)
   }
   if (laid.idempotencyKey !== null) headers['idempotency-key'] = laid.idempotencyKey
   const search = laid.query.size > 0 ? `?${laid.query}` : ''

@@ -64,9 +64,19 @@ function define(o: Operation): ToolDef | null {
   }
 }
 
-/** Whether an actor's scopes allow a tool (tools/list shows only these). */
+/** A key whose every scope is a `…:read` one: its assistant is a reader. */
+const readsOnly = (actor: Actor) => actor.scopes.every((s) => s.endsWith(':read'))
+
+/**
+ * Whether tools/list shows a tool to an actor: its scope is held; an operation any key may call
+ * (webhooks, domain verification) is shown when it reads, or when the key may write something,
+ * so a read-only key's assistant sees no write tools. Calls are not filtered: a hidden tool
+ * called by name gets the REST answer (403 naming the scope it lacks).
+ */
 export const allows = (actor: Actor, d: ToolDef) =>
-  d.operation.auth === 'any' || hasScope(actor.scopes, d.operation.auth as Scope)
+  d.operation.auth === 'any'
+    ? !d.operation.verb.mutates || !readsOnly(actor)
+    : hasScope(actor.scopes, d.operation.auth as Scope)
 
 export interface ToolCatalog {
   all: readonly ToolDef[]
