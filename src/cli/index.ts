@@ -10,6 +10,7 @@ import { VERSION } from '../version'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
 import { serve } from './serve'
+import { type UserFlags, usersCommand } from './users'
 import { USAGE, UsageError } from './usage'
 
 const OPTIONS = {
@@ -22,6 +23,10 @@ const OPTIONS = {
   tier: { type: 'string' },
   expires: { type: 'string' },
   json: { type: 'boolean' },
+  email: { type: 'string' },
+  role: { type: 'string' },
+  password: { type: 'string' },
+  clients: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -30,6 +35,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   serve: ['port', 'host', 'data'],
   migrate: ['data'],
   keys: ['data', 'name', 'scopes', 'client', 'tier', 'expires', 'json'],
+  users: ['data', 'email', 'role', 'password', 'clients', 'json'],
   jobs: ['data'],
   backup: ['data'],
   version: [],
@@ -79,6 +85,9 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'keys':
         await keysCommand(rest[0], rest.slice(1), flags)
+        return 0
+      case 'users':
+        await usersCommand(rest[0], rest.slice(1), flags as UserFlags)
         return 0
       case 'jobs': {
         const [sub, name] = rest

@@ -6,6 +6,9 @@ Usage:
   herald keys create --name N --scopes a,b [--client ID] [--tier T] [--expires ISO] [--json] [--data DIR]
   herald keys list [--json] [--data DIR]
   herald keys revoke ID [--data DIR]
+  herald users create --email E [--role owner|admin|member|viewer] [--clients ID,…] [--password P] [--json] [--data DIR]
+  herald users reset-password EMAIL [--password P] [--data DIR]   (ends the user's sessions)
+  herald users list [--json] [--data DIR]
   herald jobs list [--data DIR]                       list the scheduled jobs
   herald jobs run NAME [--data DIR]                   run a job now
   herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
