@@ -5,6 +5,7 @@ import { createAppContext } from '../context'
 import { startInboundSmtp } from '../inbound/smtp-listener'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
+import { createJourneyWorker } from '../queue/journey-worker'
 import { startSending } from '../queue/start'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
@@ -24,6 +25,7 @@ export async function serve(flags: Flags): Promise<void> {
   const importWorker = createImportWorker(ctx).start() // resumes imports a stop interrupted
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
   const sender = startSending(ctx) // resumes campaigns a stop interrupted
+  const journeyWorker = createJourneyWorker(ctx).start()
   const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
 
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
@@ -60,7 +62,7 @@ export async function serve(flags: Flags): Promise<void> {
     if (timedOut) await server.stop(true)
     await inbound?.close()
     // Every worker ends its pass before the store closes; what they held is recovered at start.
-    await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop()])
+    await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), journeyWorker.stop()])
     ctx.store.close()
     ctx.log.info('stopped', { forced: timedOut })
     flushLogs()

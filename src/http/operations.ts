@@ -6,6 +6,7 @@ import { domainOperations } from './api/domains'
 import { healthOperations } from './api/health'
 import { importOperations } from './api/imports'
 import { inboundOperations } from './api/inbound'
+import { journeyOperations } from './api/journeys'
 import { listOperations } from './api/lists'
 import { messageOperations } from './api/messages'
 import { replyOperations } from './api/replies'
@@ -32,6 +33,7 @@ export const operations: readonly Operation[] = [
   ...senderOperations,
   ...domainOperations,
   ...campaignOperations,
+  ...journeyOperations,
   ...messageOperations,
   ...webhookOperations,
   ...inboundOperations,

@@ -4,6 +4,7 @@ import { systemActor } from '../services/actors/actor'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
+import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
 import { invoke } from '../services/verbs/invoke'
@@ -30,6 +31,15 @@ export function registerJobs(ctx: AppContext): void {
     run: async () => {
       const { removed } = await runAs(ctx, 'idempotency.purge', purgeIdempotencyKeysVerb)
       if (removed > 0) ctx.log.info('idempotency keys purged', { removed })
+    },
+  })
+  ctx.jobs.register({
+    name: 'journeys.segment-entered',
+    schedule: '* * * * *',
+    description: 'Contacts newly matching the segment of a segment_entered journey enter it (every minute)',
+    run: async () => {
+      const r = await runAs(ctx, 'journeys.segment-entered', enterSegmentJourneysVerb)
+      if (r.enrolled > 0) ctx.log.info('segment journeys entered', r)
     },
   })
   ctx.jobs.register({

@@ -9,6 +9,7 @@ import { createPlanner } from './plan'
 import { createRecipientStep } from './recipient'
 import { sourcesOf } from './sources'
 import { createCampaignSource } from './sources/campaign'
+import { createJourneySource } from './sources/journey'
 import { createTransactionalSource } from './sources/transactional'
 
 // The send worker (DESIGN.md §8). The outbox is the truth: each pass lets every source do its
@@ -48,6 +49,7 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities)
   const sources = sourcesOf([
     createCampaignSource(app, outbox, planner),
+    createJourneySource(app, planner),
     createTransactionalSource(app, outbox, planner),
   ])
   const prepare = createRecipientStep(app, {

@@ -6,6 +6,7 @@ import { conflict, type FieldError, notFound, validationFailed } from '../../err
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
+import { onContactCreated } from '../journeys/triggers'
 import { addMembers, assertListsOfClient, removeFromAllLists } from '../lists/members'
 import { bumpContactCount } from './counts'
 import type { ContactInput, ContactPatch } from './inputs'
@@ -83,6 +84,7 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
   indexContactsAfter(ctx.sqlite, highWater)
   bumpContactCount(ctx.db, clientId, 1)
   for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
+  if (onContactCreated(ctx.db, clientId, row.id, now) > 0) ctx.workers.wake('journeys')
   return presentContact(row)
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/client'
 import { appendEvent } from '../../db/events'
 import { newId } from '../../lib/ids'
+import { onJourneyEvent } from '../journeys/triggers'
 
 export const EVENT_TYPES = [
   'email.delivered',
@@ -45,5 +46,7 @@ export function recordEvent(db: Db, input: EventInput): string {
     occurredAt: input.occurredAt,
     data: JSON.stringify(input.data),
   })
+  // Journeys listen to a few of these (waits for an event, event triggers, hard bounces).
+  onJourneyEvent(db, input)
   return id
 }

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { contacts, listMembers, lists } from '../../db/schema'
 import { type FieldError, validationFailed } from '../../errors'
+import { listJoinWatched, onListJoined } from '../journeys/triggers'
 
 const CHUNK = 500
 
@@ -55,6 +56,23 @@ export function assertListsOfClient(
 
 /** Adds members (already a member is not an error); keeps member_count exact. Returns how many were new. */
 export function addMembers(db: Db, listId: string, contactIds: readonly string[], now: number): number {
+  // Journeys that start when someone joins this list learn who joined (only then: RETURNING costs).
+  if (listJoinWatched(db, listId)) {
+    const joined: string[] = []
+    for (let i = 0; i < contactIds.length; i += CHUNK) {
+      const rows = contactIds.slice(i, i + CHUNK).map((contactId) => ({ listId, contactId, addedAt: now }))
+      for (const r of db
+        .insert(listMembers)
+        .values(rows)
+        .onConflictDoNothing()
+        .returning({ id: listMembers.contactId })
+        .all())
+        joined.push(r.id)
+    }
+    bumpMembers(db, listId, joined.length, now)
+    onListJoined(db, listId, joined, now)
+    return joined.length
+  }
   let added = 0
   for (let i = 0; i < contactIds.length; i += CHUNK) {
     const rows = contactIds.slice(i, i + CHUNK).map((contactId) => ({ listId, contactId, addedAt: now }))
@@ -63,12 +81,16 @@ export function addMembers(db: Db, listId: string, contactIds: readonly string[]
     }
     added += result.changes
   }
+  bumpMembers(db, listId, added, now)
+  return added
+}
+
+function bumpMembers(db: Db, listId: string, added: number, now: number) {
   if (added > 0)
     db.update(lists)
       .set({ memberCount: sql`${lists.memberCount} + ${added}`, updatedAt: now })
       .where(eq(lists.id, listId))
       .run()
-  return added
 }
 
 export function removeMembers(db: Db, listId: string, contactIds: readonly string[], now: number): number {

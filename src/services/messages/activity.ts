@@ -7,6 +7,7 @@ import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
 import { recordEvent } from '../events/record'
+import { onComplaint } from '../journeys/triggers'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
 
@@ -22,6 +23,7 @@ const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
 const idsOf = (m: MessageRow) => ({
   message_id: pid('message', m.id),
   campaign_id: pid('campaign', m.campaignId),
+  journey_id: m.journeyId === null ? null : toPrefixedId('journey', m.journeyId),
   contact_id: pid('contact', m.contactId),
 })
 
@@ -217,6 +219,7 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
     const cur = findMessage(app, m.id)
     if (!cur) return
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
+    onComplaint(app.db, cur.contactId, at)
     app.db
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })
@@ -302,6 +305,7 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
         contact_id: pid('contact', contact.id),
         email,
         campaign_id: pid('campaign', m.campaignId),
+        journey_id: m.journeyId === null ? null : toPrefixedId('journey', m.journeyId),
         message_id: pid('message', m.id),
         source,
         unsubscribed_at: iso(at),

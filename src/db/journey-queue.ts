@@ -1,0 +1,133 @@
+import type { Database } from 'bun:sqlite'
+import { perConnection } from './prepared'
+
+// The journey executor's statements (DESIGN.md §7 Journey): due rows of `journey_runs` per
+// journey, the step writes (history appended to the enrollment, the next row, a message in the
+// one outbox), and the journey lane of the send queue. Prepared once per connection; the
+// executor calls them inside its step transactions.
+
+export interface DueRun {
+  seq: number
+  enrollment_seq: number
+  journey_id: string
+  contact_id: string
+  node_id: string
+  next_run_at: number
+  wait_event: string | null
+  wait_since: number | null
+}
+
+const statements = perConnection((sqlite: Database) => ({
+  activeJourneys: sqlite.prepare<{ id: string }, []>(
+    "SELECT id FROM journeys WHERE status = 'active' ORDER BY id",
+  ),
+  // Due rows of one journey, oldest due first, through journey_runs_due_idx.
+  due: sqlite.prepare<DueRun, [string, number, number]>(
+    `SELECT seq, enrollment_seq, journey_id, contact_id, node_id, next_run_at, wait_event, wait_since
+     FROM journey_runs WHERE journey_id = ?1 AND next_run_at <= ?2 ORDER BY next_run_at, seq LIMIT ?3`,
+  ),
+  nextDue: sqlite.prepare<{ at: number | null }, [string]>(
+    'SELECT min(next_run_at) AS at FROM journey_runs WHERE journey_id = ?1',
+  ),
+  moveRun: sqlite.prepare<never, [number, string, number, string | null, number | null]>(
+    'UPDATE journey_runs SET node_id = ?2, next_run_at = ?3, wait_event = ?4, wait_since = ?5, claimed = 0 WHERE seq = ?1',
+  ),
+  deleteRun: sqlite.prepare<never, [number]>('DELETE FROM journey_runs WHERE seq = ?1'),
+  appendHistory: sqlite.prepare<never, [number, string, string, number]>(
+    `UPDATE journey_enrollments SET history = json_insert(history, '$[#]', json(?2)), current_node = ?3, updated_at = ?4
+     WHERE seq = ?1`,
+  ),
+  finish: sqlite.prepare<never, [number, string, string | null, number]>(
+    "UPDATE journey_enrollments SET status = ?2, exit_reason = ?3, ended_at = ?4, updated_at = ?4 WHERE seq = ?1 AND status = 'active'",
+  ),
+  bumpNode: sqlite.prepare<never, [string, string, number]>(
+    `INSERT INTO journey_node_counts (journey_id, node_id, passed) VALUES (?1, ?2, ?3)
+     ON CONFLICT (journey_id, node_id) DO UPDATE SET passed = passed + excluded.passed`,
+  ),
+  queueMessage: sqlite.prepare<never, [string, string, string, string, string, string, string, number]>(
+    `INSERT INTO messages (id, client_id, journey_id, journey_node, contact_id, channel, to_address, status, next_attempt_at, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'queued', ?8, ?8)`,
+  ),
+  eventSince: sqlite.prepare<{ one: number }, [string, string, number]>(
+    'SELECT 1 AS one FROM events WHERE contact_id = ?1 AND type = ?2 AND occurred_at >= ?3 LIMIT 1',
+  ),
+  // The send queue's journey lane: queued messages of active journeys, by due time.
+  laneDue: sqlite.prepare<{ id: string; at: number | null }, []>(
+    `SELECT j.id AS id, (SELECT min(m.next_attempt_at) FROM messages m
+       WHERE m.journey_id = j.id AND m.status = 'queued') AS at
+     FROM journeys j WHERE j.status = 'active' ORDER BY j.id`,
+  ),
+  claimMessages: sqlite.prepare<{ seq: number }, [number, string, number, number]>(
+    `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+     WHERE seq IN (
+       SELECT seq FROM messages WHERE journey_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
+       ORDER BY next_attempt_at LIMIT ?4
+     ) RETURNING seq`,
+  ),
+  journeyStatus: sqlite.prepare<{ status: string }, [string]>('SELECT status FROM journeys WHERE id = ?1'),
+  cancelQueued: sqlite.prepare<never, [string, string]>(
+    "UPDATE messages SET status = 'cancelled', error = ?2 WHERE journey_id = ?1 AND status = 'queued'",
+  ),
+  // Wakes runs waiting for this event of this contact (wait_for_event).
+  wakeWaiting: sqlite.prepare<never, [string, string, number]>(
+    'UPDATE journey_runs SET next_run_at = ?3 WHERE contact_id = ?1 AND wait_event = ?2 AND next_run_at > ?3',
+  ),
+  contactEnrollments: sqlite.prepare<{ seq: number; journey_id: string }, [string]>(
+    "SELECT seq, journey_id FROM journey_enrollments WHERE contact_id = ?1 AND status = 'active'",
+  ),
+  deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM journey_runs WHERE enrollment_seq = ?1'),
+}))
+
+export const journeyQueue = (sqlite: Database) => {
+  const s = statements(sqlite)
+  return {
+    activeJourneys: () => s.activeJourneys.all().map((r) => r.id),
+    due: (journeyId: string, now: number, limit: number) => s.due.all(journeyId, now, limit),
+    nextDue: (journeyId: string) => s.nextDue.get(journeyId)?.at ?? null,
+    moveRun: (
+      seq: number,
+      nodeId: string,
+      at: number,
+      waitEvent: string | null = null,
+      waitSince: number | null = null,
+    ) => void s.moveRun.run(seq, nodeId, at, waitEvent, waitSince),
+    deleteRun: (seq: number) => void s.deleteRun.run(seq),
+    appendHistory: (
+      enrollmentSeq: number,
+      entry: Record<string, unknown>,
+      currentNode: string,
+      now: number,
+    ) => void s.appendHistory.run(enrollmentSeq, JSON.stringify(entry), currentNode, now),
+    finish: (enrollmentSeq: number, status: 'completed' | 'exited', reason: string | null, now: number) =>
+      void s.finish.run(enrollmentSeq, status, reason, now),
+    bumpNode: (journeyId: string, nodeId: string, n: number) => void s.bumpNode.run(journeyId, nodeId, n),
+    queueMessage: (
+      id: string,
+      clientId: string,
+      journeyId: string,
+      nodeId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+    ) => void s.queueMessage.run(id, clientId, journeyId, nodeId, contactId, channel, to, now),
+    eventSince: (contactId: string, type: string, since: number) =>
+      s.eventSince.get(contactId, type, since) !== null,
+    laneDue: () => s.laneDue.all(),
+    claimMessages: (journeyId: string, now: number, leaseUntil: number, limit: number) =>
+      s.claimMessages.all(leaseUntil, journeyId, now, limit).map((r) => r.seq),
+    journeyStatus: (journeyId: string) => s.journeyStatus.get(journeyId)?.status ?? null,
+    cancelQueued: (journeyId: string, reason: string) => void s.cancelQueued.run(journeyId, reason),
+    wakeWaiting: (contactId: string, eventType: string, now: number) =>
+      void s.wakeWaiting.run(contactId, eventType, now),
+    /** Ends every active enrollment of a contact (hard bounce, complaint) and drops their runs. */
+    leaveAll: (contactId: string, reason: string, now: number) => {
+      for (const e of s.contactEnrollments.all(contactId)) {
+        s.finish.run(e.seq, 'exited', reason, now)
+        s.deleteRunOf.run(e.seq)
+      }
+    },
+  }
+}
+
+export type JourneyQueue = ReturnType<typeof journeyQueue>

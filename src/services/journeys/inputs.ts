@@ -1,0 +1,63 @@
+import { type Static, Type as t } from '@sinclair/typebox'
+import { ENROLLMENT_STATUSES, JOURNEY_STATUSES } from '../../lib/enums'
+import { IdRef, Name, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+
+// What the journey verbs take, shared by every door. A node's members depend on its type, so
+// the schema fixes only the outer shape; ./graph.ts checks each node and names it in the 422.
+
+export const JourneyStatus = t.Union(JOURNEY_STATUSES.map((s) => t.Literal(s)))
+export const EnrollmentStatus = t.Union(ENROLLMENT_STATUSES.map((s) => t.Literal(s)))
+
+const Node = t.Record(t.String(), t.Unknown(), {
+  description:
+    '{id, type, next?, ...members of its type}; types: trigger, send, wait, wait_for_event, condition, split, update_contact, add_to_list, remove_from_list, webhook, goal, exit',
+})
+export const Nodes = t.Array(Node, { maxItems: 200 })
+
+const journeyFields = {
+  name: Name,
+  nodes: t.Optional(Nodes),
+  allow_reentry: t.Optional(
+    t.Boolean({ description: 'A contact who was in the journey may enter again (default false)' }),
+  ),
+}
+const JourneyFields = t.Object(journeyFields, strict)
+export type JourneyInput = Static<typeof JourneyFields>
+
+export const CreateJourneyInput = t.Object(
+  {
+    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
+    ...journeyFields,
+  },
+  strict,
+)
+export const UpdateJourneyInput = t.Object({ id: RecordId, ...t.Partial(JourneyFields).properties }, strict)
+export type JourneyPatch = Omit<Static<typeof UpdateJourneyInput>, 'id'>
+
+export const ListJourneysInput = t.Object(
+  { ...pageQueryMembers, client_id: t.Optional(t.String()), status: t.Optional(JourneyStatus) },
+  strict,
+)
+export type ListJourneysQuery = Static<typeof ListJourneysInput>
+
+export const JourneyRef = t.Object({ id: RecordId }, strict)
+
+export const EnrollInput = t.Object(
+  {
+    id: RecordId,
+    contact_ids: t.Optional(t.Array(IdRef, { maxItems: 10_000 })),
+    segment_id: t.Optional(IdRef),
+  },
+  strict,
+)
+
+export const ListEnrollmentsInput = t.Object(
+  {
+    id: RecordId,
+    ...pageQueryMembers,
+    status: t.Optional(EnrollmentStatus),
+    contact_id: t.Optional(IdRef),
+  },
+  strict,
+)
+export type ListEnrollmentsQuery = Omit<Static<typeof ListEnrollmentsInput>, 'id'>

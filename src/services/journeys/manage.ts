@@ -1,0 +1,262 @@
+import { and, eq, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import type { Db } from '../../db/client'
+import { journeyQueue } from '../../db/journey-queue'
+import { paginate } from '../../db/paginate'
+import {
+  campaigns,
+  type JourneyRow,
+  journeyRuns,
+  journeys,
+  lists,
+  segments,
+  senders,
+  templates,
+  webhooks,
+} from '../../db/schema'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { invalidState, notFound, validationFailed } from '../../errors'
+import type { JourneyStatus } from '../../lib/enums'
+import { newId, parseId } from '../../lib/ids'
+import { isTimeZone } from '../contacts/normalize'
+import { compileSegment, type RuleGroup } from '../segments/rules'
+import { checkGraph, type GraphRefs } from './graph'
+import type { JourneyInput, JourneyPatch, ListJourneysQuery } from './inputs'
+import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
+import { presentJourney } from './present'
+import { baselineSegment } from './triggers'
+
+// A journey's life (DESIGN.md §7): draft → active ⇄ paused, any → archived. The graph is
+// checked on every save and in full at activation; archiving ends every enrollment.
+
+const ALLOWED_FROM = {
+  edit: ['draft', 'paused'],
+  activate: ['draft', 'paused'],
+  pause: ['active'],
+  archive: ['draft', 'active', 'paused'],
+  delete: ['draft'],
+} as const satisfies Record<string, readonly JourneyStatus[]>
+
+const VERBS = {
+  edit: 'have its nodes changed',
+  activate: 'activated',
+  pause: 'paused',
+  archive: 'archived',
+  delete: 'deleted',
+}
+
+export function assertJourneyState(row: JourneyRow, op: keyof typeof ALLOWED_FROM): void {
+  const allowed: readonly JourneyStatus[] = ALLOWED_FROM[op]
+  if (allowed.includes(row.status)) return
+  throw invalidState(
+    `A ${row.status} journey cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
+    row.status,
+    allowed,
+  )
+}
+
+export function findJourneyRow(ctx: Ctx, id: string): JourneyRow {
+  const row = ctx.db
+    .select()
+    .from(journeys)
+    .where(and(eq(journeys.id, id), visibleTo(ctx.actor, journeys.clientId)))
+    .get()
+  if (!row) throw notFound('Journey')
+  return row
+}
+
+/** The graph's lookups, for one client's records only (another client's are "no such"). */
+export function graphRefs(db: Db, clientId: string, now: number): GraphRefs {
+  const owned =
+    (table: typeof lists | typeof segments | typeof senders | typeof webhooks | typeof campaigns) =>
+    (id: string) =>
+      db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.id, id), eq(table.clientId, clientId)))
+        .get() !== undefined
+  const listExists = owned(lists)
+  return {
+    templateChannel: (id) =>
+      db
+        .select({ channel: templates.channel })
+        .from(templates)
+        .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
+        .get()?.channel ?? null,
+    sender: owned(senders),
+    list: listExists,
+    segment: owned(segments),
+    webhook: owned(webhooks),
+    campaign: owned(campaigns),
+    rules: (match, groups) => compileSegment(match, groups as RuleGroup[], { now, listExists }).errors,
+    timeZone: isTimeZone,
+  }
+}
+
+const REF_MEMBERS = ['template_id', 'sender_id', 'list_id', 'segment_id', 'webhook_id', 'campaign_id']
+
+/** References are stored as lower-case UUIDs whatever form they came in (`tpl_…` too). */
+function normalizeNodes(nodes: Record<string, unknown>[]): Record<string, unknown>[] {
+  return nodes.map((n) => {
+    if (!n || typeof n !== 'object') return n
+    const out = { ...n }
+    for (const k of REF_MEMBERS) if (typeof out[k] === 'string') out[k] = parseId(out[k] as string) ?? out[k]
+    return out
+  })
+}
+
+function checkOrThrow(db: Db, clientId: string, nodes: unknown[], mode: 'save' | 'activate', now: number) {
+  const errors = checkGraph(nodes, graphRefs(db, clientId, now), mode)
+  if (errors.length) throw validationFailed(errors)
+}
+
+export function createJourney(ctx: Ctx, input: JourneyInput, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const now = ctx.clock.now()
+  const nodes = normalizeNodes(input.nodes ?? [])
+  checkOrThrow(ctx.db, clientId, nodes, 'save', now)
+  const row = ctx.db
+    .insert(journeys)
+    .values({
+      id: newId(),
+      clientId,
+      name: input.name,
+      nodes,
+      allowReentry: input.allow_reentry ?? false,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return presentJourney(row)
+}
+
+export const getJourney = (ctx: Ctx, id: string) => presentJourney(findJourneyRow(ctx, id))
+
+export function listJourneys(ctx: Ctx, page: ListJourneysQuery) {
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, journeys.clientId, page.client_id)]
+  if (page.status) conditions.push(eq(journeys.status, page.status))
+  return paginate(ctx.db, ctx.secretKey, journeys, journeys.id, and(...conditions), page, presentJourney)
+}
+
+export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
+  const current = findJourneyRow(ctx, id)
+  if (current.status === 'archived') assertJourneyState(current, 'archive')
+  const now = ctx.clock.now()
+  let nodes = current.nodes
+  if (patch.nodes !== undefined) {
+    assertJourneyState(current, 'edit')
+    nodes = normalizeNodes(patch.nodes)
+    // A paused journey resumes on this graph: it must be whole, and keep the nodes contacts wait at.
+    checkOrThrow(ctx.db, current.clientId, nodes, current.status === 'paused' ? 'activate' : 'save', now)
+    if (current.status === 'paused') {
+      const kept = new Set(nodes.map((n) => n.id))
+      const waiting = ctx.db
+        .selectDistinct({ node: journeyRuns.nodeId })
+        .from(journeyRuns)
+        .where(eq(journeyRuns.journeyId, id))
+        .all()
+        .filter((r) => !kept.has(r.node))
+      if (waiting.length)
+        throw validationFailed(
+          waiting.map((w) => ({
+            field: `nodes[${w.node}]`,
+            message: 'contacts are waiting at this node; it cannot be removed',
+          })),
+        )
+    }
+  }
+  const row = ctx.db
+    .update(journeys)
+    .set({
+      name: patch.name ?? current.name,
+      nodes,
+      allowReentry: patch.allow_reentry ?? current.allowReentry,
+      ...(current.status === 'paused' && patch.nodes !== undefined
+        ? triggerColumns(nodes as JourneyNode[])
+        : {}),
+      updatedAt: now,
+    })
+    .where(eq(journeys.id, id))
+    .returning()
+    .get()
+  return presentJourney(row)
+}
+
+export function deleteJourney(ctx: Ctx, id: string) {
+  const row = findJourneyRow(ctx, id)
+  assertJourneyState(row, 'delete')
+  ctx.db.delete(journeys).where(eq(journeys.id, id)).run()
+  return { id, deleted: true }
+}
+
+/** The trigger's kind and reference, copied out of the graph for the hooks' index. */
+function triggerColumns(nodes: JourneyNode[]) {
+  const t = nodes.find((n) => n.type === 'trigger')
+  const kind = (t?.trigger as string) ?? null
+  return {
+    triggerKind: kind,
+    triggerRef:
+      ((kind === 'segment_entered'
+        ? t?.segment_id
+        : kind === 'list_joined'
+          ? t?.list_id
+          : kind === 'event'
+            ? t?.campaign_id
+            : null) as string | null) ?? null,
+    triggerEvent: kind === 'event' ? (JOURNEY_EVENTS[t?.event as string] ?? null) : null,
+  }
+}
+
+export function activateJourney(ctx: Ctx, id: string) {
+  const row = findJourneyRow(ctx, id)
+  assertJourneyState(row, 'activate')
+  const now = ctx.clock.now()
+  checkOrThrow(ctx.db, row.clientId, row.nodes, 'activate', now)
+  const trigger = triggerColumns(row.nodes as JourneyNode[])
+  const updated = ctx.db
+    .update(journeys)
+    .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
+    .where(eq(journeys.id, id))
+    .returning()
+    .get()
+  // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
+  if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
+    baselineSegment(ctx.db, updated, now)
+  ctx.workers.wake('journeys')
+  ctx.workers.wake('send')
+  return presentJourney(updated)
+}
+
+export function pauseJourney(ctx: Ctx, id: string) {
+  const row = findJourneyRow(ctx, id)
+  assertJourneyState(row, 'pause')
+  const updated = ctx.db
+    .update(journeys)
+    .set({ status: 'paused', updatedAt: ctx.clock.now() })
+    .where(eq(journeys.id, id))
+    .returning()
+    .get()
+  return presentJourney(updated)
+}
+
+/** Archiving ends every active enrollment (exit_reason archived) and drops unsent messages. */
+export function archiveJourney(ctx: Ctx, id: string) {
+  const row = findJourneyRow(ctx, id)
+  assertJourneyState(row, 'archive')
+  const now = ctx.clock.now()
+  ctx.db.run(
+    sql`UPDATE journey_enrollments SET status = 'exited', exit_reason = 'archived', ended_at = ${now}, updated_at = ${now}
+        WHERE journey_id = ${id} AND status = 'active'`,
+  )
+  ctx.db.run(sql`DELETE FROM journey_runs WHERE journey_id = ${id}`)
+  ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
+  journeyQueue(ctx.sqlite).cancelQueued(id, 'journey archived')
+  const updated = ctx.db
+    .update(journeys)
+    .set({ status: 'archived', archivedAt: now, updatedAt: now })
+    .where(eq(journeys.id, id))
+    .returning()
+    .get()
+  return presentJourney(updated)
+}

@@ -1,0 +1,70 @@
+// The node types of a journey graph (DESIGN.md §7): each type's members and the members that
+// point at other nodes. A node is a flat object `{id, type, next?, ...members of its type}`.
+
+export const NODE_TYPES = [
+  'trigger',
+  'send',
+  'wait',
+  'wait_for_event',
+  'condition',
+  'split',
+  'update_contact',
+  'add_to_list',
+  'remove_from_list',
+  'webhook',
+  'goal',
+  'exit',
+] as const
+export type NodeType = (typeof NODE_TYPES)[number]
+
+export const TRIGGERS = ['manual', 'segment_entered', 'list_joined', 'event', 'contact_created'] as const
+export type TriggerKind = (typeof TRIGGERS)[number]
+
+/** Events a trigger or a wait_for_event may name, and the event types they mean. */
+export const JOURNEY_EVENTS: Record<string, string> = {
+  opened: 'email.opened',
+  clicked: 'email.clicked',
+  replied: 'reply.received',
+  bounced: 'email.bounced',
+  unsubscribed: 'contact.unsubscribed',
+}
+export const JOURNEY_EVENT_TYPES = new Set(Object.values(JOURNEY_EVENTS))
+
+/** Members every node may carry. `label` and `position` are for the portal's drawing. */
+const COMMON = ['id', 'type', 'label', 'position']
+
+/** The members each type allows besides the common ones. */
+export const MEMBERS: Record<NodeType, string[]> = {
+  trigger: ['trigger', 'segment_id', 'list_id', 'event', 'campaign_id', 'next'],
+  send: ['channel', 'template_id', 'sender_id', 'next'],
+  wait: ['duration', 'until', 'next'],
+  wait_for_event: ['event', 'timeout', 'on_event', 'on_timeout'],
+  condition: ['match', 'rule_groups', 'yes', 'no'],
+  split: ['branches'],
+  update_contact: ['fields', 'next'],
+  add_to_list: ['list_id', 'next'],
+  remove_from_list: ['list_id', 'next'],
+  webhook: ['webhook_id', 'next'],
+  goal: ['match', 'rule_groups', 'next'],
+  exit: [],
+}
+export const allowedMembers = (type: NodeType) => [...COMMON, ...MEMBERS[type]]
+
+/** A node as stored (already checked). */
+export type JourneyNode = Record<string, unknown> & { id: string; type: NodeType }
+
+/** The nodes a node can go to, each with the member that names it. */
+export function edgesOf(node: Record<string, unknown>): { member: string; to: string }[] {
+  const out: { member: string; to: string }[] = []
+  for (const m of ['next', 'yes', 'no', 'on_event', 'on_timeout'])
+    if (typeof node[m] === 'string') out.push({ member: m, to: node[m] as string })
+  if (Array.isArray(node.branches))
+    node.branches.forEach((b, i) => {
+      if (b && typeof b === 'object' && typeof (b as { next?: unknown }).next === 'string')
+        out.push({ member: `branches[${i}].next`, to: (b as { next: string }).next })
+    })
+  return out
+}
+
+/** Waits break cycles: a loop through one runs at most once per wait. */
+export const WAITING_TYPES: ReadonlySet<string> = new Set(['wait', 'wait_for_event'])

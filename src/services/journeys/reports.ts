@@ -1,0 +1,130 @@
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { type EnrollmentRow, journeyEnrollments, journeyRuns } from '../../db/schema'
+import { invalidField } from '../../errors'
+import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { parseId } from '../../lib/ids'
+import type { ListEnrollmentsQuery } from './inputs'
+import { findJourneyRow } from './manage'
+import type { JourneyNode } from './nodes'
+import { presentEnrollment } from './present'
+
+// What a journey did: its enrollments (each contact's path) and its stats.
+
+export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
+  const journey = findJourneyRow(ctx, id)
+  const limit = page.limit ?? 50
+  let after: number | null = null
+  if (page.cursor !== undefined) {
+    const p = decodeCursor(ctx.secretKey, page.cursor)
+    if (p === null || !/^\d+$/.test(p)) throw invalidField('cursor', 'is not a cursor issued by this server')
+    after = Number(p)
+  }
+  const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
+  if (page.status) where.push(eq(journeyEnrollments.status, page.status))
+  if (page.contact_id)
+    where.push(eq(journeyEnrollments.contactId, parseId(page.contact_id) ?? page.contact_id))
+  const filter = and(...where)
+  const rows = ctx.db
+    .select({ e: journeyEnrollments, next: journeyRuns.nextRunAt })
+    .from(journeyEnrollments)
+    .leftJoin(journeyRuns, eq(journeyRuns.enrollmentSeq, journeyEnrollments.seq))
+    .where(and(filter, after === null ? undefined : lt(journeyEnrollments.seq, after)))
+    .orderBy(desc(journeyEnrollments.seq))
+    .limit(limit + 1)
+    .all()
+  const total =
+    ctx.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM journey_enrollments WHERE ${filter}`)?.n ?? 0
+  const hasMore = rows.length > limit
+  const pageRows = hasMore ? rows.slice(0, limit) : rows
+  const last = pageRows.at(-1)?.e as EnrollmentRow | undefined
+  return {
+    data: pageRows.map((r) => presentEnrollment(r.e, r.next)),
+    pagination: {
+      total,
+      limit,
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq)) : null,
+    },
+  }
+}
+
+export function journeyStats(ctx: Ctx, id: string) {
+  const journey = findJourneyRow(ctx, id)
+  const byStatus = ctx.db.all<{ status: string; exit_reason: string | null; n: number }>(
+    sql`SELECT status, exit_reason, count(*) AS n FROM journey_enrollments WHERE journey_id = ${journey.id} GROUP BY status, exit_reason`,
+  )
+  const sum = (f: (r: { status: string; exit_reason: string | null }) => boolean) =>
+    byStatus.filter(f).reduce((s, r) => s + r.n, 0)
+  const passed = new Map(
+    ctx.db
+      .all<{ node_id: string; passed: number }>(
+        sql`SELECT node_id, passed FROM journey_node_counts WHERE journey_id = ${journey.id}`,
+      )
+      .map((r) => [r.node_id, r.passed]),
+  )
+  const waiting = new Map(
+    ctx.db
+      .all<{ node_id: string; n: number }>(
+        sql`SELECT node_id, count(*) AS n FROM journey_runs WHERE journey_id = ${journey.id} GROUP BY node_id`,
+      )
+      .map((r) => [r.node_id, r.n]),
+  )
+  const messages = new Map(
+    ctx.db
+      .all<{
+        node: string
+        queued: number
+        sent: number
+        delivered: number
+        opened: number
+        clicked: number
+        bounced: number
+        failed: number
+      }>(
+        sql`SELECT journey_node AS node,
+              sum(status IN ('queued', 'sending')) AS queued,
+              sum(sent_at IS NOT NULL) AS sent, sum(delivered_at IS NOT NULL) AS delivered,
+              sum(opened_at IS NOT NULL) AS opened, sum(clicked_at IS NOT NULL) AS clicked,
+              sum(bounced_at IS NOT NULL) AS bounced, sum(status = 'failed') AS failed
+            FROM messages WHERE journey_id = ${journey.id} GROUP BY journey_node`,
+      )
+      .map((r) => [r.node, r]),
+  )
+  const exitReasons: Record<string, number> = {}
+  for (const r of byStatus)
+    if (r.exit_reason) exitReasons[r.exit_reason] = (exitReasons[r.exit_reason] ?? 0) + r.n
+  return {
+    journey_id: journey.id,
+    client_id: journey.clientId,
+    status: journey.status,
+    entered: sum(() => true),
+    active: sum((r) => r.status === 'active'),
+    completed: sum((r) => r.status === 'completed'),
+    exited: sum((r) => r.status === 'exited'),
+    goal_conversions: sum((r) => r.exit_reason === 'goal'),
+    exit_reasons: exitReasons,
+    nodes: (journey.nodes as JourneyNode[]).map((n) => {
+      const m = messages.get(n.id)
+      return {
+        id: n.id,
+        type: n.type,
+        passed: passed.get(n.id) ?? 0,
+        waiting: waiting.get(n.id) ?? 0,
+        ...(n.type === 'send'
+          ? {
+              messages: {
+                queued: m?.queued ?? 0,
+                sent: m?.sent ?? 0,
+                delivered: m?.delivered ?? 0,
+                opened: m?.opened ?? 0,
+                clicked: m?.clicked ?? 0,
+                bounced: m?.bounced ?? 0,
+                failed: m?.failed ?? 0,
+              },
+            }
+          : {}),
+      }
+    }),
+  }
+}

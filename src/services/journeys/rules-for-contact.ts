@@ -1,0 +1,32 @@
+import { eq, type SQL, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { lists } from '../../db/schema'
+import { compileSegment, type RuleGroup } from '../segments/rules'
+
+// A condition's or goal's rule groups, compiled by the segment compiler once and asked for ONE
+// contact at a time through a prepared statement: `SELECT 1 FROM contacts WHERE <rules> AND id = ?`.
+
+type Dialect = { sqlToQuery(s: SQL): { sql: string; params: unknown[] } }
+
+export type ContactTest = (contactId: string) => boolean
+
+export function compileContactTest(
+  db: Db,
+  clientId: string,
+  node: Record<string, unknown>,
+  now: number,
+): ContactTest {
+  const listExists = (id: string) =>
+    db.select({ id: lists.id }).from(lists).where(eq(lists.id, id)).get() !== undefined
+  const match = node.match === 'any' ? 'any' : 'all'
+  const compiled = compileSegment(match, node.rule_groups as RuleGroup[], { now, listExists })
+  // Checked on save; a list deleted since then makes the rule false rather than stopping everyone.
+  if (!compiled.sql) return () => false
+  const marker = '\u0000contact'
+  const q = (db as unknown as { dialect: Dialect }).dialect.sqlToQuery(
+    sql`SELECT 1 AS one FROM contacts WHERE contacts.client_id = ${clientId} AND (${compiled.sql}) AND contacts.id = ${marker}`,
+  )
+  const stmt = db.$client.prepare<{ one: number }, never[]>(q.sql)
+  const params = q.params.slice(0, -1)
+  return (contactId) => stmt.get(...(params as never[]), contactId as never) !== null
+}

@@ -1,0 +1,109 @@
+import { and, eq, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import type { Db } from '../../db/client'
+import { journeyQueue } from '../../db/journey-queue'
+import { type JourneyRow, journeys, segments } from '../../db/schema'
+import { segmentCondition } from '../segments/manage'
+import type { RuleGroup } from '../segments/rules'
+import { enrollContacts, enrollWhere } from './enroll'
+import { JOURNEY_EVENT_TYPES } from './nodes'
+
+// The triggers that start journeys by themselves (DESIGN.md §7), called from where the thing
+// happens, in that transaction: a contact created, contacts joining a list, an event written
+// (which also wakes contacts waiting for it, and takes a hard-bounced contact out). Each asks
+// the journeys_trigger_idx first, so with no active journey listening they cost one index seek.
+// segment_entered is the segment job's: contacts newly matching since its last run.
+
+const listening = (db: Db, kind: string, ref: SQL | undefined) =>
+  db
+    .select()
+    .from(journeys)
+    .where(and(eq(journeys.status, 'active'), eq(journeys.triggerKind, kind), ref))
+    .all()
+
+export function onContactCreated(db: Db, clientId: string, contactId: string, now: number): number {
+  let n = 0
+  for (const j of listening(db, 'contact_created', eq(journeys.clientId, clientId)))
+    n += enrollContacts(db, j, [contactId], now)
+  return n
+}
+
+/** Whether any active journey starts when someone joins this list (then addMembers says who joined). */
+export const listJoinWatched = (db: Db, listId: string) =>
+  listening(db, 'list_joined', eq(journeys.triggerRef, listId)).length > 0
+
+export function onListJoined(db: Db, listId: string, contactIds: readonly string[], now: number): void {
+  if (contactIds.length === 0) return
+  for (const j of listening(db, 'list_joined', eq(journeys.triggerRef, listId)))
+    enrollContacts(db, j, contactIds, now)
+}
+
+export interface JourneyEvent {
+  type: string
+  clientId: string
+  contactId?: string | null
+  campaignId?: string | null
+  occurredAt: number
+  data: Record<string, unknown>
+}
+
+/** An event was just written: wake waiting contacts, start event journeys, take bounced ones out. */
+export function onJourneyEvent(db: Db, e: JourneyEvent): void {
+  if (!JOURNEY_EVENT_TYPES.has(e.type) || !e.contactId) return
+  const q = journeyQueue(db.$client)
+  q.wakeWaiting(e.contactId, e.type, e.occurredAt)
+  if (e.type === 'email.bounced' && e.data.bounce_type === 'hard')
+    q.leaveAll(e.contactId, 'bounced', e.occurredAt)
+  for (const j of listening(db, 'event', eq(journeys.clientId, e.clientId)))
+    if (j.triggerEvent === e.type && (j.triggerRef === null || j.triggerRef === e.campaignId))
+      enrollContacts(db, j, [e.contactId], e.occurredAt)
+}
+
+/** A spam complaint takes the contact out of every journey it is in. */
+export function onComplaint(db: Db, contactId: string, at: number): void {
+  journeyQueue(db.$client).leaveAll(contactId, 'complained', at)
+}
+
+const seen = (journeyId: string) =>
+  sql`EXISTS (SELECT 1 FROM journey_segment_seen s WHERE s.journey_id = ${journeyId} AND s.contact_id = contacts.id)`
+
+function conditionOf(db: Db, journey: JourneyRow, now: number): SQL | null {
+  if (!journey.triggerRef) return null
+  const seg = db.select().from(segments).where(eq(segments.id, journey.triggerRef)).get()
+  if (!seg) return null
+  return segmentCondition(db, journey.clientId, seg.match, seg.ruleGroups as RuleGroup[], now)
+}
+
+/** At activation: who matches now is not "newly matching". */
+export function baselineSegment(db: Db, journey: JourneyRow, now: number): void {
+  const where = conditionOf(db, journey, now)
+  if (!where) return
+  db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
+             SELECT ${journey.id}, contacts.id FROM contacts WHERE ${where}`)
+}
+
+/**
+ * The segment job: for each active segment_entered journey, contacts matching now and not seen
+ * matching before enter (re-entry rules apply); those who stopped matching are forgotten, so
+ * matching again later is entering again.
+ */
+export function enterNewSegmentMembers(ctx: Ctx): { journeys: number; enrolled: number } {
+  const now = ctx.clock.now()
+  let enrolled = 0
+  const active = listening(ctx.db, 'segment_entered', undefined)
+  for (const j of active) {
+    const where = conditionOf(ctx.db, j, now)
+    if (!where) {
+      ctx.log.warn('segment_entered journey has no segment', { journey_id: j.id })
+      continue
+    }
+    const fresh = sql`(${where}) AND NOT ${seen(j.id)}`
+    enrolled += enrollWhere(ctx.db, j, fresh, now)
+    ctx.db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
+                   SELECT ${j.id}, contacts.id FROM contacts WHERE ${fresh}`)
+    ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
+                   AND contact_id NOT IN (SELECT contacts.id FROM contacts WHERE ${where})`)
+  }
+  if (enrolled > 0) ctx.workers.wake('journeys')
+  return { journeys: active.length, enrolled }
+}
