@@ -50,6 +50,13 @@ export interface Config {
   /** SMTP: silence on an open connection before it is closed (ms). */
   readonly smtpSocketTimeoutMs: number
   readonly domainThrottle: number | null
+  /**
+   * Per recipient domain per minute, overriding the defaults for the big mailbox providers
+   * (HERALD_DOMAIN_THROTTLES, `gmail.com=600,yahoo.com=300`; src/queue/throttle.ts).
+   */
+  readonly domainThrottles: Readonly<Record<string, number>>
+  /** Warm-up of new sending domains (HERALD_WARMUP, default on; src/services/deliverability/warmup.ts). */
+  readonly warmup: boolean
   readonly clientHourlyCap: number | null
   /** Domain of VERP bounce+/reply+ addresses and the mailto: unsubscribe (HERALD_INBOUND_DOMAIN). */
   readonly inboundDomain: string | null
@@ -264,11 +271,26 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       120_000,
     ),
     domainThrottle: optionalInt('HERALD_DOMAIN_THROTTLE', env.HERALD_DOMAIN_THROTTLE, 1, 1_000_000),
+    domainThrottles: domainLimits('HERALD_DOMAIN_THROTTLES', env.HERALD_DOMAIN_THROTTLES),
+    warmup: oneOf('HERALD_WARMUP', env.HERALD_WARMUP ?? 'on', ['on', 'off'] as const) === 'on',
     clientHourlyCap: optionalInt('HERALD_CLIENT_HOURLY_CAP', env.HERALD_CLIENT_HOURLY_CAP, 1, 100_000_000),
     inboundDomain,
     inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
     defaultFrom,
   })
+}
+
+/** `domain=N,domain=N`: per-minute limits by recipient domain. */
+function domainLimits(name: string, raw: string | undefined): Readonly<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const part of (raw ?? '').split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=')
+    const domain = part.slice(0, eq).trim().toLowerCase()
+    if (eq < 1 || !/^[a-z0-9.-]+\.[a-z]{2,}$/.test(domain))
+      throw new ConfigError(`${name} must be domain=N pairs separated by commas, got "${part}"`)
+    out[domain] = int(name, part.slice(eq + 1).trim(), 1, 1_000_000)
+  }
+  return Object.freeze(out)
 }
 
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/

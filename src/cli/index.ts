@@ -7,6 +7,7 @@ import { MigrationError, migrate } from '../db/migrate'
 import { registerJobs } from '../jobs'
 import { backupTo } from '../services/instance/backup'
 import { VERSION } from '../version'
+import { analyticsCommand } from './analytics'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
 import { serve } from './serve'
@@ -37,6 +38,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   keys: ['data', 'name', 'scopes', 'client', 'tier', 'expires', 'json'],
   users: ['data', 'email', 'role', 'password', 'clients', 'json'],
   jobs: ['data'],
+  analytics: ['data', 'client', 'json'],
   backup: ['data'],
   version: [],
   help: [],
@@ -83,6 +85,9 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the data file is up to date')
         return 0
       }
+      case 'analytics':
+        await analyticsCommand(rest[0], rest.slice(1), flags)
+        return 0
       case 'keys':
         await keysCommand(rest[0], rest.slice(1), flags)
         return 0

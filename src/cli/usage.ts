@@ -11,6 +11,7 @@ Usage:
   herald users list [--json] [--data DIR]
   herald jobs list [--data DIR]                       list the scheduled jobs
   herald jobs run NAME [--data DIR]                   run a job now
+  herald analytics rebuild [--client ID] [--json] [--data DIR]   recompute the analytics rollups from the messages
   herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
   herald version                                      print the version
   herald help                                         this text

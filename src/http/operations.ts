@@ -1,7 +1,9 @@
+import { analyticsOperations } from './api/analytics'
 import { apiKeyOperations } from './api/api-keys'
 import { campaignOperations } from './api/campaigns'
 import { clientOperations } from './api/clients'
 import { contactOperations } from './api/contacts'
+import { deliverabilityOperations } from './api/deliverability'
 import { domainOperations } from './api/domains'
 import { healthOperations } from './api/health'
 import { importOperations } from './api/imports'
@@ -38,4 +40,6 @@ export const operations: readonly Operation[] = [
   ...webhookOperations,
   ...inboundOperations,
   ...replyOperations,
+  ...analyticsOperations,
+  ...deliverabilityOperations,
 ]

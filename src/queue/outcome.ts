@@ -1,5 +1,6 @@
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
+import { createRollupBatch } from '../db/rollups'
 import type { MessageRow } from '../db/schema'
 import { inTransaction } from '../db/transaction'
 import { recordDeliveredEvent } from '../services/messages/activity'
@@ -53,6 +54,8 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
       d[c] = (d[c] ?? 0) + 1
       byKey.set(key, d)
     }
+    // Analytics rollups: summed per source and quarter-hour, one upsert each per batch.
+    const rollups = createRollupBatch()
     inTransaction(app.sqlite, () => {
       for (const { message: m, outcome: o } of batch) {
         switch (o.kind) {
@@ -69,8 +72,10 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
               storedHeaders(o.composed),
             )
             count(m, 'sent')
+            rollups.add(m, now, 'sent')
             if (nowDelivered) {
               count(m, 'delivered')
+              rollups.add(m, now, 'delivered')
               recordDeliveredEvent(app, m, now, o.composed.email)
             }
             break
@@ -94,6 +99,7 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
         }
       }
       for (const [source, byKey] of tallies) for (const [key, deltas] of byKey) source.tally(key, deltas)
+      rollups.flush(app.sqlite)
     })
   }
 }

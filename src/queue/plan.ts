@@ -2,6 +2,7 @@ import type { Channel, DkimSigning, ProviderCapabilities } from '../channels/typ
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ResolvedSender } from '../services/campaigns/sender'
+import { type WarmupPlan, warmupFor } from '../services/deliverability/warmup'
 import { dkimForSender } from '../services/domains/dkim'
 import { type CompiledTemplate, compileTemplate, type RenderableTemplate } from '../services/templates/render'
 import { clientVariables } from '../services/templates/variables'
@@ -16,6 +17,8 @@ export interface SendPlan {
   compiled: CompiledTemplate
   sender: ResolvedSender | null
   dkim: DkimSigning | null
+  /** The signing domain's warm-up (a daily cap), when it is new and its mail reaches real inboxes. */
+  warmup: WarmupPlan | null
   /** A suspended client's sends stop (DESIGN.md §7) until it is active again. */
   clientSuspended: boolean
   /** Domain of the Message-ID: the sender's, else the public host. */
@@ -48,15 +51,18 @@ export function createPlanner(
     const client = outbox.clientRow(input.clientId)
     if (!client) throw new Error('the client no longer exists')
     const { sender } = input
+    const dkim =
+      sender && capabilities(input.channel).needsVerifiedSender
+        ? dkimForSender(app, input.clientId, sender.fromEmail)
+        : null
     return {
       channel: input.channel,
       compiled: compileTemplate(input.content),
       clientSuspended: client.status !== 'active',
       sender,
-      dkim:
-        sender && capabilities(input.channel).needsVerifiedSender
-          ? dkimForSender(app, input.clientId, sender.fromEmail)
-          : null,
+      dkim,
+      // Mail signed for real inboxes warms its domain up (capture and the simulator do not sign).
+      warmup: dkim ? warmupFor(app, input.clientId, dkim.domainName) : null,
       idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
       variables: { ...input.variables, client: clientVariables(client) },
       bulk: input.bulk,

@@ -47,7 +47,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const { providers, retryDelays } = options
   const isSuppressed = createSuppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
-  const limits = createWindowLimits(options.outbox, app.config)
+  const limits = createWindowLimits(options.outbox, app.config, app)
   const timeoutMs = app.config.sendTimeoutMs
 
   /** What to do with one claimed message before anything is sent. */
@@ -62,7 +62,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       return { kind: 'skipped', reason: 'suppressed' }
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
-    const deferTo = limits.reserve(m.clientId, to, now)
+    const deferTo = limits.reserve(m.clientId, to, now, plan.warmup)
     if (deferTo !== null) return { kind: 'deferred', at: deferTo }
     const provider = providers[channel]
     // Rendering happens in the send task, not for the whole batch up front: the event loop then

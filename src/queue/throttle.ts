@@ -1,9 +1,37 @@
 import type { Config } from '../config'
+import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
+import {
+  dayOf,
+  saveWarmupCount,
+  type WarmupPlan,
+  warmupCap,
+  warmupSentOn,
+} from '../services/deliverability/warmup'
 
 // The operator's sending limits (DESIGN.md §1): an instance-wide rate (token bucket, burst of
 // one second's worth), a per-recipient-domain limit per minute and a per-client cap per hour.
 // A message over a window's limit is deferred to the window's end, not failed.
+// Mail that reaches real inboxes (the smtp provider) also keeps under per-minute defaults for
+// the big mailbox providers (HERALD_DOMAIN_THROTTLES overrides them and adds others; the
+// domains of one provider share its limit) and under the warm-up cap of a new sending domain
+// (one UTC day per window, deferred to the next day).
+
+/** Per-minute limits of the big mailbox providers, by the name of the provider's group. */
+export const DEFAULT_DOMAIN_THROTTLES: Readonly<Record<string, number>> = {
+  'gmail.com': 600,
+  'outlook.com': 300,
+  'yahoo.com': 300,
+}
+/** Recipient domains that are one mailbox provider: they share one window and limit. */
+const PROVIDER_GROUPS: Readonly<Record<string, string>> = {
+  'gmail.com': 'gmail.com',
+  'googlemail.com': 'gmail.com',
+  'outlook.com': 'outlook.com',
+  'hotmail.com': 'outlook.com',
+  'live.com': 'outlook.com',
+  'yahoo.com': 'yahoo.com',
+}
 
 export function createRateBucket(ratePerSecond: number | null, now: () => number) {
   let tokens = ratePerSecond ?? 0
@@ -33,11 +61,23 @@ interface Window {
 
 export function createWindowLimits(
   outbox: Pick<Outbox, 'sentSince'>,
-  config: Pick<Config, 'domainThrottle' | 'clientHourlyCap'>,
+  config: Pick<Config, 'domainThrottle' | 'clientHourlyCap' | 'domainThrottles' | 'emailProvider'>,
+  /** Reads and saves warm-up counts (absent: no warm-up, as in unit tests of the windows). */
+  app?: AppContext,
 ) {
-  const { domainThrottle, clientHourlyCap } = config
+  const { domainThrottle, clientHourlyCap, domainThrottles } = config
+  const providerDefaults = config.emailProvider === 'smtp'
+  /** The window key and per-minute limit of a recipient domain, or null when unlimited. */
+  const domainLimit = (domain: string): [string, number] | null => {
+    const group = PROVIDER_GROUPS[domain]
+    const set = domainThrottles[domain] ?? (group ? domainThrottles[group] : undefined)
+    if (set !== undefined) return [domainThrottles[domain] !== undefined ? domain : group!, set]
+    if (group && providerDefaults) return [group, DEFAULT_DOMAIN_THROTTLES[group]!]
+    return domainThrottle === null ? null : [domain, domainThrottle]
+  }
   const domains = new Map<string, Window>()
   const clients = new Map<string, Window>()
+  const warming = new Map<string, Window>()
   const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
     // Every entry of a map shares one window length: when a new window starts, the old entries
     // are all stale, so the map never grows past the keys of one window.
@@ -52,7 +92,7 @@ export function createWindowLimits(
   }
   return {
     /** Reserves a send for (client, recipient); returns the time to defer to when over a limit. */
-    reserve(clientId: string, to: string, now: number): number | null {
+    reserve(clientId: string, to: string, now: number, warmup: WarmupPlan | null = null): number | null {
       const checks: [Window, number, number][] = []
       if (clientHourlyCap !== null) {
         const start = now - (now % 3_600_000)
@@ -61,13 +101,23 @@ export function createWindowLimits(
         checks.push([w, clientHourlyCap, start + 3_600_000])
       }
       // Recipient domains are an email notion; phone numbers have none.
-      if (domainThrottle !== null && to.includes('@')) {
+      const limit = to.includes('@') ? domainLimit(to.slice(to.lastIndexOf('@') + 1).toLowerCase()) : null
+      if (limit !== null) {
         const start = now - (now % 60_000)
-        const domain = to.slice(to.lastIndexOf('@') + 1).toLowerCase()
-        checks.push([windowOf(domains, domain, start, () => 0), domainThrottle, start + 60_000])
+        checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000])
       }
-      for (const [w, limit, end] of checks) if (w.count >= limit) return end
+      const cap = warmup && app ? warmupCap(warmup.startedAt, now) : null
+      let day = 0
+      if (warmup && app && cap !== null) {
+        day = dayOf(now)
+        const w = windowOf(warming, warmup.domainId, day, () => warmupSentOn(app, warmup.domainId, day))
+        checks.push([w, cap, day + 86_400_000])
+      }
+      for (const [w, max, end] of checks) if (w.count >= max) return end
       for (const [w] of checks) w.count++
+      // The day's count is saved as it goes, so a restart does not start the day over.
+      if (warmup && app && cap !== null)
+        saveWarmupCount(app, warmup.domainId, day, warming.get(warmup.domainId)!.count)
       return null
     },
   }

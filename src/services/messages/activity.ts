@@ -1,11 +1,13 @@
 import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
+import { addToRollup } from '../../db/rollups'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
+import { checkSendingHealth } from '../deliverability/alerts'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
 import { suppress } from '../suppressions/manage'
@@ -57,6 +59,7 @@ export function recordDelivered(app: AppContext, m: MessageRow, at: number): voi
     if (!cur || !outbox(app).delivered(cur.seq, at)) return
     recordDeliveredEvent(app, cur, at)
     bumpCampaign(app.db, cur.campaignId, { delivered: 1 })
+    addToRollup(app.sqlite, cur, at, { delivered: 1 })
   })
 }
 
@@ -119,12 +122,14 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
       if (cur.machineOpenedAt === null) {
         app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
         bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
+        addToRollup(app.sqlite, cur, at, { machine_opened: 1 })
       }
       return
     }
     if (cur.openedAt === null) {
       app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
       bumpCampaign(app.db, cur.campaignId, { opened: 1 })
+      addToRollup(app.sqlite, cur, at, { opened: 1 })
     }
   })
 }
@@ -157,10 +162,9 @@ export function recordClick(
     if (cur.openedAt === null) set.openedAt = at
     if (Object.keys(set).length === 0) return
     app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
-    bumpCampaign(app.db, cur.campaignId, {
-      clicked: set.clickedAt ? 1 : 0,
-      opened: set.openedAt ? 1 : 0,
-    })
+    const firsts = { clicked: set.clickedAt ? 1 : 0, opened: set.openedAt ? 1 : 0 }
+    bumpCampaign(app.db, cur.campaignId, firsts)
+    addToRollup(app.sqlite, cur, at, firsts)
   })
 }
 
@@ -193,7 +197,11 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
         bounced_at: iso(at),
       },
     })
-    if (cur.bouncedAt === null) bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
+    if (cur.bouncedAt === null) {
+      bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
+      addToRollup(app.sqlite, cur, at, { bounced: 1 })
+      checkSendingHealth(app, cur.clientId, at)
+    }
     if (bounce.type === 'hard') {
       suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
       app.db
@@ -213,11 +221,19 @@ const hadHardBounce = (app: AppContext, messageId: string) =>
     )
     .get(messageId) !== null
 
-/** A complaint (ARF feedback report): suppress and mark the contact complained. */
+/**
+ * A complaint (ARF feedback report): suppress and mark the contact complained. The first about a
+ * message counts in the complaint rate, which may raise an alert or pause the client's campaigns.
+ */
 export function recordComplaint(app: AppContext, m: MessageRow, at: number): void {
   tx(app, () => {
     const cur = findMessage(app, m.id)
     if (!cur) return
+    if (cur.complainedAt === null) {
+      app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id)).run()
+      addToRollup(app.sqlite, cur, at, { complained: 1 })
+      checkSendingHealth(app, cur.clientId, at)
+    }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
     onComplaint(app.db, cur.contactId, at)
     app.db
@@ -273,6 +289,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
     if (cur && cur.repliedAt === null) {
       app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
       bumpCampaign(app.db, m.campaignId, { replied: 1 })
+      addToRollup(app.sqlite, cur, at, { replied: 1 })
     }
     return id
   })
@@ -296,7 +313,12 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
         .set({ status: 'unsubscribed', updatedAt: at })
         .where(eq(contacts.id, contact.id))
         .run()
-    app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
+    // The message's first unsubscribe is the one analytics counts (once per message).
+    const cur = findMessage(app, m.id)
+    if (cur && cur.unsubscribedAt === null) {
+      app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
+      addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
+    }
     recordEvent(app.db, {
       ...refs(m),
       type: 'contact.unsubscribed',

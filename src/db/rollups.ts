@@ -1,0 +1,252 @@
+import type { Database } from 'bun:sqlite'
+import { perConnection } from './prepared'
+
+// The analytics rollups' SQL (schema/analytics.ts): the upsert every event writer adds through,
+// in the transaction of the change; the reads the analytics verbs make (never the event log);
+// and the rebuild from the messages' first-time columns, which hold the same facts.
+
+export const ROLLUP_COUNTERS = [
+  'sent',
+  'delivered',
+  'opened',
+  'machine_opened',
+  'clicked',
+  'replied',
+  'bounced',
+  'unsubscribed',
+  'complained',
+] as const
+export type RollupCounter = (typeof ROLLUP_COUNTERS)[number]
+export type RollupDeltas = Partial<Record<RollupCounter, number>>
+export type RollupTotals = Record<RollupCounter, number>
+
+/** A rollup bucket is one UTC quarter-hour. */
+export const QUARTER_MS = 900_000
+export const quarterOf = (ms: number) => ms - (((ms % QUARTER_MS) + QUARTER_MS) % QUARTER_MS)
+
+/** Which message a count belongs to: its client, channel and source. */
+export interface RollupSource {
+  clientId: string
+  channel: string
+  campaignId: string | null
+  journeyId: string | null
+  sequenceId: string | null
+}
+
+/** Narrows a read to one source or channel ('' = the key's "none"). */
+export interface RollupFilter {
+  campaignId?: string
+  journeyId?: string
+  sequenceId?: string
+  channel?: string
+}
+
+/**
+ * Internal switch for the analytics bench only (test/bench/analytics.ts): it measures the send
+ * rate with and without the rollup writes in one run. Never turned off otherwise.
+ */
+export const rollupWrites = { enabled: true }
+
+const COLUMNS = ROLLUP_COUNTERS.join(', ')
+const SUMS = ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')
+const KEY = 'client_id, bucket, channel, campaign_id, journey_id, sequence_id'
+
+const statements = perConnection((sqlite: Database) => ({
+  add: sqlite.prepare(
+    `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 7}`).join(', ')})
+     ON CONFLICT (${KEY}) DO UPDATE SET ${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+  ),
+  // Newest quarters first, summed over sources: the alert's "last 1,000 sends" walk.
+  recent: sqlite.prepare<{ bucket: number; sent: number; bounced: number; complained: number }, [string]>(
+    `SELECT bucket, sum(sent) AS sent, sum(bounced) AS bounced, sum(complained) AS complained
+     FROM analytics_rollups WHERE client_id = ?1 GROUP BY bucket ORDER BY bucket DESC`,
+  ),
+}))
+
+const values = (d: RollupDeltas) => ROLLUP_COUNTERS.map((c) => d[c] ?? 0)
+
+/** Adds to one source's quarter. Call it in the transaction that records the change. */
+export function addToRollup(sqlite: Database, s: RollupSource, at: number, deltas: RollupDeltas): void {
+  if (!rollupWrites.enabled) return
+  statements(sqlite).add.run(
+    s.clientId,
+    quarterOf(at),
+    s.channel,
+    s.campaignId ?? '',
+    s.journeyId ?? '',
+    s.sequenceId ?? '',
+    ...values(deltas),
+  )
+}
+
+/**
+ * Counts of a batch (the send queue's outcomes), summed per source and quarter in memory and
+ * written with one upsert each when flushed.
+ */
+export function createRollupBatch() {
+  const pending = new Map<string, { s: RollupSource; at: number; d: RollupDeltas }>()
+  return {
+    add(s: RollupSource, at: number, counter: RollupCounter): void {
+      const bucket = quarterOf(at)
+      const key = `${s.clientId}|${bucket}|${s.channel}|${s.campaignId ?? ''}|${s.journeyId ?? ''}|${s.sequenceId ?? ''}`
+      let e = pending.get(key)
+      if (!e) {
+        e = { s, at: bucket, d: {} }
+        pending.set(key, e)
+      }
+      e.d[counter] = (e.d[counter] ?? 0) + 1
+    },
+    flush(sqlite: Database): void {
+      for (const { s, at, d } of pending.values()) addToRollup(sqlite, s, at, d)
+      pending.clear()
+    },
+  }
+}
+
+function where(clientId: string, from: number, to: number, f: RollupFilter) {
+  const conds = ['client_id = ?', 'bucket >= ?', 'bucket < ?']
+  const args: (string | number)[] = [clientId, from, to]
+  // A source filter pins the other two to '' so the source index is used from its first column.
+  if (f.campaignId !== undefined || f.journeyId !== undefined || f.sequenceId !== undefined) {
+    conds.push('campaign_id = ?', 'journey_id = ?', 'sequence_id = ?')
+    args.push(f.campaignId ?? '', f.journeyId ?? '', f.sequenceId ?? '')
+  }
+  if (f.channel !== undefined) {
+    conds.push('channel = ?')
+    args.push(f.channel)
+  }
+  return { sql: conds.join(' AND '), args }
+}
+
+/** Totals over [from, to) (quarter-aligned ms). */
+export function rollupTotals(
+  sqlite: Database,
+  clientId: string,
+  from: number,
+  to: number,
+  filter: RollupFilter = {},
+): RollupTotals {
+  const w = where(clientId, from, to, filter)
+  return sqlite
+    .query<RollupTotals, (string | number)[]>(`SELECT ${SUMS} FROM analytics_rollups WHERE ${w.sql}`)
+    .get(...w.args)!
+}
+
+/** The first quarter with activity of a source (its whole-life window), or null. */
+export function firstBucket(sqlite: Database, clientId: string, filter: RollupFilter): number | null {
+  const w = where(clientId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, filter)
+  return (
+    sqlite
+      .query<{ b: number | null }, (string | number)[]>(
+        `SELECT min(bucket) AS b FROM analytics_rollups WHERE ${w.sql}`,
+      )
+      .get(...w.args)?.b ?? null
+  )
+}
+
+/** One counter per quarter over [from, to), only the quarters that have rows, in order. */
+export function rollupSeries(
+  sqlite: Database,
+  clientId: string,
+  counter: RollupCounter,
+  from: number,
+  to: number,
+  filter: RollupFilter = {},
+): { bucket: number; n: number }[] {
+  if (!(ROLLUP_COUNTERS as readonly string[]).includes(counter)) throw new Error(`unknown counter ${counter}`)
+  const w = where(clientId, from, to, filter)
+  return sqlite
+    .query<{ bucket: number; n: number }, (string | number)[]>(
+      `SELECT bucket, sum(${counter}) AS n FROM analytics_rollups WHERE ${w.sql} GROUP BY bucket ORDER BY bucket`,
+    )
+    .all(...w.args)
+}
+
+/** Sent per UTC day over [from, to) (volume consistency). */
+export function dailySends(sqlite: Database, clientId: string, from: number, to: number): number[] {
+  return sqlite
+    .query<{ n: number }, [string, number, number]>(
+      `SELECT sum(sent) AS n FROM analytics_rollups WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
+       GROUP BY bucket / 86400000 HAVING sum(sent) > 0`,
+    )
+    .all(clientId, from, to)
+    .map((r) => r.n)
+}
+
+/** Totals per campaign over [from, to): the deliverability breakdown. */
+export function campaignTotals(
+  sqlite: Database,
+  clientId: string,
+  from: number,
+  to: number,
+): (RollupTotals & { campaign_id: string })[] {
+  return sqlite
+    .query<RollupTotals & { campaign_id: string }, [string, number, number]>(
+      `SELECT campaign_id, ${SUMS} FROM analytics_rollups
+       WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3 AND campaign_id <> ''
+       GROUP BY campaign_id`,
+    )
+    .all(clientId, from, to)
+}
+
+/**
+ * The client's most recent quarters holding at least `sends` sends (all of them when it has
+ * sent fewer), summed: the window of the bounce and complaint alerts.
+ */
+export function recentWindow(
+  sqlite: Database,
+  clientId: string,
+  sends: number,
+): { sent: number; bounced: number; complained: number } {
+  const out = { sent: 0, bounced: 0, complained: 0 }
+  for (const r of statements(sqlite).recent.iterate(clientId)) {
+    out.sent += r.sent
+    out.bounced += r.bounced
+    out.complained += r.complained
+    if (out.sent >= sends) break
+  }
+  return out
+}
+
+/** The message column each counter is recorded from (its first time). */
+const SOURCE_COLUMNS: Record<RollupCounter, string> = {
+  sent: 'sent_at',
+  delivered: 'delivered_at',
+  opened: 'opened_at',
+  machine_opened: 'machine_opened_at',
+  clicked: 'clicked_at',
+  replied: 'replied_at',
+  bounced: 'bounced_at',
+  unsubscribed: 'unsubscribed_at',
+  complained: 'complained_at',
+}
+
+/**
+ * Recomputes the rollups (of one client, or all) from the messages: each counter is the
+ * message's first-time column, so the result equals what the writers added one by one. Call
+ * it in a write transaction. Returns the rows written.
+ */
+export function rebuildRollups(sqlite: Database, clientId: string | null): number {
+  const scope = clientId === null ? '' : 'AND client_id = ?1'
+  const args = clientId === null ? [] : [clientId]
+  sqlite
+    .query(`DELETE FROM analytics_rollups ${clientId === null ? '' : 'WHERE client_id = ?1'}`)
+    .run(...args)
+  const parts = ROLLUP_COUNTERS.map((c) => {
+    const col = SOURCE_COLUMNS[c]
+    const flags = ROLLUP_COUNTERS.map((k) => `${k === c ? 1 : 0} AS ${k}`).join(', ')
+    return `SELECT client_id, ${col} - (${col} % ${QUARTER_MS}) AS bucket, channel,
+        coalesce(campaign_id, '') AS campaign_id, coalesce(journey_id, '') AS journey_id,
+        coalesce(sequence_id, '') AS sequence_id, ${flags}
+      FROM messages WHERE ${col} IS NOT NULL ${scope}`
+  })
+  const sums = ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')
+  const result = sqlite
+    .query(
+      `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
+       SELECT ${KEY}, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEY}`,
+    )
+    .run(...args)
+  return result.changes
+}

@@ -1,0 +1,33 @@
+import { defineVerb } from '../verbs/define'
+import { funnel } from './funnel'
+import { FunnelInput, RebuildInput, TrendsInput } from './inputs'
+import { rebuild } from './rebuild'
+import { trends } from './trends'
+import { timezoneErrors } from './window'
+
+export const analyticsFunnelVerb = defineVerb({
+  name: 'analytics.funnel',
+  scope: 'analytics:read',
+  input: FunnelInput,
+  mutates: false,
+  check: timezoneErrors,
+  run: (ctx, input) => funnel(ctx, input),
+})
+
+export const analyticsTrendsVerb = defineVerb({
+  name: 'analytics.trends',
+  scope: 'analytics:read',
+  input: TrendsInput,
+  mutates: false,
+  check: timezoneErrors,
+  run: (ctx, input) => trends(ctx, input),
+})
+
+/** `herald analytics rebuild`: the rollups recomputed from the messages. */
+export const analyticsRebuildVerb = defineVerb({
+  name: 'analytics.rebuild',
+  scope: 'admin:*',
+  input: RebuildInput,
+  mutates: true,
+  run: (ctx, input) => rebuild(ctx, input.client_id),
+})

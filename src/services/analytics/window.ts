@@ -1,0 +1,89 @@
+import type { Ctx } from '../../context'
+import { QUARTER_MS, quarterOf, type RollupFilter } from '../../db/rollups'
+import { ownerForCreate } from '../../db/tenant'
+import { invalidField } from '../../errors'
+import { parseId } from '../../lib/ids'
+import { iso, parseIsoDateTime } from '../../lib/time'
+import { instantOfWall, localDate } from '../../lib/zoned-time'
+import { isTimeZone } from '../contacts/normalize'
+import type { FunnelQuery } from './inputs'
+
+// The window and filters of an analytics read. Dates are whole local days in `timezone` (UTC by
+// default), `to` inclusive; date-times are instants, taken to the rollups' quarter-hour (`from`
+// down, `to` up). Without `from`/`to` the window is the last 30 days (today included), or, when
+// a campaign, journey or sequence is named, everything since its first recorded activity.
+
+const DAY = 86_400_000
+export const DEFAULT_DAYS = 30
+const DATE = /^\d{4}-\d{2}-\d{2}$/
+
+export interface AnalyticsWindow {
+  clientId: string
+  timezone: string
+  /** [from, to), quarter-aligned UTC ms. */
+  from: number
+  to: number
+  filter: RollupFilter
+}
+
+/** A platform-wide caller names the client (422 without it); a tenant reads its own. */
+export const clientOf = (ctx: Ctx, requested: string | undefined) =>
+  ownerForCreate(ctx.db, ctx.actor, requested)
+
+export const timezoneErrors = (input: { timezone?: string }) =>
+  input.timezone !== undefined && !isTimeZone(input.timezone)
+    ? [{ field: 'timezone', message: 'must be an IANA time zone such as Europe/Paris' }]
+    : []
+
+function parseEdge(field: 'from' | 'to', value: string, tz: string): number {
+  if (DATE.test(value)) {
+    const wall = Date.parse(`${value}T00:00:00Z`)
+    if (Number.isNaN(wall) || new Date(wall).toISOString().slice(0, 10) !== value)
+      throw invalidField(field, 'is not a calendar date')
+    // `to` is inclusive: its day ends at the next local midnight.
+    return instantOfWall(field === 'to' ? wall + DAY : wall, tz)
+  }
+  const ms = parseIsoDateTime(value)
+  if (ms === null) throw invalidField(field, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time')
+  return field === 'from' ? quarterOf(ms) : quarterOf(ms) + QUARTER_MS
+}
+
+const sourceId = (field: string, v: string | undefined) => {
+  if (v === undefined) return undefined
+  const id = parseId(v)
+  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
+  return id
+}
+
+export function windowOf(
+  ctx: Ctx,
+  q: FunnelQuery,
+  firstActivity: (clientId: string, filter: RollupFilter) => number | null,
+): AnalyticsWindow {
+  const clientId = clientOf(ctx, q.client_id)
+  const timezone = q.timezone ?? 'UTC'
+  const filter: RollupFilter = {
+    campaignId: sourceId('campaign_id', q.campaign_id),
+    journeyId: sourceId('journey_id', q.journey_id),
+    sequenceId: sourceId('sequence_id', q.sequence_id),
+    channel: q.channel,
+  }
+  const named = [filter.campaignId, filter.journeyId, filter.sequenceId].filter((v) => v !== undefined)
+  if (named.length > 1)
+    throw invalidField('campaign_id', 'name at most one of campaign_id, journey_id, sequence_id')
+  for (const k of Object.keys(filter) as (keyof RollupFilter)[]) if (filter[k] === undefined) delete filter[k]
+  const now = ctx.clock.now()
+  const today = localDate(now, timezone)
+  const to = q.to !== undefined ? parseEdge('to', q.to, timezone) : instantOfWall(today + DAY, timezone)
+  let from: number
+  if (q.from !== undefined) from = parseEdge('from', q.from, timezone)
+  else {
+    const first = named.length ? firstActivity(clientId, filter) : null
+    from =
+      first !== null
+        ? instantOfWall(localDate(first, timezone), timezone)
+        : instantOfWall(today - (DEFAULT_DAYS - 1) * DAY, timezone)
+  }
+  if (from >= to) throw invalidField('from', `must be before to (${iso(to)}, exclusive)`)
+  return { clientId, timezone, from, to, filter }
+}

@@ -1,0 +1,92 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { domains, domainWarmups } from '../../db/schema'
+import { iso } from '../../lib/time'
+
+// Warm-up of a new sending domain (issue 12): mailbox providers distrust a domain that starts
+// sending in volume, so from its first send on its mail is capped per UTC day on a schedule that
+// roughly doubles; what is over the day's cap waits for the next day (deferred, not failed).
+// Only mail that reaches real inboxes warms up: the plan asks for it when the provider signs
+// with the domain's DKIM key (SMTP), never for capture or the simulator. HERALD_WARMUP=off
+// turns it off (a domain moved from another platform with its reputation).
+
+const DAY = 86_400_000
+
+/** Daily caps of days 1, 2, 3… since the first send; from day 16 on no cap. */
+export const WARMUP_SCHEDULE = [
+  50, 100, 200, 400, 800, 1_500, 3_000, 5_000, 8_000, 12_000, 20_000, 30_000, 50_000, 75_000, 100_000,
+] as const
+
+export interface WarmupPlan {
+  domainId: string
+  domain: string
+  startedAt: number
+}
+
+export const dayOf = (ms: number) => ms - (ms % DAY)
+
+/** The cap of the UTC day of `now`, or null once the schedule is over. */
+export function warmupCap(startedAt: number, now: number): number | null {
+  const day = Math.floor((dayOf(now) - dayOf(startedAt)) / DAY)
+  return WARMUP_SCHEDULE[Math.max(0, day)] ?? null
+}
+
+/**
+ * The warm-up a send from `domainName` (a verified domain of the client) is under, starting it
+ * with this first send; null when it is over or off.
+ */
+export function warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null {
+  if (!app.config.warmup) return null
+  const domain = app.db
+    .select({ id: domains.id })
+    .from(domains)
+    .where(and(eq(domains.clientId, clientId), eq(domains.domain, domainName)))
+    .get()
+  if (!domain) return null
+  const now = app.clock.now()
+  app.db
+    .insert(domainWarmups)
+    .values({ domainId: domain.id, clientId, domain: domainName, startedAt: now, day: dayOf(now), sent: 0 })
+    .onConflictDoNothing()
+    .run()
+  const row = app.db.select().from(domainWarmups).where(eq(domainWarmups.domainId, domain.id)).get()!
+  if (warmupCap(row.startedAt, now) === null) return null
+  return { domainId: row.domainId, domain: row.domain, startedAt: row.startedAt }
+}
+
+/** Sends already counted for the domain on `day` (a restart keeps the day's count). */
+export function warmupSentOn(app: AppContext, domainId: string, day: number): number {
+  const row = app.db
+    .select({ day: domainWarmups.day, sent: domainWarmups.sent })
+    .from(domainWarmups)
+    .where(eq(domainWarmups.domainId, domainId))
+    .get()
+  return row && row.day === day ? row.sent : 0
+}
+
+export function saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): void {
+  app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId)).run()
+}
+
+/** Each warming domain of a client: where it stands today (the score and the portal). */
+export function warmupStatus(app: AppContext, clientId: string) {
+  const now = app.clock.now()
+  return app.db
+    .select()
+    .from(domainWarmups)
+    .where(eq(domainWarmups.clientId, clientId))
+    .all()
+    .map((w) => {
+      const cap = app.config.warmup ? warmupCap(w.startedAt, now) : null
+      return {
+        domain_id: w.domainId,
+        domain: w.domain,
+        started_at: iso(w.startedAt),
+        day: Math.floor((dayOf(now) - dayOf(w.startedAt)) / DAY) + 1,
+        daily_cap: cap,
+        sent_today: w.day === dayOf(now) ? w.sent : 0,
+        complete: cap === null,
+        completes_on: iso(dayOf(w.startedAt) + WARMUP_SCHEDULE.length * DAY).slice(0, 10),
+      }
+    })
+}
