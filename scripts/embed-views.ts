@@ -6,8 +6,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
-const root = join(import.meta.dir, '..')
-export const GENERATED = join(root, 'src/http/admin/views.generated.ts')
+const ROOT = join(import.meta.dir, '..')
+const generatedIn = (root: string) => join(root, 'src/http/admin/views.generated.ts')
 
 /** Third-party assets served under /admin/static/<name>. */
 const VENDOR: Record<string, string> = {
@@ -22,7 +22,7 @@ function walk(dir: string): string[] {
 }
 
 /** The generated module's text, from the files now under views/. */
-export function viewIndexSource(): string {
+export function viewIndexSource(root = ROOT): string {
   const files = walk(join(root, 'views')).map((f) => relative(join(root, 'views'), f))
   const views = files.filter((f) => f.endsWith('.liquid'))
   const own = files.filter((f) => f.startsWith('static/') && /\.(js|css|svg)$/.test(f))
@@ -50,15 +50,16 @@ export function viewIndexSource(): string {
   return lines.join('\n')
 }
 
-export function isStale(): boolean {
+/** True when the generated index does not list exactly the files now under `root`/views. */
+export function isStale(root = ROOT): boolean {
   let current = ''
   try {
-    current = readFileSync(GENERATED, 'utf8')
+    current = readFileSync(generatedIn(root), 'utf8')
   } catch {}
-  return current !== viewIndexSource()
+  return current !== viewIndexSource(root)
 }
 
 if (import.meta.main) {
-  writeFileSync(GENERATED, viewIndexSource())
-  console.log(`embedded ${walk(join(root, 'views')).length} view file(s)`)
+  writeFileSync(generatedIn(ROOT), viewIndexSource())
+  console.log(`embedded ${walk(join(ROOT, 'views')).length} view file(s)`)
 }

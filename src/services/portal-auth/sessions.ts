@@ -93,11 +93,9 @@ export function setFlash(app: AppContext, tokenHash: string, flash: Flash): void
 
 /** The pending flash message, removed as it is read (shown once). */
 export function takeFlash(app: AppContext, tokenHash: string): Flash | null {
-  const row = app.db
-    .update(portalSessions)
-    .set({ flash: null })
-    .where(eq(portalSessions.tokenHash, tokenHash))
-    .returning({ flash: portalSessions.flash })
-    .get()
-  return row?.flash ? (JSON.parse(row.flash) as Flash) : null
+  const where = eq(portalSessions.tokenHash, tokenHash)
+  const row = app.db.select({ flash: portalSessions.flash }).from(portalSessions).where(where).get()
+  if (!row?.flash) return null
+  app.db.update(portalSessions).set({ flash: null }).where(where).run()
+  return JSON.parse(row.flash) as Flash
 }

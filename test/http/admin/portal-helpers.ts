@@ -31,14 +31,17 @@ export interface Browser {
   ): Promise<PortalAnswer>
 }
 
-export function browser(t: TestApp): Browser {
+/** Answers a request: the app by default, or a portal built with test sections. */
+export type Handle = (request: Request) => Promise<Response>
+
+export function browser(t: TestApp, handle: Handle = (r) => t.app.handle(r)): Browser {
   const cookies = new Map<string, string>()
   const b: Browser = {
     cookies,
     csrf: '',
     async get(path, headers = {}) {
       return send(
-        t,
+        handle,
         cookies,
         new Request(BASE + path, { headers: { ...headers, cookie: cookieHeader(cookies) } }),
       )
@@ -51,7 +54,7 @@ export function browser(t: TestApp): Browser {
         for (const v of Array.isArray(value) ? value : [value]) body.append(name, v)
       }
       return send(
-        t,
+        handle,
         cookies,
         new Request(BASE + path, {
           method: 'POST',
@@ -70,8 +73,8 @@ export function browser(t: TestApp): Browser {
 
 const cookieHeader = (cookies: Map<string, string>) => [...cookies].map(([k, v]) => `${k}=${v}`).join('; ')
 
-async function send(t: TestApp, cookies: Map<string, string>, request: Request): Promise<PortalAnswer> {
-  const res = await t.app.handle(request)
+async function send(handle: Handle, cookies: Map<string, string>, request: Request): Promise<PortalAnswer> {
+  const res = await handle(request)
   for (const c of res.headers.getSetCookie()) {
     const [pair, ...attrs] = c.split(';')
     const eq = pair!.indexOf('=')
@@ -106,8 +109,9 @@ export async function submitLogin(
 export async function signIn(
   t: TestApp,
   user: { email: string; password: string } = { email: 'admin@localhost', password: OWNER_PASSWORD },
+  handle?: Handle,
 ): Promise<Browser> {
-  const b = browser(t)
+  const b = browser(t, handle)
   const res = await submitLogin(b, user.email, user.password)
   if (res.status !== 303) throw new Error(`sign-in failed: ${res.status} ${res.text.slice(0, 200)}`)
   const home = await b.get('/admin')

@@ -1,0 +1,103 @@
+// Every page of the portal's navigation in real Chromium, as an owner, over data whose names are
+// XSS probes: each page answers 200, has no serious or critical axe-core violation, logs no console
+// error, hits no CSP violation, opens no dialog and turns no hostile text into markup; a screenshot
+// of each is saved under test-results/screenshots/. The nav is built from the section registry, so
+// sections added later are crawled without touching this file. Record pages (/admin/<section>/<id>)
+// linked from a section's page are crawled too, one per kind.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import type { Page } from 'playwright-core'
+import {
+  expectCleanPage,
+  expectNoSeriousViolations,
+  screenshot,
+  settle,
+  usePortal,
+} from '../../helpers/browser'
+import { expectNoInjectedMarkup, seedHostileData } from '../../helpers/portal-seed'
+
+const portal = usePortal()
+beforeAll(async () => {
+  await seedHostileData(portal.herald)
+})
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi
+
+/** Same-origin portal paths of the links inside `selector`, in page order, without duplicates. */
+async function portalLinks(page: Page, selector: string): Promise<string[]> {
+  const hrefs = await page.$$eval(`${selector} a[href]`, (as) => as.map((a) => (a as HTMLAnchorElement).href))
+  const paths = hrefs
+    .map((h) => new URL(h))
+    .filter((u) => u.origin === new URL(page.url()).origin && u.pathname.startsWith('/admin'))
+    .map((u) => u.pathname + u.search)
+  return [...new Set(paths)]
+}
+
+/** Every problem of one page, as lines naming the path (an empty list when the page is fine). */
+async function inspect(page: Page, path: string, options: { axe: boolean; screenshot: boolean }) {
+  const problems: string[] = []
+  const attempt = async (what: string, check: () => Promise<unknown>) => {
+    try {
+      await check()
+    } catch (e) {
+      problems.push(`${path} [${what}] ${(e as Error).message}`)
+    }
+  }
+  const res = await page.goto(path, { waitUntil: 'load' }).catch((e: Error) => e)
+  if (res instanceof Error || !res)
+    return [`${path}: navigation failed: ${res ? res.message : 'no response'}`]
+  if (res.status() !== 200 || new URL(page.url()).pathname !== path.split('?')[0])
+    problems.push(`${path}: answered ${res.status()} at ${page.url()}`)
+  await attempt('settle', () => settle(page))
+  if (options.axe) await attempt('axe', () => expectNoSeriousViolations(page))
+  await attempt('xss', () => expectNoInjectedMarkup(page))
+  if (options.screenshot) await attempt('screenshot', () => screenshot(page, path.replace(UUID, 'id')))
+  await attempt('page', () => expectCleanPage(page))
+  return problems
+}
+
+describe('portal crawl (browser)', () => {
+  test('as owner: every nav page and one record page of each kind — 200, axe, no console/CSP errors, no XSS, screenshot', async () => {
+    const page = await portal.pageAs('owner')
+    await page.goto('/admin', { waitUntil: 'load' })
+    const nav = await portalLinks(page, 'nav')
+    expect(nav).toContain('/admin/api-keys')
+
+    const problems: string[] = []
+    const records = new Map<string, string>() // "/admin/contacts/id" → first such path
+    for (const path of nav) {
+      problems.push(...(await inspect(page, path, { axe: true, screenshot: true })))
+      for (const link of await portalLinks(page, 'main').catch(() => [] as string[])) {
+        const kind = link.split('?')[0]!.replace(UUID, 'id')
+        if (kind !== link.split('?')[0] && !records.has(kind)) records.set(kind, link)
+      }
+    }
+    for (const path of records.values())
+      problems.push(...(await inspect(page, path, { axe: true, screenshot: true })))
+
+    const crawled = [...nav, ...records.values()]
+    console.log(`crawled ${crawled.length} portal pages:\n  ${crawled.join('\n  ')}`)
+    if (problems.length)
+      throw new Error(`${problems.length} problem(s) on portal pages:\n\n${problems.join('\n\n')}`)
+  }, 180_000)
+
+  test('as viewer: every page of the viewer’s nav answers 200 (or the 403 page) with no console/CSP errors', async () => {
+    const page = await portal.pageAs('viewer')
+    await page.goto('/admin', { waitUntil: 'load' })
+    const nav = await portalLinks(page, 'nav')
+    expect(nav.length).toBeGreaterThan(0)
+    const problems: string[] = []
+    for (const path of nav) {
+      const res = await page.goto(path, { waitUntil: 'load' })
+      if (!res || (res.status() !== 200 && res.status() !== 403))
+        problems.push(`${path}: answered ${res?.status()}`)
+      await settle(page)
+      try {
+        await expectCleanPage(page, { allowFailedResponses: res?.status() === 403 })
+      } catch (e) {
+        problems.push((e as Error).message)
+      }
+    }
+    if (problems.length)
+      throw new Error(`${problems.length} problem(s) as viewer:\n\n${problems.join('\n\n')}`)
+  }, 120_000)
+})
