@@ -2,11 +2,12 @@ import type { Elysia } from 'elysia'
 import { ServiceError } from '../../errors'
 import { handled } from '../envelope'
 import { presentedCredential } from '../middleware/auth'
+import { isJsonType, readLimited } from '../middleware/body'
 import type { Operation } from '../operation'
 import { admitCredential, type Pipeline, type RequestMeta } from '../pipeline'
 import { errorResponse } from '../respond'
 import { buildServerCard, SERVER_CARD_TYPE } from './card'
-import { type CallerInfo, createMcpServer } from './server'
+import { type CallerInfo, createMcpServer, MCP_BODY_LIMIT } from './server'
 import { buildCatalog } from './tools'
 import { MCP_PATH } from './versions'
 
@@ -39,7 +40,7 @@ export const SERVER_CARD_PATHS = [
 
 export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operation[]): void {
   const catalog = buildCatalog(operations)
-  const handler = createMcpServer(p, catalog)
+  const serve = createMcpServer(p, catalog)
   const log = p.app.log
 
   async function endpoint(request: Request, meta: RequestMeta): Promise<Response> {
@@ -48,14 +49,22 @@ export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operatio
       if (p.app.lifecycle.draining)
         throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
       const actor = admitCredential(p, request, headers, meta, MCP_PATH)
+      let raw: Uint8Array | null = null
+      if (request.method === 'POST') {
+        const type = request.headers.get('content-type')
+        if (type === null || !isJsonType(type))
+          throw new ServiceError(
+            'UNSUPPORTED_MEDIA_TYPE',
+            `Content-Type ${type ?? '(none)'} is not supported; send application/json`,
+          )
+        raw = await readLimited(request, MCP_BODY_LIMIT)
+      }
       const extra: CallerInfo = { actor, requestId: meta.requestId }
-      const response = await handler.fetch(request, {
-        authInfo: {
-          token: presentedCredential(request).token ?? '',
-          clientId: actor.clientId ?? '',
-          scopes: [...actor.scopes],
-          extra: extra as unknown as Record<string, unknown>,
-        },
+      const response = await serve(request, raw, {
+        token: presentedCredential(request).token ?? '',
+        clientId: actor.clientId ?? '',
+        scopes: [...actor.scopes],
+        extra: extra as unknown as Record<string, unknown>,
       })
       return withHeaders(response, headers)
     } catch (err) {

@@ -1,9 +1,12 @@
 import {
+  type AuthInfo,
   createMcpHandler,
+  isLegacyRequest,
   type McpRequestContext,
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { Actor } from '../../services/actors/actor'
 import { VERSION } from '../../version'
@@ -14,9 +17,10 @@ import { listResources, type ResourceCaller, readResource, resourceTemplates } f
 import type { ToolCatalog } from './tools'
 import { PROTOCOL_VERSIONS } from './versions'
 
-// The MCP server behind /mcp/v1: stateless, one low-level Server per HTTP request (the SDK's
-// createMcpHandler builds it from this factory for both protocol eras). The low-level Server
-// takes the generated JSON Schemas as they are; the catalog is built once per process.
+// The MCP server behind /mcp/v1: stateless, one low-level Server per HTTP request, from one
+// factory for both protocol eras (the SDK's createMcpHandler serves 2026-07-28; 2025-era
+// requests take the SDK's stateless transport, routed by its own isLegacyRequest). The
+// low-level Server takes the generated JSON Schemas as they are; the catalog is built once.
 
 /** What the endpoint hands the factory through the SDK's pass-through `authInfo.extra`. */
 export interface CallerInfo {
@@ -73,8 +77,66 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
     )
     return server
   }
-  return createMcpHandler(factory, {
+  // 2026-07-28 requests: the SDK's entry, strict (2025-era traffic never reaches it).
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
     maxRequestBodySize: MCP_BODY_LIMIT,
     onerror: (error) => p.app.log.warn('mcp request refused', { error: error.message }),
   })
+
+  // 2025-era requests: the SDK's stateless idiom (a fresh server and transport per request, no
+  // session), answering JSON rather than an SSE stream: nothing is streamed here, and a plain
+  // body costs a quarter of the stream's framing per call (measured in test/bench/mcp.ts).
+  async function legacy(request: Request, parsedBody: unknown, authInfo: AuthInfo): Promise<Response> {
+    if (request.method !== 'POST')
+      return Response.json(
+        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
+        { status: 405, headers: { allow: 'POST' } },
+      )
+    const server = factory({ era: 'legacy', authInfo, requestInfo: request })
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    })
+    await server.connect(transport)
+    try {
+      return await transport.handleRequest(request, {
+        authInfo,
+        ...(parsedBody === undefined ? {} : { parsedBody }),
+      })
+    } finally {
+      void transport.close().catch(() => {})
+      void server.close().catch(() => {})
+    }
+  }
+
+  /**
+   * One HTTP request to /mcp/v1 for a caller already admitted. The body (read once by the
+   * door, within MCP_BODY_LIMIT) is parsed here and handed to the SDK, which then neither
+   * clones nor re-reads it; a body that does not parse goes to the SDK as it came, for its
+   * JSON-RPC parse error.
+   */
+  return async function serve(
+    request: Request,
+    raw: Uint8Array | null,
+    authInfo: AuthInfo,
+  ): Promise<Response> {
+    let parsedBody: unknown
+    let forward = request
+    if (raw !== null) {
+      try {
+        parsedBody = JSON.parse(new TextDecoder().decode(raw))
+      } catch {
+        forward = new Request(request.url, {
+          method: 'POST',
+          headers: request.headers,
+          body: raw as BodyInit,
+        })
+      }
+    }
+    // The SDK's own classification: no per-request envelope (initialize, 2025-era calls, GET
+    // and DELETE, a body that does not parse) is legacy.
+    const isModern = parsedBody !== undefined && !(await isLegacyRequest(request, parsedBody))
+    return isModern ? modern.fetch(request, { authInfo, parsedBody }) : legacy(forward, parsedBody, authInfo)
+  }
 }

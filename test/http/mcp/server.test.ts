@@ -275,6 +275,26 @@ describe('the /mcp/v1 endpoint over HTTP', () => {
     }
   })
 
+  test('a body that is not JSON-RPC: 415 for another type, a JSON-RPC parse error, 405 for GET', async () => {
+    const auth = { authorization: `Bearer ${writer}`, accept: 'application/json, text/event-stream' }
+    const text = await fetch(http.url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'text/plain' },
+      body: 'hi',
+    })
+    expect(text.status).toBe(415)
+    expect((await text.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE')
+    const broken = await fetch(http.url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": ',
+    })
+    expect(broken.status).toBe(400)
+    expect((await broken.json()).error.code).toBe(-32700)
+    const get = await fetch(http.url, { headers: auth })
+    expect(get.status).toBe(405)
+  })
+
   test('the protected-resource metadata names the MCP endpoint', async () => {
     const r = await fetch(`${http.base}/.well-known/oauth-protected-resource/mcp/v1`)
     expect(r.status).toBe(200)
