@@ -75,12 +75,15 @@ const statements = perConnection((sqlite: Database) => ({
   contactEnrollments: sqlite.prepare<{ seq: number; journey_id: string }, [string]>(
     "SELECT seq, journey_id FROM journey_enrollments WHERE contact_id = ?1 AND status = 'active'",
   ),
+  maxEnrollmentSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM journey_enrollments'),
   deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM journey_runs WHERE enrollment_seq = ?1'),
 }))
 
 export const journeyQueue = (sqlite: Database) => {
   const s = statements(sqlite)
   return {
+    /** The newest enrollment's seq (runs for the ones an INSERT … SELECT adds come after it). */
+    maxEnrollmentSeq: () => s.maxEnrollmentSeq.get()?.s ?? 0,
     activeJourneys: () => s.activeJourneys.all().map((r) => r.id),
     due: (journeyId: string, now: number, limit: number) => s.due.all(journeyId, now, limit),
     nextDue: (journeyId: string) => s.nextDue.get(journeyId)?.at ?? null,

@@ -26,11 +26,10 @@ export function enrollWhere(db: Db, journey: JourneyRow, where: SQL, now: number
   const first = typeof trigger.next === 'string' ? trigger.next : null
   const history = JSON.stringify([{ node: trigger.id, at: iso(now) }])
   const already = journey.allowReentry ? sql`AND e.status = 'active'` : sql``
-  const before = (db.get<{ s: number | null }>(sql`SELECT max(seq) AS s FROM journey_enrollments`)?.s ??
-    0) as number
+  const before = journeyQueue(db.$client).maxEnrollmentSeq()
   const inserted = db.run(sql`
     INSERT INTO journey_enrollments (journey_id, client_id, contact_id, status, current_node, exit_reason, history, entered_at, ended_at, updated_at)
-    SELECT ${journey.id}, ${journey.clientId}, contacts.id, ${first ? 'active' : 'completed'}, ${first ?? trigger.id}, NULL, ${history}, ${now}, ${first ? null : now}, ${now}
+    SELECT ${journey.id}, ${journey.clientId}, contacts.id, ${first ? 'active' : 'completed'}, ${trigger.id}, NULL, ${history}, ${now}, ${first ? null : now}, ${now}
     FROM contacts
     WHERE contacts.client_id = ${journey.clientId} AND (${where})
       AND NOT EXISTS (SELECT 1 FROM journey_enrollments e WHERE e.journey_id = ${journey.id} AND e.contact_id = contacts.id ${already})

@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
+import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { type EnrollmentRow, journeyEnrollments, journeyRuns } from '../../db/schema'
 import { invalidField } from '../../errors'
@@ -33,8 +33,7 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
     .orderBy(desc(journeyEnrollments.seq))
     .limit(limit + 1)
     .all()
-  const total =
-    ctx.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM journey_enrollments WHERE ${filter}`)?.n ?? 0
+  const total = ctx.db.select({ n: count() }).from(journeyEnrollments).where(filter).get()?.n ?? 0
   const hasMore = rows.length > limit
   const pageRows = hasMore ? rows.slice(0, limit) : rows
   const last = pageRows.at(-1)?.e as EnrollmentRow | undefined
