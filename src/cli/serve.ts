@@ -29,7 +29,11 @@ export async function serve(flags: Flags): Promise<void> {
   const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
 
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
-  const lines = [`Herald ${VERSION} listening on ${url} (data: ${config.dataDir})`, `  API docs: ${url}/docs`]
+  const lines = [
+    `Herald ${VERSION} listening on ${url} (data: ${config.dataDir})`,
+    `  API docs: ${url}/docs`,
+    `  Admin portal: ${url}/admin`,
+  ]
   if (inbound) lines.push(`  Inbound SMTP: port ${inbound.port}`)
   if (boot) {
     lines.push('', 'First run: created the "Default workspace" client and an admin.')
