@@ -273,7 +273,7 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
       advice:
         s.status === 'ok'
           ? `${head}: under Gmail and Yahoo's ${pct(THRESHOLDS.complaint_rate.warn)} guideline.`
-          : `${head}: Gmail and Yahoo reject bulk senders above ${pct(THRESHOLDS.complaint_rate.bad)}. ${worst ? `Most complaints come from ${culprit(worst, 'complaint')}: ` : ''}send only to people who opted in, make the unsubscribe link prominent and lower the frequency.`,
+          : `${head}: Gmail and Yahoo reject bulk senders above ${pct(THRESHOLDS.complaint_rate.bad)}. ${worst ? `Most complaints come from ${culprit(worst, 'complaint')}. ` : ''}Send only to people who opted in, make the unsubscribe link prominent and lower the frequency.`,
     })
   } else factors.push(notScored('complaint_rate', 'the complaint rate'))
 

@@ -1,0 +1,299 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../../src/config'
+import { addToRollup } from '../../src/db/rollups'
+import { createWindowLimits } from '../../src/queue/throttle'
+import { createSendWorker } from '../../src/queue/worker'
+import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/warmup'
+import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { campaignTenant } from '../helpers/campaign'
+import { allChannels, recordingProvider } from '../helpers/sender'
+
+// Protection of a client's reputation, on a clock the test moves: per-mailbox-provider
+// throttles, the warm-up of a new sending domain, the bounce and complaint alerts over the last
+// 1,000 sends and the automatic pause of a client's campaigns at 0.3 % complaints.
+
+const T0 = Date.parse('2026-11-23T10:00:30.000Z')
+const MINUTE_END = Date.parse('2026-11-23T10:01:00.000Z')
+const noOutbox = { sentSince: () => 0 }
+const config = (env: Record<string, string> = {}) => loadConfig({ data: '/tmp/unused' }, env)
+
+describe('per recipient domain throttles', () => {
+  const reserveMany = (limits: ReturnType<typeof createWindowLimits>, to: string, n: number) => {
+    let deferred = 0
+    let deferTo: number | null = null
+    for (let i = 0; i < n; i++) {
+      const r = limits.reserve('c1', to, T0)
+      if (r !== null) {
+        deferred++
+        deferTo = r
+      }
+    }
+    return { accepted: n - deferred, deferred, deferTo }
+  }
+
+  test("mail to real inboxes (smtp) keeps under the mailbox providers' defaults", () => {
+    const limits = createWindowLimits(noOutbox, config({ HERALD_SMTP_URL: 'smtp://127.0.0.1:2525' }))
+    expect(reserveMany(limits, 'a@gmail.com', 599)).toMatchObject({ accepted: 599, deferred: 0 })
+    // googlemail.com is Gmail too: it shares the window.
+    expect(reserveMany(limits, 'b@googlemail.com', 2)).toEqual({
+      accepted: 1,
+      deferred: 1,
+      deferTo: MINUTE_END,
+    })
+    expect(reserveMany(limits, 'c@outlook.com', 100)).toMatchObject({ accepted: 100 })
+    expect(reserveMany(limits, 'c@hotmail.com', 150)).toMatchObject({ accepted: 150 })
+    expect(reserveMany(limits, 'c@live.com', 51)).toEqual({ accepted: 50, deferred: 1, deferTo: MINUTE_END })
+    expect(reserveMany(limits, 'd@yahoo.com', 301)).toMatchObject({ accepted: 300, deferred: 1 })
+    // Other domains are not limited unless HERALD_DOMAIN_THROTTLE says so; phones never.
+    expect(reserveMany(limits, 'e@small.example', 2000)).toMatchObject({ accepted: 2000 })
+    expect(reserveMany(limits, '+14155550132', 2000)).toMatchObject({ accepted: 2000 })
+    // The next minute is a new window.
+    expect(limits.reserve('c1', 'a@gmail.com', MINUTE_END)).toBeNull()
+  })
+
+  test('capture and the simulator reach no inbox: no defaults there', () => {
+    const limits = createWindowLimits(noOutbox, config())
+    expect(reserveMany(limits, 'a@gmail.com', 2000)).toMatchObject({ accepted: 2000 })
+  })
+
+  test('HERALD_DOMAIN_THROTTLES overrides a provider (its group) or adds a domain', () => {
+    const limits = createWindowLimits(
+      noOutbox,
+      config({ HERALD_DOMAIN_THROTTLES: 'gmail.com=2, Example.org=1', HERALD_DOMAIN_THROTTLE: '5' }),
+    )
+    expect(reserveMany(limits, 'a@gmail.com', 1)).toMatchObject({ accepted: 1 })
+    expect(reserveMany(limits, 'a@googlemail.com', 2)).toMatchObject({ accepted: 1, deferred: 1 })
+    expect(reserveMany(limits, 'a@example.org', 2)).toMatchObject({ accepted: 1 })
+    expect(reserveMany(limits, 'a@other.example', 6)).toMatchObject({ accepted: 5 })
+    expect(() => config({ HERALD_DOMAIN_THROTTLES: 'gmail.com' })).toThrow(ConfigError)
+    expect(() => config({ HERALD_DOMAIN_THROTTLES: 'gmail.com=0' })).toThrow(ConfigError)
+    expect(() => config({ HERALD_WARMUP: 'maybe' })).toThrow(ConfigError)
+  })
+})
+
+describe('warm-up of a new sending domain', () => {
+  test('the schedule: 50 on day 1, doubling, no cap after day 15', () => {
+    const start = Date.parse('2026-11-23T18:00:00Z')
+    expect(warmupCap(start, start)).toBe(50)
+    expect(warmupCap(start, Date.parse('2026-11-23T23:59:59Z'))).toBe(50)
+    expect(warmupCap(start, Date.parse('2026-11-24T00:00:00Z'))).toBe(100)
+    expect(warmupCap(start, Date.parse('2026-12-07T12:00:00Z'))).toBe(WARMUP_SCHEDULE.at(-1)!)
+    expect(warmupCap(start, Date.parse('2026-12-08T00:00:00Z'))).toBeNull()
+  })
+
+  // A provider that signs for real inboxes (as SMTP does) and a verified domain: its first 50
+  // messages go on day 1, the rest wait for the next UTC day, deferred, not failed.
+  const clock = { t: Date.parse('2026-11-23T22:00:00.000Z'), now: () => clock.t }
+  const t = createTestApp({ clock })
+  const provider = recordingProvider('smtp')
+  ;(provider as { capabilities: unknown }).capabilities = {
+    storesContent: false,
+    reportsDelivery: false,
+    needsVerifiedSender: true,
+  }
+
+  test("sends above the day's cap wait for the next day; a restart keeps the count", async () => {
+    const s = await campaignTenant(
+      t,
+      Array.from({ length: 60 }, (_, i) => `p${i}@customer.example`),
+    )
+    const dom = await s.call('POST', '/api/v1/domains', { domain: 'news.acme.example' })
+    t.ctx.sqlite.run(
+      "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
+      [dom.id],
+    )
+    const sender = await s.call('POST', '/api/v1/senders', {
+      from_email: 'hi@news.acme.example',
+      from_name: 'Acme',
+    })
+    await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    const counts = () =>
+      Object.fromEntries(
+        t.ctx.sqlite
+          .query<{ status: string; n: number }, [string]>(
+            'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
+          )
+          .all(s.campaign.id)
+          .map((r) => [r.status, r.n]),
+      )
+    expect(counts()).toEqual({ delivered: 50, queued: 10 })
+    const waiting = t.ctx.sqlite
+      .query<{ at: number; attempts: number }, [string]>(
+        "SELECT min(next_attempt_at) AS at, max(attempts) AS attempts FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
+      )
+      .get(s.campaign.id)!
+    expect(new Date(waiting.at).toISOString()).toBe('2026-11-24T00:00:00.000Z')
+    expect(waiting.attempts).toBe(0)
+    const score = (await s.call('GET', '/api/v1/deliverability/score')).warmup
+    expect(score).toEqual([
+      expect.objectContaining({
+        domain: 'news.acme.example',
+        day: 1,
+        daily_cap: 50,
+        sent_today: 50,
+        complete: false,
+      }),
+    ])
+
+    // A new worker (a restart) the same day still has the day's 50 counted: nothing more goes.
+    clock.t += 60 * 60_000
+    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    expect(counts()).toEqual({ delivered: 50, queued: 10 })
+
+    // The next UTC day's cap is 100.
+    clock.t = Date.parse('2026-11-24T00:00:00.000Z')
+    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    expect(counts()).toEqual({ delivered: 60 })
+    expect(await s.status()).toBe('sent')
+  })
+
+  test('HERALD_WARMUP=off sends everything at once', async () => {
+    const t2 = createTestApp({ clock, env: { HERALD_WARMUP: 'off' } })
+    const s = await campaignTenant(
+      t2,
+      Array.from({ length: 60 }, (_, i) => `q${i}@customer.example`),
+    )
+    const dom = await s.call('POST', '/api/v1/domains', { domain: 'mail.acme.example' })
+    t2.ctx.sqlite.run(
+      "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
+      [dom.id],
+    )
+    const sender = await s.call('POST', '/api/v1/senders', {
+      from_email: 'hi@mail.acme.example',
+      from_name: 'Acme',
+    })
+    await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await createSendWorker(t2.ctx, { providers: allChannels(provider) }).drain()
+    expect(await s.status()).toBe('sent')
+  })
+})
+
+describe('alerts over the last 1,000 sends, and the automatic pause', () => {
+  const clock = { t: T0, now: () => clock.t }
+  const t = createTestApp({ clock })
+  const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
+
+  /** Sends made before (as the outcome writer records them), `minutes` ago. */
+  const earlier = (clientId: string, minutes: number, d: { sent: number; bounced?: number }) =>
+    addToRollup(
+      t.ctx.sqlite,
+      { clientId, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
+      clock.t - minutes * 60_000,
+      d,
+    )
+
+  const alerts = async (t: TestApp, key: string, query = '') =>
+    (await t.call('GET', `/api/v1/deliverability/alerts${query}`, { key })).body.data as {
+      kind: string
+      level: string
+      active: boolean
+      value: number
+      window_sends: number
+      message: string
+      campaign_ids: string[]
+    }[]
+
+  test("complaints: 0.1 % records an alert, 0.3 % pauses the client's sending campaigns", async () => {
+    const a = await campaignTenant(t, [
+      'a0@x.example',
+      'a1@x.example',
+      'a2@x.example',
+      'a3@x.example',
+      'a4@x.example',
+    ])
+    earlier(a.clientId, 60, { sent: 996 })
+    await a.call('POST', `/api/v1/campaigns/${a.campaign.id}/launch`, { confirm: true })
+    await worker.drain()
+    expect(await a.status()).toBe('sent')
+    // A second campaign of the client is still sending (nobody drains it).
+    const b = await a.call('POST', '/api/v1/campaigns', {
+      name: 'Second',
+      list_id: a.list.id,
+      subject: 'S',
+      body_html: '<p>x</p>',
+    })
+    await a.call('POST', `/api/v1/campaigns/${b.id}/launch`, { confirm: true })
+    const msgs = t.ctx.sqlite
+      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
+      .all(a.campaign.id)
+      .map(({ id }) => findMessage(t.ctx, id)!)
+    const complain = (i: number) => {
+      clock.t += 1000
+      recordComplaint(t.ctx, msgs[i]!, clock.t)
+    }
+
+    complain(0) // 1 in 1,001 sends: 0.0999 %, just under
+    expect(await alerts(t, a.key)).toEqual([])
+    complain(0) // the same message again counts once
+    expect(await alerts(t, a.key)).toEqual([])
+    complain(1) // 2 in 1,001: 0.1998 %
+    const [first] = await alerts(t, a.key)
+    expect(first).toMatchObject({ kind: 'complaint_rate', level: 'warn', active: true, window_sends: 1001 })
+    expect(first!.message).toContain('Complaint rate 0.20 % over the last 1,001 sends (2 complaints)')
+    complain(2) // 3 in 1,001: 0.2997 %, still under 0.3 %
+    expect((await a.call('GET', `/api/v1/campaigns/${b.id}`)).status).toBe('sending')
+    expect(await alerts(t, a.key)).toHaveLength(1)
+    complain(3) // 4 in 1,001: 0.3996 %
+    expect((await a.call('GET', `/api/v1/campaigns/${b.id}`)).status).toBe('paused')
+    const now = await alerts(t, a.key)
+    expect(now.map((x) => [x.kind, x.level, x.active])).toEqual([
+      ['campaigns_paused', 'bad', false],
+      ['complaint_rate', 'bad', true],
+    ])
+    expect(now[0]!.campaign_ids).toEqual([b.id])
+    expect(now[0]!.message).toContain('Paused 1 sending campaign(s): complaint rate 0.40 %')
+    expect((await alerts(t, a.key, '?active=true')).map((x) => x.kind)).toEqual(['complaint_rate'])
+    // The score shows the open alert as a factor.
+    const score = await a.call('GET', '/api/v1/deliverability/score')
+    const factor = score.factors.find((f: { name: string }) => f.name === 'alerts')
+    expect(factor).toMatchObject({ value: 1, status: 'bad', weight: 0 })
+    expect(factor.advice).toContain('Complaint rate 0.40 %')
+    // Another tenant sees none of it; a platform-wide key sees it with client_id.
+    const other = t.client('Other')
+    expect(await alerts(t, t.key({ scopes: ['analytics:read'], clientId: other }))).toEqual([])
+    expect((await alerts(t, t.adminKey, `?client_id=${a.clientId}`)).length).toBe(2)
+  })
+
+  test('bounces: 2 % records an alert, resolved when the rate falls back under', async () => {
+    const c = await campaignTenant(t, ['b0@y.example', 'b1@y.example'])
+    earlier(c.clientId, 30, { sent: 998, bounced: 18 })
+    await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })
+    await worker.drain()
+    const msgs = t.ctx.sqlite
+      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
+      .all(c.campaign.id)
+      .map(({ id }) => findMessage(t.ctx, id)!)
+    recordBounce(t.ctx, msgs[0]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
+    expect(await alerts(t, c.key)).toEqual([]) // 19 in 1,000: 1.9 %
+    recordBounce(t.ctx, msgs[1]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
+    const [alert] = await alerts(t, c.key)
+    expect(alert).toMatchObject({ kind: 'bounce_rate', level: 'warn', active: true, value: 0.02 })
+    expect(alert!.message).toContain('Bounce rate 2.0 % over the last 1,000 sends (20 bounces)')
+    // 1,000 clean sends later, the next bounce finds the rate at 0.1 %: the alert is resolved.
+    clock.t += 60 * 60_000
+    earlier(c.clientId, 0, { sent: 1000 })
+    const more = await c.call('POST', '/api/v1/campaigns', {
+      name: 'More',
+      list_id: c.list.id,
+      subject: 'S',
+      body_html: '<p>x</p>',
+    })
+    await c.call('POST', `/api/v1/campaigns/${more.id}/launch`, { confirm: true })
+    await worker.drain()
+    const m2 = t.ctx.sqlite
+      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1')
+      .get(more.id)!
+    recordBounce(
+      t.ctx,
+      findMessage(t.ctx, m2.id)!,
+      { type: 'soft', statusCode: '4.2.2', diagnostic: 'full' },
+      clock.t,
+    )
+    const after = await alerts(t, c.key)
+    expect(after.map((x) => [x.kind, x.active])).toEqual([['bounce_rate', false]])
+  })
+})
