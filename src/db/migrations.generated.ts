@@ -13,6 +13,7 @@ import m9 from '../../migrations/0009_events_seq.sql' with { type: 'text' }
 import m10 from '../../migrations/0010_message_payloads.sql' with { type: 'text' }
 import m11 from '../../migrations/0011_furry_shape.sql' with { type: 'text' }
 import m12 from '../../migrations/0012_loose_secret_warriors.sql' with { type: 'text' }
+import m13 from '../../migrations/0013_futuristic_radioactive_man.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -28,4 +29,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0010_message_payloads', sql: m10 },
   { tag: '0011_furry_shape', sql: m11 },
   { tag: '0012_loose_secret_warriors', sql: m12 },
+  { tag: '0013_futuristic_radioactive_man', sql: m13 },
 ]

@@ -1,0 +1,1 @@
+CREATE INDEX `contacts_client_status_idx` ON `contacts` (`client_id`,`status`,`id`);
