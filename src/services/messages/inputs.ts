@@ -12,6 +12,7 @@ export const ListMessagesInput = t.Object(
     ...pageQueryMembers,
     client_id: t.Optional(t.String()),
     campaign_id: t.Optional(t.String()),
+    journey_id: t.Optional(t.String()),
     contact_id: t.Optional(t.String()),
     status: t.Optional(MessageStatus),
   },

@@ -46,6 +46,8 @@ export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const campaignId = idFilter('campaign_id', page.campaign_id)
   const contactId = idFilter('contact_id', page.contact_id)
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
+  const journeyId = idFilter('journey_id', page.journey_id)
+  if (journeyId) conditions.push(eq(messages.journeyId, journeyId))
   if (contactId) conditions.push(eq(messages.contactId, contactId))
   if (page.status) conditions.push(eq(messages.status, page.status))
   const result = paginate(ctx.db, ctx.secretKey, messages, messages.id, and(...conditions), page, (r) => r)
