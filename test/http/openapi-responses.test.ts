@@ -434,6 +434,13 @@ describe('every operation answers what /openapi.json declares', () => {
     expect(ignored.kind).toBe('ignored')
   })
 
+  test('analytics and deliverability', async () => {
+    await ok('GET', '/api/v1/analytics/funnel', as(key))
+    await ok('GET', '/api/v1/analytics/trends?metric=opened&interval=hour&timezone=Europe/Paris', as(key))
+    await ok('GET', '/api/v1/deliverability/score', as(key))
+    await ok('GET', '/api/v1/deliverability/alerts', as(key))
+  })
+
   test('webhooks: create, test, deliveries, retry, secrets', async () => {
     const hook = await ok(
       'POST',
