@@ -4,7 +4,9 @@
 //     p50/p99 latency at half that max rate from an open-loop client (test/bench/open-loop.ts, core 1).
 //  2. Cold start of dist/herald on an existing data file to the first 200 from /api/v1/health, and
 //     idle RSS after ~1 s.
-// Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 is missed.
+//  3. MCP (test/bench/mcp.ts): tools/list p95 <= 5 ms; a read tool call <= 1.5 x the REST round
+//     trip of the same operation, measured interleaved in the same run.
+// Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
 // bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5).
@@ -29,6 +31,7 @@ import {
   unlimitedKey,
   waitReady,
 } from './lib'
+import { mcpRows, measureMcp } from './mcp'
 import type { OpenLoopResult } from './open-loop'
 
 const BARE_SERVER = join(import.meta.dir, 'bare-server.ts')
@@ -275,6 +278,12 @@ async function main(): Promise<boolean> {
     await stop(h)
   }
   if (!openLoop) throw new BenchError('no open-loop result')
+
+  // Bar 3: the MCP door on the same binary and data file (its client on the client core).
+  console.error('mcp: tools/list, and a read tool call against its REST round trip')
+  const mcpServer = await serve(dataDir, key)
+  const mcp = await measureMcp(mcpServer)
+  await stop(mcpServer)
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -302,6 +311,7 @@ async function main(): Promise<boolean> {
       `median ${fmt(median(startMs))} ms, max ${fmt(Math.max(...startMs))} ms |`,
     `| Idle RSS after ${IDLE_MS / 1000} s | ` +
       `${fmt(median(idleRss))} MB (median), ${fmt(rssAfterLoad)} MB after the load run |`,
+    ...mcpRows(mcp),
     '',
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
@@ -342,10 +352,11 @@ async function main(): Promise<boolean> {
       },
       idle_rss_mb: { median: round(median(idleRss), 1), all: idleRss.map((v) => round(v, 1)) },
       rss_after_load_mb: round(rssAfterLoad, 1),
+      mcp,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass
+  return pass && mcp.tools_list_pass && mcp.ratio_pass
 }
 
 runBench(main, { cleanup, sigtermExitCode: 143 })

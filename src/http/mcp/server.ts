@@ -36,6 +36,22 @@ const INSTRUCTIONS =
   'launch_campaign and send_message send real messages — only call them after the user has explicitly approved that send. ' +
   'Errors come back as {"error": {code, message, details}} with the REST API’s codes (VALIDATION_FAILED lists every failing member).'
 
+const LEGACY_VERSIONS = new Set(PROTOCOL_VERSIONS.filter((v) => v < '2026'))
+const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion'
+
+/**
+ * A request the SDK classifies legacy for certain: no MCP-Protocol-Version header or a 2025
+ * one, and one JSON-RPC message without the per-request envelope's claim. Anything else
+ * (batches, a modern header, a claim) is left to the SDK's isLegacyRequest.
+ */
+function plainLegacy(request: Request, body: unknown): boolean {
+  const header = request.headers.get('mcp-protocol-version')
+  if (header !== null && !LEGACY_VERSIONS.has(header)) return false
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta
+  return meta === undefined || !(ENVELOPE_CLAIM in meta)
+}
+
 export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
   const factory = (mcp: McpRequestContext) => {
     const caller = mcp.authInfo?.extra as unknown as CallerInfo
@@ -135,8 +151,12 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
       }
     }
     // The SDK's own classification: no per-request envelope (initialize, 2025-era calls, GET
-    // and DELETE, a body that does not parse) is legacy.
-    const isModern = parsedBody !== undefined && !(await isLegacyRequest(request, parsedBody))
+    // and DELETE, a body that does not parse) is legacy. The plain 2025-era call is recognised
+    // here without it (the SDK's schema checks cost as much as the call itself).
+    const isModern =
+      parsedBody !== undefined &&
+      !plainLegacy(request, parsedBody) &&
+      !(await isLegacyRequest(request, parsedBody))
     return isModern ? modern.fetch(request, { authInfo, parsedBody }) : legacy(forward, parsedBody, authInfo)
   }
 }
