@@ -116,7 +116,9 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
         headers: { location: result.to, 'cache-control': 'no-store' },
       })
     }
-    const flash: Flash | null = session?.pendingFlash ? takeFlash(app, session.tokenHash) : null
+    // A fragment (polled every second or two) must not swallow the flash meant for the next page.
+    const flash: Flash | null =
+      session?.pendingFlash && !result.fragment ? takeFlash(app, session.tokenHash) : null
     return render.page(result, { ...chrome, flash }, partial)
   }
 

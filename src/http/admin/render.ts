@@ -64,6 +64,7 @@ export function createRenderer(sections: readonly Section[]) {
   async function html(view: PageView, chrome: Chrome, partial: boolean): Promise<string> {
     const scope = globals(view, chrome)
     const content = await engine.renderFile(view.view, scope)
+    if (view.fragment) return content
     if (partial) return engine.renderFile('partials/swap', { ...scope, content })
     return engine.renderFile(chrome.req ? 'layouts/portal' : 'layouts/bare', { ...scope, content })
   }

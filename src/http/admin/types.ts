@@ -35,6 +35,8 @@ export interface PageView {
   readonly title: string
   readonly data: Readonly<Record<string, unknown>>
   readonly status: number
+  /** Render the view alone, without layout, nav or flash (a polled progress bar, a live count). */
+  readonly fragment?: boolean
 }
 
 /** POST-redirect-GET: 303 to `to`, with a message shown once on the next page. */
@@ -73,6 +75,16 @@ export const page = (
   data: Record<string, unknown> = {},
   status = 200,
 ): PageView => ({ kind: 'page', view, title, data, status })
+
+/** A piece of a page for an htmx swap (polling, live estimates): the view alone, no flash taken. */
+export const fragment = (view: string, data: Record<string, unknown> = {}, status = 200): PageView => ({
+  kind: 'page',
+  view,
+  title: '',
+  data,
+  status,
+  fragment: true,
+})
 
 export const redirect = (to: string, flash?: Flash): Redirect => ({ kind: 'redirect', to, flash })
 

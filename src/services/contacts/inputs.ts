@@ -1,4 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
+import { CONTACT_STATUSES } from '../../lib/enums'
 import { pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the contact verbs take: one schema per input, shared by every door.
@@ -41,6 +42,22 @@ export const SearchContactsInput = t.Object(
 export type SearchContactsInput = Static<typeof SearchContactsInput>
 
 export const ContactRef = t.Object({ id: RecordId }, strict)
+
+/** The portal's contact table: narrowed by status and/or list (portal-only, not a REST operation). */
+export const BrowseContactsInput = t.Object(
+  {
+    ...pageQueryMembers,
+    client_id: t.Optional(t.String()),
+    status: t.Optional(t.Union(CONTACT_STATUSES.map((s) => t.Literal(s)))),
+    list_id: t.Optional(RecordId),
+  },
+  strict,
+)
+export type BrowseContactsInput = Static<typeof BrowseContactsInput>
+
+/** One contact's event timeline (portal-only). */
+export const ContactActivityInput = t.Object({ id: RecordId, ...pageQueryMembers }, strict)
+export type ContactActivityInput = Static<typeof ContactActivityInput>
 
 export const UpdateContactInput = t.Object(
   { id: RecordId, ...contactFields, email: t.Optional(contactFields.email) },

@@ -1,6 +1,9 @@
 import { defineVerb } from '../verbs/define'
+import { browseContacts, contactActivity } from './browse'
 import { exportContacts } from './export'
 import {
+  BrowseContactsInput,
+  ContactActivityInput,
   ContactRef,
   CreateContactInput,
   ExportContactsInput,
@@ -70,4 +73,22 @@ export const exportContactsVerb = defineVerb({
   input: ExportContactsInput,
   mutates: false,
   run: (ctx, input) => exportContacts(ctx, input),
+})
+
+/** The portal's contact table with status and list filters (portal-only read). */
+export const browseContactsVerb = defineVerb({
+  name: 'contacts.browse',
+  scope: 'any',
+  input: BrowseContactsInput,
+  mutates: false,
+  run: (ctx, input) => browseContacts(ctx, input),
+})
+
+/** One contact's event timeline, newest first (portal-only read). */
+export const contactActivityVerb = defineVerb({
+  name: 'contacts.activity',
+  scope: 'any',
+  input: ContactActivityInput,
+  mutates: false,
+  run: (ctx, input) => contactActivity(ctx, input),
 })

@@ -3,12 +3,13 @@ import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { contactImports } from '../../db/schema'
-import { ownerForCreate, visibleTo } from '../../db/tenant'
+import { paginate } from '../../db/paginate'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { invalidField, notFound, ServiceError } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import type { Upload } from '../../lib/upload'
 import { assertListsOfClient } from '../lists/members'
-import type { CreateImportInput } from './inputs'
+import type { CreateImportInput, ListImportsInput } from './inputs'
 import { presentImport } from './present'
 
 export const IMPORT_LIMIT = 200 * 1024 * 1024
@@ -123,4 +124,11 @@ export function getImport(ctx: Ctx, id: string) {
     .get()
   if (!row) throw notFound('Import')
   return presentImport(row)
+}
+
+/** Imports newest first; small table (one row per upload), counted through its client index. */
+export function listImports(ctx: Ctx, input: ListImportsInput) {
+  const { client_id, ...page } = input
+  const where = listFilter(ctx.actor, contactImports.clientId, client_id)
+  return paginate(ctx.db, ctx.secretKey, contactImports, contactImports.id, where, page, presentImport)
 }

@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { RecordId, strict } from '../verbs/schemas'
+import { pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the import verbs take. The CSV itself is not an input member: it arrives as the door's
 // upload (VerbExtras.upload), already on disk.
@@ -15,3 +15,7 @@ export const CreateImportInput = t.Object(
 export type CreateImportInput = Static<typeof CreateImportInput>
 
 export const ImportRef = t.Object({ id: RecordId }, strict)
+
+/** The imports of the workspace, newest first (portal-only read). */
+export const ListImportsInput = t.Object({ ...pageQueryMembers, client_id: t.Optional(t.String()) }, strict)
+export type ListImportsInput = Static<typeof ListImportsInput>

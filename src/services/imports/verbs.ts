@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
-import { getImport, prepareImport, queueImport } from './create'
-import { CreateImportInput, ImportRef } from './inputs'
+import { getImport, listImports, prepareImport, queueImport } from './create'
+import { CreateImportInput, ImportRef, ListImportsInput } from './inputs'
 
 // The CSV comes as the door's upload; reading it (multipart parsing, moving the file) is the
 // verb's I/O, done before the transaction that queues the job.
@@ -19,4 +19,13 @@ export const getImportVerb = defineVerb({
   input: ImportRef,
   mutates: false,
   run: (ctx, { id }) => getImport(ctx, id),
+})
+
+/** The workspace's imports, newest first (portal-only read; REST has only GET by id). */
+export const listImportsVerb = defineVerb({
+  name: 'imports.list',
+  scope: 'any',
+  input: ListImportsInput,
+  mutates: false,
+  run: (ctx, input) => listImports(ctx, input),
 })

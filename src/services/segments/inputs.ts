@@ -38,3 +38,10 @@ export const UpdateSegmentInput = t.Object(
 export const SegmentRef = t.Object({ id: RecordId }, strict)
 
 export const SegmentContactsInput = t.Object({ id: RecordId, ...pageQueryMembers }, strict)
+
+/** Unsaved rules to size while editing (portal-only read): the count and a few matches. */
+export const EstimateSegmentInput = t.Object(
+  { client_id: t.Optional(t.String()), match: t.Optional(SegmentMatch), rule_groups: RuleGroups },
+  strict,
+)
+export type EstimateSegmentInput = Static<typeof EstimateSegmentInput>

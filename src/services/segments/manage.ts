@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from 'drizzle-orm'
+import { and, count, desc, eq, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { type PageRequest, paginate } from '../../db/paginate'
@@ -8,7 +8,7 @@ import { notFound, validationFailed } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import { presentContact } from '../contacts/present'
-import type { SegmentInput } from './inputs'
+import type { EstimateSegmentInput, SegmentInput } from './inputs'
 import { compileSegment, type RuleGroup } from './rules'
 
 export function presentSegment(row: SegmentRow) {
@@ -156,4 +156,16 @@ export function refreshSegmentSizes(ctx: AppContext): number {
     }
   }
   return all.length
+}
+
+/**
+ * The size of rules not saved yet (the portal's live estimate while editing) and the newest few
+ * contacts they match: the same compiled condition as create and the refresh job.
+ */
+export function estimateSegment(ctx: Ctx, input: EstimateSegmentInput, sampleSize = 5) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
+  const where = segmentCondition(ctx.db, clientId, input.match ?? 'all', input.rule_groups, ctx.clock.now())
+  const estimated = ctx.db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0
+  const sample = ctx.db.select().from(contacts).where(where).orderBy(desc(contacts.id)).limit(sampleSize).all()
+  return { estimated_size: estimated, sample: sample.map(presentContact) }
 }

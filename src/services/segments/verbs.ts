@@ -2,6 +2,7 @@ import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
 import {
   CreateSegmentInput,
+  EstimateSegmentInput,
   ListSegmentsInput,
   SegmentContactsInput,
   SegmentRef,
@@ -10,6 +11,7 @@ import {
 import {
   createSegment,
   deleteSegment,
+  estimateSegment,
   getSegment,
   listSegments,
   refreshSegmentSizes,
@@ -83,4 +85,17 @@ export const refreshSegmentSizesVerb = defineVerb({
   input: NoInput,
   mutates: true,
   run: (ctx) => ({ refreshed: refreshSegmentSizes(ctx) }),
+})
+
+/**
+ * The size of unsaved rules (the portal's live estimate while editing; portal-only read, the
+ * REST API sizes a segment when it is saved). Same rule checks as create.
+ */
+export const estimateSegmentVerb = defineVerb({
+  name: 'segments.estimate',
+  scope: 'any',
+  input: EstimateSegmentInput,
+  mutates: false,
+  check: (input) => ruleErrors(input.rule_groups),
+  run: (ctx, input) => estimateSegment(ctx, input),
 })

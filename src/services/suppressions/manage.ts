@@ -1,4 +1,4 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, gte, lt, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { type PageRequest, paginate } from '../../db/paginate'
@@ -8,7 +8,7 @@ import { invalidField, notFound } from '../../errors'
 import type { SuppressionSource } from '../../lib/enums'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
-import type { SuppressionFields } from './inputs'
+import type { SearchSuppressionsInput, SuppressionFields } from './inputs'
 
 export function presentSuppression(row: SuppressionRow) {
   return {
@@ -89,4 +89,19 @@ export function removeSuppression(ctx: Ctx, email: string, clientIdParam?: strin
     throw invalidField('client_id', 'is required: this address is suppressed in several clients')
   ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id)).run()
   return { ...presentSuppression(rows[0]!), deleted: true }
+}
+
+/**
+ * Addresses starting with the query (stored lower-cased): a range of suppressions_client_email_idx
+ * rather than a scan, newest first within it.
+ */
+export function searchSuppressions(ctx: Ctx, input: SearchSuppressionsInput) {
+  const { query, client_id, ...page } = input
+  const prefix = query.trim().toLowerCase()
+  const where = and(
+    listFilter(ctx.actor, suppressions.clientId, client_id),
+    gte(suppressions.email, prefix),
+    lt(suppressions.email, `${prefix}\u{10ffff}`),
+  )
+  return paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
 }

@@ -1,6 +1,11 @@
 import { defineVerb } from '../verbs/define'
-import { AddSuppressionInput, ListSuppressionsInput, RemoveSuppressionInput } from './inputs'
-import { addSuppression, listSuppressions, removeSuppression } from './manage'
+import {
+  AddSuppressionInput,
+  ListSuppressionsInput,
+  RemoveSuppressionInput,
+  SearchSuppressionsInput,
+} from './inputs'
+import { addSuppression, listSuppressions, removeSuppression, searchSuppressions } from './manage'
 
 export const listSuppressionsVerb = defineVerb({
   name: 'suppressions.list',
@@ -25,4 +30,13 @@ export const removeSuppressionVerb = defineVerb({
   mutates: true,
   destructive: true,
   run: (ctx, { email, client_id }) => removeSuppression(ctx, email, client_id),
+})
+
+/** Suppressions by address prefix (portal-only read). */
+export const searchSuppressionsVerb = defineVerb({
+  name: 'suppressions.search',
+  scope: 'any',
+  input: SearchSuppressionsInput,
+  mutates: false,
+  run: (ctx, input) => searchSuppressions(ctx, input),
 })

@@ -1,0 +1,86 @@
+import { and, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { DEFAULT_LIMIT } from '../../db/paginate'
+import { contacts, events } from '../../db/schema'
+import { visibleTo } from '../../db/tenant'
+import { invalidField } from '../../errors'
+import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { iso } from '../../lib/time'
+import { findListRow } from '../lists/manage'
+import type { BrowseContactsInput, ContactActivityInput } from './inputs'
+import { listContacts } from './read'
+import { findContactRow } from './write'
+
+// Portal reads over contacts that REST does not name: the table filtered by status and list,
+// and one contact's event timeline. Both keep to indexes (contacts_client_status_idx, the list's
+// primary key, events_contact_type_idx), so they stay fast at a million contacts.
+
+/**
+ * Contacts, newest first, optionally only one status and/or the members of one list. The total
+ * is the list's maintained member_count when only the list narrows; a status filter counts
+ * through contacts_client_status_idx (an index-only count).
+ */
+export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
+  const { status, list_id, ...page } = input
+  const conditions: SQL[] = []
+  let known: number | undefined
+  if (list_id !== undefined) {
+    const list = findListRow(ctx, list_id)
+    conditions.push(sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${list.id})`)
+    if (status === undefined) known = list.memberCount
+  }
+  if (status !== undefined) conditions.push(eq(contacts.status, status))
+  if (conditions.length === 0) return listContacts(ctx, page)
+  return listContacts(ctx, page, and(...conditions), known)
+}
+
+/** What happened to one contact (events, newest first), paginated by (occurred_at, seq). */
+export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
+  const contact = findContactRow(ctx, input.id)
+  const limit = input.limit ?? DEFAULT_LIMIT
+  let after: { at: number; seq: number } | null = null
+  if (input.cursor !== undefined) {
+    const position = decodeCursor(ctx.secretKey, input.cursor)
+    const m = position ? /^(\d+):(\d+)$/.exec(position) : null
+    if (!m) throw invalidField('cursor', 'is not a cursor issued by this server')
+    after = { at: Number(m[1]), seq: Number(m[2]) }
+  }
+  const rows = ctx.db
+    .select()
+    .from(events)
+    .where(
+      and(
+        eq(events.contactId, contact.id),
+        visibleTo(ctx.actor, events.clientId),
+        after === null
+          ? undefined
+          : or(
+              lt(events.occurredAt, after.at),
+              and(eq(events.occurredAt, after.at), lt(events.seq, after.seq)),
+            ),
+      ),
+    )
+    .orderBy(desc(events.occurredAt), desc(events.seq))
+    .limit(limit + 1)
+    .all()
+  const hasMore = rows.length > limit
+  const pageRows = hasMore ? rows.slice(0, limit) : rows
+  const last = pageRows.at(-1)
+  return {
+    data: pageRows.map((e) => ({
+      id: e.id,
+      type: e.type,
+      occurred_at: iso(e.occurredAt),
+      message_id: e.messageId,
+      campaign_id: e.campaignId,
+      journey_id: e.journeyId,
+      sequence_id: e.sequenceId,
+      data: e.data,
+    })),
+    pagination: {
+      limit,
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, `${last.occurredAt}:${last.seq}`) : null,
+    },
+  }
+}
