@@ -2,6 +2,7 @@
 // A bad value throws ConfigError with one line naming the setting.
 
 import { isIP } from 'node:net'
+import { availableParallelism } from 'node:os'
 
 export class ConfigError extends Error {}
 
@@ -43,6 +44,11 @@ export interface Config {
   readonly sendRate: number | null
   readonly sendConcurrency: number
   readonly smtpPool: number
+  /**
+   * Worker threads composing and sending for providers that cost CPU per message (SMTP:
+   * MIME, DKIM, the conversation); 0 keeps them on the main thread (HERALD_SEND_THREADS).
+   */
+  readonly sendThreads: number
   /** Longest a provider call may take before it counts as a retryable failure (ms). */
   readonly sendTimeoutMs: number
   /** SMTP: connection and greeting timeout (ms). */
@@ -255,6 +261,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     sendRate: optionalInt('HERALD_SEND_RATE', env.HERALD_SEND_RATE, 1, 1_000_000),
     sendConcurrency: int('HERALD_SEND_CONCURRENCY', env.HERALD_SEND_CONCURRENCY ?? '8', 1, 256),
     smtpPool: int('HERALD_SMTP_POOL', env.HERALD_SMTP_POOL ?? '5', 1, 100),
+    sendThreads: int('HERALD_SEND_THREADS', env.HERALD_SEND_THREADS ?? String(defaultSendThreads()), 0, 64),
     // Well under the 5-minute send lease: a call still running when its deadline passes is
     // given up (a retryable failure) while its message is still leased.
     sendTimeoutMs: int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000),
@@ -291,6 +298,14 @@ function domainLimits(name: string, raw: string | undefined): Readonly<Record<st
     out[domain] = int(name, part.slice(eq + 1).trim(), 1, 1_000_000)
   }
   return Object.freeze(out)
+}
+
+/**
+ * One send thread per core: the main thread only claims and records (a few per cent of a
+ * core), and each thread's RSA signatures run on Bun's crypto pool while it composes the next.
+ */
+function defaultSendThreads(): number {
+  return Math.max(1, Math.min(8, availableParallelism()))
 }
 
 const DOMAIN_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/

@@ -15,6 +15,8 @@ import {
 // The provider of each channel, from the configuration (DESIGN.md §1 and §8). One instance per
 // kind serves every channel that uses it: one Twilio client, one simulator and its timers.
 
+/** The settings providers are made from (a send thread gets these, not the whole config). */
+export type ProviderSettings = Settings
 type Settings = Pick<
   Config,
   | 'emailProvider'
@@ -33,7 +35,8 @@ type Settings = Pick<
   | 'simulatorRates'
 >
 
-const kindsOf = (config: Settings): Record<Channel, string> => ({
+/** The provider kind configured for each channel. */
+export const kindsOf = (config: Settings): Record<Channel, string> => ({
   email: config.emailProvider,
   sms: config.smsProvider,
   voice: config.voiceProvider,
@@ -68,45 +71,48 @@ export function providerCallbacks(config: Settings): ProviderCallback[] {
   return out
 }
 
+/** One provider of a kind, from the configuration (the send threads make theirs with it too). */
+export function createProvider(kind: string, config: Settings, feedback: ChannelFeedback): ChannelProvider {
+  switch (kind) {
+    case 'capture':
+      return createCaptureProvider()
+    case 'simulator':
+      return createSimulatorProvider({ rates: parseSimulatorRates(config.simulatorRates), feedback })
+    case 'smtp':
+      if (!config.smtpUrl) throw new Error('HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL')
+      return createSmtpProvider({
+        url: config.smtpUrl,
+        pool: config.smtpPool,
+        connectionTimeout: config.smtpConnectTimeoutMs,
+        socketTimeout: config.smtpSocketTimeoutMs,
+      })
+    case 'twilio': {
+      const missing = [
+        ['HERALD_TWILIO_BASE_URL', config.twilioBaseUrl],
+        ['HERALD_TWILIO_ACCOUNT_SID', config.twilioAccountSid],
+        ['HERALD_TWILIO_AUTH_TOKEN', config.twilioAuthToken],
+      ].filter(([, value]) => !value)
+      if (missing.length > 0)
+        throw new Error(`the twilio provider needs ${missing.map(([name]) => name).join(', ')}`)
+      return createTwilioProvider({
+        baseUrl: config.twilioBaseUrl!,
+        accountSid: config.twilioAccountSid!,
+        authToken: config.twilioAuthToken!,
+        from: config.twilioFrom,
+      })
+    }
+    default:
+      throw new Error(`unknown provider "${kind}"`)
+  }
+}
+
 export function createProviders(
   config: Settings,
   feedback: ChannelFeedback,
 ): Record<Channel, ChannelProvider> {
   const kinds = kindsOf(config)
   const instances = new Map<string, ChannelProvider>()
-  const create = (kind: string): ChannelProvider => {
-    switch (kind) {
-      case 'capture':
-        return createCaptureProvider()
-      case 'simulator':
-        return createSimulatorProvider({ rates: parseSimulatorRates(config.simulatorRates), feedback })
-      case 'smtp':
-        if (!config.smtpUrl) throw new Error('HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL')
-        return createSmtpProvider({
-          url: config.smtpUrl,
-          pool: config.smtpPool,
-          connectionTimeout: config.smtpConnectTimeoutMs,
-          socketTimeout: config.smtpSocketTimeoutMs,
-        })
-      case 'twilio': {
-        const missing = [
-          ['HERALD_TWILIO_BASE_URL', config.twilioBaseUrl],
-          ['HERALD_TWILIO_ACCOUNT_SID', config.twilioAccountSid],
-          ['HERALD_TWILIO_AUTH_TOKEN', config.twilioAuthToken],
-        ].filter(([, value]) => !value)
-        if (missing.length > 0)
-          throw new Error(`the twilio provider needs ${missing.map(([name]) => name).join(', ')}`)
-        return createTwilioProvider({
-          baseUrl: config.twilioBaseUrl!,
-          accountSid: config.twilioAccountSid!,
-          authToken: config.twilioAuthToken!,
-          from: config.twilioFrom,
-        })
-      }
-      default:
-        throw new Error(`unknown provider "${kind}"`)
-    }
-  }
+  const create = (kind: string) => createProvider(kind, config, feedback)
   const providers = {} as Record<Channel, ChannelProvider>
   try {
     for (const channel of CHANNELS) {

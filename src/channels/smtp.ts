@@ -43,6 +43,7 @@ export const SMTP_CAPABILITIES: ProviderCapabilities = {
   storesContent: false,
   reportsDelivery: false,
   needsVerifiedSender: true,
+  offThread: true,
 }
 
 /** The pool settings, shared with the benchmark so its raw blast runs on the same terms. */

@@ -85,6 +85,12 @@ export interface ProviderCapabilities {
   reportsDelivery: boolean
   /** Mail reaches real inboxes: the From address must be verified and is DKIM-signed. */
   needsVerifiedSender: boolean
+  /**
+   * A message costs real CPU (MIME, DKIM, a protocol conversation), so the queue composes and
+   * sends it on its send threads, built from the configuration (HERALD_SEND_THREADS). Instant
+   * providers (capture) leave it unset and stay on the main thread: no hop to pay for.
+   */
+  offThread?: boolean
 }
 
 /** A request a provider posts back to Herald (a status callback), as the HTTP layer hands it over. */

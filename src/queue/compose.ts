@@ -1,5 +1,5 @@
 import type { Outgoing } from '../channels/types'
-import type { AppContext } from '../context'
+import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { appendToBody, rewriteLinks } from '../lib/html-links'
 import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
@@ -9,6 +9,15 @@ import type { SendPlan } from './plan'
 
 // One recipient's message: the template rendered with their data, every link wrapped in a
 // signed click token, an open pixel, and (bulk mail) the List-Unsubscribe headers of RFC 2369 / 8058.
+// It needs no database: the send threads (send-thread.ts) compose with it too.
+
+/** The settings composition reads. */
+export type ComposeSettings = Pick<Config, 'publicUrl' | 'inboundDomain'>
+/** What composition reads of a plan (a send thread rebuilds these from a PlanSpec). */
+export type ComposePlan = Pick<
+  SendPlan,
+  'channel' | 'compiled' | 'variables' | 'idDomain' | 'bulk' | 'sender' | 'dkim'
+>
 
 export interface Composed {
   /** The contact's email address (event data names it whatever the channel). */
@@ -22,15 +31,15 @@ export interface Composed {
 export const rfcMessageId = (outboxId: string, domain: string) => `<${outboxId}@${domain}>`
 
 export function composeMessage(
-  app: AppContext,
+  settings: ComposeSettings,
   key: Buffer,
-  plan: SendPlan,
-  message: MessageRow,
+  plan: ComposePlan,
+  message: Pick<MessageRow, 'id' | 'clientId' | 'to'>,
   contact: ContactRow,
   /** The provider's callback path, where it reports delivery (text channels). */
   callbackPath: string | null,
 ): Composed {
-  const base = app.config.publicUrl
+  const base = settings.publicUrl
   const link = (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
     `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
   const unsubscribeUrl = link('unsubscribe')
@@ -66,7 +75,7 @@ export function composeMessage(
     html = rewriteLinks(html, (url) => (url.startsWith(own) ? null : link('click', url)))
     html = appendToBody(html, `<img src="${link('open')}" width="1" height="1" alt="" style="display:none">`)
   }
-  const inbound = app.config.inboundDomain
+  const inbound = settings.inboundDomain
   const verp = (purpose: string) =>
     `${purpose}+${encodeVerpToken(key, message.clientId, purpose, message.id)}@${inbound}`
   const headers: Record<string, string> = plan.bulk

@@ -30,6 +30,11 @@ export type Outcome =
   | { kind: 'deferred'; at: number }
   /** Its source stopped after the claim (campaign cancelled or failed). */
   | { kind: 'cancelled'; reason: string | null }
+  /**
+   * The send thread carrying it died: whether it was sent is unknown, so nothing is written and
+   * it keeps its lease; when the lease expires it is sent again with the same Message-ID.
+   */
+  | { kind: 'abandoned' }
 
 export interface Finished {
   message: MessageRow
@@ -95,6 +100,8 @@ export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: So
             break
           case 'cancelled':
             outbox.cancelled(m.seq, o.reason)
+            break
+          case 'abandoned':
             break
         }
       }

@@ -14,6 +14,8 @@ import { clientVariables } from '../services/templates/variables'
 
 export interface SendPlan {
   channel: Channel
+  /** The content `compiled` was made from (a send thread compiles it again, once). */
+  content: RenderableTemplate
   compiled: CompiledTemplate
   sender: ResolvedSender | null
   dkim: DkimSigning | null
@@ -57,6 +59,7 @@ export function createPlanner(
         : null
     return {
       channel: input.channel,
+      content: input.content,
       compiled: compileTemplate(input.content),
       clientSuspended: client.status !== 'active',
       sender,

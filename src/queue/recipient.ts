@@ -1,23 +1,19 @@
-import {
-  type Channel,
-  type ChannelProvider,
-  type Outgoing,
-  ProviderError,
-  type SendResult,
-} from '../channels/types'
+import { type Channel, type ChannelProvider, ProviderError, type SendResult } from '../channels/types'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { createSuppressionCheck } from '../services/suppressions/manage'
-import { composeMessage } from './compose'
+import { type Composed, composeMessage } from './compose'
+import { sendWithin } from './deadline'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
+import type { SendThreads } from './send-threads'
 import type { MessageSource, Verdict } from './sources/types'
 import { createRateBucket, createWindowLimits } from './throttle'
 
 // One claimed message: the checks made at send time (its source still sending, client,
 // contact status, suppression, limits), then a task that renders it and hands it to the
-// channel's provider.
+// channel's provider, here or (channels the send threads serve) on a send thread.
 
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
@@ -28,6 +24,8 @@ export interface RecipientOptions {
   /** The tracking-token key. */
   key: Buffer
   outbox: Outbox
+  /** Composes and sends the messages of the channels it serves off the main thread. */
+  threads?: SendThreads | null
 }
 
 export type RecipientStep = (
@@ -49,6 +47,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
   const limits = createWindowLimits(options.outbox, app.config, app)
   const timeoutMs = app.config.sendTimeoutMs
+  const threads = options.threads ?? null
 
   /** What to do with one claimed message before anything is sent. */
   return function prepare(m, source, plan, contact, now) {
@@ -72,62 +71,50 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       // Paused or cancelled while this message waited for its turn: do not send it.
       const now = source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
-      let composed: ReturnType<typeof composeMessage>
-      try {
-        composed = composeMessage(app, options.key, plan, m, contact, provider.callback?.path ?? null)
-      } catch (err) {
-        return { kind: 'failed', provider: null, error: `render failed: ${(err as Error).message}` }
-      }
-      try {
-        const r = await sendWithin(provider, composed.outgoing, timeoutMs)
-        return {
-          kind: 'sent',
-          delivered: r.delivered,
-          provider: provider.name,
-          providerMessageId: r.providerMessageId,
-          composed,
-          keepContent: provider.capabilities.storesContent,
-        }
-      } catch (err) {
-        const retryable = !(err instanceof ProviderError) || err.retryable
-        const error = (err as Error).message || String(err)
+      const keepContent = provider.capabilities.storesContent
+      // A refused send is tried again after its delay while retries are left.
+      const refused = (error: string, retryable: boolean): Outcome => {
         const delay = retryDelays[m.attempts - 1]
         if (retryable && delay !== undefined)
           return { kind: 'retry', provider: provider.name, error, at: clock.now() + delay }
         return { kind: 'failed', provider: provider.name, error }
       }
-    }
-  }
-}
+      const unrenderable = (error: string): Outcome => ({
+        kind: 'failed',
+        provider: null,
+        error: `render failed: ${error}`,
+      })
+      const sent = (r: SendResult, composed: Composed): Outcome => ({
+        kind: 'sent',
+        delivered: r.delivered,
+        provider: provider.name,
+        providerMessageId: r.providerMessageId,
+        composed,
+        keepContent,
+      })
 
-/**
- * One provider call, bounded by HERALD_SEND_TIMEOUT_MS whatever the provider: past the deadline
- * the call's signal aborts (the SMTP pool closes the connection delivering it) and the send is a
- * retryable failure, even if the provider ignores the signal. The message keeps its lease until
- * the outcome is written; a provider that delivered it after all makes the retry a duplicate
- * with the same Message-ID, as after a crash.
- */
-export async function sendWithin(
-  provider: ChannelProvider,
-  message: Outgoing,
-  timeoutMs: number,
-): Promise<SendResult> {
-  const controller = new AbortController()
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new ProviderError(
-        `${provider.name}: no answer within ${timeoutMs} ms (send timed out)`,
-        true,
-        'ETIMEDOUT',
-      )
-      reject(err)
-      controller.abort(err)
-    }, timeoutMs)
-  })
-  try {
-    return await Promise.race([provider.send(message, { signal: controller.signal }), deadline])
-  } finally {
-    clearTimeout(timer)
+      if (threads?.serves(channel)) {
+        const r = await threads.send(plan, m, contact, keepContent)
+        if (r.kind === 'sent') return sent(r, r.composed)
+        if (r.kind === 'refused') return refused(r.error, r.retryable)
+        if (r.kind === 'unrenderable') return unrenderable(r.error)
+        return { kind: 'abandoned' } // the thread died: the message keeps its lease
+      }
+
+      let composed: Composed
+      try {
+        composed = composeMessage(app.config, options.key, plan, m, contact, provider.callback?.path ?? null)
+      } catch (err) {
+        return unrenderable((err as Error).message)
+      }
+      try {
+        return sent(await sendWithin(provider, composed.outgoing, timeoutMs), composed)
+      } catch (err) {
+        return refused(
+          (err as Error).message || String(err),
+          !(err instanceof ProviderError) || err.retryable,
+        )
+      }
+    }
   }
 }

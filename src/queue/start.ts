@@ -1,18 +1,40 @@
-import { closeProviders, createProviders } from '../channels/registry'
+import { closeProviders, createProviders, kindsOf } from '../channels/registry'
+import type { Channel } from '../channels/types'
 import type { AppContext } from '../context'
+import { trackingKeyOf } from '../services/tracking/resolve'
 import { createFeedback } from './feedback'
 import type { LeasedWorker } from './leased-worker'
+import { createSendThreads } from './send-threads'
 import { createSendWorker } from './worker'
 
-/** The instance's sending: providers from the configuration, their feedback, and the worker. */
+/**
+ * The instance's sending: providers from the configuration, their feedback, the send threads
+ * for the channels whose provider runs off the main thread (SMTP), and the worker.
+ */
 export function startSending(app: AppContext): LeasedWorker {
   const providers = createProviders(app.config, createFeedback(app))
-  const worker = createSendWorker(app, { providers }).start()
+  const kinds = kindsOf(app.config)
+  const offThread = Object.fromEntries(
+    (Object.entries(providers) as [Channel, (typeof providers)[Channel]][])
+      .filter(([, provider]) => provider.capabilities.offThread)
+      .map(([channel]) => [channel, kinds[channel]]),
+  )
+  const threads =
+    app.config.sendThreads > 0 && Object.keys(offThread).length > 0
+      ? createSendThreads({
+          config: app.config,
+          key: trackingKeyOf(app),
+          kinds: offThread,
+          count: app.config.sendThreads,
+          log: app.log,
+        })
+      : null
+  const worker = createSendWorker(app, { providers, threads }).start()
   return {
     ...worker,
     async stop() {
       await worker.stop()
-      await closeProviders(providers)
+      await Promise.all([closeProviders(providers), threads?.close()])
     },
   }
 }

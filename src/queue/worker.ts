@@ -7,6 +7,7 @@ import { createBatchProcessor } from './batch'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
 import { createPlanner } from './plan'
 import { createRecipientStep } from './recipient'
+import type { SendThreads } from './send-threads'
 import { sourcesOf } from './sources'
 import { createCampaignSource } from './sources/campaign'
 import { createJourneySource } from './sources/journey'
@@ -30,6 +31,8 @@ export interface SendWorkerOptions {
   leaseMs?: number
   /** Delays before each retry of a retryable failure; one more failure fails the message. */
   retryDelays?: readonly number[]
+  /** Send threads for the channels whose providers run off the main thread (start.ts). */
+  threads?: SendThreads | null
 }
 
 export const DEFAULT_RETRY_DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000] as const
@@ -57,6 +60,7 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
     retryDelays,
     key: trackingKeyOf(app),
     outbox,
+    threads: options.threads,
   })
   const processBatch = createBatchProcessor(app, { outbox, sources, prepare, concurrency })
 

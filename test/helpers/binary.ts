@@ -21,13 +21,14 @@ export function useBinary(prefix: string): BinaryFixture {
     if (binary) return
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
-      // The same entry points as scripts/build.ts: the import's parse worker is one.
+      // The same entry points as scripts/build.ts: the import's parse worker and the send thread.
       [
         'bun',
         'build',
         '--compile',
         join(root, 'src/main.ts'),
         join(root, 'src/services/imports/parse-worker.ts'),
+        join(root, 'src/queue/send-thread.ts'),
         '--outfile',
         binary,
       ],
