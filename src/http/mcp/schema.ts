@@ -1,5 +1,5 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ID_PATTERN, type Json, SchemaRegistry } from '../openapi-schemas'
+import { type Json, SchemaRegistry } from '../openapi-schemas'
 import type { Operation } from '../operation'
 
 // A tool's input is one JSON Schema object holding the operation's path ids, query members and
@@ -46,9 +46,9 @@ export function toolInput(o: Operation, extra: Record<string, Json> = {}): ToolI
   const inputProps = (input.properties ?? {}) as Record<string, TSchema>
   for (const name of pathNames) {
     const schema = plainSchema(inputProps[name]!)
+    // No pattern: a model reads the description, and an id that is none is a plain 404.
     if (!o.rawParams?.includes(name)) {
       schema.type = 'string'
-      schema.pattern = ID_PATTERN
       schema.description ??= 'Record id: a UUID or a prefixed id (cmp_…, con_…)'
     }
     properties[name] = schema

@@ -54,7 +54,6 @@ function define(o: Operation): ToolDef | null {
       description: describe(o),
       inputSchema: input.schema,
       annotations: {
-        title: o.summary,
         readOnlyHint: readOnly,
         destructiveHint: !readOnly && o.destructive === true,
         idempotentHint: readOnly || o.method === 'DELETE' || o.method === 'PATCH',
