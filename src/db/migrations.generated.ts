@@ -14,6 +14,7 @@ import m10 from '../../migrations/0010_message_payloads.sql' with { type: 'text'
 import m11 from '../../migrations/0011_furry_shape.sql' with { type: 'text' }
 import m12 from '../../migrations/0012_loose_secret_warriors.sql' with { type: 'text' }
 import m13 from '../../migrations/0013_futuristic_radioactive_man.sql' with { type: 'text' }
+import m14 from '../../migrations/0014_freezing_the_anarchist.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -30,4 +31,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0011_furry_shape', sql: m11 },
   { tag: '0012_loose_secret_warriors', sql: m12 },
   { tag: '0013_futuristic_radioactive_man', sql: m13 },
+  { tag: '0014_freezing_the_anarchist', sql: m14 },
 ]

@@ -37,6 +37,30 @@ export const analyticsRollups = sqliteTable(
 )
 
 /**
+ * The same counters per client × quarter-hour × channel, summed over sources: what the
+ * client-wide reads (trends, the funnel without a source, the score, the alerts' window) sum,
+ * a fraction of the rows of analytics_rollups. Written alongside it, in the same transaction.
+ */
+export const analyticsTotals = sqliteTable(
+  'analytics_totals',
+  {
+    clientId: text('client_id').notNull(),
+    bucket: integer('bucket').notNull(),
+    channel: text('channel').notNull(),
+    sent: integer('sent').notNull().default(0),
+    delivered: integer('delivered').notNull().default(0),
+    opened: integer('opened').notNull().default(0),
+    machineOpened: integer('machine_opened').notNull().default(0),
+    clicked: integer('clicked').notNull().default(0),
+    replied: integer('replied').notNull().default(0),
+    bounced: integer('bounced').notNull().default(0),
+    unsubscribed: integer('unsubscribed').notNull().default(0),
+    complained: integer('complained').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.clientId, t.bucket, t.channel] })],
+)
+
+/**
  * Deliverability alerts: recorded when a client's complaint rate crosses 0.1 % or its bounce
  * rate 2 % over its last 1,000 sends, and when its campaigns were paused at 0.3 % complaints.
  * One open alert per client and kind; it is resolved when the rate falls back under.
