@@ -105,3 +105,10 @@ describe('tools generated from the operation registry', () => {
     expect(tool.tool.description).toContain('Needs scope journeys:write')
   })
 })
+
+test('the README lists every excluded operation (section "MCP tool server")', async () => {
+  const readme = await Bun.file(new URL('../../../README.md', import.meta.url)).text()
+  const section = readme.slice(readme.indexOf('## MCP tool server'), readme.indexOf('## Performance'))
+  for (const id of [...Object.keys(EXCLUDED), ...Object.keys(FILE_TOOLS)])
+    expect(section, id).toContain(`\`${id}\``)
+})
