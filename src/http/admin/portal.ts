@@ -303,6 +303,9 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       if (asset) return asset
       return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } })
     }
+    // `/admin/api-keys/` is `/admin/api-keys`.
+    if (path.endsWith('/') && request.method === 'GET')
+      return new Response(null, { status: 303, headers: { location: path.replace(/\/+$/, '') + url.search } })
     const token = readCookie(request, SESSION_COOKIE)
     const session = token ? resolveSession(app, token) : null
 

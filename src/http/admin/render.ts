@@ -1,3 +1,4 @@
+import type { PortalRole } from '../../services/actors/actor'
 import type { Flash } from '../../services/portal-auth/sessions'
 import { assetUrl } from './assets'
 import { createEngine } from './engine'
@@ -10,6 +11,7 @@ import type { PageView, PortalRequest, Section } from './types'
 export interface NavEntry {
   path: string
   title: string
+  roles?: readonly PortalRole[]
 }
 
 export interface Chrome {
@@ -27,7 +29,7 @@ export function createRenderer(sections: readonly Section[]) {
   const nav: NavEntry[] = sections
     .filter((s) => s.nav !== false)
     .sort((a, b) => a.order - b.order)
-    .map(({ path, title }) => ({ path, title }))
+    .map(({ path, title, roles }) => ({ path, title, roles }))
   const assets = {
     htmx: assetUrl('htmx.min.js'),
     pico: assetUrl('pico.min.css'),
@@ -35,12 +37,13 @@ export function createRenderer(sections: readonly Section[]) {
     css: assetUrl('app.css'),
   }
 
-  /** The entry whose path is the longest prefix of the current path is current. */
-  function navFor(path: string) {
-    const current = nav
-      .filter((n) => path === n.path || path.startsWith(n.path === '/admin' ? '/admin/\u0000' : `${n.path}/`))
+  /** The entries the user's role sees; the one whose path is the longest prefix of the current path is current. */
+  function navFor(path: string, role: PortalRole | null) {
+    const visible = nav.filter((n) => !n.roles || (role !== null && n.roles.includes(role)))
+    const current = visible
+      .filter((n) => path === n.path || (n.path !== '/admin' && path.startsWith(`${n.path}/`)))
       .sort((a, b) => b.path.length - a.path.length)[0]
-    return nav.map((n) => ({ ...n, current: n === current }))
+    return visible.map(({ path, title }) => ({ path, title, current: path === current?.path }))
   }
 
   function globals(view: PageView, chrome: Chrome) {
@@ -52,7 +55,7 @@ export function createRenderer(sections: readonly Section[]) {
       flash: chrome.flash,
       path: chrome.path,
       assets,
-      nav: navFor(chrome.path),
+      nav: req ? navFor(chrome.path, req.user.role) : [],
       timezone: req?.user.timezone ?? 'UTC',
       user: req ? { email: req.user.email, role: req.user.role } : null,
       workspace: req?.workspace ?? null,

@@ -1,4 +1,5 @@
 import type { Ctx } from '../../context'
+import type { PortalRole } from '../../services/actors/actor'
 import type { Flash, PortalSession } from '../../services/portal-auth/sessions'
 import type { PortalIdentity } from '../../services/users/access'
 
@@ -66,6 +67,11 @@ export interface Section {
   readonly order: number
   /** False for pages reached otherwise (the account page from the user menu). */
   readonly nav?: boolean
+  /**
+   * The roles whose nav shows this section (default: every role). Only what the nav lists: the
+   * verbs enforce the roles whatever the nav shows.
+   */
+  readonly roles?: readonly PortalRole[]
   readonly routes: readonly PortalRoute[]
 }
 

@@ -147,6 +147,9 @@ describe('session lifetime (12 h idle, 7 days absolute)', () => {
   })
 })
 
+// Each attempt verifies an argon2id hash (slow on purpose): these tests get a longer timeout.
+const SLOW = 60_000
+
 describe('lockout: 10 failures in 15 minutes lock that email or IP for 15 minutes', () => {
   const loginFrom = async (email: string, password: string, ip: string) => {
     const b = browser(t)
@@ -173,7 +176,7 @@ describe('lockout: 10 failures in 15 minutes lock that email or IP for 15 minute
     expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(200)
     clock.t += 1
     expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(303)
-  })
+  }, SLOW)
 
   test('per IP: 10 failures for different emails lock the IP, not the emails elsewhere', async () => {
     const user = await makeUser(t, { role: 'member' })
@@ -184,7 +187,7 @@ describe('lockout: 10 failures in 15 minutes lock that email or IP for 15 minute
     expect((await loginFrom(user.email, user.password, '10.0.2.2')).status).toBe(303)
     clock.t += 15 * 60 * 1000
     expect((await loginFrom(user.email, user.password, '10.0.2.1')).status).toBe(303)
-  })
+  }, SLOW)
 
   test('failures older than 15 minutes do not count', async () => {
     const user = await makeUser(t, { role: 'admin' })
@@ -192,5 +195,5 @@ describe('lockout: 10 failures in 15 minutes lock that email or IP for 15 minute
     clock.t += 15 * 60 * 1000 + 1
     for (let i = 0; i < 9; i++) await loginFrom(user.email, 'wrong-password-x', '10.0.3.1')
     expect((await loginFrom(user.email, user.password, '10.0.3.1')).status).toBe(303)
-  })
+  }, SLOW)
 })

@@ -176,3 +176,30 @@ describe('workspaces', () => {
     expect(owner).toContain('Default workspace</option>')
   })
 })
+
+describe('navigation', () => {
+  test.each<[Who, boolean]>([
+    ['owner', true],
+    ['admin', true],
+    ['member', false],
+    ['viewer', false],
+  ])('%s: the nav lists API keys → %p (the verbs enforce it either way)', async (who, listed) => {
+    const html = (await (await as(who)).get('/admin')).text
+    const nav = /<nav id="sections"[\s\S]*?<\/nav>/.exec(html)![0]
+    expect(nav).toContain('href="/admin"')
+    expect(nav.includes('href="/admin/api-keys"')).toBe(listed)
+  })
+
+  test('the current section is marked, and only it', async () => {
+    const html = (await (await as('owner')).get('/admin/api-keys/new')).text
+    const nav = /<nav id="sections"[\s\S]*?<\/nav>/.exec(html)![0]
+    expect(nav.match(/aria-current="page"/g)?.length).toBe(1)
+    expect(nav).toContain('<a href="/admin/api-keys" aria-current="page">')
+  })
+
+  test('a trailing slash redirects to the page without it', async () => {
+    const b = await as('owner')
+    expect((await b.get('/admin/api-keys/')).location).toBe('/admin/api-keys')
+    expect((await b.get('/admin/')).location).toBe('/admin')
+  })
+})

@@ -32,6 +32,8 @@ export const apiKeys = defineSection({
   path: PATH,
   title: 'API keys',
   order: 90,
+  // The key verbs need admin:*, which only owners and admins hold.
+  roles: ['owner', 'admin'],
   routes: [
     {
       method: 'GET',
