@@ -47,5 +47,8 @@ export type JobAnswer =
   | { job: number; kind: 'refused'; error: string; retryable: boolean }
 
 export type FromThread =
+  /** Set up (its providers made): from now on it may have sent what it was given. */
+  | { type: 'ready' }
   /** Answers that came in one turn of the thread. */
-  { type: 'answers'; answers: JobAnswer[] } | { type: 'closed' }
+  | { type: 'answers'; answers: JobAnswer[] }
+  | { type: 'closed' }

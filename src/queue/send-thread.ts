@@ -137,6 +137,7 @@ self.onmessage = (event: MessageEvent<ToThread>) => {
   switch (m.type) {
     case 'init':
       setup = init(m.config, m.key, m.kinds)
+      post({ type: 'ready' })
       break
     case 'plan':
       try {

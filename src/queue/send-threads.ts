@@ -14,7 +14,9 @@ import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-
 // A thread that dies (or owes an answer far past the send deadline, and is ended) takes its
 // owed answers with it: those sends come back `lost`, their messages keep their leases and are
 // sent again, with the same Message-ID, when the leases expire (never sooner: the thread may
-// have handed them to the server). A new thread takes its place.
+// have handed them to the server). A new thread takes its place. A thread that dies before it
+// was set up cannot have sent anything: its sends are refused (retryable), so a thread that
+// cannot start shows as an error on the messages instead of leases that never end.
 
 /**
  * The thread's module. From source it sits next to this one; in the executable it is an entry
@@ -61,6 +63,10 @@ const MAX_RESPAWN_DELAY_MS = 30_000
 interface Slot {
   index: number
   worker: Worker | null
+  /** The thread said it is set up. */
+  ready: boolean
+  /** The last uncaught error of the thread, if it had one. */
+  error: string | null
   startedAt: number
   /** Deaths in a row within 5 s of starting (a thread that cannot start must not spin). */
   earlyDeaths: number
@@ -82,6 +88,8 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
   const slots: Slot[] = Array.from({ length: Math.max(1, options.count) }, (_, index) => ({
     index,
     worker: null,
+    ready: false,
+    error: null,
     startedAt: 0,
     earlyDeaths: 0,
     owed: new Map(),
@@ -95,9 +103,15 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     const worker = new Worker(SEND_THREAD)
     ;(worker as Worker & { unref(): void }).unref() // a pool nobody closed must not keep the process alive
     slot.worker = worker
+    slot.ready = false
+    slot.error = null
     slot.startedAt = performance.now()
     worker.onmessage = (e: MessageEvent<FromThread>) => {
       const m = e.data
+      if (m.type === 'ready') {
+        slot.ready = true
+        return
+      }
       if (m.type === 'closed') return slot.closed?.()
       for (const a of m.answers) {
         const owed = slot.owed.get(a.job)
@@ -106,6 +120,11 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
         owed.resolve(a)
       }
     }
+    worker.addEventListener('error', (e) => {
+      // Bun's message holds a code frame and the stack; the `error: …` line is the message.
+      const text = (e as ErrorEvent).message ?? ''
+      if (slot.worker === worker) slot.error = /^error: (.*)$/m.exec(text)?.[1] ?? text.split('\n')[0] ?? null
+    })
     worker.addEventListener('close', () => died(slot, worker))
     const init: ToThread = { type: 'init', config, key: options.key, kinds: options.kinds }
     worker.postMessage(init)
@@ -119,15 +138,19 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     slot.queued = []
     const lost = [...slot.owed.values()]
     slot.owed.clear()
-    for (const owed of lost) owed.resolve({ kind: 'lost' })
+    const error = `the send thread could not start${slot.error ? `: ${slot.error}` : ''}`
+    for (const owed of lost)
+      owed.resolve(slot.ready ? { kind: 'lost' } : { job: 0, kind: 'refused', error, retryable: true })
     slot.closed?.()
     if (closing) return
     const young = performance.now() - slot.startedAt < 5_000
     slot.earlyDeaths = young ? slot.earlyDeaths + 1 : 0
-    log.error('send thread died; its sends in flight stay leased and are retried when the lease expires', {
-      thread: slot.index,
-      sends_in_flight: lost.length,
-    })
+    log.error(
+      slot.ready
+        ? 'send thread died; its sends in flight stay leased and are retried when the lease expires'
+        : 'send thread could not start; its sends are retried later',
+      { thread: slot.index, sends_in_flight: lost.length, error: slot.error },
+    )
     const delay =
       slot.earlyDeaths === 0 ? 0 : Math.min(MAX_RESPAWN_DELAY_MS, 100 * 2 ** (slot.earlyDeaths - 1))
     setTimeout(() => spawn(slot), delay)

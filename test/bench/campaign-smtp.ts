@@ -164,6 +164,7 @@ async function campaignRate(
         HERALD_DNS_SERVERS: dns.address,
         HERALD_SEND_CONCURRENCY: String(IN_FLIGHT),
         HERALD_SMTP_POOL: String(POOL),
+        HERALD_WARMUP: 'off', // the bench's new domain would otherwise be capped to its first day
         ...(THREADS === null ? {} : { HERALD_SEND_THREADS: THREADS }),
       },
       cpus ? { cpus } : {},

@@ -28,7 +28,7 @@ afterAll(async () => {
   await sink.close()
 }, 20_000)
 
-function setup(threadCount: number) {
+function setup(threadCount: number, kind = 'smtp') {
   const t = createTestApp({
     env: {
       HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
@@ -36,6 +36,7 @@ function setup(threadCount: number) {
       HERALD_INBOUND_DOMAIN: 'in.herald.example',
       // The dying-thread test holds stalled sends until it ends the thread: no deadline before.
       HERALD_SEND_TIMEOUT_MS: '60000',
+      HERALD_WARMUP: 'off', // a new signing domain's daily cap is not what this tests
     },
     clock,
   })
@@ -49,7 +50,7 @@ function setup(threadCount: number) {
   const threads = createSendThreads({
     config: t.ctx.config,
     key: trackingKeyOf(t.ctx),
-    kinds: { email: 'smtp' },
+    kinds: { email: kind },
     count: threadCount,
     log: t.ctx.log,
   })
@@ -183,4 +184,21 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
   }
   expect(received('@crash.example')).toHaveLength(6) // nobody got a second copy
   expect(await s.status()).toBe('sent')
+}, 30_000)
+
+test('a thread that cannot start sent nothing: its sends are refused retryably, with the reason', async () => {
+  // The thread makes its provider from the configuration; this kind does not exist there.
+  const { t, threads, worker } = setup(1, 'no-such-provider')
+  const s = await signingTenant(t, ['first@nostart.example'], 'nostart.example')
+  await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+  await worker.runOnce()
+  const m = t.ctx.sqlite
+    .query("SELECT status, attempts, error FROM messages WHERE to_address = 'first@nostart.example'")
+    .get()
+  expect(m).toEqual({
+    status: 'queued',
+    attempts: 1,
+    error: 'the send thread could not start: unknown provider "no-such-provider"',
+  })
+  expect(threads.alive()).toBeLessThanOrEqual(1)
 }, 30_000)
