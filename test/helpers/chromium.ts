@@ -1,10 +1,17 @@
 // Chromium side of the browser harness (tests import test/helpers/browser.ts): Debian Chromium
 // driven by playwright-core, a recorder of what goes wrong on a page, axe-core injected from the
 // package, screenshots under test-results/screenshots/. One browser per test file.
-import { afterAll, beforeAll } from 'bun:test'
+import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page, type Response } from 'playwright-core'
+import {
+  type Browser,
+  type BrowserContext,
+  chromium,
+  type Locator,
+  type Page,
+  type Response,
+} from 'playwright-core'
 
 export const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -22,6 +29,16 @@ export const CHROMIUM_ARGS = [
 ]
 
 export const SCREENSHOT_DIR = join(import.meta.dir, '..', '..', 'test-results', 'screenshots')
+
+/** How long a Playwright action or navigation may wait before it fails, naming what it waited for. */
+export const ACTION_TIMEOUT_MS = 10_000
+
+/**
+ * The timeout of each test in a file that drives the browser. Generous on purpose: when bun times
+ * a test out it kills the child processes, which takes the file's Chromium down with it and turns
+ * every later test of the file into a confusing failure.
+ */
+export const BROWSER_TEST_TIMEOUT_MS = 90_000
 
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
@@ -78,6 +95,8 @@ const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', (e) =
  */
 export async function newContext(browser: Browser, baseURL?: string): Promise<BrowserContext> {
   const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
+  // A missing element fails in seconds with its selector, not at the test's timeout.
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS)
   await context.exposeBinding(CSP_BINDING, ({ page }, text: string) => {
     if (page) problems(page).cspViolations.push(text)
   })
@@ -103,10 +122,13 @@ function watch(page: Page): void {
   })
 }
 
+/** Chromium's console line for any response >= 400, a page's own included. */
+const FAILED_LOAD = /^Failed to load resource: the server responded with a status of \d+/
+
 /**
  * Fails when the page logged a console error, hit a CSP violation, threw, or opened a dialog
  * since the last check (then forgets them). `allowFailedResponses` lets a page under test answer
- * 4xx on purpose (a 403 page, a login with a wrong password).
+ * 4xx on purpose (a 403 page): those responses and Chromium's console line for them are let pass.
  */
 export async function expectCleanPage(
   page: Page,
@@ -116,7 +138,9 @@ export async function expectCleanPage(
   const p = problems(page)
   const lines = [
     ...p.cspViolations.map((s) => `CSP violation: ${s}`),
-    ...p.consoleErrors.map((s) => `console error: ${s}`),
+    ...p.consoleErrors
+      .filter((s) => !(options.allowFailedResponses && FAILED_LOAD.test(s)))
+      .map((s) => `console error: ${s}`),
     ...p.pageErrors.map((s) => `uncaught exception: ${s}`),
     ...p.dialogs.map((d) => `dialog (${d.type}): ${d.message}`),
     ...(options.allowFailedResponses ? [] : p.failedResponses.map((s) => `response: ${s}`)),
@@ -135,10 +159,33 @@ export async function flush(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0))).catch(() => {})
 }
 
-/** Waits until the page has loaded and htmx has no request in flight (`.htmx-request`). */
+/** Waits until the page has loaded and htmx has nothing in flight: no request, swap or settle. */
 export async function settle(page: Page): Promise<void> {
   await page.waitForLoadState('load')
-  await page.waitForFunction(() => !document.querySelector('.htmx-request'))
+  await page.waitForFunction(() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling'))
+}
+
+/**
+ * Clicks something that loads a page — a plain link or form (a navigation) or one boosted by htmx
+ * (an XHR whose answer is swapped into <main>) — and waits for the final answer (redirects
+ * followed) and for htmx to settle. Returns that answer, so a test can check its status.
+ */
+export async function follow(page: Page, target: Locator): Promise<Response> {
+  const answer = page.waitForResponse((r) => {
+    const request = r.request()
+    // After a redirect, the request that carried htmx's header is the first of the chain.
+    let first = request
+    while (first.redirectedFrom()) first = first.redirectedFrom()!
+    const loads =
+      (request.isNavigationRequest() && request.frame() === page.mainFrame()) ||
+      first.headers()['hx-request'] === 'true'
+    return loads && (r.status() < 300 || r.status() >= 400)
+  })
+  answer.catch(() => {}) // when the click itself fails, its error is the one to report
+  await target.click()
+  const response = await answer
+  await settle(page)
+  return response
 }
 
 /** Navigates and fails (naming the URL) unless the final answer has the expected status. */
@@ -229,6 +276,7 @@ export interface BrowserHandle {
  */
 export function useBrowser(): BrowserHandle {
   let browser: Browser | undefined
+  setDefaultTimeout(BROWSER_TEST_TIMEOUT_MS)
   beforeAll(async () => {
     browser = await launchBrowser()
   })

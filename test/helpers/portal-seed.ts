@@ -27,7 +27,7 @@ export interface HostileData {
   senderId: string
 }
 
-/** Creates one of each record with hostile names, and sends a capture campaign to the contact. */
+/** Creates one of each record with hostile names and sends a capture campaign to the contact (needs a running sender: `usePortal({ workers: true })`). */
 export async function seedHostileData(herald: TestApp): Promise<HostileData> {
   const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId, name: XSS.attribute })
   const call = async (method: string, path: string, body?: unknown) => {

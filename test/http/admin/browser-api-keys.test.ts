@@ -1,19 +1,21 @@
 // API keys in the portal (spec: "in the portal under Admin, API Keys ({portal_url}/admin/api-keys)"),
-// in real Chromium: create a key with scope checkboxes, read it the one time it is shown, use it
-// over REST, see only its prefix afterwards, revoke it, and REST refuses it.
+// in real Chromium with htmx on: create a key with scope checkboxes, read it the one time it is
+// shown, use it over REST, see only its prefix afterwards, revoke it behind the confirmation, and
+// REST refuses it. A form with a mistake shows the message in place.
 import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import {
-  alertText,
   expectCleanPage,
   expectNoSeriousViolations,
+  follow,
   screenshot,
   usePortal,
   visit,
 } from '../../helpers/browser'
 
 const portal = usePortal()
-const KEY = /hrld_[A-Za-z0-9]{32}/
+// hrld_ + 32 random bytes in base62 (43 characters).
+const KEY = /hrld_[A-Za-z0-9]{43}(?![A-Za-z0-9])/
 
 const rest = (key: string) =>
   fetch(`${portal.url}/api/v1/contacts?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(
@@ -21,16 +23,16 @@ const rest = (key: string) =>
   )
 
 /** Everything a user can read or copy on the page: its text and the values of its fields. */
-async function readable(page: Page): Promise<string> {
+function readable(page: Page): Promise<string> {
   return page.evaluate(
     () =>
-      document.body.innerText +
-      '\n' +
-      Array.from(document.querySelectorAll('input, textarea'))
+      `${document.body.innerText}\n${Array.from(document.querySelectorAll('input, textarea'))
         .map((e) => (e as HTMLInputElement).value)
-        .join('\n'),
+        .join('\n')}`,
   )
 }
+
+const statusText = async (page: Page) => (await page.locator('[role="status"]').allTextContents()).join(' ')
 
 describe('API keys page (browser)', () => {
   test('create with scope checkboxes → key shown once → REST 200 → listed by prefix only → revoke → REST 401', async () => {
@@ -38,15 +40,18 @@ describe('API keys page (browser)', () => {
     await visit(page, '/admin/api-keys')
     await expectNoSeriousViolations(page)
 
-    const form = page.locator('form:has(input[name="scopes"])')
-    await form.getByLabel(/^name/i).fill('Browser test key')
-    await form.locator('input[name="scopes"][value="contacts:read"]').check()
-    await Promise.all([page.waitForNavigation(), form.locator('button[type="submit"]').first().click()])
+    await follow(page, page.getByRole('button', { name: 'New API key' }).first()) // a link styled as a button
+    expect(new URL(page.url()).pathname).toBe('/admin/api-keys/new')
+    await expectNoSeriousViolations(page)
+    await page.getByLabel('Name', { exact: true }).fill('Browser test key')
+    await page.getByLabel('contacts:read', { exact: true }).check()
+    const created = await follow(page, page.getByRole('button', { name: 'Create key' }))
+    expect(created.status()).toBe(200)
 
     const shown = (await readable(page)).match(KEY)
     if (!shown)
       throw new Error(
-        `${page.url()}: no key shown after creating one\n${(await readable(page)).slice(0, 2000)}`,
+        `${page.url()}: no key shown after creating one:\n${(await readable(page)).slice(0, 1500)}`,
       )
     const key = shown[0]
     await expectNoSeriousViolations(page)
@@ -55,23 +60,41 @@ describe('API keys page (browser)', () => {
 
     expect(await rest(key)).toBe(200)
 
-    // Shown once: a reload lists the key by its 12-character prefix, never in full.
+    // Shown once: the list names the key by its 12-character prefix, never in full.
     await visit(page, '/admin/api-keys')
-    const later = await readable(page)
-    expect(later).not.toContain(key)
-    expect(later).toContain(key.slice(0, 12))
+    const row = page.locator('tbody tr', { hasText: 'Browser test key' })
+    expect(await row.count()).toBe(1)
+    expect(await row.innerText()).toContain(key.slice(0, 12))
     expect(await page.content()).not.toContain(key)
 
-    // Revoke from the key's row (a confirmation step, dialog or page, is accepted).
-    const row = page.locator('tr', { hasText: key.slice(0, 12) })
-    await Promise.all([page.waitForNavigation(), row.getByRole('button', { name: /revoke/i }).click()])
-    const confirm = page.getByRole('button', { name: /revoke/i })
-    if (new URL(page.url()).pathname !== '/admin/api-keys' && (await confirm.count()) > 0)
-      await Promise.all([page.waitForNavigation(), confirm.first().click()])
+    // Revoke: the row's link opens the confirmation page, its button revokes.
+    await follow(page, row.getByRole('link', { name: /revoke/i }))
+    expect(new URL(page.url()).pathname).toMatch(/^\/admin\/api-keys\/[0-9a-f-]{36}\/revoke$/)
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/api-keys/id/revoke')
+    expect(await rest(key)).toBe(200) // nothing happens before the confirmation
+    await follow(page, page.getByRole('button', { name: 'Revoke key' }))
     expect(new URL(page.url()).pathname).toBe('/admin/api-keys')
-    expect(await alertText(page)).toMatch(/revoked/i)
+    expect(await statusText(page)).toContain(`Revoked the key “Browser test key” (${key.slice(0, 12)}…)`)
+    expect(await page.locator('tbody tr', { hasText: 'Browser test key' }).innerText()).toContain('revoked')
     await expectCleanPage(page)
 
     expect(await rest(key)).toBe(401)
+    await page.close()
+  })
+
+  test('a form with a mistake (no scope chosen) re-renders in place with the message, keeping what was typed', async () => {
+    const page = await portal.pageAs('owner')
+    await visit(page, '/admin/api-keys/new')
+    await page.getByLabel('Name', { exact: true }).fill('Nothing chosen')
+    const answer = await follow(page, page.getByRole('button', { name: 'Create key' }))
+    expect(answer.status()).toBe(422)
+    expect(await page.getByLabel('Name', { exact: true }).inputValue()).toBe('Nothing chosen')
+    const message = await page.locator('#scopes-error, [role="alert"]').allInnerTexts()
+    expect(message.join(' ')).not.toBe('')
+    expect(await page.locator('main').innerText()).not.toMatch(KEY)
+    await expectNoSeriousViolations(page)
+    await expectCleanPage(page, { allowFailedResponses: true })
+    await page.close()
   })
 })

@@ -3,7 +3,7 @@
 // error, hits no CSP violation, opens no dialog and turns no hostile text into markup; a screenshot
 // of each is saved under test-results/screenshots/. The nav is built from the section registry, so
 // sections added later are crawled without touching this file. Record pages (/admin/<section>/<id>)
-// linked from a section's page are crawled too, one per kind.
+// linked from a section's page are crawled too, one per kind, and no link on these pages is broken.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import {
@@ -15,7 +15,7 @@ import {
 } from '../../helpers/browser'
 import { expectNoInjectedMarkup, seedHostileData } from '../../helpers/portal-seed'
 
-const portal = usePortal()
+const portal = usePortal({ workers: true })
 beforeAll(async () => {
   await seedHostileData(portal.herald)
 })
@@ -64,15 +64,23 @@ describe('portal crawl (browser)', () => {
 
     const problems: string[] = []
     const records = new Map<string, string>() // "/admin/contacts/id" → first such path
+    const linked = new Map<string, string>() // every portal link in <main> → the page it is on
     for (const path of nav) {
       problems.push(...(await inspect(page, path, { axe: true, screenshot: true })))
       for (const link of await portalLinks(page, 'main').catch(() => [] as string[])) {
+        if (!linked.has(link)) linked.set(link, path)
         const kind = link.split('?')[0]!.replace(UUID, 'id')
         if (kind !== link.split('?')[0] && !records.has(kind)) records.set(kind, link)
       }
     }
     for (const path of records.values())
       problems.push(...(await inspect(page, path, { axe: true, screenshot: true })))
+
+    // No link on these pages leads to a missing page (fetched with the session, not rendered).
+    for (const [link, on] of linked) {
+      const res = await page.request.get(link, { maxRedirects: 0 })
+      if (res.status() >= 400) problems.push(`${link} (linked from ${on}): answered ${res.status()}`)
+    }
 
     const crawled = [...nav, ...records.values()]
     console.log(`crawled ${crawled.length} portal pages:\n  ${crawled.join('\n  ')}`)

@@ -12,6 +12,7 @@ import {
   useBrowser,
   visit,
 } from '../../helpers/chromium'
+import { expectNoInjectedMarkup } from '../../helpers/portal-seed'
 
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'"
@@ -24,10 +25,16 @@ const pages: Record<string, string> = {
   '/bad-a11y': page('Bad', '<img src="/x.png"><input name="nolabel">'),
   '/inline': page('Inline', '<script>window.inlineRan = 1</script>'),
   '/console': page('Console', '<script src="/error.js"></script>'),
+  '/injected': page(
+    'Injected',
+    '<p>&lt;img src=x onerror=alert(1)&gt;</p><img alt="" src=x onerror="alert(1)">',
+  ),
+  '/xss-set': page('Set', '<script src="/xss.js"></script><p>&lt;script&gt;</p>'),
 }
 const scripts: Record<string, string> = {
   '/app.js': 'window.appRan = 1',
   '/error.js': 'console.error("boom from error.js")',
+  '/xss.js': 'window.__xss = 1',
 }
 
 const server = Bun.serve({
@@ -89,6 +96,20 @@ describe('browser harness (static pages)', () => {
     await flush(p)
     expect(problems(p).cspViolations.join('\n')).toContain('script-src')
     await expect(expectCleanPage(p)).rejects.toThrow(/CSP violation: script-src/)
+    await context.close()
+  })
+
+  test('injected markup: escaped text passes; an event-handler attribute or window.__xss fails, naming the page', async () => {
+    const context = await newContext(b.browser, base)
+    const p = await context.newPage()
+    await visit(p, '/good')
+    await expectNoInjectedMarkup(p)
+    await visit(p, '/injected')
+    await expect(expectNoInjectedMarkup(p)).rejects.toThrow(
+      /\/injected: hostile text became markup\n.*<img onerror="alert\(1\)">/,
+    )
+    await visit(p, '/xss-set')
+    await expect(expectNoInjectedMarkup(p)).rejects.toThrow(/window\.__xss = 1/)
     await context.close()
   })
 

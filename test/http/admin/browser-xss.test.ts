@@ -1,0 +1,82 @@
+// XSS probes in real Chromium: a contact named `<img src=x onerror=alert(1)>` with the company
+// `<script>window.__xss=1</script>` (and the other probes of portal-seed.ts, made through the REST
+// API) must show as literal text on every page that shows them — no dialog, `window.__xss` never
+// set, no markup made from them. A page whose section is not in the portal's registry yet is
+// skipped (visibly), and runs by itself once the section lands. The crawl test checks every nav
+// page and record page for injected markup too; this file also checks the text is *visible*.
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { sections } from '../../../src/http/admin/sections'
+import { expectCleanPage, settle, usePortal } from '../../helpers/browser'
+import { expectNoInjectedMarkup, type HostileData, seedHostileData, XSS } from '../../helpers/portal-seed'
+
+const portal = usePortal({ workers: true })
+let data: HostileData
+let messageId: string
+beforeAll(async () => {
+  data = await seedHostileData(portal.herald)
+  const sent = await portal.herald.call('GET', `/api/v1/messages?campaign_id=${data.campaignId}`)
+  messageId = sent.body.data[0].id
+})
+
+/** Whether the portal's registry has a GET route for this path (`:id` segments match anything). */
+function routed(pattern: string): boolean {
+  const want = pattern.split('/')
+  return sections.some((s) =>
+    s.routes.some((r) => {
+      if (r.method !== 'GET') return false
+      const have = r.path.split('/')
+      return (
+        have.length === want.length &&
+        have.every((seg, i) => seg === want[i] || (seg.startsWith(':') && want[i] === ':id'))
+      )
+    }),
+  )
+}
+
+// Each page and the probes it must show as text.
+const pages: { route: string; path: () => string; shows: string[] }[] = [
+  { route: '/admin/contacts', path: () => '/admin/contacts', shows: [XSS.name, XSS.company] },
+  {
+    route: '/admin/contacts/:id',
+    path: () => `/admin/contacts/${data.contactId}`,
+    shows: [XSS.name, XSS.attribute, XSS.company],
+  },
+  { route: '/admin/lists', path: () => '/admin/lists', shows: [XSS.name] },
+  { route: '/admin/lists/:id', path: () => `/admin/lists/${data.listId}`, shows: [XSS.name] },
+  { route: '/admin/segments', path: () => '/admin/segments', shows: [XSS.company] },
+  { route: '/admin/segments/:id', path: () => `/admin/segments/${data.segmentId}`, shows: [XSS.company] },
+  { route: '/admin/templates', path: () => '/admin/templates', shows: [XSS.name] },
+  { route: '/admin/templates/:id', path: () => `/admin/templates/${data.templateId}`, shows: [XSS.name] },
+  { route: '/admin/campaigns', path: () => '/admin/campaigns', shows: [XSS.company] },
+  { route: '/admin/campaigns/:id', path: () => `/admin/campaigns/${data.campaignId}`, shows: [XSS.company] },
+  { route: '/admin/messages', path: () => '/admin/messages', shows: [`Hello ${XSS.name}`] },
+  { route: '/admin/messages/:id', path: () => `/admin/messages/${messageId}`, shows: [`Hello ${XSS.name}`] },
+  { route: '/admin/senders', path: () => '/admin/senders', shows: [XSS.name] },
+  { route: '/admin/api-keys', path: () => '/admin/api-keys', shows: [XSS.attribute] },
+]
+
+describe('XSS probes render as inert text (browser)', () => {
+  for (const p of pages)
+    test.skipIf(!routed(p.route))(
+      `${p.route} shows ${p.shows.length} probe(s) literally and runs none`,
+      async () => {
+        const page = await portal.pageAs('owner')
+        const path = p.path()
+        const res = await page.goto(path, { waitUntil: 'load' })
+        expect(`${path} → ${res?.status()}`).toBe(`${path} → 200`)
+        await settle(page)
+        await expectNoInjectedMarkup(page)
+        const text = await page.locator('main').innerText()
+        for (const probe of p.shows)
+          if (!text.includes(probe))
+            throw new Error(`${page.url()}: "${probe}" is not shown as text in <main>`)
+        // A rendered email may only appear inside a sandbox that runs no script.
+        for (const sandbox of await page
+          .locator('iframe')
+          .evaluateAll((fs) => fs.map((f) => f.getAttribute('sandbox'))))
+          expect(`iframe sandbox="${sandbox}"`).not.toMatch(/sandbox="null"|allow-scripts/)
+        await expectCleanPage(page) // no dialog, console error or CSP violation
+        await page.close()
+      },
+    )
+})
