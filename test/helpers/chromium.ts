@@ -41,7 +41,13 @@ export const ACTION_TIMEOUT_MS = 10_000
 export const BROWSER_TEST_TIMEOUT_MS = 90_000
 
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  try {
+    return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  } catch (e) {
+    throw new Error(
+      `could not start Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it): ${(e as Error).message}`,
+    )
+  }
 }
 
 /** What went wrong on a page since it was last checked: console errors, CSP violations, ... */
