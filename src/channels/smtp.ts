@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls'
-import nodemailer from 'nodemailer'
 import { dkimSign } from './dkim-signer'
 import { composeEmail } from './mime'
+import { createSmtpPool } from './smtp-pool'
 import {
   type ChannelProvider,
   type Outgoing,
@@ -11,10 +11,10 @@ import {
   type SendResult,
 } from './types'
 
-// Email through a pooled nodemailer SMTP transport to HERALD_SMTP_URL: `smtp://` upgrades with
-// STARTTLS when the server offers it, `smtps://` is TLS from the first byte. The message is
-// composed and DKIM-signed here (see mime.ts and dkim-signer.ts for why not by nodemailer) and
-// handed to the pool as raw bytes with its envelope.
+// Email through a pool of nodemailer SMTP connections to HERALD_SMTP_URL (smtp-pool.ts):
+// `smtp://` upgrades with STARTTLS when the server offers it, `smtps://` is TLS from the first
+// byte. The message is composed and DKIM-signed here (see mime.ts and dkim-signer.ts for why not
+// by nodemailer) and handed to the pool as raw bytes with its envelope.
 
 export interface SmtpProviderOptions {
   /** `smtp://user:pass@host:port` or `smtps://…`. */
@@ -46,7 +46,10 @@ export const SMTP_CAPABILITIES: ProviderCapabilities = {
   offThread: true,
 }
 
-/** The pool settings, shared with the benchmark so its raw blast runs on the same terms. */
+/**
+ * The pool settings, as nodemailer transport options: the provider's pool takes the same
+ * numbers, and the benchmark's raw nodemailer blast runs on the same terms.
+ */
 export function smtpTransportOptions(options: SmtpProviderOptions) {
   return {
     pool: true as const,
@@ -61,7 +64,8 @@ export function smtpTransportOptions(options: SmtpProviderOptions) {
 }
 
 export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvider {
-  const transport = nodemailer.createTransport(smtpTransportOptions(options))
+  const settings = smtpTransportOptions(options)
+  const pool = createSmtpPool({ ...settings, size: settings.maxConnections })
   return {
     name: 'smtp',
     capabilities: SMTP_CAPABILITIES,
@@ -75,13 +79,13 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
         throw new ProviderError(`cannot build the message: ${(err as Error).message}`, false)
       }
       try {
-        const info = await transport.sendMail({
-          envelope: { from: message.envelopeFrom, to: [message.to] },
+        // The queue's deadline (the signal) drops the message from the pool's queue, or closes
+        // the connection delivering it (a stalled one), so the pool does not keep it.
+        const info = await pool.send(
+          { from: message.envelopeFrom, to: [message.to] },
           raw,
-          // The queue's deadline: nodemailer drops the message from its queue, or closes the
-          // connection delivering it (a stalled one), so the pool does not keep it.
-          signal: sendOptions?.signal,
-        })
+          sendOptions?.signal,
+        )
         return {
           providerMessageId: info.serverMessageId ?? queueId(info.response) ?? info.response ?? null,
           delivered: true,
@@ -91,7 +95,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
       }
     },
     async close() {
-      transport.close()
+      pool.close()
     },
   }
 }
