@@ -79,8 +79,37 @@ const statements = perConnection((sqlite: Database) => ({
   deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM journey_runs WHERE enrollment_seq = ?1'),
 }))
 
+/**
+ * One statement per step for its enrollment: the history entries appended (one prepared
+ * statement per count), the current node, and the end when it ended.
+ */
+const recorders = perConnection((sqlite: Database) => {
+  const byCount = new Map<number, ReturnType<Database['prepare']>>()
+  return (n: number) => {
+    let st = byCount.get(n)
+    if (!st) {
+      const appends = Array.from({ length: n }, (_, i) => `'$[#]', json(?${i + 7})`).join(', ')
+      st = sqlite.prepare(
+        `UPDATE journey_enrollments SET history = ${n > 0 ? `json_insert(history, ${appends})` : 'history'},
+           current_node = coalesce(?2, current_node), status = coalesce(?3, status),
+           exit_reason = coalesce(?4, exit_reason), ended_at = coalesce(?5, ended_at), updated_at = ?6
+         WHERE seq = ?1`,
+      )
+      byCount.set(n, st)
+    }
+    return st
+  }
+})
+
+export interface StepRecord {
+  entries: string[]
+  current: string | null
+  end: { status: 'completed' | 'exited'; reason: string | null } | null
+}
+
 export const journeyQueue = (sqlite: Database) => {
   const s = statements(sqlite)
+  const recorder = recorders(sqlite)
   return {
     /** The newest enrollment's seq (runs for the ones an INSERT … SELECT adds come after it). */
     maxEnrollmentSeq: () => s.maxEnrollmentSeq.get()?.s ?? 0,
@@ -101,6 +130,17 @@ export const journeyQueue = (sqlite: Database) => {
       currentNode: string,
       now: number,
     ) => void s.appendHistory.run(enrollmentSeq, JSON.stringify(entry), currentNode, now),
+    /** A step's effect on its enrollment, in one statement. */
+    record: (enrollmentSeq: number, r: StepRecord, now: number) =>
+      void recorder(r.entries.length).run(
+        enrollmentSeq,
+        r.current,
+        r.end?.status ?? null,
+        r.end?.reason ?? null,
+        r.end ? now : null,
+        now,
+        ...r.entries,
+      ),
     finish: (enrollmentSeq: number, status: 'completed' | 'exited', reason: string | null, now: number) =>
       void s.finish.run(enrollmentSeq, status, reason, now),
     bumpNode: (journeyId: string, nodeId: string, n: number) => void s.bumpNode.run(journeyId, nodeId, n),

@@ -7,8 +7,10 @@ import { createLeasedWorker, type LeasedWorker } from './leased-worker'
 // next run is due (at most idleMs, so runs made due by a hook without a wake are seen soon).
 
 export interface JourneyWorkerOptions {
-  /** Runs stepped per journey per pass (one transaction). */
+  /** Runs stepped per journey per transaction. */
   batch?: number
+  /** Time a pass may take before the loop yields (more batches while steps are due). */
+  budgetMs?: number
   idleMs?: number
   /** Sees every pass's report (the benchmark measures step lateness with it). */
   onPass?(report: StepReport): void
@@ -19,7 +21,7 @@ export function createJourneyWorker(app: AppContext, options: JourneyWorkerOptio
   return createLeasedWorker(app, {
     name: 'journeys',
     pass() {
-      const report = executor.pass(options.batch ?? 500)
+      const report = executor.pass(options.batch, options.budgetMs)
       options.onPass?.(report)
       return { worked: report.stepped > 0, nextAt: report.nextAt }
     },

@@ -1,6 +1,6 @@
 import { and, eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { type DueRun, journeyQueue } from '../../db/journey-queue'
+import { type DueRun, journeyQueue, type StepRecord } from '../../db/journey-queue'
 import {
   type ContactRow,
   contacts,
@@ -83,10 +83,14 @@ export function createJourneyExecutor(app: AppContext) {
         report.stepped++
         report.lateness.push(Math.max(0, now - run.next_run_at))
         const contact = byId.get(run.contact_id)
-        const history = (entry: Record<string, unknown>, current: string) =>
-          q.appendHistory(run.enrollment_seq, { ...entry, at: iso(now) }, current, now)
+        // What the step does to the enrollment is written once, after the chain (one statement).
+        const record: StepRecord = { entries: [], current: null, end: null }
+        const history = (entry: Record<string, unknown>, current: string) => {
+          record.entries.push(JSON.stringify({ ...entry, at: iso(now) }))
+          record.current = current
+        }
         const end = (status: 'completed' | 'exited', reason: string | null) => {
-          q.finish(run.enrollment_seq, status, reason, now)
+          record.end = { status, reason }
           q.deleteRun(run.seq)
         }
 
@@ -238,6 +242,7 @@ export function createJourneyExecutor(app: AppContext) {
               break
           }
         }
+        if (record.entries.length > 0 || record.end) q.record(run.enrollment_seq, record, now)
       }
       for (const [nodeId, n] of counts) q.bumpNode(journeyId, nodeId, n)
     })
@@ -348,17 +353,31 @@ export function createJourneyExecutor(app: AppContext) {
     return id
   }
 
-  /** One pass: due runs of every active journey, a batch each. */
-  function pass(batch = 500): StepReport & { nextAt: number | null } {
+  /**
+   * One pass: due runs of every active journey, a batch (one transaction) at a time, until none
+   * is due or the pass has used its time budget. Steps cost far less than sends, so a backlog
+   * of due steps (a whole segment enrolled at once) gets several batches per turn of the event
+   * loop, while each transaction stays short enough for requests to interleave.
+   */
+  function pass(batch = 200, budgetMs = 25): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, lateness: [] }
-    const now = app.clock.now()
+    const started = performance.now()
     let nextAt: number | null = null
-    for (const journeyId of q.activeJourneys()) {
-      const runs = q.due(journeyId, now, batch)
-      if (runs.length > 0) stepBatch(journeyId, runs, report)
-      else {
-        const at = q.nextDue(journeyId)
-        if (at !== null) nextAt = nextAt === null ? at : Math.min(nextAt, at)
+    const active = q.activeJourneys()
+    let more = true
+    while (more && performance.now() - started < budgetMs) {
+      more = false
+      const now = app.clock.now()
+      nextAt = null
+      for (const journeyId of active) {
+        const runs = q.due(journeyId, now, batch)
+        if (runs.length > 0) {
+          stepBatch(journeyId, runs, report)
+          if (runs.length === batch) more = true
+        } else {
+          const at = q.nextDue(journeyId)
+          if (at !== null) nextAt = nextAt === null ? at : Math.min(nextAt, at)
+        }
       }
     }
     if (report.queued > 0) app.workers.wake('send')
