@@ -163,6 +163,21 @@ describe('smtp provider', () => {
     expect((await smtp.send(message())).delivered).toBe(true)
   })
 
+  test('a connection is replaced after maxMessages; one the server closed while idle is not used again', async () => {
+    // The server ends connections idle for 200 ms (smtp-server's socketTimeout).
+    const sink = await startSink({ disabledCommands: ['STARTTLS'], socketTimeout: 200 })
+    const smtp = provider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 1, maxMessages: 2 })
+    for (let i = 0; i < 5; i++) await smtp.send(message({ to: `r${i}@customer.example` }))
+    const sessions = sink.received.map((m) => m.session)
+    expect(new Set(sessions).size).toBe(3)
+    expect(sessions[0]).toBe(sessions[1])
+    expect(sessions[2]).toBe(sessions[3])
+    // The fifth message's connection is closed by the server once idle.
+    while (!sink.closed.has(sessions[4]!)) await Bun.sleep(5)
+    expect((await smtp.send(message({ to: 'late@customer.example' }))).delivered).toBe(true)
+    expect(sink.received.at(-1)!.session).not.toBe(sessions[4])
+  })
+
   test('a refused connection is retryable', async () => {
     const sink = await startSmtpSink()
     const port = sink.port
