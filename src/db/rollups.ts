@@ -3,7 +3,9 @@ import { perConnection } from './prepared'
 
 // The analytics rollups' SQL (schema/analytics.ts): the upsert every event writer adds through,
 // in the transaction of the change; the reads the analytics verbs make (never the event log);
-// and the rebuild from the messages' first-time columns, which hold the same facts.
+// and the rebuild from the messages' first-time columns, which hold the same facts. Two tables
+// with the same counters: analytics_rollups per source, analytics_totals per client and
+// channel (summed over sources) for the client-wide reads, which then sum far fewer rows.
 
 export const ROLLUP_COUNTERS = [
   'sent',
@@ -50,17 +52,24 @@ export const rollupWrites = { enabled: true }
 const COLUMNS = ROLLUP_COUNTERS.join(', ')
 const SUMS = ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')
 const KEY = 'client_id, bucket, channel, campaign_id, journey_id, sequence_id'
+const TOTALS_KEY = 'client_id, bucket, channel'
+const ADD_ALL = ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')
 
 const statements = perConnection((sqlite: Database) => ({
   add: sqlite.prepare(
     `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 7}`).join(', ')})
-     ON CONFLICT (${KEY}) DO UPDATE SET ${ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}`,
+     ON CONFLICT (${KEY}) DO UPDATE SET ${ADD_ALL}`,
+  ),
+  addTotals: sqlite.prepare(
+    `INSERT INTO analytics_totals (${TOTALS_KEY}, ${COLUMNS})
+     VALUES (?1, ?2, ?3, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 4}`).join(', ')})
+     ON CONFLICT (${TOTALS_KEY}) DO UPDATE SET ${ADD_ALL}`,
   ),
   // Newest quarters first, summed over sources: the alert's "last 1,000 sends" walk.
   recent: sqlite.prepare<{ bucket: number; sent: number; bounced: number; complained: number }, [string]>(
     `SELECT bucket, sum(sent) AS sent, sum(bounced) AS bounced, sum(complained) AS complained
-     FROM analytics_rollups WHERE client_id = ?1 GROUP BY bucket ORDER BY bucket DESC`,
+     FROM analytics_totals WHERE client_id = ?1 GROUP BY bucket ORDER BY bucket DESC`,
   ),
 }))
 
@@ -68,16 +77,33 @@ const values = (d: RollupDeltas) => ROLLUP_COUNTERS.map((c) => d[c] ?? 0)
 
 /** Adds to one source's quarter. Call it in the transaction that records the change. */
 export function addToRollup(sqlite: Database, s: RollupSource, at: number, deltas: RollupDeltas): void {
+  addToSource(sqlite, s, quarterOf(at), deltas)
+  addToTotals(sqlite, s.clientId, quarterOf(at), s.channel, deltas)
+}
+
+function addToSource(sqlite: Database, s: RollupSource, bucket: number, deltas: RollupDeltas): void {
   if (!rollupWrites.enabled) return
+  const v = values(deltas)
   statements(sqlite).add.run(
     s.clientId,
-    quarterOf(at),
+    bucket,
     s.channel,
     s.campaignId ?? '',
     s.journeyId ?? '',
     s.sequenceId ?? '',
-    ...values(deltas),
+    ...v,
   )
+}
+
+function addToTotals(
+  sqlite: Database,
+  clientId: string,
+  bucket: number,
+  channel: string,
+  deltas: RollupDeltas,
+): void {
+  if (!rollupWrites.enabled) return
+  statements(sqlite).addTotals.run(clientId, bucket, channel, ...values(deltas))
 }
 
 /**
@@ -98,17 +124,28 @@ export function createRollupBatch() {
       e.d[counter] = (e.d[counter] ?? 0) + 1
     },
     flush(sqlite: Database): void {
-      for (const { s, at, d } of pending.values()) addToRollup(sqlite, s, at, d)
+      const totals = new Map<string, { clientId: string; bucket: number; channel: string; d: RollupDeltas }>()
+      for (const { s, at, d } of pending.values()) {
+        addToSource(sqlite, s, at, d)
+        const key = `${s.clientId}|${at}|${s.channel}`
+        const t = totals.get(key)
+        if (!t) totals.set(key, { clientId: s.clientId, bucket: at, channel: s.channel, d: { ...d } })
+        else for (const c of ROLLUP_COUNTERS) if (d[c]) t.d[c] = (t.d[c] ?? 0) + d[c]!
+      }
+      for (const t of totals.values()) addToTotals(sqlite, t.clientId, t.bucket, t.channel, t.d)
       pending.clear()
     },
   }
 }
 
+/** The table and condition of a read: per source when one is named, else the client's totals. */
 function where(clientId: string, from: number, to: number, f: RollupFilter) {
   const conds = ['client_id = ?', 'bucket >= ?', 'bucket < ?']
   const args: (string | number)[] = [clientId, from, to]
+  let table = 'analytics_totals'
   // A source filter pins the other two to '' so the source index is used from its first column.
   if (f.campaignId !== undefined || f.journeyId !== undefined || f.sequenceId !== undefined) {
+    table = 'analytics_rollups'
     conds.push('campaign_id = ?', 'journey_id = ?', 'sequence_id = ?')
     args.push(f.campaignId ?? '', f.journeyId ?? '', f.sequenceId ?? '')
   }
@@ -116,7 +153,7 @@ function where(clientId: string, from: number, to: number, f: RollupFilter) {
     conds.push('channel = ?')
     args.push(f.channel)
   }
-  return { sql: conds.join(' AND '), args }
+  return { table, sql: conds.join(' AND '), args }
 }
 
 /** Totals over [from, to) (quarter-aligned ms). */
@@ -129,7 +166,7 @@ export function rollupTotals(
 ): RollupTotals {
   const w = where(clientId, from, to, filter)
   return sqlite
-    .query<RollupTotals, (string | number)[]>(`SELECT ${SUMS} FROM analytics_rollups WHERE ${w.sql}`)
+    .query<RollupTotals, (string | number)[]>(`SELECT ${SUMS} FROM ${w.table} WHERE ${w.sql}`)
     .get(...w.args)!
 }
 
@@ -139,7 +176,7 @@ export function firstBucket(sqlite: Database, clientId: string, filter: RollupFi
   return (
     sqlite
       .query<{ b: number | null }, (string | number)[]>(
-        `SELECT min(bucket) AS b FROM analytics_rollups WHERE ${w.sql}`,
+        `SELECT min(bucket) AS b FROM ${w.table} WHERE ${w.sql}`,
       )
       .get(...w.args)?.b ?? null
   )
@@ -158,7 +195,7 @@ export function rollupSeries(
   const w = where(clientId, from, to, filter)
   return sqlite
     .query<{ bucket: number; n: number }, (string | number)[]>(
-      `SELECT bucket, sum(${counter}) AS n FROM analytics_rollups WHERE ${w.sql} GROUP BY bucket ORDER BY bucket`,
+      `SELECT bucket, sum(${counter}) AS n FROM ${w.table} WHERE ${w.sql} GROUP BY bucket ORDER BY bucket`,
     )
     .all(...w.args)
 }
@@ -167,14 +204,17 @@ export function rollupSeries(
 export function dailySends(sqlite: Database, clientId: string, from: number, to: number): number[] {
   return sqlite
     .query<{ n: number }, [string, number, number]>(
-      `SELECT sum(sent) AS n FROM analytics_rollups WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
+      `SELECT sum(sent) AS n FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
        GROUP BY bucket / 86400000 HAVING sum(sent) > 0`,
     )
     .all(clientId, from, to)
     .map((r) => r.n)
 }
 
-/** Totals per campaign over [from, to): the deliverability breakdown. */
+/**
+ * Totals per campaign over [from, to): the deliverability breakdown. `+campaign_id` keeps the
+ * planner on the primary key's (client, bucket) range: the source index would be skip-scanned.
+ */
 export function campaignTotals(
   sqlite: Database,
   clientId: string,
@@ -184,7 +224,7 @@ export function campaignTotals(
   return sqlite
     .query<RollupTotals & { campaign_id: string }, [string, number, number]>(
       `SELECT campaign_id, ${SUMS} FROM analytics_rollups
-       WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3 AND campaign_id <> ''
+       WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3 AND +campaign_id <> ''
        GROUP BY campaign_id`,
     )
     .all(clientId, from, to)
@@ -230,9 +270,9 @@ const SOURCE_COLUMNS: Record<RollupCounter, string> = {
 export function rebuildRollups(sqlite: Database, clientId: string | null): number {
   const scope = clientId === null ? '' : 'AND client_id = ?1'
   const args = clientId === null ? [] : [clientId]
-  sqlite
-    .query(`DELETE FROM analytics_rollups ${clientId === null ? '' : 'WHERE client_id = ?1'}`)
-    .run(...args)
+  const onlyClient = clientId === null ? '' : 'WHERE client_id = ?1'
+  sqlite.query(`DELETE FROM analytics_rollups ${onlyClient}`).run(...args)
+  sqlite.query(`DELETE FROM analytics_totals ${onlyClient}`).run(...args)
   const parts = ROLLUP_COUNTERS.map((c) => {
     const col = SOURCE_COLUMNS[c]
     const flags = ROLLUP_COUNTERS.map((k) => `${k === c ? 1 : 0} AS ${k}`).join(', ')
@@ -246,6 +286,12 @@ export function rebuildRollups(sqlite: Database, clientId: string | null): numbe
     .query(
       `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
        SELECT ${KEY}, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEY}`,
+    )
+    .run(...args)
+  sqlite
+    .query(
+      `INSERT INTO analytics_totals (${TOTALS_KEY}, ${COLUMNS})
+       SELECT ${TOTALS_KEY}, ${sums} FROM analytics_rollups ${onlyClient} GROUP BY ${TOTALS_KEY}`,
     )
     .run(...args)
   return result.changes

@@ -1,8 +1,8 @@
 // Local time in an IANA time zone, for analytics buckets: days, hours and ISO weeks whose
 // boundaries are the zone's own (DST included), built from UTC quarter-hours. Every zone's
 // offset is a multiple of 15 minutes and changes at a quarter-hour, so each local bucket is a
-// whole run of quarters. Intl is asked once per 12 hours of the window (and a few more times
-// around each change); the quarters are then labelled with arithmetic alone.
+// whole run of quarters. Intl finds a zone's changes once per year (then cached); the quarters
+// are labelled with arithmetic alone.
 
 export const QUARTER = 900_000
 const HOUR = 3_600_000
@@ -38,15 +38,22 @@ export function offsetAt(ms: number, tz: string): number {
   return local - Math.floor(ms / 1000) * 1000
 }
 
-/** The offsets over a span, as a step function (sampled, changes found to the quarter-hour). */
-export function offsetsOver(tz: string, from: number, to: number): (ms: number) => number {
-  const steps: { start: number; off: number }[] = []
-  let t = from - (from % QUARTER) - DAY
-  let off = offsetAt(t, tz)
-  steps.push({ start: Number.NEGATIVE_INFINITY, off })
-  const end = to + DAY
+/** A zone's offsets in one UTC year: where each starts (found to the quarter-hour). */
+type Steps = { start: number; off: number }[]
+const years = new Map<string, Steps>()
+const YEARS_CACHED = 2000
+
+function stepsOfYear(tz: string, year: number): Steps {
+  const key = `${tz}|${year}`
+  let steps = years.get(key)
+  if (steps) return steps
+  const first = Date.UTC(year, 0, 1)
+  const end = Date.UTC(year + 1, 0, 1)
+  steps = [{ start: first, off: offsetAt(first, tz) }]
+  let t = first
+  let off = steps[0]!.off
   while (t < end) {
-    const next = t + SAMPLE
+    const next = Math.min(t + SAMPLE, end)
     const nextOff = offsetAt(next, tz)
     if (nextOff !== off) {
       // The first quarter with the new offset.
@@ -57,8 +64,8 @@ export function offsetsOver(tz: string, from: number, to: number): (ms: number) 
         if (offsetAt(mid, tz) === off) lo = mid
         else hi = mid
       }
-      steps.push({ start: hi, off: offsetAt(hi, tz) })
-      off = steps[steps.length - 1]!.off
+      off = offsetAt(hi, tz)
+      steps.push({ start: hi, off })
       if (off !== nextOff) {
         // Two changes within one sample: look at the rest of it again.
         t = hi
@@ -66,8 +73,25 @@ export function offsetsOver(tz: string, from: number, to: number): (ms: number) 
       }
     }
     t = next
-    off = nextOff
   }
+  if (years.size >= YEARS_CACHED) years.clear()
+  years.set(key, steps)
+  return steps
+}
+
+/**
+ * The offsets over a span, as a step function. A zone's changes are found once per UTC year
+ * (Intl sampled every 12 hours, then bisected) and kept, so a request pays for arithmetic only.
+ */
+export function offsetsOver(tz: string, from: number, to: number): (ms: number) => number {
+  if (tz === 'UTC' || tz === 'Etc/UTC') return () => 0
+  const steps: Steps = []
+  const firstYear = new Date(from - DAY).getUTCFullYear()
+  const lastYear = new Date(to + DAY).getUTCFullYear()
+  for (let y = firstYear; y <= lastYear; y++)
+    for (const step of stepsOfYear(tz, y))
+      if (steps.length === 0 || steps[steps.length - 1]!.off !== step.off) steps.push(step)
+  steps[0] = { start: Number.NEGATIVE_INFINITY, off: steps[0]!.off }
   if (steps.length === 1) {
     const only = steps[0]!.off
     return () => only

@@ -162,11 +162,11 @@ describe('factors at and around their thresholds', () => {
       'Busiest day 700 sends, 5.4× the average sending day',
     )
     expect(factors.list_hygiene).toMatchObject({ status: 'ok', value: 0 })
-    // 110 suppressed for a hard bounce or a complaint of 2,000 contacts: 5.5 %.
+    // 110 of 2,000 contacts bounced hard or complained: 5.5 %.
     for (let i = 0; i < 110; i++)
       t.ctx.sqlite.run(
-        'INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?, ?, ?, ?, ?)',
-        [crypto.randomUUID(), c, `s${i}@x.example`, i % 2 ? 'hard_bounce' : 'complaint', NOW],
+        "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, ?, ?, '{}', ?, ?)",
+        [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
       )
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })
   })

@@ -1,7 +1,7 @@
 import { and, count, eq, inArray } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { campaignTotals, dailySends, QUARTER_MS, quarterOf, rollupTotals } from '../../db/rollups'
-import { campaigns, domains, lists, suppressions } from '../../db/schema'
+import { campaigns, contacts, domains, lists } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
 import { clientOf } from '../analytics/window'
 import { contactCount } from '../contacts/counts'
@@ -205,18 +205,19 @@ function authenticationFactor(ctx: Ctx, clientId: string) {
   }
 }
 
-/** Contacts whose address bounced hard or complained, from the suppression list. */
+/**
+ * Contacts Herald marked bounced (a hard bounce) or complained: counted on the (client,
+ * status) index, so the count reads index entries only.
+ */
 function hygieneCounts(ctx: Ctx, clientId: string) {
   const rows = ctx.db
-    .select({ source: suppressions.source, n: count() })
-    .from(suppressions)
-    .where(
-      and(eq(suppressions.clientId, clientId), inArray(suppressions.source, ['hard_bounce', 'complaint'])),
-    )
-    .groupBy(suppressions.source)
+    .select({ status: contacts.status, n: count() })
+    .from(contacts)
+    .where(and(eq(contacts.clientId, clientId), inArray(contacts.status, ['bounced', 'complained'])))
+    .groupBy(contacts.status)
     .all()
-  const of = (s: string) => rows.find((r) => r.source === s)?.n ?? 0
-  return { bounced: of('hard_bounce'), complained: of('complaint'), contacts: contactCount(ctx.db, clientId) }
+  const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0
+  return { bounced: of('bounced'), complained: of('complained'), contacts: contactCount(ctx.db, clientId) }
 }
 
 export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
@@ -321,7 +322,7 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
     const bad = h.bounced + h.complained
     const v = rate(bad, h.contacts)
     const s = lowerIsBetter(v, THRESHOLDS.list_hygiene)
-    const head = `${pct(v)} of ${num(h.contacts)} contacts are suppressed for a hard bounce (${num(h.bounced)}) or a complaint (${num(h.complained)})`
+    const head = `${pct(v)} of ${num(h.contacts)} contacts bounced hard (${num(h.bounced)}) or complained (${num(h.complained)})`
     factors.push({
       name: 'list_hygiene',
       value: round4(v),

@@ -1,0 +1,454 @@
+// Analytics bars (issue 12), `bun run test/bench/analytics.ts [--events N] [--recipients N] [--rounds N]`
+// (also run by `bun run bench`):
+//  1. With N events (default 10,000,000) over 400 days in one client: GET /analytics/funnel
+//     (30 days) and GET /analytics/trends (90 days, daily) p95 <= 30 ms, and
+//     GET /deliverability/score p95 <= 30 ms, in process through the whole REST pipeline.
+//  2. Writing events with rollups costs <= 10 % of the capture send rate measured in the same
+//     run: one campaign sent with the rollup writes on and off (an internal switch only this
+//     bench uses), interleaved, the best round of each.
+// The history is generated straight into the tables — the event log row by row and, from the
+// same simulated messages, the rollups the writers would have added — not sent through the
+// queue (that would take hours on 2 cores). Prints a Markdown table and one JSON line; exit
+// code 1 when a bar is missed.
+
+import { parseArgs } from 'node:util'
+import { createProvider } from '../../src/channels/registry'
+import type { Channel, ChannelProvider } from '../../src/channels/types'
+import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, rollupWrites } from '../../src/db/rollups'
+import { createFeedback } from '../../src/queue/feedback'
+import { createSendWorker } from '../../src/queue/worker'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { BenchError, fmt, progress, runBench } from './lib'
+
+const BARS = { p95Ms: 30, rollupCost: 0.1 }
+const DAY = 86_400_000
+const HOUR = 3_600_000
+const DAYS = 400
+
+const { values } = parseArgs({
+  args: Bun.argv.slice(2),
+  options: {
+    events: { type: 'string', default: '10000000' },
+    recipients: { type: 'string', default: '20000' },
+    rounds: { type: 'string', default: '3' },
+    samples: { type: 'string', default: '200' },
+  },
+  strict: true,
+})
+const EVENTS = Number(values.events)
+const RECIPIENTS = Number(values.recipients)
+const ROUNDS = Number(values.rounds)
+const SAMPLES = Number(values.samples)
+if (!Number.isInteger(EVENTS) || EVENTS < 10_000)
+  throw new BenchError('--events must be a whole number >= 10000')
+if (!Number.isInteger(RECIPIENTS) || RECIPIENTS < 1000) throw new BenchError('--recipients must be >= 1000')
+
+// A small deterministic PRNG (mulberry32): the same history every run.
+let seed = 0x9e3779b9
+function rand(): number {
+  seed = (seed + 0x6d2b79f5) | 0
+  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x
+  return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+}
+const expDelay = (mean: number) => -Math.log(1 - rand()) * mean
+
+// ---------------------------------------------------------------------------------------------
+// 1. The history.
+
+interface Source {
+  kind: 'campaign' | 'journey' | 'sequence'
+  id: string
+}
+
+async function generateHistory(t: TestApp, clientId: string, end: number) {
+  const sqlite = t.ctx.sqlite
+  // Index pages of a 10M-row log stay in memory while it is written (the reads do not need it).
+  sqlite.run('PRAGMA cache_size = -4000000')
+  const key = t.key({ scopes: ['admin:*'], clientId })
+  const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'Newsletter' } })).body.data
+  const start = end - DAYS * DAY
+  const eventsPerMessage = 1.62 // measured from the rates below
+  const messages = Math.round(EVENTS / eventsPerMessage)
+  // A third of the mail from a campaign every 3 days, the rest from 3 journeys and 2 sequences
+  // sending every day, mostly in working hours.
+  const campaignDays = Math.floor(DAYS / 3)
+  const perCampaign = Math.round(messages / 3 / campaignDays)
+  const perFlowDay = Math.round((messages - perCampaign * campaignDays) / DAYS / 5)
+  const campaigns: Source[] = []
+  for (let i = 0; i < campaignDays; i++) {
+    const c = (
+      await t.call('POST', '/api/v1/campaigns', {
+        key,
+        body: { name: `Newsletter ${i + 1}`, list_id: list.id, subject: 'News', body_html: '<p>x</p>' },
+      })
+    ).body.data
+    campaigns.push({ kind: 'campaign', id: c.id })
+  }
+  const flows: Source[] = [
+    ...[1, 2, 3].map(() => ({ kind: 'journey' as const, id: Bun.randomUUIDv7() })),
+    ...[1, 2].map(() => ({ kind: 'sequence' as const, id: Bun.randomUUIDv7() })),
+  ]
+
+  const rollups = new Map<string, { bucket: number; source: Source; n: Int32Array }>()
+  const COUNTER = Object.fromEntries(ROLLUP_COUNTERS.map((c, i) => [c, i])) as Record<RollupCounter, number>
+  const bump = (source: Source, at: number, c: RollupCounter) => {
+    const bucket = at - (at % QUARTER_MS)
+    const k = `${bucket}|${source.id}`
+    let r = rollups.get(k)
+    if (!r) {
+      r = { bucket, source, n: new Int32Array(ROLLUP_COUNTERS.length) }
+      rollups.set(k, r)
+    }
+    r.n[COUNTER[c]]!++
+  }
+
+  const insert = sqlite.prepare(
+    `INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+  )
+  let seq = 0
+  let written = 0
+  const CONTACTS = 400_000
+  const contactIds = Array.from({ length: 1000 }, () => Bun.randomUUIDv7())
+  const event = (s: Source, type: string, messageId: string, contact: number, at: number, data: string) => {
+    insert.run(
+      Bun.randomUUIDv7(),
+      ++seq,
+      clientId,
+      type,
+      contactIds[contact % 1000]!,
+      messageId,
+      s.kind === 'campaign' ? s.id : null,
+      s.kind === 'journey' ? s.id : null,
+      s.kind === 'sequence' ? s.id : null,
+      at,
+      data,
+    )
+    written++
+  }
+
+  /** One message's life: sent, then what its reader does, each event and its rollup counter. */
+  const message = (s: Source, sentAt: number) => {
+    const id = Bun.randomUUIDv7()
+    const contact = Math.floor(rand() * CONTACTS)
+    const ids = `{"message_id":"msg_${id.replaceAll('-', '')}"`
+    bump(s, sentAt, 'sent')
+    const r = rand()
+    if (r < 0.015) {
+      const at = sentAt + 2_000
+      bump(s, at, 'bounced')
+      event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"hard","status_code":"5.1.1"}`)
+      return
+    }
+    bump(s, sentAt, 'delivered')
+    event(s, 'email.delivered', id, contact, sentAt, `${ids},"channel":"email"}`)
+    if (r < 0.02) {
+      const at = sentAt + expDelay(HOUR)
+      bump(s, at, 'bounced')
+      event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"soft","status_code":"4.2.2"}`)
+    }
+    if (rand() < 0.15) {
+      const at = sentAt + 1_000 + rand() * 5_000
+      bump(s, at, 'machine_opened')
+      event(s, 'email.opened', id, contact, at, `${ids},"user_agent":"Mozilla/5.0","machine":true}`)
+    }
+    if (rand() < 0.3) {
+      let at = sentAt + expDelay(6 * HOUR)
+      bump(s, at, 'opened')
+      event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
+      while (rand() < 0.3) {
+        at += expDelay(12 * HOUR)
+        event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
+      }
+      if (rand() < 0.15) {
+        at += expDelay(5 * 60_000)
+        bump(s, at, 'clicked')
+        event(s, 'email.clicked', id, contact, at, `${ids},"url":"https://example.com/a"}`)
+        if (rand() < 0.2)
+          event(s, 'email.clicked', id, contact, at + 60_000, `${ids},"url":"https://example.com/b"}`)
+      }
+      if (rand() < 0.017) {
+        at += expDelay(2 * HOUR)
+        bump(s, at, 'replied')
+        event(s, 'reply.received', id, contact, at, `${ids},"subject":"Re: News"}`)
+      }
+      if (rand() < 0.01) {
+        at += 30_000
+        bump(s, at, 'unsubscribed')
+        event(s, 'contact.unsubscribed', id, contact, at, `${ids},"source":"link"}`)
+      }
+      // A complaint is not one of the seven event types: only its counter.
+      if (rand() < 0.0017) bump(s, at + 60_000, 'complained')
+    }
+  }
+
+  const began = performance.now()
+  const CHUNK = 200_000
+  let inTx = 0
+  sqlite.run('BEGIN')
+  const maybeCommit = () => {
+    if (written - inTx < CHUNK) return
+    sqlite.run('COMMIT')
+    sqlite.run('BEGIN')
+    inTx = written
+    const rate = written / ((performance.now() - began) / 1000)
+    progress(`events: ${fmt(written)} of ~${fmt(EVENTS)} (${fmt(rate)}/s)`)
+  }
+  for (let day = 0; day < DAYS; day++) {
+    const dayStart = start + day * DAY
+    if (day % 3 === 0 && campaigns[day / 3]) {
+      // A campaign goes out at 09:00 UTC at ~7,500 messages/s.
+      const s = campaigns[day / 3]!
+      for (let i = 0; i < perCampaign; i++) {
+        message(s, dayStart + 9 * HOUR + Math.floor(i / 7.5))
+        if (i % 1000 === 0) maybeCommit()
+      }
+    }
+    for (const s of flows)
+      for (let i = 0; i < perFlowDay; i++) {
+        // Working hours mostly: 07:00–19:00 UTC with a tail.
+        const hour = rand() < 0.85 ? 7 + rand() * 12 : rand() * 24
+        message(s, dayStart + Math.floor(hour * HOUR))
+        if (i % 1000 === 0) maybeCommit()
+      }
+  }
+  sqlite.run('COMMIT')
+  sqlite.run('UPDATE event_sequence SET last_seq = ? WHERE id = 1', [seq])
+  const eventSeconds = (performance.now() - began) / 1000
+
+  // The rollups the writers would have added for the same messages, and what the score reads.
+  const addRollup = sqlite.prepare(
+    `INSERT INTO analytics_rollups (client_id, bucket, channel, campaign_id, journey_id, sequence_id, ${ROLLUP_COUNTERS.join(', ')})
+     VALUES (?1, ?2, 'email', ?3, ?4, ?5, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 6}`).join(', ')})`,
+  )
+  sqlite.transaction(() => {
+    for (const r of [...rollups.values()].sort((a, b) => a.bucket - b.bucket))
+      addRollup.run(
+        clientId,
+        r.bucket,
+        r.source.kind === 'campaign' ? r.source.id : '',
+        r.source.kind === 'journey' ? r.source.id : '',
+        r.source.kind === 'sequence' ? r.source.id : '',
+        ...r.n,
+      )
+    // Contacts Herald marked bounced (hard) or complained; the client has 400,000 contacts.
+    const gone = sqlite.prepare(
+      "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, '{}', ?5, ?5)",
+    )
+    const bounced = Math.round(messages * 0.015 * 0.3)
+    for (let i = 0; i < bounced; i++)
+      gone.run(Bun.randomUUIDv7(), clientId, `gone${i}@example.com`, i % 40 ? 'bounced' : 'complained', end)
+    sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [CONTACTS, clientId])
+    // The client-wide totals, as the writers keep them beside the per-source rows.
+    sqlite.run(
+      `INSERT INTO analytics_totals (client_id, bucket, channel, ${ROLLUP_COUNTERS.join(', ')})
+       SELECT client_id, bucket, channel, ${ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')}
+       FROM analytics_rollups GROUP BY client_id, bucket, channel`,
+    )
+  })()
+  sqlite.run('ANALYZE')
+  return {
+    events: written,
+    messages,
+    rollupRows: rollups.size,
+    campaigns: campaigns.length,
+    eventSeconds,
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+async function latency(t: TestApp, name: string, paths: () => string) {
+  for (let i = 0; i < 20; i++) await t.call('GET', paths())
+  const times: number[] = []
+  for (let i = 0; i < SAMPLES; i++) {
+    const path = paths()
+    const began = performance.now()
+    const r = await t.call('GET', path)
+    times.push(performance.now() - began)
+    if (r.status !== 200) throw new BenchError(`${name}: GET ${path} → ${r.status} ${r.text}`)
+  }
+  times.sort((a, b) => a - b)
+  const out = { p50: percentile(times, 50), p95: percentile(times, 95), max: times.at(-1)! }
+  progress(`${name}: p50 ${out.p50.toFixed(2)} ms, p95 ${out.p95.toFixed(2)} ms`)
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. The send rate with and without the rollup writes.
+
+async function sendRates() {
+  const t = createTestApp()
+  const clientId = t.client('Sender')
+  const key = t.key({ scopes: ['admin:*'], clientId })
+  const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'All' } })).body.data
+  const now = Date.now()
+  t.ctx.sqlite.transaction(() => {
+    const c = t.ctx.sqlite.prepare(
+      "INSERT INTO contacts (id, client_id, email, first_name, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 'subscribed', '{}', ?5, ?5)",
+    )
+    const m = t.ctx.sqlite.prepare(
+      'INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, ?3)',
+    )
+    for (let i = 0; i < RECIPIENTS; i++) {
+      const id = Bun.randomUUIDv7()
+      c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, now)
+      m.run(list.id, id, now)
+    }
+    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [RECIPIENTS, list.id])
+    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [RECIPIENTS, clientId])
+  })()
+  const capture = createProvider('capture', t.ctx.config, createFeedback(t.ctx))
+  const providers = Object.fromEntries(
+    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, capture]),
+  ) as Record<Channel, ChannelProvider>
+  const html = `<html><body><h1>Hello {{ contact.first_name }}</h1>${'<p>News of the week, with a <a href="https://example.com/x">link</a>.</p>'.repeat(20)}<a href="{{ unsubscribe_url }}">unsubscribe</a></body></html>`
+
+  const rates: Record<'on' | 'off', number[]> = { on: [], off: [] }
+  // Alternating order (on, off, off, on, …) so a database that grows round by round favours neither.
+  // A first round warms up (JIT, statements, page cache) and is not counted.
+  const order: ('on' | 'off' | 'warm-up')[] = ['warm-up']
+  for (let i = 0; i < ROUNDS; i++)
+    order.push(...(i % 2 ? (['off', 'on'] as const) : (['on', 'off'] as const)))
+  for (const [i, mode] of order.entries()) {
+    const c = (
+      await t.call('POST', '/api/v1/campaigns', {
+        key,
+        body: {
+          name: `Round ${i}`,
+          list_id: list.id,
+          subject: 'Hi {{ contact.first_name }}',
+          body_html: html,
+        },
+      })
+    ).body.data
+    rollupWrites.enabled = mode !== 'off'
+    const worker = createSendWorker(t.ctx, { providers })
+    const began = performance.now()
+    const launched = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
+      key,
+      body: { confirm: true },
+    })
+    if (launched.status !== 200) throw new BenchError(`launch → ${launched.status} ${launched.text}`)
+    await worker.drain()
+    const seconds = (performance.now() - began) / 1000
+    const status = (await t.call('GET', `/api/v1/campaigns/${c.id}`, { key })).body.data
+    if (status.status !== 'sent' || status.total_sent !== RECIPIENTS)
+      throw new BenchError(`round ${i}: campaign ${status.status}, ${status.total_sent} sent`)
+    if (mode !== 'warm-up') rates[mode].push(RECIPIENTS / seconds)
+    progress(
+      `send round ${i + 1}/${order.length} (rollups ${mode === 'off' ? 'off' : 'on'}${mode === 'warm-up' ? ', warm-up' : ''}): ${fmt(RECIPIENTS / seconds)} msg/s`,
+    )
+  }
+  rollupWrites.enabled = true
+  const rows = t.ctx.sqlite.query<{ n: number }, []>('SELECT sum(sent) AS n FROM analytics_rollups').get()!.n
+  if (rows !== RECIPIENTS * (ROUNDS + 1))
+    throw new BenchError(`rollups counted ${rows} sends, expected ${RECIPIENTS * (ROUNDS + 1)}`)
+  await capture.close()
+  t.close()
+  return { on: Math.max(...rates.on), off: Math.max(...rates.off), rounds: rates }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<boolean> {
+  const runStarted = performance.now()
+  progress(`send rate with and without rollups: ${fmt(RECIPIENTS)} recipients, ${ROUNDS} round(s) each`)
+  const send = await sendRates()
+  const cost = 1 - send.on / send.off
+
+  progress(`generating ~${fmt(EVENTS)} events over ${DAYS} days in one client`)
+  const end = Date.now() - (Date.now() % DAY) + DAY
+  const t = createTestApp()
+  const clientId = t.client('Big')
+  const history = await generateHistory(t, clientId, end)
+  const q = (p: Record<string, string>) => new URLSearchParams({ client_id: clientId, ...p }).toString()
+  const date = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+  const lastDay = end - DAY
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!
+  const zones = ['UTC', 'America/New_York', 'Europe/Paris', 'Asia/Kolkata'] as const
+  const metrics = [
+    'sent',
+    'delivered',
+    'opened',
+    'clicked',
+    'replied',
+    'bounced',
+    'unsubscribed',
+    'complained',
+  ]
+
+  const funnel = await latency(t, 'funnel, 30 days', () => {
+    const to = lastDay - Math.floor(rand() * 60) * DAY
+    return `/api/v1/analytics/funnel?${q({ from: date(to - 29 * DAY), to: date(to) })}`
+  })
+  const trends = await latency(t, 'trends, 90 days daily', () => {
+    const to = lastDay - Math.floor(rand() * 60) * DAY
+    return `/api/v1/analytics/trends?${q({ metric: pick(metrics), interval: 'day', timezone: pick(zones), from: date(to - 89 * DAY), to: date(to) })}`
+  })
+  const score = await latency(t, 'deliverability score', () => `/api/v1/deliverability/score?${q({})}`)
+  const dbMb = t.ctx.sqlite
+    .query<{ n: number }, []>(
+      'SELECT page_count * page_size / 1048576.0 AS n FROM pragma_page_count(), pragma_page_size()',
+    )
+    .get()!.n
+  t.close()
+
+  const pass = {
+    funnel: funnel.p95 <= BARS.p95Ms,
+    trends: trends.p95 <= BARS.p95Ms,
+    score: score.p95 <= BARS.p95Ms,
+    rollupCost: cost <= BARS.rollupCost,
+  }
+  const ok = (b: boolean) => (b ? 'met' : 'MISSED')
+  const ms = (r: { p50: number; p95: number; max: number }) =>
+    `p50 ${r.p50.toFixed(2)} ms, p95 ${r.p95.toFixed(2)} ms, max ${r.max.toFixed(1)} ms`
+  console.log(
+    [
+      '',
+      `Analytics benchmark: ${fmt(history.events)} events (${fmt(history.messages)} messages, ${history.campaigns} campaigns, 3 journeys, 2 sequences) over ${DAYS} days in one client; ${fmt(history.rollupRows)} rollup rows; database ${fmt(dbMb)} MB; ${SAMPLES} requests each through the REST pipeline`,
+      '',
+      '| Measure | Result | Bar |',
+      '| --- | --- | --- |',
+      `| GET /analytics/funnel (30 days) | ${ms(funnel)} | p95 <= ${BARS.p95Ms} ms: ${ok(pass.funnel)} |`,
+      `| GET /analytics/trends (90 days, daily, 4 time zones) | ${ms(trends)} | p95 <= ${BARS.p95Ms} ms: ${ok(pass.trends)} |`,
+      `| GET /deliverability/score | ${ms(score)} | p95 <= ${BARS.p95Ms} ms: ${ok(pass.score)} |`,
+      `| Capture send rate, rollups on / off (${fmt(RECIPIENTS)} recipients, best of ${ROUNDS}) | ${fmt(send.on)} / ${fmt(send.off)} msg/s (cost ${(cost * 100).toFixed(1)} %) | <= ${BARS.rollupCost * 100} %: ${ok(pass.rollupCost)} |`,
+      `| Generating the history (events, one writer) | ${fmt(history.eventSeconds, 1)} s (${fmt(history.events / history.eventSeconds)} events/s) | |`,
+      '',
+    ].join('\n'),
+  )
+  const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d
+  const lat = (r: { p50: number; p95: number; max: number }) => ({
+    p50: round(r.p50),
+    p95: round(r.p95),
+    max: round(r.max),
+  })
+  console.log(
+    JSON.stringify({
+      events: history.events,
+      messages: history.messages,
+      rollup_rows: history.rollupRows,
+      db_mb: round(dbMb, 0),
+      funnel_ms: lat(funnel),
+      trends_ms: lat(trends),
+      score_ms: lat(score),
+      send_rate_rollups_on: round(send.on, 0),
+      send_rate_rollups_off: round(send.off, 0),
+      send_rate_rounds: {
+        on: send.rounds.on.map((r) => round(r, 0)),
+        off: send.rounds.off.map((r) => round(r, 0)),
+      },
+      rollup_cost: round(cost, 4),
+      history_s: round(history.eventSeconds, 1),
+      pass,
+      total_s: round((performance.now() - runStarted) / 1000, 1),
+    }),
+  )
+  return Object.values(pass).every(Boolean)
+}
+
+runBench(main)
