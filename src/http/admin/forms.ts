@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ServiceError } from '../../errors'
 import type { Verb } from '../../services/verbs/define'
-import { invoke } from '../../services/verbs/invoke'
+import { type InvokeOptions, invoke } from '../../services/verbs/invoke'
 import type { PortalRequest, PortalResult } from './types'
 
 // Forms: read submitted values, call the verb through invoke (the same rules as REST), and turn
@@ -64,10 +64,12 @@ export async function submit<I extends TSchema, R, P>(
     done(result: R): PortalResult | Promise<PortalResult>
     retry(errors: FieldErrors): PortalResult | Promise<PortalResult>
   },
+  /** What the door hands the verb besides its input (an upload). */
+  options?: InvokeOptions,
 ): Promise<PortalResult> {
   let result: R
   try {
-    result = await invoke(verb, req.ctx, input)
+    result = await invoke(verb, req.ctx, input, options)
   } catch (err) {
     const status = err instanceof ServiceError ? STATUS[err.code] : undefined
     if (!status) throw err

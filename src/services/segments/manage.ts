@@ -166,6 +166,12 @@ export function estimateSegment(ctx: Ctx, input: EstimateSegmentInput, sampleSiz
   const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
   const where = segmentCondition(ctx.db, clientId, input.match ?? 'all', input.rule_groups, ctx.clock.now())
   const estimated = ctx.db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0
-  const sample = ctx.db.select().from(contacts).where(where).orderBy(desc(contacts.id)).limit(sampleSize).all()
+  const sample = ctx.db
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(desc(contacts.id))
+    .limit(sampleSize)
+    .all()
   return { estimated_size: estimated, sample: sample.map(presentContact) }
 }

@@ -26,7 +26,11 @@ export const RemoveSuppressionInput = t.Object(
 
 /** Suppressions whose address starts with `query` (portal-only read). */
 export const SearchSuppressionsInput = t.Object(
-  { query: t.String({ minLength: 1, maxLength: 254 }), ...pageQueryMembers, client_id: t.Optional(t.String()) },
+  {
+    query: t.String({ minLength: 1, maxLength: 254 }),
+    ...pageQueryMembers,
+    client_id: t.Optional(t.String()),
+  },
   strict,
 )
 export type SearchSuppressionsInput = Static<typeof SearchSuppressionsInput>

@@ -1,8 +1,22 @@
 import type { Section } from '../types'
 import { account } from './account'
 import { apiKeys } from './api-keys'
+import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
+import { importsSection } from './imports'
+import { listsSection } from './lists'
+import { segmentsSection } from './segments'
+import { suppressionsSection } from './suppressions'
 
 // The portal's sections, one module each. Adding a page: create ./<section>.ts with
 // defineSection({...}) and add it here (see ../README.md). The nav lists these, by `order`.
-export const sections: readonly Section[] = [dashboard, apiKeys, account]
+export const sections: readonly Section[] = [
+  dashboard,
+  contactsSection,
+  importsSection,
+  listsSection,
+  segmentsSection,
+  suppressionsSection,
+  apiKeys,
+  account,
+]

@@ -1,0 +1,114 @@
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { IMPORT_LIMIT } from '../../../services/imports/create'
+import { createImportVerb, getImportVerb, listImportsVerb } from '../../../services/imports/verbs'
+import { listListsVerb } from '../../../services/lists/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { spoolUpload, type Upload } from '../../middleware/upload'
+import { type FieldErrors, submit, text, values } from '../forms'
+import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
+import { needsWorkspace, nextPageUrl, queryValue } from './links'
+
+// CSV imports (DESIGN §7): upload through the same imports.create verb as REST (its prepare
+// moves the CSV into the imports directory, the background job reads it), the list of imports,
+// and an import's page whose progress bar polls a fragment fed by the job's counters until the
+// import is completed or failed.
+
+const PATH = '/admin/imports'
+
+/** What the progress fragment shows: the counters, the share done and the error rows. */
+function progressOf(imp: Awaited<ReturnType<typeof getImport>>) {
+  const total = imp.total_rows ?? 0
+  const done = imp.status === 'completed' || imp.status === 'failed'
+  const percent = done ? 100 : total > 0 ? Math.min(99, Math.floor((imp.processed / total) * 100)) : 0
+  return { imp, percent, done, total: Math.max(total, imp.processed) }
+}
+
+const getImport = (req: PortalRequest) => invoke(getImportVerb, req.ctx, { id: req.params.id })
+
+async function uploadForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
+  const lists = (await invoke(listListsVerb, req.ctx, { limit: 200 })).data
+  return page('pages/imports/new', 'Import contacts', {
+    errors,
+    values: given,
+    lists,
+    no_workspace: needsWorkspace(req),
+  })
+}
+
+/**
+ * The form's file part as the verb's upload: written to the uploads directory as a text/csv
+ * body, as the REST door spools one. An empty file input (nothing chosen) is no upload.
+ */
+async function uploadOf(req: PortalRequest): Promise<Upload | undefined> {
+  const part = req.form?.get('file')
+  if (!part || typeof part === 'string' || part.size === 0) return undefined
+  const body = new Request('http://portal.invalid/', {
+    method: 'POST',
+    body: part.stream(),
+    headers: { 'content-type': 'text/csv' },
+  })
+  return spoolUpload(body, IMPORT_LIMIT, join(req.ctx.config.dataDir, 'uploads'))
+}
+
+export const importsSection = defineSection({
+  path: PATH,
+  title: 'Imports',
+  order: 15,
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const cursor = queryValue(req, 'cursor')
+        const result = await invoke(listImportsVerb, req.ctx, { limit: 50, cursor })
+        return page('pages/imports/index', 'Imports', {
+          imports: result.data.map((i) => ({ ...i, error_count: i.errors.length })),
+          total: result.pagination.total,
+          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+        })
+      },
+    },
+    { method: 'GET', path: `${PATH}/new`, handler: (req) => uploadForm(req) },
+    {
+      method: 'POST',
+      path: PATH,
+      handler: async (req) => {
+        const upload = await uploadOf(req)
+        try {
+          const input = {
+            list_id: text(req, 'list_id'),
+            update_existing: req.form?.get('update_existing') === 'on' || undefined,
+          }
+          return await submit(
+            req,
+            createImportVerb,
+            input,
+            {
+              done: (imp) =>
+                redirect(`${PATH}/${imp.id}`, {
+                  kind: 'success',
+                  message: 'Upload received; importing now.',
+                }),
+              retry: (errors) => uploadForm(req, errors, values(req)),
+            },
+            { extras: { upload } },
+          )
+        } finally {
+          // The verb moved the file into the imports directory; anything left is a refusal's.
+          if (upload) rmSync(upload.file, { force: true })
+        }
+      },
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id`,
+      handler: async (req) => page('pages/imports/show', 'Import', progressOf(await getImport(req))),
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id/progress`,
+      handler: async (req) => fragment('pages/imports/progress', progressOf(await getImport(req))),
+    },
+  ],
+})
