@@ -6,6 +6,8 @@
 //     idle RSS after ~1 s.
 //  3. MCP (test/bench/mcp.ts): tools/list p95 <= 5 ms; a read tool call <= 1.5 x the REST round
 //     trip of the same operation, measured interleaved in the same run.
+//  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
+//     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
@@ -28,6 +30,7 @@ import {
   spawnServer,
   startHerald,
   stopServer,
+  track,
   unlimitedKey,
   waitReady,
 } from './lib'
@@ -284,6 +287,8 @@ async function main(): Promise<boolean> {
   const mcpServer = await serve(dataDir, key)
   const mcp = await measureMcp(mcpServer)
   await stop(mcpServer)
+  // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
+  const journeys = await runJourneyBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -313,6 +318,7 @@ async function main(): Promise<boolean> {
       `${fmt(median(idleRss))} MB (median), ${fmt(rssAfterLoad)} MB after the load run |`,
     ...mcpRows(mcp),
     '',
+    ...journeys.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -353,10 +359,31 @@ async function main(): Promise<boolean> {
       idle_rss_mb: { median: round(median(idleRss), 1), all: idleRss.map((v) => round(v, 1)) },
       rss_after_load_mb: round(rssAfterLoad, 1),
       mcp,
+      journeys: journeys.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass && mcp.tools_list_pass && mcp.ratio_pass
+  return pass && mcp.tools_list_pass && mcp.ratio_pass && journeys.pass
+}
+
+/** The journey bars, run as their own script (HERALD_BENCH_JOURNEY_CONTACTS, default 100,000). */
+async function runJourneyBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+  const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
+  console.error(`journeys: ${contacts} contacts (test/bench/journeys.ts)`)
+  const child = track(
+    Bun.spawn([process.execPath, join(import.meta.dir, 'journeys.ts'), '--contacts', contacts], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    }),
+  )
+  const out = await new Response(child.stdout).text()
+  const code = await child.exited
+  const lines = out.trim().split('\n')
+  try {
+    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
+  } catch {
+    return { table: lines, json: { error: `journeys bench exited ${code}` }, pass: false }
+  }
 }
 
 runBench(main, { cleanup, sigtermExitCode: 143 })
