@@ -4,10 +4,9 @@
 //     p50/p99 latency at half that max rate from an open-loop client (test/bench/open-loop.ts, core 1).
 //  2. Cold start of dist/herald on an existing data file to the first 200 from /api/v1/health, and
 //     idle RSS after ~1 s.
+//  Analytics (issue 12, test/bench/analytics.ts, its own process): its table and figures join these.
 //  3. MCP (test/bench/mcp.ts): tools/list p95 <= 5 ms; a read tool call <= 1.5 x the REST round
 //     trip of the same operation, measured interleaved in the same run.
-//  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
-//     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
@@ -287,8 +286,8 @@ async function main(): Promise<boolean> {
   const mcpServer = await serve(dataDir, key)
   const mcp = await measureMcp(mcpServer)
   await stop(mcpServer)
-  // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
-  const journeys = await runJourneyBench()
+  // Analytics (test/bench/analytics.ts, in process on data of its own): its table and JSON line join ours.
+  const analytics = await runAnalyticsBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -318,7 +317,7 @@ async function main(): Promise<boolean> {
       `${fmt(median(idleRss))} MB (median), ${fmt(rssAfterLoad)} MB after the load run |`,
     ...mcpRows(mcp),
     '',
-    ...journeys.table,
+    ...analytics.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -359,19 +358,19 @@ async function main(): Promise<boolean> {
       idle_rss_mb: { median: round(median(idleRss), 1), all: idleRss.map((v) => round(v, 1)) },
       rss_after_load_mb: round(rssAfterLoad, 1),
       mcp,
-      journeys: journeys.json,
+      analytics: analytics.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass && mcp.tools_list_pass && mcp.ratio_pass && journeys.pass
+  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass
 }
 
-/** The journey bars, run as their own script (HERALD_BENCH_JOURNEY_CONTACTS, default 100,000). */
-async function runJourneyBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
-  const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
-  console.error(`journeys: ${contacts} contacts (test/bench/journeys.ts)`)
+/** The analytics bars (issue 12) as their own script (HERALD_BENCH_ANALYTICS_EVENTS, default 10,000,000). */
+async function runAnalyticsBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+  const events = process.env.HERALD_BENCH_ANALYTICS_EVENTS ?? '10000000'
+  console.error(`analytics: ${events} events (test/bench/analytics.ts)`)
   const child = track(
-    Bun.spawn([process.execPath, join(import.meta.dir, 'journeys.ts'), '--contacts', contacts], {
+    Bun.spawn([process.execPath, join(import.meta.dir, 'analytics.ts'), '--events', events], {
       stdout: 'pipe',
       stderr: 'inherit',
     }),
@@ -382,7 +381,7 @@ async function runJourneyBench(): Promise<{ table: string[]; json: unknown; pass
   try {
     return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
   } catch {
-    return { table: lines, json: { error: `journeys bench exited ${code}` }, pass: false }
+    return { table: lines, json: { error: `analytics bench exited ${code}` }, pass: false }
   }
 }
 
