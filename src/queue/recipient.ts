@@ -49,6 +49,32 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const timeoutMs = app.config.sendTimeoutMs
   const threads = options.threads ?? null
 
+  // The outcome of a send, whichever thread made it (no closures per message: capture's path is hot).
+  const refused = (provider: ChannelProvider, m: MessageRow, error: string, retryable: boolean): Outcome => {
+    const delay = retryDelays[m.attempts - 1]
+    if (retryable && delay !== undefined)
+      return { kind: 'retry', provider: provider.name, error, at: clock.now() + delay }
+    return { kind: 'failed', provider: provider.name, error }
+  }
+  const unrenderable = (error: string): Outcome => ({
+    kind: 'failed',
+    provider: null,
+    error: `render failed: ${error}`,
+  })
+  const sent = (
+    provider: ChannelProvider,
+    r: SendResult,
+    composed: Composed,
+    keepContent: boolean,
+  ): Outcome => ({
+    kind: 'sent',
+    delivered: r.delivered,
+    provider: provider.name,
+    providerMessageId: r.providerMessageId,
+    composed,
+    keepContent,
+  })
+
   /** What to do with one claimed message before anything is sent. */
   return function prepare(m, source, plan, contact, now) {
     const verdict = source.verdict(m, plan, false, now)
@@ -72,31 +98,10 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       const now = source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
       const keepContent = provider.capabilities.storesContent
-      // A refused send is tried again after its delay while retries are left.
-      const refused = (error: string, retryable: boolean): Outcome => {
-        const delay = retryDelays[m.attempts - 1]
-        if (retryable && delay !== undefined)
-          return { kind: 'retry', provider: provider.name, error, at: clock.now() + delay }
-        return { kind: 'failed', provider: provider.name, error }
-      }
-      const unrenderable = (error: string): Outcome => ({
-        kind: 'failed',
-        provider: null,
-        error: `render failed: ${error}`,
-      })
-      const sent = (r: SendResult, composed: Composed): Outcome => ({
-        kind: 'sent',
-        delivered: r.delivered,
-        provider: provider.name,
-        providerMessageId: r.providerMessageId,
-        composed,
-        keepContent,
-      })
-
       if (threads?.serves(channel)) {
         const r = await threads.send(plan, m, contact, keepContent)
-        if (r.kind === 'sent') return sent(r, r.composed)
-        if (r.kind === 'refused') return refused(r.error, r.retryable)
+        if (r.kind === 'sent') return sent(provider, r, r.composed, keepContent)
+        if (r.kind === 'refused') return refused(provider, m, r.error, r.retryable)
         if (r.kind === 'unrenderable') return unrenderable(r.error)
         return { kind: 'abandoned' } // the thread died: the message keeps its lease
       }
@@ -108,9 +113,11 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
         return unrenderable((err as Error).message)
       }
       try {
-        return sent(await sendWithin(provider, composed.outgoing, timeoutMs), composed)
+        return sent(provider, await sendWithin(provider, composed.outgoing, timeoutMs), composed, keepContent)
       } catch (err) {
         return refused(
+          provider,
+          m,
           (err as Error).message || String(err),
           !(err instanceof ProviderError) || err.retryable,
         )
