@@ -88,6 +88,23 @@ describe('portal crawl (browser)', () => {
       throw new Error(`${problems.length} problem(s) on portal pages:\n\n${problems.join('\n\n')}`)
   }, 180_000)
 
+  test('as admin in “All workspaces” (chosen from the header): every nav page answers 200, axe and console clean', async () => {
+    const page = await portal.pageAs('admin')
+    await page.goto('/admin', { waitUntil: 'load' })
+    // The switcher submits itself on change (app.js), a full page load.
+    await Promise.all([page.waitForNavigation(), page.selectOption('#workspace-select', '')])
+    await settle(page)
+    expect(await page.locator('[role="status"]').innerText()).toContain('all workspaces')
+    const nav = await portalLinks(page, 'nav')
+    const problems: string[] = []
+    for (const path of nav) problems.push(...(await inspect(page, path, { axe: true, screenshot: false })))
+    // The choice survives a reload.
+    await page.reload()
+    expect(await page.locator('#workspace-select').inputValue()).toBe('')
+    if (problems.length)
+      throw new Error(`${problems.length} problem(s) in all workspaces:\n\n${problems.join('\n\n')}`)
+  })
+
   test('as viewer: every page of the viewer’s nav answers 200 (or the 403 page) with no console/CSP errors', async () => {
     const page = await portal.pageAs('viewer')
     await page.goto('/admin', { waitUntil: 'load' })
