@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm'
+import { and, desc, eq, lt, or } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { DEFAULT_LIMIT } from '../../db/paginate'
 import { contacts, events } from '../../db/schema'
@@ -6,7 +6,7 @@ import { visibleTo } from '../../db/tenant'
 import { invalidField } from '../../errors'
 import { decodeCursor, encodeCursor } from '../../lib/cursor'
 import { iso } from '../../lib/time'
-import { findListRow } from '../lists/manage'
+import { findListRow, membersPage } from '../lists/manage'
 import type { BrowseContactsInput, ContactActivityInput } from './inputs'
 import { listContacts } from './read'
 import { findContactRow } from './write'
@@ -16,22 +16,15 @@ import { findContactRow } from './write'
 // primary key, events_contact_type_idx), so they stay fast at a million contacts.
 
 /**
- * Contacts, newest first, optionally only one status and/or the members of one list. The total
- * is the list's maintained member_count when only the list narrows; a status filter counts
- * through contacts_client_status_idx (an index-only count).
+ * Contacts, newest first, optionally only one status and/or the members of one list (walked
+ * through the list's key, see membersPage). The total is the list's maintained member_count when
+ * only the list narrows; a status filter counts through contacts_client_status_idx (index only).
  */
 export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
   const { status, list_id, ...page } = input
-  const conditions: SQL[] = []
-  let known: number | undefined
-  if (list_id !== undefined) {
-    const list = findListRow(ctx, list_id)
-    conditions.push(sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${list.id})`)
-    if (status === undefined) known = list.memberCount
-  }
-  if (status !== undefined) conditions.push(eq(contacts.status, status))
-  if (conditions.length === 0) return listContacts(ctx, page)
-  return listContacts(ctx, page, and(...conditions), known)
+  if (list_id !== undefined) return membersPage(ctx, findListRow(ctx, list_id), page, status)
+  if (status === undefined) return listContacts(ctx, page)
+  return listContacts(ctx, page, eq(contacts.status, status))
 }
 
 /** What happened to one contact (events, newest first), paginated by (occurred_at, seq). */

@@ -1,12 +1,13 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, count, desc, eq, lt } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
-import { type ListRow, listMembers, lists } from '../../db/schema'
+import { DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
-import { notFound } from '../../errors'
+import { invalidField, notFound } from '../../errors'
+import { decodeCursor, encodeCursor } from '../../lib/cursor'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
-import { listContacts } from '../contacts/read'
+import { presentContact } from '../contacts/present'
 import type { ListFields } from './inputs'
 import { addMembers, assertContactsOfClient, removeMembers } from './members'
 
@@ -72,9 +73,57 @@ export function deleteList(ctx: Ctx, id: string) {
 }
 
 export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
-  const list = findListRow(ctx, id)
-  const members = sql`id IN (SELECT contact_id FROM list_members WHERE list_id = ${id})`
-  return listContacts(ctx, page, members, list.memberCount)
+  return membersPage(ctx, findListRow(ctx, id), page)
+}
+
+/**
+ * A list's members, newest contact first, optionally of one status. Driven by the list's primary
+ * key (list_id, contact_id) walked backwards from the cursor, each member joined to its contact:
+ * a page reads about `limit` members, where `id IN (SELECT … list)` materialised every member
+ * (200,000 for a fifth of a million contacts) on every page. The total is the maintained
+ * member_count, or a count over the members when a status narrows it.
+ */
+export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
+  const limit = page.limit ?? DEFAULT_LIMIT
+  let after: string | null = null
+  if (page.cursor !== undefined) {
+    after = decodeCursor(ctx.secretKey, page.cursor)
+    if (after === null) throw invalidField('cursor', 'is not a cursor issued by this server')
+  }
+  const where = and(
+    eq(listMembers.listId, list.id),
+    eq(contacts.clientId, list.clientId),
+    status === undefined ? undefined : eq(contacts.status, status as ContactRow['status']),
+  )
+  const rows = ctx.db
+    .select({ contact: contacts })
+    .from(listMembers)
+    .innerJoin(contacts, eq(contacts.id, listMembers.contactId))
+    .where(and(where, after === null ? undefined : lt(listMembers.contactId, after)))
+    .orderBy(desc(listMembers.contactId))
+    .limit(limit + 1)
+    .all()
+  const total =
+    status === undefined
+      ? list.memberCount
+      : (ctx.db
+          .select({ n: count() })
+          .from(listMembers)
+          .innerJoin(contacts, eq(contacts.id, listMembers.contactId))
+          .where(where)
+          .get()?.n ?? 0)
+  const hasMore = rows.length > limit
+  const pageRows = hasMore ? rows.slice(0, limit) : rows
+  const last = pageRows.at(-1)
+  return {
+    data: pageRows.map((r) => presentContact(r.contact)),
+    pagination: {
+      total,
+      limit,
+      has_more: hasMore,
+      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, last.contact.id) : null,
+    },
+  }
 }
 
 export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
