@@ -70,6 +70,7 @@ const percentile = (values: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 const stats = (ms: number[]) => ({
+  p10_ms: percentile(ms, 10),
   p50_ms: percentile(ms, 50),
   p95_ms: percentile(ms, 95),
   p99_ms: percentile(ms, 99),
@@ -80,7 +81,7 @@ export interface McpFigures {
   tools: number
   tools_list: Record<Era, ReturnType<typeof stats>>
   rest_get: ReturnType<typeof stats>
-  tool_call: Record<Era, ReturnType<typeof stats> & { ratio: number }>
+  tool_call: Record<Era, ReturnType<typeof stats> & { ratio: number; ratio_p10: number }>
   tools_list_pass: boolean
   ratio_pass: boolean
 }
@@ -135,7 +136,11 @@ export async function measureMcp(h: Herald, samples = 1000): Promise<McpFigures>
     lists.modern.push(await list('modern'))
   }
   const rest_get = stats(ms.rest)
-  const withRatio = (era: Era) => ({ ...stats(ms[era]), ratio: stats(ms[era]).p50_ms / rest_get.p50_ms })
+  // The bar is the p50 ratio; the p10 one is the least disturbed by other load on the machine.
+  const withRatio = (era: Era) => {
+    const s = stats(ms[era])
+    return { ...s, ratio: s.p50_ms / rest_get.p50_ms, ratio_p10: s.p10_ms / rest_get.p10_ms }
+  }
   const tool_call = { legacy: withRatio('legacy'), modern: withRatio('modern') }
   const tools_list = { legacy: stats(lists.legacy), modern: stats(lists.modern) }
   return {
@@ -165,7 +170,8 @@ export function mcpRows(m: McpFigures): string[] {
       (era) =>
         `| MCP \`get_client\` tool call, protocol ${VERSION[era]}, n=${m.samples} | ` +
         `p50 ${ms(m.tool_call[era].p50_ms)} ms, p95 ${ms(m.tool_call[era].p95_ms)} ms; ` +
-        `${fmt(m.tool_call[era].ratio, 2)} x REST (bar <= ${CALL_RATIO_BAR}: ${m.tool_call[era].ratio <= CALL_RATIO_BAR ? 'met' : 'MISSED'}) |`,
+        `${fmt(m.tool_call[era].ratio, 2)} x REST at p50 (bar <= ${CALL_RATIO_BAR}: ` +
+        `${m.tool_call[era].ratio <= CALL_RATIO_BAR ? 'met' : 'MISSED'}), ${fmt(m.tool_call[era].ratio_p10, 2)} x at p10 |`,
     ),
   ]
 }
