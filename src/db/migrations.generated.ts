@@ -15,6 +15,7 @@ import m11 from '../../migrations/0011_furry_shape.sql' with { type: 'text' }
 import m12 from '../../migrations/0012_loose_secret_warriors.sql' with { type: 'text' }
 import m13 from '../../migrations/0013_futuristic_radioactive_man.sql' with { type: 'text' }
 import m14 from '../../migrations/0014_freezing_the_anarchist.sql' with { type: 'text' }
+import m15 from '../../migrations/0015_yummy_kronos.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -32,4 +33,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0012_loose_secret_warriors', sql: m12 },
   { tag: '0013_futuristic_radioactive_man', sql: m13 },
   { tag: '0014_freezing_the_anarchist', sql: m14 },
+  { tag: '0015_yummy_kronos', sql: m15 },
 ]

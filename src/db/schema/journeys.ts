@@ -117,3 +117,21 @@ export const journeySegmentSeen = sqliteTable(
 export type JourneyRow = typeof journeys.$inferSelect
 export type EnrollmentRow = typeof journeyEnrollments.$inferSelect
 export type JourneyRunRow = typeof journeyRuns.$inferSelect
+
+/**
+ * A large enrollment from a segment, done in chunks by the journey worker after the enroll call
+ * answered: the segment's rules as they were, the contacts that existed then (seq up to
+ * `max_contact_seq`), and how far the chunks got (`cursor_seq`). Each chunk is one transaction.
+ */
+export const journeyEnrollJobs = sqliteTable('journey_enroll_jobs', {
+  id: text('id').primaryKey(),
+  journeyId: text('journey_id').notNull(),
+  match: text('match').notNull(),
+  ruleGroups: text('rule_groups', { mode: 'json' }).$type<unknown[]>().notNull(),
+  maxContactSeq: integer('max_contact_seq').notNull(),
+  cursorSeq: integer('cursor_seq').notNull().default(0),
+  enteredAt: integer('entered_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+})
+
+export type EnrollJobRow = typeof journeyEnrollJobs.$inferSelect
