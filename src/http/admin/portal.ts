@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context'
 import { withActor } from '../../context'
 import { ServiceError } from '../../errors'
-import { randomBase62, safeEqual } from '../../lib/crypto'
+import { randomBase62 } from '../../lib/crypto'
 import { userActor } from '../../services/actors/actor'
 import { attemptLogin } from '../../services/portal-auth/login'
 import {
@@ -16,7 +16,9 @@ import {
 import { loadIdentity, workspacesOf } from '../../services/users/access'
 import { assetResponse } from './assets'
 import { clientIp } from './client-ip'
+import { gzipHtml } from './compress'
 import { cookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from './cookies'
+import { tokenMatches } from './csrf'
 import { withSecurityHeaders } from './headers'
 import { type Chrome, createRenderer } from './render'
 import { sections as registeredSections } from './sections'
@@ -159,7 +161,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     const form = await readForm(request)
     const expected = readCookie(request, LOGIN_COOKIE)
     const carried = carriedToken(request, form)
-    if (!expected || !carried || !safeEqual(expected, carried) || crossSite(request))
+    if (!expected || !tokenMatches(carried, expected) || crossSite(request))
       return render.page(
         errorPage(403, 'Form expired', 'The sign-in form expired or came from another site. Load it again.'),
         { req: null, csrf: '', flash: null, path: url.pathname },
@@ -220,7 +222,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
     if (UNSAFE.has(method)) {
       const carried = carriedToken(request, form)
-      if (!carried || !safeEqual(carried, session.csrfToken) || crossSite(request))
+      if (!tokenMatches(carried, session.csrfToken) || crossSite(request))
         return respond(
           errorPage(
             403,
@@ -332,7 +334,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   return {
     async handle(request: Request, peer: string | null, requestId: string): Promise<Response> {
-      return withSecurityHeaders(await dispatch(request, peer, requestId))
+      return gzipHtml(request, withSecurityHeaders(await dispatch(request, peer, requestId)))
     },
   }
 }

@@ -1,6 +1,7 @@
 import type { PortalRole } from '../../services/actors/actor'
 import type { Flash } from '../../services/portal-auth/sessions'
 import { assetUrl } from './assets'
+import { maskToken } from './csrf'
 import { createEngine } from './engine'
 import type { PageView, PortalRequest, Section } from './types'
 
@@ -51,7 +52,8 @@ export function createRenderer(sections: readonly Section[]) {
     return {
       ...view.data,
       title: view.title,
-      csrf: chrome.csrf,
+      // Masked afresh for every answer (./csrf.ts): the same token never repeats in a page.
+      csrf: chrome.csrf ? maskToken(chrome.csrf) : '',
       flash: chrome.flash,
       path: chrome.path,
       assets,

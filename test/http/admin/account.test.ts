@@ -53,5 +53,5 @@ describe('/admin/account', () => {
     expect((await elsewhere.get('/admin/account')).status).toBe(303)
     expect((await submitLogin(browser(t), user.email, user.password)).status).toBe(200)
     expect((await submitLogin(browser(t), user.email, 'a-brand-new-password')).status).toBe(303)
-  })
+  }, 60_000)
 })

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { CSP } from '../../../src/http/admin/headers'
 import { sections } from '../../../src/http/admin/sections'
 import { createTestApp } from '../../helpers/app'
-import { browser, PORTAL_ENV, signIn } from './portal-helpers'
+import { browser, csrfOf, PORTAL_ENV, signIn } from './portal-helpers'
 
 // CSRF (every unsafe request carries the session's token) and the security headers of every
 // portal answer (DESIGN §9a).
@@ -62,8 +62,15 @@ describe('CSRF', () => {
   test('the layout gives htmx the token: meta csrf-token and hx-headers on body', async () => {
     const b = await signIn(t)
     const html = (await b.get('/admin')).text
-    expect(html).toContain(`<meta name="csrf-token" content="${b.csrf}">`)
-    expect(html).toContain(`hx-headers='{"X-CSRF-Token": "${b.csrf}"}'`)
+    const token = csrfOf(html)
+    expect(token).not.toBe('')
+    expect(html).toContain(`hx-headers='{"X-CSRF-Token": "${token}"}'`)
+    expect(html).toContain(`name="_csrf" value="${token}"`)
+    // Masked afresh for every answer (BREACH): another page carries another string, also valid.
+    const again = csrfOf((await b.get('/admin')).text)
+    expect(again).not.toBe(token)
+    expect((await b.post('/admin/account', { timezone: 'UTC', _csrf: again })).status).toBe(303)
+    expect((await b.post('/admin/account', { timezone: 'UTC', _csrf: token })).status).toBe(303)
     expect(html).toContain('"allowEval":false')
     expect(html).not.toContain('hx-on')
     expect(html).not.toMatch(/<script(?![^>]*\bsrc=)/)
@@ -96,6 +103,8 @@ describe('security headers on every portal answer', () => {
     const full = await b.get(path)
     expect(full.status).toBe(200)
     expectHeaders(full.headers)
+    // Pages (not downloads such as a CSV export): never cached, and a partial for htmx.
+    if (!full.headers.get('content-type')?.startsWith('text/html')) return
     expect(full.headers.get('cache-control')).toBe('no-store')
     const partial = await b.get(path, { 'hx-request': 'true' })
     expect(partial.status).toBe(200)
@@ -159,3 +168,37 @@ describe('static assets', () => {
     expect(html).not.toMatch(/(src|href)="(https?:)?\/\//)
   })
 })
+
+describe('compression', () => {
+  test('pages are gzipped when accepted, and still carry every header', async () => {
+    const b = await signIn(t)
+    const html = (await b.get('/admin/api-keys')).text
+    const res = await t.app.handle(
+      new Request('http://localhost:8080/admin/api-keys', {
+        headers: { cookie: `herald_session=${b.cookies.get('herald_session')}`, 'accept-encoding': 'gzip' },
+      }),
+    )
+    expect(res.headers.get('content-encoding')).toBe('gzip')
+    expect(res.headers.get('vary')).toContain('Accept-Encoding')
+    expectHeadersOf(res.headers)
+    const gz = new Uint8Array(await res.arrayBuffer())
+    const text = new TextDecoder().decode(Bun.gunzipSync(gz))
+    expect(text).toContain('<h1>API keys</h1>')
+    expect(gz.byteLength).toBeLessThan(text.length / 2)
+    expect(text.length).toBeGreaterThan(html.length / 2)
+  })
+
+  test('a token with a character added or the pad changed is refused', async () => {
+    const b = await signIn(t)
+    const token = b.csrf
+    const [pad, masked] = token.split('.') as [string, string]
+    const flipped = `${pad.slice(0, -1)}${pad.endsWith('A') ? 'B' : 'A'}.${masked}`
+    for (const bad of [`${token}x`, `${token}=`, flipped, `.${masked}`, `${pad}.`])
+      expect((await b.post('/admin/account', { timezone: 'UTC', _csrf: bad })).status).toBe(403)
+  })
+})
+
+function expectHeadersOf(h: Headers) {
+  expect(h.get('content-security-policy')).toBe(CSP)
+  expect(h.get('x-frame-options')).toBe('DENY')
+}
