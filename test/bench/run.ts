@@ -5,6 +5,8 @@
 //  2. Cold start of dist/herald on an existing data file to the first 200 from /api/v1/health, and
 //     idle RSS after ~1 s.
 //  Analytics (issue 12, test/bench/analytics.ts, its own process): its table and figures join these.
+//  Portal (issue 10, test/bench/portal.ts, its own process; HERALD_BENCH_PORTAL_CONTACTS, default
+//     1,000,000): render p95 of every list page and page weight; a missed bar fails the run.
 //  3. MCP (test/bench/mcp.ts): tools/list p95 <= 5 ms; a read tool call <= 1.5 x the REST round
 //     trip of the same operation, measured interleaved in the same run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -288,6 +290,8 @@ async function main(): Promise<boolean> {
   await stop(mcpServer)
   // Analytics (test/bench/analytics.ts, in process on data of its own): its table and JSON line join ours.
   const analytics = await runAnalyticsBench()
+  // Portal (test/bench/portal.ts, in process on data of its own): its table and JSON line join ours.
+  const portal = await runPortalBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -318,6 +322,7 @@ async function main(): Promise<boolean> {
     ...mcpRows(mcp),
     '',
     ...analytics.table,
+    ...portal.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -359,10 +364,31 @@ async function main(): Promise<boolean> {
       rss_after_load_mb: round(rssAfterLoad, 1),
       mcp,
       analytics: analytics.json,
+      portal: portal.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass
+  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass && portal.pass
+}
+
+/** The portal bars (issue 10) as their own script (HERALD_BENCH_PORTAL_CONTACTS, default 1,000,000). */
+async function runPortalBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+  const contacts = process.env.HERALD_BENCH_PORTAL_CONTACTS ?? '1000000'
+  console.error(`portal: ${contacts} contacts (test/bench/portal.ts)`)
+  const child = track(
+    Bun.spawn([process.execPath, join(import.meta.dir, 'portal.ts'), '--contacts', contacts], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    }),
+  )
+  const out = await new Response(child.stdout).text()
+  const code = await child.exited
+  const lines = out.trim().split('\n')
+  try {
+    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
+  } catch {
+    return { table: lines, json: { error: `portal bench exited ${code}` }, pass: false }
+  }
 }
 
 /** The analytics bars (issue 12) as their own script (HERALD_BENCH_ANALYTICS_EVENTS, default 10,000,000). */
