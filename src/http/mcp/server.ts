@@ -52,6 +52,8 @@ function plainLegacy(request: Request, body: unknown): boolean {
   return meta === undefined || !(ENVELOPE_CLAIM in meta)
 }
 
+const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'private' } as const
+
 export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
   const factory = (mcp: McpRequestContext) => {
     const caller = mcp.authInfo?.extra as unknown as CallerInfo
@@ -62,6 +64,14 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
         capabilities: { tools: {}, resources: {}, prompts: {} },
         supportedProtocolVersions: PROTOCOL_VERSIONS,
         instructions: INSTRUCTIONS,
+        // The lists change only with a new release and depend on the key's scopes: a 2026-07-28
+        // client may keep them for a while, for itself only (resources/list is live data: not cached).
+        cacheHints: {
+          'tools/list': LIST_CACHE,
+          'prompts/list': LIST_CACHE,
+          'resources/templates/list': LIST_CACHE,
+          'server/discover': LIST_CACHE,
+        },
       },
     )
     server.setRequestHandler('tools/list', () => ({ tools: catalog.visibleTo(c.actor) as never }))
