@@ -126,7 +126,18 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
       if (slot.worker === worker) slot.error = /^error: (.*)$/m.exec(text)?.[1] ?? text.split('\n')[0] ?? null
     })
     worker.addEventListener('close', () => died(slot, worker))
-    const init: ToThread = { type: 'init', config, key: options.key, kinds: options.kinds }
+    // HERALD_SMTP_POOL is the number of connections to the relay, shared between the threads.
+    const count = slots.length
+    const smtpPool = Math.max(
+      1,
+      Math.floor(config.smtpPool / count) + (slot.index < config.smtpPool % count ? 1 : 0),
+    )
+    const init: ToThread = {
+      type: 'init',
+      config: { ...config, smtpPool },
+      key: options.key,
+      kinds: options.kinds,
+    }
     worker.postMessage(init)
     for (const wake of waiting.splice(0)) wake()
   }

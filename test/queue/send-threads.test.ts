@@ -95,6 +95,8 @@ test('a campaign composed, signed and sent on two threads: every message DKIM-va
 
   const got = sink.received.filter((m) => m.rcptTo[0]!.endsWith('@threads.example'))
   expect(got.map((m) => m.rcptTo[0]).sort()).toEqual([...emails].sort())
+  // The threads share HERALD_SMTP_POOL (5) connections between them.
+  expect(new Set(got.map((m) => m.session)).size).toBeLessThanOrEqual(t.ctx.config.smtpPool)
   const api = (await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&limit=100`)) as {
     message_id: string
     to: string
