@@ -100,7 +100,13 @@ const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', (e) =
  * confirmation before a destructive action is part of a flow); alerts and prompts are dismissed.
  */
 export async function newContext(browser: Browser, baseURL?: string): Promise<BrowserContext> {
-  const context = await browser.newContext({ baseURL, viewport: { width: 1280, height: 900 } })
+  // Reduced motion: Pico then drops its transitions, so a focus ring or a swap is complete the
+  // moment it is read, never caught mid-animation.
+  const context = await browser.newContext({
+    baseURL,
+    viewport: { width: 1280, height: 900 },
+    reducedMotion: 'reduce',
+  })
   // A missing element fails in seconds with its selector, not at the test's timeout.
   context.setDefaultTimeout(ACTION_TIMEOUT_MS)
   await context.exposeBinding(CSP_BINDING, ({ page }, text: string) => {
