@@ -3,42 +3,45 @@
 import v0 from '../../../views/layouts/bare.liquid' with { type: 'text' }
 import v1 from '../../../views/layouts/portal.liquid' with { type: 'text' }
 import v2 from '../../../views/pages/account/index.liquid' with { type: 'text' }
-import v3 from '../../../views/pages/api-keys/assistant-created.liquid' with { type: 'text' }
-import v4 from '../../../views/pages/api-keys/assistant.liquid' with { type: 'text' }
-import v5 from '../../../views/pages/api-keys/created.liquid' with { type: 'text' }
-import v6 from '../../../views/pages/api-keys/index.liquid' with { type: 'text' }
-import v7 from '../../../views/pages/api-keys/new.liquid' with { type: 'text' }
-import v8 from '../../../views/pages/api-keys/revoke.liquid' with { type: 'text' }
-import v9 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
-import v10 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
-import v11 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
-import v12 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
-import v13 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
-import v14 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v15 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v16 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v17 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v18 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v19 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v20 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v31 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v32 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v33 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v34 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v35 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v36 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v37 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v38 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v3 from '../../../views/pages/analytics/index.liquid' with { type: 'text' }
+import v4 from '../../../views/pages/api-keys/assistant-created.liquid' with { type: 'text' }
+import v5 from '../../../views/pages/api-keys/assistant.liquid' with { type: 'text' }
+import v6 from '../../../views/pages/api-keys/created.liquid' with { type: 'text' }
+import v7 from '../../../views/pages/api-keys/index.liquid' with { type: 'text' }
+import v8 from '../../../views/pages/api-keys/new.liquid' with { type: 'text' }
+import v9 from '../../../views/pages/api-keys/revoke.liquid' with { type: 'text' }
+import v10 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
+import v11 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
+import v12 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
+import v13 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
+import v14 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
+import v15 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
+import v16 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
+import v17 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
+import v18 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v19 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v20 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v34 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v35 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v36 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v37 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v38 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v39 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v40 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v41 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -53,42 +56,45 @@ export const embeddedViews: Record<string, string> = {
   'layouts/bare.liquid': v0,
   'layouts/portal.liquid': v1,
   'pages/account/index.liquid': v2,
-  'pages/api-keys/assistant-created.liquid': v3,
-  'pages/api-keys/assistant.liquid': v4,
-  'pages/api-keys/created.liquid': v5,
-  'pages/api-keys/index.liquid': v6,
-  'pages/api-keys/new.liquid': v7,
-  'pages/api-keys/revoke.liquid': v8,
-  'pages/contacts/erase.liquid': v9,
-  'pages/contacts/form.liquid': v10,
-  'pages/contacts/index.liquid': v11,
-  'pages/contacts/show.liquid': v12,
-  'pages/dashboard/index.liquid': v13,
-  'pages/errors/error.liquid': v14,
-  'pages/imports/index.liquid': v15,
-  'pages/imports/new.liquid': v16,
-  'pages/imports/progress.liquid': v17,
-  'pages/imports/show.liquid': v18,
-  'pages/lists/delete.liquid': v19,
-  'pages/lists/index.liquid': v20,
-  'pages/lists/new.liquid': v21,
-  'pages/lists/show.liquid': v22,
-  'pages/login/index.liquid': v23,
-  'pages/segments/builder.liquid': v24,
-  'pages/segments/delete.liquid': v25,
-  'pages/segments/estimate.liquid': v26,
-  'pages/segments/index.liquid': v27,
-  'pages/segments/show.liquid': v28,
-  'pages/suppressions/index.liquid': v29,
-  'pages/suppressions/remove.liquid': v30,
-  'partials/field-error.liquid': v31,
-  'partials/flash.liquid': v32,
-  'partials/form-error.liquid': v33,
-  'partials/head.liquid': v34,
-  'partials/nav.liquid': v35,
-  'partials/pagination.liquid': v36,
-  'partials/swap.liquid': v37,
-  'partials/workspace.liquid': v38,
+  'pages/analytics/index.liquid': v3,
+  'pages/api-keys/assistant-created.liquid': v4,
+  'pages/api-keys/assistant.liquid': v5,
+  'pages/api-keys/created.liquid': v6,
+  'pages/api-keys/index.liquid': v7,
+  'pages/api-keys/new.liquid': v8,
+  'pages/api-keys/revoke.liquid': v9,
+  'pages/contacts/erase.liquid': v10,
+  'pages/contacts/form.liquid': v11,
+  'pages/contacts/index.liquid': v12,
+  'pages/contacts/show.liquid': v13,
+  'pages/dashboard/index.liquid': v14,
+  'pages/deliverability/client.liquid': v15,
+  'pages/deliverability/overview.liquid': v16,
+  'pages/errors/error.liquid': v17,
+  'pages/imports/index.liquid': v18,
+  'pages/imports/new.liquid': v19,
+  'pages/imports/progress.liquid': v20,
+  'pages/imports/show.liquid': v21,
+  'pages/lists/delete.liquid': v22,
+  'pages/lists/index.liquid': v23,
+  'pages/lists/new.liquid': v24,
+  'pages/lists/show.liquid': v25,
+  'pages/login/index.liquid': v26,
+  'pages/segments/builder.liquid': v27,
+  'pages/segments/delete.liquid': v28,
+  'pages/segments/estimate.liquid': v29,
+  'pages/segments/index.liquid': v30,
+  'pages/segments/show.liquid': v31,
+  'pages/suppressions/index.liquid': v32,
+  'pages/suppressions/remove.liquid': v33,
+  'partials/field-error.liquid': v34,
+  'partials/flash.liquid': v35,
+  'partials/form-error.liquid': v36,
+  'partials/head.liquid': v37,
+  'partials/nav.liquid': v38,
+  'partials/pagination.liquid': v39,
+  'partials/swap.liquid': v40,
+  'partials/workspace.liquid': v41,
 }
 
 /** Static assets by file name, served under /admin/static/. */
