@@ -1,10 +1,13 @@
 // The audience pages of the portal (contacts, imports, lists, segments, suppressions), driven
 // in-process like a browser without JavaScript: status, content, per-field 422s, confirmation
 // pages, and the roles (a viewer cannot change anything; a member sees only its clients' records).
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createImportWorker } from '../../../src/services/imports/runner'
 import { BASE, createTestApp } from '../../helpers/app'
 import { type Browser, csrfOf, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
+
+// Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
+setDefaultTimeout(60_000)
 
 const t = createTestApp({ env: PORTAL_ENV })
 const imports = createImportWorker(t.ctx)
@@ -400,5 +403,5 @@ describe('roles', () => {
     const member = await signIn(t, await makeUser(t, { role: 'member', clients: [t.defaultClientId] }))
     expect((await member.get(`/admin/contacts/${c.id}`)).status).toBe(200)
     expect(csrfOf((await member.get('/admin/lists')).text)).not.toBe('')
-  })
+  }, 60_000)
 })
