@@ -72,7 +72,7 @@ function track(
     `${what} rate ${pct(rate)} over the last ${Math.max(sent, ALERT_WINDOW_SENDS).toLocaleString('en-US')} sends ` +
     `(${n} ${unit}) is at or above ${pct(threshold)}` +
     (kind === 'complaint_rate'
-      ? ': Gmail and Yahoo reject bulk mail above 0.3 %. Find the campaign behind it in the deliverability score.'
+      ? `: Gmail and Yahoo reject bulk mail above ${pct(ALERT_THRESHOLDS.pause)}. Find the campaign behind it in the deliverability score.`
       : ': remove the addresses that bounced and re-confirm the list behind the campaign that bounces most.')
   if (open) {
     app.db

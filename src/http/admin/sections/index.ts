@@ -1,8 +1,10 @@
 import type { Section } from '../types'
 import { account } from './account'
+import { analyticsSection } from './analytics'
 import { apiKeys } from './api-keys'
 import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
+import { deliverabilitySection } from './deliverability'
 import { importsSection } from './imports'
 import { listsSection } from './lists'
 import { segmentsSection } from './segments'
@@ -17,6 +19,8 @@ export const sections: readonly Section[] = [
   listsSection,
   segmentsSection,
   suppressionsSection,
+  analyticsSection,
+  deliverabilitySection,
   apiKeys,
   account,
 ]
