@@ -11,19 +11,17 @@ const NOTES: Readonly<Record<string, string>> = {
   pauseCampaign: 'Sending stops after the messages in flight; launch_campaign resumes it.',
   sendMessage:
     'Sends one real message to one contact right away (transactional). Confirm with the user first.',
-  createCampaign:
-    'Creates a draft only: nothing is sent until launch_campaign. Audience from list_id or segment_id; content from template_id or inline subject/body_html/body_text (Liquid, e.g. {{ contact.first_name }}).',
+  createCampaign: 'Creates a draft only: nothing is sent until launch_campaign.',
   searchContacts: 'Full-text search over name, email and company; cheaper than paging through list_contacts.',
   previewTemplate: 'Renders a template for one contact (contact_id) or sample data without sending anything.',
   createContactImport:
-    'Loads a small contact list from CSV text. Runs in the background: poll get_contact_import with the returned id until status is completed or failed.',
+    'Runs in the background: poll get_contact_import with the returned id until status is completed or failed.',
   verifyDomain:
     'Looks the domain’s DNS records up now (takes a few seconds) and reports each failing record.',
   testWebhook: 'Sends one signed test event to the webhook’s URL now.',
   getWebhookSecret: 'Reveals the signing secret: show it only to a user who asked for it.',
   rotateWebhookSecret: 'The old secret stops verifying at once; the receiver must be updated.',
   createApiKey: 'The full key is returned once, never again.',
-  deleteContact: 'Erases the contact and their personal data (right to be forgotten).',
   getCampaignStats:
     'Counts and rates for one campaign (sent, delivered, opened, clicked, bounced…); cheap to poll.',
 }
@@ -34,7 +32,7 @@ const hasId = (o: Operation) => o.path.includes('{')
 
 function when(o: Operation): string {
   if (isList(o))
-    return 'Returns one page, newest first (limit 1–200, default 50); pass pagination.next_cursor as cursor for the next. Use it to find records and their ids.'
+    return 'Returns one page (limit 1–200, default 50); pass pagination.next_cursor as cursor for the next. Use it to find records and their ids.'
   if (o.method === 'GET')
     return hasId(o) ? 'Use it when you already have the id (from a list or search).' : ''
   if (o.method === 'PATCH') return 'Partial update: members left out keep their values.'
@@ -50,7 +48,9 @@ function cost(o: Operation): string {
   return `Changes data. Needs ${scope}.`
 }
 
-export function describe(o: Operation): string {
-  const what = o.summary.endsWith('.') ? o.summary : `${o.summary}.`
-  return [what, o.description, NOTES[o.id], when(o), cost(o)].filter(Boolean).join(' ')
+/** `what` replaces the operation's summary and description (a file tool says what it takes itself). */
+export function describe(o: Operation, what?: string): string {
+  const summary = o.summary.endsWith('.') ? o.summary : `${o.summary}.`
+  const head = what ?? [summary, o.description].filter(Boolean).join(' ')
+  return [head, NOTES[o.id], when(o), cost(o)].filter(Boolean).join(' ')
 }

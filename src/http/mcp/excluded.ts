@@ -16,10 +16,15 @@ export const EXCLUDED: Readonly<Record<string, string>> = {
  * member that carries it). The operation's query members stay tool members.
  */
 export const FILE_TOOLS: Readonly<
-  Record<string, { name: string; member: string; contentType: string; limit: number; description: string }>
+  Record<
+    string,
+    { name: string; member: string; contentType: string; limit: number; summary: string; description: string }
+  >
 > = {
   createContactImport: {
     name: 'import_contacts_csv',
+    summary:
+      'Import contacts from CSV text into the workspace (and optionally a list). The header row maps columns to fields (email required); other columns become custom fields; the delimiter is detected and quotes are handled. Rows that fail a check are skipped and reported.',
     member: 'csv',
     contentType: 'text/csv',
     limit: 5 * 1024 * 1024,

@@ -50,8 +50,8 @@ function define(o: Operation): ToolDef | null {
     file,
     tool: {
       name,
-      title: o.summary,
-      description: describe(o),
+      title: file ? 'Import contacts from CSV text' : o.summary,
+      description: describe(o, file?.summary),
       inputSchema: input.schema,
       annotations: {
         readOnlyHint: readOnly,

@@ -73,7 +73,8 @@ describe('tools generated from the operation registry', () => {
   test('descriptions say what it does, what it needs and whether it changes anything', () => {
     for (const d of catalog.all) {
       const text = d.tool.description as string
-      expect(text.startsWith(d.operation.summary.replace(/\.$/, '')), d.name).toBe(true)
+      const what = d.file?.summary ?? d.operation.summary.replace(/\.$/, '')
+      expect(text.startsWith(what), d.name).toBe(true)
       expect(text, d.name).toMatch(/Needs (any valid key|scope [a-z]+:[a-z*]+)\./)
       expect(text, d.name).toMatch(/Read-only|Changes data|Destructive/)
     }
