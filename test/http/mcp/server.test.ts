@@ -386,3 +386,30 @@ describe('import_contacts_csv', () => {
     expect(answerOf(none).error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ field: 'csv' }] })
   })
 })
+
+describe('bad arguments to every tool', () => {
+  let mcp: McpClient
+  beforeAll(async () => {
+    mcp = await connectMcp('v2', http.url, writer)
+  })
+  afterAll(() => mcp.close())
+
+  test('every member of the wrong type, or none at all: a 4xx error body, never an internal error', async () => {
+    const tools = (await mcp.listTools()).tools
+    const internal: string[] = []
+    for (const tool of tools) {
+      const members = Object.keys(tool.inputSchema.properties)
+      for (const args of [
+        {},
+        Object.fromEntries(members.map((m) => [m, { nested: [1, null] }])),
+        Object.fromEntries(members.map((m) => [m, -1])),
+      ]) {
+        const result = await mcp.callTool({ name: tool.name, arguments: args })
+        if (!result.isError) continue
+        const code = answerOf(result).error.code
+        if (code === 'INTERNAL_ERROR') internal.push(`${tool.name} ${JSON.stringify(args)}`)
+      }
+    }
+    expect(internal).toEqual([])
+  }, 60_000)
+})
