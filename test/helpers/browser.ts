@@ -41,6 +41,8 @@ export interface Portal {
   contextAs(role: PortalRole): Promise<BrowserContext>
   /** A new page in the role's logged-in context (close it when done, or leave it to afterAll). */
   pageAs(role: PortalRole): Promise<Page>
+  /** A fresh context signed in as this user (for users made with options, e.g. a member's clients). */
+  contextFor(user: PortalUser): Promise<BrowserContext>
   /** A fresh context with no session (cookies of its own). */
   anonymous(): Promise<BrowserContext>
   /** The user behind `contextAs(role)`, once made. */
@@ -120,17 +122,20 @@ export function usePortal(
       }
       return { id: created.id, email, password, role }
     },
+    async contextFor(user) {
+      const c = await newContext(portal.browser, url)
+      const page = await c.newPage()
+      await loginOk(page, user.email, user.password)
+      await page.close()
+      return c
+    },
     contextAs(role) {
       let context = contexts.get(role)
       if (!context) {
         context = (async () => {
           const user = await portal.user(role)
           users.set(role, user)
-          const c = await newContext(portal.browser, url)
-          const page = await c.newPage()
-          await loginOk(page, user.email, user.password)
-          await page.close()
-          return c
+          return portal.contextFor(user)
         })()
         contexts.set(role, context)
       }

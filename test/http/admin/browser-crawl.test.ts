@@ -105,24 +105,27 @@ describe('portal crawl (browser)', () => {
       throw new Error(`${problems.length} problem(s) in all workspaces:\n\n${problems.join('\n\n')}`)
   })
 
-  test('as viewer: every page of the viewer’s nav answers 200 (or the 403 page) with no console/CSP errors', async () => {
-    const page = await portal.pageAs('viewer')
-    await page.goto('/admin', { waitUntil: 'load' })
-    const nav = await portalLinks(page, 'nav')
-    expect(nav.length).toBeGreaterThan(0)
-    const problems: string[] = []
-    for (const path of nav) {
-      const res = await page.goto(path, { waitUntil: 'load' })
-      if (!res || (res.status() !== 200 && res.status() !== 403))
-        problems.push(`${path}: answered ${res?.status()}`)
-      await settle(page)
-      try {
-        await expectCleanPage(page, { allowFailedResponses: res?.status() === 403 })
-      } catch (e) {
-        problems.push((e as Error).message)
+  for (const role of ['viewer', 'member'] as const)
+    test(`as ${role}: every page of the ${role}’s nav answers 200 (or the 403 page) with no console/CSP errors`, async () => {
+      // A member works only in the clients chosen for it: here the Default workspace.
+      const user = await portal.user(role, { clients: [portal.herald.defaultClientId] })
+      const page = await (await portal.contextFor(user)).newPage()
+      await page.goto('/admin', { waitUntil: 'load' })
+      const nav = await portalLinks(page, 'nav')
+      expect(nav.length).toBeGreaterThan(0)
+      const problems: string[] = []
+      for (const path of nav) {
+        const res = await page.goto(path, { waitUntil: 'load' })
+        if (!res || (res.status() !== 200 && res.status() !== 403))
+          problems.push(`${path}: answered ${res?.status()}`)
+        await settle(page)
+        try {
+          await expectCleanPage(page, { allowFailedResponses: res?.status() === 403 })
+        } catch (e) {
+          problems.push((e as Error).message)
+        }
       }
-    }
-    if (problems.length)
-      throw new Error(`${problems.length} problem(s) as viewer:\n\n${problems.join('\n\n')}`)
-  }, 120_000)
+      if (problems.length)
+        throw new Error(`${problems.length} problem(s) as ${role}:\n\n${problems.join('\n\n')}`)
+    }, 120_000)
 })
