@@ -103,7 +103,7 @@ describe('portal crawl (browser)', () => {
     expect(await page.locator('#workspace-select').inputValue()).toBe('')
     if (problems.length)
       throw new Error(`${problems.length} problem(s) in all workspaces:\n\n${problems.join('\n\n')}`)
-  })
+  }, 180_000)
 
   for (const role of ['viewer', 'member'] as const)
     test(`as ${role}: every page of the ${role}’s nav answers 200 (or the 403 page) with no console/CSP errors`, async () => {
