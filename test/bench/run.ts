@@ -9,6 +9,10 @@
 //     1,000,000): render p95 of every list page and page weight; a missed bar fails the run.
 //  3. MCP (test/bench/mcp.ts): tools/list p95 <= 5 ms; a read tool call <= 1.5 x the REST round
 //     trip of the same operation, measured interleaved in the same run.
+//  SMTP + DKIM (issues 5 and 15, test/bench/campaign-smtp.ts, its own process; HERALD_BENCH_SMTP_RECIPIENTS,
+//     default 5,000): a DKIM-signed campaign over SMTP against a raw nodemailer blast that signs each
+//     message, pinned and unpinned in the same run; its table and figures join these, and a missed
+//     bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
@@ -292,6 +296,8 @@ async function main(): Promise<boolean> {
   const analytics = await runAnalyticsBench()
   // Portal (test/bench/portal.ts, in process on data of its own): its table and JSON line join ours.
   const portal = await runPortalBench()
+  // SMTP + DKIM (test/bench/campaign-smtp.ts, its own servers and data): its table and JSON line join ours.
+  const smtp = await runSmtpBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -323,6 +329,7 @@ async function main(): Promise<boolean> {
     '',
     ...analytics.table,
     ...portal.table,
+    ...smtp.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -365,10 +372,33 @@ async function main(): Promise<boolean> {
       mcp,
       analytics: analytics.json,
       portal: portal.json,
+      smtp: smtp.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass && portal.pass
+  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass && portal.pass && smtp.pass
+}
+
+/** The SMTP + DKIM bars (issues 5 and 15) as their own script (HERALD_BENCH_SMTP_RECIPIENTS, default 5,000). */
+async function runSmtpBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+  const recipients = process.env.HERALD_BENCH_SMTP_RECIPIENTS ?? '5000'
+  console.error(
+    `smtp: a ${recipients}-recipient DKIM campaign against a raw nodemailer blast (test/bench/campaign-smtp.ts)`,
+  )
+  const child = track(
+    Bun.spawn([process.execPath, join(import.meta.dir, 'campaign-smtp.ts'), '--recipients', recipients], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    }),
+  )
+  const out = await new Response(child.stdout).text()
+  const code = await child.exited
+  const lines = out.trim().split('\n')
+  try {
+    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
+  } catch {
+    return { table: lines, json: { error: `smtp bench exited ${code}` }, pass: false }
+  }
 }
 
 /** The portal bars (issue 10) as their own script (HERALD_BENCH_PORTAL_CONTACTS, default 1,000,000). */
