@@ -75,6 +75,11 @@ const statements = perConnection((sqlite: Database) => ({
   contactEnrollments: sqlite.prepare<{ seq: number; journey_id: string }, [string]>(
     "SELECT seq, journey_id FROM journey_enrollments WHERE contact_id = ?1 AND status = 'active'",
   ),
+  maxContactSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM contacts'),
+  // The seq that ends a chunk of `size` contacts of a client after `cursor` (or the bound).
+  contactSeqAfter: sqlite.prepare<{ seq: number }, [string, number, number, number]>(
+    'SELECT seq FROM contacts WHERE client_id = ?1 AND seq > ?2 AND seq <= ?3 ORDER BY seq LIMIT 1 OFFSET ?4',
+  ),
   maxEnrollmentSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM journey_enrollments'),
   deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM journey_runs WHERE enrollment_seq = ?1'),
 }))
@@ -113,6 +118,10 @@ export const journeyQueue = (sqlite: Database) => {
   return {
     /** The newest enrollment's seq (runs for the ones an INSERT … SELECT adds come after it). */
     maxEnrollmentSeq: () => s.maxEnrollmentSeq.get()?.s ?? 0,
+    /** The newest contact's seq: a large enrollment takes the contacts up to it. */
+    maxContactSeq: () => s.maxContactSeq.get()?.s ?? 0,
+    contactSeqAfter: (clientId: string, cursor: number, bound: number, size: number) =>
+      s.contactSeqAfter.get(clientId, cursor, bound, size - 1)?.seq ?? bound,
     activeJourneys: () => s.activeJourneys.all().map((r) => r.id),
     due: (journeyId: string, now: number, limit: number) => s.due.all(journeyId, now, limit),
     nextDue: (journeyId: string) => s.nextDue.get(journeyId)?.at ?? null,

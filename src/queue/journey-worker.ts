@@ -23,7 +23,7 @@ export function createJourneyWorker(app: AppContext, options: JourneyWorkerOptio
     pass() {
       const report = executor.pass(options.batch, options.budgetMs)
       options.onPass?.(report)
-      return { worked: report.stepped > 0, nextAt: report.nextAt }
+      return { worked: report.stepped > 0 || report.chunks > 0, nextAt: report.nextAt }
     },
     idleMs: options.idleMs ?? 250,
   })

@@ -1,10 +1,10 @@
-import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm'
-import type { Ctx } from '../../context'
+import { and, count, eq, gt, inArray, lte, type SQL, sql } from 'drizzle-orm'
+import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { journeyQueue } from '../../db/journey-queue'
-import { contacts, type JourneyRow } from '../../db/schema'
+import { contacts, type JourneyRow, journeyEnrollJobs, journeys } from '../../db/schema'
 import { invalidField, invalidState } from '../../errors'
-import { parseId } from '../../lib/ids'
+import { newId, parseId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { assertContactsOfClient } from '../lists/members'
 import { findSegmentRow, segmentCondition } from '../segments/manage'
@@ -19,20 +19,36 @@ import type { JourneyNode } from './nodes'
 
 const CHUNK = 5_000
 
+/** Not in the journey now, nor ever unless it allows re-entry. */
+const notIn = (journey: JourneyRow) =>
+  sql`NOT EXISTS (SELECT 1 FROM journey_enrollments e WHERE e.journey_id = ${journey.id} AND e.contact_id = contacts.id ${
+    journey.allowReentry ? sql`AND e.status = 'active'` : sql``
+  })`
+
+/** How many contacts matching `where` would enter now. */
+export function countNotEnrolled(db: Db, journey: JourneyRow, where: SQL): number {
+  return (
+    db
+      .select({ n: count() })
+      .from(contacts)
+      .where(and(eq(contacts.clientId, journey.clientId), where, notIn(journey)))
+      .get()?.n ?? 0
+  )
+}
+
 /** Enrolls the contacts of the journey's client matching `where` (over `contacts`); how many entered. */
 export function enrollWhere(db: Db, journey: JourneyRow, where: SQL, now: number): number {
   const trigger = (journey.nodes as JourneyNode[]).find((n) => n.type === 'trigger')
   if (!trigger) return 0
   const first = typeof trigger.next === 'string' ? trigger.next : null
   const history = JSON.stringify([{ node: trigger.id, at: iso(now) }])
-  const already = journey.allowReentry ? sql`AND e.status = 'active'` : sql``
   const before = journeyQueue(db.$client).maxEnrollmentSeq()
   const inserted = db.run(sql`
     INSERT INTO journey_enrollments (journey_id, client_id, contact_id, status, current_node, exit_reason, history, entered_at, ended_at, updated_at)
     SELECT ${journey.id}, ${journey.clientId}, contacts.id, ${first ? 'active' : 'completed'}, ${trigger.id}, NULL, ${history}, ${now}, ${first ? null : now}, ${now}
     FROM contacts
     WHERE contacts.client_id = ${journey.clientId} AND (${where})
-      AND NOT EXISTS (SELECT 1 FROM journey_enrollments e WHERE e.journey_id = ${journey.id} AND e.contact_id = contacts.id ${already})
+      AND ${notIn(journey)}
   `) as unknown as { changes: number }
   const n = inserted.changes
   if (n === 0) return 0
@@ -59,7 +75,16 @@ export function enrollContacts(
   return n
 }
 
-/** POST /journeys/{id}/enroll: the state first (409), then the references (422), then everyone at once. */
+/** Up to this many contacts from a segment enter in the enroll call; more enter in chunks after it. */
+export const SYNC_ENROLL_LIMIT = 5_000
+
+/**
+ * POST /journeys/{id}/enroll: the state first (409), then the references (422), then the named
+ * contacts at once. A segment's contacts enter at once too when they are few; a large segment
+ * (a whole audience) is counted now and entered in chunks by the journey worker, so the call
+ * answers in well under a second and each chunk is a short transaction. The contacts are those
+ * matching the segment's rules as they are now, among the contacts that exist now.
+ */
 export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]; segment_id?: string }) {
   const journey = findJourneyRow(ctx, id)
   if (journey.status !== 'active')
@@ -72,10 +97,10 @@ export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]
     throw invalidField('contact_ids', 'give contact_ids, segment_id or both')
   const ids = [...new Set((input.contact_ids ?? []).map((c) => parseId(c) ?? c))]
   assertContactsOfClient(ctx.db, journey.clientId, ids, 'contact_ids')
-  const parts: SQL[] = []
+  const now = ctx.clock.now()
+  let segment: ReturnType<typeof findSegmentRow> | null = null
   if (input.segment_id !== undefined) {
     const segmentId = parseId(input.segment_id)
-    let segment: ReturnType<typeof findSegmentRow> | null = null
     try {
       segment = segmentId ? findSegmentRow(ctx, segmentId) : null
     } catch {
@@ -83,25 +108,76 @@ export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]
     }
     if (!segment || segment.clientId !== journey.clientId)
       throw invalidField('segment_id', 'no such segment in this client')
-    parts.push(
-      segmentCondition(
-        ctx.db,
-        journey.clientId,
-        segment.match,
-        segment.ruleGroups as RuleGroup[],
-        ctx.clock.now(),
-      ),
-    )
   }
+  const parts: SQL[] = []
   for (let i = 0; i < ids.length; i += CHUNK) parts.push(inArray(contacts.id, ids.slice(i, i + CHUNK)))
-  const where = sql`(${sql.join(parts, sql` OR `)})`
+  const bySegment = segment
+    ? segmentCondition(ctx.db, journey.clientId, segment.match, segment.ruleGroups as RuleGroup[], now)
+    : null
+  if (bySegment) parts.push(bySegment)
   const candidates =
     ctx.db
       .select({ n: count() })
       .from(contacts)
-      .where(and(eq(contacts.clientId, journey.clientId), where))
+      .where(and(eq(contacts.clientId, journey.clientId), sql`(${sql.join(parts, sql` OR `)})`))
       .get()?.n ?? 0
-  const enrolled = enrollWhere(ctx.db, journey, where, ctx.clock.now())
+  let enrolled = enrollContacts(ctx.db, journey, ids, now)
+  if (segment && bySegment) {
+    const q = journeyQueue(ctx.sqlite)
+    const maxSeq = q.maxContactSeq()
+    const pending = countNotEnrolled(ctx.db, journey, and(bySegment, lte(contacts.seq, maxSeq))!)
+    if (pending <= SYNC_ENROLL_LIMIT) enrolled += enrollWhere(ctx.db, journey, bySegment, now)
+    else {
+      ctx.db
+        .insert(journeyEnrollJobs)
+        .values({
+          id: newId(),
+          journeyId: journey.id,
+          match: segment.match,
+          ruleGroups: segment.ruleGroups,
+          maxContactSeq: maxSeq,
+          enteredAt: now,
+          createdAt: now,
+        })
+        .run()
+      enrolled += pending
+    }
+  }
   if (enrolled > 0) ctx.workers.wake('journeys')
   return { journey_id: journey.id, enrolled, skipped: candidates - enrolled }
+}
+
+/**
+ * One chunk of a pending segment enrollment (the journey worker calls it in its own
+ * transaction): the next `size` contacts by seq that match, enrolled; the job ends after the
+ * last. Returns how many entered, or null when no job waits.
+ */
+export function enrollNextChunk(app: AppContext, size = 2_000): number | null {
+  const job = app.db.select().from(journeyEnrollJobs).orderBy(journeyEnrollJobs.createdAt).limit(1).get()
+  if (!job) return null
+  const journey = app.db.select().from(journeys).where(eq(journeys.id, job.journeyId)).get()
+  if (!journey || journey.status === 'archived' || journey.status === 'draft') {
+    app.db.delete(journeyEnrollJobs).where(eq(journeyEnrollJobs.id, job.id)).run()
+    return 0
+  }
+  const q = journeyQueue(app.sqlite)
+  const upper = q.contactSeqAfter(journey.clientId, job.cursorSeq, job.maxContactSeq, size)
+  const where = segmentCondition(
+    app.db,
+    journey.clientId,
+    job.match as 'all' | 'any',
+    job.ruleGroups as RuleGroup[],
+    job.enteredAt,
+  )
+  const n = enrollWhere(
+    app.db,
+    journey,
+    and(where, gt(contacts.seq, job.cursorSeq), lte(contacts.seq, upper))!,
+    app.clock.now(),
+  )
+  if (upper >= job.maxContactSeq)
+    app.db.delete(journeyEnrollJobs).where(eq(journeyEnrollJobs.id, job.id)).run()
+  else
+    app.db.update(journeyEnrollJobs).set({ cursorSeq: upper }).where(eq(journeyEnrollJobs.id, job.id)).run()
+  return n
 }

@@ -17,6 +17,7 @@ import { recordEvent } from '../events/record'
 import { addMembers, removeMembers } from '../lists/members'
 import { createSuppressionCheck } from '../suppressions/manage'
 import { contactVariables } from '../templates/variables'
+import { enrollNextChunk } from './enroll'
 import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
 import { type ContactTest, compileContactTest } from './rules-for-contact'
 
@@ -38,6 +39,9 @@ export interface StepReport {
   queued: number
   /** Webhook deliveries queued. */
   webhooks: number
+  /** Contacts entered from pending segment enrollments, and the chunks that took. */
+  enrolled: number
+  chunks: number
   /** How late each stepped run started, ms past its due time. */
   lateness: number[]
 }
@@ -360,8 +364,15 @@ export function createJourneyExecutor(app: AppContext) {
    * loop, while each transaction stays short enough for requests to interleave.
    */
   function pass(batch = 200, budgetMs = 25): StepReport & { nextAt: number | null } {
-    const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, lateness: [] }
+    const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const started = performance.now()
+    // Pending segment enrollments first, a chunk per transaction: their steps come due as they enter.
+    while (performance.now() - started < budgetMs) {
+      const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
+      if (n === null) break
+      report.enrolled += n
+      report.chunks++
+    }
     let nextAt: number | null = null
     const active = q.activeJourneys()
     let more = true

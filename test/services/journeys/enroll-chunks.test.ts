@@ -1,0 +1,82 @@
+import { expect, test } from 'bun:test'
+import { SYNC_ENROLL_LIMIT } from '../../../src/services/journeys/enroll'
+import { journeyApp } from '../../helpers/journey'
+
+// A segment too large to enroll in the call: it answers with the count, and the journey worker
+// enters the contacts in chunks (each its own transaction) — exactly those that matched and
+// existed at the call, each once, contacts named in contact_ids too.
+
+const N = SYNC_ENROLL_LIMIT + 1_500
+const j = await journeyApp()
+const { t } = j
+const now = j.clock.now()
+const ins = t.ctx.sqlite.prepare(
+  'INSERT INTO contacts (id, client_id, email, created_at, updated_at, custom_fields) VALUES (?, ?, ?, ?, ?, json(?))',
+)
+t.ctx.sqlite.transaction(() => {
+  for (let i = 0; i < N; i++)
+    ins.run(
+      Bun.randomUUIDv7(),
+      j.clientId,
+      `bulk${i}@example.com`,
+      now,
+      now,
+      JSON.stringify({ bulk: i % 10 === 0 ? 'no' : 'yes' }),
+    )
+})()
+const matching = N - Math.ceil(N / 10)
+const segment = await j.call('POST', '/api/v1/segments', {
+  name: 'Bulk',
+  rule_groups: [{ match: 'all', rules: [{ field: 'custom.bulk', operator: 'eq', value: 'yes' }] }],
+})
+const count = (id: string) =>
+  t.ctx.sqlite
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM journey_enrollments WHERE journey_id = ?')
+    .get(id)!.n
+const distinct = (id: string) =>
+  t.ctx.sqlite
+    .query<{ n: number }, [string]>(
+      'SELECT count(DISTINCT contact_id) AS n FROM journey_enrollments WHERE journey_id = ?',
+    )
+    .get(id)!.n
+
+test('a large segment: the call answers with the count, the worker enters them in chunks, each once', async () => {
+  const id = await j.journey([
+    { id: 't', type: 'trigger', trigger: 'manual', next: 'w' },
+    { id: 'w', type: 'wait', duration: 'P1D' },
+  ])
+  const named = await j.contact('named@example.com')
+  const r = await j.call('POST', `/api/v1/journeys/${id}/enroll`, {
+    segment_id: segment.id,
+    contact_ids: [named],
+  })
+  expect(r).toEqual({ journey_id: id, enrolled: matching + 1, skipped: 0 })
+  // Only the named contact is in at the answer; the segment's come in chunks.
+  expect(count(id)).toBe(1)
+  // A contact created after the call is not part of it, though it matches.
+  await j.contact('late@example.com', { custom_fields: { bulk: 'yes' } })
+  await j.journeys.runOnce()
+  expect(count(id)).toBeGreaterThan(1)
+  expect(count(id)).toBeLessThan(matching + 1)
+  await j.journeys.drain()
+  expect(count(id)).toBe(matching + 1)
+  expect(distinct(id)).toBe(matching + 1)
+  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM journey_enroll_jobs').get()).toEqual({ n: 0 })
+  // Enrolling again skips them all.
+  expect(await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })).toMatchObject({
+    enrolled: 1,
+    skipped: matching,
+  })
+})
+
+test('archiving a journey drops its pending enrollment', async () => {
+  const id = await j.journey([
+    { id: 't', type: 'trigger', trigger: 'manual', next: 'w' },
+    { id: 'w', type: 'wait', duration: 'P1D' },
+  ])
+  await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })
+  await j.call('POST', `/api/v1/journeys/${id}/archive`)
+  await j.journeys.drain()
+  expect(count(id)).toBe(0)
+  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM journey_enroll_jobs').get()).toEqual({ n: 0 })
+})
