@@ -169,8 +169,15 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       )
     const email = String(form?.get('email') ?? '')
     const password = String(form?.get('password') ?? '')
-    const outcome = await attemptLogin(app, email, password, clientIp(request, peer))
+    const ip = clientIp(request, peer)
+    const outcome = await attemptLogin(app, email, password, ip)
     if (!outcome.ok) {
+      // A security event an operator may want to see; the password never is.
+      if (outcome.reason === 'locked')
+        app.log.warn('portal sign-in refused: locked', {
+          email: email.slice(0, 254),
+          ip,
+        })
       const message =
         outcome.reason === 'locked'
           ? `Too many failed sign-ins. Try again in ${Math.max(1, Math.ceil((outcome.until - app.clock.now()) / 60000))} minutes.`

@@ -39,10 +39,12 @@ export function lockedUntil(app: AppContext, email: string, ip: string): number 
 function recordFailure(app: AppContext, email: string, ip: string): void {
   const now = app.clock.now()
   app.sqlite.transaction(() => {
+    // Old failures and expired locks go here, so neither table grows without bound.
     app.db
       .delete(loginFailures)
       .where(lt(loginFailures.at, now - WINDOW_MS))
       .run()
+    app.db.delete(loginLocks).where(lt(loginLocks.until, now)).run()
     app.db.insert(loginFailures).values({ email, ip, at: now }).run()
     const since = now - WINDOW_MS
     const byEmail =
