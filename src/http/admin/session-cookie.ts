@@ -7,8 +7,12 @@ import { cookie, SESSION_COOKIE } from './cookies'
 
 export const isSecure = (app: AppContext) => app.config.publicUrl.startsWith('https:')
 
+/**
+ * Path=/ rather than /admin: the OAuth consent page (/oauth2/authorize) signs in with the same
+ * session. Nothing else reads the cookie (the API takes only keys and tokens).
+ */
 export function sessionCookie(app: AppContext, value: string, maxAgeMs: number): string {
-  return cookie(SESSION_COOKIE, value, { secure: isSecure(app), maxAgeSeconds: maxAgeMs / 1000 })
+  return cookie(SESSION_COOKIE, value, { secure: isSecure(app), maxAgeSeconds: maxAgeMs / 1000, path: '/' })
 }
 
 /** A new session for the user and its Set-Cookie header value. */

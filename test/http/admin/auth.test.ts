@@ -45,6 +45,7 @@ describe('sign-in', () => {
     const cookie = res.headers.getSetCookie().find((c) => c.startsWith('herald_session='))!
     expect(cookie).toContain('HttpOnly')
     expect(cookie).toContain('SameSite=Lax')
+    expect(cookie).toContain('Path=/;')
     expect(cookie).not.toContain('Secure')
     expect((await b.get('/admin/api-keys')).status).toBe(200)
   })
@@ -158,42 +159,54 @@ describe('lockout: 10 failures in 15 minutes lock that email or IP for 15 minute
     return b.post('/admin/login', { email, password }, { 'x-forwarded-for': ip })
   }
 
-  test('per email: the 10th failure locks the email, even from another IP and with the right password', async () => {
-    const user = await makeUser(t, { role: 'admin' })
-    for (let i = 0; i < 9; i++) {
-      const r = await loginFrom(user.email, 'wrong-password-x', `10.0.1.${i}`)
-      expect(r.text).toContain('Wrong email or password')
-    }
-    const tenth = await loginFrom(user.email, 'wrong-password-x', '10.0.1.9')
-    expect(tenth.text).toMatch(/role="alert"[^>]*>Too many failed sign-ins/)
-    const right = await loginFrom(user.email, user.password, '10.0.1.50')
-    expect(right.status).toBe(200)
-    expect(right.text).toContain('Too many failed sign-ins')
-    // Another user from those IPs is not locked.
-    const other = await makeUser(t, { role: 'viewer' })
-    expect((await loginFrom(other.email, other.password, '10.0.1.1')).status).toBe(303)
-    clock.t += 15 * 60 * 1000 - 1
-    expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(200)
-    clock.t += 1
-    expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(303)
-  }, SLOW)
+  test(
+    'per email: the 10th failure locks the email, even from another IP and with the right password',
+    async () => {
+      const user = await makeUser(t, { role: 'admin' })
+      for (let i = 0; i < 9; i++) {
+        const r = await loginFrom(user.email, 'wrong-password-x', `10.0.1.${i}`)
+        expect(r.text).toContain('Wrong email or password')
+      }
+      const tenth = await loginFrom(user.email, 'wrong-password-x', '10.0.1.9')
+      expect(tenth.text).toMatch(/role="alert"[^>]*>Too many failed sign-ins/)
+      const right = await loginFrom(user.email, user.password, '10.0.1.50')
+      expect(right.status).toBe(200)
+      expect(right.text).toContain('Too many failed sign-ins')
+      // Another user from those IPs is not locked.
+      const other = await makeUser(t, { role: 'viewer' })
+      expect((await loginFrom(other.email, other.password, '10.0.1.1')).status).toBe(303)
+      clock.t += 15 * 60 * 1000 - 1
+      expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(200)
+      clock.t += 1
+      expect((await loginFrom(user.email, user.password, '10.0.1.50')).status).toBe(303)
+    },
+    SLOW,
+  )
 
-  test('per IP: 10 failures for different emails lock the IP, not the emails elsewhere', async () => {
-    const user = await makeUser(t, { role: 'member' })
-    for (let i = 0; i < 10; i++) await loginFrom(`spray${i}@example.com`, 'wrong-password-x', '10.0.2.1')
-    const locked = await loginFrom(user.email, user.password, '10.0.2.1')
-    expect(locked.status).toBe(200)
-    expect(locked.text).toContain('Too many failed sign-ins')
-    expect((await loginFrom(user.email, user.password, '10.0.2.2')).status).toBe(303)
-    clock.t += 15 * 60 * 1000
-    expect((await loginFrom(user.email, user.password, '10.0.2.1')).status).toBe(303)
-  }, SLOW)
+  test(
+    'per IP: 10 failures for different emails lock the IP, not the emails elsewhere',
+    async () => {
+      const user = await makeUser(t, { role: 'member' })
+      for (let i = 0; i < 10; i++) await loginFrom(`spray${i}@example.com`, 'wrong-password-x', '10.0.2.1')
+      const locked = await loginFrom(user.email, user.password, '10.0.2.1')
+      expect(locked.status).toBe(200)
+      expect(locked.text).toContain('Too many failed sign-ins')
+      expect((await loginFrom(user.email, user.password, '10.0.2.2')).status).toBe(303)
+      clock.t += 15 * 60 * 1000
+      expect((await loginFrom(user.email, user.password, '10.0.2.1')).status).toBe(303)
+    },
+    SLOW,
+  )
 
-  test('failures older than 15 minutes do not count', async () => {
-    const user = await makeUser(t, { role: 'admin' })
-    for (let i = 0; i < 9; i++) await loginFrom(user.email, 'wrong-password-x', '10.0.3.1')
-    clock.t += 15 * 60 * 1000 + 1
-    for (let i = 0; i < 9; i++) await loginFrom(user.email, 'wrong-password-x', '10.0.3.1')
-    expect((await loginFrom(user.email, user.password, '10.0.3.1')).status).toBe(303)
-  }, SLOW)
+  test(
+    'failures older than 15 minutes do not count',
+    async () => {
+      const user = await makeUser(t, { role: 'admin' })
+      for (let i = 0; i < 9; i++) await loginFrom(user.email, 'wrong-password-x', '10.0.3.1')
+      clock.t += 15 * 60 * 1000 + 1
+      for (let i = 0; i < 9; i++) await loginFrom(user.email, 'wrong-password-x', '10.0.3.1')
+      expect((await loginFrom(user.email, user.password, '10.0.3.1')).status).toBe(303)
+    },
+    SLOW,
+  )
 })
