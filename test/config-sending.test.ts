@@ -1,4 +1,5 @@
 import { expect, test } from 'bun:test'
+import { availableParallelism } from 'node:os'
 import { ConfigError, loadConfig } from '../src/config'
 
 test('HERALD_SPF_INCLUDE and HERALD_SENDING_IP: validated, off by default', () => {
@@ -13,4 +14,16 @@ test('HERALD_SPF_INCLUDE and HERALD_SENDING_IP: validated, off by default', () =
     /HERALD_SPF_INCLUDE/,
   )
   expect(() => loadConfig({}, { HERALD_SENDING_IP: '192.0.2.300' })).toThrow(/HERALD_SENDING_IP/)
+})
+
+test('HERALD_SEND_THREADS: one per core by default, 0 keeps sending on the main thread, validated', () => {
+  expect(loadConfig({}, {}).sendThreads).toBe(Math.min(8, availableParallelism()))
+  expect(loadConfig({}, { HERALD_SEND_THREADS: '0' }).sendThreads).toBe(0)
+  expect(loadConfig({}, { HERALD_SEND_THREADS: '3' }).sendThreads).toBe(3)
+  expect(() => loadConfig({}, { HERALD_SEND_THREADS: 'many' })).toThrow(
+    /HERALD_SEND_THREADS must be a whole number/,
+  )
+  expect(() => loadConfig({}, { HERALD_SEND_THREADS: '65' })).toThrow(
+    /HERALD_SEND_THREADS must be between 0 and 64/,
+  )
 })
