@@ -3,10 +3,10 @@ import { domainToASCII } from 'node:url'
 import type { DkimSigning } from './types'
 
 // DKIM (RFC 6376, rsa-sha256, relaxed/relaxed) for the smtp provider. The RSA-2048 signature
-// is ~0.7 ms of CPU, more than everything else a send costs; Bun runs WebCrypto's sign() on its
-// thread pool, so signing here uses every core while the event loop keeps the SMTP pool busy,
-// with no Worker to bundle into the compiled binary (checked: 2 cores busy there too).
-// Canonicalization and hashing (~30 µs) stay on the main thread. It signs the same fields as
+// is ~0.5-0.7 ms of CPU, more than everything else a send costs; Bun runs WebCrypto's sign() on
+// its thread pool, so the send thread calling this (src/queue/send-thread.ts) composes the next
+// message and keeps its SMTP connections busy meanwhile. Canonicalization and hashing (~30 µs)
+// stay on the calling thread. It signs the same fields as
 // nodemailer's signer; tests check its body hash against nodemailer's and verify with mailauth.
 
 const ALGORITHM = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const
