@@ -108,8 +108,17 @@ const dayNumber = (wall: number) => Math.floor(wall / DAY)
 /** ISO weeks start on Monday; 1970-01-01 was a Thursday. */
 const weekNumber = (wall: number) => Math.floor((dayNumber(wall) + 3) / 7)
 
-const labelOf = (interval: Interval, wall: number) =>
-  interval === 'hour' ? Math.floor(wall / HOUR) : interval === 'day' ? dayNumber(wall) : weekNumber(wall)
+/**
+ * Which bucket an instant falls in. Hours are elapsed hours starting at the zone's local hour
+ * boundaries (the offset's minutes: :30 in Kolkata), so the hour repeated when clocks fall back
+ * is two buckets (a 25-hour day), and the hour skipped in spring none (23).
+ */
+const labelOf = (interval: Interval, q: number, wall: number) =>
+  interval === 'hour'
+    ? Math.floor((q + ((wall - q) % HOUR)) / HOUR)
+    : interval === 'day'
+      ? dayNumber(wall)
+      : weekNumber(wall)
 
 /** Local wall-clock text of a bucket start: `2026-03-08` for days and weeks, `2026-03-08T03:00` for hours. */
 function localText(interval: Interval, wall: number): string {
@@ -134,7 +143,7 @@ export function bucketsOf(interval: Interval, tz: string, from: number, to: numb
   let last: number | null = null
   for (let q = from; q < to; q += QUARTER) {
     const wall = q + off(q)
-    const label = labelOf(interval, wall)
+    const label = labelOf(interval, q, wall)
     if (label !== last) {
       // A week's text is its Monday's date, even when the window starts later in the week.
       const startWall =

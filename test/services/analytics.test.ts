@@ -208,6 +208,28 @@ describe('funnel: unique per message, machine opens apart', async () => {
     ])
   })
 
+  test("New York's fall-back day has 25 hours, 01:00 twice", async () => {
+    const r = await t.call(
+      'GET',
+      `/api/v1/analytics/trends?${q({ client_id: s.clientId, interval: 'hour', timezone: 'America/New_York', from: '2026-11-01', to: '2026-11-01' })}`,
+    )
+    const pts = r.body.data.points as { t: string; local: string }[]
+    expect(pts).toHaveLength(25)
+    expect(pts.slice(1, 3)).toEqual([
+      expect.objectContaining({ t: '2026-11-01T05:00:00.000Z', local: '2026-11-01T01:00' }),
+      expect.objectContaining({ t: '2026-11-01T06:00:00.000Z', local: '2026-11-01T01:00' }),
+    ])
+    const days = await t.call(
+      'GET',
+      `/api/v1/analytics/trends?${q({ client_id: s.clientId, timezone: 'America/New_York', from: '2026-10-31', to: '2026-11-02' })}`,
+    )
+    expect(days.body.data.points.map((p: { t: string }) => p.t)).toEqual([
+      '2026-10-31T04:00:00.000Z',
+      '2026-11-01T04:00:00.000Z',
+      '2026-11-02T05:00:00.000Z',
+    ])
+  })
+
   test('half-hour zones: a Kolkata day starts at 18:30 UTC', async () => {
     const r = await t.call(
       'GET',
