@@ -22,26 +22,31 @@ import v18 from '../../../views/pages/imports/index.liquid' with { type: 'text' 
 import v19 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
 import v20 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
 import v21 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v31 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v32 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v33 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v34 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v35 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v36 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v37 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v38 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v39 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v40 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v41 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v34 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v35 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v36 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v37 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v39 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v40 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v41 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v42 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v43 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v44 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v45 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v46 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -75,26 +80,31 @@ export const embeddedViews: Record<string, string> = {
   'pages/imports/new.liquid': v19,
   'pages/imports/progress.liquid': v20,
   'pages/imports/show.liquid': v21,
-  'pages/lists/delete.liquid': v22,
-  'pages/lists/index.liquid': v23,
-  'pages/lists/new.liquid': v24,
-  'pages/lists/show.liquid': v25,
-  'pages/login/index.liquid': v26,
-  'pages/segments/builder.liquid': v27,
-  'pages/segments/delete.liquid': v28,
-  'pages/segments/estimate.liquid': v29,
-  'pages/segments/index.liquid': v30,
-  'pages/segments/show.liquid': v31,
-  'pages/suppressions/index.liquid': v32,
-  'pages/suppressions/remove.liquid': v33,
-  'partials/field-error.liquid': v34,
-  'partials/flash.liquid': v35,
-  'partials/form-error.liquid': v36,
-  'partials/head.liquid': v37,
-  'partials/nav.liquid': v38,
-  'partials/pagination.liquid': v39,
-  'partials/swap.liquid': v40,
-  'partials/workspace.liquid': v41,
+  'pages/journeys/archive.liquid': v22,
+  'pages/journeys/index.liquid': v23,
+  'pages/journeys/new.liquid': v24,
+  'pages/journeys/node.liquid': v25,
+  'pages/journeys/show.liquid': v26,
+  'pages/lists/delete.liquid': v27,
+  'pages/lists/index.liquid': v28,
+  'pages/lists/new.liquid': v29,
+  'pages/lists/show.liquid': v30,
+  'pages/login/index.liquid': v31,
+  'pages/segments/builder.liquid': v32,
+  'pages/segments/delete.liquid': v33,
+  'pages/segments/estimate.liquid': v34,
+  'pages/segments/index.liquid': v35,
+  'pages/segments/show.liquid': v36,
+  'pages/suppressions/index.liquid': v37,
+  'pages/suppressions/remove.liquid': v38,
+  'partials/field-error.liquid': v39,
+  'partials/flash.liquid': v40,
+  'partials/form-error.liquid': v41,
+  'partials/head.liquid': v42,
+  'partials/nav.liquid': v43,
+  'partials/pagination.liquid': v44,
+  'partials/swap.liquid': v45,
+  'partials/workspace.liquid': v46,
 }
 
 /** Static assets by file name, served under /admin/static/. */

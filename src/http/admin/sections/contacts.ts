@@ -9,6 +9,7 @@ import {
   searchContactsVerb,
   updateContactVerb,
 } from '../../../services/contacts/verbs'
+import { FILTERED_COUNT_CAP } from '../../../services/lists/manage'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listMessagesVerb } from '../../../services/messages/verbs'
 import { invoke } from '../../../services/verbs/invoke'
@@ -103,6 +104,11 @@ export const contactsSection = defineSection({
         return page('pages/contacts/index', 'Contacts', {
           contacts: result.data,
           total: result.pagination.total,
+          // Filtered counts stop at the cap (contacts.browse); say "more than" above it.
+          more_than:
+            !q && status !== undefined && result.pagination.total > FILTERED_COUNT_CAP
+              ? FILTERED_COUNT_CAP
+              : null,
           next_url: nextPageUrl(PATH, filters, result.pagination.next_cursor),
           q: q ?? '',
           status: status ?? '',
