@@ -1,6 +1,7 @@
 // A DKIM-signed email campaign through the whole engine (issues 5 and 15),
-// `bun run test/bench/campaign-smtp.ts [--recipients N] [--threads T] [--unpinned-only]`
-// (default 5,000 recipients; T sets HERALD_SEND_THREADS, default the binary's own). All on 127.0.0.1:
+// `bun run test/bench/campaign-smtp.ts [--recipients N] [--threads T] [--pool P] [--unpinned-only]`
+// (default 5,000 recipients; T sets HERALD_SEND_THREADS, default the binary's own; P the SMTP
+// connections of both the raw blast and Herald, default 5). All on 127.0.0.1:
 //  1. raw baseline: a nodemailer pooled blast of N pre-rendered messages, each DKIM-signed
 //     (RSA-2048) by nodemailer as it is sent, to a local smtp-server sink in a child process —
 //     pinned to core 0 with the sink on core 1 (issue 5's "~700 msg/s on one core"), and
@@ -42,10 +43,11 @@ import {
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
 const IN_FLIGHT = 64
-const POOL = 5
+/** SMTP connections, the raw blast's and Herald's alike (--pool). */
+let POOL = 5
 
 /** The raw blast (child process): N messages like the campaign's, 64 in flight, two ways. */
-async function blast(port: number, n: number) {
+async function blast(port: number, n: number, pool: number) {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const dkim = {
     domainName: 'news.example',
@@ -54,7 +56,7 @@ async function blast(port: number, n: number) {
     headerFieldNames: DKIM_HEADER_FIELDS,
   }
   const transport = nodemailer.createTransport(
-    smtpTransportOptions({ url: `smtp://127.0.0.1:${port}`, pool: POOL }),
+    smtpTransportOptions({ url: `smtp://127.0.0.1:${port}`, pool }),
   )
   const html = HTML.replace(/\{\{[^}]*\}\}/g, 'Ann')
   const mail = (i: number) => ({
@@ -130,7 +132,7 @@ async function startSink(cpus: string | null) {
 async function rawBaseline(pinned: boolean): Promise<{ signing: number; signedBefore: number }> {
   const { sink, port } = await startSink(pinned ? '1' : null)
   progress(`raw baseline: nodemailer pooled blast ${pinned ? 'on core 0, sink on core 1' : 'unpinned'}`)
-  const cmd = [process.execPath, 'run', import.meta.path, 'blast', String(port), String(N)]
+  const cmd = [process.execPath, 'run', import.meta.path, 'blast', String(port), String(N), String(POOL)]
   const proc = track(
     Bun.spawn(pinned ? ['taskset', '-c', '0', ...cmd] : cmd, { stdout: 'pipe', stderr: 'inherit' }),
   )
@@ -279,12 +281,15 @@ async function main(): Promise<boolean> {
     options: {
       recipients: { type: 'string', default: '5000' },
       threads: { type: 'string' },
+      pool: { type: 'string', default: '5' },
       'unpinned-only': { type: 'boolean', default: false },
     },
   })
   N = Number(values.recipients)
   if (!Number.isInteger(N) || N < 100) throw new BenchError('--recipients must be a whole number >= 100')
   THREADS = values.threads ?? null
+  POOL = Number(values.pool)
+  if (!Number.isInteger(POOL) || POOL < 1) throw new BenchError('--pool must be a whole number >= 1')
   const both = !values['unpinned-only']
   await ensureBinary()
   const rawPinned = both ? await rawBaseline(true) : null
@@ -344,6 +349,7 @@ async function main(): Promise<boolean> {
       JSON.stringify({
         recipients: N,
         threads: THREADS,
+        pool: POOL,
         raw_pinned_signing: rawPinned?.signing ?? null,
         raw_pinned_signed_before: rawPinned?.signedBefore ?? null,
         pinned: pinned?.rate ?? null,
@@ -361,5 +367,6 @@ async function main(): Promise<boolean> {
   }
 }
 
-if (process.argv[2] === 'blast') await blast(Number(process.argv[3]), Number(process.argv[4]))
+if (process.argv[2] === 'blast')
+  await blast(Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
 else runBench(main)
