@@ -16,8 +16,10 @@ test('HERALD_SPF_INCLUDE and HERALD_SENDING_IP: validated, off by default', () =
   expect(() => loadConfig({}, { HERALD_SENDING_IP: '192.0.2.300' })).toThrow(/HERALD_SENDING_IP/)
 })
 
-test('HERALD_SEND_THREADS: one per core by default, 0 keeps sending on the main thread, validated', () => {
-  expect(loadConfig({}, {}).sendThreads).toBe(Math.min(8, availableParallelism()))
+test('HERALD_SEND_THREADS: one per two cores by default, 0 keeps sending on the main thread, validated', () => {
+  expect(loadConfig({}, {}).sendThreads).toBe(
+    Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2))),
+  )
   expect(loadConfig({}, { HERALD_SEND_THREADS: '0' }).sendThreads).toBe(0)
   expect(loadConfig({}, { HERALD_SEND_THREADS: '3' }).sendThreads).toBe(3)
   expect(() => loadConfig({}, { HERALD_SEND_THREADS: 'many' })).toThrow(
