@@ -16,6 +16,7 @@ import m12 from '../../migrations/0012_loose_secret_warriors.sql' with { type: '
 import m13 from '../../migrations/0013_futuristic_radioactive_man.sql' with { type: 'text' }
 import m14 from '../../migrations/0014_freezing_the_anarchist.sql' with { type: 'text' }
 import m15 from '../../migrations/0015_yummy_kronos.sql' with { type: 'text' }
+import m16 from '../../migrations/0016_open_starfox.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -34,4 +35,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0013_futuristic_radioactive_man', sql: m13 },
   { tag: '0014_freezing_the_anarchist', sql: m14 },
   { tag: '0015_yummy_kronos', sql: m15 },
+  { tag: '0016_open_starfox', sql: m16 },
 ]

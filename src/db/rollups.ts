@@ -212,19 +212,27 @@ export function dailySends(sqlite: Database, clientId: string, from: number, to:
 }
 
 /**
- * Totals per campaign over [from, to): the deliverability breakdown. `+campaign_id` keeps the
- * planner on the primary key's (client, bucket) range: the source index would be skip-scanned.
+ * Totals per campaign over [from, to): the deliverability breakdown, from the covering partial
+ * index analytics_rollups_campaign_idx (campaign rows only, no table reads).
  */
+export type CampaignTotals = Pick<
+  RollupTotals,
+  'sent' | 'delivered' | 'bounced' | 'complained' | 'unsubscribed'
+> & {
+  campaign_id: string
+}
 export function campaignTotals(
   sqlite: Database,
   clientId: string,
   from: number,
   to: number,
-): (RollupTotals & { campaign_id: string })[] {
+): CampaignTotals[] {
   return sqlite
-    .query<RollupTotals & { campaign_id: string }, [string, number, number]>(
-      `SELECT campaign_id, ${SUMS} FROM analytics_rollups
-       WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3 AND +campaign_id <> ''
+    .query<CampaignTotals, [string, number, number]>(
+      `SELECT campaign_id, sum(sent) AS sent, sum(delivered) AS delivered, sum(bounced) AS bounced,
+         sum(complained) AS complained, sum(unsubscribed) AS unsubscribed
+       FROM analytics_rollups
+       WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3 AND campaign_id <> ''
        GROUP BY campaign_id`,
     )
     .all(clientId, from, to)

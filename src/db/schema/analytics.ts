@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
@@ -33,6 +34,10 @@ export const analyticsRollups = sqliteTable(
     primaryKey({ columns: [t.clientId, t.bucket, t.channel, t.campaignId, t.journeyId, t.sequenceId] }),
     // One source's rows (a campaign's funnel over its whole life) without the client's others.
     index('analytics_rollups_source_idx').on(t.campaignId, t.journeyId, t.sequenceId, t.bucket),
+    // The deliverability score's per-campaign breakdown, read from this index alone (covering).
+    index('analytics_rollups_campaign_idx')
+      .on(t.clientId, t.bucket, t.campaignId, t.sent, t.delivered, t.bounced, t.complained, t.unsubscribed)
+      .where(sql`campaign_id <> ''`),
   ],
 )
 

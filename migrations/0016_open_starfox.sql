@@ -1,0 +1,1 @@
+CREATE INDEX `analytics_rollups_campaign_idx` ON `analytics_rollups` (`client_id`,`bucket`,`campaign_id`,`sent`,`delivered`,`bounced`,`complained`,`unsubscribed`) WHERE campaign_id <> '';
