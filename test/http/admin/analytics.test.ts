@@ -8,10 +8,14 @@ import { checkSendingHealth } from '../../../src/services/deliverability/alerts'
 import { createTestApp } from '../../helpers/app'
 import { PORTAL_ENV, signIn } from './portal-helpers'
 
-const NOW = Date.parse('2026-11-23T12:00:00.000Z')
-const DAY = 86_400_000
-const clock = { t: NOW, now: () => clock.t }
-const t = createTestApp({ env: PORTAL_ENV, clock })
+// Real time: portal sessions and CSRF tokens are checked against it. The history is placed
+// relative to now, whole hours back so each lands in one hour bucket.
+const HOUR = 3_600_000
+const DAY = 24 * HOUR
+const NOW = Date.now() - (Date.now() % HOUR)
+const date = (ms: number) => new Date(ms).toISOString().slice(0, 10)
+const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13)
+const t = createTestApp({ env: PORTAL_ENV })
 const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const other = t.client('Globex')
 
@@ -66,18 +70,18 @@ describe('analytics and deliverability pages', async () => {
     expect(r.text).toContain('<td>opened</td><td>380</td><td>33.3 %</td><td>31.7 %</td>')
     expect(r.text).toContain('50 machine opens')
     expect(r.text).toContain('<svg class="chart"')
-    expect(r.text).toContain('<title>2026-11-21: 1,000</title>')
-    expect(r.text).toContain('<tr><td>2026-11-22</td><td>200</td></tr>')
+    expect(r.text).toContain(`<title>${date(NOW - 2 * DAY)}: 1,000</title>`)
+    expect(r.text).toContain(`<tr><td>${date(NOW - DAY)}</td><td>200</td></tr>`)
     expect(r.text).toContain('Spring &lt;sale&gt;')
   })
 
   test('analytics: filters, and a bad one shown next to its field', async () => {
     const r = await owner.get(
-      `/admin/analytics?from=2026-11-21&to=2026-11-21&metric=opened&interval=hour&campaign_id=${camp.id}&timezone=UTC`,
+      `/admin/analytics?from=${date(NOW - 2 * DAY)}&to=${date(NOW - 2 * DAY)}&metric=opened&interval=hour&campaign_id=${camp.id}&timezone=UTC`,
     )
     expect(r.status).toBe(200)
     expect(r.text).toContain('<td>sent</td><td>1,000</td>')
-    expect(r.text).toContain('<title>2026-11-21T12:00: 300</title>')
+    expect(r.text).toContain(`<title>${hour(NOW - 2 * DAY)}:00: 300</title>`)
     expect(r.text).toContain('Opened by hour')
     const bad = await owner.get('/admin/analytics?timezone=Mars%2FOlympus')
     expect(bad.status).toBe(200)
