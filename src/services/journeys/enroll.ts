@@ -1,4 +1,4 @@
-import { and, count, eq, gt, inArray, lte, type SQL, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { journeyQueue } from '../../db/journey-queue'
@@ -37,7 +37,14 @@ export function countNotEnrolled(db: Db, journey: JourneyRow, where: SQL): numbe
 }
 
 /** Enrolls the contacts of the journey's client matching `where` (over `contacts`); how many entered. */
-export function enrollWhere(db: Db, journey: JourneyRow, where: SQL, now: number): number {
+export function enrollWhere(
+  db: Db,
+  journey: JourneyRow,
+  where: SQL,
+  now: number,
+  /** A chunk: contacts with seq in (after, upTo], walked by rowid (no index may be preferred). */
+  range?: { after: number; upTo: number },
+): number {
   const trigger = (journey.nodes as JourneyNode[]).find((n) => n.type === 'trigger')
   if (!trigger) return 0
   const first = typeof trigger.next === 'string' ? trigger.next : null
@@ -46,8 +53,8 @@ export function enrollWhere(db: Db, journey: JourneyRow, where: SQL, now: number
   const inserted = db.run(sql`
     INSERT INTO journey_enrollments (journey_id, client_id, contact_id, status, current_node, exit_reason, history, entered_at, ended_at, updated_at)
     SELECT ${journey.id}, ${journey.clientId}, contacts.id, ${first ? 'active' : 'completed'}, ${trigger.id}, NULL, ${history}, ${now}, ${first ? null : now}, ${now}
-    FROM contacts
-    WHERE contacts.client_id = ${journey.clientId} AND (${where})
+    FROM contacts ${range ? sql`NOT INDEXED` : sql``}
+    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${journey.clientId} AND (${where})
       AND ${notIn(journey)}
   `) as unknown as { changes: number }
   const n = inserted.changes
@@ -109,29 +116,33 @@ export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]
     if (!segment || segment.clientId !== journey.clientId)
       throw invalidField('segment_id', 'no such segment in this client')
   }
-  const parts: SQL[] = []
-  for (let i = 0; i < ids.length; i += CHUNK) parts.push(inArray(contacts.id, ids.slice(i, i + CHUNK)))
-  const bySegment = segment
-    ? segmentCondition(ctx.db, journey.clientId, segment.match, segment.ruleGroups as RuleGroup[], now)
-    : null
-  if (bySegment) parts.push(bySegment)
-  const candidates =
-    ctx.db
-      .select({ n: count() })
-      .from(contacts)
-      .where(and(eq(contacts.clientId, journey.clientId), sql`(${sql.join(parts, sql` OR `)})`))
-      .get()?.n ?? 0
   let enrolled = enrollContacts(ctx.db, journey, ids, now)
-  if (segment && bySegment) {
+  let candidates = ids.length
+  if (segment) {
+    // The segment is matched once, into the scratch table: its size, who is not in the journey
+    // yet, and (for a large one) the chunks the worker takes later.
+    const where = segmentCondition(
+      ctx.db,
+      journey.clientId,
+      segment.match,
+      segment.ruleGroups as RuleGroup[],
+      now,
+    )
+    const jobId = newId()
     const q = journeyQueue(ctx.sqlite)
     const maxSeq = q.maxContactSeq()
-    const pending = countNotEnrolled(ctx.db, journey, and(bySegment, lte(contacts.seq, maxSeq))!)
-    if (pending <= SYNC_ENROLL_LIMIT) enrolled += enrollWhere(ctx.db, journey, bySegment, now)
-    else {
+    const matched = fillScratch(ctx.db, jobId, journey, where, 0, maxSeq)
+    q.markFilled(jobId)
+    candidates += matched - countNamedIn(ctx.db, jobId, ids)
+    const pending = countNotEnrolled(ctx.db, journey, inScratch(jobId, 0, maxSeq))
+    if (pending <= SYNC_ENROLL_LIMIT) {
+      enrolled += enrollWhere(ctx.db, journey, inScratch(jobId, 0, maxSeq), now)
+      q.scratchClear(jobId)
+    } else {
       ctx.db
         .insert(journeyEnrollJobs)
         .values({
-          id: newId(),
+          id: jobId,
           journeyId: journey.id,
           match: segment.match,
           ruleGroups: segment.ruleGroups,
@@ -155,29 +166,76 @@ export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]
 export function enrollNextChunk(app: AppContext, size = 2_000): number | null {
   const job = app.db.select().from(journeyEnrollJobs).orderBy(journeyEnrollJobs.createdAt).limit(1).get()
   if (!job) return null
+  const q = journeyQueue(app.sqlite)
   const journey = app.db.select().from(journeys).where(eq(journeys.id, job.journeyId)).get()
-  if (!journey || journey.status === 'archived' || journey.status === 'draft') {
+  const done = () => {
     app.db.delete(journeyEnrollJobs).where(eq(journeyEnrollJobs.id, job.id)).run()
+    q.scratchClear(job.id)
+  }
+  if (!journey || journey.status === 'archived' || journey.status === 'draft') {
+    done()
     return 0
   }
-  const q = journeyQueue(app.sqlite)
-  const upper = q.contactSeqAfter(journey.clientId, job.cursorSeq, job.maxContactSeq, size)
-  const where = segmentCondition(
-    app.db,
-    journey.clientId,
-    job.match as 'all' | 'any',
-    job.ruleGroups as RuleGroup[],
-    job.enteredAt,
-  )
-  const n = enrollWhere(
-    app.db,
-    journey,
-    and(where, gt(contacts.seq, job.cursorSeq), lte(contacts.seq, upper))!,
-    app.clock.now(),
-  )
-  if (upper >= job.maxContactSeq)
-    app.db.delete(journeyEnrollJobs).where(eq(journeyEnrollJobs.id, job.id)).run()
-  else
-    app.db.update(journeyEnrollJobs).set({ cursorSeq: upper }).where(eq(journeyEnrollJobs.id, job.id)).run()
+  // After a restart the scratch is empty: match the rest of the job again, once.
+  if (!q.isFilled(job.id)) {
+    const where = segmentCondition(
+      app.db,
+      journey.clientId,
+      job.match as 'all' | 'any',
+      job.ruleGroups as RuleGroup[],
+      job.enteredAt,
+    )
+    fillScratch(app.db, job.id, journey, where, job.cursorSeq, job.maxContactSeq)
+    q.markFilled(job.id)
+  }
+  const upTo = q.scratchChunkEnd(job.id, size)
+  if (upTo === null) {
+    done()
+    return 0
+  }
+  const n = enrollWhere(app.db, journey, inScratch(job.id, job.cursorSeq, upTo), app.clock.now(), {
+    after: job.cursorSeq,
+    upTo,
+  })
+  q.scratchDrop(job.id, upTo)
+  app.db.update(journeyEnrollJobs).set({ cursorSeq: upTo }).where(eq(journeyEnrollJobs.id, job.id)).run()
   return n
 }
+
+/** Puts the seqs of the contacts matching `where` in (after, upTo] into the job's scratch; how many. */
+function fillScratch(
+  db: Db,
+  jobId: string,
+  journey: JourneyRow,
+  where: SQL,
+  after: number,
+  upTo: number,
+): number {
+  const scratch = sql.raw(journeyQueue(db.$client).scratch)
+  const r = db.run(sql`INSERT INTO ${scratch} (job_id, seq)
+    SELECT ${jobId}, contacts.seq FROM contacts
+    WHERE contacts.client_id = ${journey.clientId} AND contacts.seq > ${after} AND contacts.seq <= ${upTo} AND (${where})`) as unknown as {
+    changes: number
+  }
+  return r.changes
+}
+
+/** Contacts whose seq is in the job's scratch, within (after, upTo]. */
+const inScratch = (jobId: string, after: number, upTo: number) =>
+  sql`contacts.seq IN (SELECT seq FROM ${sql.raw('temp.journey_enroll_scratch')} WHERE job_id = ${jobId} AND seq > ${after} AND seq <= ${upTo})`
+
+/** How many of the named contacts the segment also matched (counted once in the answer). */
+function countNamedIn(db: Db, jobId: string, ids: readonly string[]): number {
+  let n = 0
+  for (let i = 0; i < ids.length; i += CHUNK)
+    n += countWhere(
+      db,
+      and(
+        inArray(contacts.id, ids.slice(i, i + CHUNK) as string[]),
+        inScratch(jobId, 0, Number.MAX_SAFE_INTEGER),
+      )!,
+    )
+  return n
+}
+
+const countWhere = (db: Db, where: SQL) => db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0

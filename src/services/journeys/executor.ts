@@ -363,7 +363,7 @@ export function createJourneyExecutor(app: AppContext) {
    * of due steps (a whole segment enrolled at once) gets several batches per turn of the event
    * loop, while each transaction stays short enough for requests to interleave.
    */
-  function pass(batch = 200, budgetMs = 25): StepReport & { nextAt: number | null } {
+  function pass(batch = 200, budgetMs = 50): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const started = performance.now()
     // Pending segment enrollments first, a chunk per transaction: their steps come due as they enter.

@@ -6,6 +6,7 @@ import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
 import { deliverabilitySection } from './deliverability'
 import { importsSection } from './imports'
+import { journeysSection } from './journeys'
 import { listsSection } from './lists'
 import { segmentsSection } from './segments'
 import { suppressionsSection } from './suppressions'
@@ -18,6 +19,7 @@ export const sections: readonly Section[] = [
   importsSection,
   listsSection,
   segmentsSection,
+  journeysSection,
   suppressionsSection,
   analyticsSection,
   deliverabilitySection,
