@@ -10,43 +10,64 @@ import v6 from '../../../views/pages/api-keys/created.liquid' with { type: 'text
 import v7 from '../../../views/pages/api-keys/index.liquid' with { type: 'text' }
 import v8 from '../../../views/pages/api-keys/new.liquid' with { type: 'text' }
 import v9 from '../../../views/pages/api-keys/revoke.liquid' with { type: 'text' }
-import v10 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
-import v11 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
-import v12 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
-import v13 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
-import v14 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
-import v15 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
-import v16 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
-import v17 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v18 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v19 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v20 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v31 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v32 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v33 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v34 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v35 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v36 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v37 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v39 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v40 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v41 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v42 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v43 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v44 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v45 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v46 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v10 from '../../../views/pages/campaigns/cancel.liquid' with { type: 'text' }
+import v11 from '../../../views/pages/campaigns/edit.liquid' with { type: 'text' }
+import v12 from '../../../views/pages/campaigns/fields.liquid' with { type: 'text' }
+import v13 from '../../../views/pages/campaigns/index.liquid' with { type: 'text' }
+import v14 from '../../../views/pages/campaigns/launch.liquid' with { type: 'text' }
+import v15 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
+import v16 from '../../../views/pages/campaigns/progress.liquid' with { type: 'text' }
+import v17 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
+import v18 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
+import v19 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
+import v20 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v34 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v35 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v36 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v37 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v58 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v59 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v60 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v61 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v62 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v63 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v64 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v65 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v66 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v67 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -68,43 +89,64 @@ export const embeddedViews: Record<string, string> = {
   'pages/api-keys/index.liquid': v7,
   'pages/api-keys/new.liquid': v8,
   'pages/api-keys/revoke.liquid': v9,
-  'pages/contacts/erase.liquid': v10,
-  'pages/contacts/form.liquid': v11,
-  'pages/contacts/index.liquid': v12,
-  'pages/contacts/show.liquid': v13,
-  'pages/dashboard/index.liquid': v14,
-  'pages/deliverability/client.liquid': v15,
-  'pages/deliverability/overview.liquid': v16,
-  'pages/errors/error.liquid': v17,
-  'pages/imports/index.liquid': v18,
-  'pages/imports/new.liquid': v19,
-  'pages/imports/progress.liquid': v20,
-  'pages/imports/show.liquid': v21,
-  'pages/journeys/archive.liquid': v22,
-  'pages/journeys/index.liquid': v23,
-  'pages/journeys/new.liquid': v24,
-  'pages/journeys/node.liquid': v25,
-  'pages/journeys/show.liquid': v26,
-  'pages/lists/delete.liquid': v27,
-  'pages/lists/index.liquid': v28,
-  'pages/lists/new.liquid': v29,
-  'pages/lists/show.liquid': v30,
-  'pages/login/index.liquid': v31,
-  'pages/segments/builder.liquid': v32,
-  'pages/segments/delete.liquid': v33,
-  'pages/segments/estimate.liquid': v34,
-  'pages/segments/index.liquid': v35,
-  'pages/segments/show.liquid': v36,
-  'pages/suppressions/index.liquid': v37,
-  'pages/suppressions/remove.liquid': v38,
-  'partials/field-error.liquid': v39,
-  'partials/flash.liquid': v40,
-  'partials/form-error.liquid': v41,
-  'partials/head.liquid': v42,
-  'partials/nav.liquid': v43,
-  'partials/pagination.liquid': v44,
-  'partials/swap.liquid': v45,
-  'partials/workspace.liquid': v46,
+  'pages/campaigns/cancel.liquid': v10,
+  'pages/campaigns/edit.liquid': v11,
+  'pages/campaigns/fields.liquid': v12,
+  'pages/campaigns/index.liquid': v13,
+  'pages/campaigns/launch.liquid': v14,
+  'pages/campaigns/new.liquid': v15,
+  'pages/campaigns/progress.liquid': v16,
+  'pages/campaigns/show.liquid': v17,
+  'pages/contacts/erase.liquid': v18,
+  'pages/contacts/form.liquid': v19,
+  'pages/contacts/index.liquid': v20,
+  'pages/contacts/show.liquid': v21,
+  'pages/dashboard/index.liquid': v22,
+  'pages/dashboard/running.liquid': v23,
+  'pages/deliverability/client.liquid': v24,
+  'pages/deliverability/overview.liquid': v25,
+  'pages/errors/error.liquid': v26,
+  'pages/imports/index.liquid': v27,
+  'pages/imports/new.liquid': v28,
+  'pages/imports/progress.liquid': v29,
+  'pages/imports/show.liquid': v30,
+  'pages/journeys/archive.liquid': v31,
+  'pages/journeys/index.liquid': v32,
+  'pages/journeys/new.liquid': v33,
+  'pages/journeys/node.liquid': v34,
+  'pages/journeys/show.liquid': v35,
+  'pages/lists/delete.liquid': v36,
+  'pages/lists/index.liquid': v37,
+  'pages/lists/new.liquid': v38,
+  'pages/lists/show.liquid': v39,
+  'pages/login/index.liquid': v40,
+  'pages/messages/index.liquid': v41,
+  'pages/messages/show.liquid': v42,
+  'pages/replies/index.liquid': v43,
+  'pages/replies/show.liquid': v44,
+  'pages/segments/builder.liquid': v45,
+  'pages/segments/delete.liquid': v46,
+  'pages/segments/estimate.liquid': v47,
+  'pages/segments/index.liquid': v48,
+  'pages/segments/show.liquid': v49,
+  'pages/suppressions/index.liquid': v50,
+  'pages/suppressions/remove.liquid': v51,
+  'pages/templates/delete.liquid': v52,
+  'pages/templates/fields.liquid': v53,
+  'pages/templates/index.liquid': v54,
+  'pages/templates/new.liquid': v55,
+  'pages/templates/preview.liquid': v56,
+  'pages/templates/show.liquid': v57,
+  'partials/count-bars.liquid': v58,
+  'partials/field-error.liquid': v59,
+  'partials/flash.liquid': v60,
+  'partials/form-error.liquid': v61,
+  'partials/head.liquid': v62,
+  'partials/line-chart.liquid': v63,
+  'partials/nav.liquid': v64,
+  'partials/pagination.liquid': v65,
+  'partials/swap.liquid': v66,
+  'partials/workspace.liquid': v67,
 }
 
 /** Static assets by file name, served under /admin/static/. */

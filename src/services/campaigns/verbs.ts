@@ -1,5 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
+import { campaignAudience } from './audience-size'
 import {
   CampaignRef,
   CreateCampaignInput,
@@ -93,4 +94,16 @@ export const startScheduledCampaignsVerb = defineVerb({
   input: NoInput,
   mutates: true,
   run: (ctx) => ({ started: startDueCampaigns(ctx) }),
+})
+
+/**
+ * How many recipients a launch now would copy (the portal's launch confirmation; portal-only
+ * read: the REST launch answers with total_recipients itself).
+ */
+export const campaignAudienceVerb = defineVerb({
+  name: 'campaigns.audience',
+  scope: 'any',
+  input: CampaignRef,
+  mutates: false,
+  run: (ctx, { id }) => campaignAudience(ctx, id),
 })

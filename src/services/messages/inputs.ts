@@ -43,3 +43,17 @@ export const SendMessageInput = t.Object(
   strict,
 )
 export type SendMessageBody = Static<typeof SendMessageInput>
+
+/** The portal's outbox viewer (portal-only: GET /messages keeps its documented query). */
+export const OutboxInput = t.Object(
+  {
+    ...pageQueryMembers,
+    client_id: t.Optional(t.String()),
+    campaign_id: t.Optional(t.String()),
+    status: t.Optional(MessageStatus),
+    channel: t.Optional(CampaignChannel),
+    to: t.Optional(t.String({ minLength: 1, maxLength: 200, description: 'Part of the recipient address' })),
+  },
+  strict,
+)
+export type OutboxQuery = Static<typeof OutboxInput>

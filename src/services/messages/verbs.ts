@@ -1,5 +1,6 @@
 import { defineVerb } from '../verbs/define'
-import { ListMessagesInput, MessageRef, SendMessageInput } from './inputs'
+import { ListMessagesInput, MessageRef, OutboxInput, SendMessageInput } from './inputs'
+import { listOutbox } from './outbox'
 import { getMessage, listMessages } from './read'
 import { sendMessage } from './send'
 
@@ -26,4 +27,13 @@ export const sendMessageVerb = defineVerb({
   input: SendMessageInput,
   mutates: true,
   run: (ctx, input) => sendMessage(ctx, input),
+})
+
+/** The portal's outbox viewer: subjects and recipient search, no total (portal-only, no REST route). */
+export const outboxVerb = defineVerb({
+  name: 'messages.outbox',
+  scope: 'any',
+  input: OutboxInput,
+  mutates: false,
+  run: (ctx, input) => listOutbox(ctx, input),
 })

@@ -1,27 +1,73 @@
 import { ServiceError } from '../../../errors'
+import { analyticsTrendsVerb } from '../../../services/analytics/verbs'
 import { listApiKeysVerb } from '../../../services/api-keys/verbs'
 import { listCampaignsVerb } from '../../../services/campaigns/verbs'
 import { listContactsVerb } from '../../../services/contacts/verbs'
+import { listDomainsVerb } from '../../../services/domains/verbs'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listTemplatesVerb } from '../../../services/templates/verbs'
 import type { Verb } from '../../../services/verbs/define'
 import { invoke } from '../../../services/verbs/invoke'
-import { defineSection, type PortalRequest, page } from '../types'
+import { listWebhooksVerb } from '../../../services/webhooks/verbs'
+import { lineChart } from '../charts'
+import { defineSection, fragment, type PortalRequest, page } from '../types'
+import { campaignProgress } from './campaign-progress'
 
-// The dashboard: how much there is in the workspace, from the list verbs' totals (maintained
-// counters for contacts; small tables otherwise). A figure the user's role may not read is
-// left out rather than failing the page.
+// The dashboard: what an operator must act on. Totals from the list verbs (maintained counters
+// for contacts; small tables otherwise); the last 30 days of sends, deliveries, opens and clicks
+// from the analytics trends verb (rollups, never the events); running campaigns with a polled
+// progress bar; what waits in their queues (from the campaigns' counters); webhook endpoints
+// failing; domains not verified. A figure the user's role may not read is left out rather than
+// failing the page.
 
 // biome-ignore lint/suspicious/noExplicitAny: any list verb whose answer has pagination.total
 type ListVerb = Verb<any, { pagination: { total: number } }, undefined>
 
-async function total(req: PortalRequest, verb: ListVerb): Promise<number | null> {
+/** The verb's answer, or null when the role may not read it. */
+async function readable<T>(run: () => Promise<T>): Promise<T | null> {
   try {
-    return (await invoke(verb, req.ctx, { limit: 1 })).pagination.total
+    return await run()
   } catch (err) {
     if (err instanceof ServiceError && err.code === 'FORBIDDEN') return null
     throw err
   }
+}
+
+const total = async (req: PortalRequest, verb: ListVerb) =>
+  (await readable(() => invoke(verb, req.ctx, { limit: 1 })))?.pagination.total ?? null
+
+const METRICS = [
+  { metric: 'sent', name: 'Sends' },
+  { metric: 'delivered', name: 'Deliveries' },
+  { metric: 'opened', name: 'Opens' },
+  { metric: 'clicked', name: 'Clicks' },
+] as const
+
+/** The 30-day chart of the chosen workspace (the trends verb needs one client). */
+async function activity(req: PortalRequest) {
+  if (!req.workspace) return null
+  const timezone = req.user.timezone ?? 'UTC'
+  const series = []
+  let labels: string[] = []
+  for (const m of METRICS) {
+    const t = await readable(() =>
+      invoke(analyticsTrendsVerb, req.ctx, { metric: m.metric, interval: 'day', timezone }),
+    )
+    if (!t) return null
+    labels = t.points.map((p) => p.local.slice(0, 10))
+    series.push({ name: m.name, values: t.points.map((p) => p.value) })
+  }
+  return { chart: lineChart(labels, series), timezone, from: labels[0], to: labels.at(-1) }
+}
+
+/** Running campaigns (sending or paused), with what is left in their queues. */
+async function running(req: PortalRequest) {
+  const out = []
+  for (const status of ['sending', 'paused'] as const) {
+    const page = await readable(() => invoke(listCampaignsVerb, req.ctx, { status, limit: 20 }))
+    for (const c of page?.data ?? []) out.push(campaignProgress(c))
+  }
+  return out
 }
 
 export const dashboard = defineSection({
@@ -34,13 +80,57 @@ export const dashboard = defineSection({
       path: '/admin',
       handler: async (req) => {
         const figures = [
-          { label: 'Contacts', value: await total(req, listContactsVerb as ListVerb) },
-          { label: 'Lists', value: await total(req, listListsVerb as ListVerb) },
-          { label: 'Templates', value: await total(req, listTemplatesVerb as ListVerb) },
-          { label: 'Campaigns', value: await total(req, listCampaignsVerb as ListVerb) },
-          { label: 'API keys', value: await total(req, listApiKeysVerb as ListVerb) },
+          {
+            label: 'Contacts',
+            value: await total(req, listContactsVerb as ListVerb),
+            href: '/admin/contacts',
+          },
+          { label: 'Lists', value: await total(req, listListsVerb as ListVerb), href: '/admin/lists' },
+          {
+            label: 'Templates',
+            value: await total(req, listTemplatesVerb as ListVerb),
+            href: '/admin/templates',
+          },
+          {
+            label: 'Campaigns',
+            value: await total(req, listCampaignsVerb as ListVerb),
+            href: '/admin/campaigns',
+          },
+          {
+            label: 'API keys',
+            value: await total(req, listApiKeysVerb as ListVerb),
+            href: '/admin/api-keys',
+          },
         ].filter((f) => f.value !== null)
-        return page('pages/dashboard/index', 'Dashboard', { figures })
+        const campaigns = await running(req)
+        const queued = campaigns.reduce((n, c) => n + c.remaining, 0)
+        // Endpoints and domains are a client's handful of rows: one page covers them.
+        const hooks = await readable(() => invoke(listWebhooksVerb, req.ctx, { limit: 200 }))
+        const failing = (hooks?.data ?? []).filter(
+          (w) => w.failing_since !== null || w.disabled_reason !== null,
+        )
+        const domains = await readable(() => invoke(listDomainsVerb, req.ctx, { limit: 200 }))
+        const unverified = (domains?.data ?? []).filter((d) => d.status !== 'verified')
+        return page('pages/dashboard/index', 'Dashboard', {
+          figures,
+          activity: await activity(req),
+          campaigns,
+          queued,
+          failing: hooks ? failing : null,
+          unverified: domains ? unverified : null,
+        })
+      },
+    },
+    {
+      // The running campaigns' table alone, polled while any of them is sending.
+      method: 'GET',
+      path: '/admin/dashboard/running',
+      handler: async (req) => {
+        const campaigns = await running(req)
+        return fragment('pages/dashboard/running', {
+          campaigns,
+          queued: campaigns.reduce((n, c) => n + c.remaining, 0),
+        })
       },
     },
   ],

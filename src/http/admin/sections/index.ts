@@ -2,14 +2,18 @@ import type { Section } from '../types'
 import { account } from './account'
 import { analyticsSection } from './analytics'
 import { apiKeys } from './api-keys'
+import { campaignsSection } from './campaigns'
 import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
 import { deliverabilitySection } from './deliverability'
 import { importsSection } from './imports'
 import { journeysSection } from './journeys'
 import { listsSection } from './lists'
+import { messagesSection } from './messages'
+import { repliesSection } from './replies'
 import { segmentsSection } from './segments'
 import { suppressionsSection } from './suppressions'
+import { templatesSection } from './templates'
 
 // The portal's sections, one module each. Adding a page: create ./<section>.ts with
 // defineSection({...}) and add it here (see ../README.md). The nav lists these, by `order`.
@@ -19,6 +23,10 @@ export const sections: readonly Section[] = [
   importsSection,
   listsSection,
   segmentsSection,
+  templatesSection,
+  campaignsSection,
+  messagesSection,
+  repliesSection,
   journeysSection,
   suppressionsSection,
   analyticsSection,

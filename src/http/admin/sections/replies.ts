@@ -1,0 +1,43 @@
+import { getReplyVerb, listRepliesVerb } from '../../../services/replies/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { defineSection, page } from '../types'
+import { nextPageUrl, queryValue } from './links'
+
+// Replies (DESIGN §9a): the inbox of replies received to sent messages, newest first, and a
+// reply's page with its text (stored as text; nothing of it is rendered as HTML).
+
+const PATH = '/admin/replies'
+
+export const repliesSection = defineSection({
+  path: PATH,
+  title: 'Replies',
+  order: 50,
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const campaignId = queryValue(req, 'campaign_id')
+        const result = await invoke(listRepliesVerb, req.ctx, {
+          limit: 50,
+          cursor: queryValue(req, 'cursor'),
+          campaign_id: campaignId,
+        })
+        return page('pages/replies/index', 'Replies', {
+          replies: result.data,
+          total: result.pagination.total,
+          campaign_id: campaignId ?? '',
+          next_url: nextPageUrl(PATH, { campaign_id: campaignId }, result.pagination.next_cursor),
+        })
+      },
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id`,
+      handler: async (req) => {
+        const r = await invoke(getReplyVerb, req.ctx, { id: req.params.id! })
+        return page('pages/replies/show', r.subject ?? `Reply from ${r.from}`, { reply: r })
+      },
+    },
+  ],
+})

@@ -1,0 +1,53 @@
+import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { messages } from '../../db/schema'
+import { listFilter } from '../../db/tenant'
+import { invalidField } from '../../errors'
+import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { parseId } from '../../lib/ids'
+import { escapeLike } from '../../lib/like'
+import type { OutboxQuery } from './inputs'
+import { presentMessage } from './read'
+
+// The portal's outbox viewer (like Mailpit): messages newest first with their subject, filtered
+// by campaign, status, channel and recipient. Portal-only (DESIGN names no such REST filter):
+// GET /messages keeps its documented query. No total: a page reads limit + 1 rows by id from the
+// cursor (a recipient search walks the client's index until the page is full, never counts).
+
+const idOf = (field: string, value: string | undefined) => {
+  if (value === undefined) return undefined
+  const id = parseId(value)
+  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
+  return id
+}
+
+export function listOutbox(ctx: Ctx, q: OutboxQuery) {
+  const limit = q.limit ?? 50
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, q.client_id)]
+  const campaignId = idOf('campaign_id', q.campaign_id)
+  if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
+  if (q.status) conditions.push(eq(messages.status, q.status))
+  if (q.channel) conditions.push(eq(messages.channel, q.channel))
+  if (q.to) conditions.push(sql`${messages.to} LIKE ${`%${escapeLike(q.to)}%`} ESCAPE '\\'`)
+  if (q.cursor !== undefined) {
+    const after = decodeCursor(ctx.secretKey, q.cursor)
+    if (after === null) throw invalidField('cursor', 'is not a cursor issued by this server')
+    conditions.push(lt(messages.id, after))
+  }
+  const rows = ctx.db
+    .select()
+    .from(messages)
+    .where(and(...conditions))
+    .orderBy(desc(messages.id))
+    .limit(limit + 1)
+    .all()
+  const more = rows.length > limit
+  const page = more ? rows.slice(0, limit) : rows
+  const subject = ctx.sqlite.query<{ subject: string | null }, [number]>(
+    'SELECT subject FROM message_contents WHERE message_seq = ?1',
+  )
+  return {
+    data: page.map((r) => ({ ...presentMessage(r), subject: subject.get(r.seq)?.subject ?? null })),
+    next_cursor: more ? encodeCursor(ctx.secretKey, page.at(-1)!.id) : null,
+  }
+}
