@@ -415,6 +415,31 @@ describe('every operation answers what /openapi.json declares', () => {
     )
   })
 
+  test('journeys through their states, enrollments and stats', async () => {
+    const tpl = await ok(
+      'POST',
+      '/api/v1/templates',
+      as(key, { body: { name: 'J', subject: 'Hi', body_text: 'Hi' } }),
+    )
+    const nodes = [
+      { id: 't', type: 'trigger', trigger: 'manual', next: 's1' },
+      { id: 's1', type: 'send', template_id: tpl.id, next: 'x' },
+      { id: 'x', type: 'exit' },
+    ]
+    const j = await ok('POST', '/api/v1/journeys', as(key, { body: { name: 'Welcome', nodes } }))
+    await ok('GET', `/api/v1/journeys/${j.id}`, as(key))
+    await ok('GET', '/api/v1/journeys?status=draft', as(key))
+    await ok('PATCH', `/api/v1/journeys/${j.id}`, as(key, { body: { name: 'Welcome!' } }))
+    await ok('POST', `/api/v1/journeys/${j.id}/activate`, as(key))
+    await ok('POST', `/api/v1/journeys/${j.id}/enroll`, as(key, { body: { contact_ids: [ann.id] } }))
+    await ok('GET', `/api/v1/journeys/${j.id}/enrollments`, as(key))
+    await ok('GET', `/api/v1/journeys/${j.id}/stats`, as(key))
+    await ok('POST', `/api/v1/journeys/${j.id}/pause`, as(key))
+    await ok('POST', `/api/v1/journeys/${j.id}/archive`, as(key))
+    const draft = await ok('POST', '/api/v1/journeys', as(key, { body: { name: 'Draft' } }))
+    await ok('DELETE', `/api/v1/journeys/${draft.id}`, as(key))
+  })
+
   test('inbound mail and replies', async () => {
     const m = provider.sent.find((x) => x.channel === 'email' && x.to === 'ann.lee@acme.io') as EmailOut
     const raw = await new MailComposer({ from: m.to, to: m.replyTo!, subject: 'Re: Hello', text: 'Thanks!' })
