@@ -1,7 +1,7 @@
 // A DKIM-signed email campaign through the whole engine (issues 5 and 15),
-// `bun run test/bench/campaign-smtp.ts [--recipients N] [--threads T] [--pool P] [--unpinned-only]`
+// `bun run test/bench/campaign-smtp.ts [--recipients N] [--threads T] [--pool P] [--in-flight F] [--unpinned-only]`
 // (default 5,000 recipients; T sets HERALD_SEND_THREADS, default the binary's own; P the SMTP
-// connections of both the raw blast and Herald, default 5). All on 127.0.0.1:
+// connections and F the sends in flight of both the raw blast and Herald, default 5 and 64). All on 127.0.0.1:
 //  1. raw baseline: a nodemailer pooled blast of N pre-rendered messages, each DKIM-signed
 //     (RSA-2048) by nodemailer as it is sent, to a local smtp-server sink in a child process —
 //     pinned to core 0 with the sink on core 1 (issue 5's "~700 msg/s on one core"), and
@@ -42,12 +42,13 @@ import {
 } from './lib'
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
-const IN_FLIGHT = 64
+/** Sends in flight, the raw blast's and Herald's (HERALD_SEND_CONCURRENCY) alike (--in-flight). */
+let IN_FLIGHT = 64
 /** SMTP connections, the raw blast's and Herald's alike (--pool). */
 let POOL = 5
 
 /** The raw blast (child process): N messages like the campaign's, 64 in flight, two ways. */
-async function blast(port: number, n: number, pool: number) {
+async function blast(port: number, n: number, pool: number, inFlight: number) {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
   const dkim = {
     domainName: 'news.example',
@@ -75,7 +76,7 @@ async function blast(port: number, n: number, pool: number) {
     let next = 0
     const t0 = performance.now()
     await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
+      Array.from({ length: inFlight }, async () => {
         while (next < n) await send(next++)
       }),
     )
@@ -132,7 +133,16 @@ async function startSink(cpus: string | null) {
 async function rawBaseline(pinned: boolean): Promise<{ signing: number; signedBefore: number }> {
   const { sink, port } = await startSink(pinned ? '1' : null)
   progress(`raw baseline: nodemailer pooled blast ${pinned ? 'on core 0, sink on core 1' : 'unpinned'}`)
-  const cmd = [process.execPath, 'run', import.meta.path, 'blast', String(port), String(N), String(POOL)]
+  const cmd = [
+    process.execPath,
+    'run',
+    import.meta.path,
+    'blast',
+    String(port),
+    String(N),
+    String(POOL),
+    String(IN_FLIGHT),
+  ]
   const proc = track(
     Bun.spawn(pinned ? ['taskset', '-c', '0', ...cmd] : cmd, { stdout: 'pipe', stderr: 'inherit' }),
   )
@@ -282,6 +292,7 @@ async function main(): Promise<boolean> {
       recipients: { type: 'string', default: '5000' },
       threads: { type: 'string' },
       pool: { type: 'string', default: '5' },
+      'in-flight': { type: 'string', default: '64' },
       'unpinned-only': { type: 'boolean', default: false },
     },
   })
@@ -290,6 +301,9 @@ async function main(): Promise<boolean> {
   THREADS = values.threads ?? null
   POOL = Number(values.pool)
   if (!Number.isInteger(POOL) || POOL < 1) throw new BenchError('--pool must be a whole number >= 1')
+  IN_FLIGHT = Number(values['in-flight'])
+  if (!Number.isInteger(IN_FLIGHT) || IN_FLIGHT < 1 || IN_FLIGHT > 256)
+    throw new BenchError('--in-flight must be a whole number from 1 to 256')
   const both = !values['unpinned-only']
   await ensureBinary()
   const rawPinned = both ? await rawBaseline(true) : null
@@ -350,6 +364,7 @@ async function main(): Promise<boolean> {
         recipients: N,
         threads: THREADS,
         pool: POOL,
+        in_flight: IN_FLIGHT,
         raw_pinned_signing: rawPinned?.signing ?? null,
         raw_pinned_signed_before: rawPinned?.signedBefore ?? null,
         pinned: pinned?.rate ?? null,
@@ -368,5 +383,10 @@ async function main(): Promise<boolean> {
 }
 
 if (process.argv[2] === 'blast')
-  await blast(Number(process.argv[3]), Number(process.argv[4]), Number(process.argv[5]))
+  await blast(
+    Number(process.argv[3]),
+    Number(process.argv[4]),
+    Number(process.argv[5]),
+    Number(process.argv[6]),
+  )
 else runBench(main)
