@@ -17,7 +17,7 @@ export interface LineChart {
   max: number
   series: { name: string; points: string; color: string; dash: string; total: number }[]
   yTicks: { y: number; label: string }[]
-  xTicks: { x: number; label: string }[]
+  xTicks: { x: number; label: string; anchor: 'start' | 'middle' | 'end' }[]
   /** The table fallback: one row per label, one cell per series. */
   rows: { label: string; values: number[] }[]
 }
@@ -34,6 +34,13 @@ const STYLES = [
 const round = (n: number) => Math.round(n * 10) / 10
 const fmt = (n: number) => n.toLocaleString('en-US')
 
+/** The scale's top: 1, 2 or 5 times a power of ten, at least `n`. */
+function niceCeil(n: number): number {
+  const p = 10 ** Math.floor(Math.log10(n))
+  for (const m of [1, 2, 5, 10]) if (m * p >= n) return m * p
+  return 10 * p
+}
+
 /** `labels[i]` names the i-th value of every series (a day, an hour). */
 export function lineChart(
   labels: readonly string[],
@@ -45,7 +52,7 @@ export function lineChart(
   const bottom = 24
   const plotW = width - left - 8
   const plotH = height - bottom - 8
-  const max = Math.max(1, ...series.flatMap((s) => s.values))
+  const max = niceCeil(Math.max(1, ...series.flatMap((s) => s.values)))
   const n = labels.length
   const xAt = (i: number) => round(left + (n <= 1 ? plotW / 2 : (i / (n - 1)) * plotW))
   const yAt = (v: number) => round(8 + plotH - (v / max) * plotH)
@@ -55,11 +62,18 @@ export function lineChart(
     ...STYLES[k % STYLES.length]!,
     total: s.values.reduce((a, b) => a + b, 0),
   }))
-  const yTicks = [0, 0.5, 1].map((f) => ({ y: yAt(max * f), label: fmt(Math.round(max * f)) }))
+  // Whole numbers only: the middle line when the scale halves evenly.
+  const yTicks = (max % 2 === 0 ? [0, max / 2, max] : [0, max]).map((v) => ({ y: yAt(v), label: fmt(v) }))
+  // The first label starts at its point, the last ends at it (never cut by the edge).
+  const anchor = (i: number) => (n > 1 && i === 0 ? 'start' : n > 1 && i === n - 1 ? 'end' : 'middle')
   const xTicks =
     n === 0
       ? []
-      : [...new Set([0, Math.floor((n - 1) / 2), n - 1])].map((i) => ({ x: xAt(i), label: labels[i]! }))
+      : [...new Set([0, Math.floor((n - 1) / 2), n - 1])].map((i) => ({
+          x: xAt(i),
+          label: labels[i]!,
+          anchor: anchor(i) as 'start' | 'middle' | 'end',
+        }))
   const rows = labels.map((label, i) => ({ label, values: series.map((s) => s.values[i] ?? 0) }))
   return { width, height, left, bottom, max, series: out, yTicks, xTicks, rows }
 }

@@ -15,8 +15,8 @@ import v11 from '../../../views/pages/campaigns/edit.liquid' with { type: 'text'
 import v12 from '../../../views/pages/campaigns/fields.liquid' with { type: 'text' }
 import v13 from '../../../views/pages/campaigns/index.liquid' with { type: 'text' }
 import v14 from '../../../views/pages/campaigns/launch.liquid' with { type: 'text' }
-import v15 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
-import v16 from '../../../views/pages/campaigns/progress.liquid' with { type: 'text' }
+import v15 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
+import v16 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
 import v17 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
 import v18 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
 import v19 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
@@ -94,8 +94,8 @@ export const embeddedViews: Record<string, string> = {
   'pages/campaigns/fields.liquid': v12,
   'pages/campaigns/index.liquid': v13,
   'pages/campaigns/launch.liquid': v14,
-  'pages/campaigns/new.liquid': v15,
-  'pages/campaigns/progress.liquid': v16,
+  'pages/campaigns/live.liquid': v15,
+  'pages/campaigns/new.liquid': v16,
   'pages/campaigns/show.liquid': v17,
   'pages/contacts/erase.liquid': v18,
   'pages/contacts/form.liquid': v19,

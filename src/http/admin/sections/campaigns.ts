@@ -180,10 +180,11 @@ async function activity(req: PortalRequest, c: Campaign) {
   return lineChart(labels, series)
 }
 
-async function showPage(req: PortalRequest) {
-  const data = await progressOf(req, req.params.id!)
+/** The live part of the page: status, actions, progress, results (polled while sending). */
+async function liveOf(req: PortalRequest, id: string) {
+  const data = await progressOf(req, id)
   const c = data.campaign
-  return page('pages/campaigns/show', c.name, {
+  return {
     ...data,
     bars: countBars(STAT_BARS.map(([k, name]) => ({ name, value: data.stats[k] }))),
     chart: await activity(req, c),
@@ -194,7 +195,12 @@ async function showPage(req: PortalRequest) {
       pause: c.status === 'scheduled' || c.status === 'sending',
       cancel: ['scheduled', 'sending', 'paused'].includes(c.status),
     },
-  })
+  }
+}
+
+async function showPage(req: PortalRequest) {
+  const live = await liveOf(req, req.params.id!)
+  return page('pages/campaigns/show', live.campaign.name, live)
 }
 
 /** A state change: flash what happened, or why it was refused, on the campaign's page. */
@@ -264,7 +270,7 @@ export const campaignsSection = defineSection({
     {
       method: 'GET',
       path: `${PATH}/:id/progress`,
-      handler: async (req) => fragment('pages/campaigns/progress', await progressOf(req, req.params.id!)),
+      handler: async (req) => fragment('pages/campaigns/live', await liveOf(req, req.params.id!)),
     },
     {
       method: 'GET',

@@ -1,0 +1,118 @@
+// Content and sending in real Chromium: a template written on its page (with the preview for a
+// contact in a sandboxed iframe), a capture campaign created and launched from the portal
+// (the confirmation shows the audience size), its progress bar polled until `sent` while the real
+// send worker runs, then a captured message opened with its HTML in <iframe sandbox srcdoc>.
+// axe and the page-problem recorder (console errors, CSP violations, dialogs) run on each page.
+import { describe, expect, test } from 'bun:test'
+import { startSending } from '../../../src/queue/start'
+import {
+  expectCleanPage,
+  expectNoSeriousViolations,
+  follow,
+  screenshot,
+  usePortal,
+  visit,
+} from '../../helpers/browser'
+import { expectNoInjectedMarkup } from '../../helpers/portal-seed'
+
+// No workers at first: the campaign is seen sending (its bar polling) before the worker starts.
+const portal = usePortal()
+const herald = portal.herald
+const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId })
+
+async function api(method: string, path: string, body?: unknown) {
+  const r = await herald.call(method, path, { key, body })
+  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
+  return r.body.data
+}
+
+describe('content and sending (browser)', () => {
+  test('write a template, create and launch a capture campaign, watch it reach sent, read a captured message', async () => {
+    const list = await api('POST', '/api/v1/lists', { name: 'Browser buyers' })
+    for (const [i, name] of ['Ann', 'Bob', 'Cy'].entries())
+      await api('POST', '/api/v1/contacts', {
+        email: `buyer${i}@browser.test`,
+        first_name: name,
+        list_ids: [list.id],
+      })
+    const page = await portal.pageAs('owner')
+
+    // A template through its page, previewed for a chosen contact.
+    await visit(page, '/admin/templates/new')
+    await page.getByLabel('Name', { exact: true }).fill('Browser promo')
+    await page.getByLabel('Subject (email)').fill('A deal for {{ contact.first_name }}')
+    await page
+      .getByLabel('HTML body')
+      .fill('<h2>Hello {{ contact.first_name }}</h2><p style="color:red">{{ contact.custom.plan }}</p>')
+    await follow(page, page.getByRole('button', { name: 'Create template' }))
+    expect(new URL(page.url()).pathname).toMatch(/^\/admin\/templates\/[0-9a-f-]{36}$/)
+    const preview = page.waitForResponse((r) => r.url().includes('/preview?contact_id='))
+    await page.getByLabel('Preview for').selectOption({ label: 'buyer0@browser.test' })
+    await preview
+    await page.waitForFunction(() =>
+      document.querySelector('#template-preview')?.textContent?.includes('contact.custom.plan'),
+    )
+    const previewFrame = page.frameLocator('#template-preview iframe')
+    await expect(previewFrame.locator('h2').innerText()).resolves.toBe('Hello Ann')
+    expect(await page.locator('#template-preview iframe').getAttribute('sandbox')).toBe('')
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/templates/preview')
+    await expectCleanPage(page)
+
+    // The campaign through the new-campaign form.
+    await visit(page, '/admin/campaigns/new')
+    await page.getByLabel('Name', { exact: true }).fill('Browser launch')
+    await page.getByLabel('Send to').selectOption({ label: 'Browser buyers (3)' })
+    await page.getByLabel('Template').selectOption({ label: 'Browser promo (email)' })
+    await expectNoSeriousViolations(page)
+    await follow(page, page.getByRole('button', { name: 'Create campaign' }))
+    const campaignPath = new URL(page.url()).pathname
+    expect(campaignPath).toMatch(/^\/admin\/campaigns\/[0-9a-f-]{36}$/)
+
+    // Launch behind its confirmation, which shows the audience size.
+    await follow(page, page.getByRole('button', { name: 'Launch…' }))
+    expect(await page.locator('#audience-size').innerText()).toBe('3')
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/campaigns/launch')
+    await follow(page, page.getByRole('button', { name: 'Launch now' }))
+    expect(new URL(page.url()).pathname).toBe(campaignPath)
+    const progress = page.locator('#campaign-live')
+    expect(await progress.getAttribute('data-status')).toBe('sending')
+    expect(await progress.getAttribute('hx-trigger')).toBe('every 2s')
+
+    // The real send worker (capture provider) runs; the polled bar reaches sent.
+    const worker = startSending(herald.ctx)
+    try {
+      await page.waitForSelector('#campaign-live[data-status="sent"]', { timeout: 30_000 })
+    } finally {
+      await worker.stop()
+    }
+    expect(await page.locator('#campaign-bar').getAttribute('value')).toBe('100')
+    expect(await page.locator('#campaign-live').getAttribute('hx-trigger')).toBeNull()
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/campaigns/sent')
+    await expectCleanPage(page)
+
+    // Its messages, and one of them with its HTML in the sandbox.
+    await follow(page, page.getByRole('link', { name: 'Its messages' }))
+    await follow(page, page.getByRole('link', { name: 'buyer1@browser.test' }))
+    expect(await page.locator('h1').innerText()).toBe('A deal for Bob')
+    const frame = page.locator('iframe.email-frame')
+    const sandbox = await frame.getAttribute('sandbox')
+    expect(sandbox).toBe('')
+    await expect(page.frameLocator('iframe.email-frame').locator('h2').innerText()).resolves.toBe('Hello Bob')
+    expect(await page.locator('#source-part').innerText()).toContain('A deal for Bob')
+    await expectNoInjectedMarkup(page)
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/messages/captured')
+    await expectCleanPage(page)
+
+    // The dashboard charts the sends of the last 30 days.
+    await visit(page, '/admin')
+    expect(await page.locator('#activity-title').textContent()).toContain('last 30 days')
+    expect(await page.locator('.chart-legend').innerText()).toContain('Sends (3)')
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/dashboard-after-send')
+    await expectCleanPage(page)
+  })
+})
