@@ -5,7 +5,9 @@
 //    >= 0.7 x the campaign send rate measured in the same run (an N-recipient campaign first);
 //  - under that load no step starts more than 1 s after its due time (p99, from each
 //    enrollment's history: the first send against entering, the condition against the wait's
-//    end), GET /journeys/{id} p99 <= 50 ms (sampled every 50 ms through the run), peak RSS <= 250 MB.
+//    end), GET /journeys/{id} p99 <= 50 ms (sampled every 50 ms through the run), peak RSS <= 250 MB
+//    (sampled during the journey; the whole run's high-water mark, CSV import included, beside it).
+// Completion is read from the data file by this process, not asked of the server it measures.
 // Prints a Markdown table and one JSON line; exit code 1 when a bar is missed.
 
 import { Database } from 'bun:sqlite'
@@ -100,9 +102,13 @@ async function main(): Promise<boolean> {
       body_text: TEXT,
     })
     let peakRss = 0
+    let journeyRss = 0
     const sampleRss = () => {
-      peakRss = Math.max(peakRss, procStatusMb(h.proc.pid, 'VmRSS'))
+      const rss = procStatusMb(h.proc.pid, 'VmRSS')
+      peakRss = Math.max(peakRss, rss)
+      if (sampling) journeyRss = Math.max(journeyRss, rss)
     }
+    let sampling = false
 
     // 1. The campaign baseline: N recipients, the same template, launch → sent.
     progress(`campaign baseline: ${fmt(N)} recipients (capture)`)
@@ -168,7 +174,7 @@ async function main(): Promise<boolean> {
     })
     await api(h, 'POST', `/api/v1/journeys/${journey.id}/activate`)
     const getMs: number[] = []
-    let sampling = true
+    sampling = true
     const sampler = (async () => {
       while (sampling) {
         getMs.push((await api(h, 'GET', `/api/v1/journeys/${journey.id}`)).ms)
@@ -178,18 +184,21 @@ async function main(): Promise<boolean> {
     })()
     const j0 = performance.now()
     const jEnroll = await api(h, 'POST', `/api/v1/journeys/${journey.id}/enroll`, { segment_id: segment.id })
-    // Done when nobody is active and nothing is queued or in flight: cheap counts (index ranges),
-    // so the polling itself does not load the server it measures.
-    const count = async (path: string) =>
-      (await api<{ pagination: { total: number } }>(h, 'GET', path)).body.pagination.total
+    // Done when nobody is active and nothing is queued or in flight, read from the data file by
+    // this process (WAL readers never block the server), so the polling adds no work to the
+    // server's event loop it is measuring.
+    const watch = new Database(join(dataDir, 'herald.db'), { readonly: true })
+    const active = watch.query<{ n: number }, [string]>(
+      "SELECT count(*) AS n FROM journey_enrollments WHERE journey_id = ? AND status = 'active'",
+    )
+    const open = watch.query<{ n: number }, [string]>(
+      "SELECT count(*) AS n FROM messages WHERE journey_id = ? AND status IN ('queued', 'sending')",
+    )
     await until(async () => {
-      await Bun.sleep(200)
-      if ((await count(`/api/v1/journeys/${journey.id}/enrollments?status=active&limit=1`)) > 0) return false
-      for (const status of ['queued', 'sending'])
-        if ((await count(`/api/v1/messages?journey_id=${journey.id}&status=${status}&limit=1`)) > 0)
-          return false
-      return true
+      await Bun.sleep(250)
+      return active.get(journey.id)!.n === 0 && open.get(journey.id)!.n === 0
     }, 'journey done')
+    watch.close()
     const journeySeconds = (performance.now() - j0) / 1000
     sampling = false
     await sampler
@@ -256,7 +265,12 @@ async function main(): Promise<boolean> {
         `≤ ${BARS.getP99Ms} ms`,
         getP99 <= BARS.getP99Ms,
       ],
-      ['server peak RSS', `${fmt(peakRss, 1)} MB`, `≤ ${BARS.rssMb} MB`, peakRss <= BARS.rssMb],
+      [
+        'server peak RSS during the journey (whole run, import included)',
+        `${fmt(journeyRss, 1)} MB (${fmt(peakRss, 1)} MB)`,
+        `≤ ${BARS.rssMb} MB`,
+        journeyRss <= BARS.rssMb,
+      ],
     ] as const
     console.log(`\nJourneys, ${fmt(N)} contacts, capture provider\n`)
     console.log('| measure | result | bar | met |\n|---|---|---|---|')
@@ -274,6 +288,7 @@ async function main(): Promise<boolean> {
         lateness_p99_ms: lateP99,
         get_p99_ms: getP99,
         get_samples: getMs.length,
+        journey_peak_rss_mb: journeyRss,
         peak_rss_mb: peakRss,
       }),
     )
