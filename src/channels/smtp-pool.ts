@@ -218,7 +218,8 @@ export function createSmtpPool(options: SmtpPoolOptions) {
         p.settle(Object.assign(new Error('The SMTP pool is closed'), { code: 'ECONNECTION' }))
       for (const c of connections) {
         c.gone = true
-        if (c.busy) c.smtp.close()
+        // QUIT only on an idle, established session; anything else is cut.
+        if (c.busy || !c.ready) c.smtp.close()
         else c.smtp.quit()
       }
       connections.clear()
