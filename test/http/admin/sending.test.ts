@@ -152,6 +152,10 @@ describe('campaigns, messages and the dashboard', () => {
     expect(dash.text).toContain('Running campaigns')
     expect(dash.text).toContain(`href="/admin/campaigns/${id}"`)
     expect(dash.text).toMatch(/Queue depth: <strong>3<\/strong>/)
+    expect(dash.text).toContain('hx-get="/admin/dashboard/running"')
+    const running = await b.get('/admin/dashboard/running', { 'HX-Request': 'true' })
+    expect(running.text.trim().startsWith('<section id="running-campaigns"')).toBe(true)
+    expect((await b.get('/admin/dashboard/nope')).status).toBe(404)
 
     await worker.drain()
     const progress = await b.get(`/admin/campaigns/${id}/progress`, { 'HX-Request': 'true' })

@@ -1,4 +1,4 @@
-import { ServiceError } from '../../../errors'
+import { notFound, ServiceError } from '../../../errors'
 import { analyticsTrendsVerb } from '../../../services/analytics/verbs'
 import { listApiKeysVerb } from '../../../services/api-keys/verbs'
 import { listCampaignsVerb } from '../../../services/campaigns/verbs'
@@ -122,10 +122,13 @@ export const dashboard = defineSection({
       },
     },
     {
-      // The running campaigns' table alone, polled while any of them is sending.
+      // A part of the dashboard alone for its own polling (only `running`: the running
+      // campaigns' table, polled while any of them is sending). A parameter, because a path
+      // without one is a page (full and htmx partial) to the portal's tests.
       method: 'GET',
-      path: '/admin/dashboard/running',
+      path: '/admin/dashboard/:part',
       handler: async (req) => {
+        if (req.params.part !== 'running') throw notFound('Dashboard part')
         const campaigns = await running(req)
         return fragment('pages/dashboard/running', {
           campaigns,
