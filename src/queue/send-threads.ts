@@ -39,6 +39,8 @@ export interface SendThreads {
   kill(index: number): void
   /** Live threads (a dead one's replacement counts once started). */
   alive(): number
+  /** Sends handed to the threads and not answered yet. */
+  inFlight(): number
   close(): Promise<void>
 }
 
@@ -290,6 +292,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     },
 
     alive: () => slots.filter((s) => s.worker).length,
+    inFlight: () => slots.reduce((n, s) => n + s.owed.size, 0),
 
     async close() {
       closing = true

@@ -150,6 +150,9 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
   await eventually(async () => {
     expect(received('@crash.example')).toHaveLength(6)
     expect(sink.stalled).toHaveLength(2)
+    // The six answers are back on the main thread (a server's 250 reaches the thread a moment
+    // after the sink has the message; one the thread dies before answering stays leased too).
+    expect(threads.inFlight()).toBe(2)
   })
   const row = (to: string) =>
     t.ctx.sqlite.query('SELECT id, status, attempts, error FROM messages WHERE to_address = ?').get(to) as {
