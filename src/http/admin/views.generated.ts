@@ -18,56 +18,79 @@ import v14 from '../../../views/pages/campaigns/launch.liquid' with { type: 'tex
 import v15 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
 import v16 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
 import v17 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
-import v18 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
-import v19 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
-import v20 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v31 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v32 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v33 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v34 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v35 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v36 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v37 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v39 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v40 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v41 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
-import v42 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v43 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v44 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v45 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v46 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v47 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v48 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v49 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v50 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v51 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v52 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v53 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v58 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v59 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v60 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v61 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v62 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v63 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v64 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v65 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v66 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v67 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v18 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
+import v19 from '../../../views/pages/clients/new.liquid' with { type: 'text' }
+import v20 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/domains/delete.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/domains/index.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
+import v34 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v35 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v36 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v37 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v81 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v82 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v83 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v84 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v85 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v86 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v87 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v88 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v89 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v90 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -97,56 +120,79 @@ export const embeddedViews: Record<string, string> = {
   'pages/campaigns/live.liquid': v15,
   'pages/campaigns/new.liquid': v16,
   'pages/campaigns/show.liquid': v17,
-  'pages/contacts/erase.liquid': v18,
-  'pages/contacts/form.liquid': v19,
-  'pages/contacts/index.liquid': v20,
-  'pages/contacts/show.liquid': v21,
-  'pages/dashboard/index.liquid': v22,
-  'pages/dashboard/running.liquid': v23,
-  'pages/deliverability/client.liquid': v24,
-  'pages/deliverability/overview.liquid': v25,
-  'pages/errors/error.liquid': v26,
-  'pages/imports/index.liquid': v27,
-  'pages/imports/new.liquid': v28,
-  'pages/imports/progress.liquid': v29,
-  'pages/imports/show.liquid': v30,
-  'pages/journeys/archive.liquid': v31,
-  'pages/journeys/index.liquid': v32,
-  'pages/journeys/new.liquid': v33,
-  'pages/journeys/node.liquid': v34,
-  'pages/journeys/show.liquid': v35,
-  'pages/lists/delete.liquid': v36,
-  'pages/lists/index.liquid': v37,
-  'pages/lists/new.liquid': v38,
-  'pages/lists/show.liquid': v39,
-  'pages/login/index.liquid': v40,
-  'pages/messages/index.liquid': v41,
-  'pages/messages/show.liquid': v42,
-  'pages/replies/index.liquid': v43,
-  'pages/replies/show.liquid': v44,
-  'pages/segments/builder.liquid': v45,
-  'pages/segments/delete.liquid': v46,
-  'pages/segments/estimate.liquid': v47,
-  'pages/segments/index.liquid': v48,
-  'pages/segments/show.liquid': v49,
-  'pages/suppressions/index.liquid': v50,
-  'pages/suppressions/remove.liquid': v51,
-  'pages/templates/delete.liquid': v52,
-  'pages/templates/fields.liquid': v53,
-  'pages/templates/index.liquid': v54,
-  'pages/templates/new.liquid': v55,
-  'pages/templates/preview.liquid': v56,
-  'pages/templates/show.liquid': v57,
-  'partials/count-bars.liquid': v58,
-  'partials/field-error.liquid': v59,
-  'partials/flash.liquid': v60,
-  'partials/form-error.liquid': v61,
-  'partials/head.liquid': v62,
-  'partials/line-chart.liquid': v63,
-  'partials/nav.liquid': v64,
-  'partials/pagination.liquid': v65,
-  'partials/swap.liquid': v66,
-  'partials/workspace.liquid': v67,
+  'pages/clients/index.liquid': v18,
+  'pages/clients/new.liquid': v19,
+  'pages/clients/status.liquid': v20,
+  'pages/contacts/erase.liquid': v21,
+  'pages/contacts/form.liquid': v22,
+  'pages/contacts/index.liquid': v23,
+  'pages/contacts/show.liquid': v24,
+  'pages/dashboard/index.liquid': v25,
+  'pages/dashboard/running.liquid': v26,
+  'pages/deliverability/client.liquid': v27,
+  'pages/deliverability/overview.liquid': v28,
+  'pages/domains/delete.liquid': v29,
+  'pages/domains/index.liquid': v30,
+  'pages/domains/new.liquid': v31,
+  'pages/domains/show.liquid': v32,
+  'pages/errors/error.liquid': v33,
+  'pages/imports/index.liquid': v34,
+  'pages/imports/new.liquid': v35,
+  'pages/imports/progress.liquid': v36,
+  'pages/imports/show.liquid': v37,
+  'pages/journeys/archive.liquid': v38,
+  'pages/journeys/index.liquid': v39,
+  'pages/journeys/new.liquid': v40,
+  'pages/journeys/node.liquid': v41,
+  'pages/journeys/show.liquid': v42,
+  'pages/lists/delete.liquid': v43,
+  'pages/lists/index.liquid': v44,
+  'pages/lists/new.liquid': v45,
+  'pages/lists/show.liquid': v46,
+  'pages/login/index.liquid': v47,
+  'pages/messages/index.liquid': v48,
+  'pages/messages/show.liquid': v49,
+  'pages/replies/index.liquid': v50,
+  'pages/replies/show.liquid': v51,
+  'pages/segments/builder.liquid': v52,
+  'pages/segments/delete.liquid': v53,
+  'pages/segments/estimate.liquid': v54,
+  'pages/segments/index.liquid': v55,
+  'pages/segments/show.liquid': v56,
+  'pages/senders/delete.liquid': v57,
+  'pages/senders/form.liquid': v58,
+  'pages/senders/index.liquid': v59,
+  'pages/suppressions/index.liquid': v60,
+  'pages/suppressions/remove.liquid': v61,
+  'pages/templates/delete.liquid': v62,
+  'pages/templates/fields.liquid': v63,
+  'pages/templates/index.liquid': v64,
+  'pages/templates/new.liquid': v65,
+  'pages/templates/preview.liquid': v66,
+  'pages/templates/show.liquid': v67,
+  'pages/users/delete.liquid': v68,
+  'pages/users/edit.liquid': v69,
+  'pages/users/index.liquid': v70,
+  'pages/users/new.liquid': v71,
+  'pages/users/password.liquid': v72,
+  'pages/users/reset.liquid': v73,
+  'pages/webhooks/delete.liquid': v74,
+  'pages/webhooks/index.liquid': v75,
+  'pages/webhooks/new.liquid': v76,
+  'pages/webhooks/reveal.liquid': v77,
+  'pages/webhooks/rotate.liquid': v78,
+  'pages/webhooks/secret.liquid': v79,
+  'pages/webhooks/show.liquid': v80,
+  'partials/count-bars.liquid': v81,
+  'partials/field-error.liquid': v82,
+  'partials/flash.liquid': v83,
+  'partials/form-error.liquid': v84,
+  'partials/head.liquid': v85,
+  'partials/line-chart.liquid': v86,
+  'partials/nav.liquid': v87,
+  'partials/pagination.liquid': v88,
+  'partials/swap.liquid': v89,
+  'partials/workspace.liquid': v90,
 }
 
 /** Static assets by file name, served under /admin/static/. */

@@ -2,6 +2,7 @@ import type { Section } from '../types'
 import { account } from './account'
 import { analyticsSection } from './analytics'
 import { apiKeys } from './api-keys'
+import { assistantKeys } from './assistant-keys'
 import { campaignsSection } from './campaigns'
 import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
@@ -32,5 +33,6 @@ export const sections: readonly Section[] = [
   analyticsSection,
   deliverabilitySection,
   apiKeys,
+  assistantKeys,
   account,
 ]
