@@ -38,59 +38,61 @@ import v34 from '../../../views/pages/imports/index.liquid' with { type: 'text' 
 import v35 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
 import v36 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
 import v37 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v39 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v40 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v41 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v42 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v43 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v44 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v45 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v46 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v47 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v48 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
-import v49 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v50 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v51 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v52 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v53 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
-import v58 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
-import v59 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v60 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v61 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v62 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v63 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v64 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v81 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v82 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v83 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v84 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v85 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v86 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v87 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v88 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v89 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v90 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v83 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v84 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v85 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v86 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v87 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v88 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v89 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v90 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v91 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v92 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -140,59 +142,61 @@ export const embeddedViews: Record<string, string> = {
   'pages/imports/new.liquid': v35,
   'pages/imports/progress.liquid': v36,
   'pages/imports/show.liquid': v37,
-  'pages/journeys/archive.liquid': v38,
-  'pages/journeys/index.liquid': v39,
-  'pages/journeys/new.liquid': v40,
-  'pages/journeys/node.liquid': v41,
-  'pages/journeys/show.liquid': v42,
-  'pages/lists/delete.liquid': v43,
-  'pages/lists/index.liquid': v44,
-  'pages/lists/new.liquid': v45,
-  'pages/lists/show.liquid': v46,
-  'pages/login/index.liquid': v47,
-  'pages/messages/index.liquid': v48,
-  'pages/messages/show.liquid': v49,
-  'pages/replies/index.liquid': v50,
-  'pages/replies/show.liquid': v51,
-  'pages/segments/builder.liquid': v52,
-  'pages/segments/delete.liquid': v53,
-  'pages/segments/estimate.liquid': v54,
-  'pages/segments/index.liquid': v55,
-  'pages/segments/show.liquid': v56,
-  'pages/senders/delete.liquid': v57,
-  'pages/senders/form.liquid': v58,
-  'pages/senders/index.liquid': v59,
-  'pages/suppressions/index.liquid': v60,
-  'pages/suppressions/remove.liquid': v61,
-  'pages/templates/delete.liquid': v62,
-  'pages/templates/fields.liquid': v63,
-  'pages/templates/index.liquid': v64,
-  'pages/templates/new.liquid': v65,
-  'pages/templates/preview.liquid': v66,
-  'pages/templates/show.liquid': v67,
-  'pages/users/delete.liquid': v68,
-  'pages/users/edit.liquid': v69,
-  'pages/users/index.liquid': v70,
-  'pages/users/new.liquid': v71,
-  'pages/users/password.liquid': v72,
-  'pages/users/reset.liquid': v73,
-  'pages/webhooks/delete.liquid': v74,
-  'pages/webhooks/index.liquid': v75,
-  'pages/webhooks/new.liquid': v76,
-  'pages/webhooks/reveal.liquid': v77,
-  'pages/webhooks/rotate.liquid': v78,
-  'pages/webhooks/secret.liquid': v79,
-  'pages/webhooks/show.liquid': v80,
-  'partials/count-bars.liquid': v81,
-  'partials/field-error.liquid': v82,
-  'partials/flash.liquid': v83,
-  'partials/form-error.liquid': v84,
-  'partials/head.liquid': v85,
-  'partials/line-chart.liquid': v86,
-  'partials/nav.liquid': v87,
-  'partials/pagination.liquid': v88,
-  'partials/swap.liquid': v89,
-  'partials/workspace.liquid': v90,
+  'pages/jobs/index.liquid': v38,
+  'pages/journeys/archive.liquid': v39,
+  'pages/journeys/index.liquid': v40,
+  'pages/journeys/new.liquid': v41,
+  'pages/journeys/node.liquid': v42,
+  'pages/journeys/show.liquid': v43,
+  'pages/lists/delete.liquid': v44,
+  'pages/lists/index.liquid': v45,
+  'pages/lists/new.liquid': v46,
+  'pages/lists/show.liquid': v47,
+  'pages/login/index.liquid': v48,
+  'pages/messages/index.liquid': v49,
+  'pages/messages/show.liquid': v50,
+  'pages/replies/index.liquid': v51,
+  'pages/replies/show.liquid': v52,
+  'pages/segments/builder.liquid': v53,
+  'pages/segments/delete.liquid': v54,
+  'pages/segments/estimate.liquid': v55,
+  'pages/segments/index.liquid': v56,
+  'pages/segments/show.liquid': v57,
+  'pages/senders/delete.liquid': v58,
+  'pages/senders/form.liquid': v59,
+  'pages/senders/index.liquid': v60,
+  'pages/settings/index.liquid': v61,
+  'pages/suppressions/index.liquid': v62,
+  'pages/suppressions/remove.liquid': v63,
+  'pages/templates/delete.liquid': v64,
+  'pages/templates/fields.liquid': v65,
+  'pages/templates/index.liquid': v66,
+  'pages/templates/new.liquid': v67,
+  'pages/templates/preview.liquid': v68,
+  'pages/templates/show.liquid': v69,
+  'pages/users/delete.liquid': v70,
+  'pages/users/edit.liquid': v71,
+  'pages/users/index.liquid': v72,
+  'pages/users/new.liquid': v73,
+  'pages/users/password.liquid': v74,
+  'pages/users/reset.liquid': v75,
+  'pages/webhooks/delete.liquid': v76,
+  'pages/webhooks/index.liquid': v77,
+  'pages/webhooks/new.liquid': v78,
+  'pages/webhooks/reveal.liquid': v79,
+  'pages/webhooks/rotate.liquid': v80,
+  'pages/webhooks/secret.liquid': v81,
+  'pages/webhooks/show.liquid': v82,
+  'partials/count-bars.liquid': v83,
+  'partials/field-error.liquid': v84,
+  'partials/flash.liquid': v85,
+  'partials/form-error.liquid': v86,
+  'partials/head.liquid': v87,
+  'partials/line-chart.liquid': v88,
+  'partials/nav.liquid': v89,
+  'partials/pagination.liquid': v90,
+  'partials/swap.liquid': v91,
+  'partials/workspace.liquid': v92,
 }
 
 /** Static assets by file name, served under /admin/static/. */
