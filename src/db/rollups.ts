@@ -200,15 +200,17 @@ export function rollupSeries(
     .all(...w.args)
 }
 
-/** Sent per UTC day over [from, to) (volume consistency). */
-export function dailySends(sqlite: Database, clientId: string, from: number, to: number): number[] {
+/**
+ * The client's totals per UTC day over [from, to), days without activity left out: the score
+ * sums them for its window and reads the volume of each day from the same rows.
+ */
+export function dailyTotals(sqlite: Database, clientId: string, from: number, to: number): RollupTotals[] {
   return sqlite
-    .query<{ n: number }, [string, number, number]>(
-      `SELECT sum(sent) AS n FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
-       GROUP BY bucket / 86400000 HAVING sum(sent) > 0`,
+    .query<RollupTotals, [string, number, number]>(
+      `SELECT ${SUMS} FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
+       GROUP BY bucket / 86400000`,
     )
     .all(clientId, from, to)
-    .map((r) => r.n)
 }
 
 /**

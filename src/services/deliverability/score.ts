@@ -1,6 +1,13 @@
 import { and, count, eq, inArray } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { campaignTotals, dailySends, QUARTER_MS, quarterOf, rollupTotals } from '../../db/rollups'
+import {
+  campaignTotals,
+  dailyTotals,
+  QUARTER_MS,
+  quarterOf,
+  ROLLUP_COUNTERS,
+  type RollupTotals,
+} from '../../db/rollups'
 import { campaigns, contacts, domains, lists } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
 import { clientOf } from '../analytics/window'
@@ -225,7 +232,10 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
   const now = ctx.clock.now()
   const to = quarterOf(now) + QUARTER_MS
   const from = to - WINDOW_DAYS * DAY
-  const t = rollupTotals(ctx.sqlite, clientId, from, to)
+  // One read of the client's 30 days, per day: the window's totals and each day's volume.
+  const days = dailyTotals(ctx.sqlite, clientId, from, to)
+  const t = Object.fromEntries(ROLLUP_COUNTERS.map((c) => [c, 0])) as RollupTotals
+  for (const d of days) for (const c of ROLLUP_COUNTERS) t[c] += d[c]
   const breakdown = campaignBreakdown(ctx, clientId, from, to)
   const auth = authenticationFactor(ctx, clientId)
   const alerts = activeAlerts(ctx, clientId)
@@ -336,15 +346,15 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
   } else factors.push(notScored('list_hygiene', 'list hygiene'))
 
   if (hasSends) {
-    const days = dailySends(ctx.sqlite, clientId, from, to)
-    const mean = days.reduce((a, b) => a + b, 0) / days.length
-    const peak = Math.max(...days)
+    const sends = days.map((d) => d.sent).filter((n) => n > 0)
+    const mean = sends.reduce((a, b) => a + b, 0) / sends.length
+    const peak = Math.max(...sends)
     const v = mean > 0 ? peak / mean : 1
-    const judged = days.length >= 3
+    const judged = sends.length >= 3
     const s = judged
       ? lowerIsBetter(v, THRESHOLDS.volume_consistency)
       : { score: 100, status: 'ok' as Status }
-    const head = `Busiest day ${num(peak)} sends, ${v.toFixed(1)}× the average sending day (${num(Math.round(mean))} over ${days.length} day(s))`
+    const head = `Busiest day ${num(peak)} sends, ${v.toFixed(1)}× the average sending day (${num(Math.round(mean))} over ${sends.length} day(s))`
     factors.push({
       name: 'volume_consistency',
       value: Math.round(v * 100) / 100,
