@@ -10,6 +10,7 @@ import { OUTBOX_RULES } from '../campaigns/states'
 import { checkSendingHealth } from '../deliverability/alerts'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
+import { onComplaint } from '../journeys/triggers'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
 
@@ -25,7 +26,8 @@ const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
 const idsOf = (m: MessageRow) => ({
   message_id: pid('message', m.id),
   campaign_id: pid('campaign', m.campaignId),
-  journey_id: m.journeyId === null ? null : toPrefixedId('journey', m.journeyId),
+  // A journey's messages name it (campaign_id null); other events keep their documented members.
+  ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
   contact_id: pid('contact', m.contactId),
 })
 
@@ -236,6 +238,7 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
     }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
     onComplaint(app.db, cur.contactId, at)
+    onComplaint(app.db, cur.contactId, at)
     app.db
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })
@@ -327,7 +330,7 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
         contact_id: pid('contact', contact.id),
         email,
         campaign_id: pid('campaign', m.campaignId),
-        journey_id: m.journeyId === null ? null : toPrefixedId('journey', m.journeyId),
+        ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
         message_id: pid('message', m.id),
         source,
         unsubscribed_at: iso(at),
