@@ -28,14 +28,14 @@ afterAll(async () => {
   await sink.close()
 }, 20_000)
 
-function setup(threadCount: number, kind = 'smtp') {
+function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000) {
   const t = createTestApp({
     env: {
       HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
       HERALD_DNS_SERVERS: dns.address,
       HERALD_INBOUND_DOMAIN: 'in.herald.example',
       // The dying-thread test holds stalled sends until it ends the thread: no deadline before.
-      HERALD_SEND_TIMEOUT_MS: '60000',
+      HERALD_SEND_TIMEOUT_MS: String(sendTimeoutMs),
       HERALD_WARMUP: 'off', // a new signing domain's daily cap is not what this tests
     },
     clock,
@@ -206,4 +206,24 @@ test('a thread that cannot start sent nothing: its sends are refused retryably, 
     error: 'the send thread could not start: unknown provider "no-such-provider"',
   })
   expect(threads.alive()).toBeLessThanOrEqual(1)
+}, 30_000)
+
+test('a send that stalls on a thread is bounded by the send deadline there: retried, its connection closed', async () => {
+  const { t, worker } = setup(1, 'smtp', 1000)
+  sink.stall.add('hang.example')
+  const s = await signingTenant(t, ['slow@hang.example', 'fast@quick.example'], 'deadline.example')
+  await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+  const stalledBefore = sink.stalled.length
+  await worker.drain()
+  sink.stall.delete('hang.example')
+  const row = (to: string) =>
+    t.ctx.sqlite.query('SELECT status, attempts, error FROM messages WHERE to_address = ?').get(to)
+  expect(row('fast@quick.example')).toMatchObject({ status: 'delivered' })
+  expect(row('slow@hang.example')).toEqual({
+    status: 'queued',
+    attempts: 1,
+    error: 'smtp: no answer within 1000 ms (send timed out)',
+  })
+  const session = sink.stalled[stalledBefore]!
+  await eventually(async () => expect(sink.closed.has(session)).toBe(true))
 }, 30_000)
