@@ -10,7 +10,6 @@ import { OUTBOX_RULES } from '../campaigns/states'
 import { checkSendingHealth } from '../deliverability/alerts'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
-import { onComplaint } from '../journeys/triggers'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
 
@@ -237,7 +236,6 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
       checkSendingHealth(app, cur.clientId, at)
     }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
-    onComplaint(app.db, cur.contactId, at)
     onComplaint(app.db, cur.contactId, at)
     app.db
       .update(contacts)
