@@ -1,0 +1,132 @@
+// The CSV import's write side alone (issue 15, part 1): the rows of test/bench/crm-export.ts that
+// the import stores, written with the import's own statements (src/db/imports.ts) and FTS5
+// indexing (src/services/contacts/search-index.ts) into a fresh data file, one transaction per
+// batch, with variants of the levers that could make it cheaper. Rows are generated off the clock.
+// Besides the rate it prints what does not depend on a busy machine: the process's CPU seconds
+// and the bytes it wrote and read (/proc/self/io), so variants compare even when the wall clock
+// cannot (run them one after another, in one session).
+//
+// `bun run test/bench/import-writer.ts [--rows N] [--batch N] [--cache-mib N] [--no-fts]
+//   [--without-email-index] [--automerge N] [--crisismerge N] [--wal-autocheckpoint N]`
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { openStore } from '../../src/db/client'
+import { importWriter } from '../../src/db/imports'
+import { migrate } from '../../src/db/migrate'
+import { newId } from '../../src/lib/ids'
+import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { IMPORT_BATCH } from '../../src/services/imports/parse-protocol'
+import { crmRow } from './crm-export'
+
+const { values: flags } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '1000000' },
+    batch: { type: 'string', default: String(IMPORT_BATCH) },
+    'cache-mib': { type: 'string' },
+    'no-fts': { type: 'boolean', default: false },
+    'without-email-index': { type: 'boolean', default: false },
+    automerge: { type: 'string' },
+    crisismerge: { type: 'string' },
+    'wal-autocheckpoint': { type: 'string' },
+  },
+})
+const rows = Number(flags.rows)
+const batch = Number(flags.batch)
+
+const io = () =>
+  Object.fromEntries(
+    readFileSync('/proc/self/io', 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const [k, v] = l.split(': ')
+        return [k!, Number(v)]
+      }),
+  ) as Record<string, number>
+
+const dir = mkdtempSync(join(tmpdir(), 'herald-import-writer-'))
+try {
+  const store = openStore(join(dir, 'herald.db'))
+  const sqlite = store.sqlite
+  migrate(sqlite)
+  if (flags['cache-mib']) sqlite.run(`PRAGMA cache_size = -${Number(flags['cache-mib']) * 1024}`)
+  if (flags['wal-autocheckpoint'])
+    sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(flags['wal-autocheckpoint'])}`)
+  for (const option of ['automerge', 'crisismerge'] as const)
+    if (flags[option])
+      sqlite.run(
+        `INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('${option}', ${Number(flags[option])})`,
+      )
+  if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_email_idx')
+  const clientId = Bun.randomUUIDv7()
+  sqlite.run(
+    "INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, 'W', 'active', 0, 0)",
+    [clientId],
+  )
+  const w = importWriter(sqlite)
+  const write = sqlite.transaction((values: string[][]) => {
+    const at = Date.now()
+    const highWater = contactsHighWater(sqlite)
+    for (const [email, first, last, company, phone, custom] of values)
+      w.insertContact({
+        id: newId(),
+        clientId,
+        email: email!,
+        firstName: first!,
+        lastName: last!,
+        company: company!,
+        phone: phone ?? null,
+        status: 'subscribed',
+        timezone: null,
+        customFields: custom!,
+        at,
+      })
+    if (!flags['no-fts']) indexContactsAfter(sqlite, highWater)
+  })
+  let ms = 0
+  let cpuUs = 0
+  const io0 = io()
+  for (let from = 1; from <= rows; from += batch) {
+    const values: string[][] = []
+    for (let i = from; i < Math.min(rows + 1, from + batch); i++) {
+      const p = crmRow(i)
+      if (p.e164 !== 'invalid')
+        values.push([
+          p.email,
+          p.first,
+          p.last,
+          p.company,
+          p.e164 as string,
+          JSON.stringify({ plan: p.plan, seats: p.seats }),
+        ])
+    }
+    const cpu = process.cpuUsage()
+    const t0 = performance.now()
+    write.immediate(values)
+    ms += performance.now() - t0
+    const used = process.cpuUsage(cpu)
+    cpuUs += used.user + used.system
+  }
+  const io1 = io()
+  store.close()
+  const variant = Object.entries(flags)
+    .filter(([k, v]) => v !== undefined && v !== false && k !== 'rows')
+    .map(([k, v]) => (v === true ? `--${k}` : `--${k} ${v}`))
+    .join(' ')
+  console.log(
+    JSON.stringify({
+      variant: variant || 'as the import',
+      rows,
+      rows_per_s: Math.round(rows / (ms / 1000)),
+      cpu_s: Math.round(cpuUs / 1e5) / 10,
+      rows_per_cpu_s: Math.round(rows / (cpuUs / 1e6)),
+      written_mb: Math.round((io1.wchar! - io0.wchar!) / 1e6),
+      read_mb: Math.round((io1.rchar! - io0.rchar!) / 1e6),
+      rss_mb: Math.round(process.memoryUsage().rss / 1e6),
+    }),
+  )
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
