@@ -235,7 +235,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       `HERALD_TWILIO_FROM must be an E.164 number (+14155550100) or a Messaging Service SID (MG…), got "${twilioFrom}"`,
     )
 
-  return Object.freeze({
+  const config: Config = Object.freeze({
     port,
     host,
     publicUrl,
@@ -285,7 +285,80 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
     defaultFrom,
   })
+  provenance.set(config, sourcesOf(flags, env))
+  return config
 }
+
+/** Where a setting's value came from: a command-line flag, an environment variable, or the default. */
+export interface SettingSource {
+  readonly source: 'flag' | 'env' | 'default'
+  /** The environment variable that sets it. */
+  readonly env: string
+  /** The command-line flag that sets it, if any. */
+  readonly flag: string | null
+}
+
+// Recorded beside the config (not in it), so the frozen object and every reader stay as they were.
+const provenance = new WeakMap<Config, Readonly<Record<string, SettingSource>>>()
+
+/** The setting → environment variable (and flag) map, in the order the settings page lists them. */
+export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: keyof Flags }>> = {
+  port: { env: 'HERALD_PORT', flag: 'port' },
+  host: { env: 'HERALD_HOST', flag: 'host' },
+  publicUrl: { env: 'HERALD_PUBLIC_URL' },
+  dataDir: { env: 'HERALD_DATA_DIR', flag: 'data' },
+  secretKey: { env: 'HERALD_SECRET_KEY' },
+  bootstrapApiKey: { env: 'HERALD_BOOTSTRAP_API_KEY' },
+  adminEmail: { env: 'HERALD_ADMIN_EMAIL' },
+  adminPassword: { env: 'HERALD_ADMIN_PASSWORD' },
+  dnsServers: { env: 'HERALD_DNS_SERVERS' },
+  spfInclude: { env: 'HERALD_SPF_INCLUDE' },
+  sendingIp: { env: 'HERALD_SENDING_IP' },
+  webhookAllowPrivate: { env: 'HERALD_WEBHOOK_ALLOW_PRIVATE' },
+  webhookRetrySchedule: { env: 'HERALD_WEBHOOK_RETRY_SCHEDULE' },
+  webhookConcurrency: { env: 'HERALD_WEBHOOK_CONCURRENCY' },
+  log: { env: 'HERALD_LOG' },
+  smtpUrl: { env: 'HERALD_SMTP_URL' },
+  emailProvider: { env: 'HERALD_EMAIL_PROVIDER' },
+  smsProvider: { env: 'HERALD_SMS_PROVIDER' },
+  voiceProvider: { env: 'HERALD_VOICE_PROVIDER' },
+  whatsappProvider: { env: 'HERALD_WHATSAPP_PROVIDER' },
+  rcsProvider: { env: 'HERALD_RCS_PROVIDER' },
+  twilioBaseUrl: { env: 'HERALD_TWILIO_BASE_URL' },
+  twilioAccountSid: { env: 'HERALD_TWILIO_ACCOUNT_SID' },
+  twilioAuthToken: { env: 'HERALD_TWILIO_AUTH_TOKEN' },
+  twilioFrom: { env: 'HERALD_TWILIO_FROM' },
+  simulatorRates: { env: 'HERALD_SIMULATOR_RATES' },
+  sendRate: { env: 'HERALD_SEND_RATE' },
+  sendConcurrency: { env: 'HERALD_SEND_CONCURRENCY' },
+  smtpPool: { env: 'HERALD_SMTP_POOL' },
+  sendThreads: { env: 'HERALD_SEND_THREADS' },
+  sendTimeoutMs: { env: 'HERALD_SEND_TIMEOUT_MS' },
+  smtpConnectTimeoutMs: { env: 'HERALD_SMTP_CONNECT_TIMEOUT_MS' },
+  smtpSocketTimeoutMs: { env: 'HERALD_SMTP_SOCKET_TIMEOUT_MS' },
+  domainThrottle: { env: 'HERALD_DOMAIN_THROTTLE' },
+  domainThrottles: { env: 'HERALD_DOMAIN_THROTTLES' },
+  warmup: { env: 'HERALD_WARMUP' },
+  clientHourlyCap: { env: 'HERALD_CLIENT_HOURLY_CAP' },
+  inboundDomain: { env: 'HERALD_INBOUND_DOMAIN' },
+  inboundSmtpPort: { env: 'HERALD_INBOUND_SMTP_PORT' },
+  defaultFrom: { env: 'HERALD_DEFAULT_FROM' },
+}
+
+/** The same precedence as loadConfig: a flag, else a non-empty environment variable, else the default. */
+function sourcesOf(flags: Flags, env: Env): Record<string, SettingSource> {
+  const out: Record<string, SettingSource> = {}
+  for (const [key, names] of Object.entries(SETTING_NAMES)) {
+    const flag = names.flag ?? null
+    const source =
+      flag && flags[flag] !== undefined ? 'flag' : (env[names.env] ?? '') !== '' ? 'env' : 'default'
+    out[key] = { source, env: names.env, flag: flag ? `--${flag}` : null }
+  }
+  return out
+}
+
+/** Where each setting of a config made by loadConfig came from (null for one built otherwise). */
+export const configSources = (config: Config) => provenance.get(config) ?? null
 
 /** `domain=N,domain=N`: per-minute limits by recipient domain. */
 function domainLimits(name: string, raw: string | undefined): Readonly<Record<string, number>> {

@@ -15,7 +15,11 @@ export interface JobInfo {
   description: string
   next_run_at: string | null
   last_run_at: string | null
+  /** null = never run, or running now for the first time. */
+  last_outcome: 'ok' | 'failed' | null
+  last_duration_ms: number | null
   last_error: string | null
+  running: boolean
 }
 
 export interface JobRegistry {
@@ -29,18 +33,37 @@ export interface JobRegistry {
 
 /** Every scheduled job is registered by name so it can be listed and run on demand. */
 export function createJobRegistry(log: Logger): JobRegistry {
-  const jobs = new Map<string, { def: JobDefinition; cron?: Cron; lastRun?: number; lastError?: string }>()
+  // The last run is kept in memory (since this process started): what the jobs page shows.
+  const jobs = new Map<
+    string,
+    {
+      def: JobDefinition
+      cron?: Cron
+      lastRun?: number
+      lastDurationMs?: number
+      lastOutcome?: 'ok' | 'failed'
+      lastError?: string
+      running?: boolean
+    }
+  >()
 
   const execute = async (name: string) => {
     const entry = jobs.get(name)
     if (!entry) throw new Error(`unknown job ${name}`)
+    const started = performance.now()
     entry.lastRun = Date.now()
+    entry.running = true
     try {
       await entry.def.run()
       entry.lastError = undefined
+      entry.lastOutcome = 'ok'
     } catch (err) {
       entry.lastError = (err as Error).message
+      entry.lastOutcome = 'failed'
       log.error('job failed', { job: name, error: entry.lastError })
+    } finally {
+      entry.running = false
+      entry.lastDurationMs = Math.round((performance.now() - started) * 10) / 10
     }
   }
 
@@ -50,14 +73,19 @@ export function createJobRegistry(log: Logger): JobRegistry {
       jobs.set(def.name, { def })
     },
     list() {
-      return [...jobs.values()].map(({ def, cron, lastRun, lastError }) => ({
-        name: def.name,
-        schedule: def.schedule,
-        description: def.description,
-        next_run_at: cron?.nextRun()?.toISOString() ?? null,
-        last_run_at: lastRun ? new Date(lastRun).toISOString() : null,
-        last_error: lastError ?? null,
-      }))
+      return [...jobs.values()].map(
+        ({ def, cron, lastRun, lastError, lastOutcome, lastDurationMs, running }) => ({
+          name: def.name,
+          schedule: def.schedule,
+          description: def.description,
+          next_run_at: cron?.nextRun()?.toISOString() ?? null,
+          last_run_at: lastRun ? new Date(lastRun).toISOString() : null,
+          last_outcome: lastOutcome ?? null,
+          last_duration_ms: lastDurationMs ?? null,
+          last_error: lastError ?? null,
+          running: running ?? false,
+        }),
+      )
     },
     runNow: execute,
     start() {

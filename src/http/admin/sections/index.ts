@@ -4,17 +4,24 @@ import { analyticsSection } from './analytics'
 import { apiKeys } from './api-keys'
 import { assistantKeys } from './assistant-keys'
 import { campaignsSection } from './campaigns'
+import { clientsSection } from './clients'
 import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
 import { deliverabilitySection } from './deliverability'
+import { domainsSection } from './domains'
 import { importsSection } from './imports'
+import { jobsSection } from './jobs'
 import { journeysSection } from './journeys'
 import { listsSection } from './lists'
 import { messagesSection } from './messages'
 import { repliesSection } from './replies'
 import { segmentsSection } from './segments'
+import { sendersSection } from './senders'
+import { settingsSection } from './settings'
 import { suppressionsSection } from './suppressions'
 import { templatesSection } from './templates'
+import { usersSection } from './users'
+import { webhooksSection } from './webhooks'
 
 // The portal's sections, one module each. Adding a page: create ./<section>.ts with
 // defineSection({...}) and add it here (see ../README.md). The nav lists these, by `order`.
@@ -34,5 +41,12 @@ export const sections: readonly Section[] = [
   deliverabilitySection,
   apiKeys,
   assistantKeys,
+  sendersSection,
+  domainsSection,
+  webhooksSection,
+  jobsSection,
+  clientsSection,
+  usersSection,
+  settingsSection,
   account,
 ]

@@ -1,0 +1,115 @@
+import {
+  createSenderVerb,
+  deleteSenderVerb,
+  getSenderVerb,
+  listSendersVerb,
+  updateSenderVerb,
+} from '../../../services/senders/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { type FieldErrors, submit, text, values } from '../forms'
+import { defineSection, type PortalRequest, page, redirect } from '../types'
+import { needsWorkspace, nextPageUrl, queryValue } from './links'
+
+// Senders (DESIGN §7): the From addresses campaigns use. A sender is "verified" when its
+// workspace has a verified domain (DKIM and SPF) for the address's domain or a parent of it —
+// the page says so and links to the domain, or to the domains page to add one.
+
+const PATH = '/admin/senders'
+
+function form(
+  req: PortalRequest,
+  errors: FieldErrors,
+  given: Record<string, unknown>,
+  sender?: { id: string },
+) {
+  return page('pages/senders/form', sender ? 'Edit sender' : 'New sender', {
+    errors,
+    values: { from_email: '', from_name: '', reply_to: '', ...given },
+    sender: sender ?? null,
+    no_workspace: !sender && needsWorkspace(req),
+  })
+}
+
+const fields = (req: PortalRequest) => ({
+  from_email: text(req, 'from_email')?.trim() ?? '',
+  from_name: text(req, 'from_name') ?? '',
+  reply_to: text(req, 'reply_to')?.trim() ?? null,
+})
+
+export const sendersSection = defineSection({
+  path: PATH,
+  title: 'Senders',
+  order: 55,
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const result = await invoke(listSendersVerb, req.ctx, {
+          limit: 50,
+          cursor: queryValue(req, 'cursor'),
+        })
+        return page('pages/senders/index', 'Senders', {
+          senders: result.data,
+          total: result.pagination.total,
+          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+        })
+      },
+    },
+    { method: 'GET', path: `${PATH}/new`, handler: (req) => form(req, {}, {}) },
+    {
+      method: 'POST',
+      path: PATH,
+      handler: (req) =>
+        submit(req, createSenderVerb, fields(req), {
+          done: (s) =>
+            redirect(PATH, {
+              kind: 'success',
+              message: s.verified
+                ? `Added ${s.from_email}; its domain is verified.`
+                : `Added ${s.from_email}. Verify its domain before sending real mail from it.`,
+            }),
+          retry: (errors) => form(req, errors, values(req)),
+        }),
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id/edit`,
+      handler: async (req) => {
+        const s = await invoke(getSenderVerb, req.ctx, { id: req.params.id })
+        return form(req, {}, { ...s, reply_to: s.reply_to ?? '' }, s)
+      },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id`,
+      handler: (req) =>
+        submit(
+          req,
+          updateSenderVerb,
+          { id: req.params.id, ...fields(req) },
+          {
+            done: (s) => redirect(PATH, { kind: 'success', message: `Saved ${s.from_email}.` }),
+            retry: (errors) => form(req, errors, values(req), { id: req.params.id ?? '' }),
+          },
+        ),
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id/delete`,
+      handler: async (req) => {
+        const sender = await invoke(getSenderVerb, req.ctx, { id: req.params.id })
+        return page('pages/senders/delete', `Delete ${sender.from_email}`, { sender })
+      },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/delete`,
+      handler: async (req) => {
+        const sender = await invoke(getSenderVerb, req.ctx, { id: req.params.id })
+        await invoke(deleteSenderVerb, req.ctx, { id: req.params.id })
+        return redirect(PATH, { kind: 'success', message: `Deleted the sender ${sender.from_email}.` })
+      },
+    },
+  ],
+})
