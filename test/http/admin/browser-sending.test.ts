@@ -69,6 +69,13 @@ describe('content and sending (browser)', () => {
     const campaignPath = new URL(page.url()).pathname
     expect(campaignPath).toMatch(/^\/admin\/campaigns\/[0-9a-f-]{36}$/)
 
+    // Its edit form shows the choices made (and passes axe).
+    await follow(page, page.getByRole('button', { name: 'Edit' }))
+    expect(await page.getByLabel('Send to').inputValue()).toBe(`list:${list.id}`)
+    await expectNoSeriousViolations(page)
+    await follow(page, page.getByRole('button', { name: 'Save' }))
+    expect(new URL(page.url()).pathname).toBe(campaignPath)
+
     // Launch behind its confirmation, which shows the audience size.
     await follow(page, page.getByRole('button', { name: 'Launch…' }))
     expect(await page.locator('#audience-size').innerText()).toBe('3')
