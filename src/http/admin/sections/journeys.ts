@@ -68,7 +68,7 @@ function nodeErrors(err: ServiceError): {
     const member = m[2] ?? '_node'
     byNode[m[1]!] ??= {}
     byNode[m[1]!]![member] ??=
-      d.field === `nodes[${m[1]}].${member}`
+      d.field === `nodes[${m[1]}].${member}` || d.field === `nodes[${m[1]}]`
         ? d.message
         : `${d.field.slice(d.field.indexOf(']') + 2)}: ${d.message}`
   }
