@@ -25,6 +25,8 @@ function maskUrl(value: string): string {
 }
 
 function show(key: keyof Config, value: unknown): { value: string; set: boolean } {
+  // Unset, the key is the one generated into the data directory on first start (src/db/data-dir.ts).
+  if (key === 'secretKey' && value === null) return { value: 'the key file in the data directory', set: true }
   if (value === null || value === undefined) return { value: '', set: false }
   if (SECRET.has(key)) return { value: '******** (set)', set: true }
   if (key === 'smtpUrl' || key === 'twilioBaseUrl') return { value: maskUrl(String(value)), set: true }

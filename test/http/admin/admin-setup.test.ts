@@ -106,6 +106,18 @@ describe('/admin/webhooks', () => {
     expect(badEvent.status).toBe(422)
     expect(badEvent.text).toContain('id="event-error"')
 
+    // A failed attempt is logged with the start of the answer, and can be retried.
+    receiver.respond = () => new Response('upstream says no', { status: 500 })
+    expect((await b.post(`/admin/webhooks/${id}/test`, { event: 'email.clicked' })).status).toBe(303)
+    const failed = await b.get(`/admin/webhooks/${id}`)
+    expect(failed.text).toContain('The test event was not accepted: HTTP 500')
+    expect(failed.text).toMatch(/HTTP 500 in \d+ ms<br><small>Response: <code>upstream says no<\/code>/)
+    receiver.respond = () => new Response(null, { status: 204 })
+    const deliveryId = /\/deliveries\/([0-9a-f-]{36})\/retry/.exec(failed.text)![1]!
+    const retried = await b.post(`/admin/webhooks/${id}/deliveries/${deliveryId}/retry`)
+    expect(retried.status).toBe(303)
+    expect((await b.get(`/admin/webhooks/${id}`)).text).toContain('The delivery is due again')
+
     expect((await b.post(`/admin/webhooks/${id}/active`, { active: 'false' })).status).toBe(303)
     expect((await b.get('/admin/webhooks')).text).toContain('<strong>disabled</strong>')
 
