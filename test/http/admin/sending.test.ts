@@ -189,6 +189,8 @@ describe('campaigns, messages and the dashboard', () => {
     expect(after.text).toContain('<title id="activity-title">')
     expect(after.text).toMatch(/Sends \(3\)/)
     expect(after.text).toContain('No campaign is sending.')
+    expect(after.text).toContain('href="/admin/domains"')
+    expect(after.text).toContain('href="/admin/webhooks"')
 
     // The list's status filter and search.
     expect((await b.get('/admin/campaigns?status=sent')).text).toContain('Spring sale')
@@ -220,6 +222,13 @@ describe('campaigns, messages and the dashboard', () => {
     await b.post(`/admin/campaigns/${c.id}/pause`)
     expect((await b.get(`/admin/campaigns/${c.id}`)).text).toContain('flash-error')
     await worker.drain()
+  })
+
+  test('the dashboard names a domain that is not verified, with a link to act on it', async () => {
+    const b = await owner()
+    const domain = await api('POST', '/api/v1/domains', { domain: 'mail.example.org' })
+    const dash = await b.get('/admin')
+    expect(dash.text).toContain(`<a href="/admin/domains/${domain.id}">mail.example.org</a> — pending`)
   })
 
   test('replies inbox: empty state', async () => {
