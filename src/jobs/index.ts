@@ -4,6 +4,7 @@ import { systemActor } from '../services/actors/actor'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
+import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
@@ -16,6 +17,16 @@ function runAs<I extends TSchema, R, P>(ctx: AppContext, name: string, verb: Ver
 
 /** Registers every named job of the instance. Later issues add theirs here. */
 export function registerJobs(ctx: AppContext): void {
+  // Every run's end is stored (time, outcome, duration) for the portal's jobs page.
+  ctx.jobs.onRunEnd((run) =>
+    invoke(recordJobRunVerb, withActor(ctx, systemActor(`job:${run.name}`), `job:${run.name}`), {
+      name: run.name,
+      started_at: run.startedAt,
+      outcome: run.outcome,
+      duration_ms: run.durationMs,
+      error: run.error?.slice(0, 10_000) ?? null,
+    }).then(() => undefined),
+  )
   ctx.jobs.register({
     name: 'campaigns.start-scheduled',
     schedule: '* * * * * *',

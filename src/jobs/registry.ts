@@ -22,8 +22,19 @@ export interface JobInfo {
   running: boolean
 }
 
+/** A run that ended, as the registry timed it. */
+export interface JobRun {
+  name: string
+  startedAt: number
+  outcome: 'ok' | 'failed'
+  durationMs: number
+  error: string | null
+}
+
 export interface JobRegistry {
   register(job: JobDefinition): void
+  /** Called after every run (scheduled or run now) — to record it durably. */
+  onRunEnd(listener: (run: JobRun) => void | Promise<void>): void
   list(): JobInfo[]
   /** Runs a job now, whatever its schedule (operators, tests). */
   runNow(name: string): Promise<void>
@@ -47,6 +58,8 @@ export function createJobRegistry(log: Logger): JobRegistry {
     }
   >()
 
+  const listeners: ((run: JobRun) => void | Promise<void>)[] = []
+
   const execute = async (name: string) => {
     const entry = jobs.get(name)
     if (!entry) throw new Error(`unknown job ${name}`)
@@ -64,6 +77,20 @@ export function createJobRegistry(log: Logger): JobRegistry {
     } finally {
       entry.running = false
       entry.lastDurationMs = Math.round((performance.now() - started) * 10) / 10
+    }
+    const run: JobRun = {
+      name,
+      startedAt: entry.lastRun,
+      outcome: entry.lastOutcome,
+      durationMs: entry.lastDurationMs,
+      error: entry.lastError ?? null,
+    }
+    for (const listener of listeners) {
+      try {
+        await listener(run)
+      } catch (err) {
+        log.error('job run not recorded', { job: name, error: (err as Error).message })
+      }
     }
   }
 
@@ -86,6 +113,9 @@ export function createJobRegistry(log: Logger): JobRegistry {
           running: running ?? false,
         }),
       )
+    },
+    onRunEnd(listener) {
+      listeners.push(listener)
     },
     runNow: execute,
     start() {

@@ -4,6 +4,7 @@ import { notFound } from '../../errors'
 import type { JobInfo } from '../../jobs/registry'
 import { defineVerb } from '../verbs/define'
 import { NoInput, strict } from '../verbs/schemas'
+import { listJobs, recordRun } from './runs'
 
 // The named jobs of src/jobs/ for the portal's jobs page (portal-only: neither the spec nor
 // DESIGN names a REST operation for them). Owners and admins only (admin:*). A job runs as
@@ -15,13 +16,33 @@ export const listJobsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: false,
-  run: (ctx) => ctx.jobs.list(),
+  run: (ctx) => listJobs(ctx),
+})
+
+const RunRecord = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    started_at: t.Integer({ minimum: 0 }),
+    outcome: t.Union([t.Literal('ok'), t.Literal('failed')]),
+    duration_ms: t.Number({ minimum: 0 }),
+    error: t.Union([t.String({ maxLength: 10_000 }), t.Null()]),
+  },
+  strict,
+)
+
+/** Stores a job's run as it ended (src/jobs/ calls it as Herald after every run). */
+export const recordJobRunVerb = defineVerb({
+  name: 'jobs.record-run',
+  scope: 'admin:*',
+  input: RunRecord,
+  mutates: true,
+  run: (ctx, input) => recordRun(ctx, input),
 })
 
 const JobRef = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) }, strict)
 
 function findJob(ctx: Ctx, name: string): JobInfo {
-  const job = ctx.jobs.list().find((j) => j.name === name)
+  const job = listJobs(ctx).find((j) => j.name === name)
   if (!job) throw notFound('Job')
   return job
 }

@@ -1,5 +1,9 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { withActor } from '../../../src/context'
 import { registerJobs } from '../../../src/jobs'
+import { systemActor } from '../../../src/services/actors/actor'
+import { recordJobRunVerb } from '../../../src/services/jobs/verbs'
+import { invoke } from '../../../src/services/verbs/invoke'
 import { createTestApp } from '../../helpers/app'
 import { startDnsServer } from '../../helpers/dns-server'
 import { startReceiver } from '../../helpers/receiver'
@@ -152,6 +156,18 @@ describe('/admin/jobs, /admin/clients, /admin/users, /admin/settings', () => {
     expect(after.text).toMatch(/Ran segments\.refresh in [\d.]+ ms/)
     expect(after.text).toMatch(/<td>ok<\/td>\s*<td>[\d.,]+ ms<\/td>/)
     expect((await b.post('/admin/jobs/no.such/run')).status).toBe(404)
+    // Stored through jobs.record-run: a run by another process (herald jobs run) shows too.
+    const stored = t.ctx.sqlite.query("SELECT outcome FROM job_runs WHERE name = 'segments.refresh'").get()
+    expect(stored).toEqual({ outcome: 'ok' })
+    await invoke(recordJobRunVerb, withActor(t.ctx, systemActor('job:idempotency.purge'), 'test'), {
+      name: 'idempotency.purge',
+      started_at: Date.now(),
+      outcome: 'failed',
+      duration_ms: 12,
+      error: 'disk <b>full</b>',
+    })
+    const elsewhere = await b.get('/admin/jobs')
+    expect(elsewhere.text).toContain('<strong>failed</strong>: disk &lt;b&gt;full&lt;/b&gt;')
     const member = await signIn(t, await makeUser(t, { role: 'member', clients: [t.defaultClientId] }))
     expect((await member.post('/admin/jobs/segments.refresh/run')).status).toBe(403)
   })
