@@ -85,6 +85,30 @@ describe('/admin/domains', () => {
   })
 })
 
+describe('roles on senders and domains', () => {
+  test("a member of another client gets 404 for this workspace's sender and domain; a viewer cannot POST", async () => {
+    const b = await signIn(t)
+    const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+    const sender = (
+      await t.call('POST', '/api/v1/senders', { key, body: { from_email: 'a@roles.test', from_name: 'A' } })
+    ).body.data
+    const made = await b.post('/admin/domains', { domain: 'roles.test' })
+    const domainId = idFrom(made.location)
+    const member = await signIn(
+      t,
+      await makeUser(t, { role: 'member', clients: [t.client('Roles other client')] }),
+    )
+    expect((await member.get(`/admin/senders/${sender.id}/edit`)).status).toBe(404)
+    expect((await member.get(`/admin/domains/${domainId}`)).status).toBe(404)
+    expect((await member.post(`/admin/domains/${domainId}/verify`)).status).toBe(404)
+    expect((await member.get('/admin/senders')).text).not.toContain('a@roles.test')
+    const viewer = await signIn(t, await makeUser(t, { role: 'viewer' }))
+    expect((await viewer.get(`/admin/domains/${domainId}`)).status).toBe(200)
+    expect((await viewer.post(`/admin/senders/${sender.id}/delete`)).status).toBe(403)
+    expect((await viewer.post('/admin/domains', { domain: 'viewer.test' })).status).toBe(403)
+  })
+})
+
 describe('/admin/webhooks', () => {
   test('create shows the secret once; reveal is a POST after a confirmation, owners/admins only; test send logs the attempt', async () => {
     const b = await signIn(t)
