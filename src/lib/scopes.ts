@@ -23,6 +23,21 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number]
 
+/** The subset the OAuth flows advertise (the spec's Scopes section); never `admin:*`. */
+export const OAUTH_SCOPES = [
+  'campaigns:read',
+  'campaigns:write',
+  'campaigns:launch',
+  'contacts:read',
+  'contacts:write',
+  'journeys:read',
+  'journeys:write',
+  'analytics:read',
+  'lists:write',
+  'templates:write',
+  'compliance:read',
+] as const satisfies readonly Scope[]
+
 export const ADMIN_SCOPE: Scope = 'admin:*'
 
 export function isScope(value: string): value is Scope {

@@ -534,8 +534,11 @@ describe('enroll', () => {
     expect(r.status).toBe(422)
     expect(detailFields(r.body)).toEqual(['segment_id'])
     expect((await acme.enrollments(j.id)).length).toBe(0)
-    r = await t.call('POST', path, { key: acme.key, body: {} })
-    expect(r.status).toBe(422)
+    for (const body of [{}, { contact_ids: [] }]) {
+      r = await t.call('POST', path, { key: acme.key, body })
+      expect(r.status).toBe(422)
+      expect(detailFields(r.body)).toEqual(['contact_ids'])
+    }
     r = await t.call('POST', path, { key: acme.key, body: { contact_ids: ['not-an-id'] } })
     expect(r.status).toBe(422)
   })
@@ -617,12 +620,15 @@ describe('tenancy, scopes, pagination', () => {
     ).toBe(acme.clientId)
   })
 
-  test('scopes: reads with journeys:read, writes need journeys:write (403 naming it); the list takes any key', async () => {
+  test('scopes: reads take any key (DESIGN §5), writes need journeys:write (403 naming it)', async () => {
     expect((await t.call('GET', `/api/v1/journeys/${acmeJourney}`, { key: readOnly })).status).toBe(200)
     const denied = await t.call('POST', '/api/v1/journeys', { key: readOnly, body: { name: 'x' } })
     expect(denied.status).toBe(403)
     expect(denied.body.error.details.required_scope).toBe('journeys:write')
-    expect((await t.call('GET', `/api/v1/journeys/${acmeJourney}`, { key: contactsOnly })).status).toBe(403)
+    for (const path of ['', '/enrollments', '/stats'])
+      expect(
+        (await t.call('GET', `/api/v1/journeys/${acmeJourney}${path}`, { key: contactsOnly })).status,
+      ).toBe(200)
     expect((await t.call('GET', '/api/v1/journeys', { key: contactsOnly })).status).toBe(200)
   })
 

@@ -97,6 +97,20 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   const crossSite = (request: Request) => request.headers.get('sec-fetch-site') === 'cross-site'
 
+  /** A browser's POST names its page's origin; another host's page is a cross-site request. */
+  function foreignOrigin(request: Request): boolean {
+    const origin = request.headers.get('origin')
+    if (!origin || origin === 'null') return origin === 'null'
+    try {
+      return new URL(origin).host !== (request.headers.get('host') ?? new URL(request.url).host)
+    } catch {
+      return true
+    }
+  }
+
+  /** `/admin/x?y=1` as a query value, its slashes left readable. */
+  const nextParam = (path: string) => encodeURIComponent(path).replace(/%2F/gi, '/')
+
   /** The chosen workspace if the user may use it, else their first (the "Default workspace"). */
   function workspaceOf(session: PortalSession, workspaces: Workspace[]): Workspace | null {
     const platform = session.user.role !== 'member'
@@ -152,8 +166,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       'set-cookie': cookie(LOGIN_COOKIE, token, { secure, maxAgeSeconds: 3600 }),
     }
     // An htmx swap that lands here (a session ended mid-page) reloads the whole page instead.
-    if (request.headers.get('hx-request'))
-      headers['hx-redirect'] = `/admin/login?next=${encodeURIComponent(next)}`
+    if (request.headers.get('hx-request')) headers['hx-redirect'] = `/admin/login?next=${nextParam(next)}`
     return render.page(view, { req: null, csrf: token, flash: null, path: url.pathname }, false, headers)
   }
 
@@ -161,7 +174,14 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     const form = await readForm(request)
     const expected = readCookie(request, LOGIN_COOKIE)
     const carried = carriedToken(request, form)
-    if (!expected || !tokenMatches(carried, expected) || crossSite(request))
+    // The form's double-submit token guards against login CSRF. A client that never loaded the
+    // form (a script posting email and password) carries neither cookie nor token: it may sign
+    // in unless the request comes from another site's page.
+    const tokenless = !expected && !carried
+    const refused = tokenless
+      ? crossSite(request) || foreignOrigin(request)
+      : !expected || !tokenMatches(carried, expected) || crossSite(request)
+    if (refused)
       return render.page(
         errorPage(403, 'Form expired', 'The sign-in form expired or came from another site. Load it again.'),
         { req: null, csrf: '', flash: null, path: url.pathname },
@@ -329,7 +349,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     }
     if (!session) {
       const headers = new Headers({
-        location: `/admin/login?next=${encodeURIComponent(path + url.search)}`,
+        location: `/admin/login?next=${nextParam(path + url.search)}`,
         'cache-control': 'no-store',
       })
       // A stale cookie is cleared so the browser stops sending it.

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context'
-import { SCOPES } from '../../lib/scopes'
+import { OAUTH_SCOPES } from '../../lib/scopes'
 
 /**
  * RFC 9728 protected-resource metadata: this server is both resource and authorization server.
@@ -10,7 +10,7 @@ export function protectedResourceMetadata(ctx: AppContext, path = '') {
   return {
     resource: `${ctx.config.publicUrl}${path}`,
     authorization_servers: [ctx.config.publicUrl],
-    scopes_supported: [...SCOPES],
+    scopes_supported: [...OAUTH_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'Herald',
     resource_documentation: `${ctx.config.publicUrl}/docs`,

@@ -100,8 +100,8 @@ export function enrollVerb(ctx: Ctx, id: string, input: { contact_ids?: string[]
       journey.status,
       ['active'],
     )
-  if (input.contact_ids === undefined && input.segment_id === undefined)
-    throw invalidField('contact_ids', 'give contact_ids, segment_id or both')
+  if (!input.contact_ids?.length && input.segment_id === undefined)
+    throw invalidField('contact_ids', 'give at least one contact id, a segment_id, or both')
   const ids = [...new Set((input.contact_ids ?? []).map((c) => parseId(c) ?? c))]
   assertContactsOfClient(ctx.db, journey.clientId, ids, 'contact_ids')
   const now = ctx.clock.now()

@@ -30,6 +30,7 @@ import { baselineSegment } from './triggers'
 // checked on every save and in full at activation; archiving ends every enrollment.
 
 const ALLOWED_FROM = {
+  update: ['draft', 'active', 'paused'],
   edit: ['draft', 'paused'],
   activate: ['draft', 'paused'],
   pause: ['active'],
@@ -38,7 +39,8 @@ const ALLOWED_FROM = {
 } as const satisfies Record<string, readonly JourneyStatus[]>
 
 const VERBS = {
-  edit: 'have its nodes changed',
+  update: 'changed',
+  edit: 'given new nodes',
   activate: 'activated',
   pause: 'paused',
   archive: 'archived',
@@ -48,8 +50,9 @@ const VERBS = {
 export function assertJourneyState(row: JourneyRow, op: keyof typeof ALLOWED_FROM): void {
   const allowed: readonly JourneyStatus[] = ALLOWED_FROM[op]
   if (allowed.includes(row.status)) return
+  const article = /^[aeiou]/.test(row.status) ? 'An' : 'A'
   throw invalidState(
-    `A ${row.status} journey cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
+    `${article} ${row.status} journey cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
     row.status,
     allowed,
   )
@@ -141,7 +144,7 @@ export function listJourneys(ctx: Ctx, page: ListJourneysQuery) {
 
 export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
   const current = findJourneyRow(ctx, id)
-  if (current.status === 'archived') assertJourneyState(current, 'archive')
+  assertJourneyState(current, 'update')
   const now = ctx.clock.now()
   let nodes = current.nodes
   if (patch.nodes !== undefined) {

@@ -24,7 +24,8 @@ import { enterNewSegmentMembers } from './triggers'
 
 export const listJourneysVerb = defineVerb({
   name: 'journeys.list',
-  // The spec's GET /journeys takes any key ("default"); the extension reads need journeys:read.
+  // Reads take any valid key: the spec's GET /journeys is "default", and DESIGN §5 gives the
+  // extension reads the same rule.
   scope: 'any',
   input: ListJourneysInput,
   mutates: false,
@@ -41,7 +42,7 @@ export const createJourneyVerb = defineVerb({
 
 export const getJourneyVerb = defineVerb({
   name: 'journeys.get',
-  scope: 'journeys:read',
+  scope: 'any',
   input: JourneyRef,
   mutates: false,
   run: (ctx, { id }) => getJourney(ctx, id),
@@ -99,7 +100,7 @@ export const enrollJourneyVerb = defineVerb({
 
 export const listEnrollmentsVerb = defineVerb({
   name: 'journeys.enrollments',
-  scope: 'journeys:read',
+  scope: 'any',
   input: ListEnrollmentsInput,
   mutates: false,
   run: (ctx, { id, ...page }) => listEnrollments(ctx, id, page),
@@ -107,7 +108,7 @@ export const listEnrollmentsVerb = defineVerb({
 
 export const journeyStatsVerb = defineVerb({
   name: 'journeys.stats',
-  scope: 'journeys:read',
+  scope: 'any',
   input: JourneyRef,
   mutates: false,
   run: (ctx, { id }) => journeyStats(ctx, id),

@@ -11,13 +11,14 @@ const t = createTestApp({ clock, env: PORTAL_ENV })
 describe('without a session', () => {
   test.each([
     ['/admin', '/admin'],
+    ['/admin/contacts', '/admin/contacts'],
     ['/admin/api-keys', '/admin/api-keys'],
     ['/admin/api-keys?cursor=abc', '/admin/api-keys?cursor=abc'],
     ['/admin/no-such-page', '/admin/no-such-page'],
   ])('GET %s → 303 to the sign-in page with next', async (path, next) => {
     const res = await browser(t).get(path)
     expect(res.status).toBe(303)
-    expect(res.location).toBe(`/admin/login?next=${encodeURIComponent(next)}`)
+    expect(res.location).toBe(`/admin/login?next=${next.replace('?', '%3F').replace('=', '%3D')}`)
   })
 
   test('a POST without a session → 303 to sign in, nothing done', async () => {
@@ -80,15 +81,46 @@ describe('sign-in', () => {
     expect(b.cookies.has('herald_session')).toBe(false)
   })
 
-  test('a POST to /admin/login without the form token → 403, no session', async () => {
-    const b = browser(t)
-    const res = await b.post('/admin/login', {
+  test('a POST to /admin/login with the form cookie but without (or with a wrong) token → 403, no session', async () => {
+    for (const token of [null, 'forged']) {
+      const b = browser(t)
+      await b.get('/admin/login')
+      const res = await b.post('/admin/login', {
+        email: 'admin@localhost',
+        password: OWNER_PASSWORD,
+        _csrf: token,
+      })
+      expect(res.status).toBe(403)
+      expect(b.cookies.has('herald_session')).toBe(false)
+    }
+  })
+
+  test('a script that never loaded the form signs in with email and password alone; another site cannot', async () => {
+    const script = browser(t)
+    const ok = await script.post('/admin/login', {
       email: 'admin@localhost',
       password: OWNER_PASSWORD,
       _csrf: null,
     })
-    expect(res.status).toBe(403)
-    expect(b.cookies.has('herald_session')).toBe(false)
+    expect(ok.status).toBe(303)
+    expect(script.cookies.has('herald_session')).toBe(true)
+    const wrong = await browser(t).post('/admin/login', {
+      email: 'admin@localhost',
+      password: 'nope',
+      _csrf: null,
+    })
+    expect(wrong.status).toBe(200)
+    expect(wrong.text).toMatch(/role="alert"/)
+    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+      const b = browser(t)
+      const res = await b.post(
+        '/admin/login',
+        { email: 'admin@localhost', password: OWNER_PASSWORD, _csrf: null },
+        headers,
+      )
+      expect(res.status).toBe(403)
+      expect(b.cookies.has('herald_session')).toBe(false)
+    }
   })
 
   test('the session cookie is Secure when the public URL is https', async () => {
