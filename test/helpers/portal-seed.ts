@@ -25,9 +25,11 @@ export interface HostileData {
   templateId: string
   campaignId: string
   senderId: string
+  domainId: string
+  webhookId: string
 }
 
-/** Creates one of each record with hostile names and sends a capture campaign to the contact (needs a running sender: `usePortal({ workers: true })`). */
+/** Creates one of each record with hostile names (and a domain and a webhook) and sends a capture campaign to the contact (needs a running sender: `usePortal({ workers: true })`). */
 export async function seedHostileData(herald: TestApp): Promise<HostileData> {
   const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId, name: XSS.attribute })
   const call = async (method: string, path: string, body?: unknown) => {
@@ -69,7 +71,15 @@ export async function seedHostileData(herald: TestApp): Promise<HostileData> {
   await eventually(async () =>
     expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).status as string).toBe('sent'),
   )
+  // After the send, so neither receives anything (no delivery to a host that does not exist).
+  const domain = await call('POST', '/api/v1/domains', { domain: 'mail.example.com' })
+  const webhook = await call('POST', '/api/v1/webhooks', {
+    url: 'https://hooks.example.com/in?probe=%22%3E%3Csvg%20onload%3Dalert(2)%3E',
+    events: ['reply.received'],
+  })
   return {
+    domainId: domain.id,
+    webhookId: webhook.id,
     contactId: contact.id,
     contactEmail,
     listId: list.id,
