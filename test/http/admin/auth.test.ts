@@ -111,7 +111,11 @@ describe('sign-in', () => {
     })
     expect(wrong.status).toBe(200)
     expect(wrong.text).toMatch(/role="alert"/)
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const foreign: Record<string, string>[] = [
+      { origin: 'https://evil.example' },
+      { 'sec-fetch-site': 'cross-site' },
+    ]
+    for (const headers of foreign) {
       const b = browser(t)
       const res = await b.post(
         '/admin/login',
