@@ -39,7 +39,8 @@ export async function seedHostileData(herald: TestApp): Promise<HostileData> {
   }
   // A second workspace, named to break out of an attribute: every page's header lists it.
   const client = await herald.call('POST', '/api/v1/clients', { body: { name: XSS.attribute } })
-  if (client.status !== 200) throw new Error(`seeding: POST /api/v1/clients → ${client.status} ${client.text}`)
+  if (client.status !== 200)
+    throw new Error(`seeding: POST /api/v1/clients → ${client.status} ${client.text}`)
   const list = await call('POST', '/api/v1/lists', { name: XSS.name, description: XSS.company })
   const contactEmail = 'xss.probe@example.com'
   const contact = await call('POST', '/api/v1/contacts', {
