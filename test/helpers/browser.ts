@@ -3,7 +3,7 @@
 // logged-in browser context per role, reused across the tests of a file. The Chromium side (launch,
 // page problems, axe, screenshots) is in ./chromium.ts and re-exported here.
 import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { withActor } from '../../src/context'
 import type { Clock } from '../../src/lib/time'
 import { createJourneyWorker } from '../../src/queue/journey-worker'
@@ -42,7 +42,7 @@ export interface Portal {
   /** A new page in the role's logged-in context (close it when done, or leave it to afterAll). */
   pageAs(role: PortalRole): Promise<Page>
   /** A fresh context signed in as this user (for users made with options, e.g. a member's clients). */
-  contextFor(user: PortalUser): Promise<BrowserContext>
+  contextFor(user: PortalUser, options?: BrowserContextOptions): Promise<BrowserContext>
   /** A fresh context with no session (cookies of its own). */
   anonymous(): Promise<BrowserContext>
   /** The user behind `contextAs(role)`, once made. */
@@ -122,8 +122,8 @@ export function usePortal(
       }
       return { id: created.id, email, password, role }
     },
-    async contextFor(user) {
-      const c = await newContext(portal.browser, url)
+    async contextFor(user, contextOptions) {
+      const c = await newContext(portal.browser, url, contextOptions)
       const page = await c.newPage()
       await loginOk(page, user.email, user.password)
       await page.close()

@@ -7,6 +7,7 @@ import { join } from 'node:path'
 import {
   type Browser,
   type BrowserContext,
+  type BrowserContextOptions,
   chromium,
   type Locator,
   type Page,
@@ -99,13 +100,18 @@ const CSP_LISTENER = `document.addEventListener('securitypolicyviolation', (e) =
  * exceptions, dialogs and failed responses (see `problems`). Confirm dialogs are accepted (a
  * confirmation before a destructive action is part of a flow); alerts and prompts are dismissed.
  */
-export async function newContext(browser: Browser, baseURL?: string): Promise<BrowserContext> {
+export async function newContext(
+  browser: Browser,
+  baseURL?: string,
+  options: BrowserContextOptions = {},
+): Promise<BrowserContext> {
   // Reduced motion: Pico then drops its transitions, so a focus ring or a swap is complete the
   // moment it is read, never caught mid-animation.
   const context = await browser.newContext({
     baseURL,
     viewport: { width: 1280, height: 900 },
     reducedMotion: 'reduce',
+    ...options,
   })
   // A missing element fails in seconds with its selector, not at the test's timeout.
   context.setDefaultTimeout(ACTION_TIMEOUT_MS)

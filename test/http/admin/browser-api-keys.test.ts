@@ -38,6 +38,7 @@ describe('API keys page (browser)', () => {
   test('create with scope checkboxes → key shown once → REST 200 → listed by prefix only → revoke → REST 401', async () => {
     const page = await portal.pageAs('owner')
     await visit(page, '/admin/api-keys')
+    expect(await page.evaluate('typeof window.htmx')).toBe('object') // links and forms are boosted
     await expectNoSeriousViolations(page)
 
     await follow(page, page.getByRole('button', { name: 'New API key' }).first()) // a link styled as a button
@@ -96,5 +97,30 @@ describe('API keys page (browser)', () => {
     await expectNoSeriousViolations(page)
     await expectCleanPage(page, { allowFailedResponses: true })
     await page.close()
+  })
+
+  test('without JavaScript: the same create → shown once → revoke works as plain POST-redirect-GET forms', async () => {
+    const owner = await portal.user('owner')
+    const context = await portal.contextFor(owner, { javaScriptEnabled: false })
+    const page = await context.newPage()
+    await visit(page, '/admin/api-keys')
+    expect(await page.evaluate('typeof window.htmx')).toBe('undefined') // the page's scripts did not run
+    await follow(page, page.getByRole('button', { name: 'New API key' }).first())
+    await page.getByLabel('Name', { exact: true }).fill('No-JS key')
+    await page.getByLabel('contacts:read', { exact: true }).check()
+    expect((await follow(page, page.getByRole('button', { name: 'Create key' }))).status()).toBe(200)
+    const key = (await page.locator('#new-key').inputValue()).trim()
+    expect(key).toMatch(KEY)
+    expect(await rest(key)).toBe(200)
+    await visit(page, '/admin/api-keys')
+    await follow(
+      page,
+      page.locator('tbody tr', { hasText: 'No-JS key' }).getByRole('link', { name: /revoke/i }),
+    )
+    await follow(page, page.getByRole('button', { name: 'Revoke key' }))
+    expect(new URL(page.url()).pathname).toBe('/admin/api-keys')
+    expect(await statusText(page)).toContain('Revoked the key “No-JS key”')
+    expect(await rest(key)).toBe(401)
+    await context.close()
   })
 })

@@ -111,6 +111,21 @@ describe('portal crawl (browser)', () => {
       throw new Error(`${problems.length} problem(s) in all workspaces:\n\n${problems.join('\n\n')}`)
   }, 180_000)
 
+  test('without JavaScript: every nav page still answers 200 with its heading (plain links and forms)', async () => {
+    const owner = await portal.user('owner')
+    const page = await (await portal.contextFor(owner, { javaScriptEnabled: false })).newPage()
+    await page.goto('/admin', { waitUntil: 'load' })
+    const problems: string[] = []
+    for (const path of await portalLinks(page, 'nav')) {
+      const res = await page.goto(path, { waitUntil: 'load' })
+      const h1 = await page.locator('main h1').count()
+      if (res?.status() !== 200 || h1 !== 1)
+        problems.push(`${path}: answered ${res?.status()} with ${h1} <h1> in <main>`)
+    }
+    if (problems.length)
+      throw new Error(`${problems.length} problem(s) without JavaScript:\n  ${problems.join('\n  ')}`)
+  })
+
   for (const role of ['viewer', 'member'] as const)
     test(`as ${role}: every page of the ${role}’s nav answers 200 (or the 403 page) with no console/CSP errors`, async () => {
       // A member works only in the clients chosen for it: here the Default workspace.
