@@ -6,6 +6,7 @@ import {
   ProtocolError,
   ProtocolErrorCode,
   Server,
+  type ServerContext,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import type { Actor } from '../../services/actors/actor'
@@ -52,12 +53,59 @@ function plainLegacy(request: Request, body: unknown): boolean {
   return meta === undefined || !(ENVELOPE_CLAIM in meta)
 }
 
+/**
+ * A 2025-era message whose serving leaves nothing on the instance: one request, not the
+ * `initialize` handshake (which records the client's version and capabilities on it).
+ */
+const poolable = (body: unknown) =>
+  typeof body === 'object' &&
+  body !== null &&
+  !Array.isArray(body) &&
+  'id' in body &&
+  (body as { method?: unknown }).method !== 'initialize'
+
+/**
+ * The plain 2026-07-28 request: a modern MCP-Protocol-Version header and one JSON-RPC request
+ * (not `initialize`) carrying the envelope's claim — what the SDK's own classification calls
+ * modern. It goes straight to the SDK's entry, which classifies it again anyway (asking
+ * isLegacyRequest first would classify it twice).
+ */
+function plainModern(request: Request, body: unknown): boolean {
+  const header = request.headers.get('mcp-protocol-version')
+  if (header === null || LEGACY_VERSIONS.has(header)) return false
+  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('id' in body)) return false
+  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } }
+  return typeof method === 'string' && method !== 'initialize' && ENVELOPE_CLAIM in (params?._meta ?? {})
+}
+
 const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'private' } as const
 
+type Era = McpRequestContext['era']
+
+/** The caller of one request, as the endpoint passed it through the SDK (`ctx.http.authInfo.extra`). */
+function callerOf(ctx: ServerContext): CallerInfo {
+  const caller = ctx.http?.authInfo?.extra as unknown as CallerInfo | undefined
+  // The endpoint always passes one; a request without it is a wiring bug, never an anonymous call.
+  if (!caller) throw new ProtocolError(ProtocolErrorCode.InternalError, 'No caller for this request')
+  return caller
+}
+
+/** Idle servers kept per era; more may be serving at once (each request holds its own). */
+const POOL_SIZE = 16
+
 export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
-  const factory = (mcp: McpRequestContext) => {
-    const caller = mcp.authInfo?.extra as unknown as CallerInfo
-    const c: ResourceCaller = { p, catalog, actor: caller.actor, requestId: caller.requestId }
+  const resourceCaller = (ctx: ServerContext): ResourceCaller => {
+    const { actor, requestId } = callerOf(ctx)
+    return { p, catalog, actor, requestId }
+  }
+
+  /**
+   * One low-level Server with every handler registered. The handlers hold nothing of a
+   * request: the actor (and so the tenant and the scopes tools/list filters by) comes from
+   * the request's own context each time, which is what lets one instance serve one request
+   * after another (./server.test.ts checks two tenants calling at once).
+   */
+  function build(): Server {
     const server = new Server(
       { name: 'herald', title: 'Herald', version: VERSION },
       {
@@ -74,13 +122,16 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
         },
       },
     )
-    server.setRequestHandler('tools/list', () => ({ tools: catalog.visibleTo(c.actor) as never }))
-    server.setRequestHandler('tools/call', async (request) => {
+    server.setRequestHandler('tools/list', (_request, ctx) => ({
+      tools: catalog.visibleTo(callerOf(ctx).actor) as never,
+    }))
+    server.setRequestHandler('tools/call', async (request, ctx) => {
       const { name, arguments: args } = request.params
       const tool = catalog.byName.get(name)
       // A tool the scopes hide still runs, so the caller learns which scope it lacks (403).
       if (!tool) throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
-      const outcome = await runTool(p, tool, args, c.actor, c.requestId)
+      const { actor, requestId } = callerOf(ctx)
+      const outcome = await runTool(p, tool, args, actor, requestId)
       return server.projectCallToolResult(
         {
           content: [{ type: 'text', text: outcome.text }],
@@ -91,18 +142,45 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
       )
     })
     server.setRequestHandler('resources/templates/list', () => ({ resourceTemplates }))
-    server.setRequestHandler('resources/list', async () => ({ resources: (await listResources(c)) as never }))
+    server.setRequestHandler('resources/list', async (_request, ctx) => ({
+      resources: (await listResources(resourceCaller(ctx))) as never,
+    }))
     server.setRequestHandler(
       'resources/read',
-      async (request) => (await readResource(c, request.params.uri)) as never,
+      async (request, ctx) => (await readResource(resourceCaller(ctx), request.params.uri)) as never,
     )
     server.setRequestHandler('prompts/list', () => ({ prompts: prompts as never }))
     server.setRequestHandler(
       'prompts/get',
-      async (request) => (await getPrompt(c, request.params.name, request.params.arguments)) as never,
+      async (request, ctx) =>
+        (await getPrompt(resourceCaller(ctx), request.params.name, request.params.arguments)) as never,
     )
     return server
   }
+
+  // Servers are reused from one request to the next instead of building one and registering its
+  // handlers for each, one pool per era since the era is instance state. A server is handed to
+  // one request at a time — taken from the pool, returned once its transport closed (the SDK
+  // clears it first; a second close returns nothing) — so the SDK still sees a server that
+  // serves nothing else. A
+  // 2025-era `initialize` binds its instance to what that client negotiated: such an instance
+  // is never returned to the pool (see `poolable`).
+  const idle: Record<Era, Server[]> = { legacy: [], modern: [] }
+  function take(era: Era, reuse: boolean): Server {
+    let server = reuse ? idle[era].pop() : undefined
+    while (server !== undefined && server.transport !== undefined) server = idle[era].pop()
+    server ??= build()
+    server.onclose = reuse
+      ? () => {
+          const pool = idle[era]
+          if (server.transport === undefined && pool.length < POOL_SIZE && !pool.includes(server))
+            pool.push(server)
+        }
+      : undefined
+    return server
+  }
+
+  const factory = (mcp: McpRequestContext) => take(mcp.era, mcp.era === 'modern')
   // 2026-07-28 requests: the SDK's entry, strict (2025-era traffic never reaches it).
   const modern = createMcpHandler(factory, {
     legacy: 'reject',
@@ -119,7 +197,7 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
         { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null },
         { status: 405, headers: { allow: 'POST' } },
       )
-    const server = factory({ era: 'legacy', authInfo, requestInfo: request })
+    const server = take('legacy', poolable(parsedBody))
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: undefined,
       enableJsonResponse: true,
@@ -131,8 +209,8 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
         ...(parsedBody === undefined ? {} : { parsedBody }),
       })
     } finally {
+      // Closing the transport closes the server's side too (and returns it to the pool).
       void transport.close().catch(() => {})
-      void server.close().catch(() => {})
     }
   }
 
@@ -162,11 +240,11 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
     }
     // The SDK's own classification: no per-request envelope (initialize, 2025-era calls, GET
     // and DELETE, a body that does not parse) is legacy. The plain 2025-era call is recognised
-    // here without it (the SDK's schema checks cost as much as the call itself).
+    // here without it (the SDK's schema checks cost as much as the call itself), and so is the plain 2026-07-28 one.
     const isModern =
       parsedBody !== undefined &&
-      !plainLegacy(request, parsedBody) &&
-      !(await isLegacyRequest(request, parsedBody))
+      (plainModern(request, parsedBody) ||
+        (!plainLegacy(request, parsedBody) && !(await isLegacyRequest(request, parsedBody))))
     return isModern ? modern.fetch(request, { authInfo, parsedBody }) : legacy(forward, parsedBody, authInfo)
   }
 }

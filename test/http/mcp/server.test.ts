@@ -70,6 +70,47 @@ for (const sdk of SDKS) {
       expect(visible.filter((x) => x.annotations.readOnlyHint !== true).map((x) => x.name)).toEqual([])
     })
 
+    // The server reuses SDK server instances from one request to the next (src/http/mcp/server.ts):
+    // the credential must stay the request's own, whatever ran on the instance before or beside it.
+    test('two tenants calling the same tools at once each see only their own data and tools', async () => {
+      const mine = (await ok('create_contact', { email: `mine-${sdk}@example.com` })).data
+      const theirs = (await ok('create_contact', { email: `theirs-${sdk}@example.com` }, stranger)).data
+      expect([mine.client_id, theirs.client_id]).toEqual([acme, globex])
+      const ids = (page: { data: { id: string; client_id: string }[] }, client: string) => {
+        expect(page.data.map((c) => c.client_id).filter((c) => c !== client)).toEqual([])
+        return page.data.map((c) => c.id)
+      }
+      const round = async () => {
+        const [a, b, r, clientA, clientB, toolsA, toolsR] = await Promise.all([
+          ok('list_contacts', { limit: 100 }),
+          ok('list_contacts', { limit: 100 }, stranger),
+          ok('list_contacts', { limit: 100 }, readOnly),
+          ok('get_client', { id: acme }),
+          ok('get_client', { id: globex }, stranger),
+          mcp.listTools(),
+          readOnly.listTools(),
+        ])
+        expect(ids(a, acme)).toContain(mine.id)
+        expect(ids(a, acme)).not.toContain(theirs.id)
+        expect(ids(b, globex)).toContain(theirs.id)
+        expect(ids(b, globex)).not.toContain(mine.id)
+        expect(ids(r, acme)).toContain(mine.id)
+        expect([clientA.data.id, clientB.data.id]).toEqual([acme, globex])
+        expect(toolsA.tools.length).toBe(toolCount)
+        expect(
+          toolsR.tools.filter((x: { annotations: { readOnlyHint: boolean } }) => !x.annotations.readOnlyHint),
+        ).toEqual([])
+      }
+      await Promise.all(Array.from({ length: 10 }, round))
+      // And another tenant's record stays out of reach by id, on a server that just served its owner.
+      const [own, other] = await Promise.all([
+        ok('get_contact', { id: theirs.id }, stranger),
+        failure('get_contact', { id: theirs.id }),
+      ])
+      expect(own.data.id).toBe(theirs.id)
+      expect(other.code).toBe('NOT_FOUND')
+    })
+
     test('a tool’s input is one object: path ids, query and body members', async () => {
       const tools = (await mcp.listTools()).tools
       const launch = tools.find((x) => x.name === 'launch_campaign')
