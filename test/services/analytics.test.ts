@@ -117,6 +117,13 @@ describe('funnel: unique per message, machine opens apart', async () => {
     const all = await t.call('GET', `/api/v1/analytics/funnel?client_id=${s.clientId}`)
     expect(all.body.data.steps[0].count).toBe(10)
     expect(all.body.data.from).toBe('2026-02-07T00:00:00.000Z')
+    // Only `to`: the 30 days that end with that day, whatever today is.
+    const ending = await t.call(
+      'GET',
+      `/api/v1/analytics/funnel?${q({ client_id: s.clientId, to: '2025-12-31' })}`,
+    )
+    expect(ending.status).toBe(200)
+    expect(ending.body.data.from).toBe('2025-12-02T00:00:00.000Z')
     const one = await t.call(
       'GET',
       `/api/v1/analytics/funnel?${q({ client_id: s.clientId, campaign_id: s.campaign.id })}`,
@@ -300,7 +307,7 @@ describe('trends: windows and buckets', async () => {
     await bad({ channel: 'pigeon' }, 'channel')
   })
 
-  test('tenancy: a platform-wide key names the client, a tenant key reads its own', async () => {
+  test('tenancy and scope: a platform-wide key names the client, a tenant key reads its own, any key reads', async () => {
     const r = await t.call('GET', '/api/v1/analytics/funnel')
     expect(r.status).toBe(422)
     expect(r.body.error.details[0].field).toBe('client_id')
@@ -310,10 +317,14 @@ describe('trends: windows and buckets', async () => {
     const mine = await t.call('GET', `/api/v1/analytics/funnel?client_id=${other}`, { key: own })
     expect(mine.body.data.client_id).toBe(s.clientId)
     expect(mine.body.data.steps[0].count).toBe(10)
-    const noScope = t.key({ scopes: ['contacts:read'], clientId: s.clientId })
-    const denied = await t.call('GET', '/api/v1/analytics/trends', { key: noScope })
-    expect(denied.status).toBe(403)
-    expect(denied.body.error.details.required_scope).toBe('analytics:read')
+    // Any valid key reads analytics (the spec's "default" scope).
+    const contactsOnly = t.key({ scopes: ['contacts:read'], clientId: s.clientId })
+    for (const path of [
+      '/api/v1/analytics/trends',
+      '/api/v1/analytics/funnel',
+      '/api/v1/deliverability/score',
+    ])
+      expect((await t.call('GET', path, { key: contactsOnly })).status).toBe(200)
   })
 })
 

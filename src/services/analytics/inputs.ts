@@ -19,14 +19,21 @@ export const INTERVALS = ['hour', 'day', 'week'] as const
 
 const DateOrDateTime = t.String({
   maxLength: 40,
-  description: 'A date (YYYY-MM-DD, a whole local day) or an ISO 8601 date-time',
+  description:
+    'A date (YYYY-MM-DD, a whole local day) or an ISO 8601 date-time. Counts are kept per quarter-hour, so a date-time edge widens to its quarter-hour (from rounds down, to rounds up); the answer echoes the window used.',
 })
 
 /** The window and filters every analytics read takes. */
 const windowMembers = {
   client_id: t.Optional(t.String({ description: 'Required with a platform-wide key' })),
   from: t.Optional(DateOrDateTime),
-  to: t.Optional(t.String({ ...DateOrDateTime, description: 'Inclusive: a date counts its whole day' })),
+  to: t.Optional(
+    t.String({
+      ...DateOrDateTime,
+      description:
+        'Inclusive: a date counts its whole day; a date-time widens to the end of its quarter-hour. Alone, the window is the 30 days ending with it',
+    }),
+  ),
   timezone: t.Optional(
     t.String({ maxLength: 64, description: 'IANA time zone of dates and buckets (default UTC)' }),
   ),

@@ -19,7 +19,7 @@ export function trends(ctx: Ctx, q: TrendsQuery) {
   const interval = q.interval ?? 'day'
   const w = windowOf(ctx, q, (clientId, filter) => firstBucket(ctx.sqlite, clientId, filter))
   if ((w.to - w.from) / QUARTER > MAX_QUARTERS)
-    throw invalidField('from', `the window may span at most ${MAX_QUARTERS / 96} days`)
+    throw invalidField('from', `the window may span at most ${Math.floor(MAX_QUARTERS / 96)} days`)
   const buckets = bucketsOf(interval, w.timezone, w.from, w.to)
   const series = rollupSeries(ctx.sqlite, w.clientId, metric, w.from, w.to, w.filter)
   const values = new Array<number>(buckets.length).fill(0)

@@ -7,7 +7,9 @@ import { timezoneErrors } from './window'
 
 export const analyticsFunnelVerb = defineVerb({
   name: 'analytics.funnel',
-  scope: 'analytics:read',
+  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
+  // OAuth scope for it, checked once OAuth tokens exist.
+  scope: 'any',
   input: FunnelInput,
   mutates: false,
   check: timezoneErrors,
@@ -16,7 +18,9 @@ export const analyticsFunnelVerb = defineVerb({
 
 export const analyticsTrendsVerb = defineVerb({
   name: 'analytics.trends',
-  scope: 'analytics:read',
+  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
+  // OAuth scope for it, checked once OAuth tokens exist.
+  scope: 'any',
   input: TrendsInput,
   mutates: false,
   check: timezoneErrors,

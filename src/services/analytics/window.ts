@@ -82,7 +82,10 @@ export function windowOf(
     from =
       first !== null
         ? instantOfWall(localDate(first, timezone), timezone)
-        : instantOfWall(today - (DEFAULT_DAYS - 1) * DAY, timezone)
+        : q.to !== undefined
+          ? // Only `to`: the 30 days that end with it, not the 30 days before today.
+            instantOfWall(localDate(to - 1, timezone) - (DEFAULT_DAYS - 1) * DAY, timezone)
+          : instantOfWall(today - (DEFAULT_DAYS - 1) * DAY, timezone)
   }
   if (from >= to) throw invalidField('from', `must be before to (${iso(to)}, exclusive)`)
   return { clientId, timezone, from, to, filter }

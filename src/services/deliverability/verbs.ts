@@ -5,7 +5,9 @@ import { deliverabilityScore } from './score'
 
 export const deliverabilityScoreVerb = defineVerb({
   name: 'deliverability.score',
-  scope: 'analytics:read',
+  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
+  // OAuth scope for it, checked once OAuth tokens exist.
+  scope: 'any',
   input: ScoreInput,
   mutates: false,
   run: (ctx, input) => deliverabilityScore(ctx, input.client_id),
@@ -13,7 +15,9 @@ export const deliverabilityScoreVerb = defineVerb({
 
 export const listDeliverabilityAlertsVerb = defineVerb({
   name: 'deliverability.alerts',
-  scope: 'analytics:read',
+  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
+  // OAuth scope for it, checked once OAuth tokens exist.
+  scope: 'any',
   input: ListAlertsInput,
   mutates: false,
   run: (ctx, input) => listAlerts(ctx, input),
