@@ -2,6 +2,7 @@ import type { Channel } from '../channels/types'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { MessageRow } from '../db/schema'
+import { createSlice } from '../lib/cooperate'
 import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
 import type { SendPlan } from './plan'
 import type { RecipientStep } from './recipient'
@@ -11,7 +12,9 @@ import type { MessageSource } from './sources/types'
 // One claimed batch, whatever its messages' sources: each message planned by its source
 // (one plan per campaign, cached), checked, then sent with bounded concurrency per channel, and
 // the outcomes written as they come. Afterwards each source hears how its messages went (a
-// campaign that cannot send, or whose provider refused everything so far, fails).
+// campaign that cannot send, or whose provider refused everything so far, fails). The batch
+// works in time slices (src/lib/cooperate.ts): with an instant provider its sends never wait on
+// I/O, so it yields a turn of the event loop every SLICE_MS and requests are answered meanwhile.
 
 /**
  * Outcomes are written every FLUSH_MS of sending (at most FLUSH_MAX at once): a crash leaves
@@ -31,6 +34,7 @@ export function createBatchProcessor(
 
   return async function processBatch(rows: MessageRow[]): Promise<void> {
     const now = clock.now()
+    const slice = createSlice()
     const byId = new Map(
       outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))]).map((c) => [c.id, c]),
     )
@@ -52,6 +56,7 @@ export function createBatchProcessor(
     }
     const pending: { message: MessageRow; channel: Channel; run: () => Promise<Outcome> }[] = []
     for (const m of rows) {
+      if (slice.spent()) await slice.next()
       const source = sources.of(m)
       let plans = plansOf.get(source)
       if (!plans) {
@@ -84,6 +89,7 @@ export function createBatchProcessor(
             while (next < queue.length) {
               const p = queue[next++]!
               finish({ message: p.message, outcome: await p.run() })
+              if (slice.spent()) await slice.next()
             }
           }),
         )

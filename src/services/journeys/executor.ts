@@ -10,6 +10,7 @@ import {
   webhooks,
 } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import { SLICE_MS } from '../../lib/cooperate'
 import { nextTimeOfDay, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
@@ -63,12 +64,16 @@ export function createJourneyExecutor(app: AppContext) {
     return test
   }
 
-  /** Steps one batch of a journey's due runs in one transaction. */
-  function stepBatch(journeyId: string, runs: DueRun[], report: StepReport): void {
-    inTransaction(app.sqlite, () => {
+  /**
+   * Steps a batch of a journey's due runs in one transaction, in their order, until they are
+   * done or `deadline` (performance.now() ms) passes: the transaction then commits the runs
+   * stepped so far and the rest stay due. Returns how many were stepped.
+   */
+  function stepBatch(journeyId: string, runs: DueRun[], report: StepReport, deadline: number): number {
+    return inTransaction(app.sqlite, () => {
       const journey = app.db.select().from(journeys).where(eq(journeys.id, journeyId)).get()
       // Paused or archived since the runs were read: they wait (or were removed).
-      if (!journey || journey.status !== 'active') return
+      if (!journey || journey.status !== 'active') return 0
       const now = app.clock.now()
       const nodes = new Map((journey.nodes as JourneyNode[]).map((n) => [n.id, n]))
       const goals = [...nodes.values()].filter((n) => n.type === 'goal')
@@ -83,7 +88,10 @@ export function createJourneyExecutor(app: AppContext) {
       const counts = new Map<string, number>()
       const count = (nodeId: string) => counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
 
+      let stepped = 0
       for (const run of runs) {
+        if (stepped > 0 && performance.now() >= deadline) break
+        stepped++
         report.stepped++
         report.lateness.push(Math.max(0, now - run.next_run_at))
         const contact = byId.get(run.contact_id)
@@ -249,6 +257,7 @@ export function createJourneyExecutor(app: AppContext) {
         if (record.entries.length > 0 || record.end) q.record(run.enrollment_seq, record, now)
       }
       for (const [nodeId, n] of counts) q.bumpNode(journeyId, nodeId, n)
+      return stepped
     })
   }
 
@@ -358,38 +367,41 @@ export function createJourneyExecutor(app: AppContext) {
   }
 
   /**
-   * One pass: due runs of every active journey, a batch (one transaction) at a time, until none
-   * is due or the pass has used its time budget. Steps cost far less than sends, so a backlog
-   * of due steps (a whole segment enrolled at once) gets several batches per turn of the event
-   * loop, while each transaction stays short enough for requests to interleave.
+   * One pass, about `budgetMs` of synchronous work (the worker yields a turn of the event loop
+   * between passes, so requests and the send queue's slices interleave with it). Pending
+   * segment enrollments first, a chunk of 2,000 per transaction (asked for before any step
+   * they bring comes due; smaller chunks missed the 5 s bar); then due runs in due-time order:
+   * each batch is of the active journey whose oldest due run is the oldest, so a journey with a
+   * backlog never starves another, and a batch stops at the budget (the rest stay due).
    */
-  function pass(batch = 200, budgetMs = 50): StepReport & { nextAt: number | null } {
+  function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
-    const started = performance.now()
-    // Pending segment enrollments first, a chunk per transaction: their steps come due as they enter.
-    while (performance.now() - started < budgetMs) {
+    const deadline = performance.now() + budgetMs
+    while (performance.now() < deadline) {
       const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
       if (n === null) break
       report.enrolled += n
       report.chunks++
     }
     let nextAt: number | null = null
-    const active = q.activeJourneys()
-    let more = true
-    while (more && performance.now() - started < budgetMs) {
-      more = false
+    const active = new Set(q.activeJourneys())
+    while (performance.now() < deadline) {
       const now = app.clock.now()
+      let pick: string | null = null
+      let pickAt = 0
       nextAt = null
       for (const journeyId of active) {
-        const runs = q.due(journeyId, now, batch)
-        if (runs.length > 0) {
-          stepBatch(journeyId, runs, report)
-          if (runs.length === batch) more = true
-        } else {
-          const at = q.nextDue(journeyId)
-          if (at !== null) nextAt = nextAt === null ? at : Math.min(nextAt, at)
+        const at = q.nextDue(journeyId)
+        if (at === null) continue
+        if (at > now) nextAt = nextAt === null ? at : Math.min(nextAt, at)
+        else if (pick === null || at < pickAt) {
+          pick = journeyId
+          pickAt = at
         }
       }
+      if (pick === null) break
+      // Not active any more (paused since the list was read): its runs wait.
+      if (stepBatch(pick, q.due(pick, now, batch), report, deadline) === 0) active.delete(pick)
     }
     if (report.queued > 0) app.workers.wake('send')
     if (report.webhooks > 0) app.workers.wake('webhooks')
