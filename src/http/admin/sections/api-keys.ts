@@ -7,8 +7,9 @@ import {
   revokeApiKeyVerb,
 } from '../../../services/api-keys/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text, values } from '../forms'
-import { defineSection, type PortalRequest, page, redirect } from '../types'
+import { defineSection, type PortalRequest, page } from '../types'
 
 // API keys (DESIGN §5, §9a): the worked example of a portal section. The list shows each key's
 // 12-character display prefix; a new key is shown once, on the answer to its creation (never
@@ -66,21 +67,13 @@ export const apiKeys = defineSection({
           },
         ),
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/revoke`,
-      handler: async (req) => {
-        const key = await invoke(getApiKeyVerb, req.ctx, { id: req.params.id })
-        return page('pages/api-keys/revoke', `Revoke ${key.name}`, { key })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/revoke`,
-      handler: async (req) => {
-        const key = await invoke(revokeApiKeyVerb, req.ctx, { id: req.params.id })
-        return redirect(PATH, { kind: 'success', message: `Revoked the key “${key.name}” (${key.prefix}…).` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getApiKeyVerb, req.ctx, { id: req.params.id }),
+      confirm: (key) => page('pages/api-keys/revoke', `Revoke ${key.name}`, { key }),
+      act: (req, key) => invoke(revokeApiKeyVerb, req.ctx, { id: key.id }),
+      done: (key) => `Revoked the key “${key.name}” (${key.prefix}…).`,
+    }),
   ],
 })

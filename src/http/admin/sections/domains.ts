@@ -6,6 +6,7 @@ import {
   verifyDomainVerb,
 } from '../../../services/domains/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
@@ -105,22 +106,13 @@ export const domainsSection = defineSection({
         })
       },
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const domain = await invoke(getDomainVerb, req.ctx, { id: req.params.id })
-        return page('pages/domains/delete', `Delete ${domain.domain}`, { domain })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const domain = await invoke(getDomainVerb, req.ctx, { id: req.params.id })
-        await invoke(deleteDomainVerb, req.ctx, { id: req.params.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the domain ${domain.domain}.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getDomainVerb, req.ctx, { id: req.params.id }),
+      confirm: (domain) => page('pages/domains/delete', `Delete ${domain.domain}`, { domain }),
+      act: (req, domain) => invoke(deleteDomainVerb, req.ctx, { id: domain.id }),
+      done: (domain) => `Deleted the domain ${domain.domain}.`,
+    }),
   ],
 })

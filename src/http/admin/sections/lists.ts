@@ -9,6 +9,7 @@ import {
   removeListMembersVerb,
 } from '../../../services/lists/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
@@ -125,22 +126,13 @@ export const listsSection = defineSection({
           },
         ),
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const l = await invoke(getListVerb, req.ctx, { id: req.params.id })
-        return page('pages/lists/delete', `Delete ${l.name}`, { list: l })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const l = await invoke(getListVerb, req.ctx, { id: req.params.id })
-        await invoke(deleteListVerb, req.ctx, { id: l.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the list “${l.name}”.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getListVerb, req.ctx, { id: req.params.id }),
+      confirm: (l) => page('pages/lists/delete', `Delete ${l.name}`, { list: l }),
+      act: (req, l) => invoke(deleteListVerb, req.ctx, { id: l.id }),
+      done: (l) => `Deleted the list “${l.name}”.`,
+    }),
   ],
 })

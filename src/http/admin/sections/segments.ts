@@ -10,6 +10,7 @@ import {
   updateSegmentVerb,
 } from '../../../services/segments/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import type { FieldErrors } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
@@ -205,22 +206,13 @@ export const segmentsSection = defineSection({
         return builderPost(req, s.id)
       },
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const s = await invoke(getSegmentVerb, req.ctx, { id: req.params.id })
-        return page('pages/segments/delete', `Delete ${s.name}`, { segment: s })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const s = await invoke(getSegmentVerb, req.ctx, { id: req.params.id })
-        await invoke(deleteSegmentVerb, req.ctx, { id: s.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the segment “${s.name}”.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getSegmentVerb, req.ctx, { id: req.params.id }),
+      confirm: (s) => page('pages/segments/delete', `Delete ${s.name}`, { segment: s }),
+      act: (req, s) => invoke(deleteSegmentVerb, req.ctx, { id: s.id }),
+      done: (s) => `Deleted the segment “${s.name}”.`,
+    }),
   ],
 })

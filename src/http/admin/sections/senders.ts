@@ -6,6 +6,7 @@ import {
   updateSenderVerb,
 } from '../../../services/senders/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
@@ -94,22 +95,13 @@ export const sendersSection = defineSection({
           },
         ),
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const sender = await invoke(getSenderVerb, req.ctx, { id: req.params.id })
-        return page('pages/senders/delete', `Delete ${sender.from_email}`, { sender })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const sender = await invoke(getSenderVerb, req.ctx, { id: req.params.id })
-        await invoke(deleteSenderVerb, req.ctx, { id: req.params.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the sender ${sender.from_email}.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getSenderVerb, req.ctx, { id: req.params.id }),
+      confirm: (sender) => page('pages/senders/delete', `Delete ${sender.from_email}`, { sender }),
+      act: (req, sender) => invoke(deleteSenderVerb, req.ctx, { id: sender.id }),
+      done: (sender) => `Deleted the sender ${sender.from_email}.`,
+    }),
   ],
 })

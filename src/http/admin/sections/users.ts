@@ -8,6 +8,7 @@ import {
   updateUserVerb,
 } from '../../../services/users/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { nextPageUrl, queryValue } from './links'
@@ -173,21 +174,13 @@ export const usersSection = defineSection({
           },
         ),
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const user = await invoke(getUserVerb, platformCtx(req), { id: req.params.id })
-        return page('pages/users/delete', `Delete ${user.email}`, { person: user })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const user = await invoke(deleteUserVerb, platformCtx(req), { id: req.params.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the user ${user.email}.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getUserVerb, platformCtx(req), { id: req.params.id }),
+      confirm: (user) => page('pages/users/delete', `Delete ${user.email}`, { person: user }),
+      act: (req, user) => invoke(deleteUserVerb, platformCtx(req), { id: user.id }),
+      done: (user) => `Deleted the user ${user.email}.`,
+    }),
   ],
 })

@@ -12,6 +12,7 @@ import {
   testWebhookVerb,
   updateWebhookVerb,
 } from '../../../services/webhooks/verbs'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
@@ -190,22 +191,13 @@ export const webhooksSection = defineSection({
         })
       },
     },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const hook = await invoke(getWebhookVerb, req.ctx, { id: req.params.id })
-        return page('pages/webhooks/delete', 'Delete webhook', { hook })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const hook = await invoke(getWebhookVerb, req.ctx, { id: req.params.id })
-        await invoke(deleteWebhookVerb, req.ctx, { id: req.params.id })
-        return redirect(PATH, { kind: 'success', message: `Deleted the webhook to ${hook.url}.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getWebhookVerb, req.ctx, { id: req.params.id }),
+      confirm: (hook) => page('pages/webhooks/delete', 'Delete webhook', { hook }),
+      act: (req, hook) => invoke(deleteWebhookVerb, req.ctx, { id: hook.id }),
+      done: (hook) => `Deleted the webhook to ${hook.url}.`,
+    }),
   ],
 })
