@@ -65,34 +65,35 @@ import v61 from '../../../views/pages/settings/index.liquid' with { type: 'text'
 import v62 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
 import v63 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
 import v64 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v83 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v84 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v85 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v86 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v87 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v88 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v89 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v90 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v91 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v92 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v84 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v85 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v86 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v87 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v88 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v89 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v90 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v91 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v92 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v93 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -169,34 +170,35 @@ export const embeddedViews: Record<string, string> = {
   'pages/suppressions/index.liquid': v62,
   'pages/suppressions/remove.liquid': v63,
   'pages/templates/delete.liquid': v64,
-  'pages/templates/fields.liquid': v65,
-  'pages/templates/index.liquid': v66,
-  'pages/templates/new.liquid': v67,
-  'pages/templates/preview.liquid': v68,
-  'pages/templates/show.liquid': v69,
-  'pages/users/delete.liquid': v70,
-  'pages/users/edit.liquid': v71,
-  'pages/users/index.liquid': v72,
-  'pages/users/new.liquid': v73,
-  'pages/users/password.liquid': v74,
-  'pages/users/reset.liquid': v75,
-  'pages/webhooks/delete.liquid': v76,
-  'pages/webhooks/index.liquid': v77,
-  'pages/webhooks/new.liquid': v78,
-  'pages/webhooks/reveal.liquid': v79,
-  'pages/webhooks/rotate.liquid': v80,
-  'pages/webhooks/secret.liquid': v81,
-  'pages/webhooks/show.liquid': v82,
-  'partials/count-bars.liquid': v83,
-  'partials/field-error.liquid': v84,
-  'partials/flash.liquid': v85,
-  'partials/form-error.liquid': v86,
-  'partials/head.liquid': v87,
-  'partials/line-chart.liquid': v88,
-  'partials/nav.liquid': v89,
-  'partials/pagination.liquid': v90,
-  'partials/swap.liquid': v91,
-  'partials/workspace.liquid': v92,
+  'pages/templates/draft-preview.liquid': v65,
+  'pages/templates/fields.liquid': v66,
+  'pages/templates/index.liquid': v67,
+  'pages/templates/new.liquid': v68,
+  'pages/templates/preview.liquid': v69,
+  'pages/templates/show.liquid': v70,
+  'pages/users/delete.liquid': v71,
+  'pages/users/edit.liquid': v72,
+  'pages/users/index.liquid': v73,
+  'pages/users/new.liquid': v74,
+  'pages/users/password.liquid': v75,
+  'pages/users/reset.liquid': v76,
+  'pages/webhooks/delete.liquid': v77,
+  'pages/webhooks/index.liquid': v78,
+  'pages/webhooks/new.liquid': v79,
+  'pages/webhooks/reveal.liquid': v80,
+  'pages/webhooks/rotate.liquid': v81,
+  'pages/webhooks/secret.liquid': v82,
+  'pages/webhooks/show.liquid': v83,
+  'partials/count-bars.liquid': v84,
+  'partials/field-error.liquid': v85,
+  'partials/flash.liquid': v86,
+  'partials/form-error.liquid': v87,
+  'partials/head.liquid': v88,
+  'partials/line-chart.liquid': v89,
+  'partials/nav.liquid': v90,
+  'partials/pagination.liquid': v91,
+  'partials/swap.liquid': v92,
+  'partials/workspace.liquid': v93,
 }
 
 /** Static assets by file name, served under /admin/static/. */

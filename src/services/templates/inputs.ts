@@ -47,3 +47,17 @@ const previewFields = {
 export const PreviewTemplateInput = t.Object({ id: RecordId, ...previewFields }, strict)
 const PreviewFields = t.Object(previewFields, strict)
 export type PreviewInput = Static<typeof PreviewFields>
+
+/** An unsaved draft of a template, for the portal editor's live preview (templates.render-draft). */
+export const RenderDraftInput = t.Object(
+  {
+    id: RecordId,
+    channel: TemplateChannel,
+    subject: templateFields.subject,
+    body_html: templateFields.body_html,
+    body_text: templateFields.body_text,
+    contact_id: previewFields.contact_id,
+  },
+  strict,
+)
+export type RenderDraftInput = Static<typeof RenderDraftInput>

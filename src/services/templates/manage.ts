@@ -11,7 +11,7 @@ import type { TemplateInput } from './inputs'
 import { presentTemplate } from './present'
 import { assertParses } from './syntax'
 
-interface Content {
+export interface Content {
   channel: TemplateChannel
   subject: string | null
   bodyHtml: string | null
@@ -22,7 +22,7 @@ interface Content {
  * Per-channel rules, then Liquid syntax. Only email has a subject and an HTML body; SMS,
  * voice (the text-to-speech script), WhatsApp and RCS carry body_text alone.
  */
-function checkContent(c: Content) {
+export function checkContent(c: Content) {
   if (c.channel !== 'email') {
     const errors: FieldError[] = []
     if (c.subject !== null)

@@ -4,13 +4,14 @@ import type { Ctx } from '../../context'
 import { clients, contacts } from '../../db/schema'
 import { visibleTo } from '../../db/tenant'
 import { invalidField } from '../../errors'
+import type { TemplateChannel } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { smsInfo } from '../../lib/sms'
 import { encodePreviewToken } from '../../lib/tracking-token'
 import { trackingKeyOf } from '../tracking/resolve'
 import type { PreviewInput } from './inputs'
 import { findTemplateRow } from './manage'
-import { type RenderVariables, renderTemplate } from './render'
+import { type RenderedMessage, type RenderVariables, renderTemplate } from './render'
 import { clientVariables, contactVariables } from './variables'
 
 type Members = Record<string, unknown>
@@ -49,6 +50,20 @@ function sampleContactVariables(sample: Members): Members {
  */
 export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
   const row = findTemplateRow(ctx, id)
+  return previewWith(ctx, row, input, (variables, missing) => renderTemplate(row, variables, missing))
+}
+
+/**
+ * The preview of what `render` renders for the template `row` (its client gives the contacts
+ * and the client variables; its id the preview unsubscribe link): the stored version
+ * (templates.preview) or an unsaved draft of it (templates.render-draft).
+ */
+export function previewWith(
+  ctx: Ctx,
+  row: { id: string; clientId: string; channel: TemplateChannel },
+  input: PreviewInput,
+  render: (variables: RenderVariables, missing: Set<string>) => RenderedMessage,
+) {
   const base = input.contact_id !== undefined ? loadContact(ctx, row.clientId, input.contact_id) : {}
   const sample = input.sample ?? {}
   const client = ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).get()
@@ -69,9 +84,9 @@ export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
       sample.unsubscribe_url ?? `${ctx.config.publicUrl}/u/${encodePreviewToken(trackingKeyOf(ctx), row.id)}`,
   }
   const missing = new Set<string>()
-  let rendered: ReturnType<typeof renderTemplate>
+  let rendered: RenderedMessage
   try {
-    rendered = renderTemplate(row, variables, missing)
+    rendered = render(variables, missing)
   } catch (err) {
     if (err instanceof LiquidError)
       throw invalidField(

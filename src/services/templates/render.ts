@@ -67,18 +67,29 @@ export function inlineCss(html: string): string {
 const cache = new Map<string, CompiledTemplate>()
 const CACHE_MAX = 500
 
-/** Parses (and inlines) a template version once; later calls for the same version are free. */
-export function compileTemplate(t: RenderableTemplate): CompiledTemplate {
-  const key = `${t.id}:${t.updatedAt}`
-  const hit = cache.get(key)
-  if (hit) return hit
+/** How many template versions the cache holds (tests check that drafts never enter it). */
+export const compiledCacheSize = () => cache.size
+
+/**
+ * Parses (and inlines) content without the cache: for a draft that is not a stored version
+ * (the portal's live preview), so unsaved text never enters or evicts the send path's cache.
+ */
+export function compileContent(t: Omit<RenderableTemplate, 'id' | 'updatedAt'>): CompiledTemplate {
   const email = t.channel === 'email'
-  const compiled: CompiledTemplate = {
+  return {
     channel: t.channel,
     subject: email && t.subject ? parseTemplate(textEngine, t.subject) : null,
     html: email && t.bodyHtml ? parseTemplate(htmlEngine, inlineCss(t.bodyHtml)) : null,
     text: t.bodyText ? parseTemplate(textEngine, t.bodyText) : null,
   }
+}
+
+/** Parses (and inlines) a template version once; later calls for the same version are free. */
+export function compileTemplate(t: RenderableTemplate): CompiledTemplate {
+  const key = `${t.id}:${t.updatedAt}`
+  const hit = cache.get(key)
+  if (hit) return hit
+  const compiled = compileContent(t)
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value as string)
   cache.set(key, compiled)
   return compiled

@@ -1,8 +1,10 @@
 import { defineVerb } from '../verbs/define'
+import { renderDraft } from './draft'
 import {
   CreateTemplateInput,
   ListTemplatesInput,
   PreviewTemplateInput,
+  RenderDraftInput,
   TemplateRef,
   UpdateTemplateInput,
 } from './inputs'
@@ -58,4 +60,14 @@ export const previewTemplateVerb = defineVerb({
   // A POST for its sample body; it renders and changes nothing.
   mutates: false,
   run: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
+})
+
+// Portal-only (no REST operation: the spec names none): the editor's live preview of unsaved
+// text. A read, so a viewer may preview what it cannot save.
+export const renderDraftTemplateVerb = defineVerb({
+  name: 'templates.render-draft',
+  scope: 'any',
+  input: RenderDraftInput,
+  mutates: false,
+  run: (ctx, input) => renderDraft(ctx, input),
 })

@@ -7,6 +7,7 @@ import {
   getTemplateVerb,
   listTemplatesVerb,
   previewTemplateVerb,
+  renderDraftTemplateVerb,
   updateTemplateVerb,
 } from '../../../services/templates/verbs'
 import { invoke } from '../../../services/verbs/invoke'
@@ -20,6 +21,10 @@ import { needsWorkspace, nextPageUrl, queryValue } from './links'
 // a chosen contact: the missing variables, SMS length/segments/encoding for an SMS template, and
 // the HTML only inside <iframe sandbox srcdoc>. The preview is of the saved template (the verb
 // renders what is stored); choosing another contact refreshes it through an htmx fragment.
+// While the user types, the editor's fields post (400 ms after the last change) to a fragment
+// that renders the UNSAVED text with templates.render-draft — the same preview, plus a syntax
+// error's line and column next to its field (swapped out of band); without JavaScript the
+// form's "Preview" button posts the same fields to a route that re-renders the whole page.
 // Deleting asks on a page of its own.
 
 const PATH = '/admin/templates'
@@ -51,33 +56,83 @@ async function sampleContacts(req: PortalRequest, clientId: string) {
   return page.data.map((c) => ({ id: c.id, label: c.email ?? c.phone ?? c.id }))
 }
 
-/** The preview for the chosen contact (or none), as data for pages/templates/preview. */
-async function preview(req: PortalRequest, id: string, contactId: string | undefined) {
+type Previewed = {
+  preview: Record<string, unknown> | null
+  preview_error: string | null
+  errors: FieldErrors
+}
+
+/** The editor's fields whose draft errors show next to them (see pages/templates/fields). */
+const DRAFT_FIELDS = ['channel', 'subject', 'body_html', 'body_text'] as const
+const FIELD_LABELS: Record<string, string> = {
+  channel: 'Channel',
+  subject: 'Subject',
+  body_html: 'HTML body',
+  body_text: 'Text body',
+}
+
+/** A preview verb's answer as data for pages/templates/preview (422s become messages). */
+async function previewOf(run: () => Promise<{ body_html: string | null }>): Promise<Previewed> {
   try {
-    const p = await invoke(previewTemplateVerb, req.ctx, {
-      id,
-      ...(contactId ? { contact_id: contactId } : {}),
-    })
-    return { preview: { ...p, body_html: p.body_html ? inertHtml(p.body_html) : null }, preview_error: null }
+    const p = await run()
+    const shown = { ...p, body_html: p.body_html ? inertHtml(p.body_html) : null }
+    return { preview: shown, preview_error: null, errors: {} }
   } catch (err) {
     if (!(err instanceof ServiceError) || err.code !== 'VALIDATION_FAILED') throw err
     const e = fieldErrorsOf(err)
-    return { preview: null, preview_error: e.template ?? e.contact_id ?? err.message }
+    const fields = DRAFT_FIELDS.filter((f) => e[f]).map((f) => `${FIELD_LABELS[f]}: ${e[f]}`)
+    const message = e.template ?? e.contact_id ?? (fields.length > 0 ? fields.join(' — ') : err.message)
+    return { preview: null, preview_error: message, errors: e }
   }
 }
 
-async function editPage(req: PortalRequest, errors: FieldErrors = {}, given?: Record<string, unknown>) {
+/** The saved template's preview for the chosen contact (or none). */
+const preview = (req: PortalRequest, id: string, contactId: string | undefined) =>
+  previewOf(() =>
+    invoke(previewTemplateVerb, req.ctx, { id, ...(contactId ? { contact_id: contactId } : {}) }),
+  )
+
+/** The contact chosen for a draft's preview: the chooser's (htmx), else the edit form's copy. */
+const draftContact = (req: PortalRequest) => text(req, 'contact_id') ?? text(req, 'preview_contact_id')
+
+/** The unsaved fields of the edit form, rendered by templates.render-draft. */
+function draftPreview(req: PortalRequest) {
+  const { name: _name, ...fields } = fieldsOf(req)
+  const contactId = draftContact(req)
+  return previewOf(() =>
+    invoke(renderDraftTemplateVerb, req.ctx, {
+      id: req.params.id!,
+      ...fields,
+      ...(contactId ? { contact_id: contactId } : {}),
+    }),
+  )
+}
+
+async function editPage(
+  req: PortalRequest,
+  errors: FieldErrors = {},
+  given?: Record<string, unknown>,
+  draft?: Previewed,
+) {
   const t = await invoke(getTemplateVerb, req.ctx, { id: req.params.id! })
-  const contactId = queryValue(req, 'contact_id')
-  return page('pages/templates/show', t.name, {
-    template: t,
-    values: given ?? t,
-    errors,
-    channels: TEMPLATE_CHANNELS,
-    contacts: await sampleContacts(req, t.client_id),
-    contact_id: contactId ?? '',
-    ...(await preview(req, t.id, contactId)),
-  })
+  const contactId = draft ? draftContact(req) : queryValue(req, 'contact_id')
+  const { errors: draftErrors, ...shown } = draft ?? (await preview(req, t.id, contactId))
+  return page(
+    'pages/templates/show',
+    t.name,
+    {
+      template: t,
+      values: given ?? t,
+      // A draft's errors show next to its fields, as a save's would.
+      errors: draft ? draftErrors : errors,
+      live: true,
+      channels: TEMPLATE_CHANNELS,
+      contacts: await sampleContacts(req, t.client_id),
+      contact_id: contactId ?? '',
+      ...shown,
+    },
+    draft?.preview_error ? 422 : 200,
+  )
 }
 
 export const templatesSection = defineSection({
@@ -135,6 +190,29 @@ export const templatesSection = defineSection({
         return fragment('pages/templates/preview', { template: t, ...(await preview(req, t.id, contactId)) })
       },
     },
+    {
+      // The live preview of the unsaved fields (the editor's htmx request, 400 ms after typing):
+      // the preview swaps #template-preview; each field's draft message swaps out of band.
+      method: 'POST',
+      path: `${PATH}/:id/draft-preview`,
+      handler: async (req) => {
+        const t = await invoke(getTemplateVerb, req.ctx, { id: req.params.id! })
+        const { errors, ...shown } = await draftPreview(req)
+        return fragment(
+          'pages/templates/draft-preview',
+          { template: t, ...shown, errors, fields: DRAFT_FIELDS },
+          shown.preview_error ? 422 : 200,
+        )
+      },
+    },
+    {
+      // The same without JavaScript: the form's "Preview" button re-renders the page with it.
+      method: 'POST',
+      path: `${PATH}/:id/draft`,
+      handler: async (req) => editPage(req, {}, values(req), await draftPreview(req)),
+    },
+    // A reload of the pushed URL after a boosted Preview: back to the saved template.
+    { method: 'GET', path: `${PATH}/:id/draft`, handler: (req) => redirect(`${PATH}/${req.params.id}`) },
     {
       method: 'GET',
       path: `${PATH}/:id/delete`,
