@@ -1,11 +1,10 @@
 import type { Flags } from '../config'
-import { ServiceError } from '../errors'
 import { API_KEY_TIERS, type ApiKeyTier } from '../lib/enums'
 import { parseId } from '../lib/ids'
 import { isScope } from '../lib/scopes'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../services/api-keys/verbs'
-import { invoke } from '../services/verbs/invoke'
-import { asConsole, withOfflineContextAsync } from './offline'
+import { everyPage, invokeAsConsole } from './console-verbs'
+import { withOfflineContextAsync } from './offline'
 import { UsageError } from './usage'
 
 export interface KeyFlags extends Flags {
@@ -15,16 +14,6 @@ export interface KeyFlags extends Flags {
   tier?: string
   expires?: string
   json?: boolean
-}
-
-function describe(err: unknown): never {
-  if (err instanceof ServiceError) {
-    const details = Array.isArray(err.details)
-      ? ` (${(err.details as { field: string; message: string }[]).map((d) => `${d.field} ${d.message}`).join('; ')})`
-      : ''
-    throw new Error(`${err.message}${details}`)
-  }
-  throw err
 }
 
 export async function keysCommand(sub: string | undefined, args: string[], flags: KeyFlags): Promise<void> {
@@ -40,13 +29,13 @@ export async function keysCommand(sub: string | undefined, args: string[], flags
     if (flags.tier && !(API_KEY_TIERS as readonly string[]).includes(flags.tier))
       throw new UsageError(`--tier must be one of ${API_KEY_TIERS.join(', ')}`)
     const created = await withOfflineContextAsync(flags, (ctx) =>
-      invoke(createApiKeyVerb, asConsole(ctx), {
+      invokeAsConsole(createApiKeyVerb, ctx, {
         name: flags.name!,
         scopes,
         client_id: flags.client ?? null,
         tier: flags.tier as ApiKeyTier | undefined,
         expires_at: flags.expires ?? null,
-      }).catch(describe),
+      }),
     )
     if (flags.json) console.log(JSON.stringify({ id: created.id, key: created.key }))
     else
@@ -56,16 +45,7 @@ export async function keysCommand(sub: string | undefined, args: string[], flags
     return
   }
   if (sub === 'list') {
-    const keys = await withOfflineContextAsync(flags, async (ctx) => {
-      const all = []
-      let cursor: string | undefined
-      do {
-        const page = await invoke(listApiKeysVerb, asConsole(ctx), { limit: 200, cursor }).catch(describe)
-        all.push(...page.data)
-        cursor = page.pagination.next_cursor ?? undefined
-      } while (cursor)
-      return all
-    })
+    const keys = await withOfflineContextAsync(flags, (ctx) => everyPage(ctx, listApiKeysVerb))
     if (flags.json) console.log(JSON.stringify(keys))
     else
       for (const k of keys)
@@ -84,9 +64,7 @@ export async function keysCommand(sub: string | undefined, args: string[], flags
   if (sub === 'revoke') {
     const id = args[0] ? parseId(args[0]) : null
     if (!id) throw new UsageError('keys revoke needs the key id')
-    await withOfflineContextAsync(flags, (ctx) =>
-      invoke(revokeApiKeyVerb, asConsole(ctx), { id }).catch(describe),
-    )
+    await withOfflineContextAsync(flags, (ctx) => invokeAsConsole(revokeApiKeyVerb, ctx, { id }))
     console.log(`Revoked key ${id}`)
     return
   }

@@ -1,12 +1,9 @@
 import type { Flags } from '../config'
-import type { Ctx } from '../context'
 import { PORTAL_ROLES } from '../db/schema/users'
-import { ServiceError } from '../errors'
 import type { PortalRole } from '../services/actors/actor'
-import type { UserView } from '../services/users/present'
 import { createUserVerb, listUsersVerb, resetUserPasswordVerb } from '../services/users/verbs'
-import { invoke } from '../services/verbs/invoke'
-import { asConsole, withOfflineContextAsync } from './offline'
+import { everyPage, invokeAsConsole } from './console-verbs'
+import { withOfflineContextAsync } from './offline'
 import { UsageError } from './usage'
 
 // `herald users …`: portal users on the data file (scripts and recovery, DESIGN §2/§9a), through
@@ -19,27 +16,6 @@ export interface UserFlags extends Flags {
   password?: string
   clients?: string
   json?: boolean
-}
-
-function describe(err: unknown): never {
-  if (err instanceof ServiceError) {
-    const details = Array.isArray(err.details)
-      ? ` (${(err.details as { field: string; message: string }[]).map((d) => `${d.field} ${d.message}`).join('; ')})`
-      : ''
-    throw new Error(`${err.message}${details}`)
-  }
-  throw err
-}
-
-async function allUsers(ctx: Ctx): Promise<UserView[]> {
-  const all: UserView[] = []
-  let cursor: string | undefined
-  do {
-    const page = await invoke(listUsersVerb, ctx, { limit: 200, cursor }).catch(describe)
-    all.push(...page.data)
-    cursor = page.pagination.next_cursor ?? undefined
-  } while (cursor)
-  return all
 }
 
 export async function usersCommand(sub: string | undefined, args: string[], flags: UserFlags): Promise<void> {
@@ -56,12 +32,12 @@ export async function usersCommand(sub: string | undefined, args: string[], flag
     if (role === 'member' && !clients?.length)
       throw new UsageError('a member needs --clients ID[,ID…] (the workspaces it may use)')
     const created = await withOfflineContextAsync(flags, (ctx) =>
-      invoke(createUserVerb, asConsole(ctx), {
+      invokeAsConsole(createUserVerb, ctx, {
         email,
         role: role as PortalRole,
         password: flags.password,
         clients,
-      }).catch(describe),
+      }),
     )
     if (flags.json) console.log(JSON.stringify(created))
     else {
@@ -74,12 +50,9 @@ export async function usersCommand(sub: string | undefined, args: string[], flag
     const email = flags.email ?? args[0]
     if (!email || args.length > 1) throw new UsageError('users reset-password needs the user’s email')
     const reset = await withOfflineContextAsync(flags, async (ctx) => {
-      const console_ = asConsole(ctx)
-      const user = (await allUsers(console_)).find((u) => u.email === email.trim().toLowerCase())
+      const user = (await everyPage(ctx, listUsersVerb)).find((u) => u.email === email.trim().toLowerCase())
       if (!user) throw new Error(`no portal user with the email ${email}`)
-      return invoke(resetUserPasswordVerb, console_, { id: user.id, password: flags.password }).catch(
-        describe,
-      )
+      return invokeAsConsole(resetUserPasswordVerb, ctx, { id: user.id, password: flags.password })
     })
     if (flags.json) console.log(JSON.stringify(reset))
     else {
@@ -90,7 +63,7 @@ export async function usersCommand(sub: string | undefined, args: string[], flag
   }
   if (sub === 'list') {
     if (args.length) throw new UsageError('users list takes no arguments')
-    const users = await withOfflineContextAsync(flags, (ctx) => allUsers(asConsole(ctx)))
+    const users = await withOfflineContextAsync(flags, (ctx) => everyPage(ctx, listUsersVerb))
     if (flags.json) console.log(JSON.stringify(users))
     else
       for (const u of users)
