@@ -1,5 +1,5 @@
 // Content and sending in real Chromium: a template written on its page (with the preview for a
-// contact in a sandboxed iframe), a capture campaign created and launched from the portal
+// contact in a sandboxed iframe, and the live preview of unsaved text while typing), a capture campaign created and launched from the portal
 // (the confirmation shows the audience size), its progress bar polled until `sent` while the real
 // send worker runs, then a captured message opened with its HTML in <iframe sandbox srcdoc>.
 // axe and the page-problem recorder (console errors, CSP violations, dialogs) run on each page.
@@ -57,6 +57,29 @@ describe('content and sending (browser)', () => {
     expect(await page.locator('#template-preview iframe').getAttribute('sandbox')).toBe('')
     await expectNoSeriousViolations(page)
     await screenshot(page, '/admin/templates/preview')
+
+    // Typing previews the UNSAVED text (templates.render-draft) for the chosen contact, 400 ms
+    // after the last change; nothing is saved (the campaign below sends the saved version).
+    const html = page.getByLabel('HTML body')
+    await html.fill('<h2>Welcome back {{ contact.first_name }}</h2>')
+    await page.waitForFunction(() =>
+      document
+        .querySelector('#template-preview iframe')
+        ?.getAttribute('srcdoc')
+        ?.includes('Welcome back Ann'),
+    )
+    await expect(previewFrame.locator('h2').innerText()).resolves.toBe('Welcome back Ann')
+    await expect(page.locator('#template-preview').innerText()).resolves.toContain(
+      'Every variable has a value.',
+    )
+    await html.press('End')
+    await html.pressSequentially('<p>{{ contact.custom.tier }}</p>')
+    await page.waitForFunction(() =>
+      document.querySelector('#template-preview')?.textContent?.includes('contact.custom.tier'),
+    )
+    expect(await page.locator('#body_html-live').innerText()).toBe('')
+    await expectNoSeriousViolations(page)
+    await screenshot(page, '/admin/templates/draft-preview')
     await expectCleanPage(page)
 
     // The campaign through the new-campaign form.
