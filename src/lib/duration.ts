@@ -1,3 +1,5 @@
+import { wallClock } from './zoned-time'
+
 // ISO 8601 durations (`P2D`, `PT4H`, `PT30S`, `P1W`) and "the next HH:MM in a time zone": the
 // two ways a journey `wait` says how long. Pure functions; the caller brings the clock.
 
@@ -32,33 +34,6 @@ export function parseTimeOfDay(value: string): number | null {
   return m ? Number(m[1]) * 60 + Number(m[2]) : null
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>()
-function formatFor(timeZone: string): Intl.DateTimeFormat {
-  let f = formats.get(timeZone)
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      second: 'numeric',
-    })
-    formats.set(timeZone, f)
-  }
-  return f
-}
-
-/** The wall-clock fields of instant `ms` in `timeZone`, read as if they were UTC. */
-function wallClock(ms: number, timeZone: string): number {
-  const parts: Record<string, number> = {}
-  for (const p of formatFor(timeZone).formatToParts(ms))
-    if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
-}
-
 /** The instant whose wall clock in `timeZone` reads `wall` (a UTC-read local time). */
 function instantOf(wall: number, timeZone: string): number {
   let guess = wall
@@ -74,7 +49,7 @@ function instantOf(wall: number, timeZone: string): number {
 export function nextTimeOfDay(now: number, minutes: number, timeZone: string): number {
   let zone = timeZone
   try {
-    formatFor(zone)
+    wallClock(now, zone)
   } catch {
     zone = 'UTC'
   }

@@ -30,12 +30,19 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f
 }
 
-/** The zone's offset from UTC at an instant, in ms (local = utc + offset). */
-export function offsetAt(ms: number, tz: string): number {
+/**
+ * The wall-clock fields of instant `ms` in `tz`, read as if they were UTC (to the second). Throws
+ * a RangeError for a zone Intl does not know.
+ */
+export function wallClock(ms: number, tz: string): number {
   const parts: Record<string, number> = {}
   for (const p of formatter(tz).formatToParts(ms)) if (p.type !== 'literal') parts[p.type] = Number(p.value)
-  const local = Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
-  return local - Math.floor(ms / 1000) * 1000
+  return Date.UTC(parts.year!, parts.month! - 1, parts.day!, parts.hour!, parts.minute!, parts.second!)
+}
+
+/** The zone's offset from UTC at an instant, in ms (local = utc + offset). */
+export function offsetAt(ms: number, tz: string): number {
+  return wallClock(ms, tz) - Math.floor(ms / 1000) * 1000
 }
 
 /** A zone's offsets in one UTC year: where each starts (found to the quarter-hour). */
