@@ -46,7 +46,7 @@ describe('content and sending (browser)', () => {
       .fill('<h2>Hello {{ contact.first_name }}</h2><p style="color:red">{{ contact.custom.plan }}</p>')
     await follow(page, page.getByRole('button', { name: 'Create template' }))
     expect(new URL(page.url()).pathname).toMatch(/^\/admin\/templates\/[0-9a-f-]{36}$/)
-    const preview = page.waitForResponse((r) => r.url().includes('/preview?contact_id='))
+    const preview = page.waitForResponse((r) => r.url().endsWith('/draft-preview'))
     await page.getByLabel('Preview for').selectOption({ label: 'buyer0@browser.test' })
     await preview
     await page.waitForFunction(() =>
@@ -78,6 +78,14 @@ describe('content and sending (browser)', () => {
       document.querySelector('#template-preview')?.textContent?.includes('contact.custom.tier'),
     )
     expect(await page.locator('#body_html-live').innerText()).toBe('')
+    // Another contact previews the text as typed, not the saved version.
+    await page.getByLabel('Preview for').selectOption({ label: 'buyer1@browser.test' })
+    await page.waitForFunction(() =>
+      document
+        .querySelector('#template-preview iframe')
+        ?.getAttribute('srcdoc')
+        ?.includes('Welcome back Bob'),
+    )
     await expectNoSeriousViolations(page)
     await screenshot(page, '/admin/templates/draft-preview')
     await expectCleanPage(page)

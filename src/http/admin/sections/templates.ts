@@ -20,9 +20,9 @@ import { needsWorkspace, nextPageUrl, queryValue } from './links'
 // (subject, HTML and text, channel) beside a preview rendered by the templates.preview verb for
 // a chosen contact: the missing variables, SMS length/segments/encoding for an SMS template, and
 // the HTML only inside <iframe sandbox srcdoc>. The preview is of the saved template (the verb
-// renders what is stored); choosing another contact refreshes it through an htmx fragment.
-// While the user types, the editor's fields post (400 ms after the last change) to a fragment
-// that renders the UNSAVED text with templates.render-draft — the same preview, plus a syntax
+// renders what is stored). While the user types, and when another contact is chosen, the
+// editor's fields post (typing: 400 ms after the last change) to a fragment that renders the
+// UNSAVED text with templates.render-draft — the same preview, plus a syntax
 // error's line and column next to its field (swapped out of band); without JavaScript the
 // form's "Preview" button posts the same fields to a route that re-renders the whole page.
 // Deleting asks on a page of its own.
@@ -181,7 +181,7 @@ export const templatesSection = defineSection({
         ),
     },
     {
-      // The preview alone, for the contact chooser's htmx request.
+      // The saved template's preview alone (the editor's chooser now posts the draft instead).
       method: 'GET',
       path: `${PATH}/:id/preview`,
       handler: async (req) => {
