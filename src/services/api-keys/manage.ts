@@ -54,23 +54,23 @@ export function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
   return paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
 }
 
-export function getApiKey(ctx: Ctx, id: string) {
+/** The key's row, if the actor may see it: another workspace's key is a 404, as if absent. */
+function visibleKey(ctx: Ctx, id: string) {
   const row = ctx.db
     .select()
     .from(apiKeys)
     .where(and(eq(apiKeys.id, id), visibleTo(ctx.actor, apiKeys.clientId)))
     .get()
   if (!row) throw notFound('API key')
-  return presentApiKey(row)
+  return row
+}
+
+export function getApiKey(ctx: Ctx, id: string) {
+  return presentApiKey(visibleKey(ctx, id))
 }
 
 export function revokeApiKey(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), visibleTo(ctx.actor, apiKeys.clientId)))
-    .get()
-  if (!row) throw notFound('API key')
+  const row = visibleKey(ctx, id)
   const revoked =
     ctx.db
       .update(apiKeys)
