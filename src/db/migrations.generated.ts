@@ -18,6 +18,7 @@ import m14 from '../../migrations/0014_freezing_the_anarchist.sql' with { type: 
 import m15 from '../../migrations/0015_yummy_kronos.sql' with { type: 'text' }
 import m16 from '../../migrations/0016_open_starfox.sql' with { type: 'text' }
 import m17 from '../../migrations/0017_deep_monster_badoon.sql' with { type: 'text' }
+import m18 from '../../migrations/0018_clear_logan.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -38,4 +39,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0015_yummy_kronos', sql: m15 },
   { tag: '0016_open_starfox', sql: m16 },
   { tag: '0017_deep_monster_badoon', sql: m17 },
+  { tag: '0018_clear_logan', sql: m18 },
 ]

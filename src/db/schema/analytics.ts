@@ -86,7 +86,14 @@ export const deliverabilityAlerts = sqliteTable(
     createdAt: integer('created_at').notNull(),
     resolvedAt: integer('resolved_at'),
   },
-  (t) => [index('deliverability_alerts_client_idx').on(t.clientId, t.id)],
+  (t) => [
+    index('deliverability_alerts_client_idx').on(t.clientId, t.id),
+    // Open alerts only (a handful): the portal's banner asks for them on every page, and the
+    // resolved history grows; newest first per client, or across clients for the agency.
+    index('deliverability_alerts_open_idx')
+      .on(t.clientId, t.id)
+      .where(sql`resolved_at is null`),
+  ],
 )
 
 /**

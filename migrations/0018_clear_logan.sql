@@ -1,0 +1,1 @@
+CREATE INDEX `deliverability_alerts_open_idx` ON `deliverability_alerts` (`client_id`,`id`) WHERE resolved_at is null;
