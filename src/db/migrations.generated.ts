@@ -19,6 +19,7 @@ import m15 from '../../migrations/0015_yummy_kronos.sql' with { type: 'text' }
 import m16 from '../../migrations/0016_open_starfox.sql' with { type: 'text' }
 import m17 from '../../migrations/0017_deep_monster_badoon.sql' with { type: 'text' }
 import m18 from '../../migrations/0018_clear_logan.sql' with { type: 'text' }
+import m19 from '../../migrations/0019_true_shape.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -40,4 +41,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0016_open_starfox', sql: m16 },
   { tag: '0017_deep_monster_badoon', sql: m17 },
   { tag: '0018_clear_logan', sql: m18 },
+  { tag: '0019_true_shape', sql: m19 },
 ]

@@ -93,6 +93,11 @@ export const deliverabilityAlerts = sqliteTable(
     index('deliverability_alerts_open_idx')
       .on(t.clientId, t.id)
       .where(sql`resolved_at is null`),
+    // Across clients ("All workspaces"): without it SQLite (no ANALYZE statistics) walks the
+    // primary key newest first through every resolved alert to find the open ones.
+    index('deliverability_alerts_open_all_idx')
+      .on(t.id)
+      .where(sql`resolved_at is null`),
   ],
 )
 

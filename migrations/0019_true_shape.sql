@@ -1,0 +1,1 @@
+CREATE INDEX `deliverability_alerts_open_all_idx` ON `deliverability_alerts` (`id`) WHERE resolved_at is null;
