@@ -73,6 +73,11 @@ export interface Config {
    * unset: no-reply@ the public URL's host when that is a domain name, else no-reply@herald.localhost.
    */
   readonly defaultFrom: string
+  /**
+   * Sign-in attempts (POST /admin/login) one client IP may make per minute (DESIGN §5's 20/min
+   * bucket of unauthenticated endpoints; HERALD_LOGIN_RATE_PER_MINUTE, default 20).
+   */
+  readonly loginRatePerMinute: number
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -284,6 +289,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     inboundDomain,
     inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
     defaultFrom,
+    loginRatePerMinute: int('HERALD_LOGIN_RATE_PER_MINUTE', env.HERALD_LOGIN_RATE_PER_MINUTE ?? '20', 1, 100_000),
   })
   provenance.set(config, sourcesOf(flags, env))
   return config
@@ -343,6 +349,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   inboundDomain: { env: 'HERALD_INBOUND_DOMAIN' },
   inboundSmtpPort: { env: 'HERALD_INBOUND_SMTP_PORT' },
   defaultFrom: { env: 'HERALD_DEFAULT_FROM' },
+  loginRatePerMinute: { env: 'HERALD_LOGIN_RATE_PER_MINUTE' },
 }
 
 /** The same precedence as loadConfig: a flag, else a non-empty environment variable, else the default. */

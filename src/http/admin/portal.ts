@@ -15,6 +15,7 @@ import {
 } from '../../services/portal-auth/sessions'
 import { loadIdentity, workspacesOf } from '../../services/users/access'
 import { assetResponse } from './assets'
+import { createIpLimiter } from '../middleware/rate-limit'
 import { clientIp } from './client-ip'
 import { gzipHtml } from './compress'
 import { cookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from './cookies'
@@ -72,6 +73,9 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
   const render = createRenderer(sections)
   const routes = sections.flatMap((s) => s.routes.map((r) => compile(r.method, r.path, r.handler)))
   const secure = isSecure(app)
+  // DESIGN §5: sign-in is an unauthenticated endpoint with its own per-IP bucket, apart from
+  // the lockout after 10 failures (which counts failures only, per email and per IP).
+  const loginRate = createIpLimiter(app.config.loginRatePerMinute)
 
   const sessionCookie = (value: string, maxAgeMs: number) => sessionCookieFor(app, value, maxAgeMs)
 
@@ -157,12 +161,20 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   // --- sign-in --------------------------------------------------------------------------------
 
-  async function loginPage(request: Request, url: URL, form: FormData | null, error: string | null) {
+  async function loginPage(
+    request: Request,
+    url: URL,
+    form: FormData | null,
+    error: string | null,
+    status = 200,
+    extra: Record<string, string> = {},
+  ) {
     const token = randomBase62(24)
     const next = safeNext(url.searchParams.get('next') ?? (form?.get('next') as string | null))
     const email = typeof form?.get('email') === 'string' ? (form.get('email') as string) : ''
-    const view = page('pages/login/index', 'Sign in', { next, email, error })
+    const view = page('pages/login/index', 'Sign in', { next, email, error }, status)
     const headers: Record<string, string> = {
+      ...extra,
       'set-cookie': cookie(LOGIN_COOKIE, token, { secure, maxAgeSeconds: 3600 }),
     }
     // An htmx swap that lands here (a session ended mid-page) reloads the whole page instead.
@@ -172,6 +184,20 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   async function login(request: Request, url: URL, peer: string | null): Promise<Response> {
     const form = await readForm(request)
+    const ip = clientIp(request, peer)
+    const rate = loginRate(ip, app.clock.now())
+    if (!rate.allowed) {
+      const wait = Number(rate.headers['retry-after'])
+      app.log.warn('portal sign-in refused: rate limit', { ip })
+      return loginPage(
+        request,
+        url,
+        form,
+        `Too many sign-in attempts from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
+        429,
+        { 'retry-after': rate.headers['retry-after']! },
+      )
+    }
     const expected = readCookie(request, LOGIN_COOKIE)
     const carried = carriedToken(request, form)
     // The form's double-submit token guards against login CSRF. A client that never loaded the
@@ -189,7 +215,6 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       )
     const email = String(form?.get('email') ?? '')
     const password = String(form?.get('password') ?? '')
-    const ip = clientIp(request, peer)
     const outcome = await attemptLogin(app, email, password, ip)
     if (!outcome.ok) {
       // A security event an operator may want to see; the password never is.

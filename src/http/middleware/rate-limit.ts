@@ -14,26 +14,39 @@ export const TIERS: Record<Exclude<ApiKeyTier, 'unlimited'>, TierLimit> = {
   scale: { perMinute: 12000, burst: 2000 },
 }
 
+const SWEEP_AT = 10_000
+
 export interface RateDecision {
   allowed: boolean
   headers: Record<string, string>
 }
 
-export function createRateLimiter() {
-  const buckets = new Map<string, { tokens: number; at: number }>()
-  return function take(keyId: string, tier: ApiKeyTier, now: number): RateDecision {
-    if (tier === 'unlimited') return { allowed: true, headers: {} }
-    const { perMinute, burst } = TIERS[tier]
+/**
+ * Token buckets by key: `burst` tokens, refilled at `perMinute`. One take per request; the
+ * decision carries the RateLimit-* headers and, when refused, Retry-After (seconds).
+ */
+export function createBuckets() {
+  const buckets = new Map<string, { tokens: number; at: number; fullAt: number }>()
+  let swept = Number.NEGATIVE_INFINITY
+  return function take(key: string, { perMinute, burst }: TierLimit, now: number): RateDecision {
     const perMs = perMinute / 60_000
-    let bucket = buckets.get(keyId)
+    // Keyed by IP the map could grow with every address ever seen: a bucket that has refilled
+    // is the same as none, so those are dropped once the map gets large.
+    // At most once a second, so a flood of new addresses does not make every request a sweep.
+    if (buckets.size >= SWEEP_AT && now - swept >= 1000) {
+      swept = now
+      for (const [k, b] of buckets) if (b.fullAt <= now) buckets.delete(k)
+    }
+    let bucket = buckets.get(key)
     if (!bucket) {
-      bucket = { tokens: burst, at: now }
-      buckets.set(keyId, bucket)
+      bucket = { tokens: burst, at: now, fullAt: now }
+      buckets.set(key, bucket)
     }
     bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs)
     bucket.at = now
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
+    bucket.fullAt = now + (burst - bucket.tokens) / perMs
     const headers: Record<string, string> = {
       'ratelimit-limit': String(burst),
       'ratelimit-remaining': String(Math.floor(bucket.tokens)),
@@ -42,6 +55,24 @@ export function createRateLimiter() {
     if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)))
     return { allowed, headers }
   }
+}
+
+export function createRateLimiter() {
+  const take = createBuckets()
+  return function takeForKey(keyId: string, tier: ApiKeyTier, now: number): RateDecision {
+    if (tier === 'unlimited') return { allowed: true, headers: {} }
+    return take(keyId, TIERS[tier], now)
+  }
+}
+
+/**
+ * DESIGN §5: unauthenticated endpoints get their own bucket per client IP, `perMinute` requests
+ * a minute with the same burst (20/min: the 21st sign-in within a minute from one IP waits).
+ */
+export function createIpLimiter(perMinute: number) {
+  const take = createBuckets()
+  const limit = { perMinute, burst: perMinute }
+  return (ip: string, now: number): RateDecision => take(ip, limit, now)
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>
