@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { binaryApi, sendingAudience } from '../helpers/binary-api'
 import { startDnsServer } from '../helpers/dns-server'
 import { until } from '../helpers/receiver'
 import { messageIdOf, startSink } from '../helpers/smtp-sink'
@@ -39,34 +40,18 @@ test(`kill -9 ${CRASHES} times during a send: nobody is missed, duplicates share
     const { proc, base } = await serveBinary(bin, data, env, 'ignore')
     running.add(proc)
     void proc.exited.then(() => running.delete(proc))
-    const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
-      const res = await fetch(base + path, {
-        method,
-        headers: { authorization: `Bearer ${KEY}`, 'content-type': type },
-        body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-      })
-      const json = (await res.json()) as { data: Record<string, unknown> & { id: string } }
-      if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
-      return json.data
-    }
-    return { proc, call }
+    return { proc, call: binaryApi(base, KEY).call }
   }
 
   let h = await start()
-  const clients = (await h.call('GET', '/api/v1/clients')) as unknown as { id: string }[]
-  const q = `?client_id=${clients[0]!.id}`
-  const domain = await h.call('POST', `/api/v1/domains${q}`, { domain: 'news.example' })
-  for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
-    dns.zone.set(r.name, [r.value_parts ?? [r.value]])
-  expect((await h.call('POST', `/api/v1/domains/${domain.id}/verify`)).verified).toBe(true)
-  await h.call('POST', `/api/v1/senders${q}`, { from_email: 'offers@news.example', from_name: 'News' })
-  const list = await h.call('POST', `/api/v1/lists${q}`, { name: 'All' })
-  const csv = ['email', ...Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@inbox.example`)].join('\n')
-  const job = await h.call('POST', `/api/v1/contacts/imports${q}&list_id=${list.id}`, csv, 'text/csv')
-  await until(
-    async () => (await h.call('GET', `/api/v1/contacts/imports/${job.id}`)).status === 'completed',
-    10_000,
-  )
+  const { q, list } = await sendingAudience(h.call, dns, {
+    domain: 'news.example',
+    from: 'offers',
+    fromName: 'News',
+    contacts: RECIPIENTS,
+    prefix: 'r',
+    importMs: 10_000,
+  })
   const campaign = await h.call('POST', `/api/v1/campaigns${q}`, {
     name: 'Crash test',
     list_id: list.id,

@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { type ApiCall, binaryApi, sendingAudience } from '../helpers/binary-api'
 import { startDnsServer } from '../helpers/dns-server'
 import { until } from '../helpers/receiver'
 import { messageIdOf, startSink } from '../helpers/smtp-sink'
@@ -27,17 +28,12 @@ async function start(data: string, env: Record<string, string>) {
   )
   running.add(proc)
   void proc.exited.then(() => running.delete(proc))
-  const call = async (method: string, path: string, body?: unknown, type = 'application/json') => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${KEY}`, 'content-type': type },
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    })
-    // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
-    const json = (await res.json()) as any
-    if (!res.ok) throw new Error(`${method} ${path} → ${res.status} ${JSON.stringify(json)}`)
-    return path.includes('enrollments') || path.startsWith('/api/v1/messages?') ? json : json.data
-  }
+  const api = binaryApi(base, KEY)
+  // Paginated answers are read whole (their `pagination` too); the rest as their `data`.
+  const call: ApiCall = (method, path, ...rest) =>
+    path.includes('enrollments') || path.startsWith('/api/v1/messages?')
+      ? api.body(method, path, ...rest)
+      : api.call(method, path, ...rest)
   return { proc, call }
 }
 
@@ -144,20 +140,14 @@ test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step los
   }
   const data = join(bin.work, 'crash')
   let h = await start(data, env)
-  const clients = (await h.call('GET', '/api/v1/clients')) as { id: string }[]
-  const q = `?client_id=${clients[0]!.id}`
-  const domain = await h.call('POST', `/api/v1/domains${q}`, { domain: 'journeys.example' })
-  for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
-    dns.zone.set(r.name, [r.value_parts ?? [r.value]])
-  expect((await h.call('POST', `/api/v1/domains/${domain.id}/verify`)).verified).toBe(true)
-  await h.call('POST', `/api/v1/senders${q}`, { from_email: 'hello@journeys.example', from_name: 'J' })
-  const list = await h.call('POST', `/api/v1/lists${q}`, { name: 'All' })
-  const csv = ['email', ...Array.from({ length: CONTACTS }, (_, i) => `c${i}@inbox.example`)].join('\n')
-  const job = await h.call('POST', `/api/v1/contacts/imports${q}&list_id=${list.id}`, csv, 'text/csv')
-  await until(
-    async () => (await h.call('GET', `/api/v1/contacts/imports/${job.id}`)).status === 'completed',
-    15_000,
-  )
+  const { q, list } = await sendingAudience(h.call, dns, {
+    domain: 'journeys.example',
+    from: 'hello',
+    fromName: 'J',
+    contacts: CONTACTS,
+    prefix: 'c',
+    importMs: 15_000,
+  })
   const segment = await h.call('POST', `/api/v1/segments${q}`, {
     name: 'All',
     rule_groups: [{ match: 'all', rules: [{ field: 'list', operator: 'in', value: [list.id] }] }],
