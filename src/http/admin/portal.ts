@@ -14,8 +14,9 @@ import {
   takeFlash,
 } from '../../services/portal-auth/sessions'
 import { loadIdentity, workspacesOf } from '../../services/users/access'
-import { assetResponse } from './assets'
 import { createIpLimiter } from '../middleware/rate-limit'
+import { alertBanner } from './alert-banner'
+import { assetResponse } from './assets'
 import { clientIp } from './client-ip'
 import { gzipHtml } from './compress'
 import { cookie, LOGIN_COOKIE, readCookie, SESSION_COOKIE } from './cookies'
@@ -139,7 +140,8 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     // A fragment (polled every second or two) must not swallow the flash meant for the next page.
     const flash: Flash | null =
       session?.pendingFlash && !result.fragment ? takeFlash(app, session.tokenHash) : null
-    return render.page(result, { ...chrome, flash }, partial)
+    const banner = chrome.req && !result.fragment ? await alertBanner(chrome.req, app.clock.now()) : null
+    return render.page(result, { ...chrome, flash, banner }, partial)
   }
 
   function mapError(err: unknown): PageView {

@@ -1,5 +1,6 @@
 import type { PortalRole } from '../../services/actors/actor'
 import type { Flash } from '../../services/portal-auth/sessions'
+import type { AlertBanner } from './alert-banner'
 import { assetUrl } from './assets'
 import { maskToken } from './csrf'
 import { createEngine } from './engine'
@@ -21,6 +22,8 @@ export interface Chrome {
   csrf: string
   flash: Flash | null
   path: string
+  /** Open deliverability alerts shown above every page (./alert-banner.ts); null = none. */
+  banner?: AlertBanner | null
 }
 
 const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', vary: 'HX-Request' }
@@ -55,6 +58,7 @@ export function createRenderer(sections: readonly Section[]) {
       // Masked afresh for every answer (./csrf.ts): the same token never repeats in a page.
       csrf: chrome.csrf ? maskToken(chrome.csrf) : '',
       flash: chrome.flash,
+      banner: chrome.banner ?? null,
       path: chrome.path,
       assets,
       nav: req ? navFor(chrome.path, req.user.role) : [],

@@ -84,16 +84,17 @@ import v80 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text
 import v81 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
 import v82 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
 import v83 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v84 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v85 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v86 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v87 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v88 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v89 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v90 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v91 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v92 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v93 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v84 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v85 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v86 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v87 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v88 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v89 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v90 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v91 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v92 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v93 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v94 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -189,16 +190,17 @@ export const embeddedViews: Record<string, string> = {
   'pages/webhooks/rotate.liquid': v81,
   'pages/webhooks/secret.liquid': v82,
   'pages/webhooks/show.liquid': v83,
-  'partials/count-bars.liquid': v84,
-  'partials/field-error.liquid': v85,
-  'partials/flash.liquid': v86,
-  'partials/form-error.liquid': v87,
-  'partials/head.liquid': v88,
-  'partials/line-chart.liquid': v89,
-  'partials/nav.liquid': v90,
-  'partials/pagination.liquid': v91,
-  'partials/swap.liquid': v92,
-  'partials/workspace.liquid': v93,
+  'partials/alert-banner.liquid': v84,
+  'partials/count-bars.liquid': v85,
+  'partials/field-error.liquid': v86,
+  'partials/flash.liquid': v87,
+  'partials/form-error.liquid': v88,
+  'partials/head.liquid': v89,
+  'partials/line-chart.liquid': v90,
+  'partials/nav.liquid': v91,
+  'partials/pagination.liquid': v92,
+  'partials/swap.liquid': v93,
+  'partials/workspace.liquid': v94,
 }
 
 /** Static assets by file name, served under /admin/static/. */
