@@ -289,7 +289,12 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     inboundDomain,
     inboundSmtpPort: optionalInt('HERALD_INBOUND_SMTP_PORT', env.HERALD_INBOUND_SMTP_PORT, 0, 65535),
     defaultFrom,
-    loginRatePerMinute: int('HERALD_LOGIN_RATE_PER_MINUTE', env.HERALD_LOGIN_RATE_PER_MINUTE ?? '20', 1, 100_000),
+    loginRatePerMinute: int(
+      'HERALD_LOGIN_RATE_PER_MINUTE',
+      env.HERALD_LOGIN_RATE_PER_MINUTE ?? '20',
+      1,
+      100_000,
+    ),
   })
   provenance.set(config, sourcesOf(flags, env))
   return config

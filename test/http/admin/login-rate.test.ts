@@ -52,7 +52,11 @@ describe('HERALD_LOGIN_RATE_PER_MINUTE', () => {
   test('default 20; validated', () => {
     expect(loadConfig({}, {}).loginRatePerMinute).toBe(20)
     expect(loadConfig({}, { HERALD_LOGIN_RATE_PER_MINUTE: '5' }).loginRatePerMinute).toBe(5)
-    expect(() => loadConfig({}, { HERALD_LOGIN_RATE_PER_MINUTE: '0' })).toThrow('HERALD_LOGIN_RATE_PER_MINUTE')
-    expect(() => loadConfig({}, { HERALD_LOGIN_RATE_PER_MINUTE: 'many' })).toThrow('HERALD_LOGIN_RATE_PER_MINUTE')
+    expect(() => loadConfig({}, { HERALD_LOGIN_RATE_PER_MINUTE: '0' })).toThrow(
+      'HERALD_LOGIN_RATE_PER_MINUTE',
+    )
+    expect(() => loadConfig({}, { HERALD_LOGIN_RATE_PER_MINUTE: 'many' })).toThrow(
+      'HERALD_LOGIN_RATE_PER_MINUTE',
+    )
   })
 })
