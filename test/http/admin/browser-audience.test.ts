@@ -5,6 +5,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { createImportWorker } from '../../../src/services/imports/runner'
+import { adminApi } from '../../helpers/admin-api'
 import {
   expectCleanPage,
   expectNoSeriousViolations,
@@ -18,13 +19,7 @@ import { expectNoInjectedMarkup, XSS } from '../../helpers/portal-seed'
 
 const portal = usePortal()
 const herald = portal.herald
-const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId })
-
-async function api(method: string, path: string, body?: unknown) {
-  const r = await herald.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
+const api = adminApi(herald)
 
 /** Waits until the live estimate shows `size` (the htmx post of the unsaved rules answered). */
 async function sizeBecomes(page: Page, size: number) {

@@ -2,6 +2,7 @@
 // XSS probe as its name and a node label, rendered inert), its node form, and an activation that
 // is refused with the failing node outlined; axe and the page-problem recorder on each page.
 import { describe, expect, test } from 'bun:test'
+import { adminApi } from '../../helpers/admin-api'
 import {
   expectCleanPage,
   expectNoSeriousViolations,
@@ -14,13 +15,7 @@ import { expectNoInjectedMarkup, XSS } from '../../helpers/portal-seed'
 
 const portal = usePortal()
 const herald = portal.herald
-const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId })
-
-async function api(method: string, path: string, body?: unknown) {
-  const r = await herald.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
+const api = adminApi(herald)
 
 describe('journey pages (browser)', () => {
   test('the graph, a node form, and a refused activation shown on the node', async () => {

@@ -5,6 +5,7 @@
 // axe and the page-problem recorder (console errors, CSP violations, dialogs) run on each page.
 import { describe, expect, test } from 'bun:test'
 import { startSending } from '../../../src/queue/start'
+import { adminApi } from '../../helpers/admin-api'
 import {
   expectCleanPage,
   expectNoSeriousViolations,
@@ -18,13 +19,7 @@ import { expectNoInjectedMarkup } from '../../helpers/portal-seed'
 // No workers at first: the campaign is seen sending (its bar polling) before the worker starts.
 const portal = usePortal()
 const herald = portal.herald
-const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId })
-
-async function api(method: string, path: string, body?: unknown) {
-  const r = await herald.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
+const api = adminApi(herald)
 
 describe('content and sending (browser)', () => {
   test('write a template, create and launch a capture campaign, watch it reach sent, read a captured message', async () => {
