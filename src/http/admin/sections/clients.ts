@@ -7,7 +7,7 @@ import {
 import { invoke } from '../../../services/verbs/invoke'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { nextPageUrl, queryValue } from './links'
+import { pageLinks, pageQuery } from './links'
 import { platformCtx } from './platform'
 
 // Clients (workspaces, DESIGN §5): the agency's customers. Creating, suspending and reactivating
@@ -30,14 +30,10 @@ export const clientsSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const result = await invoke(listClientsVerb, platformCtx(req), {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
-        })
+        const result = await invoke(listClientsVerb, platformCtx(req), pageQuery(req))
         return page('pages/clients/index', 'Clients', {
           clients: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

@@ -9,7 +9,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, pageLinks, pageQuery } from './links'
 
 // Sending domains (DESIGN §7): the DNS records to publish (DKIM, SPF, DMARC), each with a copy
 // button; "Verify" runs domains.verify (its DNS look-ups in the verb's prepare, outside the
@@ -41,14 +41,10 @@ export const domainsSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const result = await invoke(listDomainsVerb, req.ctx, {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
-        })
+        const result = await invoke(listDomainsVerb, req.ctx, pageQuery(req))
         return page('pages/domains/index', 'Domains', {
           domains: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

@@ -16,6 +16,18 @@ export function nextPageUrl(
   return `${path}?${q}`
 }
 
+/** A list page's slice: `limit` rows from the cursor its "older" link carried. */
+export const pageQuery = (req: PortalRequest, limit = 50) => ({ limit, cursor: queryValue(req, 'cursor') })
+
+/** What a list page shows under its table: the count, and the "older" link keeping `filters`. */
+export function pageLinks(
+  path: string,
+  pagination: { total: number; next_cursor: string | null },
+  filters: Record<string, string | undefined> = {},
+): { total: number; next_url: string | null } {
+  return { total: pagination.total, next_url: nextPageUrl(path, filters, pagination.next_cursor) }
+}
+
 /** A query parameter, trimmed; empty → undefined. */
 export function queryValue(req: PortalRequest, name: string): string | undefined {
   const v = req.query.get(name)?.trim()

@@ -12,7 +12,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
 
 // Lists (DESIGN §7): the lists with their maintained member counts, create, a list's page with
 // its members (paginated), adding members found by a search of their email or name (or pasted
@@ -60,12 +60,10 @@ export const listsSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const cursor = queryValue(req, 'cursor')
-        const result = await invoke(listListsVerb, req.ctx, { limit: 50, cursor })
+        const result = await invoke(listListsVerb, req.ctx, pageQuery(req))
         return page('pages/lists/index', 'Lists', {
           lists: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

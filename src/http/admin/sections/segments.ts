@@ -13,7 +13,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import type { FieldErrors } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
 import {
   applyAction,
   builderErrors,
@@ -145,12 +145,10 @@ export const segmentsSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const cursor = queryValue(req, 'cursor')
-        const result = await invoke(listSegmentsVerb, req.ctx, { limit: 50, cursor })
+        const result = await invoke(listSegmentsVerb, req.ctx, pageQuery(req))
         return page('pages/segments/index', 'Segments', {
           segments: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

@@ -9,7 +9,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, pageLinks, pageQuery } from './links'
 
 // Senders (DESIGN §7): the From addresses campaigns use. A sender is "verified" when its
 // workspace has a verified domain (DKIM and SPF) for the address's domain or a parent of it —
@@ -46,14 +46,10 @@ export const sendersSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const result = await invoke(listSendersVerb, req.ctx, {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
-        })
+        const result = await invoke(listSendersVerb, req.ctx, pageQuery(req))
         return page('pages/senders/index', 'Senders', {
           senders: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

@@ -11,7 +11,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { nextPageUrl, queryValue } from './links'
+import { pageLinks, pageQuery } from './links'
 import { platformCtx } from './platform'
 
 // Portal users (DESIGN §9a), owner only (the users verbs check the role): the list, a new user
@@ -75,10 +75,7 @@ export const usersSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const result = await invoke(listUsersVerb, platformCtx(req), {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
-        })
+        const result = await invoke(listUsersVerb, platformCtx(req), pageQuery(req))
         const clients = await clientChoices(req, [])
         const names = new Map(clients.map((c) => [c.id, c.name]))
         return page('pages/users/index', 'Users', {
@@ -87,8 +84,7 @@ export const usersSection = defineSection({
             client_names: u.clients?.map((id) => names.get(id) ?? id) ?? null,
             me: u.id === req.user.id,
           })),
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

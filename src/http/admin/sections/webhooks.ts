@@ -15,7 +15,7 @@ import {
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
 
 // Webhooks (DESIGN §8): endpoints, their delivery log (every attempt: status, duration, the
 // start of the response), retries, a test send, the signing secret. The secret is shown on the
@@ -71,14 +71,10 @@ export const webhooksSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const result = await invoke(listWebhooksVerb, req.ctx, {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
-        })
+        const result = await invoke(listWebhooksVerb, req.ctx, pageQuery(req))
         return page('pages/webhooks/index', 'Webhooks', {
           hooks: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },
