@@ -4,13 +4,16 @@ import type { TestApp } from './app'
 // under test stay the only thing a browser drives).
 
 /**
- * A REST caller with an admin:* key of the default workspace: answers the body's `data`, and a
- * non-200 throws with the status and body, so a set-up step that fails says why.
+ * A REST caller with `key` (by default a new admin:* key of the default workspace; a call may give
+ * another): answers the body's `data`, and a non-200 throws with the status and body, so a set-up
+ * step that fails says why.
  */
-export function adminApi(herald: TestApp) {
-  const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId })
-  return async (method: string, path: string, body?: unknown) => {
-    const r = await herald.call(method, path, { key, body })
+export function adminApi(
+  herald: TestApp,
+  key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId }),
+) {
+  return async (method: string, path: string, body?: unknown, as = key) => {
+    const r = await herald.call(method, path, { key: as, body })
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
     return r.body.data
   }

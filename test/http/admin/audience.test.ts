@@ -3,8 +3,9 @@
 // pages, and the roles (a viewer cannot change anything; a member sees only its clients' records).
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createImportWorker } from '../../../src/services/imports/runner'
+import { adminApi } from '../../helpers/admin-api'
 import { BASE, createTestApp } from '../../helpers/app'
-import { type Browser, csrfOf, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
+import { type Browser, csrfOf, idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
@@ -14,19 +15,9 @@ const imports = createImportWorker(t.ctx)
 const other = t.client('Other')
 const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 
-let ownerBrowser: Browser | undefined
-const owner = async () => {
-  ownerBrowser ??= await signIn(t)
-  return ownerBrowser
-}
+const owner = lazyOwner(t)
 
-async function api(method: string, path: string, body?: unknown, k = key) {
-  const r = await t.call(method, path, { key: k, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
-
-const idFrom = (location: string | null) => location?.split('/').pop() ?? ''
+const api = adminApi(t, key)
 
 /** A multipart form post (the CSV upload) with the browser's cookies and CSRF token. */
 async function postMultipart(b: Browser, path: string, form: FormData) {

@@ -4,25 +4,17 @@
 // activate / pause / archive behind a confirmation, and each contact's path.
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createJourneyWorker } from '../../../src/queue/journey-worker'
+import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
-import { type Browser, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
+import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 setDefaultTimeout(60_000)
 
 const t = createTestApp({ env: PORTAL_ENV })
 const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const worker = createJourneyWorker(t.ctx)
-let ownerBrowser: Browser | undefined
-const owner = async () => {
-  ownerBrowser ??= await signIn(t)
-  return ownerBrowser
-}
-async function api(method: string, path: string, body?: unknown) {
-  const r = await t.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
-const idFrom = (location: string | null) => location?.split('/').pop() ?? ''
+const owner = lazyOwner(t)
+const api = adminApi(t, key)
 
 describe('journeys pages', () => {
   test('empty list, create a draft, add and edit nodes, errors on the node, activate, the graph with counts, enrollments, pause, archive', async () => {

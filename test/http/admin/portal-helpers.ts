@@ -124,6 +124,18 @@ export async function signIn(
   return b
 }
 
+/** One signed-in owner per test file, made on first use (a sign-in costs a password hash). */
+export function lazyOwner(t: TestApp): () => Promise<Browser> {
+  let owner: Browser | undefined
+  return async () => {
+    owner ??= await signIn(t)
+    return owner
+  }
+}
+
+/** The id at the end of a redirect's Location (`/admin/lists/<id>`). */
+export const idFrom = (location: string | null) => location?.split('/').pop() ?? ''
+
 let n = 0
 /** A portal user created through the users verb as the console would. */
 export async function makeUser(

@@ -5,9 +5,10 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createCaptureProvider } from '../../../src/channels/capture'
 import { createSendWorker } from '../../../src/queue/worker'
+import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { allChannels } from '../../helpers/sender'
-import { type Browser, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
+import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
@@ -18,19 +19,9 @@ const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const other = t.client('Other')
 const otherKey = t.key({ scopes: ['admin:*'], clientId: other })
 
-let ownerBrowser: Browser | undefined
-const owner = async () => {
-  ownerBrowser ??= await signIn(t)
-  return ownerBrowser
-}
+const owner = lazyOwner(t)
 
-async function api(method: string, path: string, body?: unknown, k = key) {
-  const r = await t.call(method, path, { key: k, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
-
-const idFrom = (location: string | null) => location?.split('/').pop() ?? ''
+const api = adminApi(t, key)
 
 describe('templates pages', () => {
   test('empty state, create, 422 next to the field, preview for a contact with missing variables, SMS info, delete behind a confirmation', async () => {
