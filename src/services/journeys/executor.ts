@@ -377,7 +377,8 @@ export function createJourneyExecutor(app: AppContext) {
   function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const deadline = performance.now() + budgetMs
-    while (performance.now() < deadline) {
+    // At least one chunk and one step batch (of at least one run) a pass, whatever the budget.
+    for (let first = true; first || performance.now() < deadline; first = false) {
       const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
       if (n === null) break
       report.enrolled += n
@@ -385,7 +386,7 @@ export function createJourneyExecutor(app: AppContext) {
     }
     let nextAt: number | null = null
     const active = new Set(q.activeJourneys())
-    while (performance.now() < deadline) {
+    for (let first = true; first || performance.now() < deadline; first = false) {
       const now = app.clock.now()
       let pick: string | null = null
       let pickAt = 0
