@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
-import MailComposer from 'nodemailer/lib/mail-composer'
 import { createTestApp } from '../helpers/app'
 import { recordingProvider, startTestSender } from '../helpers/sender'
-import { type EmailOut, INBOUND_ENV, sendCampaign } from '../inbound/fixtures'
+import { type EmailOut, INBOUND_ENV, replyTo, sendCampaign } from '../inbound/fixtures'
 
 // GET /api/v1/replies and /replies/{id}: scope replies:read, paginated, tenant-scoped.
 
@@ -10,17 +9,7 @@ const t = createTestApp({ env: { HERALD_INBOUND_DOMAIN: INBOUND_ENV.HERALD_INBOU
 const provider = recordingProvider()
 startTestSender(t, provider)
 
-async function reply(m: EmailOut, text: string) {
-  const raw = await new MailComposer({ from: m.to, to: m.replyTo!, subject: 'Re: Hello', text })
-    .compile()
-    .build()
-  const r = await t.call('POST', '/api/v1/inbound/email', {
-    raw,
-    headers: { 'content-type': 'message/rfc822' },
-  })
-  expect(r.body.data.kind).toBe('reply')
-  return r.body.data.reply_id as string
-}
+const reply = (m: EmailOut, text: string) => replyTo(t, m, text)
 
 let a: Awaited<ReturnType<typeof sendCampaign>>
 let b: Awaited<ReturnType<typeof sendCampaign>>

@@ -1,3 +1,5 @@
+import { expect } from 'bun:test'
+import MailComposer from 'nodemailer/lib/mail-composer'
 import type { Outgoing } from '../../src/channels/types'
 import type { TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
@@ -19,6 +21,19 @@ export async function sendCampaign(t: TestApp, provider: { sent: Outgoing[] }, e
 }
 
 /** The mailto: address of a List-Unsubscribe header. */
+/** The contact answers `m` with `text`, through POST /inbound/email; the new reply's id. */
+export async function replyTo(t: TestApp, m: EmailOut, text: string): Promise<string> {
+  const raw = await new MailComposer({ from: m.to, to: m.replyTo!, subject: 'Re: Hello', text })
+    .compile()
+    .build()
+  const r = await t.call('POST', '/api/v1/inbound/email', {
+    raw,
+    headers: { 'content-type': 'message/rfc822' },
+  })
+  expect(r.body.data.kind).toBe('reply')
+  return r.body.data.reply_id as string
+}
+
 export const mailtoOf = (m: EmailOut) => /<mailto:([^>]+)>/.exec(m.headers['List-Unsubscribe']!)![1]!
 
 /** The same VERP address with one digit of its signature changed. */

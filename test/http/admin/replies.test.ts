@@ -2,10 +2,9 @@
 // first) in its client's workspace with its sender and snippet, its page shows the text as text
 // (a hostile reply stays inert), another client's member gets 404 for it.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
-import MailComposer from 'nodemailer/lib/mail-composer'
 import { createTestApp } from '../../helpers/app'
 import { recordingProvider, startTestSender } from '../../helpers/sender'
-import { type EmailOut, INBOUND_ENV, sendCampaign } from '../../inbound/fixtures'
+import { type EmailOut, INBOUND_ENV, replyTo, sendCampaign } from '../../inbound/fixtures'
 import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 setDefaultTimeout(60_000)
@@ -14,17 +13,7 @@ const t = createTestApp({ env: { ...PORTAL_ENV, HERALD_INBOUND_DOMAIN: INBOUND_E
 const provider = recordingProvider()
 startTestSender(t, provider)
 
-async function reply(m: EmailOut, text: string) {
-  const raw = await new MailComposer({ from: m.to, to: m.replyTo!, subject: 'Re: Hello', text })
-    .compile()
-    .build()
-  const r = await t.call('POST', '/api/v1/inbound/email', {
-    raw,
-    headers: { 'content-type': 'message/rfc822' },
-  })
-  expect(r.body.data.kind).toBe('reply')
-  return r.body.data.reply_id as string
-}
+const reply = (m: EmailOut, text: string) => replyTo(t, m, text)
 
 let sent: Awaited<ReturnType<typeof sendCampaign>>
 let replyId: string
