@@ -17,6 +17,7 @@ import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, rollupWrites } from '../../src/db/rollups'
 import { createFeedback } from '../../src/queue/feedback'
 import { createSendWorker } from '../../src/queue/worker'
+import { METRICS } from '../../src/services/analytics/inputs'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { BenchError, fmt, progress, runBench } from './lib'
 
@@ -415,16 +416,6 @@ async function main(): Promise<boolean> {
   const lastDay = end - DAY
   const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)]!
   const zones = ['UTC', 'America/New_York', 'Europe/Paris', 'Asia/Kolkata'] as const
-  const metrics = [
-    'sent',
-    'delivered',
-    'opened',
-    'clicked',
-    'replied',
-    'bounced',
-    'unsubscribed',
-    'complained',
-  ]
 
   const funnel = await latency(t, 'funnel, 30 days', () => {
     const to = lastDay - Math.floor(rand() * 60) * DAY
@@ -432,7 +423,7 @@ async function main(): Promise<boolean> {
   })
   const trends = await latency(t, 'trends, 90 days daily', () => {
     const to = lastDay - Math.floor(rand() * 60) * DAY
-    return `/api/v1/analytics/trends?${q({ metric: pick(metrics), interval: 'day', timezone: pick(zones), from: date(to - 89 * DAY), to: date(to) })}`
+    return `/api/v1/analytics/trends?${q({ metric: pick(METRICS), interval: 'day', timezone: pick(zones), from: date(to - 89 * DAY), to: date(to) })}`
   })
   const score = await latency(t, 'deliverability score', () => `/api/v1/deliverability/score?${q({})}`)
   const dbMb = t.ctx.sqlite
