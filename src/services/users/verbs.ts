@@ -40,6 +40,15 @@ export const getUserVerb = defineVerb({
   run: (ctx, { id }) => getUser(ctx, id),
 })
 
+/**
+ * The password a verb sets: the one given, or a generated one (returned once to the caller). Hashed
+ * in `prepare`, outside the transaction: the hash is deliberately slow.
+ */
+async function passwordToSet(given: string | undefined) {
+  const generated = given === undefined ? generatePassword() : null
+  return { generated, hash: await hashPassword(given ?? generated!) }
+}
+
 /** Returns the password once when it was generated. */
 export const createUserVerb = defineVerb({
   name: 'users.create',
@@ -47,10 +56,7 @@ export const createUserVerb = defineVerb({
   input: CreateUserInput,
   mutates: true,
   check: timezoneCheck,
-  prepare: async (_ctx, input) => {
-    const generated = input.password === undefined ? generatePassword() : null
-    return { generated, hash: await hashPassword(input.password ?? generated!) }
-  },
+  prepare: (_ctx, input) => passwordToSet(input.password),
   run: (ctx, input, prepared) => ({
     ...createUser(ctx, input, prepared.hash),
     password: prepared.generated,
@@ -71,10 +77,7 @@ export const resetUserPasswordVerb = defineVerb({
   scope: 'admin:*',
   input: ResetPasswordInput,
   mutates: true,
-  prepare: async (_ctx, input) => {
-    const generated = input.password === undefined ? generatePassword() : null
-    return { generated, hash: await hashPassword(input.password ?? generated!) }
-  },
+  prepare: (_ctx, input) => passwordToSet(input.password),
   run: (ctx, { id }, prepared) => ({
     ...resetPassword(ctx, id, prepared.hash),
     password: prepared.generated,
