@@ -26,7 +26,7 @@ import { listWebhooksVerb } from '../../../services/webhooks/verbs'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { edgesOf, journeySvg } from './journey-graph'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
 
 // Journeys (DESIGN §7): the list; a journey's page with its graph drawn as a flow (SVG, per-node
 // counts), activate / pause / archive, and each contact's path; a node editor (one form per
@@ -240,17 +240,15 @@ export const journeysSection = defineSection({
       handler: async (req) => {
         const status = queryValue(req, 'status')
         const result = await invoke(listJourneysVerb, req.ctx, {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
+          ...pageQuery(req),
           ...(status && ['draft', 'active', 'paused', 'archived'].includes(status)
             ? { status: status as 'draft' }
             : {}),
         })
         return page('pages/journeys/index', 'Journeys', {
           journeys: result.data,
-          total: result.pagination.total,
           status: status ?? '',
-          next_url: nextPageUrl(PATH, { status }, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination, { status }),
         })
       },
     },

@@ -1,7 +1,7 @@
 import { getReplyVerb, listRepliesVerb } from '../../../services/replies/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { defineSection, page } from '../types'
-import { nextPageUrl, queryValue } from './links'
+import { pageLinks, pageQuery, queryValue } from './links'
 
 // Replies (DESIGN §9a): the inbox of replies received to sent messages, newest first, and a
 // reply's page with its text (stored as text; nothing of it is rendered as HTML).
@@ -19,15 +19,13 @@ export const repliesSection = defineSection({
       handler: async (req) => {
         const campaignId = queryValue(req, 'campaign_id')
         const result = await invoke(listRepliesVerb, req.ctx, {
-          limit: 50,
-          cursor: queryValue(req, 'cursor'),
+          ...pageQuery(req),
           campaign_id: campaignId,
         })
         return page('pages/replies/index', 'Replies', {
           replies: result.data,
-          total: result.pagination.total,
           campaign_id: campaignId ?? '',
-          next_url: nextPageUrl(PATH, { campaign_id: campaignId }, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination, { campaign_id: campaignId }),
         })
       },
     },
