@@ -13,6 +13,8 @@ export interface Store {
 /**
  * Opens the data file with the PRAGMAs of DESIGN.md §1. synchronous=NORMAL under WAL keeps
  * commits durable against a process crash (kill -9) at a fraction of FULL's cost.
+ * SQLite's automatic WAL checkpoint stays on here (CLI commands, migrations); `herald serve`
+ * turns it off for this connection once its checkpoint thread runs (checkpointer.ts).
  */
 export function openStore(file: string): Store {
   const sqlite = new Database(file, { create: true, strict: true })

@@ -21,7 +21,8 @@ export function useBinary(prefix: string): BinaryFixture {
     if (binary) return
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
-      // The same entry points as scripts/build.ts: the import's parse worker and the send thread.
+      // The same entry points as scripts/build.ts: the import's parse worker, the send thread and
+      // the WAL checkpoint thread.
       [
         'bun',
         'build',
@@ -29,6 +30,7 @@ export function useBinary(prefix: string): BinaryFixture {
         join(root, 'src/main.ts'),
         join(root, 'src/services/imports/parse-worker.ts'),
         join(root, 'src/queue/send-thread.ts'),
+        join(root, 'src/db/checkpoint-thread.ts'),
         '--outfile',
         binary,
       ],

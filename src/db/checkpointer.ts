@@ -1,0 +1,125 @@
+import type { Database } from 'bun:sqlite'
+import type { Logger } from '../lib/log'
+import type { FromCheckpointThread, ToCheckpointThread } from './checkpoint-protocol'
+
+// Moves WAL checkpointing off the serving process's event loop (see checkpoint-thread.ts for
+// why). The main connection keeps SQLite's automatic checkpoint until the thread says it is
+// ready, and gets it back (with a warning) if the thread fails or dies: at no moment is the
+// WAL left with nobody to fold it back. Durability is untouched: a commit is durable once it
+// is in the WAL (journal_mode=WAL, synchronous as set in client.ts); a checkpoint only copies
+// committed frames into the data file, whichever thread runs it.
+
+/**
+ * The thread's module. From source it sits next to this one; in the executable it is an entry
+ * point of its own (scripts/build.ts) under the bundle's root (src/), while this module's
+ * import.meta.url is the executable's: /$bunfs/root/<name>.
+ */
+const CHECKPOINT_THREAD = import.meta.url.includes('/$bunfs/')
+  ? new URL('./db/checkpoint-thread.ts', import.meta.url)
+  : new URL('./checkpoint-thread.ts', import.meta.url)
+
+/** SQLite's default wal_autocheckpoint (pages), restored when the thread is not there. */
+const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000
+
+export interface CheckpointerOptions {
+  /** Milliseconds between PASSIVE checkpoints (default 500). */
+  intervalMs?: number
+  /** WAL file size above which the thread resets it with TRUNCATE (default 64 MB). */
+  truncateBytes?: number
+  /** The thread's module (tests give a broken one to drive the fallback). */
+  url?: URL | string
+  /** Called with each checkpoint the thread reports (tests). */
+  onCheckpoint?: (m: Extract<FromCheckpointThread, { kind: 'checkpointed' }>) => void
+}
+
+export interface Checkpointer {
+  /** Resolves once the thread runs (true) or its start failed and the fallback is on (false). */
+  readonly started: Promise<boolean>
+  /** True while the thread does the checkpoints (autocheckpoint 0 on the main connection). */
+  active(): boolean
+  /** Stops the thread and gives the main connection SQLite's automatic checkpoint back. */
+  stop(): Promise<void>
+}
+
+export function startCheckpointer(
+  sqlite: Database,
+  file: string,
+  log: Logger,
+  options: CheckpointerOptions = {},
+): Checkpointer {
+  let active = false
+  let stopping = false
+  const { promise: started, resolve: settle } = Promise.withResolvers<boolean>()
+  const { promise: done, resolve: stopped } = Promise.withResolvers<void>()
+
+  let ended = false
+  const fallBack = (reason: string) => {
+    if (ended) return
+    ended = true
+    const wasActive = active
+    active = false
+    sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
+    if (!stopping)
+      log.warn('WAL checkpoint thread unavailable; SQLite checkpoints automatically on commit', {
+        reason,
+        wasActive,
+      })
+    settle(false)
+    stopped()
+  }
+
+  let worker: Worker
+  try {
+    worker = new Worker(options.url ?? CHECKPOINT_THREAD)
+  } catch (err) {
+    fallBack(String(err))
+    return { started, active: () => false, stop: async () => {} }
+  }
+  const send = (m: ToCheckpointThread) => worker.postMessage(m)
+  worker.onmessage = (event: MessageEvent<FromCheckpointThread>) => {
+    const m = event.data
+    if (m.kind === 'ready') {
+      if (stopping) return
+      sqlite.run('PRAGMA wal_autocheckpoint = 0')
+      active = true
+      settle(true)
+    } else if (m.kind === 'checkpointed') options.onCheckpoint?.(m)
+    else if (m.kind === 'failed') log.warn('WAL checkpoint failed; retrying', { error: m.message })
+    else if (m.kind === 'stopped') {
+      worker.terminate()
+    }
+  }
+  worker.onerror = (event) => {
+    event.preventDefault()
+    fallBack(event.message || 'error')
+    worker.terminate()
+  }
+  worker.addEventListener('close', () => {
+    if (!stopping) fallBack('thread ended')
+    else {
+      ended = true
+      stopped()
+    }
+  })
+  send({
+    kind: 'setup',
+    file,
+    intervalMs: options.intervalMs ?? 500,
+    truncateBytes: options.truncateBytes ?? 64 * 1024 * 1024,
+  })
+
+  return {
+    started,
+    active: () => active,
+    async stop() {
+      if (stopping) return done
+      stopping = true
+      // The main connection checkpoints again from here on (the store's close does the last).
+      active = false
+      sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
+      settle(false)
+      send({ kind: 'stop' })
+      await done
+    },
+  }
+}

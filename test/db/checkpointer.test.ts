@@ -1,0 +1,139 @@
+import { afterEach, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Checkpointer, startCheckpointer } from '../../src/db/checkpointer'
+import { openStore, type Store } from '../../src/db/client'
+import type { Logger } from '../../src/lib/log'
+import { until } from '../helpers/receiver'
+
+// The WAL checkpoint thread of `herald serve` (src/db/checkpointer.ts): the main connection runs
+// with wal_autocheckpoint = 0 and the thread folds the WAL into the data file; a thread that
+// cannot start or dies gives the main connection SQLite's automatic checkpoint back.
+
+const open: { store: Store; cp?: Checkpointer }[] = []
+afterEach(async () => {
+  for (const o of open.splice(0)) {
+    await o.cp?.stop()
+    o.store.close()
+  }
+})
+
+function fresh() {
+  const dir = mkdtempSync(join(tmpdir(), 'herald-ckpt-'))
+  const file = join(dir, 'herald.db')
+  const store = openStore(file)
+  store.sqlite.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+  const entry: { store: Store; cp?: Checkpointer } = { store }
+  open.push(entry)
+  return { file, store, entry }
+}
+
+const autocheckpoint = (store: Store) =>
+  (store.sqlite.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+
+/** 1,500 commits of ~4 KB each: well past the 1,000 pages that trigger SQLite's own checkpoint. */
+function writeMany(store: Store, marker: string) {
+  const insert = store.sqlite.prepare('INSERT INTO t (body) VALUES (?)')
+  for (let i = 0; i < 1500; i++) insert.run(`${marker}${i}:${'x'.repeat(4000)}`)
+}
+
+function recorder() {
+  const warnings: string[] = []
+  const log: Logger = { info() {}, error() {}, warn: (msg) => void warnings.push(msg) }
+  return { log, warnings }
+}
+
+test('the thread checkpoints the WAL into the data file while the main connection never does', async () => {
+  const { file, store, entry } = fresh()
+  const { log, warnings } = recorder()
+  const reports: { mode: string; log: number; moved: number }[] = []
+  entry.cp = startCheckpointer(store.sqlite, file, log, {
+    intervalMs: 20,
+    onCheckpoint: (m) => reports.push(m),
+  })
+  expect(await entry.cp.started).toBe(true)
+  expect(entry.cp.active()).toBe(true)
+  expect(autocheckpoint(store)).toBe(0)
+
+  writeMany(store, 'thread-marker-')
+  // The rows reach the data file itself (only a checkpoint writes there under WAL).
+  await until(() => readFileSync(file).includes('thread-marker-1499:'), 10_000, 'rows in the data file')
+  await until(() => reports.some((r) => r.moved === r.log && r.log >= 1500), 10_000, 'every frame moved')
+  expect(reports.every((r) => r.mode === 'PASSIVE')).toBe(true)
+  expect(autocheckpoint(store)).toBe(0)
+  expect(warnings).toEqual([])
+})
+
+test('control: with autocheckpoint 0 and no thread, the same writes stay in the WAL', () => {
+  const { file, store } = fresh()
+  store.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+  writeMany(store, 'control-marker-')
+  expect(readFileSync(file).includes('control-marker-0:')).toBe(false)
+  expect(statSync(`${file}-wal`).size).toBeGreaterThan(1500 * 4096)
+})
+
+test('a WAL larger than the limit is reset with TRUNCATE (the -wal file goes back to 0 bytes)', async () => {
+  const { file, store, entry } = fresh()
+  const { log } = recorder()
+  const reports: { mode: string }[] = []
+  entry.cp = startCheckpointer(store.sqlite, file, log, {
+    intervalMs: 20,
+    truncateBytes: 1024 * 1024,
+    onCheckpoint: (m) => reports.push(m),
+  })
+  expect(await entry.cp.started).toBe(true)
+  writeMany(store, 'truncate-marker-')
+  expect(statSync(`${file}-wal`).size).toBeGreaterThan(1024 * 1024)
+  await until(() => reports.some((r) => r.mode === 'TRUNCATE'), 10_000, 'a TRUNCATE checkpoint')
+  await until(() => statSync(`${file}-wal`).size === 0, 10_000, 'an empty -wal file')
+  expect(readFileSync(file).includes('truncate-marker-1499:')).toBe(true)
+})
+
+test('a thread that cannot start leaves SQLite automatic checkpoint on, with a warning; no write is lost', async () => {
+  const { file, store, entry } = fresh()
+  const { log, warnings } = recorder()
+  const broken = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-bad-')), 'broken-thread.ts')
+  writeFileSync(broken, "throw new Error('this checkpoint thread fails to load')\n")
+  entry.cp = startCheckpointer(store.sqlite, file, log, { intervalMs: 20, url: broken })
+  expect(await entry.cp.started).toBe(false)
+  expect(entry.cp.active()).toBe(false)
+  expect(autocheckpoint(store)).toBe(1000)
+  expect(warnings).toEqual(['WAL checkpoint thread unavailable; SQLite checkpoints automatically on commit'])
+  // SQLite's own checkpoint folds the WAL in on the commit that crosses 1,000 pages.
+  writeMany(store, 'fallback-marker-')
+  expect(readFileSync(file).includes('fallback-marker-0:')).toBe(true)
+  expect((store.sqlite.query('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(1500)
+})
+
+test('a thread that dies after starting gives the main connection its automatic checkpoint back', async () => {
+  const { file, store, entry } = fresh()
+  const { log, warnings } = recorder()
+  const dying = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-die-')), 'dying-thread.ts')
+  writeFileSync(
+    dying,
+    "self.onmessage = (e) => { if (e.data.kind === 'setup') { postMessage({ kind: 'ready' }); setTimeout(() => process.exit(1), 50) } }\n",
+  )
+  entry.cp = startCheckpointer(store.sqlite, file, log, { url: dying })
+  expect(await entry.cp.started).toBe(true)
+  expect(autocheckpoint(store)).toBe(0)
+  await until(() => warnings.length > 0, 5000, 'the fallback warning')
+  expect(entry.cp.active()).toBe(false)
+  expect(autocheckpoint(store)).toBe(1000)
+})
+
+test('stop ends the thread and restores the automatic checkpoint; the store closes with an empty WAL', async () => {
+  const { file, store, entry } = fresh()
+  const { log, warnings } = recorder()
+  const cp = startCheckpointer(store.sqlite, file, log, { intervalMs: 20 })
+  expect(await cp.started).toBe(true)
+  store.sqlite.run("INSERT INTO t (body) VALUES ('last-write-before-stop')")
+  await cp.stop()
+  expect(cp.active()).toBe(false)
+  expect(autocheckpoint(store)).toBe(1000)
+  open.splice(open.indexOf(entry), 1)
+  store.close()
+  expect(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0)
+  expect(readFileSync(file).includes('last-write-before-stop')).toBe(true)
+  expect(warnings).toEqual([])
+})
