@@ -13,6 +13,8 @@
 //     default 5,000): a DKIM-signed campaign over SMTP against a raw nodemailer blast that signs each
 //     message, pinned and unpinned in the same run; its table and figures join these, and a missed
 //     bar fails the run.
+//  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
+//     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
@@ -298,6 +300,8 @@ async function main(): Promise<boolean> {
   const portal = await runPortalBench()
   // SMTP + DKIM (test/bench/campaign-smtp.ts, its own servers and data): its table and JSON line join ours.
   const smtp = await runSmtpBench()
+  // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
+  const journeys = await runJourneyBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -330,6 +334,7 @@ async function main(): Promise<boolean> {
     ...analytics.table,
     ...portal.table,
     ...smtp.table,
+    ...journeys.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -373,72 +378,81 @@ async function main(): Promise<boolean> {
       analytics: analytics.json,
       portal: portal.json,
       smtp: smtp.json,
+      journeys: journeys.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
-  return pass && mcp.tools_list_pass && mcp.ratio_pass && analytics.pass && portal.pass && smtp.pass
+  return (
+    pass &&
+    mcp.tools_list_pass &&
+    mcp.ratio_pass &&
+    analytics.pass &&
+    journeys.pass &&
+    portal.pass &&
+    smtp.pass
+  )
 }
 
-/** The SMTP + DKIM bars (issues 5 and 15) as their own script (HERALD_BENCH_SMTP_RECIPIENTS, default 5,000). */
-async function runSmtpBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+interface ScriptBench {
+  table: string[]
+  json: unknown
+  pass: boolean
+}
+
+/**
+ * Runs a bench script as its own process (its own servers and data): every line it prints but
+ * the last is a table row, the last is its JSON line, and its exit code says whether its bars held.
+ */
+async function runBenchScript(
+  name: string,
+  script: string,
+  args: string[],
+  what: string,
+): Promise<ScriptBench> {
+  console.error(`${name}: ${what} (test/bench/${script})`)
+  const child = track(
+    Bun.spawn([process.execPath, join(import.meta.dir, script), ...args], {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    }),
+  )
+  const out = await new Response(child.stdout).text()
+  const code = await child.exited
+  const lines = out.trim().split('\n')
+  try {
+    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
+  } catch {
+    return { table: lines, json: { error: `${name} bench exited ${code}` }, pass: false }
+  }
+}
+
+/** The journey bars (HERALD_BENCH_JOURNEY_CONTACTS, default 100,000). */
+function runJourneyBench(): Promise<ScriptBench> {
+  const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
+  return runBenchScript('journeys', 'journeys.ts', ['--contacts', contacts], `${contacts} contacts`)
+}
+
+/** SMTP + DKIM against a raw nodemailer blast (HERALD_BENCH_SMTP_RECIPIENTS, default 5,000). */
+function runSmtpBench(): Promise<ScriptBench> {
   const recipients = process.env.HERALD_BENCH_SMTP_RECIPIENTS ?? '5000'
-  console.error(
-    `smtp: a ${recipients}-recipient DKIM campaign against a raw nodemailer blast (test/bench/campaign-smtp.ts)`,
+  return runBenchScript(
+    'smtp',
+    'campaign-smtp.ts',
+    ['--recipients', recipients],
+    `a ${recipients}-recipient DKIM campaign against a raw nodemailer blast`,
   )
-  const child = track(
-    Bun.spawn([process.execPath, join(import.meta.dir, 'campaign-smtp.ts'), '--recipients', recipients], {
-      stdout: 'pipe',
-      stderr: 'inherit',
-    }),
-  )
-  const out = await new Response(child.stdout).text()
-  const code = await child.exited
-  const lines = out.trim().split('\n')
-  try {
-    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
-  } catch {
-    return { table: lines, json: { error: `smtp bench exited ${code}` }, pass: false }
-  }
 }
 
-/** The portal bars (issue 10) as their own script (HERALD_BENCH_PORTAL_CONTACTS, default 1,000,000). */
-async function runPortalBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+/** The portal's render and transfer bars (HERALD_BENCH_PORTAL_CONTACTS, default 1,000,000). */
+function runPortalBench(): Promise<ScriptBench> {
   const contacts = process.env.HERALD_BENCH_PORTAL_CONTACTS ?? '1000000'
-  console.error(`portal: ${contacts} contacts (test/bench/portal.ts)`)
-  const child = track(
-    Bun.spawn([process.execPath, join(import.meta.dir, 'portal.ts'), '--contacts', contacts], {
-      stdout: 'pipe',
-      stderr: 'inherit',
-    }),
-  )
-  const out = await new Response(child.stdout).text()
-  const code = await child.exited
-  const lines = out.trim().split('\n')
-  try {
-    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
-  } catch {
-    return { table: lines, json: { error: `portal bench exited ${code}` }, pass: false }
-  }
+  return runBenchScript('portal', 'portal.ts', ['--contacts', contacts], `${contacts} contacts`)
 }
 
-/** The analytics bars (issue 12) as their own script (HERALD_BENCH_ANALYTICS_EVENTS, default 10,000,000). */
-async function runAnalyticsBench(): Promise<{ table: string[]; json: unknown; pass: boolean }> {
+/** The analytics bars (HERALD_BENCH_ANALYTICS_EVENTS, default 10,000,000). */
+function runAnalyticsBench(): Promise<ScriptBench> {
   const events = process.env.HERALD_BENCH_ANALYTICS_EVENTS ?? '10000000'
-  console.error(`analytics: ${events} events (test/bench/analytics.ts)`)
-  const child = track(
-    Bun.spawn([process.execPath, join(import.meta.dir, 'analytics.ts'), '--events', events], {
-      stdout: 'pipe',
-      stderr: 'inherit',
-    }),
-  )
-  const out = await new Response(child.stdout).text()
-  const code = await child.exited
-  const lines = out.trim().split('\n')
-  try {
-    return { table: lines.slice(0, -1), json: JSON.parse(lines.at(-1) ?? ''), pass: code === 0 }
-  } catch {
-    return { table: lines, json: { error: `analytics bench exited ${code}` }, pass: false }
-  }
+  return runBenchScript('analytics', 'analytics.ts', ['--events', events], `${events} events`)
 }
 
 runBench(main, { cleanup, sigtermExitCode: 143 })
