@@ -70,7 +70,8 @@ export function startCheckpointer(
 
   let worker: Worker
   try {
-    worker = new Worker(options.url ?? CHECKPOINT_THREAD)
+    // smol: a small heap is all the thread needs (it holds one connection and a timer).
+    worker = new Worker(options.url ?? CHECKPOINT_THREAD, { smol: true })
   } catch (err) {
     fallBack(String(err))
     return { started, active: () => false, stop: async () => {} }
