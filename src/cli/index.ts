@@ -11,8 +11,8 @@ import { analyticsCommand } from './analytics'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
 import { serve } from './serve'
-import { type UserFlags, usersCommand } from './users'
 import { USAGE, UsageError } from './usage'
+import { type UserFlags, usersCommand } from './users'
 
 const OPTIONS = {
   port: { type: 'string' },

@@ -57,5 +57,13 @@ export const ENROLLMENT_STATUSES = ['active', 'completed', 'exited'] as const
 export type EnrollmentStatus = (typeof ENROLLMENT_STATUSES)[number]
 
 /** Why an enrollment ended early (null: it reached the end of its path). `erased`: the contact was erased. */
-export const EXIT_REASONS = ['goal', 'archived', 'bounced', 'complained', 'unsubscribed', 'manual', 'erased'] as const
+export const EXIT_REASONS = [
+  'goal',
+  'archived',
+  'bounced',
+  'complained',
+  'unsubscribed',
+  'manual',
+  'erased',
+] as const
 export type ExitReason = (typeof EXIT_REASONS)[number]
