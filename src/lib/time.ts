@@ -1,3 +1,6 @@
+export const HOUR_MS = 3_600_000
+export const DAY_MS = 86_400_000
+
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
 export function iso(ms: number): string {
   return new Date(ms).toISOString()

@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS } from './time'
 // Local time in an IANA time zone, for analytics buckets: days, hours and ISO weeks whose
 // boundaries are the zone's own (DST included), built from UTC quarter-hours. Every zone's
 // offset is a multiple of 15 minutes and changes at a quarter-hour, so each local bucket is a
@@ -5,9 +6,7 @@
 // are labelled with arithmetic alone.
 
 export const QUARTER = 900_000
-const HOUR = 3_600_000
-const DAY = 86_400_000
-const SAMPLE = 12 * HOUR
+const SAMPLE = 12 * HOUR_MS
 
 export type Interval = 'hour' | 'day' | 'week'
 
@@ -93,8 +92,8 @@ function stepsOfYear(tz: string, year: number): Steps {
 export function offsetsOver(tz: string, from: number, to: number): (ms: number) => number {
   if (tz === 'UTC' || tz === 'Etc/UTC') return () => 0
   const steps: Steps = []
-  const firstYear = new Date(from - DAY).getUTCFullYear()
-  const lastYear = new Date(to + DAY).getUTCFullYear()
+  const firstYear = new Date(from - DAY_MS).getUTCFullYear()
+  const lastYear = new Date(to + DAY_MS).getUTCFullYear()
   for (let y = firstYear; y <= lastYear; y++)
     for (const step of stepsOfYear(tz, y))
       if (steps.length === 0 || steps[steps.length - 1]!.off !== step.off) steps.push(step)
@@ -111,7 +110,7 @@ export function offsetsOver(tz: string, from: number, to: number): (ms: number) 
 }
 
 /** Days since 1970-01-01 of a local wall time (ms on the UTC axis). */
-const dayNumber = (wall: number) => Math.floor(wall / DAY)
+const dayNumber = (wall: number) => Math.floor(wall / DAY_MS)
 /** ISO weeks start on Monday; 1970-01-01 was a Thursday. */
 const weekNumber = (wall: number) => Math.floor((dayNumber(wall) + 3) / 7)
 
@@ -122,7 +121,7 @@ const weekNumber = (wall: number) => Math.floor((dayNumber(wall) + 3) / 7)
  */
 const labelOf = (interval: Interval, q: number, wall: number) =>
   interval === 'hour'
-    ? Math.floor((q + ((wall - q) % HOUR)) / HOUR)
+    ? Math.floor((q + ((wall - q) % HOUR_MS)) / HOUR_MS)
     : interval === 'day'
       ? dayNumber(wall)
       : weekNumber(wall)
@@ -155,9 +154,9 @@ export function bucketsOf(interval: Interval, tz: string, from: number, to: numb
       // A week's text is its Monday's date, even when the window starts later in the week.
       const startWall =
         interval === 'week'
-          ? (weekNumber(wall) * 7 - 3) * DAY
+          ? (weekNumber(wall) * 7 - 3) * DAY_MS
           : interval === 'day'
-            ? dayNumber(wall) * DAY
+            ? dayNumber(wall) * DAY_MS
             : wall
       out.push({ start: q, local: localText(interval, interval === 'hour' ? wall : startWall) })
       last = label
@@ -181,5 +180,5 @@ export function instantOfWall(wall: number, tz: string): number {
 
 /** The local calendar date (on the UTC axis, midnight) of an instant. */
 export function localDate(ms: number, tz: string): number {
-  return dayNumber(ms + offsetAt(ms, tz)) * DAY
+  return dayNumber(ms + offsetAt(ms, tz)) * DAY_MS
 }

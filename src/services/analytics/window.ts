@@ -3,7 +3,7 @@ import { QUARTER_MS, quarterOf, type RollupFilter } from '../../db/rollups'
 import { ownerForCreate } from '../../db/tenant'
 import { invalidField } from '../../errors'
 import { parseId } from '../../lib/ids'
-import { iso, parseIsoDateTime } from '../../lib/time'
+import { DAY_MS, iso, parseIsoDateTime } from '../../lib/time'
 import { instantOfWall, localDate } from '../../lib/zoned-time'
 import { isTimeZone } from '../contacts/normalize'
 import type { FunnelQuery } from './inputs'
@@ -13,7 +13,6 @@ import type { FunnelQuery } from './inputs'
 // down, `to` up). Without `from`/`to` the window is the last 30 days (today included), or, when
 // a campaign, journey or sequence is named, everything since its first recorded activity.
 
-const DAY = 86_400_000
 export const DEFAULT_DAYS = 30
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 
@@ -41,7 +40,7 @@ function parseEdge(field: 'from' | 'to', value: string, tz: string): number {
     if (Number.isNaN(wall) || new Date(wall).toISOString().slice(0, 10) !== value)
       throw invalidField(field, 'is not a calendar date')
     // `to` is inclusive: its day ends at the next local midnight.
-    return instantOfWall(field === 'to' ? wall + DAY : wall, tz)
+    return instantOfWall(field === 'to' ? wall + DAY_MS : wall, tz)
   }
   const ms = parseIsoDateTime(value)
   if (ms === null) throw invalidField(field, 'must be a date (YYYY-MM-DD) or an ISO 8601 date-time')
@@ -74,7 +73,7 @@ export function windowOf(
   for (const k of Object.keys(filter) as (keyof RollupFilter)[]) if (filter[k] === undefined) delete filter[k]
   const now = ctx.clock.now()
   const today = localDate(now, timezone)
-  const to = q.to !== undefined ? parseEdge('to', q.to, timezone) : instantOfWall(today + DAY, timezone)
+  const to = q.to !== undefined ? parseEdge('to', q.to, timezone) : instantOfWall(today + DAY_MS, timezone)
   let from: number
   if (q.from !== undefined) from = parseEdge('from', q.from, timezone)
   else {
@@ -84,8 +83,8 @@ export function windowOf(
         ? instantOfWall(localDate(first, timezone), timezone)
         : q.to !== undefined
           ? // Only `to`: the 30 days that end with it, not the 30 days before today.
-            instantOfWall(localDate(to - 1, timezone) - (DEFAULT_DAYS - 1) * DAY, timezone)
-          : instantOfWall(today - (DEFAULT_DAYS - 1) * DAY, timezone)
+            instantOfWall(localDate(to - 1, timezone) - (DEFAULT_DAYS - 1) * DAY_MS, timezone)
+          : instantOfWall(today - (DEFAULT_DAYS - 1) * DAY_MS, timezone)
   }
   if (from >= to) throw invalidField('from', `must be before to (${iso(to)}, exclusive)`)
   return { clientId, timezone, from, to, filter }

@@ -9,7 +9,7 @@ import {
   type RollupTotals,
 } from '../../db/rollups'
 import { campaigns, contacts, domains, lists } from '../../db/schema'
-import { iso, isoOrNull } from '../../lib/time'
+import { DAY_MS, iso, isoOrNull } from '../../lib/time'
 import { clientOf } from '../analytics/window'
 import { contactCount } from '../contacts/counts'
 import { dmarcName } from '../domains/records'
@@ -22,7 +22,6 @@ import { warmupStatus } from './warmup'
 // numbers and names what to do (and, for bounces and complaints, which campaign to look at).
 // A client with no sends in the window is scored on authentication alone, and says so.
 
-const DAY = 86_400_000
 export const WINDOW_DAYS = 30
 
 type Status = 'ok' | 'warn' | 'bad'
@@ -231,7 +230,7 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
   const clientId = clientOf(ctx, requested)
   const now = ctx.clock.now()
   const to = quarterOf(now) + QUARTER_MS
-  const from = to - WINDOW_DAYS * DAY
+  const from = to - WINDOW_DAYS * DAY_MS
   // One read of the client's 30 days, per day: the window's totals and each day's volume.
   const days = dailyTotals(ctx.sqlite, clientId, from, to)
   const t = Object.fromEntries(ROLLUP_COUNTERS.map((c) => [c, 0])) as RollupTotals

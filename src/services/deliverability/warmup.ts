@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { domains, domainWarmups } from '../../db/schema'
-import { iso } from '../../lib/time'
+import { DAY_MS, iso } from '../../lib/time'
 
 // Warm-up of a new sending domain (issue 12): mailbox providers distrust a domain that starts
 // sending in volume, so from its first send on its mail is capped per UTC day on a schedule that
@@ -9,8 +9,6 @@ import { iso } from '../../lib/time'
 // Only mail that reaches real inboxes warms up: the plan asks for it when the provider signs
 // with the domain's DKIM key (SMTP), never for capture or the simulator. HERALD_WARMUP=off
 // turns it off (a domain moved from another platform with its reputation).
-
-const DAY = 86_400_000
 
 /** Daily caps of days 1, 2, 3… since the first send; from day 16 on no cap. */
 export const WARMUP_SCHEDULE = [
@@ -23,11 +21,11 @@ export interface WarmupPlan {
   startedAt: number
 }
 
-export const dayOf = (ms: number) => ms - (ms % DAY)
+export const dayOf = (ms: number) => ms - (ms % DAY_MS)
 
 /** The cap of the UTC day of `now`, or null once the schedule is over. */
 export function warmupCap(startedAt: number, now: number): number | null {
-  const day = Math.floor((dayOf(now) - dayOf(startedAt)) / DAY)
+  const day = Math.floor((dayOf(now) - dayOf(startedAt)) / DAY_MS)
   return WARMUP_SCHEDULE[Math.max(0, day)] ?? null
 }
 
@@ -82,11 +80,11 @@ export function warmupStatus(app: AppContext, clientId: string) {
         domain_id: w.domainId,
         domain: w.domain,
         started_at: iso(w.startedAt),
-        day: Math.floor((dayOf(now) - dayOf(w.startedAt)) / DAY) + 1,
+        day: Math.floor((dayOf(now) - dayOf(w.startedAt)) / DAY_MS) + 1,
         daily_cap: cap,
         sent_today: w.day === dayOf(now) ? w.sent : 0,
         complete: cap === null,
-        completes_on: iso(dayOf(w.startedAt) + WARMUP_SCHEDULE.length * DAY).slice(0, 10),
+        completes_on: iso(dayOf(w.startedAt) + WARMUP_SCHEDULE.length * DAY_MS).slice(0, 10),
       }
     })
 }

@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { FieldError } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
-import { parseIsoDateTime } from '../../lib/time'
+import { DAY_MS, parseIsoDateTime } from '../../lib/time'
 import { notOneOf, quoteValue } from '../../lib/validate'
 
 // Segment rules (DESIGN.md §7) are checked and compiled to ONE parameterised SQL condition over
@@ -79,7 +79,6 @@ export interface CompileContext {
   listExists(id: string): boolean
 }
 
-const DAY = 86_400_000
 export const MAX_SEGMENT_VALUES = 10_000
 const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean'
 
@@ -175,7 +174,7 @@ function compare(
         )
       )
         return null
-      const since = now - (value as number) * DAY
+      const since = now - (value as number) * DAY_MS
       return kind === 'date' ? sql`${column} >= ${since}` : sql`${column} >= ${new Date(since).toISOString()}`
     }
   }
@@ -241,7 +240,7 @@ function compileRule(
           field: `${path}.within_days`,
           message: 'must be a whole number of days from 1 to 36500',
         })
-      else conditions.push(sql`events.occurred_at >= ${c.now - (d as number) * DAY}`)
+      else conditions.push(sql`events.occurred_at >= ${c.now - (d as number) * DAY_MS}`)
     }
     const where = sql.join(conditions, sql` AND `)
     if (rule.min_count !== undefined) {
