@@ -10,6 +10,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
+import { pageQuery } from './links'
 
 // API keys (DESIGN §5, §9a): the worked example of a portal section. The list shows each key's
 // 12-character display prefix; a new key is shown once, on the answer to its creation (never
@@ -40,8 +41,7 @@ export const apiKeys = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const cursor = req.query.get('cursor') ?? undefined
-        const result = await invoke(listApiKeysVerb, req.ctx, { limit: 50, cursor })
+        const result = await invoke(listApiKeysVerb, req.ctx, pageQuery(req))
         return page('pages/api-keys/index', 'API keys', {
           keys: result.data,
           pagination: result.pagination,

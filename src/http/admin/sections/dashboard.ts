@@ -61,13 +61,14 @@ async function activity(req: PortalRequest) {
 }
 
 /** Running campaigns (sending or paused), with what is left in their queues. */
+/** The running and paused campaigns with their progress, and the messages they still owe. */
 async function running(req: PortalRequest) {
-  const out = []
+  const campaigns = []
   for (const status of ['sending', 'paused'] as const) {
     const page = await readable(() => invoke(listCampaignsVerb, req.ctx, { status, limit: 20 }))
-    for (const c of page?.data ?? []) out.push(campaignProgress(c))
+    for (const c of page?.data ?? []) campaigns.push(campaignProgress(c))
   }
-  return out
+  return { campaigns, queued: campaigns.reduce((n, c) => n + c.remaining, 0) }
 }
 
 export const dashboard = defineSection({
@@ -102,8 +103,7 @@ export const dashboard = defineSection({
             href: '/admin/api-keys',
           },
         ].filter((f) => f.value !== null)
-        const campaigns = await running(req)
-        const queued = campaigns.reduce((n, c) => n + c.remaining, 0)
+        const { campaigns, queued } = await running(req)
         // Endpoints and domains are a client's handful of rows: one page covers them.
         const hooks = await readable(() => invoke(listWebhooksVerb, req.ctx, { limit: 200 }))
         const failing = (hooks?.data ?? []).filter(
@@ -129,11 +129,7 @@ export const dashboard = defineSection({
       path: '/admin/dashboard/:part',
       handler: async (req) => {
         if (req.params.part !== 'running') throw notFound('Dashboard part')
-        const campaigns = await running(req)
-        return fragment('pages/dashboard/running', {
-          campaigns,
-          queued: campaigns.reduce((n, c) => n + c.remaining, 0),
-        })
+        return fragment('pages/dashboard/running', await running(req))
       },
     },
   ],

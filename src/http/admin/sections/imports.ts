@@ -7,7 +7,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { spoolUpload, type Upload } from '../../middleware/upload'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, pageLinks, pageQuery } from './links'
 
 // CSV imports (DESIGN §7): upload through the same imports.create verb as REST (its prepare
 // moves the CSV into the imports directory, the background job reads it), the list of imports,
@@ -60,12 +60,10 @@ export const importsSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const cursor = queryValue(req, 'cursor')
-        const result = await invoke(listImportsVerb, req.ctx, { limit: 50, cursor })
+        const result = await invoke(listImportsVerb, req.ctx, pageQuery(req))
         return page('pages/imports/index', 'Imports', {
           imports: result.data.map((i) => ({ ...i, error_count: i.errors.length })),
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },

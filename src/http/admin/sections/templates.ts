@@ -14,7 +14,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { type FieldErrors, fieldErrorsOf, submit, text, values } from '../forms'
 import { inertHtml } from '../inert-html'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, queryValue } from './links'
+import { needsWorkspace, pageLinks, pageQuery, queryValue } from './links'
 
 // Templates (DESIGN §7): the list, a create form, and the template's page, which is its editor
 // (subject, HTML and text, channel) beside a preview rendered by the templates.preview verb for
@@ -144,12 +144,10 @@ export const templatesSection = defineSection({
       method: 'GET',
       path: PATH,
       handler: async (req) => {
-        const cursor = queryValue(req, 'cursor')
-        const result = await invoke(listTemplatesVerb, req.ctx, { limit: 50, cursor })
+        const result = await invoke(listTemplatesVerb, req.ctx, pageQuery(req))
         return page('pages/templates/index', 'Templates', {
           templates: result.data,
-          total: result.pagination.total,
-          next_url: nextPageUrl(PATH, {}, result.pagination.next_cursor),
+          ...pageLinks(PATH, result.pagination),
         })
       },
     },
