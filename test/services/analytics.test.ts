@@ -305,6 +305,16 @@ describe('trends: windows and buckets', async () => {
     await bad({ from: 'yesterday' }, 'from')
     await bad({ from: '2026-11-23', to: '2026-11-01' }, 'from')
     await bad({ channel: 'pigeon' }, 'channel')
+    // Hour buckets over more than ~416 days, two sources at once, a source that is not an id.
+    await bad({ interval: 'hour', from: '2025-01-01', to: '2026-11-23' }, 'from')
+    await bad(
+      {
+        campaign_id: '01a00000-0000-7000-8000-000000000001',
+        journey_id: '01a00000-0000-7000-8000-000000000002',
+      },
+      'campaign_id',
+    )
+    await bad({ campaign_id: 'nope' }, 'campaign_id')
   })
 
   test('tenancy and scope: a platform-wide key names the client, a tenant key reads its own, any key reads', async () => {

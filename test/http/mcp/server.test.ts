@@ -216,8 +216,10 @@ for (const sdk of SDKS) {
         sent: 0,
       })
       // Another workspace's template is not found, like REST.
-      await expect(stranger.readResource({ uri: `herald://templates/${tpl.id}` })).rejects.toThrow()
-      await expect(mcp.readResource({ uri: 'herald://nothing/here' })).rejects.toThrow()
+      await expect(stranger.readResource({ uri: `herald://templates/${tpl.id}` })).rejects.toThrow(
+        /No such resource/,
+      )
+      await expect(mcp.readResource({ uri: 'herald://nothing/here' })).rejects.toThrow(/Unknown resource/)
     })
 
     test('prompts: draft_campaign and explain_deliverability', async () => {
