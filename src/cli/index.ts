@@ -10,7 +10,6 @@ import { VERSION } from '../version'
 import { analyticsCommand } from './analytics'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
-import { serve } from './serve'
 import { USAGE, UsageError } from './usage'
 import { type UserFlags, usersCommand } from './users'
 
@@ -70,6 +69,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0
       case 'serve':
         if (rest.length) throw new UsageError('serve takes no arguments')
+        // Loaded here, not at the top: the server (Elysia, the portal, MCP) costs the other
+        // commands ~300 ms of start-up they never use.
+        const { serve } = await import('./serve')
         await serve(flags)
         return -1
       case 'migrate': {
