@@ -67,13 +67,14 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'version':
         console.log(VERSION)
         return 0
-      case 'serve':
+      case 'serve': {
         if (rest.length) throw new UsageError('serve takes no arguments')
         // Loaded here, not at the top: the server (Elysia, the portal, MCP) costs the other
         // commands ~300 ms of start-up they never use.
         const { serve } = await import('./serve')
         await serve(flags)
         return -1
+      }
       case 'migrate': {
         const config = loadConfig(flags)
         ensureDataDir(config.dataDir)
