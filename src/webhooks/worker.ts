@@ -137,10 +137,12 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
 
   /** Starts requests while the lane has room and rows; asks for more rows when it runs low. */
   function pump(lane: Lane) {
-    while (lane.inFlight < inFlight && lane.queue.length > 0) {
-      // Whether the endpoint is still active is read before every request (a PATCH may have
-      // disabled it, or a 410 of another request in flight).
+    // Whether the endpoint is still active is read once per pump that starts requests (a PATCH
+    // may have disabled it, or a 410 of a request in flight): the loop below is synchronous, so
+    // the answer cannot change while it runs.
+    if (lane.inFlight < inFlight && lane.queue.length > 0)
       if (stopped || !lane.hook.active || !isHookActive(sqlite, lane.id)) return close(lane)
+    while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
       lane.inFlight++
       const task = attempt(lane, row)

@@ -54,8 +54,9 @@ export function onJourneyEvent(db: Db, e: JourneyEvent): void {
   q.wakeWaiting(e.contactId, e.type, e.occurredAt)
   if (e.type === 'email.bounced' && e.data.bounce_type === 'hard')
     q.leaveAll(e.contactId, 'bounced', e.occurredAt)
-  for (const j of listening(db, 'event', eq(journeys.clientId, e.clientId)))
-    if (j.triggerEvent === e.type && (j.triggerRef === null || j.triggerRef === e.campaignId))
+  const forThisEvent = and(eq(journeys.clientId, e.clientId), eq(journeys.triggerEvent, e.type))
+  for (const j of listening(db, 'event', forThisEvent))
+    if (j.triggerRef === null || j.triggerRef === e.campaignId)
       enrollContacts(db, j, [e.contactId], e.occurredAt)
 }
 
