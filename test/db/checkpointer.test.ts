@@ -84,7 +84,8 @@ test('a WAL larger than the limit is reset with TRUNCATE (the -wal file goes bac
   })
   expect(await entry.cp.started).toBe(true)
   writeMany(store, 'truncate-marker-')
-  expect(statSync(`${file}-wal`).size).toBeGreaterThan(1024 * 1024)
+  // No size check here: the thread runs beside the writes and may already have reset the WAL.
+  // It only TRUNCATEs above truncateBytes, so its TRUNCATE report says the WAL crossed the limit.
   await until(() => reports.some((r) => r.mode === 'TRUNCATE'), 10_000, 'a TRUNCATE checkpoint')
   await until(() => statSync(`${file}-wal`).size === 0, 10_000, 'an empty -wal file')
   expect(readFileSync(file).includes('truncate-marker-1499:')).toBe(true)
