@@ -73,7 +73,7 @@ test('control: with autocheckpoint 0 and no thread, the same writes stay in the 
   expect(statSync(`${file}-wal`).size).toBeGreaterThan(1500 * 4096)
 })
 
-test('a WAL larger than the limit is reset with TRUNCATE (the -wal file goes back to 0 bytes)', async () => {
+test('a WAL larger than the limit is reset with TRUNCATE (the -wal file stays under the limit, not 6 MB)', async () => {
   const { file, store, entry } = fresh()
   const { log } = recorder()
   const reports: { mode: string }[] = []
@@ -87,9 +87,15 @@ test('a WAL larger than the limit is reset with TRUNCATE (the -wal file goes bac
   // No size check here: the thread runs beside the writes and may already have reset the WAL.
   // It only TRUNCATEs above truncateBytes, so its TRUNCATE report says the WAL crossed the limit.
   await until(() => reports.some((r) => r.mode === 'TRUNCATE'), 10_000, 'a TRUNCATE checkpoint')
-  await until(() => statSync(`${file}-wal`).size === 0, 10_000, 'an empty -wal file')
-  expect(readFileSync(file).includes('truncate-marker-1499:')).toBe(true)
-})
+  // Without TRUNCATE the 1,500 writes leave a WAL over 6 MB (the control above). The thread may
+  // truncate mid-way and the rest grow it again, so the end state is "under the limit", not 0.
+  await until(() => statSync(`${file}-wal`).size <= 1024 * 1024, 10_000, 'a -wal file under the limit')
+  await until(
+    () => readFileSync(file).includes('truncate-marker-1499:'),
+    10_000,
+    'the last row in the data file',
+  )
+}, 30_000)
 
 test('a thread that cannot start leaves SQLite automatic checkpoint on, with a warning; no write is lost', async () => {
   const { file, store, entry } = fresh()
