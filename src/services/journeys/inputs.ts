@@ -61,3 +61,22 @@ export const ListEnrollmentsInput = t.Object(
   strict,
 )
 export type ListEnrollmentsQuery = Omit<Static<typeof ListEnrollmentsInput>, 'id'>
+
+// The portal's node editor changes one node at a time (./node-verbs.ts). `expected_updated_at`
+// is the journey's updated_at the editor's form was drawn from: a later change answers 409.
+const ExpectedUpdatedAt = t.Optional(
+  t.String({ format: 'date-time', description: "The journey's updated_at when the form was drawn" }),
+)
+export const PutJourneyNodeInput = t.Object(
+  {
+    id: RecordId,
+    node: Node,
+    expected_updated_at: ExpectedUpdatedAt,
+    must_be_new: t.Optional(t.Boolean({ description: 'Refuse to replace a node with the same id' })),
+  },
+  strict,
+)
+export const DeleteJourneyNodeInput = t.Object(
+  { id: RecordId, node_id: t.String({ minLength: 1, maxLength: 64 }), expected_updated_at: ExpectedUpdatedAt },
+  strict,
+)
