@@ -90,6 +90,17 @@ describe('portal crawl (browser)', () => {
     }
 
     console.log(`crawled ${crawled.length} portal pages:\n  ${crawled.join('\n  ')}`)
+    // The crawl must get past the nav: record pages (reached only from a list) and their sub-pages
+    // are in it, so a list that stops rendering its links fails here instead of shrinking the crawl.
+    const kinds = new Set(crawled.map(kindOf))
+    for (const want of [
+      '/admin/contacts/id',
+      '/admin/campaigns/id',
+      '/admin/templates/id',
+      '/admin/contacts/id/edit',
+    ])
+      expect(kinds).toContain(want)
+    expect(crawled.length).toBeGreaterThan(nav.length)
     if (problems.length)
       throw new Error(`${problems.length} problem(s) on portal pages:\n\n${problems.join('\n\n')}`)
   }, 300_000)

@@ -1,9 +1,9 @@
 // XSS probes in real Chromium: a contact named `<img src=x onerror=alert(1)>` with the company
 // `<script>window.__xss=1</script>` (and the other probes of portal-seed.ts, made through the REST
 // API) must show as literal text on every page that shows them — no dialog, `window.__xss` never
-// set, no markup made from them. A page whose section is not in the portal's registry yet is
-// skipped (visibly), and runs by itself once the section lands. The crawl test checks every nav
-// page and record page for injected markup too; this file also checks the text is *visible*.
+// set, no markup made from them. Every page listed must be routed by the portal's registry (a
+// renamed route fails here rather than silently dropping its probe). The crawl test checks every
+// nav page and record page for injected markup too; this file also checks the text is *visible*.
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { sections } from '../../../src/http/admin/sections'
 import { expectCleanPage, flush, problems, settle, usePortal, visit } from '../../helpers/browser'
@@ -57,29 +57,29 @@ const pages: { route: string; path: () => string; shows: string[] }[] = [
 ]
 
 describe('XSS probes render as inert text (browser)', () => {
+  test('every probed page is a route of the portal', () => {
+    expect(pages.map((p) => p.route).filter((route) => !routed(route))).toEqual([])
+  })
+
   for (const p of pages)
-    test.skipIf(!routed(p.route))(
-      `${p.route} shows ${p.shows.length} probe(s) literally and runs none`,
-      async () => {
-        const page = await portal.pageAs('owner')
-        const path = p.path()
-        const res = await page.goto(path, { waitUntil: 'load' })
-        expect(`${path} → ${res?.status()}`).toBe(`${path} → 200`)
-        await settle(page)
-        await expectNoInjectedMarkup(page)
-        const text = await page.locator('main').innerText()
-        for (const probe of p.shows)
-          if (!text.includes(probe))
-            throw new Error(`${page.url()}: "${probe}" is not shown as text in <main>`)
-        // A rendered email may only appear inside a sandbox that runs no script.
-        for (const sandbox of await page
-          .locator('iframe')
-          .evaluateAll((fs) => fs.map((f) => f.getAttribute('sandbox'))))
-          expect(`iframe sandbox="${sandbox}"`).not.toMatch(/sandbox="null"|allow-scripts/)
-        await expectCleanPage(page) // no dialog, console error or CSP violation
-        await page.close()
-      },
-    )
+    test(`${p.route} shows ${p.shows.length} probe(s) literally and runs none`, async () => {
+      const page = await portal.pageAs('owner')
+      const path = p.path()
+      const res = await page.goto(path, { waitUntil: 'load' })
+      expect(`${path} → ${res?.status()}`).toBe(`${path} → 200`)
+      await settle(page)
+      await expectNoInjectedMarkup(page)
+      const text = await page.locator('main').innerText()
+      for (const probe of p.shows)
+        if (!text.includes(probe)) throw new Error(`${page.url()}: "${probe}" is not shown as text in <main>`)
+      // A rendered email may only appear inside a sandbox that runs no script.
+      for (const sandbox of await page
+        .locator('iframe')
+        .evaluateAll((fs) => fs.map((f) => f.getAttribute('sandbox'))))
+        expect(`iframe sandbox="${sandbox}"`).not.toMatch(/sandbox="null"|allow-scripts/)
+      await expectCleanPage(page) // no dialog, console error or CSP violation
+      await page.close()
+    })
 
   // The last line of defence, checked where it acts: should markup ever get through, the browser
   // itself refuses to run it under the portal's CSP. (eval cannot be probed from here: code the
