@@ -51,6 +51,14 @@ export function values(req: PortalRequest): Record<string, string | string[]> {
 const STATUS: Partial<Record<string, number>> = { VALIDATION_FAILED: 422, CONFLICT: 409, INVALID_STATE: 409 }
 
 /**
+ * The status a form answers with when a verb refuses what was submitted (422 invalid, 409 in
+ * conflict or in the wrong state), or undefined for errors the portal's error pages handle.
+ */
+export function refusalStatus(err: unknown): number | undefined {
+  return err instanceof ServiceError ? STATUS[err.code] : undefined
+}
+
+/**
  * Calls `verb` as the signed-in user in the chosen workspace. On success `done` decides the
  * answer (usually a redirect with a flash); on 422/409 `retry` re-renders the form with the
  * messages (the returned page gets the matching status). 403/404 and the rest propagate to
@@ -71,7 +79,7 @@ export async function submit<I extends TSchema, R, P>(
   try {
     result = await invoke(verb, req.ctx, input, options)
   } catch (err) {
-    const status = err instanceof ServiceError ? STATUS[err.code] : undefined
+    const status = refusalStatus(err)
     if (!status) throw err
     const answer = await handlers.retry(fieldErrorsOf(err as ServiceError))
     return 'kind' in answer && answer.kind === 'page' ? { ...answer, status } : answer

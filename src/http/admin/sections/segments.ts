@@ -11,7 +11,7 @@ import {
 } from '../../../services/segments/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
-import type { FieldErrors } from '../forms'
+import { type FieldErrors, refusalStatus } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
 import {
@@ -124,14 +124,8 @@ async function builderPost(req: PortalRequest, id: string | null) {
       message: `Saved “${saved.name}”: about ${(saved.estimated_size ?? 0).toLocaleString('en-US')} contacts match.`,
     })
   } catch (err) {
-    if (!isServiceError(err)) throw err
-    const status =
-      err.code === 'VALIDATION_FAILED'
-        ? 422
-        : err.code === 'CONFLICT' || err.code === 'INVALID_STATE'
-          ? 409
-          : 0
-    if (!status) throw err
+    const status = refusalStatus(err)
+    if (!status || !isServiceError(err)) throw err
     return builderPage(req, model, id, builderErrors(err), status)
   }
 }

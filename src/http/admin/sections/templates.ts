@@ -11,6 +11,7 @@ import {
   updateTemplateVerb,
 } from '../../../services/templates/verbs'
 import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
 import { type FieldErrors, fieldErrorsOf, submit, text, values } from '../forms'
 import { inertHtml } from '../inert-html'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
@@ -211,29 +212,13 @@ export const templatesSection = defineSection({
     },
     // A reload of the pushed URL after a boosted Preview: back to the saved template.
     { method: 'GET', path: `${PATH}/:id/draft`, handler: (req) => redirect(`${PATH}/${req.params.id}`) },
-    {
-      method: 'GET',
+    ...confirmedAction({
       path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const t = await invoke(getTemplateVerb, req.ctx, { id: req.params.id! })
-        return page('pages/templates/delete', `Delete ${t.name}`, { template: t })
-      },
-    },
-    {
-      method: 'POST',
-      path: `${PATH}/:id/delete`,
-      handler: async (req) => {
-        const t = await invoke(getTemplateVerb, req.ctx, { id: req.params.id! })
-        try {
-          await invoke(deleteTemplateVerb, req.ctx, { id: t.id })
-        } catch (err) {
-          // In use (a campaign or journey names it): say why on the template's page.
-          if (err instanceof ServiceError && (err.code === 'CONFLICT' || err.code === 'INVALID_STATE'))
-            return redirect(`${PATH}/${t.id}`, { kind: 'error', message: err.message })
-          throw err
-        }
-        return redirect(PATH, { kind: 'success', message: `Deleted the template “${t.name}”.` })
-      },
-    },
+      back: PATH,
+      find: (req) => invoke(getTemplateVerb, req.ctx, { id: req.params.id! }),
+      confirm: (t) => page('pages/templates/delete', `Delete ${t.name}`, { template: t }),
+      act: (req, t) => invoke(deleteTemplateVerb, req.ctx, { id: t.id }),
+      done: (t) => `Deleted the template “${t.name}”.`,
+    }),
   ],
 })
