@@ -178,7 +178,9 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
       ...(current.status === 'paused' && patch.nodes !== undefined
         ? triggerColumns(nodes as JourneyNode[])
         : {}),
-      updatedAt: now,
+      // updated_at is the node editor's version (./node-verbs.ts): it moves on every change,
+      // even two within one millisecond (or under a clock that stands still).
+      updatedAt: Math.max(now, current.updatedAt + 1),
     })
     .where(eq(journeys.id, id))
     .returning()

@@ -135,6 +135,37 @@ describe('journeys pages', () => {
     expect(list.text).toContain('Trial &lt;welcome&gt;')
   })
 
+  test('two editors of one node: the second form, drawn before the first save, answers 409 and keeps what was typed', async () => {
+    const b = await owner()
+    const j = await api('POST', '/api/v1/journeys', {
+      name: 'Two editors',
+      nodes: [
+        { id: 'trigger', type: 'trigger', trigger: 'manual', next: 'x' },
+        { id: 'x', type: 'exit' },
+      ],
+    })
+    const version = (html: string) => /name="updated_at" value="([^"]+)"/.exec(html)?.[1]
+    const formA = await b.get(`/admin/journeys/${j.id}/nodes/x`)
+    const formB = await b.get(`/admin/journeys/${j.id}/nodes/x`)
+    expect(version(formA.text)).toBe(j.updated_at)
+    expect(version(formB.text)).toBe(j.updated_at)
+    const saved = await b.post(`/admin/journeys/${j.id}/nodes/x`, { label: 'A', updated_at: j.updated_at })
+    expect(saved.status).toBe(303)
+    const stale = await b.post(`/admin/journeys/${j.id}/nodes/x`, { label: 'B', updated_at: j.updated_at })
+    expect(stale.status).toBe(409)
+    expect(stale.text).toContain('after this form was opened')
+    expect(stale.text).toMatch(/id="f-label" name="label" type="text" value="B"/)
+    const now = await api('GET', `/api/v1/journeys/${j.id}`)
+    expect(now.nodes[1]).toEqual({ id: 'x', type: 'exit', label: 'A' })
+    // The form now carries the current version: saving again applies B over A, knowingly.
+    expect(version(stale.text)).toBe(now.updated_at)
+    const removed = await b.post(`/admin/journeys/${j.id}/nodes/x`, { delete: '1', updated_at: j.updated_at })
+    expect(removed.status).toBe(409)
+    expect(
+      (await b.post(`/admin/journeys/${j.id}/nodes/x`, { label: 'B', updated_at: now.updated_at })).status,
+    ).toBe(303)
+  })
+
   test('a viewer sees the pages but cannot change a journey; another workspace’s journey is 404', async () => {
     const j = await api('POST', '/api/v1/journeys', { name: 'Viewer view' })
     const viewer = await signIn(t, await makeUser(t, { role: 'viewer' }))

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../../errors'
 import { CAMPAIGN_CHANNELS } from '../../../lib/enums'
+import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
 import {
   JOURNEY_EVENTS,
   MEMBERS,
@@ -16,7 +17,6 @@ import {
   listEnrollmentsVerb,
   listJourneysVerb,
   pauseJourneyVerb,
-  updateJourneyVerb,
 } from '../../../services/journeys/verbs'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listSegmentsVerb } from '../../../services/segments/verbs'
@@ -30,8 +30,9 @@ import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from '.
 
 // Journeys (DESIGN §7): the list; a journey's page with its graph drawn as a flow (SVG, per-node
 // counts), activate / pause / archive, and each contact's path; a node editor (one form per
-// node type) whose save goes through journeys.update, so every check of the API applies and its
-// messages are shown on the node and member they name (`nodes[s1].template_id`).
+// node type) whose save and removal go through journeys.nodes.put / .delete (one node, every
+// check of a save; messages shown on the node and member they name, `nodes[s1].template_id`).
+// Each form carries the journey's updated_at, so an edit made meanwhile answers 409.
 
 const PATH = '/admin/journeys'
 type Node = Record<string, unknown> & { id: string; type: string }
@@ -200,7 +201,8 @@ async function nodeForm(
   return page(
     'pages/journeys/node',
     `${j.name}: ${node.id}`,
-    { journey: j, node, fields, errors, is_new: isNew },
+    // The version the form was first drawn from stays through its 422s (a 409 brings the new one).
+    { journey: j, node, fields, errors, is_new: isNew, version: given?.updated_at ?? j.updated_at },
     status,
   )
 }
@@ -223,11 +225,15 @@ function nodeFromForm(req: PortalRequest, node: Node): { node: Node; errors: Rec
   return { node: out, errors }
 }
 
-async function saveNodes(req: PortalRequest, j: Journey, nodes: Node[]) {
-  return invoke(updateJourneyVerb, req.ctx, { id: j.id, nodes })
-}
+/** The journey's updated_at the submitted form was drawn from (a hidden field). */
+const versionOf = (req: PortalRequest) => text(req, 'updated_at') || undefined
+
+const isConflict = (err: unknown): err is ServiceError =>
+  err instanceof ServiceError && err.code === 'CONFLICT'
 
 const formValues = (req: PortalRequest) => values(req) as Record<string, string>
+/** What was typed, on the journey's current version (after a 409). */
+const freshValues = (req: PortalRequest, j: Journey) => ({ ...formValues(req), updated_at: j.updated_at })
 
 export const journeysSection = defineSection({
   path: PATH,
@@ -338,9 +344,13 @@ export const journeysSection = defineSection({
         const j = await invoke(getJourneyVerb, req.ctx, { id: req.params.id! })
         const id = text(req, 'node_id')?.trim() ?? ''
         const type = text(req, 'type') ?? ''
-        const nodes = [...(j.nodes as Node[]), { id, type }]
         try {
-          await saveNodes(req, j, nodes)
+          await invoke(putJourneyNodeVerb, req.ctx, {
+            id: j.id,
+            node: { id, type },
+            // Adding builds on nothing the form showed, so no version: only an existing id is refused.
+            must_be_new: true,
+          })
         } catch (err) {
           if (!isValidation(err)) throw err
           const e = nodeErrors(err)
@@ -380,13 +390,14 @@ export const journeysSection = defineSection({
         if (!current) throw new ServiceError('NOT_FOUND', 'Node not found')
         if (found && text(req, 'delete') === '1') {
           try {
-            await saveNodes(
-              req,
-              j,
-              (j.nodes as Node[]).filter((n) => n.id !== current.id),
-            )
+            await invoke(deleteJourneyNodeVerb, req.ctx, {
+              id: j.id,
+              node_id: current.id,
+              expected_updated_at: versionOf(req),
+            })
           } catch (err) {
             if (isValidation(err)) return journeyPage(req, nodeErrors(err), 422)
+            if (isConflict(err)) return nodeForm(req, j, current, { _node: err.message }, undefined, 409)
             throw err
           }
           return redirect(`${PATH}/${j.id}`, { kind: 'success', message: `Removed the node ${current.id}.` })
@@ -403,16 +414,17 @@ export const journeysSection = defineSection({
             isNew,
           )
         try {
-          await saveNodes(
-            req,
-            j,
-            isNew
-              ? [...(j.nodes as Node[]), node]
-              : (j.nodes as Node[]).map((n) => (n.id === current.id ? node : n)),
-          )
+          await invoke(putJourneyNodeVerb, req.ctx, {
+            id: j.id,
+            node,
+            must_be_new: isNew,
+            expected_updated_at: versionOf(req),
+          })
         } catch (err) {
-          if (err instanceof ServiceError && err.code === 'INVALID_STATE')
-            return nodeForm(req, j, current, { _node: err.message }, formValues(req), 409, isNew)
+          // Refused as a whole (the journey is active, or changed since the form was drawn): the
+          // form again with what was typed, now on the current version, and why.
+          if (err instanceof ServiceError && (err.code === 'INVALID_STATE' || err.code === 'CONFLICT'))
+            return nodeForm(req, j, current, { _node: err.message }, freshValues(req, j), 409, isNew)
           if (!isValidation(err)) throw err
           const e = nodeErrors(err)
           const mine = e.byNode[current.id] ?? {}
