@@ -77,6 +77,10 @@ export const PutJourneyNodeInput = t.Object(
   strict,
 )
 export const DeleteJourneyNodeInput = t.Object(
-  { id: RecordId, node_id: t.String({ minLength: 1, maxLength: 64 }), expected_updated_at: ExpectedUpdatedAt },
+  {
+    id: RecordId,
+    node_id: t.String({ minLength: 1, maxLength: 64 }),
+    expected_updated_at: ExpectedUpdatedAt,
+  },
   strict,
 )
