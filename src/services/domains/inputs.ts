@@ -9,6 +9,17 @@ export type CreateDomainFields = Static<typeof DomainFields>
 
 export const ListDomainsInput = ClientPageQuery
 
+// The portal dashboard's list: `verified` is a filter the spec's GET /domains does not name, so
+// it is a verb of its own that no REST operation (nor MCP tool) points at.
+export const FilterDomainsInput = t.Object(
+  {
+    ...ClientPageQuery.properties,
+    verified: t.Optional(t.Boolean({ description: 'true: status verified; false: pending or broken' })),
+  },
+  strict,
+)
+export type ListDomainsQuery = Static<typeof FilterDomainsInput>
+
 export const CreateDomainInput = t.Object({ ...CreateQuery.properties, ...domainFields }, strict)
 
 export const DomainRef = t.Object({ id: RecordId }, strict)

@@ -1,9 +1,10 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, ne } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { domains } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { notFound } from '../../errors'
+import type { ListDomainsQuery } from './inputs'
 import { presentDomain } from './present'
 
 export function findDomainRow(ctx: Ctx, id: string) {
@@ -18,8 +19,15 @@ export function findDomainRow(ctx: Ctx, id: string) {
 
 export const getDomain = (ctx: Ctx, id: string) => presentDomain(findDomainRow(ctx, id), ctx.config)
 
-export function listDomains(ctx: Ctx, page: PageRequest & { client_id?: string }) {
-  const where = listFilter(ctx.actor, domains.clientId, page.client_id)
+export function listDomains(ctx: Ctx, page: ListDomainsQuery) {
+  const where = and(
+    listFilter(ctx.actor, domains.clientId, page.client_id),
+    page.verified === undefined
+      ? undefined
+      : page.verified
+        ? eq(domains.status, 'verified')
+        : ne(domains.status, 'verified'),
+  )
   return paginate(ctx.db, ctx.secretKey, domains, domains.id, where, page, (row) =>
     presentDomain(row, ctx.config),
   )

@@ -1,7 +1,7 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
 import { createDomain, prepareDomain } from './create'
-import { CreateDomainInput, DomainRef, ListDomainsInput } from './inputs'
+import { CreateDomainInput, DomainRef, FilterDomainsInput, ListDomainsInput } from './inputs'
 import { deleteDomain, getDomain, listDomains } from './read'
 import { applyRechecks, lookUpDomain, recheckDomains, recordChecks } from './verify'
 
@@ -9,6 +9,14 @@ export const listDomainsVerb = defineVerb({
   name: 'domains.list',
   scope: 'any',
   input: ListDomainsInput,
+  mutates: false,
+  run: (ctx, input) => listDomains(ctx, input),
+})
+
+export const filterDomainsVerb = defineVerb({
+  name: 'domains.list-filtered',
+  scope: 'any',
+  input: FilterDomainsInput,
   mutates: false,
   run: (ctx, input) => listDomains(ctx, input),
 })

@@ -26,6 +26,19 @@ export type WebhookPatch = Static<typeof PatchFields>
 
 export const ListWebhooksInput = ClientPageQuery
 
+// The portal dashboard's list: `failing` is a filter the spec's GET /webhooks does not name, so
+// it is a verb of its own that no REST operation (nor MCP tool) points at.
+export const FilterWebhooksInput = t.Object(
+  {
+    ...ClientPageQuery.properties,
+    failing: t.Optional(
+      t.Boolean({ description: 'Only endpoints failing (failing_since set) or disabled (any reason)' }),
+    ),
+  },
+  strict,
+)
+export type ListWebhooksQuery = Static<typeof FilterWebhooksInput>
+
 export const CreateWebhookInput = t.Object({ ...CreateQuery.properties, ...webhookFields }, strict)
 
 export const UpdateWebhookInput = t.Object({ id: RecordId, ...patchFields }, strict)

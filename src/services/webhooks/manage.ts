@@ -1,6 +1,6 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, isNotNull, isNull, or } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { type PageRequest, paginate } from '../../db/paginate'
+import { paginate } from '../../db/paginate'
 import { type WebhookRow, webhookDeliveries, webhooks } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
@@ -10,7 +10,7 @@ import { notOneOf } from '../../lib/validate'
 import { generateSecret } from '../../webhooks/signing'
 import { checkTarget, hostResolver } from '../../webhooks/ssrf'
 import { EVENT_TYPES } from '../events/record'
-import type { WebhookInput, WebhookPatch } from './inputs'
+import type { ListWebhooksQuery, WebhookInput, WebhookPatch } from './inputs'
 
 /** After a rotation the previous secret keeps signing this long. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
@@ -99,16 +99,18 @@ export function createWebhook(
 
 export const getWebhook = (ctx: Ctx, id: string) => presentWebhook(findWebhookRow(ctx, id))
 
-export function listWebhooks(ctx: Ctx, page: PageRequest & { client_id?: string }) {
-  return paginate(
-    ctx.db,
-    ctx.secretKey,
-    webhooks,
-    webhooks.id,
+export function listWebhooks(ctx: Ctx, page: ListWebhooksQuery) {
+  const where = and(
     listFilter(ctx.actor, webhooks.clientId, page.client_id),
-    page,
-    presentWebhook,
+    // What an operator must act on: deliveries failing, or the endpoint disabled (by failures,
+    // a 410, or by hand) so nothing reaches it.
+    page.failing === undefined
+      ? undefined
+      : page.failing
+        ? or(isNotNull(webhooks.failingSince), isNotNull(webhooks.disabledReason))
+        : and(isNull(webhooks.failingSince), isNull(webhooks.disabledReason)),
   )
+  return paginate(ctx.db, ctx.secretKey, webhooks, webhooks.id, where, page, presentWebhook)
 }
 
 /** Partial update. Re-enabling (`active: true`) clears the reason and the failing clock. */

@@ -3,6 +3,7 @@ import { attemptTest, listDeliveries, recordTest, retryDelivery } from './delive
 import {
   CreateWebhookInput,
   DeliveryRef,
+  FilterWebhooksInput,
   ListDeliveriesInput,
   ListWebhooksInput,
   TestWebhookInput,
@@ -24,6 +25,14 @@ export const listWebhooksVerb = defineVerb({
   name: 'webhooks.list',
   scope: 'any',
   input: ListWebhooksInput,
+  mutates: false,
+  run: (ctx, input) => listWebhooks(ctx, input),
+})
+
+export const filterWebhooksVerb = defineVerb({
+  name: 'webhooks.list-filtered',
+  scope: 'any',
+  input: FilterWebhooksInput,
   mutates: false,
   run: (ctx, input) => listWebhooks(ctx, input),
 })

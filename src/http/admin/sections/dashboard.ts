@@ -3,12 +3,12 @@ import { analyticsTrendsVerb } from '../../../services/analytics/verbs'
 import { listApiKeysVerb } from '../../../services/api-keys/verbs'
 import { listCampaignsVerb } from '../../../services/campaigns/verbs'
 import { listContactsVerb } from '../../../services/contacts/verbs'
-import { listDomainsVerb } from '../../../services/domains/verbs'
+import { filterDomainsVerb } from '../../../services/domains/verbs'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listTemplatesVerb } from '../../../services/templates/verbs'
 import type { Verb } from '../../../services/verbs/define'
 import { invoke } from '../../../services/verbs/invoke'
-import { listWebhooksVerb } from '../../../services/webhooks/verbs'
+import { filterWebhooksVerb } from '../../../services/webhooks/verbs'
 import { lineChart } from '../charts'
 import { defineSection, fragment, type PortalRequest, page } from '../types'
 import { campaignProgress } from './campaign-progress'
@@ -104,20 +104,20 @@ export const dashboard = defineSection({
           },
         ].filter((f) => f.value !== null)
         const { campaigns, queued } = await running(req)
-        // Endpoints and domains are a client's handful of rows: one page covers them.
-        const hooks = await readable(() => invoke(listWebhooksVerb, req.ctx, { limit: 200 }))
-        const failing = (hooks?.data ?? []).filter(
-          (w) => w.failing_since !== null || w.disabled_reason !== null,
+        // What counts as failing or unverified is the verbs' filter, over every row.
+        const failing = await readable(() =>
+          invoke(filterWebhooksVerb, req.ctx, { failing: true, limit: 200 }),
         )
-        const domains = await readable(() => invoke(listDomainsVerb, req.ctx, { limit: 200 }))
-        const unverified = (domains?.data ?? []).filter((d) => d.status !== 'verified')
+        const unverified = await readable(() =>
+          invoke(filterDomainsVerb, req.ctx, { verified: false, limit: 200 }),
+        )
         return page('pages/dashboard/index', 'Dashboard', {
           figures,
           activity: await activity(req),
           campaigns,
           queued,
-          failing: hooks ? failing : null,
-          unverified: domains ? unverified : null,
+          failing: failing?.data ?? null,
+          unverified: unverified?.data ?? null,
         })
       },
     },
