@@ -43,29 +43,43 @@ export interface RollupFilter {
   channel?: string
 }
 
-/**
- * Internal switch for the analytics bench only (test/bench/analytics.ts): it measures the send
- * rate with and without the rollup writes in one run. Never turned off otherwise.
- */
-export const rollupWrites = { enabled: true }
-
 const COLUMNS = ROLLUP_COUNTERS.join(', ')
 const SUMS = ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')
 const KEY = 'client_id, bucket, channel, campaign_id, journey_id, sequence_id'
 const TOTALS_KEY = 'client_id, bucket, channel'
 const ADD_ALL = ROLLUP_COUNTERS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')
 
-const statements = perConnection((sqlite: Database) => ({
+/** An upsert as the write path uses it (a prepared statement, or the bench's no-op). */
+type Upsert = { run(...args: (string | number)[]): unknown }
+
+const upserts = perConnection((sqlite: Database) => ({
   add: sqlite.prepare(
     `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 7}`).join(', ')})
      ON CONFLICT (${KEY}) DO UPDATE SET ${ADD_ALL}`,
-  ),
+  ) as Upsert,
   addTotals: sqlite.prepare(
     `INSERT INTO analytics_totals (${TOTALS_KEY}, ${COLUMNS})
      VALUES (?1, ?2, ?3, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 4}`).join(', ')})
      ON CONFLICT (${TOTALS_KEY}) DO UPDATE SET ${ADD_ALL}`,
-  ),
+  ) as Upsert,
+}))
+
+/** The upserts the write path calls for a connection: the prepared ones unless a bench swapped them. */
+const writers = perConnection((sqlite: Database) => ({ ...upserts(sqlite) }))
+
+const NO_WRITE: Upsert = { run: () => undefined }
+
+/**
+ * For the analytics bench only (test/bench/analytics.ts measures the send rate with and without
+ * the rollup writes in one run): swaps this connection's upserts for no-ops, or back. The write
+ * path reads no switch, so production pays nothing for this, and other connections are untouched.
+ */
+export function setRollupWrites(sqlite: Database, on: boolean): void {
+  Object.assign(writers(sqlite), on ? upserts(sqlite) : { add: NO_WRITE, addTotals: NO_WRITE })
+}
+
+const statements = perConnection((sqlite: Database) => ({
   // Newest quarters first, summed over sources: the alert's "last 1,000 sends" walk.
   recent: sqlite.prepare<{ bucket: number; sent: number; bounced: number; complained: number }, [string]>(
     `SELECT bucket, sum(sent) AS sent, sum(bounced) AS bounced, sum(complained) AS complained
@@ -82,9 +96,8 @@ export function addToRollup(sqlite: Database, s: RollupSource, at: number, delta
 }
 
 function addToSource(sqlite: Database, s: RollupSource, bucket: number, deltas: RollupDeltas): void {
-  if (!rollupWrites.enabled) return
   const v = values(deltas)
-  statements(sqlite).add.run(
+  writers(sqlite).add.run(
     s.clientId,
     bucket,
     s.channel,
@@ -102,8 +115,7 @@ function addToTotals(
   channel: string,
   deltas: RollupDeltas,
 ): void {
-  if (!rollupWrites.enabled) return
-  statements(sqlite).addTotals.run(clientId, bucket, channel, ...values(deltas))
+  writers(sqlite).addTotals.run(clientId, bucket, channel, ...values(deltas))
 }
 
 /**

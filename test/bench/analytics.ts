@@ -14,7 +14,7 @@
 import { parseArgs } from 'node:util'
 import { createProvider } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
-import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, rollupWrites } from '../../src/db/rollups'
+import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, setRollupWrites } from '../../src/db/rollups'
 import { createFeedback } from '../../src/queue/feedback'
 import { createSendWorker } from '../../src/queue/worker'
 import { METRICS } from '../../src/services/analytics/inputs'
@@ -349,7 +349,7 @@ async function sendRates() {
         },
       })
     ).body.data
-    rollupWrites.enabled = mode !== 'off'
+    setRollupWrites(t.ctx.sqlite, mode !== 'off')
     const worker = createSendWorker(t.ctx, { providers })
     const began = performance.now()
     const cpu = process.cpuUsage()
@@ -373,7 +373,7 @@ async function sendRates() {
       `send round ${i + 1}/${order.length} (rollups ${mode === 'off' ? 'off' : 'on'}${mode === 'warm-up' ? ', warm-up' : ''}): ${fmt(RECIPIENTS / seconds)} msg/s, ${fmt(RECIPIENTS / cpuSeconds)} per CPU-second`,
     )
   }
-  rollupWrites.enabled = true
+  setRollupWrites(t.ctx.sqlite, true)
   const rows = t.ctx.sqlite.query<{ n: number }, []>('SELECT sum(sent) AS n FROM analytics_rollups').get()!.n
   if (rows !== RECIPIENTS * (ROUNDS + 1))
     throw new BenchError(`rollups counted ${rows} sends, expected ${RECIPIENTS * (ROUNDS + 1)}`)
