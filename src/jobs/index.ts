@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
+import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { recordJobRunVerb } from '../services/jobs/verbs'
@@ -33,6 +34,15 @@ export function registerJobs(ctx: AppContext): void {
     description: 'Start scheduled campaigns whose scheduled_at has come (checked every second)',
     run: async () => {
       await runAs(ctx, 'campaigns.start-scheduled', startScheduledCampaignsVerb)
+    },
+  })
+  ctx.jobs.register({
+    name: 'deliverability.health',
+    schedule: '*/5 * * * * *',
+    description:
+      'Run the bounce and complaint rate checks a burst put off (at most one per client every 5 seconds)',
+    run: async () => {
+      await runAs(ctx, 'deliverability.health', runPendingHealthChecksVerb)
     },
   })
   ctx.jobs.register({

@@ -3,6 +3,7 @@ import { ConfigError, loadConfig } from '../../src/config'
 import { addToRollup } from '../../src/db/rollups'
 import { createWindowLimits } from '../../src/queue/throttle'
 import { createSendWorker } from '../../src/queue/worker'
+import { HEALTH_CHECK_INTERVAL_MS } from '../../src/services/deliverability/health-debounce'
 import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/warmup'
 import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../helpers/app'
@@ -221,8 +222,10 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
       .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
       .all(a.campaign.id)
       .map(({ id }) => findMessage(t.ctx, id)!)
+    // Each one after the client's check interval, so each runs the check itself (a burst is
+    // test/services/deliverability/health-debounce.test.ts).
     const complain = (i: number) => {
-      clock.t += 1000
+      clock.t += HEALTH_CHECK_INTERVAL_MS
       recordComplaint(t.ctx, msgs[i]!, clock.t)
     }
 
@@ -269,6 +272,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
       .map(({ id }) => findMessage(t.ctx, id)!)
     recordBounce(t.ctx, msgs[0]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
     expect(await alerts(t, c.key)).toEqual([]) // 19 in 1,000: 1.9 %
+    clock.t += HEALTH_CHECK_INTERVAL_MS
     recordBounce(t.ctx, msgs[1]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
     const [alert] = await alerts(t, c.key)
     expect(alert).toMatchObject({ kind: 'bounce_rate', level: 'warn', active: true, value: 0.02 })

@@ -1,5 +1,7 @@
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import { listAlerts } from './alerts'
+import { runPendingHealthChecks } from './health-debounce'
 import { ListAlertsInput, ScoreInput } from './inputs'
 import { deliverabilityScore } from './score'
 
@@ -21,4 +23,13 @@ export const listDeliverabilityAlertsVerb = defineVerb({
   input: ListAlertsInput,
   mutates: false,
   run: (ctx, input) => listAlerts(ctx, input),
+})
+
+/** The job behind the per-client debounce of the sending-health check (./health-debounce.ts). */
+export const runPendingHealthChecksVerb = defineVerb({
+  name: 'deliverability.health',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => runPendingHealthChecks(ctx),
 })

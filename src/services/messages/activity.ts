@@ -7,7 +7,7 @@ import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
-import { checkSendingHealth } from '../deliverability/alerts'
+import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
 import { suppress } from '../suppressions/manage'
@@ -201,7 +201,7 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
     if (cur.bouncedAt === null) {
       bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
       addToRollup(app.sqlite, cur, at, { bounced: 1 })
-      checkSendingHealth(app, cur.clientId, at)
+      healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     if (bounce.type === 'hard') {
       suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
@@ -233,7 +233,7 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
     if (cur.complainedAt === null) {
       app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id)).run()
       addToRollup(app.sqlite, cur, at, { complained: 1 })
-      checkSendingHealth(app, cur.clientId, at)
+      healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
     onComplaint(app.db, cur.contactId, at)

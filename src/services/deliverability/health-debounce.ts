@@ -1,0 +1,93 @@
+import type { Database } from 'bun:sqlite'
+import type { AppContext } from '../../context'
+import { QUARTER_MS, quarterOf } from '../../db/rollups'
+import { checkSendingHealth } from './alerts'
+
+// A burst of bounce (or complaint) callbacks would run the sending-health check once per
+// message, each walking the rollups and rewriting the open alert. Per client, the check runs at
+// the first bounce or complaint, then at most once per interval: one arriving sooner only marks
+// the client, and the `deliverability.health` job (every few seconds) runs the marked clients'
+// check once their interval is over, so the last of a burst still raises its alert or pauses
+// the campaigns within two intervals. Time is the injected clock's.
+
+export const HEALTH_CHECK_INTERVAL_MS = 5_000
+
+interface ClientCheck {
+  lastRun: number
+  pending: boolean
+}
+interface State {
+  clients: Map<string, ClientCheck>
+  /** Whether this process has looked for checks a previous one put off and never ran. */
+  swept: boolean
+}
+
+// Keyed by the connection: one state per app, whatever request context calls.
+const states = new WeakMap<Database, State>()
+function stateOf(app: AppContext): State {
+  let s = states.get(app.sqlite)
+  if (!s) {
+    s = { clients: new Map(), swept: false }
+    states.set(app.sqlite, s)
+  }
+  return s
+}
+
+/**
+ * After a message's first bounce or complaint, in the transaction that recorded it: the check
+ * now, unless this client's ran within the interval (then it is left to the job). Were that
+ * transaction rolled back, the check it ran is lost with it; the next event after the interval
+ * runs it again.
+ */
+export function healthAfterBounceOrComplaint(app: AppContext, clientId: string, at: number): void {
+  const s = stateOf(app)
+  const now = app.clock.now()
+  const c = s.clients.get(clientId)
+  if (c && now - c.lastRun < HEALTH_CHECK_INTERVAL_MS) {
+    c.pending = true
+    return
+  }
+  checkSendingHealth(app, clientId, at)
+  s.clients.set(clientId, { lastRun: now, pending: false })
+}
+
+/** Clients with a bounce or complaint in this quarter-hour or the last (one index seek each). */
+function recentlyHit(sqlite: Database, now: number): string[] {
+  const since = quarterOf(now) - QUARTER_MS
+  const hit = sqlite.query<{ one: number }, [string, number]>(
+    'SELECT 1 AS one FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND (bounced > 0 OR complained > 0) LIMIT 1',
+  )
+  return sqlite
+    .query<{ id: string }, []>('SELECT id FROM clients')
+    .all()
+    .filter(({ id }) => hit.get(id, since) !== null)
+    .map(({ id }) => id)
+}
+
+/**
+ * The job: each marked client's check once its interval is over. A process's first run also
+ * checks every client with a recent bounce or complaint, since the marks of a process that was
+ * killed are gone with it. Clients idle for an interval are forgotten.
+ */
+export function runPendingHealthChecks(app: AppContext): { checked: number } {
+  const s = stateOf(app)
+  const now = app.clock.now()
+  if (!s.swept) {
+    s.swept = true
+    for (const id of recentlyHit(app.sqlite, now))
+      if (!s.clients.has(id)) s.clients.set(id, { lastRun: Number.NEGATIVE_INFINITY, pending: true })
+  }
+  let checked = 0
+  for (const [id, c] of s.clients) {
+    if (now - c.lastRun < HEALTH_CHECK_INTERVAL_MS) continue
+    if (!c.pending) {
+      s.clients.delete(id)
+      continue
+    }
+    checkSendingHealth(app, id, now)
+    c.lastRun = now
+    c.pending = false
+    checked++
+  }
+  return { checked }
+}
