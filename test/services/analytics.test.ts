@@ -406,4 +406,22 @@ describe('rebuild equals the incremental totals', async () => {
     expect(await runCli(['analytics', 'rebuild', '--client', s.clientId, '--data', t.dataDir])).toBe(0)
     expect(snapshot()).toEqual(before)
   })
+
+  test('a rebuild of a client that does not exist: exit 1, "no such client", nothing rebuilt', async () => {
+    const before = snapshot()
+    const err: string[] = []
+    const write = process.stderr.write
+    process.stderr.write = ((chunk: string) => err.push(String(chunk)) > 0) as typeof process.stderr.write
+    const codes: number[] = []
+    try {
+      // A well-formed id no client has, and one that is not an id at all.
+      for (const client of ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'nope'])
+        codes.push(await runCli(['analytics', 'rebuild', '--client', client, '--data', t.dataDir]))
+    } finally {
+      process.stderr.write = write
+    }
+    expect(codes).toEqual([1, 1])
+    expect(err).toEqual(['herald: client_id: no such client\n', 'herald: client_id: no such client\n'])
+    expect(snapshot()).toEqual(before)
+  })
 })
