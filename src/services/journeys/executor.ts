@@ -178,7 +178,11 @@ export function createJourneyExecutor(app: AppContext) {
                   ? now + (parseIsoDuration(node.duration) ?? 0)
                   : nextTimeOfDay(now, parseTimeOfDay(String(node.until)) ?? 0, contact.timezone ?? 'UTC')
               history({ node: node.id, until: iso(due) }, node.id)
+              // A wait already over (PT0S) is not a trip through the queue: the path goes on in
+              // this step, so the next node starts at its due time instead of behind every run
+              // due meanwhile (still bounded by MAX_HOPS, like any chain).
               if (next === null) nodeId = null
+              else if (due <= now) nodeId = next
               else {
                 q.moveRun(run.seq, next, due)
                 parked = true
@@ -368,24 +372,22 @@ export function createJourneyExecutor(app: AppContext) {
 
   /**
    * One pass, about `budgetMs` of synchronous work (the worker yields a turn of the event loop
-   * between passes, so requests and the send queue's slices interleave with it). Pending
-   * segment enrollments first, a chunk of 2,000 per transaction (asked for before any step
-   * they bring comes due; smaller chunks missed the 5 s bar); then due runs in due-time order:
-   * each batch is of the active journey whose oldest due run is the oldest, so a journey with a
-   * backlog never starves another, and a batch stops at the budget (the rest stay due).
+   * between passes, so requests and the send queue's slices interleave with it). Due runs
+   * first, in due-time order: each batch is of the active journey whose oldest due run is the
+   * oldest, so a journey with a backlog never starves another, and a batch stops at the budget
+   * (the rest stay due). Only when nothing is due does a pending segment enrollment enter its
+   * next chunk of 2,000 (one transaction); that chunk's first steps are then due and go next.
+   * So a large enrollment enters at the pace the executor takes its steps: its contacts'
+   * first steps start within about a chunk's work of entering, and the due steps of other
+   * journeys (waits ending, events) never queue behind 100,000 entries.
    */
   function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const deadline = performance.now() + budgetMs
-    // At least one chunk and one step batch (of at least one run) a pass, whatever the budget.
-    for (let first = true; first || performance.now() < deadline; first = false) {
-      const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
-      if (n === null) break
-      report.enrolled += n
-      report.chunks++
-    }
     let nextAt: number | null = null
-    const active = new Set(q.activeJourneys())
+    let active = new Set(q.activeJourneys())
+    let enrolling = true
+    // At least one step batch (of at least one run) or one chunk a pass, whatever the budget.
     for (let first = true; first || performance.now() < deadline; first = false) {
       const now = app.clock.now()
       let pick: string | null = null
@@ -400,9 +402,21 @@ export function createJourneyExecutor(app: AppContext) {
           pickAt = at
         }
       }
-      if (pick === null) break
-      // Not active any more (paused since the list was read): its runs wait.
-      if (stepBatch(pick, q.due(pick, now, batch), report, deadline) === 0) active.delete(pick)
+      if (pick !== null) {
+        // Not active any more (paused since the list was read): its runs wait.
+        if (stepBatch(pick, q.due(pick, now, batch), report, deadline) === 0) active.delete(pick)
+        continue
+      }
+      if (!enrolling) break
+      const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
+      if (n === null) {
+        enrolling = false
+        break
+      }
+      report.enrolled += n
+      report.chunks++
+      // The chunk's journey may have been activated since the list was read.
+      if (n > 0) active = new Set(q.activeJourneys())
     }
     if (report.queued > 0) app.workers.wake('send')
     if (report.webhooks > 0) app.workers.wake('webhooks')
