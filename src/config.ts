@@ -3,6 +3,7 @@
 
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
+import { isScope, SCOPES } from './lib/scopes'
 
 export class ConfigError extends Error {}
 
@@ -78,6 +79,15 @@ export interface Config {
    * bucket of unauthenticated endpoints; HERALD_LOGIN_RATE_PER_MINUTE, default 20).
    */
   readonly loginRatePerMinute: number
+  /**
+   * Agent registration (DESIGN §5): HERALD_AGENT_AUTO_APPROVE=1 approves anonymous registrations
+   * at once (evaluation only) for the default workspace, with the requested scopes ∩
+   * HERALD_AGENT_ANONYMOUS_SCOPES (comma-separated; default every `*:read` scope).
+   */
+  readonly agentAutoApprove: boolean
+  readonly agentAnonymousScopes: readonly string[]
+  /** Trusted ID-JAG issuers, issuer → JWKS URL (HERALD_IDJAG_ISSUERS, `issuer=jwks_url,...`). */
+  readonly idjagIssuers: Readonly<Record<string, string>>
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -295,6 +305,9 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       1,
       100_000,
     ),
+    agentAutoApprove: bool('HERALD_AGENT_AUTO_APPROVE', env.HERALD_AGENT_AUTO_APPROVE),
+    agentAnonymousScopes: scopeList('HERALD_AGENT_ANONYMOUS_SCOPES', env.HERALD_AGENT_ANONYMOUS_SCOPES),
+    idjagIssuers: issuerJwks('HERALD_IDJAG_ISSUERS', env.HERALD_IDJAG_ISSUERS),
   })
   provenance.set(config, sourcesOf(flags, env))
   return config
@@ -355,6 +368,9 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   inboundSmtpPort: { env: 'HERALD_INBOUND_SMTP_PORT' },
   defaultFrom: { env: 'HERALD_DEFAULT_FROM' },
   loginRatePerMinute: { env: 'HERALD_LOGIN_RATE_PER_MINUTE' },
+  agentAutoApprove: { env: 'HERALD_AGENT_AUTO_APPROVE' },
+  agentAnonymousScopes: { env: 'HERALD_AGENT_ANONYMOUS_SCOPES' },
+  idjagIssuers: { env: 'HERALD_IDJAG_ISSUERS' },
 }
 
 /** The same precedence as loadConfig: a flag, else a non-empty environment variable, else the default. */
@@ -371,6 +387,32 @@ function sourcesOf(flags: Flags, env: Env): Record<string, SettingSource> {
 
 /** Where each setting of a config made by loadConfig came from (null for one built otherwise). */
 export const configSources = (config: Config) => provenance.get(config) ?? null
+
+/** Comma-separated scope names; unset = every `*:read` scope. An unknown name is a start-up error. */
+function scopeList(name: string, raw: string | undefined): readonly string[] {
+  const names = (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  if (names.length === 0) return SCOPES.filter((s) => s.endsWith(':read'))
+  for (const n of names) if (!isScope(n)) throw new ConfigError(`${name}: unknown scope "${n}"`)
+  return [...new Set(names)]
+}
+
+/** `issuer=jwks_url,issuer=jwks_url`: the issuer as the `iss` claim reads, its JWKS over http(s). */
+function issuerJwks(name: string, raw: string | undefined): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const part of (raw ?? '')
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    // Split at the first '=': an issuer URL carries none, a JWKS URL's query may.
+    const at = part.indexOf('=')
+    if (at <= 0) throw new ConfigError(`${name}: expected issuer=jwks_url, got "${part}"`)
+    out[part.slice(0, at).trim()] = url(name, part.slice(at + 1).trim(), ['http:', 'https:'])
+  }
+  return out
+}
 
 /** `domain=N,domain=N`: per-minute limits by recipient domain. */
 function domainLimits(name: string, raw: string | undefined): Readonly<Record<string, number>> {

@@ -1,0 +1,170 @@
+import {
+  createRemoteJWKSet,
+  decodeJwt,
+  decodeProtectedHeader,
+  errors,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+  jwtVerify,
+} from 'jose'
+
+// Identity Assertion JWT Authorization Grants (ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant):
+// a JWT with header `typ: oauth-id-jag+jwt`, issued by an identity provider the operator trusts
+// (HERALD_IDJAG_ISSUERS, issuer → JWKS URL), whose `aud` is Herald's own issuer. Agent claim
+// (/agent/auth/claim) and the OAuth JWT-bearer grant both verify assertions here; each door maps
+// an IdJagError to its own answer (REST 401, OAuth invalid_grant).
+
+export const ID_JAG_TYP = 'oauth-id-jag+jwt'
+/** The token type the spec names for assertions in `identity_assertion` (RFC 8693 style). */
+export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag'
+
+export type IdJagFailure =
+  | 'malformed'
+  | 'wrong_type'
+  | 'untrusted_issuer'
+  | 'wrong_audience'
+  | 'expired'
+  | 'not_yet_valid'
+  | 'bad_signature'
+  | 'jwks_unavailable'
+  | 'invalid_claims'
+
+export class IdJagError extends Error {
+  constructor(
+    readonly reason: IdJagFailure,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/** A verified assertion: who (issuer + subject) and what the issuer says about the grant. */
+export interface IdJag {
+  readonly issuer: string
+  readonly subject: string
+  /** The OAuth client the assertion was issued to (`client_id` claim), if named. */
+  readonly clientId: string | null
+  /** Scopes granted by the issuer (`scope` claim, space-separated), null when absent. */
+  readonly scopes: readonly string[] | null
+  /** The resource server's tenant (`aud_tenant`): for Herald, a client (workspace) id. */
+  readonly audTenant: string | null
+  readonly email: string | null
+  readonly jti: string | null
+  /** `exp` in ms. */
+  readonly expiresAt: number
+  readonly claims: JWTPayload
+}
+
+export interface VerifyIdJagOptions {
+  /** Herald's issuer (its public URL); `aud` must name it. */
+  readonly audience: string
+  /** issuer → JWKS URL. */
+  readonly trustedIssuers: Readonly<Record<string, string>>
+  /** The injected clock's now (ms): `exp`/`nbf`/`iat` are judged against it. */
+  readonly now: number
+  /** Seconds of clock skew tolerated on exp/nbf (default 30). */
+  readonly clockToleranceSeconds?: number
+}
+
+// One remote key set per JWKS URL for the process: jose caches the keys and refetches on an
+// unknown `kid` (with a cooldown), so a rotating issuer keeps working without a restart.
+const keySets = new Map<string, JWTVerifyGetKey>()
+function keySetOf(jwksUrl: string): JWTVerifyGetKey {
+  let set = keySets.get(jwksUrl)
+  if (!set) {
+    set = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 5000 })
+    keySets.set(jwksUrl, set)
+  }
+  return set
+}
+
+const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null)
+
+/**
+ * Verifies an ID-JAG: its type, that its issuer is trusted, its signature against that issuer's
+ * JWKS, that `aud` names our issuer, and its lifetime. Throws IdJagError naming what failed.
+ */
+export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions): Promise<IdJag> {
+  let issuer: string | null
+  try {
+    const header = decodeProtectedHeader(assertion)
+    if (header.typ?.toLowerCase() !== ID_JAG_TYP)
+      throw new IdJagError('wrong_type', `The assertion's typ must be ${ID_JAG_TYP}`)
+    issuer = str(decodeJwt(assertion).iss)
+  } catch (err) {
+    if (err instanceof IdJagError) throw err
+    throw new IdJagError('malformed', 'The assertion is not a JWT')
+  }
+  // Looked up before any fetch: an untrusted issuer never makes Herald call a URL.
+  const jwksUrl = issuer ? options.trustedIssuers[issuer] : undefined
+  if (!issuer || !jwksUrl)
+    throw new IdJagError('untrusted_issuer', 'The assertion comes from an untrusted issuer')
+
+  let payload: JWTPayload
+  try {
+    ;({ payload } = await jwtVerify(assertion, keySetOf(jwksUrl), {
+      issuer,
+      audience: options.audience,
+      typ: ID_JAG_TYP,
+      currentDate: new Date(options.now),
+      clockTolerance: options.clockToleranceSeconds ?? 30,
+      requiredClaims: ['sub', 'exp', 'iat'],
+      // `none` and HMAC are refused: an issuer's JWKS holds public keys.
+      algorithms: [
+        'RS256',
+        'RS384',
+        'RS512',
+        'PS256',
+        'PS384',
+        'PS512',
+        'ES256',
+        'ES384',
+        'ES512',
+        'EdDSA',
+        'Ed25519',
+      ],
+    }))
+  } catch (err) {
+    throw mapJoseError(err)
+  }
+  const subject = str(payload.sub)
+  if (!subject) throw new IdJagError('invalid_claims', 'The assertion has no subject')
+  const scope = str(payload.scope)
+  return {
+    issuer,
+    subject,
+    clientId: str(payload.client_id),
+    scopes: scope ? scope.split(' ').filter(Boolean) : null,
+    audTenant: str(payload.aud_tenant),
+    email: str(payload.email),
+    jti: str(payload.jti),
+    expiresAt: (payload.exp as number) * 1000,
+    claims: payload,
+  }
+}
+
+function mapJoseError(err: unknown): IdJagError {
+  if (err instanceof IdJagError) return err
+  if (err instanceof errors.JWTExpired) return new IdJagError('expired', 'The assertion has expired')
+  if (err instanceof errors.JWTClaimValidationFailed) {
+    if (err.claim === 'aud')
+      return new IdJagError('wrong_audience', "The assertion's audience is not this server")
+    if (err.claim === 'nbf' || err.claim === 'iat')
+      return new IdJagError('not_yet_valid', 'The assertion is not valid yet')
+    return new IdJagError('invalid_claims', `The assertion's ${err.claim} claim is invalid`)
+  }
+  if (err instanceof errors.JWKSTimeout || err instanceof errors.JOSEError) {
+    if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey)
+      return new IdJagError('bad_signature', 'The assertion is not signed by its issuer')
+    if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid)
+      return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
+    if (err instanceof errors.JOSEAlgNotAllowed)
+      return new IdJagError('bad_signature', 'The assertion uses an algorithm that is not accepted')
+    // jose's JWKS fetch reports a non-200 answer or a body that is not JSON as a bare JOSEError.
+    if (/JSON Web Key Set/i.test(err.message))
+      return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
+    return new IdJagError('malformed', 'The assertion could not be verified')
+  }
+  // fetch failures (connection refused, DNS) surface as plain errors from jose's fetch.
+  return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
+}
