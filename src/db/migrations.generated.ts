@@ -21,6 +21,7 @@ import m17 from '../../migrations/0017_deep_monster_badoon.sql' with { type: 'te
 import m18 from '../../migrations/0018_clear_logan.sql' with { type: 'text' }
 import m19 from '../../migrations/0019_true_shape.sql' with { type: 'text' }
 import m20 from '../../migrations/0020_clumsy_the_call.sql' with { type: 'text' }
+import m21 from '../../migrations/0021_mean_deathbird.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -44,4 +45,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0018_clear_logan', sql: m18 },
   { tag: '0019_true_shape', sql: m19 },
   { tag: '0020_clumsy_the_call', sql: m20 },
+  { tag: '0021_mean_deathbird', sql: m21 },
 ]

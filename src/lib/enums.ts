@@ -67,3 +67,10 @@ export const EXIT_REASONS = [
   'erased',
 ] as const
 export type ExitReason = (typeof EXIT_REASONS)[number]
+
+/** Agent registrations (DESIGN §5): pending → approved → claimed; an operator may deny instead. */
+export const AGENT_REGISTRATION_STATUSES = ['pending', 'approved', 'claimed', 'denied'] as const
+export type AgentRegistrationStatus = (typeof AGENT_REGISTRATION_STATUSES)[number]
+
+export const AGENT_IDENTITY_TYPES = ['anonymous', 'identity_assertion'] as const
+export type AgentIdentityType = (typeof AGENT_IDENTITY_TYPES)[number]

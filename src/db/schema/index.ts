@@ -1,3 +1,4 @@
+export * from './agent-registrations'
 export * from './analytics'
 export * from './api-keys'
 export * from './campaigns'
