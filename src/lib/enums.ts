@@ -74,3 +74,13 @@ export type AgentRegistrationStatus = (typeof AGENT_REGISTRATION_STATUSES)[numbe
 
 export const AGENT_IDENTITY_TYPES = ['anonymous', 'identity_assertion'] as const
 export type AgentIdentityType = (typeof AGENT_IDENTITY_TYPES)[number]
+
+export const SEQUENCE_STATUSES = ['draft', 'active', 'paused', 'archived'] as const
+export type SequenceStatus = (typeof SEQUENCE_STATUSES)[number]
+
+export const SEQUENCE_ENROLLMENT_STATUSES = ['active', 'completed', 'stopped', 'exited'] as const
+export type SequenceEnrollmentStatus = (typeof SEQUENCE_ENROLLMENT_STATUSES)[number]
+
+/** Why a contact's run of a sequence stopped (null: it completed, or the sequence ended it). */
+export const SEQUENCE_STOP_REASONS = ['replied', 'bounced', 'unsubscribed', 'manual'] as const
+export type SequenceStopReason = (typeof SEQUENCE_STOP_REASONS)[number]

@@ -53,6 +53,10 @@ export const messages = sqliteTable(
     index('messages_journey_due_idx')
       .on(t.journeyId, t.status, t.nextAttemptAt)
       .where(sql`journey_id IS NOT NULL`),
+    // A sequence's claims and per-step stats, like a journey's.
+    index('messages_sequence_due_idx')
+      .on(t.sequenceId, t.status, t.nextAttemptAt)
+      .where(sql`sequence_id IS NOT NULL`),
     index('messages_transactional_idx')
       .on(t.status, t.nextAttemptAt)
       .where(sql`campaign_id IS NULL AND journey_id IS NULL AND sequence_id IS NULL`),
