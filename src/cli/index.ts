@@ -45,6 +45,8 @@ const ALLOWED: Record<string, readonly string[]> = {
 
 /** Runs the CLI; returns the process exit code (serve keeps running and never returns). */
 export async function runCli(argv: string[]): Promise<number> {
+  // `herald api` parses its own flags (one set per operation) and is loaded only when used.
+  if (argv[0] === 'api') return (await import('./api')).apiCommand(argv.slice(1))
   try {
     const { values, positionals } = parseArgs({
       args: argv,

@@ -1,0 +1,166 @@
+import { ConfigError, loadConfig } from '../../config'
+import { VERSION } from '../../version'
+import { UsageError } from '../usage'
+import type { Invocation, Stdin } from './args'
+
+// The HTTP side of `herald api`: where the server is, which key, one request, and how its
+// answer is printed. Exit codes: 0 a 2xx, 1 an API error (the DESIGN §4 body on stderr as
+// `herald: CODE: message` and its details), 3 the server could not be reached.
+
+export interface Io {
+  out(text: string): void
+  err(text: string): void
+  /** Resolves once what was written to stdout has left the process (a pipe may lag behind). */
+  flush(): Promise<void>
+  isTTY: boolean
+  env: Record<string, string | undefined>
+  stdin: Stdin
+}
+
+export class ConnectionError extends Error {}
+
+/** --url, else HERALD_URL, else the loopback address on the port `herald serve` would take. */
+export function baseUrl(flag: string | null, env: Io['env']): string {
+  let raw = flag ?? env.HERALD_URL
+  if (!raw) {
+    try {
+      // The same default and HERALD_PORT check as the server's configuration.
+      raw = `http://127.0.0.1:${loadConfig({}, { HERALD_PORT: env.HERALD_PORT }).port}`
+    } catch (err) {
+      if (err instanceof ConfigError) throw new UsageError(err.message)
+      throw err
+    }
+  }
+  const source = flag ? '--url' : 'HERALD_URL'
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new UsageError(`${source} is not a URL: ${raw}`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`${source} must be an http:// or https:// URL, got ${raw}`)
+  return url.href.replace(/\/+$/, '')
+}
+
+/** The key from --key-file, else HERALD_API_KEY (never a flag: it would land in shell history). */
+export async function apiKey(keyFile: string | null, env: Io['env']): Promise<string | null> {
+  if (keyFile === null) return env.HERALD_API_KEY?.trim() || null
+  const file = Bun.file(keyFile)
+  if (!(await file.exists())) throw new UsageError(`--key-file: no such file: ${keyFile}`)
+  const key = (await file.text()).trim()
+  if (!key) throw new UsageError(`--key-file: ${keyFile} is empty`)
+  return key
+}
+
+async function send(inv: Invocation, base: string, key: string | null): Promise<Response> {
+  const o = inv.command.operation
+  const headers: Record<string, string> = {
+    accept: o.mediaType ? `${o.mediaType}, application/json` : 'application/json',
+    'user-agent': `herald-cli/${VERSION}`,
+  }
+  if (key) headers.authorization = `Bearer ${key}`
+  if (inv.idempotencyKey !== null) headers['idempotency-key'] = inv.idempotencyKey
+  let body: BodyInit | undefined
+  if (inv.body?.kind === 'json') {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(inv.body.value)
+  } else if (inv.body?.kind === 'raw') {
+    headers['content-type'] = inv.body.contentType
+    body = inv.body.bytes as Uint8Array<ArrayBuffer>
+  }
+  const search = inv.query.size > 0 ? `?${inv.query}` : ''
+  try {
+    return await fetch(`${base}${inv.path}${search}`, { method: o.method, headers, body, redirect: 'manual' })
+  } catch (err) {
+    const reason = (err as { code?: string }).code ?? (err as Error).message
+    throw new ConnectionError(
+      `cannot reach Herald at ${base} (${reason}). Is the server running (herald serve)? ` +
+        'Point at it with --url or HERALD_URL.',
+    )
+  }
+}
+
+const isJson = (r: Response) => /^application\/([\w.+-]*\+)?json\b/.test(r.headers.get('content-type') ?? '')
+
+function format(value: unknown, inv: Invocation, io: Io): string {
+  return `${io.isTTY && !inv.json ? JSON.stringify(value, null, 2) : JSON.stringify(value)}\n`
+}
+
+interface ErrorBody {
+  code?: string
+  message?: string
+  details?: unknown
+  request_id?: string
+}
+
+/** The §4 error body as `herald: CODE: message`, one line per detail, and the request id. */
+async function printError(r: Response, key: string | null, io: Io): Promise<void> {
+  const text = await r.text()
+  let error: ErrorBody | null = null
+  try {
+    error = (JSON.parse(text) as { error?: ErrorBody }).error ?? null
+  } catch {}
+  if (!error?.code) {
+    io.err(`herald: HTTP ${r.status}: ${text.slice(0, 500) || r.statusText}\n`)
+    return
+  }
+  const lines = [`herald: ${error.code}: ${error.message ?? ''}`]
+  if (Array.isArray(error.details))
+    for (const d of error.details as { field?: string; message?: string }[])
+      lines.push(d.field !== undefined ? `  ${d.field}: ${d.message ?? ''}` : `  ${JSON.stringify(d)}`)
+  else if (error.details && typeof error.details === 'object')
+    for (const [k, v] of Object.entries(error.details)) lines.push(`  ${k}: ${JSON.stringify(v)}`)
+  if (r.status === 401 && !key) lines.push('  no API key given: set HERALD_API_KEY (or pass --key-file FILE)')
+  if (error.request_id) lines.push(`  request_id: ${error.request_id}`)
+  io.err(`${lines.join('\n')}\n`)
+}
+
+interface Page {
+  data?: unknown[]
+  pagination?: { next_cursor?: string | null }
+}
+
+/** Makes the request (every page of it with --all) and prints the answer; returns the exit code. */
+export async function runInvocation(
+  inv: Invocation,
+  base: string,
+  key: string | null,
+  io: Io,
+): Promise<number> {
+  if (!inv.all) {
+    const r = await send(inv, base, key)
+    if (!r.ok) {
+      await printError(r, key, io)
+      return 1
+    }
+    if (!isJson(r))
+      io.out(await r.text()) // a download (CSV) as it came
+    else {
+      const body = (await r.json()) as Page
+      if (inv.jsonl) for (const item of body.data ?? []) io.out(`${JSON.stringify(item)}\n`)
+      else io.out(format(body, inv, io))
+    }
+    return 0
+  }
+  const items: unknown[] = []
+  const seen = new Set<string>()
+  for (;;) {
+    const r = await send(inv, base, key)
+    if (!r.ok) {
+      await printError(r, key, io)
+      return 1
+    }
+    const page = (await r.json()) as Page
+    if (inv.jsonl) for (const item of page.data ?? []) io.out(`${JSON.stringify(item)}\n`)
+    else items.push(...(page.data ?? []))
+    const next = page.pagination?.next_cursor
+    if (!next) break
+    if (seen.has(next)) throw new Error(`the server gave cursor ${next} twice; stopped paging`)
+    seen.add(next)
+    if (inv.command.paginated === 'body' && inv.body?.kind === 'json') inv.body.value.cursor = next
+    else inv.query.set('cursor', next)
+  }
+  if (!inv.jsonl) io.out(format(items, inv, io))
+  return 0
+}
