@@ -223,6 +223,8 @@ const ERROR_NAMES: Record<string, string> = {
 export function errorResponses(o: Operation, responses: Record<string, Json>): Json {
   const codes = ['500', '503']
   if (o.auth !== 'none') codes.push('401', '403', '429')
+  // Agent register/claim/revoke: a per-IP bucket, and a claim judges a handle and an assertion.
+  if (o.perIpLimit) codes.push('401', '403', '404', '429')
   if (o.path.includes('{')) codes.push('404')
   if (o.query || o.body || o.documented) codes.push('422')
   if (isMutating(o)) codes.push('409', '413')

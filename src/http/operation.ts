@@ -22,6 +22,11 @@ interface OperationBase {
    * and size (413) and spools it to disk instead of reading JSON.
    */
   stream?: { contentTypes: readonly string[]; limit: number }
+  /**
+   * An unauthenticated endpoint with its own per-IP bucket (DESIGN §5: register, claim and
+   * revoke, 20/min per IP each; HERALD_LOGIN_RATE_PER_MINUTE).
+   */
+  perIpLimit?: boolean
   /** MCP hint; reads are inferred from GET. */
   destructive?: boolean
   /** `any` = any valid credential (the spec's "default"); `none` = public. */

@@ -1,3 +1,4 @@
+import { agentOperations } from './api/agents'
 import { analyticsOperations } from './api/analytics'
 import { apiKeyOperations } from './api/api-keys'
 import { campaignOperations } from './api/campaigns'
@@ -24,6 +25,7 @@ import type { Operation } from './operation'
 export const operations: readonly Operation[] = [
   ...healthOperations,
   ...wellKnownOperations,
+  ...agentOperations,
   ...clientOperations,
   ...apiKeyOperations,
   ...importOperations,

@@ -11,9 +11,10 @@ import { type Authenticator, createAuthenticator } from '../services/api-keys/au
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
 import type { Download, Verb } from '../services/verbs/define'
 import { authorize, type InvokeOptions, invoke, invokeNow } from '../services/verbs/invoke'
+import { clientIp } from './admin/client-ip'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
-import { createRateLimiter, type RateLimiter } from './middleware/rate-limit'
+import { createIpLimiter, createRateLimiter, type RateLimiter } from './middleware/rate-limit'
 import { spoolUpload, type Upload } from './middleware/upload'
 import { isMutating, type Operation } from './operation'
 import { errorResponse, jsonResponse } from './respond'
@@ -28,16 +29,53 @@ export interface RequestMeta {
    * the operation skips credential and rate limit and goes on from the scope check.
    */
   actor?: Actor
+  /** The connection's peer address, for operations with a per-IP bucket. */
+  peer?: string | null
 }
 
 export interface Pipeline {
   app: AppContext
   authenticate: Authenticator
   rateLimit: RateLimiter
+  /** One per-IP bucket per unauthenticated operation (by operation id), made on first use. */
+  ipLimits: Map<string, ReturnType<typeof createIpLimiter>>
 }
 
 export function createPipeline(app: AppContext): Pipeline {
-  return { app, authenticate: createAuthenticator(app.db), rateLimit: createRateLimiter() }
+  return {
+    app,
+    authenticate: createAuthenticator(app.db),
+    rateLimit: createRateLimiter(),
+    ipLimits: new Map(),
+  }
+}
+
+/** One token of the operation's own per-IP bucket (429 with Retry-After when empty). */
+function admitIp(
+  p: Pipeline,
+  o: Operation,
+  request: Request,
+  headers: Record<string, string>,
+  meta: RequestMeta,
+) {
+  let limit = p.ipLimits.get(o.id)
+  if (!limit) {
+    limit = createIpLimiter(p.app.config.loginRatePerMinute)
+    p.ipLimits.set(o.id, limit)
+  }
+  const decision = limit(clientIp(request, meta.peer ?? null), p.app.clock.now())
+  if (decision.allowed) return
+  headers['retry-after'] = decision.headers['retry-after']!
+  throw new ServiceError(
+    'RATE_LIMITED',
+    `Too many requests from your address; retry in ${headers['retry-after']} s`,
+  )
+}
+
+/** DESIGN §4: every 401 carries the challenge, also one a verb raised (a failed identity assertion). */
+function challenge(p: Pipeline, err: unknown, headers: Record<string, string>) {
+  if (err instanceof ServiceError && err.code === 'UNAUTHORIZED' && !headers['www-authenticate'])
+    headers['www-authenticate'] = wwwAuthenticate(p.app.config.publicUrl, true)
 }
 
 const MAX_IDEMPOTENCY_KEY = 255
@@ -167,6 +205,7 @@ export async function runOperation(
     if (app.lifecycle.draining)
       throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
 
+    if (o.perIpLimit) admitIp(p, o, request, headers, meta)
     let ctx: Ctx = withActor(app, ANONYMOUS, meta.requestId)
     let credentialId: string | null = null
     if (o.auth !== 'none') {
@@ -244,6 +283,7 @@ export async function runOperation(
       if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
       return answer(jsonResponse(200, text ?? JSON.stringify(answerOf(o, result)), headers))
     } catch (err) {
+      challenge(p, err, headers)
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {
         if (response.status >= 500) abandonIdempotent(app, credentialId, idempotencyKey)
@@ -264,6 +304,7 @@ export async function runOperation(
       return answer(response)
     }
   } catch (err) {
+    challenge(p, err, headers)
     const { response, internal } = errorResponse(err, meta.requestId, headers)
     if (internal)
       app.log.error('request failed', {

@@ -24,9 +24,11 @@ export function mountOperations(
       o.method,
       toElysiaPath(o.path),
       (c) =>
-        handled(pipeline.app.log, c.request, (meta) =>
-          runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
-        ),
+        handled(pipeline.app.log, c.request, (meta) => {
+          // The peer address only matters to per-IP buckets; skip the look-up elsewhere.
+          if (o.perIpLimit) meta.peer = c.server?.requestIP(c.request)?.address ?? null
+          return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
+        }),
       { parse: 'none', detail: { hide: true } },
     )
     patterns.push({ re: new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}/?$`), method: o.method })

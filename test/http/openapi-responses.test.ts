@@ -2,8 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import addFormats from 'ajv-formats'
 import MailComposer from 'nodemailer/lib/mail-composer'
+import { withActor } from '../../src/context'
+import { agentRegistrations } from '../../src/db/schema'
 import { operations } from '../../src/http/operations'
+import { systemActor } from '../../src/services/actors/actor'
+import { approveRegistrationVerb } from '../../src/services/agents/verbs'
 import { createImportWorker } from '../../src/services/imports/runner'
+import { invoke } from '../../src/services/verbs/invoke'
 import { startWebhookWorker } from '../../src/webhooks/worker'
 import { type CallOptions, type CallResult, createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
@@ -197,6 +202,33 @@ describe('every operation answers what /openapi.json declares', () => {
     })
     await ok('GET', `/api/v1/api-keys?client_id=${acme}`)
     await ok('DELETE', `/api/v1/api-keys/${k.id}`)
+  })
+
+  test('agent registration: register, claim, revoke, and their refusals', async () => {
+    const reg = await ok('POST', '/agent/auth/register', {
+      key: null,
+      body: { client_name: 'Doc agent', identity_type: 'anonymous', scopes: ['contacts:read'] },
+    })
+    const claim = (k: string | null) =>
+      call('POST', '/agent/auth/claim', { key: k, body: { registration_id: reg.registration_id } })
+    expect((await claim(null)).status).toBe(409)
+    const [row] = t.ctx.db.select().from(agentRegistrations).all()
+    await invoke(approveRegistrationVerb, withActor(t.ctx, systemActor('test'), 'test'), {
+      id: row!.id,
+      client_id: acme,
+      scopes: ['contacts:read'],
+    })
+    const credential = (
+      await ok('POST', '/agent/auth/claim', { key: null, body: { registration_id: reg.registration_id } })
+    ).credential
+    expect(
+      (await call('POST', '/agent/auth/claim', { key: null, body: { registration_id: 'reg_nope' } })).status,
+    ).toBe(404)
+    await ok('POST', '/agent/auth/revoke', { key: null, body: { credential } })
+    let limited = await call('POST', '/agent/auth/revoke', { key: null, body: { credential } })
+    for (let i = 0; i < 30 && limited.status !== 429; i++)
+      limited = await call('POST', '/agent/auth/revoke', { key: null, body: { credential } })
+    expect(limited.status).toBe(429)
   })
 
   let list: Json

@@ -17,6 +17,7 @@ const ApiKey = named(
     last_used_at: Nullable(DateTime),
     expires_at: Nullable(DateTime),
     revoked_at: Nullable(DateTime),
+    agent: t.Boolean({ description: 'Minted by an agent registration claim (POST /agent/auth/claim)' }),
   }),
 )
 

@@ -14,6 +14,8 @@ export interface IssueKeyInput {
   expiresAt?: number | null
   /** A key chosen by the operator (HERALD_BOOTSTRAP_API_KEY); otherwise one is generated. */
   key?: string
+  /** Minted by an agent registration's claim (DESIGN §5). */
+  agent?: boolean
 }
 
 /** The one place keys are minted: REST, CLI and bootstrap all call it. Stores only the hash. */
@@ -31,6 +33,7 @@ export function issueApiKey(db: Db, now: number, input: IssueKeyInput) {
       tier: input.tier ?? 'standard',
       createdAt: now,
       expiresAt: input.expiresAt ?? null,
+      agent: input.agent ?? false,
     })
     .returning()
     .get()

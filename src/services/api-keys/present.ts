@@ -14,5 +14,6 @@ export function presentApiKey(row: ApiKeyRow) {
     last_used_at: isoOrNull(row.lastUsedAt),
     expires_at: isoOrNull(row.expiresAt),
     revoked_at: isoOrNull(row.revokedAt),
+    agent: row.agent,
   }
 }

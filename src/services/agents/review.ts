@@ -1,0 +1,79 @@
+import { and, eq, gt, inArray } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import { paginate } from '../../db/paginate'
+import { agentRegistrations } from '../../db/schema'
+import { invalidField, invalidState, notFound } from '../../errors'
+import type { ApproveRegistrationInput, ListRegistrationsInput } from './inputs'
+import { presentForReview } from './present'
+import { existingClient } from './registrations'
+
+// The operator's side (portal /admin/agents, owners and admins): registrations waiting for a
+// decision, approved for a chosen client with trimmed scopes, or denied. Registrations belong
+// to no workspace until approved, so the review is platform-wide.
+
+const open = (ctx: Ctx) =>
+  and(
+    inArray(agentRegistrations.status, ['pending', 'approved']),
+    gt(agentRegistrations.expiresAt, ctx.clock.now()),
+  )
+
+/** Live registrations not yet claimed or denied, newest first. */
+export function listOpenRegistrations(ctx: Ctx, page: ListRegistrationsInput) {
+  return paginate(
+    ctx.db,
+    ctx.secretKey,
+    agentRegistrations,
+    agentRegistrations.id,
+    open(ctx),
+    page,
+    presentForReview,
+  )
+}
+
+function live(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(agentRegistrations)
+    .where(and(eq(agentRegistrations.id, id), gt(agentRegistrations.expiresAt, ctx.clock.now())))
+    .get()
+  if (!row) throw notFound('Registration')
+  return row
+}
+
+export function getRegistration(ctx: Ctx, id: string) {
+  return presentForReview(live(ctx, id))
+}
+
+/** Approves a pending registration for one client with a subset of the requested scopes. */
+export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
+  const row = live(ctx, input.id)
+  if (row.status !== 'pending')
+    throw invalidState(`The registration is ${row.status}`, row.status, ['pending'])
+  const clientId = existingClient(ctx, input.client_id, 'client_id')
+  // A key (or user) acting in one workspace approves only for it.
+  if (ctx.actor.clientId !== null && ctx.actor.user?.clients !== null && clientId !== ctx.actor.clientId)
+    throw invalidField('client_id', 'no such client')
+  const extra = input.scopes.filter((s) => !row.requestedScopes.includes(s))
+  if (extra.length > 0) throw invalidField('scopes', `were not requested: ${extra.join(', ')}`)
+  const updated = ctx.db
+    .update(agentRegistrations)
+    .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })
+    .where(eq(agentRegistrations.id, row.id))
+    .returning()
+    .get()!
+  return presentForReview(updated)
+}
+
+/** Denies a registration not yet claimed; its claim then answers 409 with status denied. */
+export function denyRegistration(ctx: Ctx, id: string) {
+  const row = live(ctx, id)
+  if (row.status !== 'pending' && row.status !== 'approved')
+    throw invalidState(`The registration is ${row.status}`, row.status, ['pending', 'approved'])
+  const updated = ctx.db
+    .update(agentRegistrations)
+    .set({ status: 'denied', updatedAt: ctx.clock.now() })
+    .where(eq(agentRegistrations.id, row.id))
+    .returning()
+    .get()!
+  return presentForReview(updated)
+}

@@ -1,0 +1,94 @@
+import { ServiceError, validationFailed } from '../../errors'
+import { defineVerb } from '../verbs/define'
+import { type IdJag, IdJagError, verifyIdJag } from './id-jag'
+import {
+  ApproveRegistrationInput,
+  ClaimAgentInput,
+  ListRegistrationsInput,
+  RegisterAgentInput,
+  RegistrationRef,
+  RevokeAgentInput,
+} from './inputs'
+import { claimAgent, registerAgent, registrationByHandle, revokeAgentCredential } from './registrations'
+import { approveRegistration, denyRegistration, getRegistration, listOpenRegistrations } from './review'
+
+// Agent registration (DESIGN §5). register, claim and revoke are public (no credential; the
+// REST door gives each its own per-IP bucket); the review verbs are the portal's, admin:* only.
+
+export const registerAgentVerb = defineVerb({
+  name: 'agents.register',
+  scope: 'public',
+  input: RegisterAgentInput,
+  mutates: true,
+  run: (ctx, input) => registerAgent(ctx, input),
+})
+
+export const claimAgentVerb = defineVerb({
+  name: 'agents.claim',
+  scope: 'public',
+  input: ClaimAgentInput,
+  mutates: true,
+  // The assertion's issuer keys are fetched over the network: verified here, before the
+  // transaction. A registration that is not waiting for an assertion skips it.
+  async prepare(ctx, input): Promise<IdJag | null> {
+    const row = registrationByHandle(ctx, input.registration_id)
+    if (row.identityType !== 'identity_assertion' || row.status !== 'pending') return null
+    if (input.identity_assertion === undefined)
+      throw validationFailed([
+        { field: 'identity_assertion', message: 'is required to claim an identity_assertion registration' },
+      ])
+    try {
+      return await verifyIdJag(input.identity_assertion, {
+        audience: ctx.config.publicUrl,
+        trustedIssuers: ctx.config.idjagIssuers,
+        now: ctx.clock.now(),
+      })
+    } catch (err) {
+      if (!(err instanceof IdJagError)) throw err
+      throw new ServiceError('UNAUTHORIZED', err.message, { reason: err.reason })
+    }
+  },
+  run: (ctx, input, jag) => claimAgent(ctx, input, jag),
+})
+
+export const revokeAgentVerb = defineVerb({
+  name: 'agents.revoke',
+  scope: 'public',
+  input: RevokeAgentInput,
+  mutates: true,
+  destructive: true,
+  run: (ctx, input) => revokeAgentCredential(ctx, input),
+})
+
+export const listRegistrationsVerb = defineVerb({
+  name: 'agents.registrations.list',
+  scope: 'admin:*',
+  input: ListRegistrationsInput,
+  mutates: false,
+  run: (ctx, input) => listOpenRegistrations(ctx, input),
+})
+
+export const getRegistrationVerb = defineVerb({
+  name: 'agents.registrations.get',
+  scope: 'admin:*',
+  input: RegistrationRef,
+  mutates: false,
+  run: (ctx, { id }) => getRegistration(ctx, id),
+})
+
+export const approveRegistrationVerb = defineVerb({
+  name: 'agents.registrations.approve',
+  scope: 'admin:*',
+  input: ApproveRegistrationInput,
+  mutates: true,
+  run: (ctx, input) => approveRegistration(ctx, input),
+})
+
+export const denyRegistrationVerb = defineVerb({
+  name: 'agents.registrations.deny',
+  scope: 'admin:*',
+  input: RegistrationRef,
+  mutates: true,
+  destructive: true,
+  run: (ctx, { id }) => denyRegistration(ctx, id),
+})
