@@ -15,6 +15,7 @@ import { messageOperations } from './api/messages'
 import { replyOperations } from './api/replies'
 import { segmentOperations } from './api/segments'
 import { senderOperations } from './api/senders'
+import { sequenceOperations } from './api/sequences'
 import { suppressionOperations } from './api/suppressions'
 import { templateOperations } from './api/templates'
 import { webhookOperations } from './api/webhooks'
@@ -38,6 +39,7 @@ export const operations: readonly Operation[] = [
   ...domainOperations,
   ...campaignOperations,
   ...journeyOperations,
+  ...sequenceOperations,
   ...messageOperations,
   ...webhookOperations,
   ...inboundOperations,

@@ -1,0 +1,201 @@
+import { and, eq, type SQL, sql } from 'drizzle-orm'
+import type { Ctx } from '../../context'
+import type { Db } from '../../db/client'
+import { paginate } from '../../db/paginate'
+import { type SequenceRow, sequences } from '../../db/schema'
+import { sequenceQueue } from '../../db/sequence-queue'
+import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { type FieldError, invalidState, notFound, validationFailed } from '../../errors'
+import type { SequenceStatus } from '../../lib/enums'
+import { newId, parseId } from '../../lib/ids'
+import type { ListSequencesQuery, SequenceInput, SequencePatch, SettingsInput } from './inputs'
+import { presentSequence } from './present'
+import { stepStats } from './reports'
+import { checkSender, checkSteps, normalizeSteps, type SequenceStep } from './steps'
+
+// A sequence's life (DESIGN.md §7): created draft → active ⇄ paused, any → archived
+// (terminal). Steps are checked on every save and again at activation (templates may have
+// gone meanwhile); archiving ends every run and cancels what is still queued.
+
+const ALLOWED_FROM = {
+  update: ['draft', 'active', 'paused'],
+  edit: ['draft', 'paused'],
+  activate: ['draft', 'paused'],
+  pause: ['active'],
+  archive: ['draft', 'active', 'paused'],
+  enroll: ['active'],
+} as const satisfies Record<string, readonly SequenceStatus[]>
+
+const VERBS = {
+  update: 'changed',
+  edit: 'given new steps',
+  activate: 'activated',
+  pause: 'paused',
+  archive: 'archived',
+  enroll: 'given enrollments',
+}
+
+export function assertSequenceState(row: SequenceRow, op: keyof typeof ALLOWED_FROM): void {
+  const allowed: readonly SequenceStatus[] = ALLOWED_FROM[op]
+  if (allowed.includes(row.status)) return
+  const article = /^[aeiou]/.test(row.status) ? 'An' : 'A'
+  throw invalidState(
+    `${article} ${row.status} sequence cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
+    row.status,
+    allowed,
+  )
+}
+
+export function findSequenceRow(ctx: Ctx, id: string): SequenceRow {
+  const row = ctx.db
+    .select()
+    .from(sequences)
+    .where(and(eq(sequences.id, id), visibleTo(ctx.actor, sequences.clientId)))
+    .get()
+  if (!row) throw notFound('Sequence')
+  return row
+}
+
+const present = (db: Db, row: SequenceRow) => presentSequence(row, stepStats(db, row))
+
+function windowErrors(settings: SettingsInput | undefined): FieldError[] {
+  const w = settings?.sending_window
+  if (!w) return []
+  const errors: FieldError[] = []
+  if (w.end <= w.start)
+    errors.push({ field: 'settings.sending_window.end', message: `must be after start (${w.start})` })
+  if (new Set(w.days).size !== w.days.length)
+    errors.push({ field: 'settings.sending_window.days', message: 'names a day twice' })
+  return errors
+}
+
+function checkOrThrow(
+  db: Db,
+  clientId: string,
+  steps: SequenceStep[],
+  senderId: string | null,
+  settings: SettingsInput | undefined,
+  activating: boolean,
+) {
+  const errors = [
+    ...checkSteps(db, clientId, steps, activating),
+    ...checkSender(db, clientId, senderId),
+    ...windowErrors(settings),
+  ]
+  if (errors.length) throw validationFailed(errors)
+}
+
+const senderIdOf = (value: string | null | undefined) => (value == null ? null : (parseId(value) ?? value))
+
+export function createSequence(ctx: Ctx, input: SequenceInput, clientIdParam?: string) {
+  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const now = ctx.clock.now()
+  const steps = normalizeSteps(ctx.db, clientId, input.steps ?? [])
+  const senderId = senderIdOf(input.sender_id)
+  checkOrThrow(ctx.db, clientId, steps, senderId, input.settings, false)
+  const row = ctx.db
+    .insert(sequences)
+    .values({
+      id: newId(),
+      clientId,
+      name: input.name,
+      steps: steps as unknown as Record<string, unknown>[],
+      senderId,
+      stopOnReply: input.settings?.stop_on_reply ?? true,
+      sendingWindow: input.settings?.sending_window ?? null,
+      dailyLimit: input.settings?.daily_limit ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning()
+    .get()
+  return present(ctx.db, row)
+}
+
+export const getSequence = (ctx: Ctx, id: string) => present(ctx.db, findSequenceRow(ctx, id))
+
+export function listSequences(ctx: Ctx, page: ListSequencesQuery) {
+  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, sequences.clientId, page.client_id)]
+  if (page.status) conditions.push(eq(sequences.status, page.status))
+  return paginate(ctx.db, ctx.secretKey, sequences, sequences.id, and(...conditions), page, (row) =>
+    present(ctx.db, row),
+  )
+}
+
+export function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
+  const current = findSequenceRow(ctx, id)
+  assertSequenceState(current, 'update')
+  if (patch.steps !== undefined) assertSequenceState(current, 'edit')
+  const steps =
+    patch.steps === undefined
+      ? (current.steps as unknown as SequenceStep[])
+      : normalizeSteps(ctx.db, current.clientId, patch.steps)
+  const senderId = patch.sender_id === undefined ? current.senderId : senderIdOf(patch.sender_id)
+  // A paused sequence resumes on these steps: they must be whole, as at activation.
+  checkOrThrow(ctx.db, current.clientId, steps, senderId, patch.settings, current.status === 'paused')
+  const s = patch.settings
+  const row = ctx.db
+    .update(sequences)
+    .set({
+      name: patch.name ?? current.name,
+      steps: steps as unknown as Record<string, unknown>[],
+      senderId,
+      stopOnReply: s?.stop_on_reply ?? current.stopOnReply,
+      sendingWindow: s?.sending_window === undefined ? current.sendingWindow : s.sending_window,
+      dailyLimit: s?.daily_limit === undefined ? current.dailyLimit : s.daily_limit,
+      updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
+    })
+    .where(eq(sequences.id, id))
+    .returning()
+    .get()
+  return present(ctx.db, row)
+}
+
+export function activateSequence(ctx: Ctx, id: string) {
+  const row = findSequenceRow(ctx, id)
+  assertSequenceState(row, 'activate')
+  const steps = row.steps as unknown as SequenceStep[]
+  checkOrThrow(ctx.db, row.clientId, steps, row.senderId, undefined, true)
+  const now = ctx.clock.now()
+  const updated = ctx.db
+    .update(sequences)
+    .set({ status: 'active', activatedAt: row.activatedAt ?? now, updatedAt: now })
+    .where(eq(sequences.id, id))
+    .returning()
+    .get()
+  ctx.workers.wake('sequences')
+  ctx.workers.wake('send')
+  return present(ctx.db, updated)
+}
+
+/** Pausing holds every run where it is (due steps wait) and the messages still queued. */
+export function pauseSequence(ctx: Ctx, id: string) {
+  const row = findSequenceRow(ctx, id)
+  assertSequenceState(row, 'pause')
+  const updated = ctx.db
+    .update(sequences)
+    .set({ status: 'paused', updatedAt: ctx.clock.now() })
+    .where(eq(sequences.id, id))
+    .returning()
+    .get()
+  return present(ctx.db, updated)
+}
+
+/** Archiving ends every active run (status exited) and cancels the unsent messages. */
+export function archiveSequence(ctx: Ctx, id: string) {
+  const row = findSequenceRow(ctx, id)
+  assertSequenceState(row, 'archive')
+  const now = ctx.clock.now()
+  ctx.db.run(
+    sql`UPDATE sequence_enrollments SET status = 'exited', next_run_at = NULL, ended_at = ${now}, updated_at = ${now}
+        WHERE sequence_id = ${id} AND status = 'active'`,
+  )
+  sequenceQueue(ctx.sqlite).cancelQueued(id, 'sequence archived')
+  const updated = ctx.db
+    .update(sequences)
+    .set({ status: 'archived', archivedAt: now, updatedAt: now })
+    .where(eq(sequences.id, id))
+    .returning()
+    .get()
+  return present(ctx.db, updated)
+}
