@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises'
 import type { TSchema } from '@sinclair/typebox'
 import { coerceQuery, validate } from '../../lib/validate'
 import { UsageError } from '../usage'
@@ -103,9 +104,14 @@ async function readBodyArg(
 ): Promise<string | Uint8Array> {
   if (arg === '-') return raw ? stdin.bytes() : stdin.text()
   if (arg.startsWith('@')) {
-    const file = Bun.file(arg.slice(1))
-    if (!(await file.exists())) throw new UsageError(`--body: no such file: ${arg.slice(1)}`)
-    return raw ? new Uint8Array(await file.arrayBuffer()) : file.text()
+    // readFile, not Bun.file: /dev/stdin and <(…) pipes are files to read too.
+    const path = arg.slice(1)
+    try {
+      const bytes = new Uint8Array(await readFile(path))
+      return raw ? bytes : new TextDecoder().decode(bytes)
+    } catch (err) {
+      throw new UsageError(`--body: cannot read ${path} (${(err as { code?: string }).code ?? err})`)
+    }
   }
   if (raw) throw new UsageError(`${c.name} sends a file: give --body @FILE or --body - (stdin)`)
   return arg
