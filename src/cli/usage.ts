@@ -13,6 +13,10 @@ Usage:
   herald jobs run NAME [--data DIR]                   run a job now
   herald analytics rebuild [--client ID] [--json] [--data DIR]   recompute the analytics rollups from the messages
   herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
+  herald api list                                     the API's operations as commands (name, method, path, summary)
+  herald api NAME [--MEMBER value …] [--body JSON|@file|-] [--client ID] [--idempotency-key K] [--all] [--jsonl] [--json] [--url URL]
+                                                      call a running server (HERALD_URL, key from HERALD_API_KEY or --key-file;
+                                                      herald api NAME --help lists its flags; exit 1 API error, 3 unreachable)
   herald version                                      print the version
   herald help                                         this text
 
