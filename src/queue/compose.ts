@@ -16,7 +16,7 @@ export type ComposeSettings = Pick<Config, 'publicUrl' | 'inboundDomain'>
 /** What composition reads of a plan (a send thread rebuilds these from a PlanSpec). */
 export type ComposePlan = Pick<
   SendPlan,
-  'channel' | 'compiled' | 'variables' | 'idDomain' | 'bulk' | 'sender' | 'dkim'
+  'channel' | 'compiled' | 'variables' | 'idDomain' | 'bulk' | 'sender' | 'dkim' | 'headers'
 >
 
 export interface Composed {
@@ -84,8 +84,9 @@ export function composeMessage(
           ? `<${unsubscribeUrl}>, <mailto:${verp('unsubscribe')}>`
           : `<${unsubscribeUrl}>`,
         'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+        ...plan.headers,
       }
-    : {}
+    : { ...plan.headers }
   const sender = plan.sender!
   const replyTo = inbound ? verp('reply') : sender.replyTo
   return {

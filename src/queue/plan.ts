@@ -29,6 +29,8 @@ export interface SendPlan {
   variables: Record<string, unknown>
   /** Bulk mail carries List-Unsubscribe and List-Unsubscribe-Post (RFC 8058). */
   bulk: boolean
+  /** Headers of the source's own (a sequence step's In-Reply-To and References), names as written. */
+  headers?: Record<string, string>
 }
 
 export const PLAN_TTL_MS = 5_000

@@ -18,6 +18,7 @@ export interface PlanSpec {
   idDomain: string
   variables: Record<string, unknown>
   bulk: boolean
+  headers?: Record<string, string>
 }
 
 export interface SendJob {

@@ -67,6 +67,7 @@ const planOf = (spec: PlanSpec): ComposePlan => ({
   variables: spec.variables,
   idDomain: spec.idDomain,
   bulk: spec.bulk,
+  headers: spec.headers,
   sender: spec.sender,
   dkim: spec.dkim && { ...spec.dkim, privateKey: keyOf(spec.dkim.privateKey) },
 })

@@ -223,6 +223,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
       idDomain: plan.idDomain,
       variables: plan.variables,
       bulk: plan.bulk,
+      ...(plan.headers ? { headers: plan.headers } : {}),
     }
     const text = JSON.stringify(spec)
     let id = bySpec.get(text)
