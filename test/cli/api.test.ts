@@ -29,8 +29,15 @@ async function api(args: string[], env: Record<string, string | undefined> = {})
   const out: string[] = []
   const err: string[] = []
   const write = { out: process.stdout.write, err: process.stderr.write }
-  process.stdout.write = ((chunk: string) => out.push(String(chunk)) > 0) as typeof process.stdout.write
-  process.stderr.write = ((chunk: string) => err.push(String(chunk)) > 0) as typeof process.stderr.write
+  // The CLI waits for its last write's callback before it returns.
+  const capture = (into: string[]) =>
+    ((chunk: string, cb?: () => void) => {
+      into.push(String(chunk))
+      cb?.()
+      return true
+    }) as typeof process.stdout.write
+  process.stdout.write = capture(out)
+  process.stderr.write = capture(err)
   for (const [k, v] of Object.entries(vars))
     if (v === undefined) delete process.env[k]
     else process.env[k] = v

@@ -1,4 +1,3 @@
-import { once } from 'node:events'
 import type { Json } from '../../http/openapi-schemas'
 import { operations } from '../../http/operations'
 import { UsageError } from '../usage'
@@ -27,12 +26,16 @@ Examples:
 `
 
 function processIo(): Io {
+  // A write to a pipe may still be queued when main.ts exits the process: flush waits for the
+  // last write's callback (writes complete in order), or a long --all would be cut short.
+  let written: Promise<unknown> = Promise.resolve()
+  const write = (stream: NodeJS.WriteStream, s: string) => {
+    written = new Promise((resolve) => stream.write(s, resolve))
+  }
   return {
-    out: (s) => void process.stdout.write(s),
-    err: (s) => void process.stderr.write(s),
-    async flush() {
-      if (process.stdout.writableNeedDrain) await once(process.stdout, 'drain')
-    },
+    out: (s) => write(process.stdout, s),
+    err: (s) => write(process.stderr, s),
+    flush: async () => void (await written),
     isTTY: process.stdout.isTTY === true,
     env: process.env,
     stdin: {
