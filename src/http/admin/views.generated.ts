@@ -3,98 +3,103 @@
 import v0 from '../../../views/layouts/bare.liquid' with { type: 'text' }
 import v1 from '../../../views/layouts/portal.liquid' with { type: 'text' }
 import v2 from '../../../views/pages/account/index.liquid' with { type: 'text' }
-import v3 from '../../../views/pages/analytics/index.liquid' with { type: 'text' }
-import v4 from '../../../views/pages/api-keys/assistant-created.liquid' with { type: 'text' }
-import v5 from '../../../views/pages/api-keys/assistant.liquid' with { type: 'text' }
-import v6 from '../../../views/pages/api-keys/created.liquid' with { type: 'text' }
-import v7 from '../../../views/pages/api-keys/index.liquid' with { type: 'text' }
-import v8 from '../../../views/pages/api-keys/new.liquid' with { type: 'text' }
-import v9 from '../../../views/pages/api-keys/revoke.liquid' with { type: 'text' }
-import v10 from '../../../views/pages/campaigns/cancel.liquid' with { type: 'text' }
-import v11 from '../../../views/pages/campaigns/edit.liquid' with { type: 'text' }
-import v12 from '../../../views/pages/campaigns/fields.liquid' with { type: 'text' }
-import v13 from '../../../views/pages/campaigns/index.liquid' with { type: 'text' }
-import v14 from '../../../views/pages/campaigns/launch.liquid' with { type: 'text' }
-import v15 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
-import v16 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
-import v17 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
-import v18 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
-import v19 from '../../../views/pages/clients/new.liquid' with { type: 'text' }
-import v20 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/domains/delete.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/domains/index.liquid' with { type: 'text' }
-import v31 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
-import v32 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
-import v33 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v34 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v35 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v36 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v37 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
-import v39 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v40 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v41 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v42 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v43 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v44 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v45 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v46 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v47 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v48 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v49 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
-import v50 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v51 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v52 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v53 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v58 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
-import v59 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
-import v60 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v61 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
-import v62 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v63 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v64 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v83 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v84 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
-import v85 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v86 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v87 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v88 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v89 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v90 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v91 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v92 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v93 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v94 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v3 from '../../../views/pages/agents/deny.liquid' with { type: 'text' }
+import v4 from '../../../views/pages/agents/index.liquid' with { type: 'text' }
+import v5 from '../../../views/pages/agents/review.liquid' with { type: 'text' }
+import v6 from '../../../views/pages/analytics/index.liquid' with { type: 'text' }
+import v7 from '../../../views/pages/api-keys/assistant-created.liquid' with { type: 'text' }
+import v8 from '../../../views/pages/api-keys/assistant.liquid' with { type: 'text' }
+import v9 from '../../../views/pages/api-keys/created.liquid' with { type: 'text' }
+import v10 from '../../../views/pages/api-keys/index.liquid' with { type: 'text' }
+import v11 from '../../../views/pages/api-keys/new.liquid' with { type: 'text' }
+import v12 from '../../../views/pages/api-keys/revoke.liquid' with { type: 'text' }
+import v13 from '../../../views/pages/campaigns/cancel.liquid' with { type: 'text' }
+import v14 from '../../../views/pages/campaigns/edit.liquid' with { type: 'text' }
+import v15 from '../../../views/pages/campaigns/fields.liquid' with { type: 'text' }
+import v16 from '../../../views/pages/campaigns/index.liquid' with { type: 'text' }
+import v17 from '../../../views/pages/campaigns/launch.liquid' with { type: 'text' }
+import v18 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
+import v19 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
+import v20 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/clients/new.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/domains/delete.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/domains/index.liquid' with { type: 'text' }
+import v34 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
+import v35 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
+import v36 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
+import v37 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v84 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v85 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v86 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v87 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v88 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v89 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v90 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v91 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v92 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v93 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v94 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v95 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v96 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v97 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v98 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v99 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -109,98 +114,103 @@ export const embeddedViews: Record<string, string> = {
   'layouts/bare.liquid': v0,
   'layouts/portal.liquid': v1,
   'pages/account/index.liquid': v2,
-  'pages/analytics/index.liquid': v3,
-  'pages/api-keys/assistant-created.liquid': v4,
-  'pages/api-keys/assistant.liquid': v5,
-  'pages/api-keys/created.liquid': v6,
-  'pages/api-keys/index.liquid': v7,
-  'pages/api-keys/new.liquid': v8,
-  'pages/api-keys/revoke.liquid': v9,
-  'pages/campaigns/cancel.liquid': v10,
-  'pages/campaigns/edit.liquid': v11,
-  'pages/campaigns/fields.liquid': v12,
-  'pages/campaigns/index.liquid': v13,
-  'pages/campaigns/launch.liquid': v14,
-  'pages/campaigns/live.liquid': v15,
-  'pages/campaigns/new.liquid': v16,
-  'pages/campaigns/show.liquid': v17,
-  'pages/clients/index.liquid': v18,
-  'pages/clients/new.liquid': v19,
-  'pages/clients/status.liquid': v20,
-  'pages/contacts/erase.liquid': v21,
-  'pages/contacts/form.liquid': v22,
-  'pages/contacts/index.liquid': v23,
-  'pages/contacts/show.liquid': v24,
-  'pages/dashboard/index.liquid': v25,
-  'pages/dashboard/running.liquid': v26,
-  'pages/deliverability/client.liquid': v27,
-  'pages/deliverability/overview.liquid': v28,
-  'pages/domains/delete.liquid': v29,
-  'pages/domains/index.liquid': v30,
-  'pages/domains/new.liquid': v31,
-  'pages/domains/show.liquid': v32,
-  'pages/errors/error.liquid': v33,
-  'pages/imports/index.liquid': v34,
-  'pages/imports/new.liquid': v35,
-  'pages/imports/progress.liquid': v36,
-  'pages/imports/show.liquid': v37,
-  'pages/jobs/index.liquid': v38,
-  'pages/journeys/archive.liquid': v39,
-  'pages/journeys/index.liquid': v40,
-  'pages/journeys/new.liquid': v41,
-  'pages/journeys/node.liquid': v42,
-  'pages/journeys/show.liquid': v43,
-  'pages/lists/delete.liquid': v44,
-  'pages/lists/index.liquid': v45,
-  'pages/lists/new.liquid': v46,
-  'pages/lists/show.liquid': v47,
-  'pages/login/index.liquid': v48,
-  'pages/messages/index.liquid': v49,
-  'pages/messages/show.liquid': v50,
-  'pages/replies/index.liquid': v51,
-  'pages/replies/show.liquid': v52,
-  'pages/segments/builder.liquid': v53,
-  'pages/segments/delete.liquid': v54,
-  'pages/segments/estimate.liquid': v55,
-  'pages/segments/index.liquid': v56,
-  'pages/segments/show.liquid': v57,
-  'pages/senders/delete.liquid': v58,
-  'pages/senders/form.liquid': v59,
-  'pages/senders/index.liquid': v60,
-  'pages/settings/index.liquid': v61,
-  'pages/suppressions/index.liquid': v62,
-  'pages/suppressions/remove.liquid': v63,
-  'pages/templates/delete.liquid': v64,
-  'pages/templates/draft-preview.liquid': v65,
-  'pages/templates/fields.liquid': v66,
-  'pages/templates/index.liquid': v67,
-  'pages/templates/new.liquid': v68,
-  'pages/templates/preview.liquid': v69,
-  'pages/templates/show.liquid': v70,
-  'pages/users/delete.liquid': v71,
-  'pages/users/edit.liquid': v72,
-  'pages/users/index.liquid': v73,
-  'pages/users/new.liquid': v74,
-  'pages/users/password.liquid': v75,
-  'pages/users/reset.liquid': v76,
-  'pages/webhooks/delete.liquid': v77,
-  'pages/webhooks/index.liquid': v78,
-  'pages/webhooks/new.liquid': v79,
-  'pages/webhooks/reveal.liquid': v80,
-  'pages/webhooks/rotate.liquid': v81,
-  'pages/webhooks/secret.liquid': v82,
-  'pages/webhooks/show.liquid': v83,
-  'partials/alert-banner.liquid': v84,
-  'partials/count-bars.liquid': v85,
-  'partials/field-error.liquid': v86,
-  'partials/flash.liquid': v87,
-  'partials/form-error.liquid': v88,
-  'partials/head.liquid': v89,
-  'partials/line-chart.liquid': v90,
-  'partials/nav.liquid': v91,
-  'partials/pagination.liquid': v92,
-  'partials/swap.liquid': v93,
-  'partials/workspace.liquid': v94,
+  'pages/agents/deny.liquid': v3,
+  'pages/agents/index.liquid': v4,
+  'pages/agents/review.liquid': v5,
+  'pages/analytics/index.liquid': v6,
+  'pages/api-keys/assistant-created.liquid': v7,
+  'pages/api-keys/assistant.liquid': v8,
+  'pages/api-keys/created.liquid': v9,
+  'pages/api-keys/index.liquid': v10,
+  'pages/api-keys/new.liquid': v11,
+  'pages/api-keys/revoke.liquid': v12,
+  'pages/campaigns/cancel.liquid': v13,
+  'pages/campaigns/edit.liquid': v14,
+  'pages/campaigns/fields.liquid': v15,
+  'pages/campaigns/index.liquid': v16,
+  'pages/campaigns/launch.liquid': v17,
+  'pages/campaigns/live.liquid': v18,
+  'pages/campaigns/new.liquid': v19,
+  'pages/campaigns/show.liquid': v20,
+  'pages/clients/index.liquid': v21,
+  'pages/clients/new.liquid': v22,
+  'pages/clients/status.liquid': v23,
+  'pages/contacts/erase.liquid': v24,
+  'pages/contacts/form.liquid': v25,
+  'pages/contacts/index.liquid': v26,
+  'pages/contacts/show.liquid': v27,
+  'pages/dashboard/index.liquid': v28,
+  'pages/dashboard/running.liquid': v29,
+  'pages/deliverability/client.liquid': v30,
+  'pages/deliverability/overview.liquid': v31,
+  'pages/domains/delete.liquid': v32,
+  'pages/domains/index.liquid': v33,
+  'pages/domains/new.liquid': v34,
+  'pages/domains/show.liquid': v35,
+  'pages/errors/error.liquid': v36,
+  'pages/imports/index.liquid': v37,
+  'pages/imports/new.liquid': v38,
+  'pages/imports/progress.liquid': v39,
+  'pages/imports/show.liquid': v40,
+  'pages/jobs/index.liquid': v41,
+  'pages/journeys/archive.liquid': v42,
+  'pages/journeys/index.liquid': v43,
+  'pages/journeys/new.liquid': v44,
+  'pages/journeys/node.liquid': v45,
+  'pages/journeys/show.liquid': v46,
+  'pages/lists/delete.liquid': v47,
+  'pages/lists/index.liquid': v48,
+  'pages/lists/new.liquid': v49,
+  'pages/lists/show.liquid': v50,
+  'pages/login/index.liquid': v51,
+  'pages/messages/index.liquid': v52,
+  'pages/messages/show.liquid': v53,
+  'pages/oauth/consent.liquid': v54,
+  'pages/oauth/error.liquid': v55,
+  'pages/replies/index.liquid': v56,
+  'pages/replies/show.liquid': v57,
+  'pages/segments/builder.liquid': v58,
+  'pages/segments/delete.liquid': v59,
+  'pages/segments/estimate.liquid': v60,
+  'pages/segments/index.liquid': v61,
+  'pages/segments/show.liquid': v62,
+  'pages/senders/delete.liquid': v63,
+  'pages/senders/form.liquid': v64,
+  'pages/senders/index.liquid': v65,
+  'pages/settings/index.liquid': v66,
+  'pages/suppressions/index.liquid': v67,
+  'pages/suppressions/remove.liquid': v68,
+  'pages/templates/delete.liquid': v69,
+  'pages/templates/draft-preview.liquid': v70,
+  'pages/templates/fields.liquid': v71,
+  'pages/templates/index.liquid': v72,
+  'pages/templates/new.liquid': v73,
+  'pages/templates/preview.liquid': v74,
+  'pages/templates/show.liquid': v75,
+  'pages/users/delete.liquid': v76,
+  'pages/users/edit.liquid': v77,
+  'pages/users/index.liquid': v78,
+  'pages/users/new.liquid': v79,
+  'pages/users/password.liquid': v80,
+  'pages/users/reset.liquid': v81,
+  'pages/webhooks/delete.liquid': v82,
+  'pages/webhooks/index.liquid': v83,
+  'pages/webhooks/new.liquid': v84,
+  'pages/webhooks/reveal.liquid': v85,
+  'pages/webhooks/rotate.liquid': v86,
+  'pages/webhooks/secret.liquid': v87,
+  'pages/webhooks/show.liquid': v88,
+  'partials/alert-banner.liquid': v89,
+  'partials/count-bars.liquid': v90,
+  'partials/field-error.liquid': v91,
+  'partials/flash.liquid': v92,
+  'partials/form-error.liquid': v93,
+  'partials/head.liquid': v94,
+  'partials/line-chart.liquid': v95,
+  'partials/nav.liquid': v96,
+  'partials/pagination.liquid': v97,
+  'partials/swap.liquid': v98,
+  'partials/workspace.liquid': v99,
 }
 
 /** Static assets by file name, served under /admin/static/. */

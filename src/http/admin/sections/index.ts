@@ -1,5 +1,6 @@
 import type { Section } from '../types'
 import { account } from './account'
+import { agentsSection } from './agents'
 import { analyticsSection } from './analytics'
 import { apiKeys } from './api-keys'
 import { assistantKeys } from './assistant-keys'
@@ -41,6 +42,7 @@ export const sections: readonly Section[] = [
   deliverabilitySection,
   apiKeys,
   assistantKeys,
+  agentsSection,
   sendersSection,
   domainsSection,
   webhooksSection,

@@ -1,0 +1,84 @@
+import {
+  approveRegistrationVerb,
+  denyRegistrationVerb,
+  getRegistrationVerb,
+  listRegistrationsVerb,
+} from '../../../services/agents/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
+import { type FieldErrors, list, submit, text } from '../forms'
+import { defineSection, type PortalRequest, page, redirect } from '../types'
+import { pageQuery } from './links'
+
+// Agent registrations waiting for an operator (DESIGN §5, §9a): an anonymous agent that called
+// POST /agent/auth/register stays pending until approved here for one client with some or all
+// of the scopes it asked for; then its claim mints the key. Owners and admins (admin:*).
+
+const PATH = '/admin/agents'
+
+type Registration = Awaited<ReturnType<typeof getRegistration>>
+const getRegistration = (req: PortalRequest) => invoke(getRegistrationVerb, req.ctx, { id: req.params.id })
+
+function reviewPage(req: PortalRequest, reg: Registration, errors: FieldErrors = {}) {
+  const given = req.form ? new Set(list(req, 'scopes')) : new Set(reg.requested_scopes)
+  const chosen = (req.form && text(req, 'client_id')) || reg.client_id || req.workspace?.id
+  return page('pages/agents/review', `Review ${reg.client_name}`, {
+    reg,
+    errors,
+    scopes: reg.requested_scopes.map((s) => ({ name: s, checked: given.has(s) })),
+    clients: req.workspaces.map((w) => ({ ...w, selected: w.id === chosen })),
+  })
+}
+
+export const agentsSection = defineSection({
+  path: PATH,
+  title: 'Agents',
+  order: 92,
+  roles: ['owner', 'admin'],
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const result = await invoke(listRegistrationsVerb, req.ctx, pageQuery(req))
+        return page('pages/agents/index', 'Agent registrations', {
+          registrations: result.data,
+          pagination: result.pagination,
+        })
+      },
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id`,
+      handler: async (req) => reviewPage(req, await getRegistration(req)),
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/approve`,
+      handler: async (req) => {
+        const reg = await getRegistration(req)
+        return submit(
+          req,
+          approveRegistrationVerb,
+          { id: reg.id, client_id: text(req, 'client_id') ?? '', scopes: list(req, 'scopes') },
+          {
+            done: (r) =>
+              redirect(PATH, {
+                kind: 'success',
+                message: `Approved “${r.client_name}” with ${r.approved_scopes?.join(', ')}. Its next claim gets the key.`,
+              }),
+            retry: (errors) => reviewPage(req, reg, errors),
+          },
+        )
+      },
+    },
+    ...confirmedAction({
+      path: `${PATH}/:id/deny`,
+      back: PATH,
+      find: getRegistration,
+      confirm: (reg) => page('pages/agents/deny', `Deny ${reg.client_name}`, { reg }),
+      act: (req, reg) => invoke(denyRegistrationVerb, req.ctx, { id: reg.id }),
+      done: (reg) => `Denied the registration of “${reg.client_name}”.`,
+    }),
+  ],
+})
