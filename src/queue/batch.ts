@@ -3,6 +3,7 @@ import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { MessageRow } from '../db/schema'
 import { createSlice } from '../lib/cooperate'
+import type { Gate } from '../lib/gate'
 import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
 import type { SendPlan } from './plan'
 import type { RecipientStep } from './recipient'
@@ -15,6 +16,17 @@ import type { MessageSource } from './sources/types'
 // campaign that cannot send, or whose provider refused everything so far, fails). The batch
 // works in time slices (src/lib/cooperate.ts): with an instant provider its sends never wait on
 // I/O, so it yields a turn of the event loop every SLICE_MS and requests are answered meanwhile.
+// Sends take their places at the lane's gate, shared with the lane's next batch: once this one
+// has started its last send, the worker may claim the next and its sends start as these end,
+// instead of the pipeline draining to nothing between batches (worker.ts).
+
+/** The lane a batch belongs to. */
+export interface BatchLane {
+  /** The lane's sends in flight on `channel` (HERALD_SEND_CONCURRENCY), shared by its batches. */
+  gate(channel: Channel): Gate
+  /** Every send of the batch has started (`sends` of them; zero when none was to be made). */
+  started(sends: number): void
+}
 
 /**
  * Outcomes are written every FLUSH_MS of sending (at most FLUSH_MAX at once): a crash leaves
@@ -26,13 +38,13 @@ const FLUSH_MAX = 256
 
 export function createBatchProcessor(
   app: AppContext,
-  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep; concurrency: number },
+  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep },
 ) {
   const { clock } = app
-  const { outbox, sources, prepare, concurrency } = deps
+  const { outbox, sources, prepare } = deps
   const writeOutcomes = createOutcomeWriter(app, outbox, sources)
 
-  return async function processBatch(rows: MessageRow[]): Promise<void> {
+  return async function processBatch(rows: MessageRow[], lane: BatchLane): Promise<void> {
     const now = clock.now()
     const slice = createSlice()
     const byId = new Map(
@@ -78,24 +90,37 @@ export function createBatchProcessor(
       else finish({ message: m, outcome: step })
     }
     flush()
-    // Each channel's sends run concurrently up to HERALD_SEND_CONCURRENCY; channels in parallel.
+    // Each channel's sends run concurrently up to HERALD_SEND_CONCURRENCY (the lane's gate);
+    // channels in parallel. A send that could not run (the send threads closing) or whose outcome
+    // could not be written fails the batch once every send has ended; its messages keep their leases.
+    let broken: unknown = null
     const channels = [...new Set(pending.map((p) => p.channel))]
-    await Promise.all(
+    const inFlight = await Promise.all(
       channels.map(async (channel) => {
-        const queue = pending.filter((p) => p.channel === channel)
-        let next = 0
-        await Promise.all(
-          Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-            while (next < queue.length) {
-              const p = queue[next++]!
-              finish({ message: p.message, outcome: await p.run() })
-              if (slice.spent()) await slice.next()
-            }
-          }),
-        )
+        const gate = lane.gate(channel)
+        const sends: Promise<void>[] = []
+        for (const p of pending) {
+          if (p.channel !== channel) continue
+          const turn = gate.enter()
+          if (turn) await turn
+          sends.push(
+            p
+              .run()
+              .then((outcome) => finish({ message: p.message, outcome }))
+              .catch((err) => {
+                broken ??= err
+              })
+              .finally(gate.leave),
+          )
+          if (slice.spent()) await slice.next()
+        }
+        return sends
       }),
     )
+    lane.started(pending.length)
+    await Promise.all(inFlight.flat())
     flush()
     for (const [source, plans] of plansOf) source.afterBatch?.({ plans, lastFailure })
+    if (broken) throw broken
   }
 }

@@ -1,9 +1,10 @@
 import type { Channel, ChannelProvider } from '../channels/types'
 import type { AppContext } from '../context'
 import { outboxOf } from '../db/outbox'
+import { createGate, type Gate } from '../lib/gate'
 import { OUTBOX_RULES } from '../services/campaigns/states'
 import { trackingKeyOf } from '../services/tracking/resolve'
-import { createBatchProcessor } from './batch'
+import { type BatchLane, createBatchProcessor } from './batch'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
 import { createPlanner } from './plan'
 import { createRecipientStep } from './recipient'
@@ -11,7 +12,9 @@ import type { SendThreads } from './send-threads'
 import { sourcesOf } from './sources'
 import { createCampaignSource } from './sources/campaign'
 import { createJourneySource } from './sources/journey'
+import { createSequenceSource } from './sources/sequence'
 import { createTransactionalSource } from './sources/transactional'
+import type { MessageSource } from './sources/types'
 
 // The send worker (DESIGN.md §8). The outbox is the truth: each pass lets every source do its
 // preparatory work (a launching campaign's audience copy), claims due messages with a lease,
@@ -38,6 +41,8 @@ export interface SendWorkerOptions {
 export const DEFAULT_RETRY_DELAYS = [5_000, 30_000, 120_000, 600_000, 1_800_000] as const
 /** How often an idle worker (nothing sending) looks for work it was not told about. */
 const IDLE_POLL_MS = 1_000
+/** Batches of one lane in flight at once: the one starting its sends, and the one finishing. */
+const GROUPS_PER_LANE = 2
 
 export function createSendWorker(app: AppContext, options: SendWorkerOptions): LeasedWorker {
   const { clock } = app
@@ -47,12 +52,17 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   const leaseMs = options.leaseMs ?? 5 * 60_000
   const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS
   const concurrency = app.config.sendConcurrency
+  // Refills (below) are the running loop's: driven pass by pass (runOnce: tests, the CLI) a lane
+  // gets one batch a pass. Under HERALD_SEND_RATE the rate is the bound, and a batch stays one
+  // second's worth so that a pause takes hold within a second.
+  let refills = false
 
   const outbox = outboxOf(app.store, OUTBOX_RULES)
   const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities)
   const sources = sourcesOf([
     createCampaignSource(app, outbox, planner),
     createJourneySource(app, planner),
+    createSequenceSource(app, planner),
     createTransactionalSource(app, outbox, planner),
   ])
   const prepare = createRecipientStep(app, {
@@ -62,25 +72,73 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
     outbox,
     threads: options.threads,
   })
-  const processBatch = createBatchProcessor(app, { outbox, sources, prepare, concurrency })
+  const processBatch = createBatchProcessor(app, { outbox, sources, prepare })
 
-  // Each lane's claim is sent as a group of its own. A lane whose group is still in flight (a
-  // provider call stalling, up to HERALD_SEND_TIMEOUT_MS) is not claimed again, and the others
-  // are: one campaign's slow tail never holds another's sends, nor the next claim. A group
-  // kicks the worker when it ends, so its lane is claimed again at once.
-  const inflight = new Map<string, Promise<void>>()
+  // Each lane's claim is sent as a group of its own. A lane whose group is still starting its
+  // sends is not claimed again, and the others are: one campaign's slow tail (a provider call
+  // stalling, up to HERALD_SEND_TIMEOUT_MS) never holds another's sends, nor the next claim.
+  // Once a full group has started its last send, the lane's next batch is claimed right away
+  // (at most GROUPS_PER_LANE in flight) and its sends take the places the last ones leave at
+  // the lane's gate: the lane's sends in flight stay at HERALD_SEND_CONCURRENCY instead of
+  // draining to none at the end of every batch. A group kicks the worker when it ends.
+  const groups = new Map<string, Set<Promise<void>>>()
+  const starting = new Set<string>()
+  const gates = new Map<string, Gate>()
+  let stopping = false
 
-  function startGroup(key: string, seqs: number[]): Promise<void> {
-    const group = processBatch(outbox.claimedRows(seqs))
+  const free = (key: string) => !starting.has(key) && (groups.get(key)?.size ?? 0) < GROUPS_PER_LANE
+
+  function laneOf(key: string, whenStarted: (sends: number) => void): BatchLane {
+    return {
+      gate(channel) {
+        const name = `${key}/${channel}`
+        let gate = gates.get(name)
+        if (!gate) {
+          gate = createGate(concurrency)
+          gates.set(name, gate)
+        }
+        return gate
+      },
+      started: whenStarted,
+    }
+  }
+
+  /** Claims up to `limit` of the lane's due messages and sends them as a group; null if none. */
+  function claimGroup(source: MessageSource, lane: string, key: string, limit: number): Promise<void> | null {
+    const now = clock.now()
+    const seqs = source.claim(lane, now, now + leaseMs, limit)
+    if (seqs.length === 0) return null
+    starting.add(key)
+    let set = groups.get(key)
+    if (!set) {
+      set = new Set()
+      groups.set(key, set)
+    }
+    let started = false
+    const onStarted = (sends: number) => {
+      if (started) return
+      started = true
+      starting.delete(key)
+      // A full batch that sent: more is likely due, claimed now. (Held messages, a paused
+      // campaign's, start no send: no refill then, so a claim never loops without sending.)
+      if (refills && !stopping && sends > 0 && seqs.length === limit && free(key))
+        claimGroup(source, lane, key, limit)
+    }
+    const group: Promise<void> = processBatch(outbox.claimedRows(seqs), laneOf(key, onStarted))
       .catch((err) => {
         // Its messages keep their leases and are due again when these expire.
         app.log.error('send batch failed', { lane: key, error: String((err as Error)?.stack ?? err) })
       })
       .finally(() => {
-        inflight.delete(key)
+        onStarted(0)
+        set.delete(group)
+        if (set.size === 0) {
+          groups.delete(key)
+          for (const name of gates.keys()) if (name.startsWith(`${key}/`)) gates.delete(name)
+        }
         worker.kick()
       })
-    inflight.set(key, group)
+    set.add(group)
     return group
   }
 
@@ -96,14 +154,14 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
       if (due.nextAt !== null) nextAt = nextAt === null ? due.nextAt : Math.min(nextAt, due.nextAt)
       return due.lanes
         .map((lane) => ({ source, lane, key: `${source.kind}:${lane}` }))
-        .filter((l) => !inflight.has(l.key))
+        .filter((l) => free(l.key))
     })
     const started: Promise<void>[] = []
     if (lanes.length > 0) {
       const share = Math.max(1, Math.ceil(batchSize / lanes.length))
       for (const { source, lane, key } of lanes) {
-        const seqs = source.claim(lane, now, now + leaseMs, share)
-        if (seqs.length > 0) started.push(startGroup(key, seqs))
+        const group = claimGroup(source, lane, key, share)
+        if (group) started.push(group)
       }
     }
     // The pass lasts until one of its groups is done (all of them for one lane, as before):
@@ -125,13 +183,24 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
     recover: () => outbox.requeueInflight(clock.now()),
     pass,
     idleMs: IDLE_POLL_MS,
-    inflight: () => (inflight.size > 0 ? Promise.race(inflight.values()) : null),
+    inflight: () => {
+      const all = [...groups.values()].flatMap((set) => [...set])
+      return all.length > 0 ? Promise.race(all) : null
+    },
     // Sends in flight end within HERALD_SEND_TIMEOUT_MS and their outcomes are written.
     settle: async () => {
-      await Promise.all(inflight.values())
+      stopping = true
+      while (groups.size > 0) await Promise.all([...groups.values()].flatMap((set) => [...set]))
     },
   })
-  return worker
+  return {
+    ...worker,
+    start() {
+      refills = app.config.sendRate === null
+      worker.start()
+      return this
+    },
+  }
 }
 
 /** The send worker, started (tests that do not drive it pass by pass). */

@@ -28,7 +28,7 @@ afterAll(async () => {
   await sink.close()
 }, 20_000)
 
-function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000) {
+function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000, batchSize?: number) {
   const t = createTestApp({
     env: {
       HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
@@ -54,7 +54,7 @@ function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000) {
     count: threadCount,
     log: t.ctx.log,
   })
-  const worker = createSendWorker(t.ctx, { providers: all, threads })
+  const worker = createSendWorker(t.ctx, { providers: all, threads, batchSize })
   cleanups.push(async () => {
     await worker.stop()
     await threads.close()
@@ -189,6 +189,59 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
   }
   expect(received('@crash.example')).toHaveLength(6) // nobody got a second copy
   expect(await s.status()).toBe('sent')
+}, 30_000)
+
+test('a thread that dies with two batches of a lane in flight: nothing is lost or sent twice', async () => {
+  // The running loop claims a lane's next batch once its batch has started every send, so a
+  // thread may owe sends of two batches when it dies. Batches of 4: late0 is in the first,
+  // late1 in the second, and both hang on a server that never replies.
+  const { t, threads, worker } = setup(1, 'smtp', 60_000, 4)
+  const ok = Array.from({ length: 10 }, (_, i) => `ok${i}@two.example`)
+  const emails = ['late0@stall2.example', ...ok.slice(0, 3), 'late1@stall2.example', ...ok.slice(3)]
+  sink.stall.add('stall2.example')
+  const s = await signingTenant(t, emails, 'two.example')
+  const received = (domain: string) =>
+    sink.received.filter((m) => m.rcptTo[0]!.endsWith(domain)).map((m) => m.rcptTo[0]!)
+  const stalledBefore = sink.stalled.length
+  await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+  worker.start()
+
+  // The second batch went out while the first still waited for late0; the third waits for one
+  // of them to end (two batches of a lane at most).
+  await eventually(async () => {
+    expect(sink.stalled.length - stalledBefore).toBe(2)
+    expect(received('@two.example').sort()).toEqual(ok.slice(0, 6).sort())
+    expect(threads.inFlight()).toBe(2)
+  })
+  const row = (to: string) =>
+    t.ctx.sqlite.query('SELECT id, status, attempts FROM messages WHERE to_address = ?').get(to) as {
+      id: string
+      status: string
+      attempts: number
+    }
+
+  // The thread dies: both batches end, the two sends it owed stay leased, the third batch goes
+  // out on the new thread.
+  threads.kill(0)
+  await eventually(async () => {
+    for (const to of ok) expect(row(to).status).toBe('delivered')
+  })
+  for (const to of ['late0@stall2.example', 'late1@stall2.example'])
+    expect(row(to)).toMatchObject({ status: 'sending', attempts: 1 })
+
+  // After the lease each goes out once, with its row's Message-ID; nobody got two.
+  sink.stall.delete('stall2.example')
+  clock.t += 5 * 60_000 + 1
+  worker.kick()
+  await eventually(async () => expect(await s.status()).toBe('sent'))
+  const late = sink.received.filter((m) => m.rcptTo[0]!.endsWith('@stall2.example'))
+  expect(late.map((m) => m.rcptTo[0]).sort()).toEqual(['late0@stall2.example', 'late1@stall2.example'])
+  for (const m of late) {
+    const r = row(m.rcptTo[0]!)
+    expect(messageIdOf(m.raw)).toBe(`<${r.id}@two.example>`)
+    expect(r).toMatchObject({ status: 'delivered', attempts: 2 })
+  }
+  expect(received('@two.example').sort()).toEqual([...ok].sort())
 }, 30_000)
 
 test('a thread that cannot start sent nothing: its sends are refused retryably, with the reason', async () => {
