@@ -266,3 +266,49 @@ function writeBody(email: string): string {
   writeFileSync(file, JSON.stringify({ email }))
   return file
 }
+
+describe('herald api: output', () => {
+  const io = (isTTY: boolean, base: string) => {
+    const out: string[] = []
+    const err: string[] = []
+    return {
+      out,
+      err,
+      io: {
+        out: (s: string) => void out.push(s),
+        err: (s: string) => void err.push(s),
+        flush: async () => {},
+        isTTY,
+        env: { HERALD_URL: base, HERALD_API_KEY: t.adminKey },
+        stdin: { text: async () => '', bytes: async () => new Uint8Array() },
+      },
+    }
+  }
+
+  test('indented JSON on a terminal, compact with --json or into a pipe', async () => {
+    const { apiCommand } = await import('../../src/cli/api')
+    const tty = io(true, server.base)
+    expect(await apiCommand(['get_client', clientId], tty.io)).toBe(0)
+    expect(tty.out.join('')).toStartWith('{\n  "data": {\n    "id": ')
+    const compact = io(true, server.base)
+    expect(await apiCommand(['get_client', clientId, '--json'], compact.io)).toBe(0)
+    expect(compact.out.join('')).toStartWith('{"data":{"id":')
+    expect(compact.out.join('').trim().split('\n')).toHaveLength(1)
+  })
+
+  test('an answer that is not the API error body (a proxy in front) is printed with its status', async () => {
+    const proxy = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response('upstream down', { status: 502 }),
+    })
+    try {
+      const { apiCommand } = await import('../../src/cli/api')
+      const r = io(false, `http://127.0.0.1:${proxy.port}`)
+      expect(await apiCommand(['list_contacts'], r.io)).toBe(1)
+      expect(r.err.join('')).toBe('herald: HTTP 502: upstream down\n')
+    } finally {
+      proxy.stop(true)
+    }
+  })
+})

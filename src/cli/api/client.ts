@@ -111,6 +111,8 @@ async function printError(r: Response, key: string | null, io: Io): Promise<void
       lines.push(d.field !== undefined ? `  ${d.field}: ${d.message ?? ''}` : `  ${JSON.stringify(d)}`)
   else if (error.details && typeof error.details === 'object')
     for (const [k, v] of Object.entries(error.details)) lines.push(`  ${k}: ${JSON.stringify(v)}`)
+  const retryAfter = r.headers.get('retry-after')
+  if (retryAfter) lines.push(`  retry after: ${retryAfter} s`)
   if (r.status === 401 && !key) lines.push('  no API key given: set HERALD_API_KEY (or pass --key-file FILE)')
   if (error.request_id) lines.push(`  request_id: ${error.request_id}`)
   io.err(`${lines.join('\n')}\n`)
