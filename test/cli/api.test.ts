@@ -240,6 +240,8 @@ describe('herald api: usage errors exit 2 before any request', () => {
       [['get_health', '--client', 'c'], 'get_health does not take --client'],
       [['get_contact', 'a', 'b'], 'unexpected argument: a b'],
       [['list_contacts', '--url', 'ftp://x'], '--url must be an http:// or https:// URL'],
+      // The webhook's own url is not taken for the server's address (the key would go to it).
+      [['create_webhook', '--url', 'https://hook.example'], 'create_webhook has a member named url'],
     ]
     for (const [args, message] of cases) {
       const r = await offline(args)

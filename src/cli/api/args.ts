@@ -173,6 +173,12 @@ export async function parseInvocation(
     help: g.help === true,
   }
   if (inv.help) return inv
+  // `create_webhook --url https://hook…` means the webhook's URL; taken as the server's address,
+  // the API key would go to the hook. Refused: the member goes in --body, the server in HERALD_URL.
+  if (inv.url !== null && o.bodyMembers.includes('url'))
+    throw new UsageError(
+      `${c.name} has a member named url: give it in --body '{"url":…}', and the server's address in HERALD_URL`,
+    )
 
   // The one path id may also be given bare: `herald api get_campaign cmp_…`.
   if (p.positional.length > 0) {

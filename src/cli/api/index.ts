@@ -78,7 +78,9 @@ function commandHelp(c: ApiCommand): string {
     lines.push('', `Body: the file itself, --body @FILE or --body - (sent as ${o.stream.contentTypes[0]})`)
   const skipped = Object.keys(GLOBAL_FLAGS).filter((g) => o.bodyMembers.includes(g))
   if (skipped.length)
-    lines.push(`  (${skipped.join(', ')}: give in --body; --${skipped[0]} is the server's address)`)
+    lines.push(
+      `  (${skipped.join(', ')}: give in --body; --${skipped[0]} is refused here, the server's address is HERALD_URL)`,
+    )
   lines.push('', 'Flags of every command:')
   for (const [name, f] of Object.entries(GLOBAL_FLAGS)) lines.push(`  --${name}  ${f.help}`)
   return `${lines.join('\n')}\n`
