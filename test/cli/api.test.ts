@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { runCli } from '../../src/cli'
+import { USAGE } from '../../src/cli/usage'
 import { createTestApp } from '../helpers/app'
 import { freePort } from '../helpers/binary'
 import { serveApp } from '../helpers/mcp'
@@ -72,6 +73,11 @@ describe('herald api: operations from the registry', () => {
       summary: expect.any(String),
     })
     expect(r.stdout.trim().split('\n').length).toBe(rows.length)
+    // `herald api` alone says how to use it; `herald help` names it.
+    const bare = await api([], { HERALD_URL: closed })
+    expect(bare.code).toBe(0)
+    expect(bare.stdout).toContain('herald api NAME --help')
+    expect(USAGE).toContain('herald api list')
   })
 
   test('a command says its own flags with --help (path, query, body members)', async () => {
