@@ -5,6 +5,7 @@ import { portalPlugin } from './http/admin/plugin'
 import { docsPlugin } from './http/docs'
 import { handled } from './http/envelope'
 import { mountMcp } from './http/mcp/plugin'
+import { oauthPlugin } from './http/oauth/plugin'
 import { operations } from './http/operations'
 import { createPipeline } from './http/pipeline'
 import { providerCallbacksPlugin } from './http/provider-callbacks'
@@ -31,6 +32,8 @@ export function createApp(ctx: AppContext) {
   app.use(providerCallbacksPlugin(ctx))
   // The admin portal: its own two routes under /admin, no hook on the API's path.
   app.use(portalPlugin(ctx))
+  // The OAuth authorization server: /oauth2/* and its metadata (DESIGN §5).
+  app.use(oauthPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) =>

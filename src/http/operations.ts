@@ -12,6 +12,7 @@ import { inboundOperations } from './api/inbound'
 import { journeyOperations } from './api/journeys'
 import { listOperations } from './api/lists'
 import { messageOperations } from './api/messages'
+import { oauthClientOperations } from './api/oauth-clients'
 import { replyOperations } from './api/replies'
 import { segmentOperations } from './api/segments'
 import { senderOperations } from './api/senders'
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = [
   ...agentOperations,
   ...clientOperations,
   ...apiKeyOperations,
+  ...oauthClientOperations,
   ...importOperations,
   ...contactOperations,
   ...listOperations,

@@ -7,8 +7,9 @@ import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
 import { coerceQuery, validate } from '../lib/validate'
 import { type Actor, ANONYMOUS } from '../services/actors/actor'
-import { type Authenticator, createAuthenticator } from '../services/api-keys/authenticate'
+import { type AuthOutcome, createAuthenticator } from '../services/api-keys/authenticate'
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../services/idempotency'
+import { createTokenAuthenticator, looksLikeJwt } from '../services/oauth/authenticate'
 import type { Download, Verb } from '../services/verbs/define'
 import { authorize, type InvokeOptions, invoke, invokeNow } from '../services/verbs/invoke'
 import { clientIp } from './admin/client-ip'
@@ -35,16 +36,23 @@ export interface RequestMeta {
 
 export interface Pipeline {
   app: AppContext
-  authenticate: Authenticator
+  /** An API key or an OAuth access token (a JWT) → the actor, or why not. */
+  authenticate: (presented: string, now: number) => AuthOutcome
   rateLimit: RateLimiter
   /** One per-IP bucket per unauthenticated operation (by operation id), made on first use. */
   ipLimits: Map<string, ReturnType<typeof createIpLimiter>>
 }
 
+function credentialAuthenticator(app: AppContext): Pipeline['authenticate'] {
+  const keys = createAuthenticator(app.db)
+  const tokens = createTokenAuthenticator(app)
+  return (presented, now) => (looksLikeJwt(presented) ? tokens(presented, now) : keys(presented, now))
+}
+
 export function createPipeline(app: AppContext): Pipeline {
   return {
     app,
-    authenticate: createAuthenticator(app.db),
+    authenticate: credentialAuthenticator(app),
     rateLimit: createRateLimiter(),
     ipLimits: new Map(),
   }
@@ -161,8 +169,7 @@ export function admitCredential(
     headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, credential.present, resourcePath)
     throw unauthorized(credential.present ? 'malformed' : 'missing')
   }
-  // OAuth access tokens join here when the authorization server lands: `p.authenticate` turns a
-  // presented token into an Actor, whichever kind of credential it is.
+  // `p.authenticate` turns a presented key or OAuth access token into an Actor.
   const outcome = p.authenticate(credential.token, app.clock.now())
   if (!outcome.ok) {
     if (outcome.reason === 'client_suspended')
@@ -211,7 +218,15 @@ export async function runOperation(
     if (o.auth !== 'none') {
       const actor = meta.actor ?? admitCredential(p, request, headers, meta)
       credentialId = actor.id
-      authorize(o.verb, actor)
+      try {
+        authorize(o.verb, actor)
+      } catch (err) {
+        // RFC 6750 §3.1: an OAuth token lacking the scope also hears it in the challenge.
+        const scope = (err as ServiceError).details as { required_scope?: string } | undefined
+        if (actor.kind === 'oauth' && scope?.required_scope)
+          headers['www-authenticate'] = `Bearer error="insufficient_scope", scope="${scope.required_scope}"`
+        throw err
+      }
       ctx = withActor(app, actor, meta.requestId)
     }
 

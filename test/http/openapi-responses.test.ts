@@ -204,6 +204,19 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('DELETE', `/api/v1/api-keys/${k.id}`)
   })
 
+  test('OAuth clients', async () => {
+    const o = await ok('POST', '/api/v1/oauth-clients', {
+      body: {
+        name: 'Reporting',
+        redirect_uris: ['https://app.example/cb'],
+        confidential: true,
+        scopes: ['contacts:read'],
+      },
+    })
+    await ok('GET', '/api/v1/oauth-clients')
+    await ok('DELETE', `/api/v1/oauth-clients/${o.id}`)
+  })
+
   test('agent registration: register, claim, revoke, and their refusals', async () => {
     const reg = await ok('POST', '/agent/auth/register', {
       key: null,

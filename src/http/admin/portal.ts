@@ -61,6 +61,8 @@ function compile(method: string, path: string, handler: Handler): CompiledRoute 
 
 /** A `next` the sign-in may go to: a path of this portal, never another site. */
 export function safeNext(next: string | null | undefined): string {
+  // The OAuth authorization endpoint sends the user here first and is returned to with its query.
+  if (next && /^\/oauth2\/authorize\?[^#\\]*$/.test(next)) return next
   if (!next || !/^\/admin(?:[/?#]|$)/.test(next) || next.includes('//') || next.includes('\\'))
     return '/admin'
   if (/^\/admin\/(login|logout)\b/.test(next)) return '/admin'

@@ -42,8 +42,9 @@ export function createBuckets() {
       bucket = { tokens: burst, at: now, fullAt: now }
       buckets.set(key, bucket)
     }
-    bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * perMs)
-    bucket.at = now
+    // A clock that steps back (NTP, a test's clock) refills nothing rather than draining the bucket.
+    bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, now - bucket.at) * perMs)
+    bucket.at = Math.max(now, bucket.at)
     const allowed = bucket.tokens >= 1
     if (allowed) bucket.tokens -= 1
     bucket.fullAt = now + (burst - bucket.tokens) / perMs

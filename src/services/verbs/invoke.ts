@@ -3,7 +3,7 @@ import type { Ctx } from '../../context'
 import { inTransaction } from '../../db/transaction'
 import { type FieldError, forbidden, notFound, ServiceError, validationFailed } from '../../errors'
 import { parseId } from '../../lib/ids'
-import { hasScope } from '../../lib/scopes'
+import { hasScope, OAUTH_SCOPES, type Scope } from '../../lib/scopes'
 import { validate } from '../../lib/validate'
 import type { Actor } from '../actors/actor'
 import type { Verb, VerbExtras } from './define'
@@ -24,11 +24,29 @@ export interface InvokeOptions {
 }
 
 /** Throws 401/403 when the actor may not call the verb. Doors call it early to order their errors. */
-export function authorize(verb: Pick<Verb, 'scope' | 'mutates' | 'ownAccount'>, actor: Actor): void {
+/** Entities whose reads an OAuth token makes with a read scope other than `<entity>:read`. */
+const OAUTH_READ_OF: Record<string, Scope> = {
+  deliverability: 'analytics:read',
+  suppressions: 'compliance:read',
+}
+
+/**
+ * DESIGN §5: what any valid API key may call (reads the spec gives no scope) needs a scope from
+ * an OAuth token, which holds nothing else: the entity's own read scope when the OAuth subset has
+ * one (`contacts:read` for contacts.list), else `campaigns:read`.
+ */
+export function oauthReadScope(verbName: string): Scope {
+  const entity = verbName.split('.', 1)[0]!
+  const own = OAUTH_READ_OF[entity] ?? `${entity}:read`
+  return (OAUTH_SCOPES as readonly string[]).includes(own) ? (own as Scope) : 'campaigns:read'
+}
+
+export function authorize(verb: Pick<Verb, 'name' | 'scope' | 'mutates' | 'ownAccount'>, actor: Actor): void {
   if (verb.scope === 'public') return
   if (actor.kind === 'anonymous') throw new ServiceError('UNAUTHORIZED', 'A credential is required')
-  if (verb.scope !== 'any' && !hasScope(actor.scopes, verb.scope))
-    throw forbidden(`This operation requires the scope ${verb.scope}`, { required_scope: verb.scope })
+  const required = verb.scope === 'any' && actor.kind === 'oauth' ? oauthReadScope(verb.name) : verb.scope
+  if (required !== 'any' && !hasScope(actor.scopes, required))
+    throw forbidden(`This operation requires the scope ${required}`, { required_scope: required })
   const user = actor.user
   if (!user || verb.ownAccount) return
   if (verb.mutates && user.role === 'viewer')

@@ -1,0 +1,205 @@
+import type { AppContext } from '../../context'
+import { parseId } from '../../lib/ids'
+import { hasScope, type Scope } from '../../lib/scopes'
+import { scopesOfRole } from '../../services/actors/actor'
+import {
+  type AuthorizationRequest,
+  checkAuthorizationRequest,
+  redirectWith,
+} from '../../services/oauth/authorize'
+import { createAuthorizationCode } from '../../services/oauth/grants'
+import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
+import { workspacesOf } from '../../services/users/access'
+import { readCookie, SESSION_COOKIE } from '../admin/cookies'
+import { tokenMatches } from '../admin/csrf'
+import { CSP, withSecurityHeaders } from '../admin/headers'
+import { createRenderer } from '../admin/render'
+import { page } from '../admin/types'
+
+// The authorization endpoint (DESIGN §5): the portal's sign-in if there is no session (the
+// session cookie has Path=/ for this), then a consent page — the workspace the token is for
+// (`client_id` select, the `tenant` claim), one `scope` checkbox per requested scope the user's
+// role can grant, and `decision` allow/deny — posted back here with the session's CSRF token.
+// The OAuth parameters ride in the form's action URL, so the form's `client_id` can be the
+// workspace as DESIGN names it.
+
+const SCOPE_TEXT: Record<string, string> = {
+  'campaigns:read': 'Read campaigns and their statistics',
+  'campaigns:write': 'Create and change campaigns',
+  'campaigns:launch': 'Launch, schedule and cancel campaigns',
+  'contacts:read': 'Read contacts',
+  'contacts:write': 'Create, change and delete contacts',
+  'journeys:read': 'Read journeys',
+  'journeys:write': 'Create and change journeys',
+  'analytics:read': 'Read analytics',
+  'lists:write': 'Create and change lists',
+  'templates:write': 'Create and change templates',
+  'compliance:read': 'Read suppressions and consent',
+}
+
+export function createAuthorizeEndpoint(app: AppContext) {
+  const render = createRenderer([])
+
+  const html = async (
+    view: string,
+    title: string,
+    data: Record<string, unknown>,
+    status: number,
+    csrf = '',
+    formAction = '',
+  ) => {
+    const response = withSecurityHeaders(
+      await render.page(
+        page(view, title, data, status),
+        { req: null, csrf, flash: null, path: '/oauth2/authorize' },
+        false,
+      ),
+    )
+    // The consent form posts here and is answered with a redirect to the client: browsers apply
+    // form-action to that redirect too, so the client's origin is allowed for this page.
+    if (formAction)
+      response.headers.set(
+        'content-security-policy',
+        CSP.replace("form-action 'self'", `form-action 'self' ${formAction}`),
+      )
+    return response
+  }
+  const errorPage = (message: string, status = 400) =>
+    html(
+      'pages/oauth/error',
+      'Cannot continue',
+      { heading: 'This sign-in link does not work', message },
+      status,
+    )
+  const redirect = (to: string) =>
+    new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store' } })
+
+  function grantable(session: PortalSession, request: AuthorizationRequest) {
+    const role = scopesOfRole(session.user.role)
+    return {
+      allowed: request.scopes.filter((s) => hasScope(role, s as Scope)),
+      refused: request.scopes.filter((s) => !hasScope(role, s as Scope)),
+    }
+  }
+
+  async function consentPage(
+    session: PortalSession,
+    request: AuthorizationRequest,
+    url: URL,
+    error: string | null,
+    status = 200,
+  ) {
+    const workspaces = workspacesOf(app.db, session.user)
+    const { allowed, refused } = grantable(session, request)
+    if (workspaces.length === 0)
+      return errorPage('You have no workspace to grant access to. Ask an owner to add you to one.', 403)
+    if (allowed.length === 0)
+      return errorPage(`Your role cannot grant any of the requested scopes (${refused.join(', ')}).`, 403)
+    const selected = workspaces.some((w) => w.id === session.workspaceId)
+      ? session.workspaceId
+      : workspaces[0]!.id
+    return html(
+      'pages/oauth/consent',
+      `Allow ${request.client.name}?`,
+      {
+        client_name: request.client.name,
+        email: session.user.email,
+        redirect_host: new URL(request.redirectUri).host,
+        action: `/oauth2/authorize${url.search}`,
+        oauth_client_id: request.client.id,
+        consent_workspaces: workspaces,
+        selected,
+        scopes: allowed.map((name) => ({ name, description: SCOPE_TEXT[name] ?? name })),
+        refused,
+        error,
+      },
+      status,
+      session.csrfToken,
+      new URL(request.redirectUri).origin,
+    )
+  }
+
+  const sessionOf = (request: Request) => {
+    const token = readCookie(request, SESSION_COOKIE)
+    return token ? resolveSession(app, token) : null
+  }
+
+  async function get(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name))
+    if (!checked.ok) {
+      if (checked.redirect === null) return errorPage(checked.message)
+      return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))
+    }
+    const session = sessionOf(request)
+    if (!session) return redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`)
+    return consentPage(session, checked.request, url, null)
+  }
+
+  async function post(request: Request): Promise<Response> {
+    const url = new URL(request.url)
+    let form: FormData
+    try {
+      form = await request.formData()
+    } catch {
+      return errorPage('The consent form could not be read.')
+    }
+    const field = (name: string) => {
+      const v = form.get(name)
+      return typeof v === 'string' ? v : null
+    }
+    // The OAuth parameters come from the action URL; a form that carries them as fields works too
+    // (the OAuth client id then as `oauth_client_id`, since `client_id` is the workspace).
+    const param = (name: string) =>
+      url.searchParams.get(name) ?? (name === 'client_id' ? field('oauth_client_id') : field(name))
+    const checked = checkAuthorizationRequest(app, param)
+    if (!checked.ok) {
+      if (checked.redirect === null) return errorPage(checked.message)
+      return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))
+    }
+    const session = sessionOf(request)
+    if (!session) return errorPage('Your session ended. Go back to the application and start again.', 403)
+    if (
+      !tokenMatches(field('_csrf'), session.csrfToken) ||
+      request.headers.get('sec-fetch-site') === 'cross-site'
+    )
+      return errorPage('This form is missing its security token or it expired. Go back and start again.', 403)
+    const req = checked.request
+    const decision = field('decision')
+    if (decision === 'deny')
+      return redirect(
+        redirectWith(app, req.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The user denied the request',
+          state: req.state,
+        }),
+      )
+    if (decision !== 'allow') return consentPage(session, req, url, 'Choose Allow or Deny.', 400)
+    const workspaceId = parseId(field('client_id') ?? '')
+    if (!workspaceId || !workspacesOf(app.db, session.user).some((w) => w.id === workspaceId))
+      return consentPage(session, req, url, 'Choose one of your workspaces.', 400)
+    const { allowed } = grantable(session, req)
+    const chosen = [...new Set(form.getAll('scope').filter((s): s is string => typeof s === 'string'))]
+    const scopes = allowed.filter((s) => chosen.includes(s))
+    if (scopes.length === 0)
+      return redirect(
+        redirectWith(app, req.redirectUri, {
+          error: 'access_denied',
+          error_description: 'No scope was allowed',
+          state: req.state,
+        }),
+      )
+    const code = createAuthorizationCode(app, {
+      client: req.client,
+      userId: session.user.id,
+      tenant: workspaceId,
+      scopes,
+      redirectUri: req.redirectUri,
+      codeChallenge: req.codeChallenge,
+      resource: req.resource,
+    })
+    return redirect(redirectWith(app, req.redirectUri, { code, state: req.state }))
+  }
+
+  return { get, post }
+}

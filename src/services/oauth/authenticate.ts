@@ -1,0 +1,56 @@
+import { eq, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { clients, oauthClients, oauthGrants, oauthRevokedTokens } from '../../db/schema'
+import { type Actor, oauthActor } from '../actors/actor'
+import { looksLikeJwt, verifyJwt } from './keys'
+
+// Access tokens presented as `Authorization: Bearer` on REST and MCP: our signature, our issuer,
+// not expired, and its grant still standing (not revoked, its client not deleted, the token not
+// revoked on its own). One indexed look-up per request, so revocation takes effect at once.
+
+export type TokenOutcome =
+  | { ok: true; actor: Actor }
+  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended' }
+
+export { looksLikeJwt }
+
+export function createTokenAuthenticator(app: AppContext) {
+  const standing = app.db
+    .select({
+      revokedAt: oauthGrants.revokedAt,
+      deletedAt: oauthClients.deletedAt,
+      tenantStatus: clients.status,
+      jtiRevoked: sql<
+        number | null
+      >`(select 1 from ${oauthRevokedTokens} where ${oauthRevokedTokens.jti} = ${sql.placeholder('jti')})`,
+    })
+    .from(oauthGrants)
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.oauthClientId))
+    .leftJoin(clients, eq(clients.id, oauthGrants.tenant))
+    .where(eq(oauthGrants.id, sql.placeholder('grant')))
+    .prepare()
+
+  return function authenticateToken(token: string, now: number): TokenOutcome {
+    const claims = verifyJwt(app, token)
+    if (!claims || claims.iss !== app.config.publicUrl) return { ok: false, reason: 'unknown' }
+    const { sub, scope, tenant, jti, exp } = claims
+    if (
+      typeof sub !== 'string' ||
+      typeof scope !== 'string' ||
+      typeof jti !== 'string' ||
+      typeof exp !== 'number'
+    )
+      return { ok: false, reason: 'unknown' }
+    if (tenant !== null && typeof tenant !== 'string') return { ok: false, reason: 'unknown' }
+    if (exp * 1000 <= now) return { ok: false, reason: 'expired' }
+    const grant = standing.get({ grant: jti.split('.')[0]!, jti })
+    if (!grant) return { ok: false, reason: 'unknown' }
+    if (grant.revokedAt !== null || grant.deletedAt !== null || grant.jtiRevoked)
+      return { ok: false, reason: 'revoked' }
+    if (grant.tenantStatus === 'suspended') return { ok: false, reason: 'client_suspended' }
+    return {
+      ok: true,
+      actor: oauthActor({ subject: sub, tenant, scopes: scope === '' ? [] : scope.split(' ') }),
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { AppContext } from '../../context'
+import type { OAuthClientRow } from '../../db/schema'
+import { OAUTH_SCOPES } from '../../lib/scopes'
+import { findOAuthClient } from './clients'
+import { OAuthError } from './errors'
+
+// The authorization request (RFC 6749 §4.1.1 with OAuth 2.1's rules): checked before anything
+// is shown. A bad client_id or redirect_uri is shown to the user, never redirected to (that
+// would make us an open redirector); every other error goes back to the client's redirect URI.
+
+export interface AuthorizationRequest {
+  client: OAuthClientRow
+  redirectUri: string
+  state: string | null
+  scopes: string[]
+  codeChallenge: string
+  resource: string | null
+}
+
+export type Checked =
+  | { ok: true; request: AuthorizationRequest }
+  /** Shown on a page: there is no redirect URI we may trust. */
+  | { ok: false; redirect: null; message: string }
+  | { ok: false; redirect: string; error: OAuthError; state: string | null }
+
+/** RFC 7636: base64url of a SHA-256, 43 characters. */
+const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/
+
+export function checkAuthorizationRequest(app: AppContext, params: (name: string) => string | null): Checked {
+  const clientIdParam = params('client_id')
+  if (!clientIdParam)
+    return { ok: false, redirect: null, message: 'The request names no client (client_id).' }
+  const client = findOAuthClient(app, clientIdParam)
+  if (!client)
+    return { ok: false, redirect: null, message: 'The application asking for access is not registered here.' }
+  const asked = params('redirect_uri')
+  const redirectUri = asked ?? (client.redirectUris.length === 1 ? client.redirectUris[0]! : null)
+  if (!redirectUri || !client.redirectUris.includes(redirectUri))
+    return {
+      ok: false,
+      redirect: null,
+      message: 'The address the application asked to return to is not one it registered (redirect_uri).',
+    }
+  const state = params('state')
+  const fail = (error: OAuthError): Checked => ({ ok: false, redirect: redirectUri, error, state })
+  if (params('response_type') !== 'code')
+    return fail(new OAuthError('unsupported_response_type', 'response_type must be "code"'))
+  const challenge = params('code_challenge')
+  if (!challenge) return fail(new OAuthError('invalid_request', 'code_challenge is required (PKCE)'))
+  if (params('code_challenge_method') !== 'S256')
+    return fail(
+      new OAuthError('invalid_request', 'code_challenge_method must be S256 (plain is not accepted)'),
+    )
+  if (!CHALLENGE_RE.test(challenge))
+    return fail(
+      new OAuthError('invalid_request', 'code_challenge must be the base64url SHA-256 of the verifier'),
+    )
+  const scope = params('scope')
+  let scopes: string[]
+  if (scope === null || scope.trim() === '')
+    scopes = client.scopes.filter((s) => (OAUTH_SCOPES as readonly string[]).includes(s))
+  else {
+    scopes = [...new Set(scope.trim().split(/\s+/))]
+    const outside = scopes.filter(
+      (s) => !client.scopes.includes(s) || !(OAUTH_SCOPES as readonly string[]).includes(s),
+    )
+    if (outside.length > 0)
+      return fail(new OAuthError('invalid_scope', `Scope not available to this client: ${outside.join(' ')}`))
+  }
+  if (scopes.length === 0) return fail(new OAuthError('invalid_scope', 'No scope requested'))
+  return {
+    ok: true,
+    request: { client, redirectUri, state, scopes, codeChallenge: challenge, resource: params('resource') },
+  }
+}
+
+/** The client's redirect URI with the answer's parameters (and `iss`, RFC 9207). */
+export function redirectWith(
+  app: AppContext,
+  redirectUri: string,
+  values: Record<string, string | null>,
+): string {
+  const url = new URL(redirectUri)
+  for (const [name, value] of Object.entries(values)) if (value !== null) url.searchParams.set(name, value)
+  url.searchParams.set('iss', app.config.publicUrl)
+  return url.toString()
+}

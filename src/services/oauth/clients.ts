@@ -1,0 +1,141 @@
+import { and, asc, eq, isNull } from 'drizzle-orm'
+import type { AppContext, Ctx } from '../../context'
+import { paginate } from '../../db/paginate'
+import { clients, type OAuthClientRow, oauthClients, oauthGrants } from '../../db/schema'
+import { listFilter, visibleTo } from '../../db/tenant'
+import { type FieldError, invalidField, notFound, validationFailed } from '../../errors'
+import { randomBase62, sha256Hex } from '../../lib/crypto'
+import { newId, parseId } from '../../lib/ids'
+import { iso, isoOrNull } from '../../lib/time'
+import type { CreateOAuthClientInput, ListOAuthClientsInput } from './inputs'
+import { redirectUriProblem } from './redirect-uris'
+
+// OAuth clients registered by operators (admin:*). A confidential client gets a secret, shown
+// once; a client with a workspace (`client_id`) mints client-credentials tokens for it.
+
+export function presentOAuthClient(row: OAuthClientRow) {
+  return {
+    id: row.id,
+    oauth_client_id: row.id,
+    name: row.name,
+    client_id: row.clientId,
+    redirect_uris: row.redirectUris,
+    confidential: row.confidential,
+    scopes: row.scopes,
+    source: row.source,
+    created_at: iso(row.createdAt),
+    deleted_at: isoOrNull(row.deletedAt),
+  }
+}
+
+export const CLIENT_SECRET_PREFIX = 'hocs_'
+
+export function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
+  const errors: FieldError[] = []
+  input.redirect_uris.forEach((uri, i) => {
+    const problem = redirectUriProblem(uri)
+    if (problem) errors.push({ field: `redirect_uris[${i}]`, message: problem })
+  })
+  if (!input.confidential && input.redirect_uris.length === 0)
+    errors.push({ field: 'redirect_uris', message: 'a public client needs at least one redirect URI' })
+  if (errors.length > 0) throw validationFailed(errors)
+
+  let clientId: string | null = null
+  if (input.client_id != null) {
+    clientId = parseId(input.client_id)
+    if (!clientId) throw invalidField('client_id', 'must be a client id (UUID)')
+  }
+  if (ctx.actor.clientId !== null) {
+    if (clientId !== null && clientId !== ctx.actor.clientId)
+      throw invalidField('client_id', 'no such client')
+    clientId = ctx.actor.clientId
+  } else if (
+    clientId !== null &&
+    !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get()
+  ) {
+    throw invalidField('client_id', 'no such client')
+  }
+  const secret = input.confidential ? `${CLIENT_SECRET_PREFIX}${randomBase62(32)}` : null
+  const row = ctx.db
+    .insert(oauthClients)
+    .values({
+      id: newId(),
+      name: input.name,
+      clientId,
+      redirectUris: input.redirect_uris,
+      confidential: input.confidential,
+      secretHash: secret ? sha256Hex(secret) : null,
+      scopes: input.scopes,
+      source: 'operator',
+      createdAt: ctx.clock.now(),
+    })
+    .returning()
+    .get()
+  return secret ? { ...presentOAuthClient(row), client_secret: secret } : presentOAuthClient(row)
+}
+
+export function listOAuthClients(ctx: Ctx, page: ListOAuthClientsInput) {
+  const where = and(
+    isNull(oauthClients.deletedAt),
+    listFilter(ctx.actor, oauthClients.clientId, page.client_id),
+  )
+  return paginate(ctx.db, ctx.secretKey, oauthClients, oauthClients.id, where, page, presentOAuthClient)
+}
+
+function visibleClient(ctx: Ctx, id: string) {
+  const row = ctx.db
+    .select()
+    .from(oauthClients)
+    .where(
+      and(
+        eq(oauthClients.id, id),
+        isNull(oauthClients.deletedAt),
+        visibleTo(ctx.actor, oauthClients.clientId),
+      ),
+    )
+    .get()
+  if (!row) throw notFound('OAuth client')
+  return row
+}
+
+export function getOAuthClient(ctx: Ctx, id: string) {
+  return presentOAuthClient(visibleClient(ctx, id))
+}
+
+/** Deleting a client ends every grant it holds: its access and refresh tokens stop working at once. */
+export function deleteOAuthClient(ctx: Ctx, id: string) {
+  visibleClient(ctx, id)
+  const now = ctx.clock.now()
+  const row = ctx.db
+    .update(oauthClients)
+    .set({ deletedAt: now })
+    .where(eq(oauthClients.id, id))
+    .returning()
+    .get()!
+  ctx.db
+    .update(oauthGrants)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthGrants.oauthClientId, id), isNull(oauthGrants.revokedAt)))
+    .run()
+  return presentOAuthClient(row)
+}
+
+/** A live client by its OAuth client_id, or null. */
+export function findOAuthClient(app: AppContext, oauthClientId: string): OAuthClientRow | null {
+  const id = parseId(oauthClientId)
+  if (!id) return null
+  return (
+    app.db
+      .select()
+      .from(oauthClients)
+      .where(and(eq(oauthClients.id, id), isNull(oauthClients.deletedAt)))
+      .get() ?? null
+  )
+}
+
+/** The default workspace: the first client created (bootstrap's "Default workspace"). */
+export function defaultWorkspace(app: AppContext): string | null {
+  return (
+    app.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.createdAt)).limit(1).get()?.id ?? null
+  )
+}

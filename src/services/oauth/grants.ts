@@ -1,0 +1,339 @@
+import { createHash } from 'node:crypto'
+import { and, eq, isNull } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import {
+  type OAuthClientRow,
+  oauthCodes,
+  oauthGrants,
+  oauthRefreshTokens,
+  oauthRevokedTokens,
+} from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto'
+import { newId } from '../../lib/ids'
+import { DAY_MS, HOUR_MS } from '../../lib/time'
+import { defaultWorkspace } from './clients'
+import { OAuthError } from './errors'
+import { signJwt, verifyJwt } from './keys'
+
+// The grants behind every token (DESIGN §5): authorization code + PKCE (S256), refresh tokens
+// that rotate on every use (a used one presented again revokes the whole grant: it was stolen
+// or replayed), and client credentials for the three read scopes. Every function runs in one
+// IMMEDIATE transaction, so a code or refresh token is spent exactly once even under races.
+
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const
+
+/** The most a client-credentials token may carry. */
+export const CLIENT_CREDENTIALS_SCOPES = ['campaigns:read', 'contacts:read', 'analytics:read'] as const
+
+export const ACCESS_TOKEN_TTL_MS = HOUR_MS
+export const REFRESH_TOKEN_TTL_MS = 30 * DAY_MS
+export const CODE_TTL_MS = 10 * 60_000
+
+export const REFRESH_TOKEN_PREFIX = 'hort_'
+const CODE_PREFIX = 'hoac_'
+
+export interface TokenResponse {
+  access_token: string
+  token_type: 'Bearer'
+  expires_in: number
+  scope: string
+  refresh_token?: string
+}
+
+type GrantRow = typeof oauthGrants.$inferSelect
+
+// --- client authentication ----------------------------------------------------------------------
+
+export interface PresentedClient {
+  clientId: string | null
+  secret: string | null
+  /** Basic: a failure is answered with a Basic challenge (RFC 6749 §5.2). */
+  basic: boolean
+}
+
+/**
+ * The client making a token or revocation request: a confidential client must prove its secret
+ * (Basic or body); a public client names itself with `client_id` and proves nothing (PKCE and
+ * the refresh-token binding do that).
+ */
+export function authenticateClient(
+  find: (id: string) => OAuthClientRow | null,
+  presented: PresentedClient,
+): OAuthClientRow {
+  if (!presented.clientId)
+    throw new OAuthError('invalid_client', 'Client authentication failed: no client_id')
+  const client = find(presented.clientId)
+  if (!client) throw new OAuthError('invalid_client', 'Client authentication failed: unknown client')
+  if (client.confidential) {
+    if (!presented.secret || !client.secretHash || !safeEqual(sha256Hex(presented.secret), client.secretHash))
+      throw new OAuthError('invalid_client', 'Client authentication failed: wrong or missing client secret')
+  } else if (presented.secret) {
+    throw new OAuthError('invalid_client', 'Client authentication failed: a public client has no secret')
+  }
+  return client
+}
+
+// --- issuing ------------------------------------------------------------------------------------
+
+function issue(
+  app: AppContext,
+  client: OAuthClientRow,
+  grant: GrantRow,
+  scopes: readonly string[],
+  options: { refresh: boolean; resource?: string | null },
+): TokenResponse {
+  const now = app.clock.now()
+  const iat = Math.floor(now / 1000)
+  const access = signJwt(app, {
+    iss: app.config.publicUrl,
+    sub: grant.subject,
+    aud: options.resource ?? app.config.publicUrl,
+    client_id: client.id,
+    scope: scopes.join(' '),
+    tenant: grant.tenant,
+    iat,
+    exp: iat + ACCESS_TOKEN_TTL_MS / 1000,
+    jti: `${grant.id}.${randomBase62(12)}`,
+  })
+  const answer: TokenResponse = {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_MS / 1000,
+    scope: scopes.join(' '),
+  }
+  if (options.refresh) {
+    const refresh = `${REFRESH_TOKEN_PREFIX}${randomBase62(32)}`
+    app.db
+      .insert(oauthRefreshTokens)
+      .values({
+        id: newId(),
+        tokenHash: sha256Hex(refresh),
+        grantId: grant.id,
+        createdAt: now,
+        expiresAt: now + REFRESH_TOKEN_TTL_MS,
+      })
+      .run()
+    answer.refresh_token = refresh
+  }
+  return answer
+}
+
+function revokeGrant(app: AppContext, grantId: string): void {
+  app.db
+    .update(oauthGrants)
+    .set({ revokedAt: app.clock.now() })
+    .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
+    .run()
+}
+
+const grantById = (app: AppContext, id: string) =>
+  app.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get()
+
+// --- authorization code -------------------------------------------------------------------------
+
+/** After the user allowed it on the consent page: a grant and its code (single use, 10 minutes). */
+export function createAuthorizationCode(
+  app: AppContext,
+  input: {
+    client: OAuthClientRow
+    userId: string
+    tenant: string
+    scopes: readonly string[]
+    redirectUri: string
+    codeChallenge: string
+    resource: string | null
+  },
+): string {
+  const code = `${CODE_PREFIX}${randomBase62(32)}`
+  const now = app.clock.now()
+  inTransaction(app.sqlite, () => {
+    const grantId = newId()
+    app.db
+      .insert(oauthGrants)
+      .values({
+        id: grantId,
+        oauthClientId: input.client.id,
+        subject: input.userId,
+        tenant: input.tenant,
+        scopes: [...input.scopes],
+        createdAt: now,
+      })
+      .run()
+    app.db
+      .insert(oauthCodes)
+      .values({
+        codeHash: sha256Hex(code),
+        grantId,
+        redirectUri: input.redirectUri,
+        codeChallenge: input.codeChallenge,
+        resource: input.resource,
+        expiresAt: now + CODE_TTL_MS,
+      })
+      .run()
+  })
+  return code
+}
+
+/** RFC 7636 §4.1: 43–128 unreserved characters. */
+const VERIFIER_RE = /^[A-Za-z0-9\-._~]{43,128}$/
+
+export function exchangeCode(
+  app: AppContext,
+  client: OAuthClientRow,
+  params: { code?: string; redirect_uri?: string; code_verifier?: string },
+): TokenResponse {
+  if (!params.code) throw new OAuthError('invalid_request', 'code is required')
+  if (!params.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)')
+  if (!VERIFIER_RE.test(params.code_verifier))
+    throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters')
+  // As for refresh tokens: a reused code revokes its grant, which must commit though the request fails.
+  const outcome = inTransaction(app.sqlite, (): TokenResponse | OAuthError => {
+    const now = app.clock.now()
+    const row = app.db
+      .select()
+      .from(oauthCodes)
+      .where(eq(oauthCodes.codeHash, sha256Hex(params.code!)))
+      .get()
+    if (!row) return new OAuthError('invalid_grant', 'The authorization code is not valid')
+    const grant = grantById(app, row.grantId)!
+    if (grant.oauthClientId !== client.id)
+      return new OAuthError('invalid_grant', 'The authorization code was issued to another client')
+    if (row.usedAt !== null) {
+      // A code used twice: whoever holds it is not to be trusted, nor are the tokens it gave.
+      revokeGrant(app, grant.id)
+      return new OAuthError('invalid_grant', 'The authorization code has already been used')
+    }
+    if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The authorization code has expired')
+    if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'The grant has been revoked')
+    if (params.redirect_uri !== row.redirectUri)
+      return new OAuthError(
+        'invalid_grant',
+        'redirect_uri does not match the one of the authorization request',
+      )
+    const challenge = createHash('sha256').update(params.code_verifier!).digest('base64url')
+    if (!safeEqual(challenge, row.codeChallenge))
+      return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
+    app.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run()
+    return issue(app, client, grant, grant.scopes, { refresh: true, resource: row.resource })
+  })
+  if (outcome instanceof OAuthError) throw outcome
+  return outcome
+}
+
+// --- refresh token ------------------------------------------------------------------------------
+
+/** Scopes asked for with `scope`, which must all be within `allowed` (RFC 6749 §3.3, §6). */
+function narrowed(scope: string | undefined, allowed: readonly string[]): string[] {
+  if (scope === undefined || scope.trim() === '') return [...allowed]
+  const asked = [...new Set(scope.trim().split(/\s+/))]
+  const outside = asked.filter((s) => !allowed.includes(s))
+  if (outside.length > 0)
+    throw new OAuthError('invalid_scope', `Scope not allowed here: ${outside.join(' ')}`)
+  return asked
+}
+
+export function refresh(
+  app: AppContext,
+  client: OAuthClientRow,
+  params: { refresh_token?: string; scope?: string },
+): TokenResponse {
+  if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
+  const hash = sha256Hex(params.refresh_token)
+  // The reuse check revokes the grant and must commit even though the request is refused, so the
+  // transaction returns the outcome and the error is thrown after it.
+  const outcome = inTransaction(app.sqlite, (): TokenResponse | OAuthError => {
+    const now = app.clock.now()
+    const row = app.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, hash)).get()
+    if (!row) return new OAuthError('invalid_grant', 'The refresh token is not valid')
+    const grant = grantById(app, row.grantId)!
+    if (grant.oauthClientId !== client.id)
+      return new OAuthError('invalid_grant', 'The refresh token was issued to another client')
+    if (row.usedAt !== null) {
+      revokeGrant(app, grant.id)
+      return new OAuthError(
+        'invalid_grant',
+        'The refresh token has already been used; every token of this grant is now revoked',
+      )
+    }
+    if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'The grant has been revoked')
+    if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The refresh token has expired')
+    let scopes: string[]
+    try {
+      scopes = narrowed(params.scope, grant.scopes)
+    } catch (err) {
+      return err as OAuthError
+    }
+    app.db.update(oauthRefreshTokens).set({ usedAt: now }).where(eq(oauthRefreshTokens.id, row.id)).run()
+    return issue(app, client, grant, scopes, { refresh: true })
+  })
+  if (outcome instanceof OAuthError) throw outcome
+  return outcome
+}
+
+// --- client credentials -------------------------------------------------------------------------
+
+export function clientCredentials(
+  app: AppContext,
+  client: OAuthClientRow,
+  params: { scope?: string },
+): TokenResponse {
+  if (!client.confidential)
+    throw new OAuthError('unauthorized_client', 'Only a confidential client may use client_credentials')
+  const allowed = client.scopes.filter((s) => (CLIENT_CREDENTIALS_SCOPES as readonly string[]).includes(s))
+  if (params.scope !== undefined && params.scope.trim() !== '') {
+    const asked = params.scope.trim().split(/\s+/)
+    const never = asked.filter((s) => !(CLIENT_CREDENTIALS_SCOPES as readonly string[]).includes(s))
+    if (never.length > 0)
+      throw new OAuthError(
+        'invalid_scope',
+        `client_credentials may request only ${CLIENT_CREDENTIALS_SCOPES.join(', ')}; not ${never.join(' ')}`,
+      )
+  }
+  const scopes = narrowed(params.scope, allowed)
+  if (scopes.length === 0)
+    throw new OAuthError(
+      'invalid_scope',
+      'The client is registered for none of the client_credentials scopes',
+    )
+  return inTransaction(app.sqlite, () => {
+    const grant = app.db
+      .insert(oauthGrants)
+      .values({
+        id: newId(),
+        oauthClientId: client.id,
+        subject: client.id,
+        tenant: client.clientId ?? defaultWorkspace(app),
+        scopes,
+        createdAt: app.clock.now(),
+      })
+      .returning()
+      .get()
+    return issue(app, client, grant, scopes, { refresh: false })
+  })
+}
+
+// --- revocation (RFC 7009) ----------------------------------------------------------------------
+
+/**
+ * Revokes a refresh token (its whole grant, access tokens included) or one access token. A token
+ * that is unknown, already revoked or another client's is answered the same (200): no oracle.
+ */
+export function revokeToken(app: AppContext, client: OAuthClientRow, token: string): void {
+  inTransaction(app.sqlite, () => {
+    const refreshRow = app.db
+      .select()
+      .from(oauthRefreshTokens)
+      .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
+      .get()
+    if (refreshRow) {
+      const grant = grantById(app, refreshRow.grantId)!
+      if (grant.oauthClientId === client.id) revokeGrant(app, grant.id)
+      return
+    }
+    const claims = verifyJwt(app, token)
+    if (!claims || claims.client_id !== client.id || typeof claims.jti !== 'string') return
+    const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : app.clock.now() + ACCESS_TOKEN_TTL_MS
+    app.db.insert(oauthRevokedTokens).values({ jti: claims.jti, expiresAt: exp }).onConflictDoNothing().run()
+  })
+}

@@ -1,0 +1,120 @@
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+  verify,
+} from 'node:crypto'
+import { desc } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { oauthSigningKeys } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { decryptSecret, encryptSecret } from '../../lib/crypto'
+
+// Herald's own signing key for access tokens (DESIGN §5): Ed25519 (JWS `EdDSA`), generated on
+// first use and kept in the database with its private half encrypted by the instance secret key,
+// so backups carry it and every process of the instance signs with the same key. Signing and
+// verifying use node:crypto synchronously: a bearer token is checked on the request path, which
+// is synchronous like the API-key look-up (jose's API is async); the tests verify our tokens
+// with jose against /oauth2/jwks.
+
+interface KeySet {
+  kid: string
+  privateKey: KeyObject
+  publicKeys: Map<string, KeyObject>
+  jwks: { keys: Record<string, string>[] }
+}
+
+const loaded = new WeakMap<AppContext['db'], KeySet>()
+
+/** RFC 7638 thumbprint of an OKP key: the `kid`. */
+function thumbprint(jwk: { crv: string; x: string }): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ crv: jwk.crv, kty: 'OKP', x: jwk.x }))
+    .digest('base64url')
+}
+
+function readKeys(app: AppContext): KeySet | null {
+  const rows = app.db.select().from(oauthSigningKeys).orderBy(desc(oauthSigningKeys.createdAt)).all()
+  const newest = rows[0]
+  if (!newest) return null
+  const publicKeys = new Map<string, KeyObject>()
+  for (const r of rows) publicKeys.set(r.id, createPublicKey({ key: r.publicJwk, format: 'jwk' }))
+  return {
+    kid: newest.id,
+    privateKey: createPrivateKey(decryptSecret(app.secretKey, newest.privateKey)),
+    publicKeys,
+    jwks: { keys: rows.map((r) => ({ ...r.publicJwk, kid: r.id, alg: r.alg, use: 'sig' })) },
+  }
+}
+
+/** The instance's keys, generating the first one (once, whichever process gets there first). */
+export function signingKeys(app: AppContext): KeySet {
+  let keys = loaded.get(app.db)
+  if (keys) return keys
+  keys =
+    readKeys(app) ??
+    inTransaction(app.sqlite, () => {
+      const again = readKeys(app)
+      if (again) return again
+      const pair = generateKeyPairSync('ed25519')
+      const jwk = pair.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string }
+      const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string
+      app.db
+        .insert(oauthSigningKeys)
+        .values({
+          id: thumbprint(jwk),
+          alg: 'EdDSA',
+          publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+          privateKey: encryptSecret(app.secretKey, pem),
+          createdAt: app.clock.now(),
+        })
+        .run()
+      return readKeys(app)!
+    })
+  loaded.set(app.db, keys)
+  return keys
+}
+
+export function jwks(app: AppContext) {
+  return signingKeys(app).jwks
+}
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** A compact JWS (EdDSA) of `claims` with the newest key. */
+export function signJwt(app: AppContext, claims: Record<string, unknown>, typ = 'at+jwt'): string {
+  const keys = signingKeys(app)
+  const input = `${b64({ alg: 'EdDSA', typ, kid: keys.kid })}.${b64(claims)}`
+  return `${input}.${sign(null, Buffer.from(input), keys.privateKey).toString('base64url')}`
+}
+
+const JWT_RE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/
+
+/** Does it look like a JWT at all (three base64url parts)? */
+export const looksLikeJwt = (token: string) => JWT_RE.test(token)
+
+/**
+ * The claims of a JWT signed by one of our keys with the expected `typ`, or null (bad shape,
+ * unknown key, other algorithm, bad signature). Expiry and the rest are the caller's to check.
+ */
+export function verifyJwt(app: AppContext, token: string, typ = 'at+jwt'): Record<string, unknown> | null {
+  if (!looksLikeJwt(token)) return null
+  const [h, p, s] = token.split('.') as [string, string, string]
+  let header: Record<string, unknown>
+  let claims: Record<string, unknown>
+  try {
+    header = JSON.parse(Buffer.from(h, 'base64url').toString())
+    claims = JSON.parse(Buffer.from(p, 'base64url').toString())
+  } catch {
+    return null
+  }
+  if (header.alg !== 'EdDSA' || header.typ !== typ || typeof header.kid !== 'string') return null
+  if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null
+  const key = signingKeys(app).publicKeys.get(header.kid)
+  if (!key) return null
+  const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'))
+  return ok ? claims : null
+}
