@@ -117,6 +117,9 @@ describe('herald api: requests over HTTP', () => {
     expect(got.data).toMatchObject({ id: ids[0], email: emails[0], first_name: 'Ana' })
     // A member flag that is not a string is JSON: the object arrived as one.
     expect(json(await api(['get_contact', ids[2]!])).data.custom_fields).toEqual({ plan: 'pro' })
+    // A string member stays text even when it reads as a number; `null` clears a nullable one.
+    const named = json(await api(['update_contact', ids[0]!, '--company', '1234', '--first_name', 'null']))
+    expect(named.data).toMatchObject({ company: '1234', first_name: null })
   })
 
   test('--all follows next_cursor over several pages: one JSON array, or JSON lines', async () => {

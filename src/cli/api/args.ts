@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { TSchema } from '@sinclair/typebox'
+import type { Json } from '../../http/openapi-schemas'
 import { coerceQuery, validate } from '../../lib/validate'
 import { UsageError } from '../usage'
 import { type ApiCommand, GLOBAL_FLAGS, type GlobalFlag, type MemberFlag } from './commands'
@@ -86,9 +87,17 @@ function tokenize(c: ApiCommand, args: readonly string[]): Parsed {
   return out
 }
 
-/** A body member's flag text as JSON: text for a string member, else parsed when it parses. */
+const typesOf = (s: Json): unknown[] =>
+  Array.isArray(s.anyOf) ? (s.anyOf as Json[]).flatMap(typesOf) : [s.type ?? (s.enum ? 'string' : 'any')]
+
+/**
+ * A body member's flag text as a value: text for a string member (`null` clears a nullable one:
+ * `--first_name null`), else JSON when it parses (numbers, booleans, arrays, objects).
+ */
 function memberValue(m: MemberFlag, text: string): unknown {
-  if (m.schema.type === 'string') return text
+  const types = typesOf(m.schema)
+  if (types.every((t) => t === 'string' || t === 'null'))
+    return text === 'null' && types.includes('null') ? null : text
   try {
     return JSON.parse(text)
   } catch {
