@@ -81,6 +81,13 @@ export async function seedHostileData(herald: TestApp): Promise<HostileData> {
     url: 'https://hooks.example.com/in?probe=%22%3E%3Csvg%20onload%3Dalert(2)%3E',
     events: ['reply.received'],
   })
+  // An agent waiting for approval (/admin/agents lists it; the crawl reaches its review page).
+  const agent = await herald.call('POST', '/agent/auth/register', {
+    key: null,
+    body: { client_name: XSS.name, identity_type: 'anonymous', scopes: ['contacts:read', 'lists:read'] },
+  })
+  if (agent.status !== 200)
+    throw new Error(`seeding: POST /agent/auth/register → ${agent.status} ${agent.text}`)
   return {
     domainId: domain.id,
     webhookId: webhook.id,

@@ -53,6 +53,7 @@ const pages: { route: string; path: () => string; shows: string[] }[] = [
   { route: '/admin/messages/:id', path: () => `/admin/messages/${messageId}`, shows: [`Hello ${XSS.name}`] },
   { route: '/admin/senders', path: () => '/admin/senders', shows: [XSS.name] },
   { route: '/admin/api-keys', path: () => '/admin/api-keys', shows: [XSS.attribute] },
+  { route: '/admin/agents', path: () => '/admin/agents', shows: [XSS.name] },
   { route: '/admin/clients', path: () => '/admin/clients', shows: [XSS.attribute] },
 ]
 
