@@ -171,6 +171,13 @@ describe('herald api: requests over HTTP', () => {
     expect(r.stderr).toMatch(/^ {2}request_id: /m)
   })
 
+  test('a create without a workspace (platform-wide key) names the --client flag', async () => {
+    const r = await api(['create_contact', '--email', 'nowhere@example.com'])
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/^ {2}client_id: /m)
+    expect(r.stderr).toContain('give the workspace with --client ID')
+  })
+
   test('a 404 exits 1 with NOT_FOUND', async () => {
     const r = await api(['get_contact', '--id', '01900000-0000-7000-8000-000000000000'])
     expect(r.code).toBe(1)

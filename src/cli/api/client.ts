@@ -95,7 +95,7 @@ interface ErrorBody {
 }
 
 /** The §4 error body as `herald: CODE: message`, one line per detail, and the request id. */
-async function printError(r: Response, key: string | null, io: Io): Promise<void> {
+async function printError(r: Response, inv: Invocation, key: string | null, io: Io): Promise<void> {
   const text = await r.text()
   let error: ErrorBody | null = null
   try {
@@ -111,6 +111,12 @@ async function printError(r: Response, key: string | null, io: Io): Promise<void
       lines.push(d.field !== undefined ? `  ${d.field}: ${d.message ?? ''}` : `  ${JSON.stringify(d)}`)
   else if (error.details && typeof error.details === 'object')
     for (const [k, v] of Object.entries(error.details)) lines.push(`  ${k}: ${JSON.stringify(v)}`)
+  // A platform-wide key's create without a workspace: name the flag that gives one.
+  const fields = Array.isArray(error.details)
+    ? (error.details as { field?: string }[]).map((d) => d.field)
+    : []
+  if (fields.includes('client_id') && inv.command.members.has('client_id') && !inv.query.has('client_id'))
+    lines.push('  give the workspace with --client ID')
   const retryAfter = r.headers.get('retry-after')
   if (retryAfter) lines.push(`  retry after: ${retryAfter} s`)
   if (r.status === 401 && !key) lines.push('  no API key given: set HERALD_API_KEY (or pass --key-file FILE)')
@@ -133,7 +139,7 @@ export async function runInvocation(
   if (!inv.all) {
     const r = await send(inv, base, key)
     if (!r.ok) {
-      await printError(r, key, io)
+      await printError(r, inv, key, io)
       return 1
     }
     if (!isJson(r))
@@ -150,7 +156,7 @@ export async function runInvocation(
   for (;;) {
     const r = await send(inv, base, key)
     if (!r.ok) {
-      await printError(r, key, io)
+      await printError(r, inv, key, io)
       return 1
     }
     const page = (await r.json()) as Page
