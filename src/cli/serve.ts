@@ -9,6 +9,7 @@ import { startInboundSmtp } from '../inbound/smtp-listener'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { createJourneyWorker } from '../queue/journey-worker'
+import { createSequenceWorker } from '../queue/sequence-worker'
 import { startSending } from '../queue/start'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
@@ -35,6 +36,7 @@ export async function serve(flags: Flags): Promise<void> {
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
   const sender = startSending(ctx) // resumes campaigns a stop interrupted
   const journeyWorker = createJourneyWorker(ctx).start()
+  const sequenceWorker = createSequenceWorker(ctx).start()
   const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
 
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
@@ -75,7 +77,13 @@ export async function serve(flags: Flags): Promise<void> {
     if (timedOut) await server.stop(true)
     await inbound?.close()
     // Every worker ends its pass before the store closes; what they held is recovered at start.
-    await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), journeyWorker.stop()])
+    await Promise.all([
+      sender.stop(),
+      webhookWorker.stop(),
+      importWorker.stop(),
+      journeyWorker.stop(),
+      sequenceWorker.stop(),
+    ])
     await checkpointer?.stop()
     ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     ctx.log.info('stopped', { forced: timedOut })

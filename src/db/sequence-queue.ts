@@ -38,6 +38,16 @@ const statements = perConnection((sqlite: Database) => ({
        next_step = ?4, next_run_at = ?5, status = ?6, ended_at = ?7, updated_at = ?8
      WHERE seq = ?1 AND status = 'active'`,
   ),
+  complete: sqlite.prepare<never, [number, number]>(
+    `UPDATE sequence_enrollments SET status = 'completed', next_run_at = NULL, ended_at = ?2, updated_at = ?2
+     WHERE seq = ?1 AND status = 'active'`,
+  ),
+  skip: sqlite.prepare<never, [number, string, number, number | null, number]>(
+    `UPDATE sequence_enrollments SET history = json_insert(history, '$[#]', json(?2)), next_step = ?3 + 1,
+       next_run_at = ?4, status = CASE WHEN ?4 IS NULL THEN 'completed' ELSE status END,
+       ended_at = CASE WHEN ?4 IS NULL THEN ?5 ELSE ended_at END, updated_at = ?5
+     WHERE seq = ?1 AND status = 'active'`,
+  ),
   end: sqlite.prepare<never, [number, string, string | null, number]>(
     `UPDATE sequence_enrollments SET status = ?2, stop_reason = ?3, next_run_at = NULL, ended_at = ?4, updated_at = ?4
      WHERE seq = ?1 AND status = 'active'`,
@@ -114,6 +124,11 @@ export const sequenceQueue = (sqlite: Database) => {
         nextAt === null ? now : null,
         now,
       ),
+    /** The run has no step left (the steps were shortened while it waited). */
+    complete: (seq: number, now: number) => void s.complete.run(seq, now),
+    /** A step that could not send (no phone): noted, and the run goes on to the next. */
+    skip: (seq: number, entry: Record<string, unknown>, step: number, nextAt: number | null, now: number) =>
+      void s.skip.run(seq, JSON.stringify(entry), step, nextAt, now),
     end: (seq: number, status: 'stopped' | 'exited', reason: string | null, now: number) =>
       void s.end.run(seq, status, reason, now),
     /** A message of the step in the outbox (sequence_id set, campaign_id null); its seq. */

@@ -7,7 +7,7 @@ import type { SendPlan } from '../plan'
 // and that source's rules. The send queue plans, checks, sends and records by message; what
 // differs between sources is behind this interface, one file per source.
 
-export type SourceKind = 'campaign' | 'transactional' | 'journey'
+export type SourceKind = 'campaign' | 'transactional' | 'journey' | 'sequence'
 
 /** Whether the source still sends a message now. */
 export type Verdict = { kind: 'send' } | { kind: 'defer'; at: number } | { kind: 'cancel'; reason: string }

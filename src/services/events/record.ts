@@ -2,6 +2,7 @@ import type { Db } from '../../db/client'
 import { appendEvent } from '../../db/events'
 import { newId } from '../../lib/ids'
 import { onJourneyEvent } from '../journeys/triggers'
+import { onSequenceEvent } from '../sequences/stops'
 
 export const EVENT_TYPES = [
   'email.delivered',
@@ -48,5 +49,7 @@ export function recordEvent(db: Db, input: EventInput): string {
   })
   // Journeys listen to a few of these (waits for an event, event triggers, hard bounces).
   onJourneyEvent(db, input)
+  // A reply, bounce or unsubscribe stops the contact's sequence runs.
+  onSequenceEvent(db, input)
   return id
 }

@@ -13,6 +13,7 @@ export const ListMessagesInput = t.Object(
     client_id: t.Optional(t.String()),
     campaign_id: t.Optional(t.String()),
     journey_id: t.Optional(t.String()),
+    sequence_id: t.Optional(t.String()),
     contact_id: t.Optional(t.String()),
     status: t.Optional(MessageStatus),
   },

@@ -48,6 +48,8 @@ export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   const journeyId = idFilter('journey_id', page.journey_id)
   if (journeyId) conditions.push(eq(messages.journeyId, journeyId))
+  const sequenceId = idFilter('sequence_id', page.sequence_id)
+  if (sequenceId) conditions.push(eq(messages.sequenceId, sequenceId))
   if (contactId) conditions.push(eq(messages.contactId, contactId))
   if (page.status) conditions.push(eq(messages.status, page.status))
   const result = paginate(ctx.db, ctx.secretKey, messages, messages.id, and(...conditions), page, (r) => r)
