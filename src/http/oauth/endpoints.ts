@@ -5,6 +5,8 @@ import {
   authenticateClient,
   clientCredentials,
   exchangeCode,
+  JWT_BEARER,
+  jwtBearer,
   type PresentedClient,
   refresh,
   revokeToken,
@@ -59,8 +61,12 @@ export async function tokenEndpoint(app: AppContext, request: Request): Promise<
         )
       case 'client_credentials':
         return oauthJson(200, clientCredentials(app, client, { scope: opt(form, 'scope') }))
+      case JWT_BEARER:
+        return oauthJson(
+          200,
+          await jwtBearer(app, client, { assertion: opt(form, 'assertion'), scope: opt(form, 'scope') }),
+        )
       default:
-        // The JWT-bearer grant (ID-JAG assertions) is not built yet: refused like any other.
         throw new OAuthError(
           'unsupported_grant_type',
           `grant_type ${grantType.slice(0, 100)} is not supported`,

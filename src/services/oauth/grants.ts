@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { and, eq, isNull } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import {
+  clients,
   type OAuthClientRow,
   oauthCodes,
   oauthGrants,
@@ -10,8 +11,10 @@ import {
 } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto'
-import { newId } from '../../lib/ids'
+import { newId, parseId } from '../../lib/ids'
+import { OAUTH_SCOPES } from '../../lib/scopes'
 import { DAY_MS, HOUR_MS } from '../../lib/time'
+import { IdJagError, verifyIdJag } from '../agents/id-jag'
 import { defaultWorkspace } from './clients'
 import { OAuthError } from './errors'
 import { signJwt, verifyJwt } from './keys'
@@ -21,7 +24,8 @@ import { signJwt, verifyJwt } from './keys'
 // or replayed), and client credentials for the three read scopes. Every function runs in one
 // IMMEDIATE transaction, so a code or refresh token is spent exactly once even under races.
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials'] as const
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', JWT_BEARER] as const
 
 /** The most a client-credentials token may carry. */
 export const CLIENT_CREDENTIALS_SCOPES = ['campaigns:read', 'contacts:read', 'analytics:read'] as const
@@ -304,6 +308,64 @@ export function clientCredentials(
         oauthClientId: client.id,
         subject: client.id,
         tenant: client.clientId ?? defaultWorkspace(app),
+        scopes,
+        createdAt: app.clock.now(),
+      })
+      .returning()
+      .get()
+    return issue(app, client, grant, scopes, { refresh: false })
+  })
+}
+
+// --- JWT bearer with an ID-JAG (RFC 7523, draft-ietf-oauth-identity-assertion-authz-grant) ------
+
+/**
+ * An access token for the subject of an Identity Assertion JWT Authorization Grant from a trusted
+ * issuer (HERALD_IDJAG_ISSUERS), verified by the agents' ID-JAG verifier. The assertion must be
+ * for this client (its `client_id` claim, when present); the workspace is its `aud_tenant` (a
+ * Herald client id), else the default workspace; the scopes are those asked for (or else the
+ * client's), within the client's registration and the assertion's `scope` claim. No refresh
+ * token: the client asks its identity provider for a fresh assertion instead.
+ */
+export async function jwtBearer(
+  app: AppContext,
+  client: OAuthClientRow,
+  params: { assertion?: string; scope?: string },
+): Promise<TokenResponse> {
+  if (!params.assertion) throw new OAuthError('invalid_request', 'assertion is required')
+  let jag: Awaited<ReturnType<typeof verifyIdJag>>
+  try {
+    jag = await verifyIdJag(params.assertion, {
+      audience: app.config.publicUrl,
+      trustedIssuers: app.config.idjagIssuers,
+      now: app.clock.now(),
+    })
+  } catch (err) {
+    if (err instanceof IdJagError) throw new OAuthError('invalid_grant', err.message)
+    throw err
+  }
+  if (jag.clientId !== null && jag.clientId !== client.id)
+    throw new OAuthError('invalid_grant', 'The assertion was issued to another client')
+  const offered = client.scopes.filter(
+    (s) => (OAUTH_SCOPES as readonly string[]).includes(s) && (jag.scopes === null || jag.scopes.includes(s)),
+  )
+  const scopes = narrowed(params.scope, offered)
+  if (scopes.length === 0)
+    throw new OAuthError('invalid_scope', "The assertion grants none of the client's scopes")
+  let tenant: string | null
+  if (jag.audTenant !== null) {
+    tenant = parseId(jag.audTenant)
+    if (!tenant || !app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).get())
+      throw new OAuthError('invalid_grant', "The assertion's aud_tenant names no workspace of this server")
+  } else tenant = defaultWorkspace(app)
+  return inTransaction(app.sqlite, () => {
+    const grant = app.db
+      .insert(oauthGrants)
+      .values({
+        id: newId(),
+        oauthClientId: client.id,
+        subject: `${jag.issuer}#${jag.subject}`,
+        tenant,
         scopes,
         createdAt: app.clock.now(),
       })

@@ -86,7 +86,12 @@ describe('discovery', () => {
     expect(meta.registration_endpoint).toBe(`${base}/oauth2/register`)
     expect(meta.code_challenge_methods_supported).toEqual(['S256'])
     expect(meta.grant_types_supported).toEqual(
-      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
+      expect.arrayContaining([
+        'authorization_code',
+        'refresh_token',
+        'client_credentials',
+        'urn:ietf:params:oauth:grant-type:jwt-bearer',
+      ]),
     )
     expect(meta.scopes_supported).not.toContain('admin:*')
 
