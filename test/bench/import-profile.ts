@@ -48,7 +48,7 @@ try {
   )
   t = performance.now()
   const p = await processImport(
-    store.sqlite,
+    store.db,
     { id: 'x', clientId, file: csv, listId: null, updateExisting: false },
     () => Date.now(),
     () => {},

@@ -1,8 +1,9 @@
-import type { Database } from 'bun:sqlite'
 import { open } from 'node:fs/promises'
+import type { Db } from '../../db/client'
 import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
 import { newId } from '../../lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
+import { contactCreatedJourneys, onContactsCreated } from '../journeys/triggers'
 import { detectDelimiter } from './columns'
 import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
 import { contactProblem, type Parsed } from './rows'
@@ -71,11 +72,13 @@ async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<C
  * existing emails are skipped, or updated only where a value differs.
  */
 export async function processImport(
-  sqlite: Database,
+  db: Db,
   job: ImportJob,
   now: () => number,
-  onBatch: (p: ImportProgress) => void,
+  /** After each batch's commit; `enrolled`: contacts of that batch that entered journeys. */
+  onBatch: (p: ImportProgress, enrolled: number) => void,
 ): Promise<ImportProgress> {
+  const sqlite = db.$client
   const handle = await open(job.file, 'r')
   const sample = Buffer.alloc(64 * 1024)
   const { bytesRead } = await handle.read(sample, 0, sample.length, 0)
@@ -90,9 +93,12 @@ export async function processImport(
     if (p.errors.length < MAX_ERRORS) p.errors.push({ row: line, message })
   }
 
-  const flush = sqlite.transaction((c: Cell[]) => {
+  const flush = sqlite.transaction((c: Cell[]): number => {
     const t = now()
     const highWater = contactsHighWater(sqlite)
+    // contact_created journeys (issue 11), asked once a batch: with none, nothing is collected.
+    const starting = contactCreatedJourneys(db, job.clientId)
+    const created: string[] | null = starting.length > 0 ? [] : null
     const insertedBefore = p.inserted
     let added = 0
     for (let k = 0; k < c.length; k += ROW_CELLS) {
@@ -129,6 +135,7 @@ export async function processImport(
       if (inserted) {
         p.inserted++
         contactId = id
+        created?.push(id)
       } else {
         const current = w.existingContact(job.clientId, email)!
         contactId = current.id
@@ -180,11 +187,12 @@ export async function processImport(
     if (job.listId && added > 0) w.bumpListMembers(job.listId, added, t)
     indexContactsAfter(sqlite, highWater)
     w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
+    return created ? onContactsCreated(db, starting, created, t) : 0
   })
 
   for await (const cells of parsedBatches(job.file, delimiter)) {
-    flush.immediate(cells)
-    onBatch(p)
+    const enrolled = flush.immediate(cells)
+    onBatch(p, enrolled)
     // Let requests in: a large import must not starve the server.
     await new Promise((r) => setImmediate(r))
   }

@@ -19,10 +19,13 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
     if (!job) return { worked: false }
     try {
       const p = await processImport(
-        ctx.sqlite,
+        ctx.db,
         job,
         () => ctx.clock.now(),
-        (progress) => saveImportProgress(ctx.db, job.id, progress, ctx.clock.now()),
+        (progress, enrolled) => {
+          saveImportProgress(ctx.db, job.id, progress, ctx.clock.now())
+          if (enrolled > 0) ctx.workers.wake('journeys')
+        },
       )
       completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {

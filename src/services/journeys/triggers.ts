@@ -22,9 +22,22 @@ const listening = (db: Db, kind: string, ref: SQL | undefined) =>
     .all()
 
 export function onContactCreated(db: Db, clientId: string, contactId: string, now: number): number {
+  return onContactsCreated(db, contactCreatedJourneys(db, clientId), [contactId], now)
+}
+
+/** The active journeys a new contact of this client enters (a bulk insert asks once per batch). */
+export const contactCreatedJourneys = (db: Db, clientId: string): JourneyRow[] =>
+  listening(db, 'contact_created', eq(journeys.clientId, clientId))
+
+/** Contacts just created (in this transaction) enter `starting`; how many enrollments. */
+export function onContactsCreated(
+  db: Db,
+  starting: readonly JourneyRow[],
+  contactIds: readonly string[],
+  now: number,
+): number {
   let n = 0
-  for (const j of listening(db, 'contact_created', eq(journeys.clientId, clientId)))
-    n += enrollContacts(db, j, [contactId], now)
+  if (contactIds.length > 0) for (const j of starting) n += enrollContacts(db, j, contactIds, now)
   return n
 }
 
