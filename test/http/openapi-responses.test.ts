@@ -485,6 +485,23 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('DELETE', `/api/v1/journeys/${draft.id}`, as(key))
   })
 
+  test('sequences through their states, enrollments and a stop', async () => {
+    const steps = [
+      { subject: 'Hi', body_text: 'Hi', delay: 'P1D' },
+      { body_text: 'Again', delay: { days: 2 } },
+    ]
+    const q = await ok('POST', '/api/v1/sequences', as(key, { body: { name: 'Outreach', steps } }))
+    await ok('GET', `/api/v1/sequences/${q.id}`, as(key))
+    await ok('GET', '/api/v1/sequences?status=draft', as(key))
+    await ok('PATCH', `/api/v1/sequences/${q.id}`, as(key, { body: { settings: { daily_limit: 10 } } }))
+    await ok('POST', `/api/v1/sequences/${q.id}/activate`, as(key))
+    await ok('POST', `/api/v1/sequences/${q.id}/enroll`, as(key, { body: { contact_ids: [ann.id] } }))
+    await ok('GET', `/api/v1/sequences/${q.id}/enrollments`, as(key))
+    await ok('POST', `/api/v1/sequences/${q.id}/enrollments/${ann.id}/stop`, as(key))
+    await ok('POST', `/api/v1/sequences/${q.id}/pause`, as(key))
+    await ok('POST', `/api/v1/sequences/${q.id}/archive`, as(key))
+  })
+
   test('inbound mail and replies', async () => {
     const m = provider.sent.find((x) => x.channel === 'email' && x.to === 'ann.lee@acme.io') as EmailOut
     const raw = await new MailComposer({ from: m.to, to: m.replyTo!, subject: 'Re: Hello', text: 'Thanks!' })
