@@ -37,7 +37,8 @@ export function buildServerCard(catalog: ToolCatalog, publicUrl: string): Json {
         headers: [
           {
             name: 'Authorization',
-            description: 'Bearer <API key> (hrld_…); an X-Api-Key header works too',
+            description:
+              'Bearer <API key> (hrld_…) or an OAuth access token; an X-Api-Key header works too for keys',
             isRequired: true,
             isSecret: true,
           },
@@ -55,8 +56,9 @@ export function buildServerCard(catalog: ToolCatalog, publicUrl: string): Json {
         },
         {
           type: 'oauth2',
-          description: 'OAuth 2.1 access tokens, discovered from the protected-resource metadata.',
-          available: false,
+          description:
+            'OAuth 2.1 access tokens from Herald’s own authorization server (code flow with PKCE S256, dynamic registration), discovered from the protected-resource metadata.',
+          available: true,
         },
       ],
       protectedResourceMetadata: metadata,

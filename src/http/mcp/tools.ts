@@ -1,5 +1,6 @@
 import { hasScope, type Scope } from '../../lib/scopes'
 import type { Actor } from '../../services/actors/actor'
+import { oauthReadScope } from '../../services/verbs/invoke'
 import type { Json } from '../openapi-schemas'
 import type { Operation } from '../operation'
 import { describe } from './describe'
@@ -74,7 +75,10 @@ const readsOnly = (actor: Actor) => actor.scopes.every((s) => s.endsWith(':read'
  */
 export const allows = (actor: Actor, d: ToolDef) =>
   d.operation.auth === 'any'
-    ? !d.operation.verb.mutates || !readsOnly(actor)
+    ? // An OAuth token holds scopes only: it calls these with the entity's read scope (invoke.ts).
+      actor.kind === 'oauth'
+      ? hasScope(actor.scopes, oauthReadScope(d.operation.verb.name))
+      : !d.operation.verb.mutates || !readsOnly(actor)
     : hasScope(actor.scopes, d.operation.auth as Scope)
 
 export interface ToolCatalog {

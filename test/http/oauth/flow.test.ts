@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
+import { answerOf, connectMcp, SDKS } from '../../helpers/mcp'
 import { type Browser, makeUser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
 import { authorizeAs, basic, consentForm, form, overHttp, pkce } from './oauth-client'
 
@@ -633,5 +634,28 @@ describe('who may consent to what', () => {
       decision: 'allow',
     })
     expect(noCsrf.status).toBe(403)
+  })
+})
+
+describe('MCP with an OAuth access token (official SDK clients)', () => {
+  test.each(SDKS)('%s: tools follow the token’s scopes and act in its workspace', async (sdk) => {
+    const tokens = await codeFlow('contacts:read', workspaceB)
+    const mcp = await connectMcp(sdk, `${base}/mcp/v1`, tokens.access_token)
+    try {
+      const names = (await mcp.listTools()).tools.map((tool: { name: string }) => tool.name)
+      expect(names).toContain('list_contacts')
+      expect(names).not.toContain('create_contact')
+      expect(names).not.toContain('create_campaign')
+      const listed = answerOf(await mcp.callTool({ name: 'list_contacts', arguments: {} }))
+      for (const c of listed.data) expect(c.client_id).toBe(workspaceB)
+    } finally {
+      await mcp.close()
+    }
+  })
+
+  test('the server card marks OAuth available', async () => {
+    const card = await (await fetch(`${base}/.well-known/mcp/server-card.json`)).json()
+    const oauth = card.authentication.methods.find((m: { type: string }) => m.type === 'oauth2')
+    expect(oauth.available).toBe(true)
   })
 })
