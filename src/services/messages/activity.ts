@@ -27,6 +27,7 @@ const idsOf = (m: MessageRow) => ({
   campaign_id: pid('campaign', m.campaignId),
   // A journey's messages name it (campaign_id null); other events keep their documented members.
   ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
+  ...(m.sequenceId === null ? {} : { sequence_id: toPrefixedId('sequence', m.sequenceId) }),
   contact_id: pid('contact', m.contactId),
 })
 
@@ -329,6 +330,7 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
         email,
         campaign_id: pid('campaign', m.campaignId),
         ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
+        ...(m.sequenceId === null ? {} : { sequence_id: toPrefixedId('sequence', m.sequenceId) }),
         message_id: pid('message', m.id),
         source,
         unsubscribed_at: iso(at),

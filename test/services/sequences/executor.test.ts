@@ -65,6 +65,17 @@ describe('three email steps in one thread', () => {
     // SMTP 250 is delivered (DESIGN §8).
     expect(m1).toMatchObject({ sequenceId: id, campaignId: null, journeyId: null, status: 'delivered' })
     expect(mail[0]!.messageId).toStartWith(`<${m1!.id}@`)
+    // Its events name the sequence (campaign_id null), in webhook form.
+    const delivered = t.ctx.sqlite
+      .query<{ data: string; sequence_id: string }, [string]>(
+        "SELECT data, sequence_id FROM events WHERE message_id = ?1 AND type = 'email.delivered'",
+      )
+      .get(m1!.id)!
+    expect(delivered.sequence_id).toBe(id)
+    expect(JSON.parse(delivered.data)).toMatchObject({
+      campaign_id: null,
+      sequence_id: `seq_${id.replaceAll('-', '')}`,
+    })
     let run = await s.runOf(id, c)
     expect(run).toMatchObject({ status: 'active', current_step: 0 })
     expect(run.history).toEqual([
