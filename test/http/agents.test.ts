@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { networkInterfaces } from 'node:os'
 import { exportJWK, generateKeyPair, SignJWT } from 'jose'
 import { withActor } from '../../src/context'
 import { agentRegistrations } from '../../src/db/schema'
@@ -272,6 +273,34 @@ describe('20 requests a minute per IP, per endpoint', () => {
     expect((await agent('claim', { registration_id: 'reg_x' }, ip)).status).toBe(404)
     clock.t += retry * 1000
     expect((await agent('register', body, ip)).status).toBe(200)
+  })
+})
+
+describe('per-IP buckets over a real socket', () => {
+  // From a non-loopback peer X-Forwarded-For is not believed: the bucket is the peer's own,
+  // so changing the header per request does not escape it. (Through app.handle there is no peer.)
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a?.family === 'IPv4' && !a.internal)?.address
+  test.skipIf(!external)('a client that varies X-Forwarded-For is still limited by its address', async () => {
+    const served = createTestApp({ clock })
+    served.app.listen({ port: 0, hostname: '0.0.0.0' })
+    try {
+      const url = `http://${external}:${served.app.server!.port}/agent/auth/claim`
+      const statuses: number[] = []
+      for (let i = 0; i < 21; i++) {
+        const r = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': `10.9.9.${i}` },
+          body: JSON.stringify({ registration_id: 'reg_none' }),
+        })
+        statuses.push(r.status)
+      }
+      expect(statuses.slice(0, 20).every((s) => s === 404)).toBe(true)
+      expect(statuses[20]).toBe(429)
+    } finally {
+      await served.app.stop(true)
+    }
   })
 })
 
