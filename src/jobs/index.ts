@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
+import { purgeRegistrationsVerb } from '../services/agents/verbs'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
@@ -52,6 +53,15 @@ export function registerJobs(ctx: AppContext): void {
     run: async () => {
       const { removed } = await runAs(ctx, 'idempotency.purge', purgeIdempotencyKeysVerb)
       if (removed > 0) ctx.log.info('idempotency keys purged', { removed })
+    },
+  })
+  ctx.jobs.register({
+    name: 'agents.purge',
+    schedule: '23 * * * *',
+    description: 'Delete agent registrations past their 24 hours that were never claimed',
+    run: async () => {
+      const { removed } = await runAs(ctx, 'agents.purge', purgeRegistrationsVerb)
+      if (removed > 0) ctx.log.info('agent registrations purged', { removed })
     },
   })
   ctx.jobs.register({

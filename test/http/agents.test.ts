@@ -5,7 +5,11 @@ import { withActor } from '../../src/context'
 import { agentRegistrations } from '../../src/db/schema'
 import { toPrefixedId } from '../../src/lib/ids'
 import { systemActor } from '../../src/services/actors/actor'
-import { approveRegistrationVerb, denyRegistrationVerb } from '../../src/services/agents/verbs'
+import {
+  approveRegistrationVerb,
+  denyRegistrationVerb,
+  purgeRegistrationsVerb,
+} from '../../src/services/agents/verbs'
 import { invoke } from '../../src/services/verbs/invoke'
 import { BASE, type CallResult, createTestApp, type TestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
@@ -185,6 +189,23 @@ describe('anonymous: register → pending → operator approves → claim once �
     const r = await claim(reg.registration_id)
     expect(r.status).toBe(404)
     expect(r.body.error.code).toBe('NOT_FOUND')
+  })
+
+  test('the agents.purge job deletes expired registrations never claimed, and keeps claimed ones', async () => {
+    const statuses = () =>
+      t.ctx.db
+        .select()
+        .from(agentRegistrations)
+        .all()
+        .map((r) => r.status)
+    expect(statuses()).toContain('claimed')
+    const before = statuses().length
+    const fresh = await register()
+    const { removed } = await invoke(purgeRegistrationsVerb, system(), {})
+    // Everything registered so far is past its 24 h (the clock moved a day) except the claimed one.
+    expect(removed).toBe(before - 1)
+    expect(statuses().sort()).toEqual(['claimed', 'pending'])
+    expect(recordOf(fresh.registration_id).status).toBe('pending')
   })
 })
 

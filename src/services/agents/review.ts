@@ -1,4 +1,4 @@
-import { and, eq, gt, inArray } from 'drizzle-orm'
+import { and, eq, gt, inArray, lte, ne } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { agentRegistrations } from '../../db/schema'
@@ -62,6 +62,18 @@ export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
     .returning()
     .get()!
   return presentForReview(updated)
+}
+
+/**
+ * Registrations past their 24 h that were never claimed (pending, approved, denied) are of no
+ * use to anyone: deleted. Claimed ones stay, naming the key they produced.
+ */
+export function purgeExpiredRegistrations(ctx: Ctx): number {
+  return ctx.db
+    .delete(agentRegistrations)
+    .where(and(lte(agentRegistrations.expiresAt, ctx.clock.now()), ne(agentRegistrations.status, 'claimed')))
+    .returning({ id: agentRegistrations.id })
+    .all().length
 }
 
 /** Denies a registration not yet claimed; its claim then answers 409 with status denied. */

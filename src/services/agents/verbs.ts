@@ -1,5 +1,6 @@
 import { ServiceError, validationFailed } from '../../errors'
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import { type IdJag, IdJagError, verifyIdJag } from './id-jag'
 import {
   ApproveRegistrationInput,
@@ -10,7 +11,13 @@ import {
   RevokeAgentInput,
 } from './inputs'
 import { claimAgent, registerAgent, registrationByHandle, revokeAgentCredential } from './registrations'
-import { approveRegistration, denyRegistration, getRegistration, listOpenRegistrations } from './review'
+import {
+  approveRegistration,
+  denyRegistration,
+  getRegistration,
+  listOpenRegistrations,
+  purgeExpiredRegistrations,
+} from './review'
 
 // Agent registration (DESIGN §5). register, claim and revoke are public (no credential; the
 // REST door gives each its own per-IP bucket); the review verbs are the portal's, admin:* only.
@@ -82,6 +89,15 @@ export const approveRegistrationVerb = defineVerb({
   input: ApproveRegistrationInput,
   mutates: true,
   run: (ctx, input) => approveRegistration(ctx, input),
+})
+
+/** The agents.purge job: expired registrations that were never claimed. */
+export const purgeRegistrationsVerb = defineVerb({
+  name: 'agents.purge',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => ({ removed: purgeExpiredRegistrations(ctx) }),
 })
 
 export const denyRegistrationVerb = defineVerb({
