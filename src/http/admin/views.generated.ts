@@ -54,52 +54,56 @@ import v50 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
 import v51 from '../../../views/pages/login/index.liquid' with { type: 'text' }
 import v52 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
 import v53 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v58 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v59 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v60 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v61 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v62 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v63 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
-import v64 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v83 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v84 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v85 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v86 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v87 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v88 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v89 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
-import v90 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v91 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v92 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v93 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v94 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v95 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v96 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v97 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v98 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v99 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/oauth-clients/created.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/oauth-clients/delete.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/oauth-clients/index.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/oauth-clients/new.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v84 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v85 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v86 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v87 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v88 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v89 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v90 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v91 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v92 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v93 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v94 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v95 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v96 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v97 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v98 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v99 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v100 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v101 from '../../../views/partials/pagination.liquid' with { type: 'text' }
+import v102 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v103 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -165,52 +169,56 @@ export const embeddedViews: Record<string, string> = {
   'pages/login/index.liquid': v51,
   'pages/messages/index.liquid': v52,
   'pages/messages/show.liquid': v53,
-  'pages/oauth/consent.liquid': v54,
-  'pages/oauth/error.liquid': v55,
-  'pages/replies/index.liquid': v56,
-  'pages/replies/show.liquid': v57,
-  'pages/segments/builder.liquid': v58,
-  'pages/segments/delete.liquid': v59,
-  'pages/segments/estimate.liquid': v60,
-  'pages/segments/index.liquid': v61,
-  'pages/segments/show.liquid': v62,
-  'pages/senders/delete.liquid': v63,
-  'pages/senders/form.liquid': v64,
-  'pages/senders/index.liquid': v65,
-  'pages/settings/index.liquid': v66,
-  'pages/suppressions/index.liquid': v67,
-  'pages/suppressions/remove.liquid': v68,
-  'pages/templates/delete.liquid': v69,
-  'pages/templates/draft-preview.liquid': v70,
-  'pages/templates/fields.liquid': v71,
-  'pages/templates/index.liquid': v72,
-  'pages/templates/new.liquid': v73,
-  'pages/templates/preview.liquid': v74,
-  'pages/templates/show.liquid': v75,
-  'pages/users/delete.liquid': v76,
-  'pages/users/edit.liquid': v77,
-  'pages/users/index.liquid': v78,
-  'pages/users/new.liquid': v79,
-  'pages/users/password.liquid': v80,
-  'pages/users/reset.liquid': v81,
-  'pages/webhooks/delete.liquid': v82,
-  'pages/webhooks/index.liquid': v83,
-  'pages/webhooks/new.liquid': v84,
-  'pages/webhooks/reveal.liquid': v85,
-  'pages/webhooks/rotate.liquid': v86,
-  'pages/webhooks/secret.liquid': v87,
-  'pages/webhooks/show.liquid': v88,
-  'partials/alert-banner.liquid': v89,
-  'partials/count-bars.liquid': v90,
-  'partials/field-error.liquid': v91,
-  'partials/flash.liquid': v92,
-  'partials/form-error.liquid': v93,
-  'partials/head.liquid': v94,
-  'partials/line-chart.liquid': v95,
-  'partials/nav.liquid': v96,
-  'partials/pagination.liquid': v97,
-  'partials/swap.liquid': v98,
-  'partials/workspace.liquid': v99,
+  'pages/oauth-clients/created.liquid': v54,
+  'pages/oauth-clients/delete.liquid': v55,
+  'pages/oauth-clients/index.liquid': v56,
+  'pages/oauth-clients/new.liquid': v57,
+  'pages/oauth/consent.liquid': v58,
+  'pages/oauth/error.liquid': v59,
+  'pages/replies/index.liquid': v60,
+  'pages/replies/show.liquid': v61,
+  'pages/segments/builder.liquid': v62,
+  'pages/segments/delete.liquid': v63,
+  'pages/segments/estimate.liquid': v64,
+  'pages/segments/index.liquid': v65,
+  'pages/segments/show.liquid': v66,
+  'pages/senders/delete.liquid': v67,
+  'pages/senders/form.liquid': v68,
+  'pages/senders/index.liquid': v69,
+  'pages/settings/index.liquid': v70,
+  'pages/suppressions/index.liquid': v71,
+  'pages/suppressions/remove.liquid': v72,
+  'pages/templates/delete.liquid': v73,
+  'pages/templates/draft-preview.liquid': v74,
+  'pages/templates/fields.liquid': v75,
+  'pages/templates/index.liquid': v76,
+  'pages/templates/new.liquid': v77,
+  'pages/templates/preview.liquid': v78,
+  'pages/templates/show.liquid': v79,
+  'pages/users/delete.liquid': v80,
+  'pages/users/edit.liquid': v81,
+  'pages/users/index.liquid': v82,
+  'pages/users/new.liquid': v83,
+  'pages/users/password.liquid': v84,
+  'pages/users/reset.liquid': v85,
+  'pages/webhooks/delete.liquid': v86,
+  'pages/webhooks/index.liquid': v87,
+  'pages/webhooks/new.liquid': v88,
+  'pages/webhooks/reveal.liquid': v89,
+  'pages/webhooks/rotate.liquid': v90,
+  'pages/webhooks/secret.liquid': v91,
+  'pages/webhooks/show.liquid': v92,
+  'partials/alert-banner.liquid': v93,
+  'partials/count-bars.liquid': v94,
+  'partials/field-error.liquid': v95,
+  'partials/flash.liquid': v96,
+  'partials/form-error.liquid': v97,
+  'partials/head.liquid': v98,
+  'partials/line-chart.liquid': v99,
+  'partials/nav.liquid': v100,
+  'partials/pagination.liquid': v101,
+  'partials/swap.liquid': v102,
+  'partials/workspace.liquid': v103,
 }
 
 /** Static assets by file name, served under /admin/static/. */

@@ -1,5 +1,11 @@
 import { defineVerb } from '../verbs/define'
-import { createOAuthClient, deleteOAuthClient, getOAuthClient, listOAuthClients } from './clients'
+import {
+  createOAuthClient,
+  deleteOAuthClient,
+  getOAuthClient,
+  listOAuthClients,
+  oauthClientErrors,
+} from './clients'
 import { CreateOAuthClientInput, ListOAuthClientsInput, OAuthClientRef } from './inputs'
 
 export const listOAuthClientsVerb = defineVerb({
@@ -23,6 +29,7 @@ export const createOAuthClientVerb = defineVerb({
   scope: 'admin:*',
   input: CreateOAuthClientInput,
   mutates: true,
+  check: oauthClientErrors,
   run: (ctx, input) => createOAuthClient(ctx, input),
 })
 

@@ -15,6 +15,7 @@ import { jobsSection } from './jobs'
 import { journeysSection } from './journeys'
 import { listsSection } from './lists'
 import { messagesSection } from './messages'
+import { oauthClientsSection } from './oauth-clients'
 import { repliesSection } from './replies'
 import { segmentsSection } from './segments'
 import { sendersSection } from './senders'
@@ -43,6 +44,7 @@ export const sections: readonly Section[] = [
   apiKeys,
   assistantKeys,
   agentsSection,
+  oauthClientsSection,
   sendersSection,
   domainsSection,
   webhooksSection,

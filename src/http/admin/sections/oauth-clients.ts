@@ -1,0 +1,86 @@
+import { OAUTH_SCOPES } from '../../../lib/scopes'
+import {
+  createOAuthClientVerb,
+  deleteOAuthClientVerb,
+  getOAuthClientVerb,
+  listOAuthClientsVerb,
+} from '../../../services/oauth/verbs'
+import { invoke } from '../../../services/verbs/invoke'
+import { confirmedAction } from '../confirmed'
+import { type FieldErrors, list, submit, text, values } from '../forms'
+import { defineSection, type PortalRequest, page } from '../types'
+import { pageQuery } from './links'
+
+// OAuth clients (DESIGN §5): the applications that may ask users for access through
+// /oauth2/authorize, and confidential ones that mint client-credentials tokens. The secret of a
+// confidential client is shown once, on the answer to its creation (as for API keys).
+
+const PATH = '/admin/oauth-clients'
+
+function newForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
+  const chosen = new Set((given.scopes as string[] | string | undefined) ?? [])
+  return page('pages/oauth-clients/new', 'New OAuth client', {
+    errors,
+    values: { name: '', redirect_uris: '', confidential: '', ...given },
+    scopes: OAUTH_SCOPES.map((s) => ({ name: s, checked: chosen.has(s) })),
+    scope_of: req.workspace ? req.workspace.name : 'the default workspace',
+  })
+}
+
+/** One redirect URI per line; blank lines ignored. */
+const lines = (value: string | undefined) =>
+  (value ?? '')
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean)
+
+export const oauthClientsSection = defineSection({
+  path: PATH,
+  title: 'OAuth clients',
+  order: 92,
+  roles: ['owner', 'admin'],
+  routes: [
+    {
+      method: 'GET',
+      path: PATH,
+      handler: async (req) => {
+        const result = await invoke(listOAuthClientsVerb, req.ctx, pageQuery(req))
+        return page('pages/oauth-clients/index', 'OAuth clients', {
+          clients: result.data,
+          pagination: result.pagination,
+          authorize_url: `${req.ctx.config.publicUrl}/oauth2/authorize`,
+          token_url: `${req.ctx.config.publicUrl}/oauth2/token`,
+        })
+      },
+    },
+    { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
+    {
+      method: 'POST',
+      path: PATH,
+      handler: (req) =>
+        submit(
+          req,
+          createOAuthClientVerb,
+          {
+            name: text(req, 'name') ?? '',
+            redirect_uris: lines(text(req, 'redirect_uris')),
+            confidential: text(req, 'confidential') === 'on',
+            scopes: list(req, 'scopes'),
+          },
+          {
+            // The secret is in this answer only (no redirect: a flash would store it).
+            done: (client) => page('pages/oauth-clients/created', 'OAuth client registered', { client }),
+            retry: (errors) => newForm(req, errors, { ...values(req), scopes: list(req, 'scopes') }),
+          },
+        ),
+    },
+    ...confirmedAction({
+      path: `${PATH}/:id/delete`,
+      back: PATH,
+      find: (req) => invoke(getOAuthClientVerb, req.ctx, { id: req.params.id }),
+      confirm: (client) => page('pages/oauth-clients/delete', `Delete ${client.name}`, { client }),
+      act: (req, client) => invoke(deleteOAuthClientVerb, req.ctx, { id: client.id }),
+      done: (client) => `Deleted the OAuth client “${client.name}”; its tokens no longer work.`,
+    }),
+  ],
+})
