@@ -16,7 +16,7 @@ export const oauthSigningKeys = sqliteTable('oauth_signing_keys', {
   createdAt: integer('created_at').notNull(),
 })
 
-export const OAUTH_CLIENT_SOURCES = ['operator', 'dynamic'] as const
+export const OAUTH_CLIENT_SOURCES = ['operator', 'dynamic', 'metadata'] as const
 
 /** Registered OAuth clients: by an operator (/api/v1/oauth-clients) or dynamically (RFC 7591). */
 export const oauthClients = sqliteTable(

@@ -8,6 +8,7 @@ import {
   redirectWith,
 } from '../../services/oauth/authorize'
 import { createAuthorizationCode } from '../../services/oauth/grants'
+import { isMetadataClientId, loadMetadataClient } from '../../services/oauth/metadata-document'
 import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
 import { workspacesOf } from '../../services/users/access'
 import { readCookie, SESSION_COOKIE } from '../admin/cookies'
@@ -126,6 +127,11 @@ export function createAuthorizeEndpoint(app: AppContext) {
 
   async function get(request: Request): Promise<Response> {
     const url = new URL(request.url)
+    const clientId = url.searchParams.get('client_id')
+    if (clientId && isMetadataClientId(clientId)) {
+      const problem = await loadMetadataClient(app, clientId)
+      if (problem) return errorPage(problem)
+    }
     const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name))
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)

@@ -125,7 +125,8 @@ export function deleteOAuthClient(ctx: Ctx, id: string) {
 
 /** A live client by its OAuth client_id, or null. */
 export function findOAuthClient(app: AppContext, oauthClientId: string): OAuthClientRow | null {
-  const id = parseId(oauthClientId)
+  // A Client ID Metadata Document client is stored under its URL (./metadata-document.ts).
+  const id = /^https?:\/\//i.test(oauthClientId) ? oauthClientId : parseId(oauthClientId)
   if (!id) return null
   return (
     app.db

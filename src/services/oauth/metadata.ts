@@ -25,5 +25,5 @@ export function authorizationServerMetadata(app: AppContext) {
   }
 }
 
-/** Set to true once https `client_id` URLs (Client ID Metadata Documents) are accepted. */
-export const CLIENT_ID_METADATA_DOCUMENTS = false
+/** https `client_id` URLs (Client ID Metadata Documents, ./metadata-document.ts) are accepted. */
+export const CLIENT_ID_METADATA_DOCUMENTS = true
