@@ -27,6 +27,7 @@ export interface HostileData {
   senderId: string
   domainId: string
   webhookId: string
+  sequenceId: string
 }
 
 /** Creates one of each record with hostile names (and a domain and a webhook) and sends a capture campaign to the contact (needs a running sender: `usePortal({ workers: true })`). */
@@ -75,6 +76,13 @@ export async function seedHostileData(herald: TestApp): Promise<HostileData> {
   await eventually(async () =>
     expect((await call('GET', `/api/v1/campaigns/${campaign.id}`)).status as string).toBe('sent'),
   )
+  // An active sequence with the contact in it (its first step a day away: nothing sends).
+  const sequence = await call('POST', '/api/v1/sequences', {
+    name: XSS.name,
+    steps: [{ subject: `Hi ${XSS.attribute}`, body_text: XSS.company, delay: 'P1D' }],
+  })
+  await call('POST', `/api/v1/sequences/${sequence.id}/activate`)
+  await call('POST', `/api/v1/sequences/${sequence.id}/enroll`, { contact_ids: [contact.id] })
   // After the send, so neither receives anything (no delivery to a host that does not exist).
   const domain = await call('POST', '/api/v1/domains', { domain: 'mail.example.com' })
   const webhook = await call('POST', '/api/v1/webhooks', {
@@ -98,6 +106,7 @@ export async function seedHostileData(herald: TestApp): Promise<HostileData> {
     templateId: template.id,
     campaignId: campaign.id,
     senderId: sender.id,
+    sequenceId: sequence.id,
   }
 }
 

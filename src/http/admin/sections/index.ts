@@ -19,6 +19,7 @@ import { oauthClientsSection } from './oauth-clients'
 import { repliesSection } from './replies'
 import { segmentsSection } from './segments'
 import { sendersSection } from './senders'
+import { sequencesSection } from './sequences'
 import { settingsSection } from './settings'
 import { suppressionsSection } from './suppressions'
 import { templatesSection } from './templates'
@@ -38,6 +39,7 @@ export const sections: readonly Section[] = [
   messagesSection,
   repliesSection,
   journeysSection,
+  sequencesSection,
   suppressionsSection,
   analyticsSection,
   deliverabilitySection,
