@@ -3,7 +3,15 @@ import { createRemoteJWKSet, jwtVerify } from 'jose'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
 import { answerOf, connectMcp, SDKS } from '../../helpers/mcp'
-import { type Browser, makeUser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
+import {
+  type Browser,
+  browser,
+  makeUser,
+  OWNER_PASSWORD,
+  PORTAL_ENV,
+  signIn,
+  submitLogin,
+} from '../admin/portal-helpers'
 import { authorizeAs, basic, consentForm, form, overHttp, pkce } from './oauth-client'
 
 // The OAuth 2.1 authorization server end to end over real HTTP (DESIGN §5): discovery, the code
@@ -153,12 +161,18 @@ describe('authorization code + PKCE', () => {
     expect(login.startsWith('/admin/login?next=')).toBe(true)
     const next = new URL(login, base).searchParams.get('next')!
     expect(next).toBe(`/oauth2/authorize?${q}`)
-    // Signing in with that `next` lands back on the authorize URL.
-    const fresh = await signIn(t, undefined, overHttp(base))
-    fresh.csrf = ''
-    const form = await fresh.get(`/admin/login?next=${encodeURIComponent(next)}`)
-    expect(form.status).toBe(303) // already signed in: straight to next
-    expect(form.location).toBe(next)
+    // The sign-in form carries that `next`, and signing in lands back on the authorize URL.
+    const fresh = browser(t, overHttp(base))
+    const loginForm = await fresh.get(login)
+    expect(loginForm.text).toContain(`name="next" value="${next.replaceAll('&', '&amp;')}"`)
+    const signedIn = await submitLogin(fresh, 'admin@localhost', OWNER_PASSWORD, { next })
+    expect(signedIn.status).toBe(303)
+    expect(signedIn.location).toBe(next)
+    expect((await fresh.get(next)).status).toBe(200)
+    // Already signed in, the sign-in page goes straight there.
+    const again = await fresh.get(login)
+    expect(again.status).toBe(303)
+    expect(again.location).toBe(next)
   })
 
   test('deny → access_denied with the state, and no code', async () => {
