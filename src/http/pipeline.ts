@@ -80,10 +80,16 @@ function admitIp(
   )
 }
 
-/** DESIGN §4: every 401 carries the challenge, also one a verb raised (a failed identity assertion). */
-function challenge(p: Pipeline, err: unknown, headers: Record<string, string>) {
+/**
+ * DESIGN §4: every 401 carries the challenge, also one a verb raised (a failed identity
+ * assertion); `error="invalid_token"` only when an Authorization or X-Api-Key header came.
+ */
+function challenge(p: Pipeline, err: unknown, request: Request, headers: Record<string, string>) {
   if (err instanceof ServiceError && err.code === 'UNAUTHORIZED' && !headers['www-authenticate'])
-    headers['www-authenticate'] = wwwAuthenticate(p.app.config.publicUrl, true)
+    headers['www-authenticate'] = wwwAuthenticate(
+      p.app.config.publicUrl,
+      presentedCredential(request).present,
+    )
 }
 
 const MAX_IDEMPOTENCY_KEY = 255
@@ -298,7 +304,7 @@ export async function runOperation(
       if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
       return answer(jsonResponse(200, text ?? JSON.stringify(answerOf(o, result)), headers))
     } catch (err) {
-      challenge(p, err, headers)
+      challenge(p, err, request, headers)
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {
         if (response.status >= 500) abandonIdempotent(app, credentialId, idempotencyKey)
@@ -319,7 +325,7 @@ export async function runOperation(
       return answer(response)
     }
   } catch (err) {
-    challenge(p, err, headers)
+    challenge(p, err, request, headers)
     const { response, internal } = errorResponse(err, meta.requestId, headers)
     if (internal)
       app.log.error('request failed', {

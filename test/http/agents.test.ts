@@ -439,11 +439,27 @@ describe('identity_assertion: approved at claim by a verified ID-JAG', () => {
       expect(r.status).toBe(401)
       expect(r.body.error.code).toBe('UNAUTHORIZED')
       expect(r.body.error.details).toEqual({ reason })
-      expect(r.headers.get('www-authenticate')).toContain('resource_metadata=')
+      // DESIGN §4: no Authorization or X-Api-Key header was presented, so the plain challenge.
+      expect(r.headers.get('www-authenticate')).toBe(
+        `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`,
+      )
       expect(recordOf(reg.registration_id).status).toBe('pending')
       // … and a good assertion still claims it afterwards.
       expect((await claim(reg.registration_id, await jag())).status).toBe(200)
     })
+
+  test('a refused assertion sent with an Authorization header: the challenge says invalid_token', async () => {
+    const reg = await registerIdp()
+    const r = await t.call('POST', '/agent/auth/claim', {
+      key: 'hrld_not_a_key',
+      body: { registration_id: reg.registration_id, identity_assertion: 'user@example.com' },
+      headers: { 'x-forwarded-for': nextIp() },
+    })
+    expect(r.status).toBe(401)
+    expect(r.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${BASE}/.well-known/oauth-protected-resource"`,
+    )
+  })
 
   test('no assertion → 422 naming identity_assertion; a grant of none of the scopes → 403', async () => {
     const reg = await registerIdp(['contacts:write'])
