@@ -166,6 +166,23 @@ describe('journeys pages', () => {
     ).toBe(303)
   })
 
+  test('adding a node whose id or type is refused: the 422 page says why above the table', async () => {
+    const b = await owner()
+    const j = await api('POST', '/api/v1/journeys', {
+      name: 'Bad additions',
+      nodes: [{ id: 'trigger', type: 'trigger', trigger: 'manual' }],
+    })
+    // The browser's pattern check is only a hint: the server's answer must say what is wrong.
+    const badId = await b.post(`/admin/journeys/${j.id}/nodes`, { node_id: 'bad id', type: 'exit' })
+    expect(badId.status).toBe(422)
+    expect(badId.text).toContain('role="alert"')
+    expect(badId.text).toContain('New node “bad id” · id: is required: 1 to 64 letters, digits, _ or -')
+    const badType = await b.post(`/admin/journeys/${j.id}/nodes`, { node_id: 'n1', type: 'teleport' })
+    expect(badType.status).toBe(422)
+    expect(badType.text).toMatch(/New node “n1” · type: &#34;teleport&#34; is not one of/)
+    expect((await api('GET', `/api/v1/journeys/${j.id}`)).nodes).toHaveLength(1)
+  })
+
   test('a viewer sees the pages but cannot change a journey; another workspace’s journey is 404', async () => {
     const j = await api('POST', '/api/v1/journeys', { name: 'Viewer view' })
     const viewer = await signIn(t, await makeUser(t, { role: 'viewer' }))

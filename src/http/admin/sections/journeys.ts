@@ -92,6 +92,14 @@ async function journeyPage(
     invoke(listEnrollmentsVerb, req.ctx, { id, limit: 50, cursor: queryValue(req, 'cursor') }),
   ])
   const counts = new Map(stats.nodes.map((n) => [n.id, n]))
+  // A node the graph does not hold (one being added, named by its id, or by its position when
+  // the id itself is refused) has no row to carry its errors: they go above the table.
+  const known = new Set((j.nodes as Node[]).map((n) => n.id))
+  const general = [...(errors?.general ?? [])]
+  for (const [node, members] of Object.entries(errors?.byNode ?? {}))
+    if (!known.has(node))
+      for (const [member, message] of Object.entries(members))
+        general.push(`New node “${node}”${member === '_node' ? '' : ` · ${member}`}: ${message}`)
   const nodes = (j.nodes as Node[]).map((n) => ({
     id: n.id,
     type: n.type,
@@ -114,7 +122,7 @@ async function journeyPage(
         messages: (counts.get(n.id) as { messages?: unknown } | undefined)?.messages ?? null,
         errors: Object.entries(errors?.byNode[n.id] ?? {}).map(([member, message]) => ({ member, message })),
       })),
-      general_errors: errors?.general ?? [],
+      general_errors: general,
       enrollments: enrollments.data.map((e) => ({ ...e, path: e.history.map((h) => h.node).join(' → ') })),
       enrollments_total: enrollments.pagination.total,
       next_url: nextPageUrl(`${PATH}/${j.id}`, {}, enrollments.pagination.next_cursor),
@@ -355,6 +363,12 @@ export const journeysSection = defineSection({
         } catch (err) {
           if (!isValidation(err)) throw err
           const e = nodeErrors(err)
+          // An id the save refuses is named by the node's position (the end of the graph).
+          const at = String(j.nodes.length)
+          if (e.byNode[at] && !(j.nodes as Node[]).some((n) => n.id === at)) {
+            e.byNode[id] = e.byNode[at]!
+            delete e.byNode[at]
+          }
           // A new node is refused on its members until they are given: show its form with them.
           const mine = e.byNode[id]
           if (mine && !mine.id && !mine.type && Object.keys(e.byNode).length === 1 && e.general.length === 0)
