@@ -86,6 +86,8 @@ export function quoteValue(value: unknown): string {
 
 /** The message of an enum refusal: names the value given, then the allowed ones. */
 export function notOneOf(value: unknown, allowed: readonly unknown[]): string {
+  // A member left out has no value to quote ("undefined is not one of" reads as a bug).
+  if (value === undefined) return `is required: one of ${allowed.join(', ')}`
   return `${quoteValue(value)} is not one of: ${allowed.join(', ')}`
 }
 

@@ -141,6 +141,28 @@ describe('journeys.nodes.put', () => {
     expect(((await invoke(getJourneyVerb, acmeCtx, { id: j.id })) as J).updated_at).toBe(j.updated_at)
   })
 
+  test('a member left out is "is required", not "undefined is not one of"', async () => {
+    const j = await draft()
+    const noType = await failure(invoke(putJourneyNodeVerb, acmeCtx, { id: j.id, node: { id: 'y' } }))
+    expect(noType.details).toEqual([
+      {
+        field: 'nodes[y].type',
+        message:
+          'is required: one of trigger, send, wait, wait_for_event, condition, split, update_contact, add_to_list, remove_from_list, webhook, goal, exit',
+      },
+    ])
+    const noEvent = await failure(
+      invoke(putJourneyNodeVerb, acmeCtx, {
+        id: j.id,
+        node: { id: 'w', type: 'wait_for_event', timeout: 'P1D', on_event: 'x', on_timeout: 'x' },
+      }),
+    )
+    const event = (noEvent.details as { field: string; message: string }[]).find(
+      (d) => d.field === 'nodes[w].event',
+    )
+    expect(event?.message).toStartWith('is required: one of ')
+  })
+
   test('an active journey refuses node edits (409 INVALID_STATE)', async () => {
     const j = (await invoke(createJourneyVerb, acmeCtx, { name: 'Live', nodes: [trigger, exit] })) as J
     await invoke(activateJourneyVerb, acmeCtx, { id: j.id })
