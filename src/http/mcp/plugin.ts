@@ -32,6 +32,18 @@ const withHeaders = (response: Response, headers: Record<string, string>) => {
   return response
 }
 
+/**
+ * The request body within MCP_BODY_LIMIT. A body with a Content-Length within the limit is
+ * exactly that long (HTTP/1.1 framing), so Bun reads it natively in one piece; only a chunked
+ * body is read as a stream, counting bytes as they come. The stream read costs ~30 µs of server
+ * CPU per call over HTTP (test/bench/mcp.ts), a fifth of a read tool call.
+ */
+async function readBody(request: Request): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) <= MCP_BODY_LIMIT) return request.bytes()
+  return readLimited(request, MCP_BODY_LIMIT)
+}
+
 export const SERVER_CARD_PATHS = [
   `${MCP_PATH}/server-card`,
   '/mcp/.well-known/mcp/server-card.json',
@@ -57,7 +69,7 @@ export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operatio
             'UNSUPPORTED_MEDIA_TYPE',
             `Content-Type ${type ?? '(none)'} is not supported; send application/json`,
           )
-        raw = await readLimited(request, MCP_BODY_LIMIT)
+        raw = await readBody(request)
       }
       const extra: CallerInfo = { actor, requestId: meta.requestId }
       const response = await serve(request, raw, {

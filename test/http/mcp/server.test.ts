@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EXCLUDED } from '../../../src/http/mcp/excluded'
+import { MCP_BODY_LIMIT } from '../../../src/http/mcp/server'
 import { operations } from '../../../src/http/operations'
 import { createImportWorker } from '../../../src/services/imports/runner'
 import { createTestApp } from '../../helpers/app'
@@ -251,6 +252,17 @@ for (const sdk of SDKS) {
       )
     })
 
+    test('an unknown prompt is a protocol error: invalid params (-32602) naming the prompt', async () => {
+      const error = await mcp.getPrompt({ name: 'write_my_novel', arguments: {} }).then(
+        () => null,
+        (e: { code?: number; message?: string }) => e,
+      )
+      expect(error?.code).toBe(-32602)
+      expect(error?.message).toContain('Unknown prompt write_my_novel')
+      // The client is still usable afterwards: the error ended that request only.
+      expect((await mcp.listPrompts()).prompts.length).toBe(2)
+    })
+
     test('full flow: list, contacts, template, campaign, launch with confirm, stats until sent', async () => {
       const list = (await ok('create_list', { name: `Flow ${sdk}` })).data
       for (const n of [1, 2, 3])
@@ -336,6 +348,75 @@ describe('the /mcp/v1 endpoint over HTTP', () => {
     expect((await broken.json()).error.code).toBe(-32700)
     const get = await fetch(http.url, { headers: auth })
     expect(get.status).toBe(405)
+  })
+
+  test('while the server drains: 503 UNAVAILABLE with the REST error body, for raw requests and SDK clients', async () => {
+    const clients = [await connectMcp('v1', http.url, writer), await connectMcp('v2', http.url, writer)]
+    t.ctx.lifecycle.draining = true
+    try {
+      const r = await post({ authorization: `Bearer ${writer}` })
+      expect(r.status).toBe(503)
+      expect(r.headers.get('access-control-allow-origin')).toBe('*')
+      const body = await r.json()
+      expect(body.error.code).toBe('UNAVAILABLE')
+      expect(body.error.request_id).toBe(r.headers.get('x-request-id')!)
+      // Draining is answered before the credential is looked at, as for REST.
+      expect((await post()).status).toBe(503)
+      // A connected client's call fails with that body (it does not hang or get an answer).
+      for (const client of clients)
+        await expect(client.callTool({ name: 'list_contacts', arguments: {} })).rejects.toThrow(
+          /shutting down/,
+        )
+    } finally {
+      t.ctx.lifecycle.draining = false
+    }
+    // Once the server serves again, the same clients work.
+    for (const client of clients) {
+      const result = await client.callTool({ name: 'list_contacts', arguments: {} })
+      expect(result.isError).toBeFalsy()
+      await client.close()
+    }
+  })
+
+  test('a body over the MCP limit → 413, whether it declares its length or is chunked', async () => {
+    const big = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(MCP_BODY_LIMIT)}"}}`
+    const headers = {
+      authorization: `Bearer ${writer}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    }
+    const declared = await fetch(http.url, { method: 'POST', headers, body: big })
+    expect(declared.status).toBe(413)
+    expect((await declared.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
+    const bytes = new TextEncoder().encode(big)
+    const chunked = await fetch(http.url, {
+      method: 'POST',
+      headers,
+      body: new ReadableStream({
+        start(controller) {
+          for (let at = 0; at < bytes.length; at += 1 << 20)
+            controller.enqueue(bytes.subarray(at, at + (1 << 20)))
+          controller.close()
+        },
+      }),
+    })
+    expect(chunked.status).toBe(413)
+    expect((await chunked.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
+    // A chunked body within the limit is read and served.
+    const small = new TextEncoder().encode(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }))
+    const ok = await fetch(http.url, {
+      method: 'POST',
+      headers: { ...headers, 'mcp-protocol-version': '2025-11-25' },
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(small.subarray(0, 10))
+          controller.enqueue(small.subarray(10))
+          controller.close()
+        },
+      }),
+    })
+    expect(ok.status).toBe(200)
+    expect(await ok.json()).toEqual({ jsonrpc: '2.0', id: 2, result: {} })
   })
 
   test('the protected-resource metadata names the MCP endpoint', async () => {
