@@ -1,6 +1,8 @@
 import { afterAll, expect, test } from 'bun:test'
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createTestApp } from '../helpers/app'
-import { freePort, useBinary } from '../helpers/binary'
+import { freePort, serveBinary, useBinary } from '../helpers/binary'
 import { serveApp } from '../helpers/mcp'
 
 // `herald api` from the compiled executable against a server on a loopback port: stdin bodies,
@@ -74,3 +76,47 @@ test('the binary creates from stdin, pages every item through a pipe, and exits 
   expect(usage.code).toBe(2)
   expect(usage.stderr).toContain('did you mean list_contacts')
 }, 60_000)
+
+test('README "Command line": its herald api block runs by copy-paste against herald serve', async () => {
+  expect(Bun.which('jq'), 'the block uses jq (apt-get install jq)').not.toBeNull()
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+  const section = readme.slice(readme.indexOf('## Command line'))
+  const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
+  expect(block).toBeString()
+  // Only what the reader fills in is replaced: the key printed on first run, and the address.
+  expect(block!).toMatch(/^export HERALD_URL=http:\/\/127\.0\.0\.1:8080 HERALD_API_KEY=hrld_…/m)
+  expect(block!).not.toMatch(/(cmp|con|cli)_…/) // no id left for the reader to invent
+
+  const key = 'hrld_CommandLineBlock0123456789ab'
+  const env = { ...process.env, HERALD_BOOTSTRAP_API_KEY: key } as Record<string, string>
+  for (const name of ['HERALD_URL', 'HERALD_API_KEY', 'HERALD_PUBLIC_URL']) delete env[name]
+  const served = await serveBinary(bin, join(bin.work, 'cli-block-data'), env, 'ignore')
+  try {
+    // `herald` on PATH, as an installed binary would be.
+    const path = join(bin.work, 'cli-block-bin')
+    mkdirSync(path)
+    symlinkSync(bin.path(), join(path, 'herald'))
+    const script = block!
+      .replace('http://127.0.0.1:8080', served.base)
+      .replace('HERALD_API_KEY=hrld_…', `HERALD_API_KEY=${key}`)
+    writeFileSync(join(bin.work, 'cli-block.sh'), script)
+    const run = Bun.spawn(['bash', '-euo', 'pipefail', 'cli-block.sh'], {
+      cwd: bin.work,
+      env: { ...env, PATH: `${path}:${process.env.PATH}` },
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const [code, out, err] = await Promise.all([
+      run.exited,
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+    ])
+    expect(code, `the block failed:\n${out}\n${err}`).toBe(0)
+    expect(err).toBe('')
+    expect(out).toContain('"email":"ana@example.com"')
+    expect(out).toContain('"name":"Default workspace"')
+  } finally {
+    served.proc.kill('SIGTERM')
+    await served.proc.exited
+  }
+}, 120_000)
