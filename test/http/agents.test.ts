@@ -12,6 +12,7 @@ import {
 } from '../../src/services/agents/verbs'
 import { invoke } from '../../src/services/verbs/invoke'
 import { BASE, type CallResult, createTestApp, type TestApp } from '../helpers/app'
+import { answerOf, connectMcp, SDKS, serveApp } from '../helpers/mcp'
 import { scenarios } from '../helpers/scenarios'
 
 // DESIGN §5 "Agent registration": register → (approval) → claim once → an ordinary API key;
@@ -468,5 +469,42 @@ describe('identity_assertion: approved at claim by a verified ID-JAG', () => {
     expect(missing.body.error.details[0].field).toBe('identity_assertion')
     const none = await claim(reg.registration_id, await jag())
     expect(none.status).toBe(403)
+  })
+})
+
+describe('over MCP', () => {
+  test('a claimed key works on the MCP endpoint too (both official SDK clients), until revoked', async () => {
+    const reg = await register({ scopes: ['contacts:read', 'contacts:write'] })
+    await invoke(approveRegistrationVerb, system(), {
+      id: recordOf(reg.registration_id).id,
+      client_id: t.defaultClientId,
+      scopes: ['contacts:read'],
+    })
+    const { credential } = (await claim(reg.registration_id)).body.data
+    const server = serveApp(t.app)
+    try {
+      for (const sdk of SDKS) {
+        const mcp = await connectMcp(sdk, server.url, credential)
+        const tools = (await mcp.listTools()).tools.map((x: { name: string }) => x.name)
+        expect(tools).toContain('list_contacts')
+        expect(tools).not.toContain('create_contact') // only the approved scope
+        const listed = answerOf(await mcp.callTool({ name: 'list_contacts', arguments: {} }))
+        expect(listed.pagination).toBeDefined()
+        await mcp.close()
+      }
+      expect((await agent('revoke', { credential })).status).toBe(200)
+      const refused = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${credential}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })
+      expect(refused.status).toBe(401)
+    } finally {
+      server.stop()
+    }
   })
 })
