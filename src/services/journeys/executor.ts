@@ -30,6 +30,13 @@ import { type ContactTest, compileContactTest } from './rules-for-contact'
 // none repeats; the outbox then sends each queued message once (same Message-ID on a resend).
 // A step runs through the nodes that need no waiting until a wait, a wait_for_event or the end.
 
+/**
+ * Contacts a pending segment enrollment enters per transaction. Their first steps come due
+ * together, so the chunk bounds how late the last of them starts (a chunk's work, ~0.1 s) and
+ * how long the entry holds the event loop; 2,000 held it ~10-45 ms.
+ */
+const ENTRY_CHUNK = 1_000
+
 /** Nodes one step may pass at most (cycles without a wait are refused on save; this is a guard). */
 const MAX_HOPS = 100
 
@@ -376,7 +383,7 @@ export function createJourneyExecutor(app: AppContext) {
    * first, in due-time order: each batch is of the active journey whose oldest due run is the
    * oldest, so a journey with a backlog never starves another, and a batch stops at the budget
    * (the rest stay due). Only when nothing is due does a pending segment enrollment enter its
-   * next chunk of 2,000 (one transaction); that chunk's first steps are then due and go next.
+   * next chunk of ENTRY_CHUNK (one transaction); that chunk's first steps are then due and go next.
    * So a large enrollment enters at the pace the executor takes its steps: its contacts'
    * first steps start within about a chunk's work of entering, and the due steps of other
    * journeys (waits ending, events) never queue behind 100,000 entries.
@@ -408,7 +415,7 @@ export function createJourneyExecutor(app: AppContext) {
         continue
       }
       if (!enrolling) break
-      const n = inTransaction(app.sqlite, () => enrollNextChunk(app))
+      const n = inTransaction(app.sqlite, () => enrollNextChunk(app, ENTRY_CHUNK))
       if (n === null) {
         enrolling = false
         break
