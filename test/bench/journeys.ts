@@ -228,17 +228,22 @@ async function main(): Promise<boolean> {
     db.close()
     const lateness: number[] = []
     let firstEntered = Number.POSITIVE_INFINITY
+    let lastEntered = 0
     let lastStep = 0
     for (const r of rows) {
       lateness.push(Date.parse(r.s1) - r.entered)
       lateness.push(Date.parse(r.c) - Date.parse(r.w_until))
       firstEntered = Math.min(firstEntered, r.entered)
+      lastEntered = Math.max(lastEntered, r.entered)
       lastStep = Math.max(lastStep, Date.parse(r.c))
     }
-    // The executor's rate over the run (2 steps per contact, sharing the loop with the sends).
-    // Steps are taken in due-time order, so each contact's second step (due when its first ran)
-    // waits behind every first step still due: p99 lateness is about N / this rate, whatever
-    // the order — the bar needs N steps a second.
+    // A large enrollment enters a chunk only when no step is due, so entries go at the
+    // executor's pace: on this journey the wait moves from the steps into the entering.
+    const enteringS = (lastEntered - firstEntered) / 1000
+    // The executor's rate over the run (2 measured steps per contact, sharing the loop with the
+    // sends). The wait PT0S no longer parks a contact behind every first step still due (the
+    // path goes on in the same step), and entries wait for the due steps, so lateness is about
+    // one entry chunk's work, not N / this rate; the rate shows the capacity behind the entering.
     const stepRate = (2 * N) / ((lastStep - firstEntered) / 1000)
     const lateP99 = percentile(lateness, 99)
     const getP99 = percentile(getMs, 99)
@@ -270,6 +275,12 @@ async function main(): Promise<boolean> {
         `${fmt(lateP99)} ms (${fmt(percentile(lateness, 50))} ms)`,
         `≤ ${BARS.latenessP99Ms} ms`,
         lateP99 <= BARS.latenessP99Ms,
+      ],
+      [
+        '5-node journey: first → last entry (entries paced by the executor)',
+        `${fmt(enteringS, 1)} s`,
+        '(capacity)',
+        true,
       ],
       [
         'steps (2 × N) first entry → last step',
@@ -305,6 +316,7 @@ async function main(): Promise<boolean> {
         lateness_p50_ms: percentile(lateness, 50),
         lateness_p99_ms: lateP99,
         step_rate: stepRate,
+        journey_entering_s: enteringS,
         get_p99_ms: getP99,
         get_samples: getMs.length,
         journey_peak_rss_mb: journeyRss,
