@@ -72,18 +72,23 @@ async function blast(port: number, n: number, pool: number, inFlight: number) {
       'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
     },
   })
+  let cpuMs = 0 // CPU of this process (all its threads) a message, during the last run
   const run = async (send: (i: number) => Promise<unknown>) => {
     let next = 0
     const t0 = performance.now()
+    const cpu0 = process.cpuUsage()
     await Promise.all(
       Array.from({ length: inFlight }, async () => {
         while (next < n) await send(next++)
       }),
     )
+    const cpu = process.cpuUsage(cpu0)
+    cpuMs = (cpu.user + cpu.system) / 1000 / n
     return n / ((performance.now() - t0) / 1000)
   }
   const envelope = (i: number) => ({ from: 'bounce@news.example', to: [`p${i}@inbox.example`] })
   const signing = await run((i) => transport.sendMail({ ...mail(i), dkim }))
+  const signingCpuMs = cpuMs
   const presigned = await Promise.all(
     Array.from({ length: n }, async (_, i) =>
       signMessage(await new MailComposer(mail(i)).compile().build(), dkim),
@@ -91,7 +96,7 @@ async function blast(port: number, n: number, pool: number, inFlight: number) {
   )
   const signedBefore = await run((i) => transport.sendMail({ envelope: envelope(i), raw: presigned[i]! }))
   transport.close()
-  console.log(JSON.stringify({ signing, signedBefore }))
+  console.log(JSON.stringify({ signing, signedBefore, signingCpuMs }))
 }
 
 /** An authoritative TXT server on loopback for the domain's DKIM/SPF/DMARC records. */
@@ -130,7 +135,9 @@ async function startSink(cpus: string | null) {
   return { sink, port }
 }
 
-async function rawBaseline(pinned: boolean): Promise<{ signing: number; signedBefore: number }> {
+async function rawBaseline(
+  pinned: boolean,
+): Promise<{ signing: number; signedBefore: number; signingCpuMs: number }> {
   const { sink, port } = await startSink(pinned ? '1' : null)
   progress(`raw baseline: nodemailer pooled blast ${pinned ? 'on core 0, sink on core 1' : 'unpinned'}`)
   const cmd = [
@@ -263,6 +270,8 @@ interface CpuShares {
   cryptoPool: number
   other: number
   sink: number
+  /** Herald's CPU (all its threads) a message, in ms. */
+  msPerMessage: number
 }
 function cpuShares(pid: number, before: { herald: Ticks; sink: number }, sinkTicks: number, seconds: number) {
   const pct = (ticks: number) => ticks / seconds // 100 ticks a second = 100 %
@@ -272,6 +281,7 @@ function cpuShares(pid: number, before: { herald: Ticks; sink: number }, sinkTic
     cryptoPool: 0,
     other: 0,
     sink: pct(sinkTicks - before.sink),
+    msPerMessage: 0,
   }
   for (const [tid, { name, ticks }] of threadTicks(pid)) {
     const used = pct(ticks - (before.herald.get(tid)?.ticks ?? 0))
@@ -280,6 +290,9 @@ function cpuShares(pid: number, before: { herald: Ticks; sink: number }, sinkTic
     else if (name.startsWith('Bun Pool')) shares.cryptoPool += used
     else shares.other += used
   }
+  // % of a core × seconds = CPU ms / 10.
+  shares.msPerMessage =
+    ((shares.main + shares.sendThreads + shares.cryptoPool + shares.other) * seconds * 10) / N
   return shares
 }
 
@@ -355,6 +368,12 @@ async function main(): Promise<boolean> {
         '',
         null,
       ],
+      [
+        'CPU a message, every thread of the process (sink not counted): campaign / raw blast, unpinned',
+        `${c.msPerMessage.toFixed(2)} / ${raw.signingCpuMs.toFixed(2)} ms`,
+        '',
+        null,
+      ],
     )
     console.log('\n| measure | result | bar | met |\n|---|---|---|---|')
     for (const [m, r, b, ok] of rows)
@@ -371,6 +390,7 @@ async function main(): Promise<boolean> {
         pinned_ratio: pinnedRatio,
         raw_signing: raw.signing,
         raw_signed_before: raw.signedBefore,
+        raw_cpu_ms: raw.signingCpuMs,
         unpinned: unpinned.rate,
         ratio,
         cpu: c,
