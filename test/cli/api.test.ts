@@ -258,6 +258,12 @@ describe('herald api: usage errors exit 2 before any request', () => {
       [['list_contacts', '--url', 'ftp://x'], '--url must be an http:// or https:// URL'],
       // The webhook's own url is not taken for the server's address (the key would go to it).
       [['create_webhook', '--url', 'https://hook.example'], 'create_webhook has a member named url'],
+      // A member that is not text is JSON: a bare word is refused here, saying how to write it.
+      [
+        ['register_agent', '--client_name', 'a', '--identity_type', 'anonymous', '--scopes', 'contacts:read'],
+        `--scopes takes JSON (array), e.g. --scopes '["…"]'`,
+      ],
+      [['update_contact', '--id', 'x', '--custom_fields', 'plan=pro'], `--custom_fields takes JSON (object)`],
     ]
     for (const [args, message] of cases) {
       const r = await offline(args)

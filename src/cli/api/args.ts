@@ -90,9 +90,12 @@ function tokenize(c: ApiCommand, args: readonly string[]): Parsed {
 const typesOf = (s: Json): unknown[] =>
   Array.isArray(s.anyOf) ? (s.anyOf as Json[]).flatMap(typesOf) : [s.type ?? (s.enum ? 'string' : 'any')]
 
+const EXAMPLES: Record<string, string> = { array: `'["…"]'`, object: `'{…}'` }
+
 /**
  * A body member's flag text as a value: text for a string member (`null` clears a nullable one:
- * `--first_name null`), else JSON when it parses (numbers, booleans, arrays, objects).
+ * `--first_name null`), else JSON (numbers, booleans, arrays, objects). Text that is not JSON
+ * for a member that cannot be text is a usage error saying how to write it, not a 422 later.
  */
 function memberValue(m: MemberFlag, text: string): unknown {
   const types = typesOf(m.schema)
@@ -101,7 +104,12 @@ function memberValue(m: MemberFlag, text: string): unknown {
   try {
     return JSON.parse(text)
   } catch {
-    return text
+    if (types.includes('string') || types.includes('any')) return text
+    const kinds = types.filter((t) => t !== 'null')
+    const example = kinds.map((k) => EXAMPLES[k as string]).find(Boolean)
+    throw new UsageError(
+      `--${m.name} takes JSON (${kinds.join(' or ')})${example ? `, e.g. --${m.name} ${example}` : ''}`,
+    )
   }
 }
 
