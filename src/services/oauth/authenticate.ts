@@ -14,6 +14,8 @@ export type TokenOutcome =
 
 export { looksLikeJwt }
 
+const VERIFIED_MAX = 10_000
+
 export function createTokenAuthenticator(app: AppContext) {
   const standing = app.db
     .select({
@@ -30,8 +32,18 @@ export function createTokenAuthenticator(app: AppContext) {
     .where(eq(oauthGrants.id, sql.placeholder('grant')))
     .prepare()
 
+  // A token's signature is checked once per process: its claims cannot change, and the Ed25519
+  // check (~50 µs) was most of a token's cost per request. Whether it still stands (expiry,
+  // revocation) is checked on every request below.
+  const verified = new Map<string, Record<string, unknown> | null>()
+
   return function authenticateToken(token: string, now: number): TokenOutcome {
-    const claims = verifyJwt(app, token)
+    let claims = verified.get(token)
+    if (claims === undefined) {
+      claims = verifyJwt(app, token)
+      if (verified.size >= VERIFIED_MAX) verified.clear()
+      verified.set(token, claims)
+    }
     if (!claims || claims.iss !== app.config.publicUrl) return { ok: false, reason: 'unknown' }
     const { sub, scope, tenant, jti, exp } = claims
     if (
