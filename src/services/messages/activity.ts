@@ -10,6 +10,7 @@ import { OUTBOX_RULES } from '../campaigns/states'
 import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
+import { onSequenceComplaint } from '../sequences/stops'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
 
@@ -238,6 +239,7 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
     }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
     onComplaint(app.db, cur.contactId, at)
+    onSequenceComplaint(app.db, cur.contactId, at)
     app.db
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })

@@ -174,9 +174,11 @@ function endReason(
     case 'bounced':
       return { status: 'stopped', reason: 'bounced' }
     case 'unsubscribed':
+    case 'complained':
+      // A spam complaint is the strongest opt-out (as when it is recorded: stops.ts).
       return { status: 'stopped', reason: 'unsubscribed' }
     default:
-      // complained, blocked: not the contact's answer to this sequence; it ends it.
+      // blocked by an operator: not the contact's answer to this sequence; it ends it.
       return { status: 'exited', reason: null }
   }
 }

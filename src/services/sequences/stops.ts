@@ -11,6 +11,11 @@ const REASONS: Record<string, 'replied' | 'bounced' | 'unsubscribed'> = {
   'contact.unsubscribed': 'unsubscribed',
 }
 
+/** A spam complaint is the strongest opt-out: the contact's runs stop as for an unsubscribe. */
+export function onSequenceComplaint(db: Db, contactId: string, at: number): void {
+  sequenceQueue(db.$client).stopContact(contactId, 'unsubscribed', at, false)
+}
+
 export function onSequenceEvent(
   db: Db,
   e: { type: string; contactId?: string | null; occurredAt: number },

@@ -5,6 +5,7 @@ import { type MessageRow, messages } from '../../../src/db/schema'
 import {
   findMessage,
   recordBounce,
+  recordComplaint,
   recordReply,
   unsubscribeViaMessage,
 } from '../../../src/services/messages/activity'
@@ -203,6 +204,17 @@ describe('stops', () => {
     await later(5 * DAY)
     expect(messagesOf(id, a)).toHaveLength(1)
     expect(messagesOf(other, a)).toHaveLength(0)
+  })
+
+  test('a spam complaint stops the run as an unsubscribe', async () => {
+    const a = await person()
+    const id = await s.sequence(three)
+    await s.enroll(id, [a])
+    await s.settle()
+    recordComplaint(t.ctx, findMessage(t.ctx, messagesOf(id, a)[0]!.id)!, clock.t)
+    expect(await s.runOf(id, a)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
+    await later(2 * DAY)
+    expect(messagesOf(id, a)).toHaveLength(1)
   })
 
   test('a manual stop cancels the run’s queued message', async () => {
