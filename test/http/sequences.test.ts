@@ -292,6 +292,41 @@ describe('states', () => {
   })
 })
 
+describe('update', () => {
+  test('PATCH is partial; steps are checked (422 naming steps[i].member); null clears a setting', async () => {
+    const s = await acme.call('POST', '/api/v1/sequences', {
+      ...withSteps(first),
+      settings: { daily_limit: 5, sending_window: { days: [1, 2], start: '08:00', end: '18:00' } },
+    })
+    const item = `/api/v1/sequences/${s.id}`
+    let r = await t.call('PATCH', item, {
+      key: acme.key,
+      body: { steps: [first, { body_text: 'x', delay: 'P1Y' }] },
+    })
+    expect(r.status).toBe(422)
+    expect(detailFields(r.body)).toEqual(['steps[1].delay'])
+    r = await t.call('PATCH', item, { key: acme.key, body: { settings: { daily_limit: null } } })
+    expect(r.body.data.settings).toEqual({
+      stop_on_reply: true,
+      daily_limit: null,
+      sending_window: { days: [1, 2], start: '08:00', end: '18:00' },
+    })
+    r = await t.call('PATCH', item, {
+      key: acme.key,
+      body: { settings: { sending_window: null }, name: 'N' },
+    })
+    expect(r.body.data).toMatchObject({ name: 'N', step_count: 1, settings: { sending_window: null } })
+    expect(Date.parse(r.body.data.updated_at)).toBeGreaterThan(Date.parse(s.updated_at) - 1)
+    // A template deleted since does not block a rename of an active sequence; activation says so.
+    const tpl = await acme.call('POST', '/api/v1/templates', { name: 'Temp', subject: 'x', body_text: 'x' })
+    const live = await acme.call('POST', '/api/v1/sequences', withSteps({ template_id: tpl.id }))
+    await acme.call('POST', `/api/v1/sequences/${live.id}/activate`)
+    await acme.call('DELETE', `/api/v1/templates/${tpl.id}`)
+    r = await t.call('PATCH', `/api/v1/sequences/${live.id}`, { key: acme.key, body: { name: 'Renamed' } })
+    expect(r.status).toBe(200)
+  })
+})
+
 describe('enrollment', () => {
   test('only an active sequence takes enrollments: 409 first, then references (422, nobody enrolled)', async () => {
     const s = await acme.call('POST', '/api/v1/sequences', withSteps(first))

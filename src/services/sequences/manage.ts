@@ -131,8 +131,16 @@ export function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
       ? (current.steps as unknown as SequenceStep[])
       : normalizeSteps(ctx.db, current.clientId, patch.steps)
   const senderId = patch.sender_id === undefined ? current.senderId : senderIdOf(patch.sender_id)
-  // A paused sequence resumes on these steps: they must be whole, as at activation.
-  checkOrThrow(ctx.db, current.clientId, steps, senderId, patch.settings, current.status === 'paused')
+  // Steps are checked when given (a paused sequence resumes on them: whole, as at activation);
+  // a rename is not refused for a template deleted since (activation and sending say so).
+  checkOrThrow(
+    ctx.db,
+    current.clientId,
+    patch.steps === undefined ? [] : steps,
+    senderId,
+    patch.settings,
+    patch.steps !== undefined && current.status === 'paused',
+  )
   const s = patch.settings
   const row = ctx.db
     .update(sequences)
