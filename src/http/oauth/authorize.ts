@@ -38,6 +38,9 @@ const SCOPE_TEXT: Record<string, string> = {
   'compliance:read': 'Read suppressions and consent',
 }
 
+/** Form fields that carry OAuth parameters whose own names the consent form uses otherwise. */
+const FORM_NAMES: Record<string, string> = { client_id: 'oauth_client_id', scope: 'requested_scope' }
+
 export function createAuthorizeEndpoint(app: AppContext) {
   const render = createRenderer([])
 
@@ -108,6 +111,18 @@ export function createAuthorizeEndpoint(app: AppContext) {
         redirect_host: new URL(request.redirectUri).host,
         action: `/oauth2/authorize${url.search}`,
         oauth_client_id: request.client.id,
+        // The request's parameters again as hidden fields, for a form posted without its action's query.
+        hidden: [
+          ['response_type', 'code'],
+          ['redirect_uri', request.redirectUri],
+          ['requested_scope', request.scopes.join(' ')],
+          ['state', request.state],
+          ['code_challenge', request.codeChallenge],
+          ['code_challenge_method', 'S256'],
+          ['resource', request.resource],
+        ]
+          .filter(([, value]) => value !== null)
+          .map(([name, value]) => ({ name, value })),
         consent_workspaces: workspaces,
         selected,
         scopes: allowed.map((name) => ({ name, description: SCOPE_TEXT[name] ?? name })),
@@ -156,8 +171,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
     }
     // The OAuth parameters come from the action URL; a form that carries them as fields works too
     // (the OAuth client id then as `oauth_client_id`, since `client_id` is the workspace).
-    const param = (name: string) =>
-      url.searchParams.get(name) ?? (name === 'client_id' ? field('oauth_client_id') : field(name))
+    const param = (name: string) => url.searchParams.get(name) ?? field(FORM_NAMES[name] ?? name)
     const checked = checkAuthorizationRequest(app, param)
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)

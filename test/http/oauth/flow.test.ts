@@ -145,6 +145,44 @@ describe('authorization code + PKCE', () => {
     expect(page.text.match(/name="scope" value="[^"]+" checked/g)?.length).toBe(2)
   })
 
+  test('the form also works posted to /oauth2/authorize without its query, from its hidden fields', async () => {
+    const { verifier, challenge } = pkce()
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: publicClient,
+      redirect_uri: REDIRECT,
+      scope: 'contacts:read contacts:write',
+      state: 'h',
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    })
+    const page = await owner.get(`/oauth2/authorize?${q}`)
+    const hidden = Object.fromEntries(
+      [...page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [
+        m[1]!,
+        m[2]!.replaceAll('&amp;', '&'),
+      ]),
+    )
+    owner.csrf = hidden._csrf!
+    const answer = await owner.post('/oauth2/authorize', {
+      ...hidden,
+      client_id: workspaceA,
+      scope: ['contacts:read'],
+      decision: 'allow',
+    })
+    expect(answer.status).toBe(303)
+    const to = new URL(answer.location!)
+    expect(to.searchParams.get('state')).toBe('h')
+    const tok = await form(base, '/oauth2/token', {
+      grant_type: 'authorization_code',
+      code: to.searchParams.get('code')!,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier,
+      client_id: publicClient,
+    })
+    expect(tok.body.scope).toBe('contacts:read')
+  })
+
   test('without a session the authorize link shows the portal sign-in, which returns to the consent page', async () => {
     const { challenge } = pkce()
     const q = new URLSearchParams({
