@@ -140,6 +140,27 @@ describe('three email steps in one thread', () => {
   })
 })
 
+describe('sender', () => {
+  test("every email of a run comes from the sequence's sender; the thread's Message-IDs are on its domain", async () => {
+    const sender = await s.call('POST', '/api/v1/senders', {
+      from_email: 'sam@outreach.example',
+      from_name: 'Sam',
+    })
+    const c = await person()
+    const id = await s.sequence({ ...three, sender_id: sender.id })
+    await s.enroll(id, [c])
+    await s.settle()
+    await later(2 * DAY)
+    const mail = await mailTo(`p${n - 1}@example.com`)
+    expect(mail.map((m) => m.from?.value[0]?.address)).toEqual([
+      'sam@outreach.example',
+      'sam@outreach.example',
+    ])
+    expect(mail[0]!.messageId).toEndWith('@outreach.example>')
+    expect(mail[1]!.inReplyTo).toBe(mail[0]!.messageId)
+  })
+})
+
 describe('stops', () => {
   test('a reply stops the run (stop_on_reply default true); the others go on', async () => {
     const a = await person()
@@ -285,6 +306,25 @@ describe('sending window and daily limit', () => {
     await s.settle()
     expect(messagesOf(id, people[2]!)).toHaveLength(1)
   })
+})
+
+test('the daily limit counts every sequence of the sender', async () => {
+  clock.t = Date.parse('2027-01-14T10:00:00.000Z')
+  const [a, b] = [await person(), await person()]
+  // A sender of their own (the default sender's count today has other sequences' steps in it).
+  const sender = await s.call('POST', '/api/v1/senders', {
+    from_email: 'lim@outreach.example',
+    from_name: 'Lim',
+  })
+  const one = await s.sequence({ ...three, sender_id: sender.id, settings: { daily_limit: 1 } })
+  const two = await s.sequence({ ...three, sender_id: sender.id, settings: { daily_limit: 1 } })
+  await s.enroll(one, [a])
+  await s.settle()
+  await s.enroll(two, [b])
+  await s.settle()
+  expect(messagesOf(one, a)).toHaveLength(1)
+  expect(messagesOf(two, b)).toHaveLength(0)
+  expect((await s.runOf(two, b)).next_run_at).toBe('2027-01-15T00:00:00.000Z')
 })
 
 describe('pause and archive', () => {
