@@ -388,7 +388,8 @@ describe('enrollment', () => {
     await acme.call('POST', `/api/v1/sequences/${s.id}/activate`)
     const c = await acme.contact('stopme@example.com')
     await acme.call('POST', `/api/v1/sequences/${s.id}/enroll`, { contact_ids: [c] })
-    const path = `/api/v1/sequences/${s.id}/enrollments/${c}/stop`
+    // The contact in its prefixed form (con_…) names the same run.
+    const path = `/api/v1/sequences/${s.id}/enrollments/con_${c.replaceAll('-', '')}/stop`
     const r = await t.call('POST', path, { key: acme.key })
     expect(r.status).toBe(200)
     expect(r.body.data).toMatchObject({
@@ -438,6 +439,9 @@ describe('tenancy, scopes, pagination', () => {
       (await t.call('PATCH', `/api/v1/sequences/${s.id}`, { key: globex.key, body: { name: 'x' } })).status,
     ).toBe(404)
     expect((await t.call('GET', '/api/v1/sequences/not-a-uuid', { key: acme.key })).status).toBe(404)
+    // A prefixed id (seq_…) names the same record in paths.
+    const prefixed = `seq_${s.id.replaceAll('-', '')}`
+    expect((await t.call('GET', `/api/v1/sequences/${prefixed}`, { key: acme.key })).body.data.id).toBe(s.id)
     const globexList = (await t.call('GET', '/api/v1/sequences?limit=200', { key: globex.key })).body.data
     expect(globexList.map((x: { id: string }) => x.id)).not.toContain(s.id)
     // A tenant key's client_id is ignored; a platform-wide key sees all, narrows with client_id.
