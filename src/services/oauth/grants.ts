@@ -12,9 +12,11 @@ import {
 import { inTransaction } from '../../db/transaction'
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto'
 import { newId, parseId } from '../../lib/ids'
-import { OAUTH_SCOPES } from '../../lib/scopes'
+import { hasScope, OAUTH_SCOPES, type Scope } from '../../lib/scopes'
 import { DAY_MS, HOUR_MS } from '../../lib/time'
+import { scopesOfRole } from '../actors/actor'
 import { IdJagError, verifyIdJag } from '../agents/id-jag'
+import { loadIdentity, workspacesOf } from '../users/access'
 import { defaultWorkspace } from './clients'
 import { OAuthError } from './errors'
 import { signJwt, verifyJwt } from './keys'
@@ -275,11 +277,26 @@ export function refresh(
     }
     if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'The grant has been revoked')
     if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The refresh token has expired')
+    // The user who consented must still be able to give it: still a user, still in the
+    // workspace, and the scopes still within their role (a demoted user's tokens shrink).
+    const user = loadIdentity(app.db, grant.subject)
+    if (!user || !workspacesOf(app.db, user).some((w) => w.id === grant.tenant)) {
+      revokeGrant(app, grant.id)
+      return new OAuthError(
+        'invalid_grant',
+        'The user who allowed this no longer has access to the workspace',
+      )
+    }
+    const role = scopesOfRole(user.role)
     let scopes: string[]
     try {
-      scopes = narrowed(params.scope, grant.scopes)
+      scopes = narrowed(params.scope, grant.scopes).filter((s) => hasScope(role, s as Scope))
     } catch (err) {
       return err as OAuthError
+    }
+    if (scopes.length === 0) {
+      revokeGrant(app, grant.id)
+      return new OAuthError('invalid_grant', "The user's role no longer allows any scope of this grant")
     }
     app.db.update(oauthRefreshTokens).set({ usedAt: now }).where(eq(oauthRefreshTokens.id, row.id)).run()
     return issue(app, client, grant, scopes, { refresh: true })

@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createRemoteJWKSet, jwtVerify } from 'jose'
+import { withActor } from '../../../src/context'
+import { systemActor } from '../../../src/services/actors/actor'
+import { updateUserVerb } from '../../../src/services/users/verbs'
+import { invoke } from '../../../src/services/verbs/invoke'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
 import { answerOf, connectMcp, SDKS } from '../../helpers/mcp'
@@ -432,6 +436,48 @@ describe('refresh tokens', () => {
     } finally {
       clock.t = start
     }
+  })
+})
+
+describe('refresh follows the user', () => {
+  test('a demoted user's refresh gets fewer scopes; a member removed from the workspace can no longer refresh', async () => {
+    const system = withActor(t.ctx, systemActor('test'), 'test')
+    const member = await makeUser(t, { role: 'member', clients: [workspaceB] })
+    const browser = await signIn(t, member, overHttp(base))
+    const tokensFor = async (who: Browser, scope: string) => {
+      const { verifier, challenge } = pkce()
+      const { code } = await authorizeAs(
+        who,
+        { clientId: publicClient, redirectUri: REDIRECT, scope, challenge },
+        { workspace: workspaceB },
+      )
+      const res = await form(base, '/oauth2/token', {
+        grant_type: 'authorization_code',
+        code: code!,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier,
+        client_id: publicClient,
+      })
+      return res.body as { refresh_token: string; scope: string }
+    }
+    const refresh = (token: string) =>
+      form(base, '/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: publicClient,
+      })
+
+    const first = await tokensFor(browser, 'contacts:read contacts:write')
+    expect(first.scope).toBe('contacts:read contacts:write')
+    await invoke(updateUserVerb, system, { id: member.id, role: 'viewer' })
+    const demoted = await refresh(first.refresh_token)
+    expect(demoted.status).toBe(200)
+    expect(demoted.body.scope).toBe('contacts:read')
+
+    await invoke(updateUserVerb, system, { id: member.id, role: 'member', clients: [workspaceA] })
+    const removed = await refresh(demoted.body.refresh_token as string)
+    expect(removed.status).toBe(400)
+    expect(removed.body.error).toBe('invalid_grant')
   })
 })
 
