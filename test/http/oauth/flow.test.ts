@@ -440,7 +440,7 @@ describe('refresh tokens', () => {
 })
 
 describe('refresh follows the user', () => {
-  test('a demoted user's refresh gets fewer scopes; a member removed from the workspace can no longer refresh', async () => {
+  test("a demoted user's refresh gets fewer scopes; a member removed from the workspace can no longer refresh", async () => {
     const system = withActor(t.ctx, systemActor('test'), 'test')
     const member = await makeUser(t, { role: 'member', clients: [workspaceB] })
     const browser = await signIn(t, member, overHttp(base))
