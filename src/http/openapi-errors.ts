@@ -165,7 +165,8 @@ export const header = (name: string) => ({ $ref: `#/components/headers/${name}` 
 export function responseHeaders(o: Operation, status: string): Json {
   const names = ['X-Request-Id']
   const authenticated = o.auth !== 'none'
-  if (authenticated && status !== '401' && status !== '503')
+  // A key's bucket is known once the key is (not on its 401); a per-IP bucket is taken first.
+  if ((authenticated && status !== '401' && status !== '503') || (o.perIpLimit && status !== '503'))
     names.push('RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset')
   if (status === '429') names.push('Retry-After')
   if (authenticated && isMutating(o) && ['200', '404', '409', '422'].includes(status))
@@ -241,9 +242,11 @@ export function errorResponses(o: Operation, responses: Record<string, Json>): J
       const suffix =
         'Idempotency-Key' in headers
           ? 'Idempotent'
-          : 'RateLimit-Limit' in headers || c === '401' || c === '503'
-            ? ''
-            : 'Public'
+          : o.perIpLimit && c !== '503'
+            ? 'PerIp'
+            : 'RateLimit-Limit' in headers || c === '401' || c === '503'
+              ? ''
+              : 'Public'
       const name = `${ERROR_NAMES[c]}${suffix}`
       responses[name] ??= response
       if (canonical(responses[name]) !== canonical(response))

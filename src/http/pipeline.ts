@@ -58,7 +58,10 @@ export function createPipeline(app: AppContext): Pipeline {
   }
 }
 
-/** One token of the operation's own per-IP bucket (429 with Retry-After when empty). */
+/**
+ * One token of the operation's own per-IP bucket (429 with Retry-After when empty). Its
+ * RateLimit-* headers go on every answer, as a key's do, so a client can pace itself.
+ */
 function admitIp(
   p: Pipeline,
   o: Operation,
@@ -72,8 +75,8 @@ function admitIp(
     p.ipLimits.set(o.id, limit)
   }
   const decision = limit(clientIp(request, meta.peer ?? null), p.app.clock.now())
+  Object.assign(headers, decision.headers)
   if (decision.allowed) return
-  headers['retry-after'] = decision.headers['retry-after']!
   throw new ServiceError(
     'RATE_LIMITED',
     `Too many requests from your address; retry in ${headers['retry-after']} s`,

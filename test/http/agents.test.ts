@@ -284,10 +284,16 @@ describe('20 requests a minute per IP, per endpoint', () => {
   test('the 21st register from one address is 429 with Retry-After; claim and other addresses are unaffected', async () => {
     const ip = '203.0.113.50'
     const body = { client_name: 'flood', identity_type: 'anonymous', scopes: ['lists:read'] }
-    for (let i = 0; i < 20; i++) expect((await agent('register', body, ip)).status).toBe(200)
+    // Each answer says where the caller stands (RateLimit-*, as on keyed requests).
+    const first = await agent('register', body, ip)
+    expect(first.status).toBe(200)
+    expect(first.headers.get('ratelimit-limit')).toBe('20')
+    expect(first.headers.get('ratelimit-remaining')).toBe('19')
+    for (let i = 1; i < 20; i++) expect((await agent('register', body, ip)).status).toBe(200)
     const limited = await agent('register', body, ip)
     expect(limited.status).toBe(429)
     expect(limited.body.error.code).toBe('RATE_LIMITED')
+    expect(limited.headers.get('ratelimit-remaining')).toBe('0')
     const retry = Number(limited.headers.get('retry-after'))
     expect(retry).toBeGreaterThanOrEqual(1)
     expect(retry).toBeLessThanOrEqual(60)
