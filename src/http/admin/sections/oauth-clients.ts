@@ -37,7 +37,7 @@ const lines = (value: string | undefined) =>
 export const oauthClientsSection = defineSection({
   path: PATH,
   title: 'OAuth clients',
-  order: 92,
+  order: 93,
   roles: ['owner', 'admin'],
   routes: [
     {
