@@ -2,9 +2,10 @@ import { createHash, randomBytes } from 'node:crypto'
 import { BASE } from '../../helpers/app'
 import type { Browser, Handle } from '../admin/portal-helpers'
 
-// A minimal OAuth client for the tests, over real HTTP: PKCE (S256), the authorization request,
-// the consent form posted as the signed-in portal user, and the token endpoint. (oauth4webapi,
-// which the brief named, is not installed in this tree; this speaks the same wire protocol.)
+// Raw OAuth requests for the tests, over real HTTP: PKCE (S256), the authorization request, the
+// consent form posted as the signed-in portal user, and the token endpoint. Raw on purpose, to
+// send what a conforming client never would (plain PKCE, reused codes, bad bodies);
+// oauth4webapi.test.ts drives the same server with a standards-checking client library.
 
 export function pkce() {
   const verifier = randomBytes(48).toString('base64url')
