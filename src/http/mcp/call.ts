@@ -24,7 +24,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 interface Laid {
   path: string
   params: Record<string, string>
-  query: URLSearchParams
+  /** Made when a query member is given (most calls have none). */
+  query: URLSearchParams | null
   body: Record<string, unknown> | null
   file: string | null
   idempotencyKey: string | null
@@ -37,7 +38,7 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
   const laid: Laid = {
     path: o.path,
     params: {},
-    query: new URLSearchParams(),
+    query: null,
     // Every call that may carry a body sends one, so REST names a member the operation does
     // not take together with what the verb's schema says of the rest.
     body: o.method === 'GET' ? null : {},
@@ -64,7 +65,7 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
     } else if (o.queryMembers.includes(name)) {
       if (isPlainObject(value) || Array.isArray(value) || value === null)
         errors.push({ field: name, message: 'must be a string, number or boolean' })
-      else laid.query.set(name, String(value))
+      else (laid.query ??= new URLSearchParams()).set(name, String(value))
     } else if (laid.body) laid.body[name] = value
     else errors.push({ field: name, message: 'is not a known member' })
   }
@@ -105,7 +106,7 @@ export async function runTool(
     body = JSON.stringify(laid.body)
   }
   if (laid.idempotencyKey !== null) headers['idempotency-key'] = laid.idempotencyKey
-  const search = laid.query.size > 0 ? `?${laid.query}` : ''
+  const search = laid.query ? `?${laid.query}` : ''
   const url = `${p.app.config.publicUrl}${laid.path}${search}`
   const request = new Request(url, { method: o.method, headers, body })
   const meta: RequestMeta = { requestId, actor, keyId: actor.id }

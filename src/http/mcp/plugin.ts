@@ -27,8 +27,11 @@ const CORS: Record<string, string> = {
   'access-control-max-age': '86400',
 }
 
+const CORS_ENTRIES = Object.entries(CORS)
+
 const withHeaders = (response: Response, headers: Record<string, string>) => {
-  for (const [name, value] of Object.entries({ ...headers, ...CORS })) response.headers.set(name, value)
+  for (const name in headers) response.headers.set(name, headers[name]!)
+  for (const [name, value] of CORS_ENTRIES) response.headers.set(name, value)
   return response
 }
 
