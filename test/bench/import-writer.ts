@@ -7,7 +7,11 @@
 // cannot (run them one after another, in one session).
 //
 // `bun run test/bench/import-writer.ts [--rows N] [--batch N] [--cache-mib N] [--no-fts]
-//   [--without-email-index] [--automerge N] [--crisismerge N] [--wal-autocheckpoint N]`
+//   [--without-email-index] [--automerge N] [--crisismerge N] [--wal-autocheckpoint N]
+//   [--sort] [--key-columns client_id,email_key|client_no,email_key]`
+// --sort writes each batch in lower(email) order (as the import's parse worker sends it);
+// --key-columns replaces the unique index by one on stored columns (client_no is a constant here:
+// it measures what a narrower key would save, not a schema the app has).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,6 +31,9 @@ const { values: flags } = parseArgs({
     'cache-mib': { type: 'string' },
     'no-fts': { type: 'boolean', default: false },
     'without-email-index': { type: 'boolean', default: false },
+    // Experiments: the unique key on stored columns instead of (client_id, lower(email)).
+    'key-columns': { type: 'string' },
+    sort: { type: 'boolean', default: false },
     automerge: { type: 'string' },
     crisismerge: { type: 'string' },
     'wal-autocheckpoint': { type: 'string' },
@@ -60,29 +67,46 @@ try {
         `INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('${option}', ${Number(flags[option])})`,
       )
   if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_email_idx')
+  const keyColumns = flags['key-columns']
+  if (keyColumns) {
+    sqlite.run('DROP INDEX contacts_client_email_idx')
+    sqlite.run('ALTER TABLE contacts ADD COLUMN client_no INTEGER')
+    sqlite.run('ALTER TABLE contacts ADD COLUMN email_key TEXT')
+    sqlite.run(`CREATE UNIQUE INDEX contacts_key_idx ON contacts (${keyColumns})`)
+  }
   const clientId = Bun.randomUUIDv7()
   sqlite.run(
     "INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, 'W', 'active', 0, 0)",
     [clientId],
   )
   const w = importWriter(sqlite)
+  const keyed = keyColumns
+    ? sqlite.prepare(
+        `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no, email_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'subscribed', NULL, ?8, ?9, ?9, 7, ?10) ON CONFLICT DO NOTHING`,
+      )
+    : null
   const write = sqlite.transaction((values: string[][]) => {
     const at = Date.now()
     const highWater = contactsHighWater(sqlite)
-    for (const [email, first, last, company, phone, custom] of values)
-      w.insertContact({
-        id: newId(),
-        clientId,
-        email: email!,
-        firstName: first!,
-        lastName: last!,
-        company: company!,
-        phone: phone ?? null,
-        status: 'subscribed',
-        timezone: null,
-        customFields: custom!,
-        at,
-      })
+    if (flags.sort) values.sort((a, b) => (a[6]! < b[6]! ? -1 : a[6]! > b[6]! ? 1 : 0))
+    for (const [email, first, last, company, phone, custom, key] of values)
+      if (keyed)
+        keyed.run(newId(), clientId, email!, first!, last!, company!, phone ?? null, custom!, at, key!)
+      else
+        w.insertContact({
+          id: newId(),
+          clientId,
+          email: email!,
+          firstName: first!,
+          lastName: last!,
+          company: company!,
+          phone: phone ?? null,
+          status: 'subscribed',
+          timezone: null,
+          customFields: custom!,
+          at,
+        })
     if (!flags['no-fts']) indexContactsAfter(sqlite, highWater)
   })
   let ms = 0
@@ -100,6 +124,7 @@ try {
           p.company,
           p.e164 as string,
           JSON.stringify({ plan: p.plan, seats: p.seats }),
+          p.email.toLowerCase(),
         ])
     }
     const cpu = process.cpuUsage()

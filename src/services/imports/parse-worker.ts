@@ -21,7 +21,28 @@ async function send(cells: Cell[]): Promise<void> {
       resume = r
     })
   credits--
-  self.postMessage({ type: 'batch', cells } satisfies FromParser)
+  self.postMessage({ type: 'batch', cells: inKeyOrder(cells) } satisfies FromParser)
+}
+
+/**
+ * The batch with its refused rows first (in file order), then its good rows by lower-cased
+ * email, file order among equals (a stable sort, so a repeated email's first row still wins).
+ * The unique (client_id, lower(email)) index is the writer's main cost: in key order its pages
+ * are each visited once per transaction instead of at random, evicted and read again (issue 15:
+ * a third less I/O at a million rows). The order is only a hint to the index; the writer sorts
+ * its errors back into file order.
+ */
+function inKeyOrder(cells: Cell[]): Cell[] {
+  const refused: number[] = []
+  const good: { at: number; key: string }[] = []
+  for (let k = 0; k < cells.length; k += ROW_CELLS)
+    if (cells[k + 1] !== null) refused.push(k)
+    else good.push({ at: k, key: (cells[k + 2] as string).toLowerCase() })
+  good.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+  const out: Cell[] = []
+  for (const k of refused) for (let i = 0; i < ROW_CELLS; i++) out.push(cells[k + i] as Cell)
+  for (const { at } of good) for (let i = 0; i < ROW_CELLS; i++) out.push(cells[at + i] as Cell)
+  return out
 }
 
 async function run(file: string, delimiter: string): Promise<void> {

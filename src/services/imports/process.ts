@@ -88,13 +88,16 @@ export async function processImport(
   const w = importWriter(sqlite)
   const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
 
+  // A batch's rows come in key order (parse-worker.ts): its errors are put back in file order.
+  let batchErrors: ImportProgress['errors'] = []
   const fail = (line: number, message: string) => {
     p.skipped++
-    if (p.errors.length < MAX_ERRORS) p.errors.push({ row: line, message })
+    if (p.errors.length < MAX_ERRORS) batchErrors.push({ row: line, message })
   }
 
   const flush = sqlite.transaction((c: Cell[]): number => {
     const t = now()
+    batchErrors = []
     const highWater = contactsHighWater(sqlite)
     // contact_created journeys (issue 11), asked once a batch: with none, nothing is collected.
     const starting = contactCreatedJourneys(db, job.clientId)
@@ -187,6 +190,9 @@ export async function processImport(
     if (job.listId && added > 0) w.bumpListMembers(job.listId, added, t)
     indexContactsAfter(sqlite, highWater)
     w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
+    batchErrors.sort((a, b) => a.row - b.row)
+    p.errors.push(...batchErrors.slice(0, MAX_ERRORS - p.errors.length))
+    batchErrors = []
     return created ? onContactsCreated(db, starting, created, t) : 0
   })
 
