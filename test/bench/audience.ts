@@ -54,7 +54,15 @@ const LIST_SHARE = 5 // one contact in LIST_SHARE joins the list (~20%)
 const POLL_MS = 200
 const REQUEST_TIMEOUT_MS = 120_000
 const DAY = 86_400_000
-const BARS = { importRps: 50_000, importRssMb: 300, searchP50: 20, segmentMs: 500, pageMs: 20 }
+const BARS = {
+  importRps: 50_000,
+  importRssMb: 300,
+  /** The import's rate over the raw insert's, same run. */
+  importRatio: 0.65,
+  searchP50: 20,
+  segmentMs: 500,
+  pageMs: 20,
+}
 const T0 = performance.now()
 
 // ---------------------------------------------------------------------------------------------
@@ -674,9 +682,25 @@ async function main(): Promise<boolean> {
   if (opts.importOnly) {
     await stopHerald(h)
     const ratio = imp.rps / base.rps
+    const yes = (ok: boolean) => (ok ? 'met' : '**missed**')
+    const met = {
+      rps: imp.rps >= BARS.importRps,
+      ratio: ratio >= BARS.importRatio,
+      rss: imp.peak_rss_mb <= BARS.importRssMb,
+    }
+    // A table (test/bench/run.ts joins it to its summary), then the JSON line.
+    console.log('\n| Import (issue 15) | Result | Bar | Met? |\n|---|---|---|---|')
     console.log(
-      `import ${fmt(imp.rps, 0)} rows/s (${fmt(imp.total_ms / 1000, 2)} s), raw insert ${fmt(base.rps, 0)} rows/s, ` +
-        `ratio ${fmt(ratio, 3)}, peak RSS ${fmt(imp.peak_rss_mb)} MB, ${invalid.length} invalid phones`,
+      `| CSV import, ${fmt(opts.rows, 0)} rows of a CRM-style export (test/bench/crm-export.ts), upload → completed | ` +
+        `${fmt(imp.rps, 0)} rows/s (${fmt(imp.total_ms / 1000, 2)} s; ${imp.inserted} inserted, ` +
+        `${invalid.length} invalid phones refused and reported) | ≥ ${fmt(BARS.importRps, 0)} rows/s | ${yes(met.rps)} |`,
+    )
+    console.log(
+      `| Import / raw batched bun:sqlite insert of the same rows, same indexes, same run | ${fmt(ratio, 3)} ` +
+        `(raw ${fmt(base.rps, 0)} rows/s) | ≥ ${BARS.importRatio} | ${yes(met.ratio)} |`,
+    )
+    console.log(
+      `| Server peak RSS during the import (VmHWM) | ${fmt(imp.peak_rss_mb)} MB | ≤ ${BARS.importRssMb} MB | ${yes(met.rss)} |`,
     )
     console.log(
       JSON.stringify({
@@ -686,7 +710,7 @@ async function main(): Promise<boolean> {
         import_to_baseline: round(ratio, 3),
       }),
     )
-    return imp.rps >= BARS.importRps && imp.peak_rss_mb <= BARS.importRssMb
+    return met.rps && met.ratio && met.rss
   }
 
   const ids = contactIdsOf(dbFile, clientId)

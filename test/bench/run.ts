@@ -13,6 +13,8 @@
 //     default 5,000): a DKIM-signed campaign over SMTP against a raw nodemailer blast that signs each
 //     message, pinned and unpinned in the same run; its table and figures join these, and a missed
 //     bar fails the run.
+//  CSV import (issue 15, test/bench/audience.ts --import-only, its own process; HERALD_BENCH_IMPORT_ROWS,
+//     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
 //     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -302,6 +304,8 @@ async function main(): Promise<boolean> {
   const smtp = await runSmtpBench()
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await runJourneyBench()
+  // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
+  const csvImport = await runImportBench()
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -335,6 +339,7 @@ async function main(): Promise<boolean> {
     ...portal.table,
     ...smtp.table,
     ...journeys.table,
+    ...csvImport.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
     summary.push(
@@ -379,6 +384,7 @@ async function main(): Promise<boolean> {
       portal: portal.json,
       smtp: smtp.json,
       journeys: journeys.json,
+      import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
   )
@@ -388,6 +394,7 @@ async function main(): Promise<boolean> {
     mcp.ratio_pass &&
     analytics.pass &&
     journeys.pass &&
+    csvImport.pass &&
     portal.pass &&
     smtp.pass
   )
@@ -430,6 +437,12 @@ async function runBenchScript(
 function runJourneyBench(): Promise<ScriptBench> {
   const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
   return runBenchScript('journeys', 'journeys.ts', ['--contacts', contacts], `${contacts} contacts`)
+}
+
+/** The CSV import bars (HERALD_BENCH_IMPORT_ROWS, default 1,000,000). */
+function runImportBench(): Promise<ScriptBench> {
+  const rows = process.env.HERALD_BENCH_IMPORT_ROWS ?? '1000000'
+  return runBenchScript('import', 'audience.ts', ['--import-only', '--rows', rows], `${rows} CSV rows`)
 }
 
 /** SMTP + DKIM against a raw nodemailer blast (HERALD_BENCH_SMTP_RECIPIENTS, default 5,000). */
