@@ -65,7 +65,10 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
     } else if (o.queryMembers.includes(name)) {
       if (isPlainObject(value) || Array.isArray(value) || value === null)
         errors.push({ field: name, message: 'must be a string, number or boolean' })
-      else (laid.query ??= new URLSearchParams()).set(name, String(value))
+      else {
+        laid.query ??= new URLSearchParams()
+        laid.query.set(name, String(value))
+      }
     } else if (laid.body) laid.body[name] = value
     else errors.push({ field: name, message: 'is not a known member' })
   }
