@@ -9,9 +9,11 @@ export const EXCLUDED: Readonly<Record<string, string>> = {
   exportContacts:
     'streams a CSV file of every contact; too large for a model’s context — use list_contacts or search_contacts, or the REST download',
   receiveInboundEmail: 'raw MIME handed over by a mail server, not something an assistant writes',
-  registerAgent: 'how an agent obtains a credential before it can connect; a connected caller already holds one',
+  registerAgent:
+    'how an agent obtains a credential before it can connect; a connected caller already holds one',
   claimAgent: 'how an agent obtains a credential before it can connect; a connected caller already holds one',
-  revokeAgentCredential: 'takes the key itself in the body; a connected caller revokes keys with revoke_api_key',
+  revokeAgentCredential:
+    'takes the key itself in the body; a connected caller revokes keys with revoke_api_key',
 }
 
 /**
