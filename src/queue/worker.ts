@@ -200,6 +200,11 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
       worker.start()
       return this
     },
+    // No refill once stopping: the sends in flight end, no new batch starts meanwhile.
+    stop() {
+      stopping = true
+      return worker.stop()
+    },
   }
 }
 
