@@ -60,7 +60,9 @@ export function toolInput(o: Operation, extra: Record<string, Json> = {}): ToolI
     const needed = new Set((part.required as string[] | undefined) ?? [])
     for (const [name, s] of Object.entries(members)) {
       const schema = plainSchema(o.documented?.[name] ?? s)
-      if (name === 'client_id') schema.description = CLIENT_ID
+      // A credential's own workspace rule, which means nothing where no credential is sent
+      // (agent registration names the workspace it asks for in its own words).
+      if (name === 'client_id' && o.auth !== 'none') schema.description = CLIENT_ID
       properties[name] = schema
       if (needed.has(name)) required.push(name)
     }
