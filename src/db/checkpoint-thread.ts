@@ -10,8 +10,8 @@ import type { CheckpointSetup, FromCheckpointThread, ToCheckpointThread } from '
 //
 // PASSIVE never blocks writers or readers: it copies what it can and gives up on frames a
 // reader still needs, so it runs every tick. Only when the WAL file has grown past
-// truncateBytes (a reader kept PASSIVE from finishing for a long while, or a burst outran it),
-// and PASSIVE has just copied every frame, does it ask for TRUNCATE, which waits for readers and blocks writers while pending; its busy
+// truncateBytes (a reader kept PASSIVE from finishing for a long while, or a burst outran it)
+// does it ask for TRUNCATE, which waits for readers and blocks writers while pending; its busy
 // timeout is kept short so a writer on the main thread waits at most about that long, and a
 // TRUNCATE that cannot get through simply leaves it to the next tick.
 
@@ -45,23 +45,16 @@ function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
 
 function tick(conn: Database, setup: CheckpointSetup) {
   try {
+    if (walSize(setup.file) > setup.truncateBytes) {
+      const r = checkpoint(conn, 'TRUNCATE')
+      if (!r.busy) return post({ kind: 'checkpointed', mode: 'TRUNCATE', log: r.log, moved: r.checkpointed })
+    }
     const r = checkpoint(conn, 'PASSIVE')
     // log -1: not in WAL mode; log == 0: an empty (reset) WAL, nothing to report.
     const seen = `${r.log}/${r.checkpointed}`
     if (r.log > 0 && r.checkpointed > 0 && seen !== last) {
       last = seen
       post({ kind: 'checkpointed', mode: 'PASSIVE', log: r.log, moved: r.checkpointed })
-    }
-    // TRUNCATE blocks new writers while it is pending (up to TRUNCATE_BUSY_MS, the event loop's
-    // writers waiting in BEGIN IMMEDIATE). Asked for only once PASSIVE copied every frame, so it
-    // has nothing left to copy and waits only for readers still on the WAL: asked for whenever
-    // the WAL was over the limit, it stalled every write ~100 ms each tick while a reader (the
-    // journeys bench's watcher) kept PASSIVE from finishing. A WAL far past the limit (4x) is
-    // truncated anyway, so a reader that never lets go cannot grow it without bound.
-    const size = walSize(setup.file)
-    if (size > setup.truncateBytes && (r.checkpointed === r.log || size > 4 * setup.truncateBytes)) {
-      const t = checkpoint(conn, 'TRUNCATE')
-      if (!t.busy) post({ kind: 'checkpointed', mode: 'TRUNCATE', log: t.log, moved: t.checkpointed })
     }
   } catch (err) {
     // A busy data file is normal under load; the next tick tries again.
