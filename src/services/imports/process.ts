@@ -9,8 +9,12 @@ import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-pr
 import { contactProblem, type Parsed } from './rows'
 
 const MAX_ERRORS = 100
-/** Batches the parse worker may have ready ahead of the writer (memory stays bounded). */
-const AHEAD = 2
+/**
+ * Batches the parse worker may have ready ahead of the writer (memory stays bounded). One is
+ * enough: the worker parses a batch in about half the time the writer takes to store it, and
+ * a second one ahead cost the server ~10-30 MB of its 300 MB import bar (issue 15).
+ */
+const AHEAD = 1
 
 export interface ImportJob {
   id: string
