@@ -21,6 +21,9 @@ const CHECKPOINT_THREAD = import.meta.url.includes('/$bunfs/')
 /** SQLite's default wal_autocheckpoint (pages), restored when the thread is not there. */
 const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000
 
+/** WAL frames past which the main connection finishes a PASSIVE of the thread (see onmessage). */
+const RESET_FRAMES = SQLITE_DEFAULT_AUTOCHECKPOINT
+
 export interface CheckpointerOptions {
   /** Milliseconds between PASSIVE checkpoints (default 500). */
   intervalMs?: number
@@ -84,7 +87,16 @@ export function startCheckpointer(
       sqlite.run('PRAGMA wal_autocheckpoint = 0')
       active = true
       settle(true)
-    } else if (m.kind === 'checkpointed') options.onCheckpoint?.(m)
+    } else if (m.kind === 'checkpointed') {
+      // The WAL is reused from its start only by a write that begins when every frame is
+      // copied, which the thread's PASSIVE alone never sees under steady writes (the WAL then
+      // grows until TRUNCATE, which holds writers off 50-110 ms). Right after a PASSIVE of the
+      // thread, between transactions, this connection copies the few frames written since
+      // (a short PASSIVE of its own), so the next write restarts the WAL.
+      if (m.mode === 'PASSIVE' && m.log >= RESET_FRAMES && active && !stopping)
+        sqlite.query('PRAGMA wal_checkpoint(PASSIVE)').get()
+      options.onCheckpoint?.(m)
+    }
     else if (m.kind === 'failed') log.warn('WAL checkpoint failed; retrying', { error: m.message })
     else if (m.kind === 'stopped') {
       worker.terminate()
