@@ -25,7 +25,7 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT = 1000
 const RESET_FRAMES = SQLITE_DEFAULT_AUTOCHECKPOINT
 
 export interface CheckpointerOptions {
-  /** Milliseconds between PASSIVE checkpoints (default 500). */
+  /** Milliseconds between PASSIVE checkpoints (default 100: each is a chance to reuse the WAL from its start). */
   intervalMs?: number
   /** WAL file size above which the thread resets it with TRUNCATE (default 64 MB). */
   truncateBytes?: number
@@ -117,7 +117,7 @@ export function startCheckpointer(
   send({
     kind: 'setup',
     file,
-    intervalMs: options.intervalMs ?? 500,
+    intervalMs: options.intervalMs ?? 100,
     truncateBytes: options.truncateBytes ?? 64 * 1024 * 1024,
   })
 
