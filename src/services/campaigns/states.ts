@@ -1,6 +1,6 @@
 import type { OutboxRules } from '../../db/outbox'
-import { invalidState } from '../../errors'
 import type { CampaignStatus } from '../../lib/enums'
+import { assertAllowedFrom } from '../states'
 
 // The campaign state machine of DESIGN.md §7, as data: each operation names the states it may
 // start from. Every forbidden transition is one 409 INVALID_STATE with the current status and
@@ -35,11 +35,5 @@ const VERBS: Record<CampaignOperation, string> = {
 }
 
 export function assertTransition(status: CampaignStatus, operation: CampaignOperation): void {
-  const allowed: readonly CampaignStatus[] = ALLOWED_FROM[operation]
-  if (allowed.includes(status)) return
-  throw invalidState(
-    `A ${status} campaign cannot be ${VERBS[operation]}; allowed from: ${allowed.join(', ')}`,
-    status,
-    allowed,
-  )
+  assertAllowedFrom('campaign', status, ALLOWED_FROM[operation], VERBS[operation])
 }

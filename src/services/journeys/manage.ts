@@ -15,11 +15,12 @@ import {
   webhooks,
 } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
-import { invalidState, notFound, validationFailed } from '../../errors'
+import { notFound, validationFailed } from '../../errors'
 import type { JourneyStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { isTimeZone } from '../contacts/normalize'
 import { compileSegment, type RuleGroup } from '../segments/rules'
+import { assertAllowedFrom } from '../states'
 import { checkGraph, type GraphRefs } from './graph'
 import type { JourneyInput, JourneyPatch, ListJourneysQuery } from './inputs'
 import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
@@ -48,14 +49,7 @@ const VERBS = {
 }
 
 export function assertJourneyState(row: JourneyRow, op: keyof typeof ALLOWED_FROM): void {
-  const allowed: readonly JourneyStatus[] = ALLOWED_FROM[op]
-  if (allowed.includes(row.status)) return
-  const article = /^[aeiou]/.test(row.status) ? 'An' : 'A'
-  throw invalidState(
-    `${article} ${row.status} journey cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
-    row.status,
-    allowed,
-  )
+  assertAllowedFrom('journey', row.status, ALLOWED_FROM[op], VERBS[op])
 }
 
 export function findJourneyRow(ctx: Ctx, id: string): JourneyRow {
