@@ -13,13 +13,16 @@ import {
 } from '../../services/oauth/grants'
 import { registerClient } from '../../services/oauth/register'
 import { parseJson } from '../middleware/body'
-import { basicCredentials, oauthErrorResponse, oauthJson, readOAuthForm } from './respond'
+import { basicCredentials, oauthErrorResponse, oauthJson, readOAuthForm, triesBasic } from './respond'
 
 // The token (RFC 6749 §3.2), revocation (RFC 7009) and dynamic registration (RFC 7591)
 // endpoints: parse the form, authenticate the client, hand over to the grant services.
 
 function presentedClient(request: Request, form: Map<string, string>): PresentedClient {
   const basic = basicCredentials(request)
+  // A Basic header that does not decode to `id:secret` is a failed authentication, not none at all.
+  if (!basic && triesBasic(request))
+    throw new OAuthError('invalid_client', 'Client authentication failed: malformed Basic credentials')
   if (basic) {
     if (form.has('client_secret'))
       throw new OAuthError(
@@ -36,11 +39,10 @@ function presentedClient(request: Request, form: Map<string, string>): Presented
 const opt = (form: Map<string, string>, name: string) => form.get(name)
 
 export async function tokenEndpoint(app: AppContext, request: Request): Promise<Response> {
-  let basic = false
+  const basic = triesBasic(request)
   try {
     const form = await readOAuthForm(request)
     const presented = presentedClient(request, form)
-    basic = presented.basic
     const grantType = form.get('grant_type')
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required')
     const client = authenticateClient((id) => findOAuthClient(app, id), presented)
@@ -79,11 +81,10 @@ export async function tokenEndpoint(app: AppContext, request: Request): Promise<
 }
 
 export async function revokeEndpoint(app: AppContext, request: Request): Promise<Response> {
-  let basic = false
+  const basic = triesBasic(request)
   try {
     const form = await readOAuthForm(request)
     const presented = presentedClient(request, form)
-    basic = presented.basic
     const token = form.get('token')
     if (!token) throw new OAuthError('invalid_request', 'token is required')
     const client = authenticateClient((id) => findOAuthClient(app, id), presented)

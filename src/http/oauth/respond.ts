@@ -57,6 +57,11 @@ export async function readOAuthForm(request: Request): Promise<Map<string, strin
   return out
 }
 
+/** Whether the client tried `Authorization: Basic` at all: a malformed attempt is still answered
+ * with a Basic challenge (RFC 6749 §5.2), not treated as no authentication. */
+export const triesBasic = (request: Request) =>
+  /^Basic(\s|$)/i.test(request.headers.get('authorization') ?? '')
+
 /** `Authorization: Basic` client credentials (RFC 6749 §2.3.1: each part form-urlencoded). */
 export function basicCredentials(request: Request): { id: string; secret: string } | null {
   const header = request.headers.get('authorization')
