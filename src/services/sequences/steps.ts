@@ -22,6 +22,8 @@ export interface SequenceStep {
 }
 
 const MINUTE = 60_000
+/** The longest wait a step may have: a year (far past it the due time is no valid date). */
+export const MAX_DELAY_MS = 365 * 24 * 60 * MINUTE
 
 /** The step's wait in ms, or null when the delay is not a duration we take. */
 export function delayMs(delay: SequenceStep['delay'] | undefined): number | null {
@@ -69,11 +71,13 @@ export function checkSteps(
   let threadStarted = false
   steps.forEach((s, i) => {
     const at = (member: string, message: string) => errors.push({ field: `steps[${i}].${member}`, message })
-    if (delayMs(s.delay) === null)
+    const wait = delayMs(s.delay)
+    if (wait === null)
       at(
         'delay',
         'must be an ISO 8601 duration in weeks, days, hours, minutes or seconds (P2D, PT4H, PT30S) or {days, hours, minutes}',
       )
+    else if (wait > MAX_DELAY_MS) at('delay', 'must be at most 365 days')
     let subject = s.subject
     let hasBody = s.body_html !== null || s.body_text !== null
     let hasText = s.body_text !== null
