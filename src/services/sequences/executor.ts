@@ -87,7 +87,7 @@ export function createSequenceExecutor(app: AppContext) {
         if (step.channel !== 'email' && !c.phone) {
           q.skip(
             run.seq,
-            { step: run.next_step, skipped: 'no_phone', at: iso(now) },
+            { step: run.next_step, message_id: null, skipped: 'no_phone', at: iso(now) },
             run.next_step,
             nextAt(run.next_step),
             now,
