@@ -64,7 +64,8 @@ const Enrollment = named(
     entered_at: DateTime,
     ended_at: Nullable(DateTime),
     history: t.Array(t.Record(t.String(), t.Unknown()), {
-      description: 'Steps run, in order: {step, message_id, channel, at}; a skipped step {step, message_id: null, skipped, at}',
+      description:
+        'Steps run, in order: {step, message_id, channel, at}; a skipped step {step, message_id: null, skipped, at}',
     }),
   }),
 )
