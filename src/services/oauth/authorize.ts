@@ -68,10 +68,31 @@ export function checkAuthorizationRequest(app: AppContext, params: (name: string
       return fail(new OAuthError('invalid_scope', `Scope not available to this client: ${outside.join(' ')}`))
   }
   if (scopes.length === 0) return fail(new OAuthError('invalid_scope', 'No scope requested'))
+  const resource = params('resource')
+  const problem = resource === null ? null : resourceProblem(app, resource)
+  if (problem) return fail(new OAuthError('invalid_target', problem))
   return {
     ok: true,
-    request: { client, redirectUri, state, scopes, codeChallenge: challenge, resource: params('resource') },
+    request: { client, redirectUri, state, scopes, codeChallenge: challenge, resource },
   }
+}
+
+/**
+ * RFC 8707 §2: `resource` is an absolute URI without a fragment, and here one of Herald's own
+ * (REST at the public URL, MCP under /mcp/v1): it becomes the token's `aud`, and Herald does not
+ * mint tokens for other servers.
+ */
+function resourceProblem(app: AppContext, resource: string): string | null {
+  let url: URL
+  try {
+    url = new URL(resource)
+  } catch {
+    return 'resource must be an absolute URI'
+  }
+  if (resource.includes('#')) return 'resource must not contain a fragment'
+  if (url.origin !== new URL(app.config.publicUrl).origin)
+    return `resource must be one of this server's (${app.config.publicUrl}, ${app.config.publicUrl}/mcp/v1)`
+  return null
 }
 
 /** The client's redirect URI with the answer's parameters (and `iss`, RFC 9207). */

@@ -11,6 +11,7 @@ export type OAuthErrorCode =
   | 'access_denied'
   | 'unsupported_response_type'
   | 'unsupported_token_type'
+  | 'invalid_target'
   | 'invalid_redirect_uri'
   | 'invalid_client_metadata'
 

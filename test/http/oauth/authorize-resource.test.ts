@@ -1,0 +1,56 @@
+import { beforeAll, describe, expect, test } from 'bun:test'
+import { BASE, createTestApp } from '../../helpers/app'
+
+// RFC 8707 resource indicators at /oauth2/authorize: the `resource` becomes the access token's
+// `aud`, so only Herald's own resources are accepted; anything else goes back to the client as
+// `invalid_target` (with state and iss, like every error after the redirect URI is trusted).
+
+const t = createTestApp()
+const REDIRECT = 'https://app.example/cb'
+const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCQaoWL8hmy6bHG9kK8Ne3d0'
+let clientId: string
+
+beforeAll(async () => {
+  const res = await t.call('POST', '/api/v1/oauth-clients', {
+    body: { name: 'App', redirect_uris: [REDIRECT], confidential: false, scopes: ['contacts:read'] },
+  })
+  expect(res.status).toBe(200)
+  clientId = res.body.data.oauth_client_id
+})
+
+function authorize(resource: string) {
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    code_challenge: CHALLENGE,
+    code_challenge_method: 'S256',
+    state: 'st',
+    resource,
+  })
+  return t.call('GET', `/oauth2/authorize?${q}`, { key: null })
+}
+
+describe('resource', () => {
+  for (const [name, resource] of [
+    ['another server', 'https://evil.example/mcp'],
+    ['not a URI', 'mcp server'],
+    ['a fragment', `${BASE}/mcp/v1#x`],
+  ])
+    test(`${name} → redirected with invalid_target`, async () => {
+      const res = await authorize(resource!)
+      expect(res.status).toBe(303)
+      const to = new URL(res.headers.get('location')!)
+      expect(to.origin + to.pathname).toBe(REDIRECT)
+      expect(to.searchParams.get('error')).toBe('invalid_target')
+      expect(to.searchParams.get('state')).toBe('st')
+      expect(to.searchParams.get('iss')).toBe(BASE)
+    })
+
+  for (const resource of [BASE, `${BASE}/mcp/v1`])
+    test(`${resource} is accepted (on to the sign-in)`, async () => {
+      const res = await authorize(resource)
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toStartWith('/admin/login?next=')
+    })
+})
