@@ -9,6 +9,8 @@ const SECOND = 1000
 const MINUTE = 60 * SECOND
 const HOUR = 60 * MINUTE
 const DAY = 24 * HOUR
+/** The longest wait a journey or sequence may have: a year (far past it a due time is no valid date). */
+export const MAX_WAIT_MS = 365 * DAY
 
 /**
  * Milliseconds of an ISO 8601 duration in weeks, days, hours, minutes and seconds, or null when

@@ -1,5 +1,5 @@
 import type { FieldError } from '../../errors'
-import { parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
+import { MAX_WAIT_MS, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import { CAMPAIGN_CHANNELS } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { LINE_PATTERN, notOneOf, quoteValue } from '../../lib/validate'
@@ -266,19 +266,23 @@ function checkMembers(
           hasDuration ? 'until' : 'duration',
           'give either duration (ISO 8601, e.g. P2D) or until (HH:MM), not both',
         )
-      if (hasDuration && (typeof node.duration !== 'string' || parseIsoDuration(node.duration) === null))
+      const wait = typeof node.duration === 'string' ? parseIsoDuration(node.duration) : null
+      if (hasDuration && wait === null)
         err(
           'duration',
           `${quoteValue(node.duration)} is not an ISO 8601 duration in weeks, days, hours, minutes or seconds (e.g. P2D, PT4H, PT30S)`,
         )
+      else if (hasDuration && wait! > MAX_WAIT_MS) err('duration', 'must be at most 365 days')
       if (hasUntil && (typeof node.until !== 'string' || parseTimeOfDay(node.until) === null))
         err('until', `${quoteValue(node.until)} is not a time of day HH:MM (24-hour)`)
       break
     }
     case 'wait_for_event': {
       event(true)
-      if (typeof node.timeout !== 'string' || parseIsoDuration(node.timeout) === null)
+      const timeout = typeof node.timeout === 'string' ? parseIsoDuration(node.timeout) : null
+      if (timeout === null)
         err('timeout', `${quoteValue(node.timeout)} is not an ISO 8601 duration (e.g. P3D)`)
+      else if (timeout > MAX_WAIT_MS) err('timeout', 'must be at most 365 days')
       break
     }
     case 'condition':

@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { senders, templates } from '../../db/schema'
 import type { FieldError } from '../../errors'
-import { parseIsoDuration } from '../../lib/duration'
+import { MAX_WAIT_MS, parseIsoDuration } from '../../lib/duration'
 import { parseId } from '../../lib/ids'
 import { htmlEngine, textEngine } from '../templates/engine'
 import { parseOrError } from '../templates/syntax'
@@ -22,8 +22,6 @@ export interface SequenceStep {
 }
 
 const MINUTE = 60_000
-/** The longest wait a step may have: a year (far past it the due time is no valid date). */
-export const MAX_DELAY_MS = 365 * 24 * 60 * MINUTE
 
 /** The step's wait in ms, or null when the delay is not a duration we take. */
 export function delayMs(delay: SequenceStep['delay'] | undefined): number | null {
@@ -77,7 +75,7 @@ export function checkSteps(
         'delay',
         'must be an ISO 8601 duration in weeks, days, hours, minutes or seconds (P2D, PT4H, PT30S) or {days, hours, minutes}',
       )
-    else if (wait > MAX_DELAY_MS) at('delay', 'must be at most 365 days')
+    else if (wait > MAX_WAIT_MS) at('delay', 'must be at most 365 days')
     let subject = s.subject
     let hasBody = s.body_html !== null || s.body_text !== null
     let hasText = s.body_text !== null
