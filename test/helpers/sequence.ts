@@ -65,7 +65,7 @@ export async function sequenceApp() {
       stop_reason: string | null
       current_step: number | null
       next_run_at: string | null
-      history: { step: number; message_id?: string; channel?: string; skipped?: string; at: string }[]
+      history: { step: number; message_id?: string | null; channel?: string; skipped?: string; at: string }[]
     }
   return { ...tenant, t, clock, sink, recording, sequences, sender, settle, close, sequence, enroll, runOf }
 }
