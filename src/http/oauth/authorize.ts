@@ -38,6 +38,10 @@ const SCOPE_TEXT: Record<string, string> = {
   'compliance:read': 'Read suppressions and consent',
 }
 
+/** Names the URL's query gives more than once (the form's `scope` checkboxes legitimately repeat). */
+const repeatedIn = (url: URL) =>
+  [...new Set(url.searchParams.keys())].filter((name) => url.searchParams.getAll(name).length > 1)
+
 /** Form fields that carry OAuth parameters whose own names the consent form uses otherwise. */
 const FORM_NAMES: Record<string, string> = { client_id: 'oauth_client_id', scope: 'requested_scope' }
 
@@ -147,7 +151,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
       const problem = await loadMetadataClient(app, clientId)
       if (problem) return errorPage(problem)
     }
-    const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name))
+    const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name), repeatedIn(url))
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)
       return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))
@@ -172,7 +176,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
     // The OAuth parameters come from the action URL; a form that carries them as fields works too
     // (the OAuth client id then as `oauth_client_id`, since `client_id` is the workspace).
     const param = (name: string) => url.searchParams.get(name) ?? field(FORM_NAMES[name] ?? name)
-    const checked = checkAuthorizationRequest(app, param)
+    const checked = checkAuthorizationRequest(app, param, repeatedIn(url))
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)
       return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))

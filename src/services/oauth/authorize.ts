@@ -26,7 +26,34 @@ export type Checked =
 /** RFC 7636: base64url of a SHA-256, 43 characters. */
 const CHALLENGE_RE = /^[A-Za-z0-9_-]{43}$/
 
-export function checkAuthorizationRequest(app: AppContext, params: (name: string) => string | null): Checked {
+/** The request's parameters, each of which may be given once (RFC 6749 §3.1). */
+const PARAMS = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'code_challenge',
+  'code_challenge_method',
+  'resource',
+]
+
+/**
+ * `repeated` lists the names given more than once: a repeated client_id or redirect_uri leaves
+ * no redirect URI to trust (shown on the page); any other goes back as invalid_request.
+ */
+export function checkAuthorizationRequest(
+  app: AppContext,
+  params: (name: string) => string | null,
+  repeated: readonly string[] = [],
+): Checked {
+  const twice = PARAMS.filter((name) => repeated.includes(name))
+  if (twice.includes('client_id') || twice.includes('redirect_uri'))
+    return {
+      ok: false,
+      redirect: null,
+      message: `The request gives ${twice.filter((n) => n === 'client_id' || n === 'redirect_uri').join(' and ')} more than once.`,
+    }
   const clientIdParam = params('client_id')
   if (!clientIdParam)
     return { ok: false, redirect: null, message: 'The request names no client (client_id).' }
@@ -43,6 +70,8 @@ export function checkAuthorizationRequest(app: AppContext, params: (name: string
     }
   const state = params('state')
   const fail = (error: OAuthError): Checked => ({ ok: false, redirect: redirectUri, error, state })
+  if (twice.length > 0)
+    return fail(new OAuthError('invalid_request', `${twice.join(', ')} given more than once`))
   if (params('response_type') !== 'code')
     return fail(new OAuthError('unsupported_response_type', 'response_type must be "code"'))
   const challenge = params('code_challenge')

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { BASE, createTestApp } from '../../helpers/app'
 
-// RFC 8707 resource indicators at /oauth2/authorize: the `resource` becomes the access token's
+// Parameters given more than once (RFC 6749 §3.1) and RFC 8707 resource indicators at /oauth2/authorize: the `resource` becomes the access token's
 // `aud`, so only Herald's own resources are accepted; anything else goes back to the client as
 // `invalid_target` (with state and iss, like every error after the redirect URI is trusted).
 
@@ -53,4 +53,29 @@ describe('resource', () => {
       expect(res.status).toBe(303)
       expect(res.headers.get('location')).toStartWith('/admin/login?next=')
     })
+})
+
+describe('a parameter given twice', () => {
+  const query = (extra: string) =>
+    `/oauth2/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent(REDIRECT)}` +
+    `&code_challenge=${CHALLENGE}&code_challenge_method=S256&state=st${extra}`
+
+  test('client_id or redirect_uri twice → an error page, never a redirect', async () => {
+    for (const extra of [`&client_id=${clientId}`, `&redirect_uri=${encodeURIComponent(REDIRECT)}`]) {
+      const res = await t.call('GET', query(extra), { key: null })
+      expect(res.status).toBe(400)
+      expect(res.headers.get('location')).toBeNull()
+      expect(res.text).toContain('more than once')
+    }
+  })
+
+  test('another parameter twice → redirected with invalid_request', async () => {
+    for (const extra of ['&scope=contacts:read&scope=contacts:read', '&code_challenge_method=S256']) {
+      const res = await t.call('GET', query(extra), { key: null })
+      expect(res.status).toBe(303)
+      const to = new URL(res.headers.get('location')!)
+      expect(to.searchParams.get('error')).toBe('invalid_request')
+      expect(to.searchParams.get('state')).toBe('st')
+    }
+  })
 })
