@@ -44,3 +44,13 @@ describe('step delay bounds', () => {
     )
   })
 })
+
+test('an empty {} delay → 422 on steps[i].delay (give days, hours or minutes)', async () => {
+  const r = await t.call('POST', '/api/v1/sequences', {
+    key: acme.key,
+    body: { name: 'S', steps: [{ ...first, delay: {} }] },
+  })
+  expect(r.status).toBe(422)
+  expect(detailFields(r.body)).toEqual(['steps[0].delay'])
+  expect(r.body.error.details[0].message).toBe('must have at least 1 member')
+})

@@ -20,7 +20,8 @@ export const Delay = t.Union(
         hours: t.Optional(t.Integer({ minimum: 0, maximum: 10_000 })),
         minutes: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000 })),
       },
-      strict,
+      // {} is no wait anyone meant to write: a typo'd or emptied delay is refused.
+      { ...strict, minProperties: 1 },
     ),
   ],
   { description: 'The wait before the step (after enrollment for the first): P2D or {days, hours, minutes}' },
