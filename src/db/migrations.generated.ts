@@ -23,6 +23,7 @@ import m19 from '../../migrations/0019_true_shape.sql' with { type: 'text' }
 import m20 from '../../migrations/0020_clumsy_the_call.sql' with { type: 'text' }
 import m21 from '../../migrations/0021_mean_deathbird.sql' with { type: 'text' }
 import m22 from '../../migrations/0022_lying_the_hunter.sql' with { type: 'text' }
+import m23 from '../../migrations/0023_spotty_giant_girl.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -48,4 +49,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0020_clumsy_the_call', sql: m20 },
   { tag: '0021_mean_deathbird', sql: m21 },
   { tag: '0022_lying_the_hunter', sql: m22 },
+  { tag: '0023_spotty_giant_girl', sql: m23 },
 ]

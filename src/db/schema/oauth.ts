@@ -57,6 +57,8 @@ export const oauthGrants = sqliteTable(
     /** The workspace (`tenant` claim). */
     tenant: text('tenant').references(() => clients.id),
     scopes: text('scopes', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The RFC 8707 resource of the authorization request: every token of the grant's `aud`. */
+    resource: text('resource'),
     createdAt: integer('created_at').notNull(),
     revokedAt: integer('revoked_at'),
   },

@@ -176,6 +176,7 @@ export function createAuthorizationCode(
         subject: input.userId,
         tenant: input.tenant,
         scopes: [...input.scopes],
+        resource: input.resource,
         createdAt: now,
       })
       .run()
@@ -299,7 +300,8 @@ export function refresh(
       return new OAuthError('invalid_grant', "The user's role no longer allows any scope of this grant")
     }
     app.db.update(oauthRefreshTokens).set({ usedAt: now }).where(eq(oauthRefreshTokens.id, row.id)).run()
-    return issue(app, client, grant, scopes, { refresh: true })
+    // The refreshed token keeps the audience the user consented to (RFC 8707).
+    return issue(app, client, grant, scopes, { refresh: true, resource: grant.resource })
   })
   if (outcome instanceof OAuthError) throw outcome
   return outcome
