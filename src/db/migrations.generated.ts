@@ -24,6 +24,7 @@ import m20 from '../../migrations/0020_clumsy_the_call.sql' with { type: 'text' 
 import m21 from '../../migrations/0021_mean_deathbird.sql' with { type: 'text' }
 import m22 from '../../migrations/0022_lying_the_hunter.sql' with { type: 'text' }
 import m23 from '../../migrations/0023_spotty_giant_girl.sql' with { type: 'text' }
+import m24 from '../../migrations/0024_reflective_agent_zero.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -50,4 +51,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0021_mean_deathbird', sql: m21 },
   { tag: '0022_lying_the_hunter', sql: m22 },
   { tag: '0023_spotty_giant_girl', sql: m23 },
+  { tag: '0024_reflective_agent_zero', sql: m24 },
 ]

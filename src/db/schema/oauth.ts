@@ -72,6 +72,9 @@ export const oauthCodes = sqliteTable('oauth_codes', {
     .notNull()
     .references(() => oauthGrants.id),
   redirectUri: text('redirect_uri').notNull(),
+  /** Whether the authorization request named redirect_uri (else the client's only one was used):
+   * only then must the token request repeat it (OAuth 2.1 §4.1.3). */
+  redirectUriGiven: integer('redirect_uri_given', { mode: 'boolean' }).notNull().default(true),
   codeChallenge: text('code_challenge').notNull(),
   resource: text('resource'),
   expiresAt: integer('expires_at').notNull(),

@@ -118,7 +118,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
         // The request's parameters again as hidden fields, for a form posted without its action's query.
         hidden: [
           ['response_type', 'code'],
-          ['redirect_uri', request.redirectUri],
+          ['redirect_uri', request.redirectUriGiven ? request.redirectUri : null],
           ['requested_scope', request.scopes.join(' ')],
           ['state', request.state],
           ['code_challenge', request.codeChallenge],
@@ -219,6 +219,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
       tenant: workspaceId,
       scopes,
       redirectUri: req.redirectUri,
+      redirectUriGiven: req.redirectUriGiven,
       codeChallenge: req.codeChallenge,
       resource: req.resource,
     })

@@ -11,6 +11,8 @@ import { OAuthError } from './errors'
 export interface AuthorizationRequest {
   client: OAuthClientRow
   redirectUri: string
+  /** redirect_uri was in the request (not the client's only registered one taken by default). */
+  redirectUriGiven: boolean
   state: string | null
   scopes: string[]
   codeChallenge: string
@@ -102,7 +104,15 @@ export function checkAuthorizationRequest(
   if (problem) return fail(new OAuthError('invalid_target', problem))
   return {
     ok: true,
-    request: { client, redirectUri, state, scopes, codeChallenge: challenge, resource },
+    request: {
+      client,
+      redirectUri,
+      redirectUriGiven: asked !== null,
+      state,
+      scopes,
+      codeChallenge: challenge,
+      resource,
+    },
   }
 }
 

@@ -159,6 +159,7 @@ export function createAuthorizationCode(
     tenant: string
     scopes: readonly string[]
     redirectUri: string
+    redirectUriGiven?: boolean
     codeChallenge: string
     resource: string | null
   },
@@ -186,6 +187,7 @@ export function createAuthorizationCode(
         codeHash: sha256Hex(code),
         grantId,
         redirectUri: input.redirectUri,
+        redirectUriGiven: input.redirectUriGiven ?? true,
         codeChallenge: input.codeChallenge,
         resource: input.resource,
         expiresAt: now + CODE_TTL_MS,
@@ -226,7 +228,9 @@ export function exchangeCode(
     }
     if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The authorization code has expired')
     if (grant.revokedAt !== null) return new OAuthError('invalid_grant', 'The grant has been revoked')
-    if (params.redirect_uri !== row.redirectUri)
+    // Repeated exactly if the authorization request named it; may be left out if it did not.
+    const redirectUri = params.redirect_uri ?? (row.redirectUriGiven ? undefined : row.redirectUri)
+    if (redirectUri !== row.redirectUri)
       return new OAuthError(
         'invalid_grant',
         'redirect_uri does not match the one of the authorization request',

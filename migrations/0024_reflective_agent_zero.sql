@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_codes` ADD `redirect_uri_given` integer DEFAULT true NOT NULL;
