@@ -29,7 +29,9 @@ export async function serve(flags: Flags): Promise<void> {
       : startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
   const boot = bootstrapIfEmpty(ctx)
   registerJobs(ctx)
-  const app = createApp(ctx).listen({ port: config.port, hostname: config.host })
+  // reusePort off (Elysia turns it on): a second server on a port in use must fail, not share
+  // the port with this one and receive half its connections (test/cli/serve-port-in-use.test.ts).
+  const app = createApp(ctx).listen({ port: config.port, hostname: config.host, reusePort: false })
   const server = app.server!
   ctx.jobs.start()
   const importWorker = createImportWorker(ctx).start() // resumes imports a stop interrupted
