@@ -19,7 +19,17 @@ afterAll(() => {
 
 const start = (port: number, data: string) => {
   const p = Bun.spawn(
-    ['bun', join(root, 'src/main.ts'), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data],
+    [
+      'bun',
+      join(root, 'src/main.ts'),
+      'serve',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data',
+      data,
+    ],
     { cwd: work, env: { ...process.env, HERALD_LOG: 'json' }, stdout: 'pipe', stderr: 'pipe' },
   )
   procs.push(p)
