@@ -54,3 +54,25 @@ test('an empty {} delay → 422 on steps[i].delay (give days, hours or minutes)'
   expect(detailFields(r.body)).toEqual(['steps[0].delay'])
   expect(r.body.error.details[0].message).toBe('must have at least 1 member')
 })
+
+test('step messages name the channel with the right article (an sms step, a voice step)', async () => {
+  const r = await t.call('POST', '/api/v1/sequences', {
+    key: acme.key,
+    body: {
+      name: 'S',
+      steps: [
+        { channel: 'sms', subject: 'x' },
+        { channel: 'voice', body_html: '<p>x</p>' },
+        { channel: 'email', template_id: acme.templates.sms.id },
+      ],
+    },
+  })
+  expect(r.status).toBe(422)
+  const said = Object.fromEntries(
+    r.body.error.details.map((d: { field: string; message: string }) => [d.field, d.message]),
+  )
+  expect(said['steps[0].subject']).toBe('an sms step has no subject')
+  expect(said['steps[0].body_text']).toBe('an sms step needs body_text')
+  expect(said['steps[1].body_text']).toBe('a voice step needs body_text')
+  expect(said['steps[2].template_id']).toBe('is an sms template; the step sends email')
+})

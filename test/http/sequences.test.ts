@@ -102,7 +102,7 @@ describe('step checks on save: 422 naming steps[i].member', () => {
       body: withSteps(first, { channel: 'sms', template_id: acme.templates.welcome.id }),
       status: 422,
       field: 'steps[1].template_id',
-      message: /is a email template/,
+      message: /is an email template/,
     },
     {
       name: 'sms step without body_text',

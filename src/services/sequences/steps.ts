@@ -23,6 +23,9 @@ export interface SequenceStep {
 
 const MINUTE = 60_000
 
+/** The channel with its article, as said aloud: an email, an sms, an rcs, a voice, a whatsapp. */
+const a = (channel: string) => `${/^(email|sms|rcs)$/.test(channel) ? 'an' : 'a'} ${channel}`
+
 /** The step's wait in ms, or null when the delay is not a duration we take. */
 export function delayMs(delay: SequenceStep['delay'] | undefined): number | null {
   if (delay === undefined) return 0
@@ -84,7 +87,7 @@ export function checkSteps(
       if (!t) at('template_id', 'no such template in this client')
       else {
         if (t.channel !== s.channel)
-          at('template_id', `is a ${t.channel} template; the step sends ${s.channel}`)
+          at('template_id', `is ${a(t.channel)} template; the step sends ${s.channel}`)
         subject = subject ?? t.subject
         hasBody = t.bodyHtml !== null || t.bodyText !== null
         hasText = t.bodyText !== null
@@ -110,9 +113,9 @@ export function checkSteps(
       if (s.template_id === null && !hasBody) at('body_html', 'an email step needs body_html or body_text')
       threadStarted = true
     } else {
-      if (s.subject !== null) at('subject', `a ${s.channel} step has no subject`)
+      if (s.subject !== null) at('subject', `${a(s.channel)} step has no subject`)
       if (s.template_id === null ? s.body_text === null : !hasText)
-        at('body_text', `a ${s.channel} step needs body_text`)
+        at('body_text', `${a(s.channel)} step needs body_text`)
     }
   })
   return errors
