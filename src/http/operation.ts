@@ -27,6 +27,8 @@ interface OperationBase {
    * revoke, 20/min per IP each; HERALD_LOGIN_RATE_PER_MINUTE).
    */
   perIpLimit?: boolean
+  /** Readable from any origin (CORS `*`): discovery documents a browser-based client fetches. */
+  cors?: boolean
   /** MCP hint; reads are inferred from GET. */
   destructive?: boolean
   /** `any` = any valid credential (the spec's "default"); `none` = public. */

@@ -210,6 +210,7 @@ export async function runOperation(
 ): Promise<Response> {
   const { app } = p
   const headers: Record<string, string> = { 'x-request-id': meta.requestId }
+  if (o.cors) headers['access-control-allow-origin'] = '*'
   let upload: Upload | undefined
   const answer = (response: Response) => {
     meta.status = response.status

@@ -24,6 +24,8 @@ export const wellKnownOperations = [
     summary: 'OAuth 2.0 protected resource metadata (RFC 9728)',
     answer: 'as-is',
     response: ProtectedResourceMetadata,
+    // Browser-based MCP clients (the MCP Inspector) read it from another origin.
+    cors: true,
   }),
   route(mcpProtectedResourceVerb, {
     id: 'getMcpProtectedResourceMetadata',
@@ -33,5 +35,6 @@ export const wellKnownOperations = [
     summary: 'OAuth 2.0 protected resource metadata of the MCP endpoint /mcp/v1 (RFC 9728)',
     answer: 'as-is',
     response: ProtectedResourceMetadata,
+    cors: true,
   }),
 ]

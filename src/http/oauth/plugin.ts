@@ -33,6 +33,7 @@ export function oauthPlugin(app: AppContext) {
   const preflight = () =>
     new Response(null, { status: 204, headers: { ...CORS, 'access-control-max-age': '86400' } })
   const opts = { parse: 'none' as const, detail: { hide: true } }
+  // The protected-resource documents are REST operations (`cors: true`); their preflight is here.
 
   return new Elysia({ name: 'herald-oauth' })
     .get(
@@ -52,6 +53,8 @@ export function oauthPlugin(app: AppContext) {
     .post('/oauth2/register', limited(registerEndpoint), opts)
     .options('/.well-known/oauth-authorization-server', preflight, opts)
     .options('/oauth2/jwks', preflight, opts)
+    .options('/.well-known/oauth-protected-resource', preflight, opts)
+    .options('/.well-known/oauth-protected-resource/mcp/v1', preflight, opts)
     .options('/oauth2/token', preflight, opts)
     .options('/oauth2/revoke', preflight, opts)
     .options('/oauth2/register', preflight, opts)

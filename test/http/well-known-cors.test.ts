@@ -1,0 +1,33 @@
+import { expect, test } from 'bun:test'
+import { createTestApp } from '../helpers/app'
+
+// The discovery documents a browser-based MCP client (the MCP Inspector) reads from another
+// origin: the protected-resource metadata (RFC 9728), like the authorization-server metadata,
+// answers with `Access-Control-Allow-Origin: *` and has a CORS preflight.
+
+const t = createTestApp()
+const ORIGIN = { origin: 'http://localhost:6274' }
+
+for (const path of [
+  '/.well-known/oauth-protected-resource',
+  '/.well-known/oauth-protected-resource/mcp/v1',
+  '/.well-known/oauth-authorization-server',
+]) {
+  test(`${path}: readable from any origin, with a preflight`, async () => {
+    const get = await t.call('GET', path, { key: null, headers: ORIGIN })
+    expect(get.status).toBe(200)
+    expect(get.headers.get('access-control-allow-origin')).toBe('*')
+    const preflight = await t.call('OPTIONS', path, {
+      key: null,
+      headers: { ...ORIGIN, 'access-control-request-method': 'GET' },
+    })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+  })
+}
+
+test('other REST operations stay without CORS', async () => {
+  const res = await t.call('GET', '/api/v1/clients', { headers: ORIGIN })
+  expect(res.status).toBe(200)
+  expect(res.headers.get('access-control-allow-origin')).toBeNull()
+})
