@@ -3,7 +3,8 @@ import { createTestApp } from '../helpers/app'
 
 // The discovery documents a browser-based MCP client (the MCP Inspector) reads from another
 // origin: the protected-resource metadata (RFC 9728), like the authorization-server metadata,
-// answers with `Access-Control-Allow-Origin: *` and has a CORS preflight.
+// answers with `Access-Control-Allow-Origin: *` and has a CORS preflight that allows the
+// MCP-Protocol-Version header.
 
 const t = createTestApp()
 const ORIGIN = { origin: 'http://localhost:6274' }
@@ -19,10 +20,16 @@ for (const path of [
     expect(get.headers.get('access-control-allow-origin')).toBe('*')
     const preflight = await t.call('OPTIONS', path, {
       key: null,
-      headers: { ...ORIGIN, 'access-control-request-method': 'GET' },
+      headers: {
+        ...ORIGIN,
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'mcp-protocol-version',
+      },
     })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-origin')).toBe('*')
+    // The MCP SDK's discovery requests carry MCP-Protocol-Version.
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-protocol-version')
   })
 }
 

@@ -3,10 +3,11 @@ import { OAuthError } from '../../services/oauth/errors'
 // Answers of the OAuth endpoints: JSON that is never cached (RFC 6749 §5.1), errors in RFC 6749
 // §5.2's shape. Token, registration, revocation and the metadata documents are called from
 // browser-based clients too (an MCP inspector), so they allow any origin; they take no cookie.
+// The MCP SDK sends MCP-Protocol-Version on its discovery requests, so that header is allowed.
 
 export const CORS = {
   'access-control-allow-origin': '*',
-  'access-control-allow-headers': 'authorization, content-type',
+  'access-control-allow-headers': 'authorization, content-type, mcp-protocol-version',
   'access-control-allow-methods': 'GET, POST, OPTIONS',
 }
 
