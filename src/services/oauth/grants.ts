@@ -393,7 +393,10 @@ export async function jwtBearer(
     tenant = parseId(jag.audTenant)
     if (!tenant || !app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).get())
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant names no workspace of this server")
-  } else tenant = defaultWorkspace(app)
+    // A client registered for one workspace gets tokens for that one only, as with client credentials.
+    if (client.clientId !== null && tenant !== client.clientId)
+      throw new OAuthError('invalid_grant', "The assertion's aud_tenant is not this client's workspace")
+  } else tenant = client.clientId ?? defaultWorkspace(app)
   return inTransaction(app.sqlite, () => {
     const grant = app.db
       .insert(oauthGrants)
