@@ -359,7 +359,8 @@ export function clientCredentials(
  * An access token for the subject of an Identity Assertion JWT Authorization Grant from a trusted
  * issuer (HERALD_IDJAG_ISSUERS), verified by the agents' ID-JAG verifier. The assertion must be
  * for this client (its `client_id` claim, when present); the workspace is its `aud_tenant` (a
- * Herald client id), else the default workspace; the scopes are those asked for (or else the
+ * Herald client id), else the client's workspace, else the default one (a client registered for
+ * a workspace is held to it); the scopes are those asked for (or else the
  * client's), within the client's registration and the assertion's `scope` claim. No refresh
  * token: the client asks its identity provider for a fresh assertion instead.
  */
