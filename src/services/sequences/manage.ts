@@ -5,9 +5,10 @@ import { paginate } from '../../db/paginate'
 import { type SequenceRow, sequences } from '../../db/schema'
 import { sequenceQueue } from '../../db/sequence-queue'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
-import { type FieldError, invalidState, notFound, validationFailed } from '../../errors'
+import { type FieldError, notFound, validationFailed } from '../../errors'
 import type { SequenceStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
+import { assertAllowedFrom } from '../states'
 import type { ListSequencesQuery, SequenceInput, SequencePatch, SettingsInput } from './inputs'
 import { presentSequence } from './present'
 import { stepStats } from './reports'
@@ -36,14 +37,7 @@ const VERBS = {
 }
 
 export function assertSequenceState(row: SequenceRow, op: keyof typeof ALLOWED_FROM): void {
-  const allowed: readonly SequenceStatus[] = ALLOWED_FROM[op]
-  if (allowed.includes(row.status)) return
-  const article = /^[aeiou]/.test(row.status) ? 'An' : 'A'
-  throw invalidState(
-    `${article} ${row.status} sequence cannot be ${VERBS[op]}; allowed from: ${allowed.join(', ')}`,
-    row.status,
-    allowed,
-  )
+  assertAllowedFrom('sequence', row.status, ALLOWED_FROM[op], VERBS[op])
 }
 
 export function findSequenceRow(ctx: Ctx, id: string): SequenceRow {
