@@ -96,8 +96,7 @@ export function startCheckpointer(
       if (m.mode === 'PASSIVE' && m.log >= RESET_FRAMES && active && !stopping)
         sqlite.query('PRAGMA wal_checkpoint(PASSIVE)').get()
       options.onCheckpoint?.(m)
-    }
-    else if (m.kind === 'failed') log.warn('WAL checkpoint failed; retrying', { error: m.message })
+    } else if (m.kind === 'failed') log.warn('WAL checkpoint failed; retrying', { error: m.message })
     else if (m.kind === 'stopped') {
       worker.terminate()
     }
