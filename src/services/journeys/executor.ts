@@ -11,6 +11,7 @@ import {
 } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { SLICE_MS } from '../../lib/cooperate'
+import { createFailureHolds, pickDue } from '../../lib/due-picker'
 import { nextTimeOfDay, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
@@ -388,6 +389,8 @@ export function createJourneyExecutor(app: AppContext) {
    * first steps start within about a chunk's work of entering, and the due steps of other
    * journeys (waits ending, events) never queue behind 100,000 entries.
    */
+  const holds = createFailureHolds()
+
   function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const deadline = performance.now() + budgetMs
@@ -397,21 +400,26 @@ export function createJourneyExecutor(app: AppContext) {
     // At least one step batch (of at least one run) or one chunk a pass, whatever the budget.
     for (let first = true; first || performance.now() < deadline; first = false) {
       const now = app.clock.now()
-      let pick: string | null = null
-      let pickAt = 0
-      nextAt = null
-      for (const journeyId of active) {
-        const at = q.nextDue(journeyId)
-        if (at === null) continue
-        if (at > now) nextAt = nextAt === null ? at : Math.min(nextAt, at)
-        else if (pick === null || at < pickAt) {
-          pick = journeyId
-          pickAt = at
-        }
-      }
+      const due = pickDue(active, q.nextDue, now, holds)
+      const pick = due.pick
+      nextAt = due.nextAt
       if (pick !== null) {
-        // Not active any more (paused since the list was read): its runs wait.
-        if (stepBatch(pick, q.due(pick, now, batch), report, deadline) === 0) active.delete(pick)
+        let stepped: number
+        try {
+          stepped = stepBatch(pick, q.due(pick, now, batch), report, deadline)
+          holds.succeeded(pick)
+        } catch (err) {
+          // Rolled back: its runs stay due. Held back so the other journeys go on.
+          const retryAt = holds.failed(pick, now)
+          app.log.error('journey step failed; its due runs wait', {
+            journey_id: pick,
+            retry_at: iso(retryAt),
+            error: String((err as Error)?.stack ?? err),
+          })
+          stepped = 0
+        }
+        // Not active any more (paused since the list was read) or held: its runs wait.
+        if (stepped === 0) active.delete(pick)
         continue
       }
       if (!enrolling) break

@@ -4,6 +4,7 @@ import { type ContactRow, contacts, type SequenceRow, sequences } from '../../db
 import { type DueSequenceRun, sequenceQueue } from '../../db/sequence-queue'
 import { inTransaction } from '../../db/transaction'
 import { SLICE_MS } from '../../lib/cooperate'
+import { createFailureHolds, pickDue } from '../../lib/due-picker'
 import { newId } from '../../lib/ids'
 import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
 import { iso } from '../../lib/time'
@@ -134,6 +135,8 @@ export function createSequenceExecutor(app: AppContext) {
    * One pass of about `budgetMs`: batches of due runs, each of the active sequence whose oldest
    * due run is the oldest, so one sequence's backlog never starves another.
    */
+  const holds = createFailureHolds()
+
   function pass(batch = 200, budgetMs = SLICE_MS): SequenceStepReport & { nextAt: number | null } {
     const report: SequenceStepReport = { stepped: 0, queued: 0, deferred: 0 }
     const deadline = performance.now() + budgetMs
@@ -141,20 +144,25 @@ export function createSequenceExecutor(app: AppContext) {
     let nextAt: number | null = null
     for (let first = true; first || performance.now() < deadline; first = false) {
       const now = app.clock.now()
-      let pick: string | null = null
-      let pickAt = 0
-      nextAt = null
-      for (const id of active) {
-        const at = q.nextDue(id)
-        if (at === null) continue
-        if (at > now) nextAt = nextAt === null ? at : Math.min(nextAt, at)
-        else if (pick === null || at < pickAt) {
-          pick = id
-          pickAt = at
-        }
-      }
+      const due = pickDue(active, q.nextDue, now, holds)
+      const pick = due.pick
+      nextAt = due.nextAt
       if (pick === null) break
-      if (stepBatch(pick, q.due(pick, now, batch), report, deadline) === 0) active.delete(pick)
+      let stepped: number
+      try {
+        stepped = stepBatch(pick, q.due(pick, now, batch), report, deadline)
+        holds.succeeded(pick)
+      } catch (err) {
+        // Rolled back: its runs stay due. Held back so the other sequences go on.
+        const retryAt = holds.failed(pick, now)
+        app.log.error('sequence step failed; its due runs wait', {
+          sequence_id: pick,
+          retry_at: iso(retryAt),
+          error: String((err as Error)?.stack ?? err),
+        })
+        stepped = 0
+      }
+      if (stepped === 0) active.delete(pick)
     }
     if (report.queued > 0) app.workers.wake('send')
     return { ...report, nextAt }
