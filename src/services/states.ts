@@ -1,4 +1,5 @@
 import { invalidState } from '../errors'
+import { a } from '../lib/article'
 
 // Every record with a state machine (campaigns, journeys, sequences; DESIGN.md §7) refuses a
 // transition the same way: one 409 INVALID_STATE naming the current status and the allowed ones,
@@ -12,9 +13,9 @@ export function assertAllowedFrom<S extends string>(
   done: string,
 ): void {
   if (allowed.includes(status)) return
-  const article = /^[aeiou]/.test(status) ? 'An' : 'A'
+  const said = a(status)
   throw invalidState(
-    `${article} ${status} ${noun} cannot be ${done}; allowed from: ${allowed.join(', ')}`,
+    `${said[0]!.toUpperCase()}${said.slice(1)} ${noun} cannot be ${done}; allowed from: ${allowed.join(', ')}`,
     status,
     allowed,
   )

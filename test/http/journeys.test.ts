@@ -78,7 +78,7 @@ describe('graph checks on save: 422 naming the node and member', () => {
       body: withNodes(send({ channel: 'sms' })),
       status: 422,
       field: 'nodes[s1].template_id',
-      message: /is a email template/,
+      message: /is an email template/,
     },
     {
       name: "send with another client's sender",

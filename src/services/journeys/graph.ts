@@ -1,4 +1,5 @@
 import type { FieldError } from '../../errors'
+import { a } from '../../lib/article'
 import { MAX_WAIT_MS, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import { CAMPAIGN_CHANNELS } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
@@ -145,7 +146,7 @@ function checkMembers(
 ): void {
   const err = (member: string, message: string) => errors.push({ field: `${path}.${member}`, message })
   const allowed = allowedMembers(type)
-  for (const k of Object.keys(node)) if (!allowed.includes(k)) err(k, `is not a member of a ${type} node`)
+  for (const k of Object.keys(node)) if (!allowed.includes(k)) err(k, `is not a member of ${a(type)} node`)
   const optString = (member: string) => {
     const v = node[member]
     if (v !== undefined && v !== null && typeof v !== 'string') err(member, 'must be a string')
@@ -171,12 +172,12 @@ function checkMembers(
   const ref = (member: string, what: string, exists: (id: string) => boolean, required: boolean) => {
     const v = node[member]
     if (v === undefined || v === null) {
-      if (required) err(member, `is required (a ${what} id)`)
+      if (required) err(member, `is required (${a(what)} id)`)
       return null
     }
     const id = typeof v === 'string' ? parseId(v) : null
     if (id === null) {
-      err(member, `must be a ${what} id (a UUID)`)
+      err(member, `must be ${a(what)} id (a UUID)`)
       return null
     }
     if (!exists(id)) err(member, `no such ${what} in this client`)
@@ -229,7 +230,8 @@ function checkMembers(
       }
       const only = (members: string[]) => {
         for (const m of ['segment_id', 'list_id', 'event', 'campaign_id'])
-          if (!members.includes(m) && node[m] !== undefined) err(m, `does not apply to a ${kind} trigger`)
+          if (!members.includes(m) && node[m] !== undefined)
+            err(m, `does not apply to ${a(String(kind))} trigger`)
       }
       if (kind === 'segment_entered') {
         only(['segment_id'])
@@ -252,7 +254,7 @@ function checkMembers(
       if (id && typeof channel === 'string') {
         const tc = refs.templateChannel(id)
         if (tc !== null && tc !== channel)
-          err('template_id', `is a ${tc} template; this node sends ${channel}`)
+          err('template_id', `is ${a(tc)} template; this node sends ${channel}`)
       }
       if (channel !== 'email' && node.sender_id !== undefined) err('sender_id', 'applies to email only')
       ref('sender_id', 'sender', refs.sender, false)

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { senders, templates } from '../../db/schema'
 import type { FieldError } from '../../errors'
+import { a } from '../../lib/article'
 import { MAX_WAIT_MS, parseIsoDuration } from '../../lib/duration'
 import { parseId } from '../../lib/ids'
 import { htmlEngine, textEngine } from '../templates/engine'
@@ -22,9 +23,6 @@ export interface SequenceStep {
 }
 
 const MINUTE = 60_000
-
-/** The channel with its article, as said aloud: an email, an sms, an rcs, a voice, a whatsapp. */
-const a = (channel: string) => `${/^(email|sms|rcs)$/.test(channel) ? 'an' : 'a'} ${channel}`
 
 /** The step's wait in ms, or null when the delay is not a duration we take. */
 export function delayMs(delay: SequenceStep['delay'] | undefined): number | null {
