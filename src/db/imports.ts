@@ -78,6 +78,8 @@ export function failImport(db: Db, id: string, failure: string, now: number): vo
 export interface ImportedContact {
   id: string
   clientId: string
+  /** The client's clients.no (the head of the unique email key). */
+  clientNo: number
   email: string
   firstName: string | null
   lastName: string | null
@@ -115,12 +117,14 @@ export type ContactUpdate = readonly [
 
 const statements = perConnection((sqlite: Database) => ({
   insert: sqlite.prepare(
-    `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11) ON CONFLICT DO NOTHING`,
+    `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12) ON CONFLICT DO NOTHING`,
   ),
-  existing: sqlite.prepare<ExistingContact, [string, string]>(
-    'SELECT id, first_name, last_name, company, phone, status, timezone, custom_fields FROM contacts WHERE client_id = ?1 AND lower(email) = lower(?2)',
+  // Spelled on client_no so the unique (client_no, lower(email)) index answers it.
+  existing: sqlite.prepare<ExistingContact, [number, string]>(
+    'SELECT id, first_name, last_name, company, phone, status, timezone, custom_fields FROM contacts WHERE client_no = ?1 AND lower(email) = lower(?2)',
   ),
+  clientNo: sqlite.prepare<{ no: number }, [string]>('SELECT no FROM clients WHERE id = ?1'),
   update: sqlite.prepare(
     'UPDATE contacts SET first_name = ?1, last_name = ?2, company = ?3, phone = ?4, status = ?5, timezone = ?6, custom_fields = ?7, updated_at = ?8 WHERE id = ?9',
   ),
@@ -155,12 +159,17 @@ export function importWriter(sqlite: Database) {
           c.timezone,
           c.customFields,
           c.at,
+          c.clientNo,
         ).changes === 1
       )
     },
+    /** The client's clients.no, or null when the client is gone. */
+    clientNo(clientId: string): number | null {
+      return s.clientNo.get(clientId)?.no ?? null
+    },
     /** The client's contact with this email (case-insensitive). */
-    existingContact(clientId: string, email: string): ExistingContact | null {
-      return s.existing.get(clientId, email)
+    existingContact(clientNo: number, email: string): ExistingContact | null {
+      return s.existing.get(clientNo, email)
     },
     updateContact(id: string, values: ContactUpdate, at: number): void {
       s.update.run(...values, at, id)

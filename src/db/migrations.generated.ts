@@ -25,6 +25,7 @@ import m21 from '../../migrations/0021_mean_deathbird.sql' with { type: 'text' }
 import m22 from '../../migrations/0022_lying_the_hunter.sql' with { type: 'text' }
 import m23 from '../../migrations/0023_spotty_giant_girl.sql' with { type: 'text' }
 import m24 from '../../migrations/0024_reflective_agent_zero.sql' with { type: 'text' }
+import m25 from '../../migrations/0025_warm_squirrel_girl.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -52,4 +53,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0022_lying_the_hunter', sql: m22 },
   { tag: '0023_spotty_giant_girl', sql: m23 },
   { tag: '0024_reflective_agent_zero', sql: m24 },
+  { tag: '0025_warm_squirrel_girl', sql: m25 },
 ]

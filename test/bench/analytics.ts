@@ -236,7 +236,7 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
       )
     // Contacts Herald marked bounced (hard) or complained; the client has 400,000 contacts.
     const gone = sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, '{}', ?5, ?5)",
+      "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
     )
     const bounced = Math.round(messages * 0.015 * 0.3)
     for (let i = 0; i < bounced; i++)
@@ -308,7 +308,7 @@ async function sendRates() {
   const now = Date.now()
   t.ctx.sqlite.transaction(() => {
     const c = t.ctx.sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, email, first_name, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, 'subscribed', '{}', ?5, ?5)",
+      "INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, 'subscribed', '{}', ?5, ?5)",
     )
     const m = t.ctx.sqlite.prepare(
       'INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, ?3)',

@@ -115,16 +115,13 @@ function baseline(file: string, rows: number): BaselineResult {
     const sqlite = store.sqlite
     const clientId = Bun.randomUUIDv7()
     const now = Date.now()
-    sqlite.run('INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
-      clientId,
-      'Baseline',
-      'active',
-      now,
-      now,
-    ])
+    sqlite.run(
+      'INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, ?, ?, ?, ?)',
+      [clientId, 'Baseline', 'active', now, now],
+    )
     const insert = sqlite.prepare(
-      `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO contacts (id, client_id, client_no, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
+       VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     // Rows are generated outside the clock, a batch at a time: only the writes are timed.
     const batch = sqlite.transaction((values: [string, string | null, string, string, string, string][]) => {

@@ -43,7 +43,7 @@ try {
   migrate(store.sqlite)
   const clientId = Bun.randomUUIDv7()
   store.sqlite.run(
-    "INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, 'P', 'active', 0, 0)",
+    "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, 'P', 'active', 0, 0)",
     [clientId],
   )
   t = performance.now()

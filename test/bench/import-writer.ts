@@ -31,7 +31,7 @@ const { values: flags } = parseArgs({
     'cache-mib': { type: 'string' },
     'no-fts': { type: 'boolean', default: false },
     'without-email-index': { type: 'boolean', default: false },
-    // Experiments: the unique key on stored columns instead of (client_id, lower(email)).
+    // Experiments: the unique key on stored columns instead of (client_no, lower(email)).
     'key-columns': { type: 'string' },
     sort: { type: 'boolean', default: false },
     automerge: { type: 'string' },
@@ -66,24 +66,24 @@ try {
       sqlite.run(
         `INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('${option}', ${Number(flags[option])})`,
       )
-  if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_email_idx')
+  if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_no_email_idx')
   const keyColumns = flags['key-columns']
   if (keyColumns) {
-    sqlite.run('DROP INDEX contacts_client_email_idx')
-    sqlite.run('ALTER TABLE contacts ADD COLUMN client_no INTEGER')
+    sqlite.run('DROP INDEX contacts_client_no_email_idx')
     sqlite.run('ALTER TABLE contacts ADD COLUMN email_key TEXT')
     sqlite.run(`CREATE UNIQUE INDEX contacts_key_idx ON contacts (${keyColumns})`)
   }
   const clientId = Bun.randomUUIDv7()
   sqlite.run(
-    "INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, 'W', 'active', 0, 0)",
+    "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, 'W', 'active', 0, 0)",
     [clientId],
   )
   const w = importWriter(sqlite)
+  const clientNo = w.clientNo(clientId)!
   const keyed = keyColumns
     ? sqlite.prepare(
         `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no, email_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'subscribed', NULL, ?8, ?9, ?9, 7, ?10) ON CONFLICT DO NOTHING`,
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'subscribed', NULL, ?8, ?9, ?9, 1, ?10) ON CONFLICT DO NOTHING`,
       )
     : null
   const write = sqlite.transaction((values: string[][]) => {
@@ -97,6 +97,7 @@ try {
         w.insertContact({
           id: newId(),
           clientId,
+          clientNo,
           email: email!,
           firstName: first!,
           lastName: last!,

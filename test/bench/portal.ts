@@ -52,8 +52,8 @@ function writeContacts(file: string, clientId: string): { listId: string; ms: nu
     sqlite.run('PRAGMA synchronous = OFF')
     sqlite.run('PRAGMA cache_size = -262144')
     const insert = sqlite.prepare(
-      `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)`,
+      `INSERT INTO contacts (id, client_id, client_no, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
+       VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?10, ?11)`,
     )
     const member = sqlite.prepare('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?, ?, ?)')
     const listId = Bun.randomUUIDv7()

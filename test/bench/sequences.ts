@@ -26,8 +26,8 @@ const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
 const now = clock.now()
 t.ctx.sqlite.run(
   `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
-   INSERT INTO contacts (id, client_id, email, first_name, status, custom_fields, created_at, updated_at)
-   SELECT printf('01a00000-0000-7000-8000-%012d', i), ?2, 'p' || i || '@example.com', 'P' || i, 'subscribed', '{}', ?3, ?3 FROM n`,
+   INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at)
+   SELECT printf('01a00000-0000-7000-8000-%012d', i), ?2, (SELECT no FROM clients WHERE id = ?2), 'p' || i || '@example.com', 'P' || i, 'subscribed', '{}', ?3, ?3 FROM n`,
   [N, clientId, now],
 )
 t.ctx.sqlite.run(

@@ -125,3 +125,61 @@ describe('0009 events.seq', () => {
     store.close()
   })
 })
+
+describe('0025 contacts.client_no', () => {
+  const open = () => {
+    const store = openStore(tmpFile())
+    migrate(
+      store.sqlite,
+      embeddedMigrations.filter((m) => m.tag < '0025'),
+    )
+    const client = store.sqlite.query(
+      "INSERT INTO clients (id, name, status, created_at, updated_at) VALUES (?, ?, 'active', 0, 0)",
+    )
+    for (const id of ['client-b', 'client-a']) client.run(id, id)
+    const contact = store.sqlite.query(
+      "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'subscribed', '{}', 0, 0)",
+    )
+    contact.run('ct-a1', 'client-a', 'Ann@Example.com')
+    contact.run('ct-b1', 'client-b', 'ann@example.com')
+    contact.run('ct-b2', 'client-b', 'bob@example.com')
+    expect(migrate(store.sqlite).filter((t) => t.startsWith('0025'))).toHaveLength(1)
+    return store
+  }
+
+  test("existing clients are numbered, each contact takes its client's number", () => {
+    const store = open()
+    const clients = store.sqlite.query('SELECT id, no FROM clients ORDER BY no').all()
+    expect(clients).toEqual([
+      { id: 'client-b', no: 1 },
+      { id: 'client-a', no: 2 },
+    ])
+    expect(store.sqlite.query('SELECT id, client_no FROM contacts ORDER BY id').all()).toEqual([
+      { id: 'ct-a1', client_no: 2 },
+      { id: 'ct-b1', client_no: 1 },
+      { id: 'ct-b2', client_no: 1 },
+    ])
+    store.close()
+  })
+
+  test('the same email stays allowed in two clients; a case-different duplicate in one is refused', () => {
+    const store = open()
+    const insert = store.sqlite.query(
+      "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, (SELECT no FROM clients WHERE id = ?2), ?, 'subscribed', '{}', 0, 0)",
+    )
+    insert.run('ct-a2', 'client-a', 'bob@example.com')
+    expect(() => insert.run('ct-a3', 'client-a', 'BOB@example.COM')).toThrow(/UNIQUE constraint failed/)
+    expect(() => insert.run('ct-b3', 'client-b', 'ANN@example.com')).toThrow(/UNIQUE constraint failed/)
+    // A new client takes the next number; the email lookup is answered by the unique key.
+    store.sqlite.run(
+      "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES ('client-c', (SELECT max(no) + 1 FROM clients), 'c', 'active', 0, 0)",
+    )
+    expect(store.sqlite.query("SELECT no FROM clients WHERE id = 'client-c'").get()).toEqual({ no: 3 })
+    const plan = store.sqlite
+      .query('EXPLAIN QUERY PLAN SELECT id FROM contacts WHERE client_no = ?1 AND lower(email) = lower(?2)')
+      .all(1, 'x')
+      .map((r) => (r as { detail: string }).detail)
+    expect(plan.join('\n')).toContain('USING INDEX contacts_client_no_email_idx (client_no=? AND <expr>=?)')
+    store.close()
+  })
+})

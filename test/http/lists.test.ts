@@ -43,7 +43,7 @@ describe('lists and membership', () => {
     const now = Date.now()
     const ids: string[] = []
     const insert = t.ctx.sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'subscribed', '{}', ?, ?)",
+      "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'subscribed', '{}', ?4, ?5)",
     )
     t.ctx.sqlite.transaction(() => {
       for (let i = 0; i < 10_000; i++) {

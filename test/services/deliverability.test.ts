@@ -165,7 +165,7 @@ describe('factors at and around their thresholds', () => {
     // 110 of 2,000 contacts bounced hard or complained: 5.5 %.
     for (let i = 0; i < 110; i++)
       t.ctx.sqlite.run(
-        "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, ?, ?, '{}', ?, ?)",
+        "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?6)",
         [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
       )
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })

@@ -1,9 +1,18 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { sql } from 'drizzle-orm'
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 
 export const clients = sqliteTable(
   'clients',
   {
     id: text('id').primaryKey(),
+    /**
+     * A small stable number for the client, the first column of contacts' unique email key (an
+     * integer there keeps that index's pages a quarter smaller than the 36-character id; issue 15).
+     * An explicit column, not the implicit rowid: VACUUM (and VACUUM INTO, our backups) may renumber
+     * rowids of a table without an INTEGER PRIMARY KEY, which would orphan contacts.client_no.
+     * Every insert sets it to nextClientNo (the DDL default 0 is only for the migration's ADD COLUMN).
+     */
+    no: integer('no').notNull().default(0),
     name: text('name').notNull(),
     industry: text('industry'),
     status: text('status', { enum: ['active', 'suspended'] })
@@ -14,7 +23,10 @@ export const clients = sqliteTable(
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },
-  (t) => [index('clients_name_idx').on(t.name)],
+  (t) => [index('clients_name_idx').on(t.name), uniqueIndex('clients_no_idx').on(t.no)],
 )
+
+/** The `no` of a client being inserted: one past the highest, inside the insert's transaction. */
+export const nextClientNo = sql<number>`(SELECT coalesce(max("no"), 0) + 1 FROM "clients")`
 
 export type ClientRow = typeof clients.$inferSelect

@@ -15,6 +15,8 @@ export const contacts = sqliteTable(
     clientId: text('client_id')
       .notNull()
       .references(() => clients.id),
+    /** The owning client's clients.no: the integer head of the unique email key (issue 15). */
+    clientNo: integer('client_no').notNull().default(0),
     email: text('email').notNull(),
     firstName: text('first_name'),
     lastName: text('last_name'),
@@ -31,7 +33,7 @@ export const contacts = sqliteTable(
   },
   (t) => [
     uniqueIndex('contacts_id_idx').on(t.id),
-    uniqueIndex('contacts_client_email_idx').on(t.clientId, sql`lower(${t.email})`),
+    uniqueIndex('contacts_client_no_email_idx').on(t.clientNo, sql`lower(${t.email})`),
     index('contacts_client_id_idx').on(t.clientId, t.id),
     // The portal's status filter: newest first within a status, and its count, without a scan.
     index('contacts_client_status_idx').on(t.clientId, t.status, t.id),

@@ -1,5 +1,5 @@
 import type { Ctx } from '../../context'
-import { clients } from '../../db/schema'
+import { clients, nextClientNo } from '../../db/schema'
 import { newId } from '../../lib/ids'
 import { assertPlatformWide } from './guard'
 import type { CreateClientInput } from './inputs'
@@ -12,6 +12,7 @@ export function createClient(ctx: Ctx, input: CreateClientInput) {
     .insert(clients)
     .values({
       id: newId(),
+      no: nextClientNo,
       name: input.name,
       industry: input.industry ?? null,
       createdAt: now,

@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { contacts, events } from '../../db/schema'
+import { clients, contacts, events } from '../../db/schema'
 import { ownerForCreate, visibleTo } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, toPrefixedId } from '../../lib/ids'
@@ -14,11 +14,19 @@ import { checkCustomFields, normalizeContactFields } from './normalize'
 import { presentContact } from './present'
 import { contactsHighWater, indexContactsAfter } from './search-index'
 
-function findByEmail(ctx: Ctx, clientId: string, email: string) {
+/** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
+function clientNoOf(ctx: Ctx, clientId: string): number {
+  const row = ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
+  if (!row) throw notFound('Client')
+  return row.no
+}
+
+// Spelled on client_no so it is answered by the unique key's index.
+function findByEmail(ctx: Ctx, clientNo: number, email: string) {
   return ctx.db
     .select({ id: contacts.id })
     .from(contacts)
-    .where(and(eq(contacts.clientId, clientId), sql`lower(${contacts.email}) = lower(${email})`))
+    .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
     .get()
 }
 
@@ -57,7 +65,8 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
   if (errors.length) throw validationFailed(errors)
   const listIds = [...new Set(input.list_ids ?? [])]
   assertListsOfClient(ctx.db, clientId, listIds, 'list_ids')
-  const existing = findByEmail(ctx, clientId, input.email)
+  const clientNo = clientNoOf(ctx, clientId)
+  const existing = findByEmail(ctx, clientNo, input.email)
   if (existing)
     throw conflict(`A contact with email ${input.email} already exists in this client`, existing.id)
 
@@ -68,6 +77,7 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
     .values({
       id: newId(),
       clientId,
+      clientNo,
       email: input.email,
       firstName: input.first_name ?? null,
       lastName: input.last_name ?? null,
@@ -106,7 +116,7 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
   const listIds = [...new Set(patch.list_ids ?? [])]
   assertListsOfClient(ctx.db, current.clientId, listIds, 'list_ids')
   if (patch.email !== undefined && patch.email.toLowerCase() !== current.email.toLowerCase()) {
-    const existing = findByEmail(ctx, current.clientId, patch.email)
+    const existing = findByEmail(ctx, current.clientNo, patch.email)
     if (existing)
       throw conflict(`A contact with email ${patch.email} already exists in this client`, existing.id)
   }

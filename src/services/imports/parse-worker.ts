@@ -27,7 +27,7 @@ async function send(cells: Cell[]): Promise<void> {
 /**
  * The batch with its refused rows first (in file order), then its good rows by lower-cased
  * email, file order among equals (a stable sort, so a repeated email's first row still wins).
- * The unique (client_id, lower(email)) index is the writer's main cost: in key order its pages
+ * The unique (client_no, lower(email)) index is the writer's main cost: in key order its pages
  * are each visited once per transaction instead of at random, evicted and read again (issue 15:
  * a third less I/O at a million rows). The order is only a hint to the index; the writer sorts
  * its errors back into file order.

@@ -90,6 +90,9 @@ export async function processImport(
   const delimiter = detectDelimiter(sample.subarray(0, bytesRead).toString('utf8'))
 
   const w = importWriter(sqlite)
+  // Asked once: every row's insert and email lookup is keyed on it.
+  const clientNo = w.clientNo(job.clientId)
+  if (clientNo === null) throw new Error('the client of this import no longer exists')
   const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
 
   // A batch's rows come in key order (parse-worker.ts): its errors are put back in file order.
@@ -128,6 +131,7 @@ export async function processImport(
       const inserted = w.insertContact({
         id,
         clientId: job.clientId,
+        clientNo,
         email,
         firstName,
         lastName,
@@ -144,7 +148,7 @@ export async function processImport(
         contactId = id
         created?.push(id)
       } else {
-        const current = w.existingContact(job.clientId, email)!
+        const current = w.existingContact(clientNo, email)!
         contactId = current.id
         if (job.updateExisting) {
           const rowCustom = JSON.parse(custom) as Record<string, string>

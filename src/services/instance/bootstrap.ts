@@ -1,6 +1,6 @@
 import { count } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { clients, users } from '../../db/schema'
+import { clients, nextClientNo, users } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { randomBase62 } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -28,7 +28,7 @@ export function bootstrapIfEmpty(ctx: AppContext): BootstrapResult | null {
     const clientId = newId()
     ctx.db
       .insert(clients)
-      .values({ id: clientId, name: 'Default workspace', createdAt: now, updatedAt: now })
+      .values({ id: clientId, no: nextClientNo, name: 'Default workspace', createdAt: now, updatedAt: now })
       .run()
     ctx.db
       .insert(users)

@@ -403,7 +403,7 @@ describe('filtered totals', () => {
     // Written straight into the table (10,001 API calls would take minutes; the last test of the
     // file, as they are not in the search index): only the status count reads them.
     const insert = t.ctx.sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, email, status, custom_fields, created_at, updated_at) VALUES (?, ?, ?, 'complained', '{}', ?, ?)",
+      "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'complained', '{}', ?4, ?5)",
     )
     t.ctx.sqlite.transaction(() => {
       for (let i = 0; i < 10_001; i++)
