@@ -4,6 +4,28 @@ import { invalidField } from '../errors'
 import { decodeCursor, encodeCursor } from '../lib/cursor'
 import type { Db } from './client'
 
+/**
+ * The position a page cursor names, or null without one. A cursor this server did not issue (or
+ * whose position is not of `shape`) is one 422 on `cursor`, whatever the list.
+ */
+export function cursorPosition(
+  secret: Uint8Array,
+  cursor: string | undefined,
+  shape?: RegExp,
+): string | null {
+  if (cursor === undefined) return null
+  const position = decodeCursor(secret, cursor)
+  if (position === null || (shape && !shape.test(position)))
+    throw invalidField('cursor', 'is not a cursor issued by this server')
+  return position
+}
+
+/** A cursor whose position is a row number (`seq`), or null without one. */
+export function cursorSeq(secret: Uint8Array, cursor: string | undefined): number | null {
+  const position = cursorPosition(secret, cursor, /^\d+$/)
+  return position === null ? null : Number(position)
+}
+
 export interface Pagination {
   total: number
   limit: number
@@ -39,11 +61,7 @@ export function paginate<T extends SQLiteTable, R>(
   knownTotal?: number,
 ): Page<R> {
   const limit = request.limit ?? DEFAULT_LIMIT
-  let after: string | null = null
-  if (request.cursor !== undefined) {
-    after = decodeCursor(secret, request.cursor)
-    if (after === null) throw invalidField('cursor', 'is not a cursor issued by this server')
-  }
+  const after = cursorPosition(secret, request.cursor)
   const rows = db
     .select()
     .from(table as SQLiteTable)

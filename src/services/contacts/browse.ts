@@ -1,10 +1,9 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { DEFAULT_LIMIT } from '../../db/paginate'
+import { cursorPosition, DEFAULT_LIMIT } from '../../db/paginate'
 import { contacts, events } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
-import { invalidField } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { encodeCursor } from '../../lib/cursor'
 import { iso } from '../../lib/time'
 import { FILTERED_COUNT_CAP, findListRow, membersPage } from '../lists/manage'
 import type { BrowseContactsInput, ContactActivityInput } from './inputs'
@@ -38,13 +37,9 @@ export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
 export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
   const contact = findContactRow(ctx, input.id)
   const limit = input.limit ?? DEFAULT_LIMIT
-  let after: { at: number; seq: number } | null = null
-  if (input.cursor !== undefined) {
-    const position = decodeCursor(ctx.secretKey, input.cursor)
-    const m = position ? /^(\d+):(\d+)$/.exec(position) : null
-    if (!m) throw invalidField('cursor', 'is not a cursor issued by this server')
-    after = { at: Number(m[1]), seq: Number(m[2]) }
-  }
+  const position = cursorPosition(ctx.secretKey, input.cursor, /^\d+:\d+$/)
+  const [at, seq] = position === null ? [] : position.split(':').map(Number)
+  const after = position === null ? null : { at: at!, seq: seq! }
   const rows = ctx.db
     .select()
     .from(events)

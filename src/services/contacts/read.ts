@@ -1,10 +1,10 @@
 import { and, desc, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { cursorSeq, DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { invalidField } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
 import { contactCount } from './counts'
 import type { SearchContactsInput } from './inputs'
@@ -56,13 +56,7 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const match = ftsQuery(input.query)
   if (!match) throw invalidField('query', 'must contain at least one letter or digit')
   const limit = input.limit ?? DEFAULT_LIMIT
-  let after: number | null = null
-  if (input.cursor !== undefined) {
-    const position = decodeCursor(ctx.secretKey, input.cursor)
-    if (position === null || !/^\d+$/.test(position))
-      throw invalidField('cursor', 'is not a cursor issued by this server')
-    after = Number(position)
-  }
+  const after = cursorSeq(ctx.secretKey, input.cursor)
   const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
   const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
   const seqs = ctx.db

@@ -1,9 +1,9 @@
 import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { cursorSeq } from '../../db/paginate'
 import { type EnrollmentRow, journeyEnrollments, journeyRuns } from '../../db/schema'
-import { invalidField } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
-import { parseId } from '../../lib/ids'
+import { encodeCursor } from '../../lib/cursor'
+import { idFilter } from '../id-filter'
 import type { ListEnrollmentsQuery } from './inputs'
 import { findJourneyRow } from './manage'
 import type { JourneyNode } from './nodes'
@@ -14,16 +14,11 @@ import { presentEnrollment } from './present'
 export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
   const journey = findJourneyRow(ctx, id)
   const limit = page.limit ?? 50
-  let after: number | null = null
-  if (page.cursor !== undefined) {
-    const p = decodeCursor(ctx.secretKey, page.cursor)
-    if (p === null || !/^\d+$/.test(p)) throw invalidField('cursor', 'is not a cursor issued by this server')
-    after = Number(p)
-  }
+  const after = cursorSeq(ctx.secretKey, page.cursor)
   const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
   if (page.status) where.push(eq(journeyEnrollments.status, page.status))
-  if (page.contact_id)
-    where.push(eq(journeyEnrollments.contactId, parseId(page.contact_id) ?? page.contact_id))
+  const contactId = idFilter('contact_id', page.contact_id)
+  if (contactId) where.push(eq(journeyEnrollments.contactId, contactId))
   const filter = and(...where)
   const rows = ctx.db
     .select({ e: journeyEnrollments, next: journeyRuns.nextRunAt })

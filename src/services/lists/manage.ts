@@ -1,10 +1,10 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { cursorPosition, DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
-import { invalidField, notFound } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { notFound } from '../../errors'
+import { encodeCursor } from '../../lib/cursor'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { presentContact } from '../contacts/present'
@@ -88,11 +88,7 @@ export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
  */
 export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
   const limit = page.limit ?? DEFAULT_LIMIT
-  let after: string | null = null
-  if (page.cursor !== undefined) {
-    after = decodeCursor(ctx.secretKey, page.cursor)
-    if (after === null) throw invalidField('cursor', 'is not a cursor issued by this server')
-  }
+  const after = cursorPosition(ctx.secretKey, page.cursor)
   const where = and(
     eq(listMembers.listId, list.id),
     eq(contacts.clientId, list.clientId),

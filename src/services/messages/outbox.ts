@@ -1,9 +1,10 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { cursorPosition } from '../../db/paginate'
 import { messages } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { invalidField } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import type { OutboxQuery } from './inputs'
@@ -29,11 +30,8 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   if (q.status) conditions.push(eq(messages.status, q.status))
   if (q.channel) conditions.push(eq(messages.channel, q.channel))
   if (q.to) conditions.push(sql`${messages.to} LIKE ${`%${escapeLike(q.to)}%`} ESCAPE '\\'`)
-  if (q.cursor !== undefined) {
-    const after = decodeCursor(ctx.secretKey, q.cursor)
-    if (after === null) throw invalidField('cursor', 'is not a cursor issued by this server')
-    conditions.push(lt(messages.id, after))
-  }
+  const after = cursorPosition(ctx.secretKey, q.cursor)
+  if (after !== null) conditions.push(lt(messages.id, after))
   const rows = ctx.db
     .select()
     .from(messages)

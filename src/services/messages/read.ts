@@ -3,9 +3,9 @@ import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { type MessageRow, messageContents, messages } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
-import { invalidField, notFound } from '../../errors'
-import { parseId } from '../../lib/ids'
+import { notFound } from '../../errors'
 import { iso, isoOrNull } from '../../lib/time'
+import { idFilter } from '../id-filter'
 import type { ListMessagesQuery } from './inputs'
 
 export function presentMessage(row: MessageRow, headers?: Record<string, string> | null) {
@@ -31,13 +31,6 @@ export function presentMessage(row: MessageRow, headers?: Record<string, string>
     opened_at: isoOrNull(row.openedAt),
     clicked_at: isoOrNull(row.clickedAt),
   }
-}
-
-const idFilter = (field: string, value: string | undefined) => {
-  if (value === undefined) return undefined
-  const id = parseId(value)
-  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
-  return id
 }
 
 /** The outbox, newest first. Message-IDs come from the stored headers of what was sent. */

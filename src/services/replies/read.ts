@@ -3,9 +3,9 @@ import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { type ReplyRow, replies } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
-import { invalidField, notFound } from '../../errors'
-import { parseId } from '../../lib/ids'
+import { notFound } from '../../errors'
 import { iso } from '../../lib/time'
+import { idFilter } from '../id-filter'
 import type { ListRepliesQuery } from './inputs'
 
 export function presentReply(row: ReplyRow) {
@@ -23,13 +23,6 @@ export function presentReply(row: ReplyRow) {
     body_text: row.bodyText,
     received_at: iso(row.receivedAt),
   }
-}
-
-const idFilter = (field: string, value: string | undefined) => {
-  if (value === undefined) return undefined
-  const id = parseId(value)
-  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
-  return id
 }
 
 /** Replies received, newest first, limited to the caller's client. */

@@ -1,11 +1,13 @@
 import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
+import { cursorSeq } from '../../db/paginate'
 import { type SequenceRow, sequenceEnrollments } from '../../db/schema'
 import { sequenceQueue } from '../../db/sequence-queue'
-import { invalidField, invalidState, notFound } from '../../errors'
-import { decodeCursor, encodeCursor } from '../../lib/cursor'
+import { invalidState, notFound } from '../../errors'
+import { encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
+import { idFilter } from '../id-filter'
 import type { ListSequenceEnrollmentsQuery } from './inputs'
 import { findSequenceRow } from './manage'
 import { presentSequenceEnrollment, type StepStats } from './present'
@@ -42,19 +44,11 @@ export function stepStats(db: Db, row: SequenceRow): StepStats[] {
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
   const limit = page.limit ?? 50
-  let after: number | null = null
-  if (page.cursor !== undefined) {
-    const p = decodeCursor(ctx.secretKey, page.cursor)
-    if (p === null || !/^\d+$/.test(p)) throw invalidField('cursor', 'is not a cursor issued by this server')
-    after = Number(p)
-  }
+  const after = cursorSeq(ctx.secretKey, page.cursor)
   const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
   if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
-  if (page.contact_id) {
-    const contactId = parseId(page.contact_id)
-    if (!contactId) throw invalidField('contact_id', 'must be an id (UUID or prefixed)')
-    where.push(eq(sequenceEnrollments.contactId, contactId))
-  }
+  const contactId = idFilter('contact_id', page.contact_id)
+  if (contactId) where.push(eq(sequenceEnrollments.contactId, contactId))
   const filter = and(...where)
   const rows = ctx.db
     .select()
