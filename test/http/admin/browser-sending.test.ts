@@ -4,6 +4,7 @@
 // send worker runs, then a captured message opened with its HTML in <iframe sandbox srcdoc>.
 // axe and the page-problem recorder (console errors, CSP violations, dialogs) run on each page.
 import { describe, expect, test } from 'bun:test'
+import type { Locator } from 'playwright-core'
 import { startSending } from '../../../src/queue/start'
 import { adminApi } from '../../helpers/admin-api'
 import {
@@ -18,6 +19,26 @@ import { expectNoInjectedMarkup } from '../../helpers/portal-seed'
 
 // No workers at first: the campaign is seen sending (its bar polling) before the worker starts.
 const portal = usePortal()
+
+/**
+ * The text of an element inside the preview's sandboxed iframe once it reads `want`. The
+ * debounced preview may swap the iframe again while it is read (a detached frame rejects the
+ * read), so the read is retried until it sees `want` or the time is up; the last text is returned.
+ */
+async function frameTextOnceItIs(locator: Locator, want: string, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs
+  let last = '(not read)'
+  while (Date.now() < until) {
+    try {
+      last = await locator.innerText({ timeout: 1_000 })
+      if (last === want) return last
+    } catch (err) {
+      last = `(read failed: ${(err as Error).message.split('\n')[0]})`
+    }
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return last
+}
 const herald = portal.herald
 const api = adminApi(herald)
 
@@ -48,7 +69,7 @@ describe('content and sending (browser)', () => {
       document.querySelector('#template-preview')?.textContent?.includes('contact.custom.plan'),
     )
     const previewFrame = page.frameLocator('#template-preview iframe')
-    await expect(previewFrame.locator('h2').innerText()).resolves.toBe('Hello Ann')
+    expect(await frameTextOnceItIs(previewFrame.locator('h2'), 'Hello Ann')).toBe('Hello Ann')
     expect(await page.locator('#template-preview iframe').getAttribute('sandbox')).toBe('')
     await expectNoSeriousViolations(page)
     await screenshot(page, '/admin/templates/preview')
@@ -63,7 +84,7 @@ describe('content and sending (browser)', () => {
         ?.getAttribute('srcdoc')
         ?.includes('Welcome back Ann'),
     )
-    await expect(previewFrame.locator('h2').innerText()).resolves.toBe('Welcome back Ann')
+    expect(await frameTextOnceItIs(previewFrame.locator('h2'), 'Welcome back Ann')).toBe('Welcome back Ann')
     await expect(page.locator('#template-preview').innerText()).resolves.toContain(
       'Every variable has a value.',
     )
