@@ -22,12 +22,32 @@ export interface FailureHolds {
   succeeded(id: string): void
   /** Until when `id` is held back, or null. */
   until(id: string): number | null
+  /**
+   * Runs one step of `id` (a transaction that rolls back when it throws): a throw holds `id`
+   * back, is reported to `onFailure` with the retry time, and counts as nothing stepped.
+   */
+  attempt(
+    id: string,
+    now: number,
+    step: () => number,
+    onFailure: (retryAt: number, err: unknown) => void,
+  ): number
 }
 
 /** Per-flow holds in memory: a restart tries each flow again once (and holds it again if it fails). */
 export function createFailureHolds(firstMs = FIRST_HOLD_MS, maxMs = MAX_HOLD_MS): FailureHolds {
   const held = new Map<string, { until: number; failures: number }>()
-  return {
+  const holds: FailureHolds = {
+    attempt(id, now, step, onFailure) {
+      try {
+        const stepped = step()
+        holds.succeeded(id)
+        return stepped
+      } catch (err) {
+        onFailure(holds.failed(id, now), err)
+        return 0
+      }
+    },
     failed(id, now) {
       const failures = (held.get(id)?.failures ?? 0) + 1
       const until = now + Math.min(maxMs, firstMs * 2 ** (failures - 1))
@@ -37,6 +57,7 @@ export function createFailureHolds(firstMs = FIRST_HOLD_MS, maxMs = MAX_HOLD_MS)
     succeeded: (id) => void held.delete(id),
     until: (id) => held.get(id)?.until ?? null,
   }
+  return holds
 }
 
 /** Picks among `ids` by their oldest due run (`nextDue`), a held flow counting as due at its hold's end. */

@@ -36,3 +36,19 @@ describe('createFailureHolds', () => {
     expect(holds.failed('x', 10)).toBe(1_010)
   })
 })
+
+describe('FailureHolds.attempt', () => {
+  test('a step that throws is held back, reported with its retry time and counts as nothing; one that passes clears the hold', () => {
+    const holds = createFailureHolds(1_000, 60_000)
+    const reported: [number, string][] = []
+    const report = (retryAt: number, err: unknown) => reported.push([retryAt, (err as Error).message])
+    const boom = () => {
+      throw new Error('boom')
+    }
+    expect(holds.attempt('j', 100, boom, report)).toBe(0)
+    expect(reported).toEqual([[1_100, 'boom']])
+    expect(holds.until('j')).toBe(1_100)
+    expect(holds.attempt('j', 1_100, () => 7, report)).toBe(7)
+    expect(holds.until('j')).toBeNull()
+  })
+})

@@ -404,20 +404,19 @@ export function createJourneyExecutor(app: AppContext) {
       const pick = due.pick
       nextAt = due.nextAt
       if (pick !== null) {
-        let stepped: number
-        try {
-          stepped = stepBatch(pick, q.due(pick, now, batch), report, deadline)
-          holds.succeeded(pick)
-        } catch (err) {
-          // Rolled back: its runs stay due. Held back so the other journeys go on.
-          const retryAt = holds.failed(pick, now)
-          app.log.error('journey step failed; its due runs wait', {
-            journey_id: pick,
-            retry_at: iso(retryAt),
-            error: String((err as Error)?.stack ?? err),
-          })
-          stepped = 0
-        }
+        // A throw rolls the batch back (its runs stay due) and holds the journey back, so the
+        // other journeys go on.
+        const stepped = holds.attempt(
+          pick,
+          now,
+          () => stepBatch(pick, q.due(pick, now, batch), report, deadline),
+          (retryAt, err) =>
+            app.log.error('journey step failed; its due runs wait', {
+              journey_id: pick,
+              retry_at: iso(retryAt),
+              error: String((err as Error)?.stack ?? err),
+            }),
+        )
         // Not active any more (paused since the list was read) or held: its runs wait.
         if (stepped === 0) active.delete(pick)
         continue

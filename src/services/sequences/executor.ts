@@ -148,20 +148,19 @@ export function createSequenceExecutor(app: AppContext) {
       const pick = due.pick
       nextAt = due.nextAt
       if (pick === null) break
-      let stepped: number
-      try {
-        stepped = stepBatch(pick, q.due(pick, now, batch), report, deadline)
-        holds.succeeded(pick)
-      } catch (err) {
-        // Rolled back: its runs stay due. Held back so the other sequences go on.
-        const retryAt = holds.failed(pick, now)
-        app.log.error('sequence step failed; its due runs wait', {
-          sequence_id: pick,
-          retry_at: iso(retryAt),
-          error: String((err as Error)?.stack ?? err),
-        })
-        stepped = 0
-      }
+      // A throw rolls the batch back (its runs stay due) and holds the sequence back, so the
+      // other sequences go on.
+      const stepped = holds.attempt(
+        pick,
+        now,
+        () => stepBatch(pick, q.due(pick, now, batch), report, deadline),
+        (retryAt, err) =>
+          app.log.error('sequence step failed; its due runs wait', {
+            sequence_id: pick,
+            retry_at: iso(retryAt),
+            error: String((err as Error)?.stack ?? err),
+          }),
+      )
       if (stepped === 0) active.delete(pick)
     }
     if (report.queued > 0) app.workers.wake('send')
