@@ -1,13 +1,11 @@
 import type { AppContext } from '../../context'
-import { parseId } from '../../lib/ids'
-import { hasScope, type Scope } from '../../lib/scopes'
-import { scopesOfRole } from '../../services/actors/actor'
+import { grantableScopes } from '../../services/actors/actor'
 import {
   type AuthorizationRequest,
   checkAuthorizationRequest,
   redirectWith,
 } from '../../services/oauth/authorize'
-import { createAuthorizationCode } from '../../services/oauth/grants'
+import { allowConsent } from '../../services/oauth/consent'
 import { isMetadataClientId, loadMetadataClient } from '../../services/oauth/metadata-document'
 import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
 import { workspacesOf } from '../../services/users/access'
@@ -82,14 +80,6 @@ export function createAuthorizeEndpoint(app: AppContext) {
   const redirect = (to: string) =>
     new Response(null, { status: 303, headers: { location: to, 'cache-control': 'no-store' } })
 
-  function grantable(session: PortalSession, request: AuthorizationRequest) {
-    const role = scopesOfRole(session.user.role)
-    return {
-      allowed: request.scopes.filter((s) => hasScope(role, s as Scope)),
-      refused: request.scopes.filter((s) => !hasScope(role, s as Scope)),
-    }
-  }
-
   async function consentPage(
     session: PortalSession,
     request: AuthorizationRequest,
@@ -98,7 +88,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
     status = 200,
   ) {
     const workspaces = workspacesOf(app.db, session.user)
-    const { allowed, refused } = grantable(session, request)
+    const { allowed, refused } = grantableScopes(session.user.role, request.scopes)
     if (workspaces.length === 0)
       return errorPage('You have no workspace to grant access to. Ask an owner to add you to one.', 403)
     if (allowed.length === 0)
@@ -199,13 +189,11 @@ export function createAuthorizeEndpoint(app: AppContext) {
         }),
       )
     if (decision !== 'allow') return consentPage(session, req, url, 'Choose Allow or Deny.', 400)
-    const workspaceId = parseId(field('client_id') ?? '')
-    if (!workspaceId || !workspacesOf(app.db, session.user).some((w) => w.id === workspaceId))
+    const chosen = form.getAll('scope').filter((s): s is string => typeof s === 'string')
+    const consent = allowConsent(app, session.user, req, { workspace: field('client_id'), scopes: chosen })
+    if (!consent.ok && consent.problem === 'workspace')
       return consentPage(session, req, url, 'Choose one of your workspaces.', 400)
-    const { allowed } = grantable(session, req)
-    const chosen = [...new Set(form.getAll('scope').filter((s): s is string => typeof s === 'string'))]
-    const scopes = allowed.filter((s) => chosen.includes(s))
-    if (scopes.length === 0)
+    if (!consent.ok)
       return redirect(
         redirectWith(app, req.redirectUri, {
           error: 'access_denied',
@@ -213,16 +201,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
           state: req.state,
         }),
       )
-    const code = createAuthorizationCode(app, {
-      client: req.client,
-      userId: session.user.id,
-      tenant: workspaceId,
-      scopes,
-      redirectUri: req.redirectUri,
-      redirectUriGiven: req.redirectUriGiven,
-      codeChallenge: req.codeChallenge,
-      resource: req.resource,
-    })
+    const { code } = consent
     return redirect(redirectWith(app, req.redirectUri, { code, state: req.state }))
   }
 

@@ -1,5 +1,5 @@
 import type { ApiKeyTier } from '../../lib/enums'
-import { ADMIN_SCOPE, SCOPES, type Scope } from '../../lib/scopes'
+import { ADMIN_SCOPE, hasScope, SCOPES, type Scope } from '../../lib/scopes'
 
 // Who is calling, whatever the door (DESIGN.md §5, §9a). Every credential maps onto this one
 // shape: the scopes it holds and the client (workspace) it acts in; what is particular to a
@@ -82,3 +82,12 @@ export function systemActor(name: string): Actor {
 
 /** No credential: may call only public verbs (health, well-known documents). */
 export const ANONYMOUS: Actor = { kind: 'anonymous', id: 'anonymous', clientId: null, scopes: [] }
+
+/** The requested scopes the role can grant, and those it cannot. */
+export function grantableScopes(role: PortalRole, requested: readonly string[]) {
+  const held = scopesOfRole(role)
+  return {
+    allowed: requested.filter((s) => hasScope(held, s as Scope)),
+    refused: requested.filter((s) => !hasScope(held, s as Scope)),
+  }
+}

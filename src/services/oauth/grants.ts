@@ -12,9 +12,9 @@ import {
 import { inTransaction } from '../../db/transaction'
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto'
 import { newId, parseId } from '../../lib/ids'
-import { hasScope, OAUTH_SCOPES, type Scope } from '../../lib/scopes'
+import { OAUTH_SCOPES } from '../../lib/scopes'
 import { DAY_MS, HOUR_MS } from '../../lib/time'
-import { scopesOfRole } from '../actors/actor'
+import { grantableScopes } from '../actors/actor'
 import { IdJagError, verifyIdJag } from '../agents/id-jag'
 import { loadIdentity, workspacesOf } from '../users/access'
 import { defaultWorkspace } from './clients'
@@ -292,10 +292,9 @@ export function refresh(
         'The user who allowed this no longer has access to the workspace',
       )
     }
-    const role = scopesOfRole(user.role)
     let scopes: string[]
     try {
-      scopes = narrowed(params.scope, grant.scopes).filter((s) => hasScope(role, s as Scope))
+      scopes = grantableScopes(user.role, narrowed(params.scope, grant.scopes)).allowed
     } catch (err) {
       return err as OAuthError
     }

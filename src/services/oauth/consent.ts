@@ -1,0 +1,40 @@
+import type { AppContext } from '../../context'
+import { parseId } from '../../lib/ids'
+import { grantableScopes } from '../actors/actor'
+import { type PortalIdentity, workspacesOf } from '../users/access'
+import type { AuthorizationRequest } from './authorize'
+import { createAuthorizationCode } from './grants'
+
+// What a signed-in user may grant on the consent page (DESIGN §5), and the grant itself: only
+// scopes the user's role holds (at consent and again at each refresh), only for a workspace the
+// user belongs to.
+
+export type Consent =
+  | { ok: true; code: string }
+  | { ok: false; problem: 'workspace' }
+  | { ok: false; problem: 'no_scope' }
+
+/** "Allow" with the chosen workspace and scopes: an authorization code, or why not. */
+export function allowConsent(
+  app: AppContext,
+  user: PortalIdentity,
+  request: AuthorizationRequest,
+  choice: { workspace: string | null; scopes: readonly string[] },
+): Consent {
+  const workspaceId = parseId(choice.workspace ?? '')
+  if (!workspaceId || !workspacesOf(app.db, user).some((w) => w.id === workspaceId))
+    return { ok: false, problem: 'workspace' }
+  const scopes = grantableScopes(user.role, request.scopes).allowed.filter((s) => choice.scopes.includes(s))
+  if (scopes.length === 0) return { ok: false, problem: 'no_scope' }
+  const code = createAuthorizationCode(app, {
+    client: request.client,
+    userId: user.id,
+    tenant: workspaceId,
+    scopes,
+    redirectUri: request.redirectUri,
+    redirectUriGiven: request.redirectUriGiven,
+    codeChallenge: request.codeChallenge,
+    resource: request.resource,
+  })
+  return { ok: true, code }
+}
