@@ -48,6 +48,11 @@ const VERBS = {
   delete: 'deleted',
 }
 
+/** Whether a journey in this state takes graph edits (drafts and paused ones; the edit rule). */
+export function nodesEditable(status: JourneyStatus): boolean {
+  return (ALLOWED_FROM.edit as readonly JourneyStatus[]).includes(status)
+}
+
 export function assertJourneyState(row: JourneyRow, op: keyof typeof ALLOWED_FROM): void {
   assertAllowedFrom('journey', row.status, ALLOWED_FROM[op], VERBS[op])
 }

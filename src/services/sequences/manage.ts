@@ -36,6 +36,11 @@ const VERBS = {
   enroll: 'given enrollments',
 }
 
+/** Whether a sequence in this state takes new steps (drafts and paused ones; the edit rule). */
+export function stepsEditable(status: SequenceStatus): boolean {
+  return (ALLOWED_FROM.edit as readonly SequenceStatus[]).includes(status)
+}
+
 export function assertSequenceState(row: SequenceRow, op: keyof typeof ALLOWED_FROM): void {
   assertAllowedFrom('sequence', row.status, ALLOWED_FROM[op], VERBS[op])
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from '../../../errors'
 import { CAMPAIGN_CHANNELS } from '../../../lib/enums'
+import { nodesEditable } from '../../../services/journeys/manage'
 import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
 import {
   JOURNEY_EVENTS,
@@ -127,7 +128,7 @@ async function journeyPage(
       enrollments_total: enrollments.pagination.total,
       next_url: nextPageUrl(`${PATH}/${j.id}`, {}, enrollments.pagination.next_cursor),
       node_types: NODE_TYPES,
-      can_edit: j.status === 'draft' || j.status === 'paused',
+      can_edit: nodesEditable(j.status),
     },
     status,
   )

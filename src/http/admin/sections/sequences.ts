@@ -1,6 +1,7 @@
 import { ServiceError } from '../../../errors'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listSegmentsVerb } from '../../../services/segments/verbs'
+import { stepsEditable } from '../../../services/sequences/manage'
 import {
   activateSequenceVerb,
   archiveSequenceVerb,
@@ -85,7 +86,7 @@ function formPage(
       days: DAYS.map((label, i) => ({ value: i + 1, label, checked: v.days.includes(i + 1) })),
       errors: errors.byMember,
       error_lines: errors.lines,
-      edit_steps: !sequence || sequence.status === 'draft' || sequence.status === 'paused',
+      edit_steps: !sequence || stepsEditable(sequence.status),
       no_workspace: !sequence && needsWorkspace(req),
     },
     status,
@@ -117,7 +118,7 @@ function inputOf(v: FormValues, withSteps: boolean): { input?: Record<string, un
 
 async function save(req: PortalRequest, sequence: Sequence | null) {
   const v = submitted(req)
-  const withSteps = !sequence || sequence.status === 'draft' || sequence.status === 'paused'
+  const withSteps = !sequence || stepsEditable(sequence.status)
   const { input, error } = inputOf(v, withSteps)
   if (!input)
     return formPage(
