@@ -95,6 +95,34 @@ export function errorSchemas(): Record<string, Json> {
         required: true,
       },
     ),
+    // Same code as ConflictError, other details: the records that still use the one to delete.
+    InUseError: errorEnvelope(
+      'The record is still used by others and cannot be deleted (409), e.g. a template a running campaign renders.',
+      { type: 'string', const: 'CONFLICT' },
+      {
+        schema: {
+          type: 'object',
+          required: ['used_by'],
+          properties: {
+            used_by: {
+              type: 'array',
+              minItems: 1,
+              items: {
+                type: 'object',
+                required: ['type', 'id', 'name', 'status'],
+                properties: {
+                  type: { type: 'string', enum: ['campaign', 'journey', 'sequence'] },
+                  id: { type: 'string', format: 'uuid' },
+                  name: { type: 'string' },
+                  status: { type: 'string', description: 'Its current state' },
+                },
+              },
+            },
+          },
+        },
+        required: true,
+      },
+    ),
     ForbiddenError: errorEnvelope(
       'The credential may not do this (403): a missing scope, a tenant key on a platform-wide operation, a suspended client.',
       { type: 'string', const: 'FORBIDDEN' },
@@ -194,7 +222,10 @@ const ERRORS: Record<string, string> = {
 
 function errorSchema(o: Operation, status: string): Json {
   if (status === '403') return ref('ForbiddenError')
-  if (status === '409') return { anyOf: [ref('InvalidStateError'), ref('ConflictError'), ref('Error')] }
+  if (status === '409')
+    return {
+      anyOf: [ref('InvalidStateError'), ref(o.refusesInUse ? 'InUseError' : 'ConflictError'), ref('Error')],
+    }
   if (status === '422')
     return isMutating(o) && o.auth !== 'none'
       ? { anyOf: [ref('ValidationError'), ref('Error')] } // IDEMPOTENCY_KEY_REUSED
@@ -234,8 +265,11 @@ export function errorResponses(o: Operation, responses: Record<string, Json>): J
   return Object.fromEntries(
     [...new Set(codes)].sort().map((c) => {
       const headers = responseHeaders(o, c)
+      const inUse = c === '409' && o.refusesInUse === true
       const response = {
-        description: ERRORS[c],
+        description: inUse
+          ? 'Still used by other records (CONFLICT; details.used_by), invalid state, or idempotency key in use'
+          : ERRORS[c],
         headers,
         content: { 'application/json': { schema: errorSchema(o, c) } },
       }
@@ -247,7 +281,7 @@ export function errorResponses(o: Operation, responses: Record<string, Json>): J
             : 'RateLimit-Limit' in headers || c === '401' || c === '503'
               ? ''
               : 'Public'
-      const name = `${ERROR_NAMES[c]}${suffix}`
+      const name = `${ERROR_NAMES[c]}${inUse ? 'InUse' : ''}${suffix}`
       responses[name] ??= response
       if (canonical(responses[name]) !== canonical(response))
         throw new Error(`OpenAPI: two different ${c} responses are named ${name}`)

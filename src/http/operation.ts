@@ -31,6 +31,12 @@ interface OperationBase {
   cors?: boolean
   /** MCP hint; reads are inferred from GET. */
   destructive?: boolean
+  /**
+   * A delete the verb refuses while other records use the one to delete (409 CONFLICT with
+   * `details.used_by`). Only these operations declare that 409 body, so a typed client of any
+   * other keeps CONFLICT's one `existing_id` shape.
+   */
+  refusesInUse?: boolean
   /** `any` = any valid credential (the spec's "default"); `none` = public. */
   auth: 'any' | 'none' | Scope
   /** The JSON body's schema, for OpenAPI and the body check (absent = no JSON body). */

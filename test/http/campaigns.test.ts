@@ -90,7 +90,10 @@ describe('create and read', () => {
   test('a deleted template: launch says so on template_id (422)', async () => {
     const tpl = await post('/api/v1/templates', { name: 'Gone', subject: 'S', body_html: '<p>x</p>' })
     const c = await draft({ template_id: tpl.id })
-    expect((await t.call('DELETE', `/api/v1/templates/${tpl.id}`, { key: admin })).status).toBe(200)
+    // The API refuses to delete a template a draft uses (test/http/templates-in-use.test.ts);
+    // launch still checks, for a row gone another way (an older database, a manual fix).
+    expect((await t.call('DELETE', `/api/v1/templates/${tpl.id}`, { key: admin })).status).toBe(409)
+    t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
     const r = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
       key: launcher,
       body: { confirm: true },

@@ -1,3 +1,5 @@
+import type { ServiceError } from '../../errors'
+import { fieldErrorsOf, refusalStatus } from './forms'
 import type { PageView, PortalRequest, PortalRoute } from './types'
 import { redirect } from './types'
 
@@ -5,6 +7,7 @@ import { redirect } from './types'
 // about to go, POST does it and goes back to the list with a flash. Two routes, so it works
 // without JavaScript. The record is read again on POST, before the action, so the flash can name
 // what was removed (the verb may answer with nothing) and a stale id is a 404, not a silent no-op.
+// Every confirmation view renders `partials/form-error` above its form for the refusal.
 
 export interface Confirmed<T> {
   /** The action's path, `/admin/lists/:id/delete`. */
@@ -33,7 +36,16 @@ export function confirmedAction<T>(action: Confirmed<T>): PortalRoute[] {
       path: action.path,
       handler: async (req) => {
         const record = await action.find(req)
-        await action.act(req, record)
+        try {
+          await action.act(req, record)
+        } catch (err) {
+          // A refusal (409 in use or wrong state, 422) is shown on the confirmation page itself,
+          // above its button, with the verb's message and status; the rest go to the error pages.
+          const status = refusalStatus(err)
+          if (!status) throw err
+          const view = action.confirm(record)
+          return { ...view, status, data: { ...view.data, errors: fieldErrorsOf(err as ServiceError) } }
+        }
         return redirect(action.back, { kind: 'success', message: action.done(record) })
       },
     },

@@ -92,7 +92,9 @@ export const templateOperations = [
     method: 'DELETE',
     path: ITEM,
     tag,
-    summary: 'Delete a template',
+    summary:
+      'Delete a template (409 CONFLICT with details.used_by while an unfinished campaign or a journey or sequence not archived names it)',
+    refusesInUse: true,
     response: dataOf(t.Object({ id: Uuid, client_id: Uuid, deleted: t.Boolean() })),
   }),
   route(previewTemplateVerb, {

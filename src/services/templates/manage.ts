@@ -10,6 +10,7 @@ import { htmlEngine, textEngine } from './engine'
 import type { TemplateInput } from './inputs'
 import { presentTemplate } from './present'
 import { assertParses } from './syntax'
+import { assertTemplateUnused } from './usage'
 
 export interface Content {
   channel: TemplateChannel
@@ -103,6 +104,9 @@ export function updateTemplate(ctx: Ctx, id: string, input: Partial<TemplateInpu
 
 export function deleteTemplate(ctx: Ctx, id: string) {
   const row = findTemplateRow(ctx, id)
+  // Checked in the verb's transaction, so no campaign or flow can take the template up between
+  // the check and the delete.
+  assertTemplateUnused(ctx, row)
   ctx.db.delete(templates).where(eq(templates.id, row.id)).run()
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }
