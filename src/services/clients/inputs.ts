@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { Name, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { Name, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the client verbs take: one schema per input, shared by every door.
 
@@ -8,7 +8,8 @@ export const ClientStatus = t.Union([t.Literal('active'), t.Literal('suspended')
 export const ListClientsInput = t.Object(pageQueryMembers, strict)
 
 export const CreateClientInput = t.Object(
-  { name: Name, industry: t.Optional(t.String({ maxLength: 200 })) },
+  // industry is nullable in the answer, so null is taken as "none" here too (as in PATCH).
+  { name: Name, industry: t.Optional(Nullable(t.String({ maxLength: 200 }))) },
   strict,
 )
 export type CreateClientInput = Static<typeof CreateClientInput>

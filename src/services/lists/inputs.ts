@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { Name, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
+import { Name, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the list verbs take: one schema per input, shared by every door.
 
@@ -9,7 +9,8 @@ export const CreateListInput = t.Object(
   {
     client_id: t.Optional(t.String()),
     name: Name,
-    description: t.Optional(Text(2000)),
+    // Nullable in the answer, so null is taken as "none" (clients send unset members as null).
+    description: t.Optional(Nullable(Text(2000))),
   },
   strict,
 )

@@ -1,5 +1,5 @@
 import { type Static, Type as t } from '@sinclair/typebox'
-import { pageQueryMembers, strict } from '../verbs/schemas'
+import { Nullable, pageQueryMembers, strict } from '../verbs/schemas'
 
 // What the suppression verbs take: one schema per input, shared by every door.
 
@@ -12,7 +12,8 @@ export const AddSuppressionInput = t.Object(
   {
     client_id: t.Optional(t.String()),
     email: t.String({ format: 'email', maxLength: 254 }),
-    reason: t.Optional(t.String({ maxLength: 500 })),
+    // Nullable in the answer, so null is taken as "no reason" (clients send unset members as null).
+    reason: t.Optional(Nullable(t.String({ maxLength: 500 }))),
   },
   strict,
 )
