@@ -15,7 +15,7 @@ const Sender = named(
   t.Object({
     id: Uuid,
     client_id: Uuid,
-    from_email: t.String(),
+    from_email: t.String({ format: 'email' }),
     from_name: t.String(),
     reply_to: t.Union([t.String(), t.Null()]),
     verified: t.Boolean({

@@ -14,7 +14,7 @@ const Suppression = named(
   t.Object({
     id: Uuid,
     client_id: Uuid,
-    email: t.String(),
+    email: t.String({ format: 'email' }),
     reason: t.Union([t.String(), t.Null()]),
     source: t.Union(SUPPRESSION_SOURCES.map((s) => t.Literal(s))),
     created_at: DateTime,

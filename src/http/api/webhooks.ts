@@ -21,7 +21,7 @@ const Webhook = named(
   t.Object({
     id: Uuid,
     client_id: Uuid,
-    url: t.String(),
+    url: t.String({ format: 'uri' }),
     events: t.Array(named('EventType', EventName)),
     active: t.Boolean(),
     disabled_reason: Nullable(t.Union([t.Literal('manual'), t.Literal('gone'), t.Literal('failing')])),

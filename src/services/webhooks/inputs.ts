@@ -10,9 +10,12 @@ export const EventName = t.Union(
 )
 // Event names are checked by the service so every failure names its index (events[2]).
 const EventList = t.Array(t.String({ maxLength: 64 }), { maxItems: 20 })
+// format uri: the spec types url as a URI; the service then checks https and the host.
 const Url = t.String({
   minLength: 1,
   maxLength: 2048,
+  format: 'uri',
+  'x-format-message': 'must be an absolute URL',
   description: 'https, public (see HERALD_WEBHOOK_ALLOW_PRIVATE)',
 })
 
