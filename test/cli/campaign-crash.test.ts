@@ -1,11 +1,14 @@
-import { afterAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
-import { serveBinary, useBinary } from '../helpers/binary'
-import { binaryApi, sendingAudience } from '../helpers/binary-api'
-import { startDnsServer } from '../helpers/dns-server'
+import { useBinary } from '../helpers/binary'
+import {
+  expectOneMessageIdEach,
+  keyedServers,
+  killDuring,
+  sendingAudience,
+  smtpWorld,
+} from '../helpers/binary-api'
 import { until } from '../helpers/receiver'
-import { messageIdOf, startSink } from '../helpers/smtp-sink'
 
 // Crash safety of the send queue (issue 5): the compiled binary sends a campaign over SMTP (DKIM
 // signed, to a real smtp-server sink) and is killed with SIGKILL several times mid-send, then
@@ -13,7 +16,7 @@ import { messageIdOf, startSink } from '../helpers/smtp-sink'
 // Message-ID as the first copy, so receivers can drop it.
 
 const bin = useBinary('herald-cmp-crash-')
-const KEY = `hrld_${'Crash0Send1Key2'.repeat(3)}`
+const serve = keyedServers(bin, `hrld_${'Crash0Send1Key2'.repeat(3)}`)
 const CRASHES = 3
 // Under a send rate a lane gets one batch a pass; at full speed the running loop claims a lane's
 // next batch while the last one's sends are still in flight (two batches a lane), 64 at once.
@@ -25,34 +28,13 @@ const CASES: { name: string; recipients: number; env: Record<string, string> }[]
     env: { HERALD_SEND_CONCURRENCY: '64' },
   },
 ]
-const running = new Set<Subprocess>()
-afterAll(() => {
-  for (const p of running) p.kill('SIGKILL') // a failed run leaves no server behind
-})
 
 for (const [i, c] of CASES.entries())
   test(`kill -9 ${CRASHES} times during a send ${c.name}: nobody is missed, duplicates share the Message-ID`, async () => {
     const RECIPIENTS = c.recipients
-    const dns = await startDnsServer()
-    const sink = await startSink({ disabledCommands: ['STARTTLS'] }) // plain SMTP on loopback
-    const sinkUrl = `smtp://127.0.0.1:${sink.port}`
-    const env = {
-      ...process.env,
-      HERALD_LOG: 'json',
-      HERALD_BOOTSTRAP_API_KEY: KEY,
-      HERALD_SMTP_URL: sinkUrl,
-      HERALD_DNS_SERVERS: dns.address,
-      ...c.env,
-      // A just-verified domain would be held by the warm-up cap (50 on its first day).
-      HERALD_WARMUP: 'off',
-    } as Record<string, string>
+    const { dns, sink, env } = await smtpWorld(c.env)
     const data = join(bin.work, `data-${i}`)
-    const start = async () => {
-      const { proc, base } = await serveBinary(bin, data, env, 'ignore')
-      running.add(proc)
-      void proc.exited.then(() => running.delete(proc))
-      return { proc, call: binaryApi(base, KEY).call }
-    }
+    const start = () => serve(data, env)
 
     let h = await start()
     const { q, list } = await sendingAudience(h.call, dns, {
@@ -74,34 +56,27 @@ for (const [i, c] of CASES.entries())
     const duplicatesPerCrash: number[] = []
     const reached = () => new Set(sink.received.map((m) => m.rcptTo[0])).size
     const duplicates = () => sink.received.length - reached()
-    for (let crash = 1; crash <= CRASHES; crash++) {
-      // Kill at 1/4, 2/4 and 3/4 of the audience, mid-send.
-      const target = (RECIPIENTS * crash) / (CRASHES + 1)
-      await until(() => reached() >= target, 20_000, `${target} recipients reached before kill ${crash}`)
-      h.proc.kill('SIGKILL')
-      await h.proc.exited
-      const dupBefore = duplicates()
-      h = await start()
-      // Whatever was in flight at the kill is sent again after the restart.
-      await Bun.sleep(300)
-      duplicatesPerCrash.push(duplicates() - dupBefore)
-    }
+    // Kill at 1/4, 2/4 and 3/4 of the audience, mid-send.
+    h = await killDuring(
+      h,
+      async () => {
+        const dupBefore = duplicates()
+        const restarted = await start()
+        // Whatever was in flight at the kill is sent again after the restart.
+        await Bun.sleep(300)
+        duplicatesPerCrash.push(duplicates() - dupBefore)
+        return restarted
+      },
+      { crashes: CRASHES, total: RECIPIENTS, reached, what: 'recipients reached', timeoutMs: 20_000 },
+    )
     await until(
       async () => (await h.call('GET', `/api/v1/campaigns/${campaign.id}`)).status === 'sent',
       30_000,
       'sent',
     )
 
-    const byRecipient = new Map<string, Set<string | null>>()
-    for (const m of sink.received) {
-      const to = m.rcptTo[0]!
-      byRecipient.set(to, (byRecipient.get(to) ?? new Set()).add(messageIdOf(m.raw)))
-    }
-    expect(byRecipient.size).toBe(RECIPIENTS)
-    for (const [to, ids] of byRecipient) {
-      expect(ids.size, `${to} got different Message-IDs`).toBe(1)
-      expect([...ids][0]).toMatch(/^<[0-9a-f-]{36}@news\.example>$/)
-    }
+    const ids = expectOneMessageIdEach(sink.received, (m) => m.rcptTo[0]!, RECIPIENTS)
+    for (const id of ids.values()) expect(id).toMatch(/^<[0-9a-f-]{36}@news\.example>$/)
     const stats = await h.call('GET', `/api/v1/campaigns/${campaign.id}/stats`)
     expect(stats.delivered).toBe(RECIPIENTS)
     console.log(

@@ -1,11 +1,15 @@
-import { afterAll, expect, test } from 'bun:test'
+import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import type { Subprocess } from 'bun'
-import { serveBinary, useBinary } from '../helpers/binary'
-import { type ApiCall, binaryApi, sendingAudience } from '../helpers/binary-api'
-import { startDnsServer } from '../helpers/dns-server'
+import { useBinary } from '../helpers/binary'
+import {
+  expectOneMessageIdEach,
+  keyedServers,
+  killDuring,
+  recipientAndSubject,
+  sendingAudience,
+  smtpWorld,
+} from '../helpers/binary-api'
 import { until } from '../helpers/receiver'
-import { messageIdOf, startSink } from '../helpers/smtp-sink'
 
 // Journeys on the compiled binary: an end-to-end journey with a real two-second wait and capture
 // sends, and crash safety — kill -9 three times while a 2,000-contact journey sends over SMTP:
@@ -13,29 +17,7 @@ import { messageIdOf, startSink } from '../helpers/smtp-sink'
 // and none repeats (a resend after the kill carries the same Message-ID).
 
 const bin = useBinary('herald-journeys-')
-const KEY = `hrld_${'Journey0Bin1Key2'.repeat(3)}`
-const running = new Set<Subprocess>()
-afterAll(() => {
-  for (const p of running) p.kill('SIGKILL') // a failed run leaves no server behind
-})
-
-async function start(data: string, env: Record<string, string>) {
-  const { proc, base } = await serveBinary(
-    bin,
-    data,
-    { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: KEY, ...env } as Record<string, string>,
-    'ignore',
-  )
-  running.add(proc)
-  void proc.exited.then(() => running.delete(proc))
-  const api = binaryApi(base, KEY)
-  // Paginated answers are read whole (their `pagination` too); the rest as their `data`.
-  const call: ApiCall = (method, path, ...rest) =>
-    path.includes('enrollments') || path.startsWith('/api/v1/messages?')
-      ? api.body(method, path, ...rest)
-      : api.call(method, path, ...rest)
-  return { proc, call }
-}
+const start = keyedServers(bin, `hrld_${'Journey0Bin1Key2'.repeat(3)}`)
 
 test('trigger → send → wait PT2S → condition → send / exit, end to end on the binary (capture)', async () => {
   const h = await start(join(bin.work, 'e2e'), { HERALD_EMAIL_PROVIDER: 'capture' })
@@ -84,7 +66,7 @@ test('trigger → send → wait PT2S → condition → send / exit, end to end o
     await h.call('POST', `/api/v1/journeys/${journey.id}/enroll`, { contact_ids: [pro.id, free.id] }),
   ).toEqual({ journey_id: journey.id, enrolled: 2, skipped: 0 })
   const enrollments = async () =>
-    (await h.call('GET', `/api/v1/journeys/${journey.id}/enrollments`)).data as {
+    (await h.body('GET', `/api/v1/journeys/${journey.id}/enrollments`)).data as {
       contact_id: string
       status: string
       history: { node: string; at: string; message_id?: string }[]
@@ -103,13 +85,13 @@ test('trigger → send → wait PT2S → condition → send / exit, end to end o
   expect(Date.parse(proPath[3]!.at)).toBeGreaterThanOrEqual(enrolledAt + 2000 - 5)
   await until(
     async () =>
-      (await h.call('GET', `/api/v1/messages?journey_id=${journey.id}`)).data.every(
+      (await h.body('GET', `/api/v1/messages?journey_id=${journey.id}`)).data.every(
         (m: { status: string }) => m.status === 'delivered',
       ),
     5000,
     'delivered',
   )
-  const msgs = (await h.call('GET', `/api/v1/messages?journey_id=${journey.id}`)).data as {
+  const msgs = (await h.body('GET', `/api/v1/messages?journey_id=${journey.id}`)).data as {
     id: string
     to: string
     journey_id: string
@@ -129,15 +111,7 @@ const CONTACTS = 2_000
 const CRASHES = 3
 
 test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step lost, none repeated, resends keep the Message-ID`, async () => {
-  const dns = await startDnsServer()
-  const sink = await startSink({ disabledCommands: ['STARTTLS'] })
-  const env = {
-    HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
-    HERALD_DNS_SERVERS: dns.address,
-    HERALD_SEND_RATE: '600',
-    // A new domain's warm-up would cap its first day at 50 messages.
-    HERALD_WARMUP: 'off',
-  }
+  const { dns, sink, env } = await smtpWorld({ HERALD_SEND_RATE: '600' })
   const data = join(bin.work, 'crash')
   let h = await start(data, env)
   const { q, list } = await sendingAudience(h.call, dns, {
@@ -178,14 +152,8 @@ test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step los
   ).toBe(CONTACTS)
 
   const total = CONTACTS * 2
-  const reached = () => new Set(sink.received.map((m) => `${m.rcptTo[0]}|${subjectOf(m.raw)}`)).size
-  for (let crash = 1; crash <= CRASHES; crash++) {
-    const target = (total * crash) / (CRASHES + 1)
-    await until(() => reached() >= target, 30_000, `${target} sends before kill ${crash}`)
-    h.proc.kill('SIGKILL')
-    await h.proc.exited
-    h = await start(data, env)
-  }
+  const reached = () => new Set(sink.received.map(recipientAndSubject)).size
+  h = await killDuring(h, () => start(data, env), { crashes: CRASHES, total, reached })
   const stats = async () => h.call('GET', `/api/v1/journeys/${journey.id}/stats`)
   await until(async () => (await stats()).completed === CONTACTS, 60_000, 'every contact completed')
   await until(() => reached() >= total, 30_000, 'every message received')
@@ -199,13 +167,7 @@ test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step los
     expect(n.messages.sent).toBe(CONTACTS)
   }
   // Every contact got each message; a duplicate (the batch in flight at a kill) has the same Message-ID.
-  const ids = new Map<string, Set<string | null>>()
-  for (const m of sink.received) {
-    const k = `${m.rcptTo[0]}|${subjectOf(m.raw)}`
-    ids.set(k, (ids.get(k) ?? new Set()).add(messageIdOf(m.raw)))
-  }
-  expect(ids.size).toBe(total)
-  for (const [k, set] of ids) expect(set.size, `${k} got different Message-IDs`).toBe(1)
+  expectOneMessageIdEach(sink.received, recipientAndSubject, total)
   console.log(
     `journey crash test: ${CONTACTS} contacts × 2 sends, ${CRASHES} kills, ${sink.received.length - total} duplicate deliveries (same Message-ID)`,
   )
@@ -213,8 +175,3 @@ test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step los
   expect(await h.proc.exited).toBe(0)
   await sink.close()
 }, 180_000)
-
-function subjectOf(raw: Buffer): string {
-  const head = raw.toString('latin1').split('\r\n\r\n')[0]!
-  return /^Subject:\s*(\w+)/im.exec(head)?.[1] ?? ''
-}

@@ -1,10 +1,14 @@
-import { expect } from 'bun:test'
-import type { TestDnsServer } from './dns-server'
+import { afterAll, expect } from 'bun:test'
+import type { Subprocess } from 'bun'
+import { type BinaryFixture, serveBinary } from './binary'
+import { startDnsServer, type TestDnsServer } from './dns-server'
 import { until } from './receiver'
+import { headerOf, messageIdOf, type Received, startSink } from './smtp-sink'
 
-// The REST API of a served binary, for end-to-end tests: calls with the bootstrap key, and the
+// The REST API of a served binary, for end-to-end tests: calls with the bootstrap key, the
 // sending set-up every send test on the binary starts from (a domain verified against the test
-// DNS server, a sender, a list filled by a CSV import).
+// DNS server, a sender, a list filled by a CSV import), and the kill -9 loop and Message-ID check
+// of the crash tests.
 
 /** The whole JSON body of an answer; a non-2xx answer throws with its body, so a test says why. */
 // biome-ignore lint/suspicious/noExplicitAny: answers are inspected freely
@@ -60,4 +64,98 @@ export async function sendingAudience(
     o.importMs,
   )
   return { q, list }
+}
+
+/**
+ * Where a send test on the binary sends: the test DNS server, a plain-SMTP sink on loopback, and
+ * the env that points the server at both (with `env`), warm-up off (a just-verified domain would
+ * be held at 50 messages on its first day).
+ */
+export async function smtpWorld(env: Record<string, string> = {}) {
+  const dns = await startDnsServer()
+  const sink = await startSink({ disabledCommands: ['STARTTLS'] })
+  return {
+    dns,
+    sink,
+    env: {
+      HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
+      HERALD_DNS_SERVERS: dns.address,
+      ...env,
+      HERALD_WARMUP: 'off',
+    },
+  }
+}
+
+export interface KeyedServer {
+  proc: Subprocess
+  body: ApiCall
+  call: ApiCall
+}
+
+/**
+ * Starts `herald serve` of `bin` with the bootstrap `key` (JSON logs, output ignored) on a data
+ * directory, with `env` on top. Servers still running after the file's tests are SIGKILLed, so a
+ * failed run leaves none behind.
+ */
+export function keyedServers(
+  bin: BinaryFixture,
+  key: string,
+): (data: string, env: Record<string, string>) => Promise<KeyedServer> {
+  const running = new Set<Subprocess>()
+  afterAll(() => {
+    for (const p of running) p.kill('SIGKILL')
+  })
+  return async (data, env) => {
+    const { proc, base } = await serveBinary(
+      bin,
+      data,
+      { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: key, ...env } as Record<string, string>,
+      'ignore',
+    )
+    running.add(proc)
+    void proc.exited.then(() => running.delete(proc))
+    return { proc, ...binaryApi(base, key) }
+  }
+}
+
+/**
+ * Kills the server with SIGKILL `crashes` times, the n-th once `reached()` is at n/(crashes+1) of
+ * `total` (mid-send), and starts it again with `restart` each time; answers the last server.
+ */
+export async function killDuring<S extends { proc: Subprocess }>(
+  server: S,
+  restart: () => Promise<S>,
+  o: { crashes: number; total: number; reached: () => number; what?: string; timeoutMs?: number },
+): Promise<S> {
+  let h = server
+  for (let crash = 1; crash <= o.crashes; crash++) {
+    const target = (o.total * crash) / (o.crashes + 1)
+    const what = `${target} ${o.what ?? 'sends'} before kill ${crash}`
+    await until(() => o.reached() >= target, o.timeoutMs ?? 30_000, what)
+    h.proc.kill('SIGKILL')
+    await h.proc.exited
+    h = await restart()
+  }
+  return h
+}
+
+/** A message's recipient and the first word of its subject: one key per step sent to a contact. */
+export const recipientAndSubject = (m: Received) =>
+  `${m.rcptTo[0]}|${headerOf(m.raw, 'Subject')?.split(' ')[0]}`
+
+/**
+ * After the kills: each of `count` keys (a recipient, or a recipient and subject) arrived, and
+ * every copy of it (the batch in flight at a kill is sent again) carries one Message-ID, answered
+ * per key.
+ */
+export function expectOneMessageIdEach(
+  received: Received[],
+  key: (m: Received) => string,
+  count: number,
+): Map<string, string | null> {
+  const ids = new Map<string, Set<string | null>>()
+  for (const m of received) ids.set(key(m), (ids.get(key(m)) ?? new Set()).add(messageIdOf(m.raw)))
+  expect(ids.size).toBe(count)
+  for (const [k, set] of ids) expect(set.size, `${k} got different Message-IDs`).toBe(1)
+  return new Map([...ids].map(([k, set]) => [k, [...set][0]!]))
 }

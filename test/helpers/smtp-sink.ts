@@ -136,6 +136,15 @@ export function selfSignedCert(): SelfSigned | null {
   }
 }
 
+/** A header's value from a raw message's head, unfolded and trimmed; null when it has none. */
+export function headerOf(raw: Buffer, name: string): string | null {
+  const head = raw
+    .toString('latin1')
+    .split('\r\n\r\n')[0]!
+    .replace(/\r\n[ \t]+/g, ' ')
+  return new RegExp(`^${name}:\\s*(.*)$`, 'im').exec(head)?.[1]?.trim() ?? null
+}
+
 /** The Message-ID header of a raw message, angle brackets included. */
 export function messageIdOf(raw: Buffer): string | null {
   const text = raw.toString('latin1')
