@@ -175,8 +175,13 @@ const TEST_POLICY = { schedule: DEFAULT_SCHEDULE, timeoutMs: DEFAULT_TIMEOUT_MS 
  * webhooks.test, the I/O: sends one signed sample of `event` now, whether subscribed or not
  * (once, not retried). The delivery is built here but written by recordTest, with its outcome.
  */
-export async function attemptTest(ctx: Ctx, webhookId: string, event: EventType): Promise<TestAttempt> {
+export async function attemptTest(
+  ctx: Ctx,
+  webhookId: string,
+  requested: EventType | undefined,
+): Promise<TestAttempt> {
   const hook = findWebhookRow(ctx, webhookId)
+  const event = requested ?? (hook.events[0] as EventType)
   const now = ctx.clock.now()
   const eventId = Bun.randomUUIDv7()
   const payload = JSON.stringify({

@@ -48,7 +48,17 @@ export const UpdateWebhookInput = t.Object({ id: RecordId, ...patchFields }, str
 
 export const WebhookRef = t.Object({ id: RecordId }, strict)
 
-export const TestWebhookInput = t.Object({ id: RecordId, event: EventName }, strict)
+// `event` may be left out (the spec only says "a test event can be sent"): the webhook's first
+// subscribed event is sent then, so a bare POST /webhooks/{id}/test works.
+export const TestWebhookInput = t.Object(
+  {
+    id: RecordId,
+    event: t.Optional(
+      t.Union(EventName.anyOf, { description: "One of the seven event types; default: the webhook's first" }),
+    ),
+  },
+  strict,
+)
 
 export const ListDeliveriesInput = t.Object({ id: RecordId, ...PageQuery.properties }, strict)
 
