@@ -8,6 +8,7 @@ import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
+import { purgeOAuthVerb } from '../services/oauth/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
 import { invoke } from '../services/verbs/invoke'
@@ -62,6 +63,22 @@ export function registerJobs(ctx: AppContext): void {
     run: async () => {
       const { removed } = await runAs(ctx, 'agents.purge', purgeRegistrationsVerb)
       if (removed > 0) ctx.log.info('agent registrations purged', { removed })
+    },
+  })
+  ctx.jobs.register({
+    name: 'oauth.purge',
+    schedule: '29 * * * *',
+    description:
+      'Delete OAuth codes, refresh tokens, token revocations and grants 7 days after they expired (in chunks)',
+    run: async () => {
+      // One transaction per chunk, so a backlog never holds the write lock for long.
+      const removed = { codes: 0, refresh_tokens: 0, revoked_tokens: 0, grants: 0 }
+      for (let more = true; more; ) {
+        const r = await runAs(ctx, 'oauth.purge', purgeOAuthVerb)
+        for (const k of Object.keys(removed) as (keyof typeof removed)[]) removed[k] += r[k]
+        more = r.more
+      }
+      if (Object.values(removed).some((n) => n > 0)) ctx.log.info('oauth rows purged', removed)
     },
   })
   ctx.jobs.register({

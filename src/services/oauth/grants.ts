@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto'
-import { and, eq, isNull, lt } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import {
   clients,
@@ -138,18 +138,6 @@ const grantById = (app: AppContext, id: string) =>
 
 // --- authorization code -------------------------------------------------------------------------
 
-/**
- * Rows no token can use any more (spent or expired codes, expired refresh tokens, revocations of
- * access tokens past their expiry) are deleted at each consent, as portal sessions are at each
- * sign-in, rather than by a job. Spent refresh tokens are kept until they expire: presenting one
- * again is how reuse is detected.
- */
-function sweepExpired(app: AppContext, now: number): void {
-  app.db.delete(oauthCodes).where(lt(oauthCodes.expiresAt, now)).run()
-  app.db.delete(oauthRefreshTokens).where(lt(oauthRefreshTokens.expiresAt, now)).run()
-  app.db.delete(oauthRevokedTokens).where(lt(oauthRevokedTokens.expiresAt, now)).run()
-}
-
 /** After the user allowed it on the consent page: a grant and its code (single use, 10 minutes). */
 export function createAuthorizationCode(
   app: AppContext,
@@ -167,7 +155,6 @@ export function createAuthorizationCode(
   const code = `${CODE_PREFIX}${randomBase62(32)}`
   const now = app.clock.now()
   inTransaction(app.sqlite, () => {
-    sweepExpired(app, now)
     const grantId = newId()
     app.db
       .insert(oauthGrants)

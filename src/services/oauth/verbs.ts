@@ -1,4 +1,5 @@
 import { defineVerb } from '../verbs/define'
+import { NoInput } from '../verbs/schemas'
 import {
   createOAuthClient,
   deleteOAuthClient,
@@ -7,6 +8,7 @@ import {
   oauthClientErrors,
 } from './clients'
 import { CreateOAuthClientInput, ListOAuthClientsInput, OAuthClientRef } from './inputs'
+import { purgeExpiredOAuth } from './purge'
 
 export const listOAuthClientsVerb = defineVerb({
   name: 'oauth-clients.list',
@@ -40,4 +42,13 @@ export const deleteOAuthClientVerb = defineVerb({
   mutates: true,
   destructive: true,
   run: (ctx, { id }) => deleteOAuthClient(ctx, id),
+})
+
+/** The oauth.purge job: one chunk of expired codes, refresh tokens, revocations and dead grants. */
+export const purgeOAuthVerb = defineVerb({
+  name: 'oauth.purge',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => purgeExpiredOAuth(ctx),
 })

@@ -1,0 +1,97 @@
+import { and, eq, inArray, lt, notExists, type SQL, sql } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import type { Ctx } from '../../context'
+import { oauthCodes, oauthGrants, oauthRefreshTokens, oauthRevokedTokens } from '../../db/schema'
+import { DAY_MS } from '../../lib/time'
+import { ACCESS_TOKEN_TTL_MS } from './grants'
+
+// The oauth.purge job (src/jobs): rows no token can use any more, deleted a retention after they
+// stopped counting, so the tables do not grow with every client-credentials token (each makes a
+// grant) and every refresh. The week kept is for people: "what was this token?" can still be
+// answered for a while after it expired.
+//
+// - a code: RETENTION after it expired (used or not);
+// - a refresh token: RETENTION after it expired. A spent one must outlive its own expiry only
+//   until then: presenting it again is how reuse is detected, and once expired it is refused as
+//   expired anyway;
+// - an access token's revocation (jti): RETENTION after the token expired;
+// - a grant: once no code and no refresh token of it is left, and its first access token (issued
+//   with it) expired RETENTION ago. Later access tokens come with a refresh token that outlives
+//   them, so no access token of a grant with none left can still be valid. A token whose grant
+//   is gone is refused as unknown (src/services/oauth/authenticate.ts).
+
+export const OAUTH_RETENTION_MS = 7 * DAY_MS
+
+/** Rows deleted per call: each call is one transaction, so other writers wait at most one chunk. */
+export const PURGE_CHUNK = 2000
+
+export interface PurgeResult {
+  codes: number
+  refresh_tokens: number
+  revoked_tokens: number
+  grants: number
+  /** True when a chunk was full: call again. */
+  more: boolean
+}
+
+/** One chunk of each table. The job calls it until `more` is false. */
+export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
+  const cutoff = ctx.clock.now() - OAUTH_RETENTION_MS
+  const codes = deleteChunk(ctx, oauthCodes, oauthCodes.codeHash, lt(oauthCodes.expiresAt, cutoff), chunk)
+  const refreshTokens = deleteChunk(
+    ctx,
+    oauthRefreshTokens,
+    oauthRefreshTokens.id,
+    lt(oauthRefreshTokens.expiresAt, cutoff),
+    chunk,
+  )
+  const revokedTokens = deleteChunk(
+    ctx,
+    oauthRevokedTokens,
+    oauthRevokedTokens.jti,
+    lt(oauthRevokedTokens.expiresAt, cutoff),
+    chunk,
+  )
+  const dead = ctx.db
+    .select({ id: oauthGrants.id })
+    .from(oauthGrants)
+    .where(
+      and(
+        lt(oauthGrants.createdAt, cutoff - ACCESS_TOKEN_TTL_MS),
+        notExists(
+          ctx.db.select({ one: sql`1` }).from(oauthCodes).where(eq(oauthCodes.grantId, oauthGrants.id)),
+        ),
+        notExists(
+          ctx.db
+            .select({ one: sql`1` })
+            .from(oauthRefreshTokens)
+            .where(eq(oauthRefreshTokens.grantId, oauthGrants.id)),
+        ),
+      ),
+    )
+    .limit(chunk)
+    .all()
+    .map((r) => r.id)
+  if (dead.length > 0) ctx.db.delete(oauthGrants).where(inArray(oauthGrants.id, dead)).run()
+  return {
+    codes,
+    refresh_tokens: refreshTokens,
+    revoked_tokens: revokedTokens,
+    grants: dead.length,
+    more: [codes, refreshTokens, revokedTokens, dead.length].some((n) => n === chunk),
+  }
+}
+
+/** Deletes at most `chunk` rows of `table` matching `where`; how many went. */
+function deleteChunk(
+  ctx: Ctx,
+  table: SQLiteTable,
+  key: SQLiteColumn,
+  where: SQL | undefined,
+  chunk: number,
+): number {
+  const r = ctx.db.run(
+    sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${where} limit ${chunk})`,
+  ) as unknown as { changes: number }
+  return r.changes
+}
