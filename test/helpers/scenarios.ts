@@ -25,6 +25,11 @@ export interface ScenarioDefaults {
   key?: () => string | null
 }
 
+/** A row refused as invalid input: 422 VALIDATION_FAILED naming `field`; `also` adds a credential or path. */
+export function invalid(name: string, body: unknown, field: string, also: Partial<Scenario> = {}): Scenario {
+  return { name, body, status: 422, code: 'VALIDATION_FAILED', field, ...also }
+}
+
 /** The field names a 422 lists. */
 export const detailFields = (body: { error?: { details?: { field: string }[] } }) =>
   (body.error?.details ?? []).map((d) => d.field)

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { events } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
-import { scenarios } from '../helpers/scenarios'
+import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const t = createTestApp()
 const acme = t.client('Acme')
@@ -37,88 +37,36 @@ describe('contacts', () => {
     })
   })
 
-  const rows: {
-    name: string
-    key?: () => string
-    path?: string
-    body: unknown
-    status: number
-    code: string
-    field?: string
-  }[] = [
-    {
-      name: 'bad email',
-      body: { email: 'not-an-email' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'email',
-    },
-    {
-      name: 'missing email',
-      body: { first_name: 'x' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'email',
-    },
-    {
-      name: 'unparseable phone',
-      body: { email: 'p@acme.io', phone: 'call me maybe' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'phone',
-    },
-    {
-      name: 'unknown timezone',
-      body: { email: 'tz@acme.io', timezone: 'Mars/Olympus' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'timezone',
-    },
-    {
-      name: 'status set only by Herald',
-      body: { email: 's@acme.io', status: 'bounced' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'status',
-    },
-    {
-      name: 'too many custom fields',
-      body: {
+  const rows: Scenario[] = [
+    invalid('bad email', { email: 'not-an-email' }, 'email'),
+    invalid('missing email', { first_name: 'x' }, 'email'),
+    invalid('unparseable phone', { email: 'p@acme.io', phone: 'call me maybe' }, 'phone'),
+    invalid('unknown timezone', { email: 'tz@acme.io', timezone: 'Mars/Olympus' }, 'timezone'),
+    invalid('status set only by Herald', { email: 's@acme.io', status: 'bounced' }, 'status'),
+    invalid(
+      'too many custom fields',
+      {
         email: 'c@acme.io',
         custom_fields: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])),
       },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'custom_fields',
-    },
-    {
-      name: 'custom key too long',
-      body: { email: 'c@acme.io', custom_fields: { ['k'.repeat(65)]: 1 } },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: `custom_fields.${'k'.repeat(65)}`,
-    },
-    {
-      name: 'custom value too long',
-      body: { email: 'c@acme.io', custom_fields: { bio: 'x'.repeat(2100) } },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'custom_fields.bio',
-    },
-    {
-      name: 'unknown member',
-      body: { email: 'u@acme.io', nickname: 'x' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'nickname',
-    },
-    {
-      name: 'list of another client',
-      body: { email: 'l@acme.io', list_ids: ['01a207fe-5049-7476-b6cd-bf3b1f254347'] },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'list_ids[0]',
-    },
+      'custom_fields',
+    ),
+    invalid(
+      'custom key too long',
+      { email: 'c@acme.io', custom_fields: { ['k'.repeat(65)]: 1 } },
+      `custom_fields.${'k'.repeat(65)}`,
+    ),
+    invalid(
+      'custom value too long',
+      { email: 'c@acme.io', custom_fields: { bio: 'x'.repeat(2100) } },
+      'custom_fields.bio',
+    ),
+    invalid('unknown member', { email: 'u@acme.io', nickname: 'x' }, 'nickname'),
+    invalid(
+      'list of another client',
+      { email: 'l@acme.io', list_ids: ['01a207fe-5049-7476-b6cd-bf3b1f254347'] },
+      'list_ids[0]',
+    ),
     {
       name: 'read-only key',
       key: () => reader,
@@ -126,23 +74,13 @@ describe('contacts', () => {
       status: 403,
       code: 'FORBIDDEN',
     },
-    {
-      name: 'platform key without client_id',
+    invalid('platform key without client_id', { email: 'pk@acme.io' }, 'client_id', {
       key: () => t.adminKey,
-      body: { email: 'pk@acme.io' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
-    {
-      name: 'platform key with unknown client_id',
+    }),
+    invalid('platform key with unknown client_id', { email: 'pk@acme.io' }, 'client_id', {
       key: () => t.adminKey,
       path: '/api/v1/contacts?client_id=01a207fe-5049-7476-b6cd-bf3b1f254347',
-      body: { email: 'pk@acme.io' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
+    }),
   ]
   scenarios(t, { method: 'POST', path: '/api/v1/contacts', key: () => acmeWriter }, rows, 'create: ')
 

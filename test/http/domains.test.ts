@@ -11,7 +11,7 @@ import { reverifyDomainsVerb } from '../../src/services/domains/verbs'
 import { invoke } from '../../src/services/verbs/invoke'
 import { createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
-import { scenarios } from '../helpers/scenarios'
+import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const dns = await startDnsServer()
 const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address, HERALD_SPF_INCLUDE: 'spf.herald.test' } })
@@ -95,72 +95,19 @@ describe('POST /domains', () => {
     expect(d.domain).toBe('xn--bcher-kva.example')
   })
 
-  const rows: {
-    name: string
-    key: () => string
-    path?: string
-    body: unknown
-    status: number
-    code: string
-    field?: string
-  }[] = [
-    {
-      name: 'not a domain',
-      key: () => acmeAdmin,
-      body: { domain: 'not a domain' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'domain',
-    },
-    {
-      name: 'an IP address',
-      key: () => acmeAdmin,
-      body: { domain: '192.0.2.1' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'domain',
-    },
-    {
-      name: 'a single label',
-      key: () => acmeAdmin,
-      body: { domain: 'localhost' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'domain',
-    },
-    {
-      name: 'unknown member',
-      key: () => acmeAdmin,
-      body: { domain: 'a.example', dkim: true },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'dkim',
-    },
-    {
-      name: 'missing domain',
-      key: () => acmeAdmin,
-      body: {},
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'domain',
-    },
-    {
-      name: 'platform key without client_id',
+  const rows: Scenario[] = [
+    invalid('not a domain', { domain: 'not a domain' }, 'domain'),
+    invalid('an IP address', { domain: '192.0.2.1' }, 'domain'),
+    invalid('a single label', { domain: 'localhost' }, 'domain'),
+    invalid('unknown member', { domain: 'a.example', dkim: true }, 'dkim'),
+    invalid('missing domain', {}, 'domain'),
+    invalid('platform key without client_id', { domain: 'b.example' }, 'client_id', {
       key: () => t.adminKey,
-      body: { domain: 'b.example' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
-    {
-      name: 'platform key with an unknown client_id',
+    }),
+    invalid('platform key with an unknown client_id', { domain: 'b.example' }, 'client_id', {
       key: () => t.adminKey,
       path: `/api/v1/domains?client_id=${'0'.repeat(8)}-0000-7000-8000-${'0'.repeat(12)}`,
-      body: { domain: 'b.example' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
+    }),
     {
       name: 'a key without admin:*',
       key: () => t.key({ scopes: ['templates:write', 'domains:read'], clientId: acme }),
@@ -169,7 +116,7 @@ describe('POST /domains', () => {
       code: 'FORBIDDEN',
     },
   ]
-  scenarios(t, { method: 'POST', path: '/api/v1/domains' }, rows)
+  scenarios(t, { method: 'POST', path: '/api/v1/domains', key: () => acmeAdmin }, rows)
 
   test('the same domain twice in one client → 409 CONFLICT with the existing id', async () => {
     const d = await addDomain('dup.example')

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
-import { scenarios } from '../helpers/scenarios'
+import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const dns = await startDnsServer()
 const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address, HERALD_SENDING_IP: '192.0.2.25' } })
@@ -34,63 +34,13 @@ describe('sender CRUD', () => {
     })
   })
 
-  const rows: {
-    name: string
-    key: () => string
-    path?: string
-    body: unknown
-    status: number
-    code: string
-    field?: string
-  }[] = [
-    {
-      name: 'bad from_email',
-      key: () => acmeAdmin,
-      body: { from_email: 'nope', from_name: 'x' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'from_email',
-    },
-    {
-      name: 'from_email at an IP literal',
-      key: () => acmeAdmin,
-      body: { from_email: 'a@192.0.2.1', from_name: 'x' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'from_email',
-    },
-    {
-      name: 'missing from_name',
-      key: () => acmeAdmin,
-      body: { from_email: 'a@acme.example' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'from_name',
-    },
-    {
-      name: 'empty from_name',
-      key: () => acmeAdmin,
-      body: { from_email: 'a@acme.example', from_name: '' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'from_name',
-    },
-    {
-      name: 'bad reply_to',
-      key: () => acmeAdmin,
-      body: { from_email: 'a@acme.example', from_name: 'x', reply_to: 'nope' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'reply_to',
-    },
-    {
-      name: 'unknown member',
-      key: () => acmeAdmin,
-      body: { from_email: 'a@acme.example', from_name: 'x', verified: true },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'verified',
-    },
+  const rows: Scenario[] = [
+    invalid('bad from_email', { from_email: 'nope', from_name: 'x' }, 'from_email'),
+    invalid('from_email at an IP literal', { from_email: 'a@192.0.2.1', from_name: 'x' }, 'from_email'),
+    invalid('missing from_name', { from_email: 'a@acme.example' }, 'from_name'),
+    invalid('empty from_name', { from_email: 'a@acme.example', from_name: '' }, 'from_name'),
+    invalid('bad reply_to', { from_email: 'a@acme.example', from_name: 'x', reply_to: 'nope' }, 'reply_to'),
+    invalid('unknown member', { from_email: 'a@acme.example', from_name: 'x', verified: true }, 'verified'),
     {
       name: 'not admin',
       key: () => acmeReader,
@@ -98,16 +48,11 @@ describe('sender CRUD', () => {
       status: 403,
       code: 'FORBIDDEN',
     },
-    {
-      name: 'platform key without client_id',
+    invalid('platform key without client_id', { from_email: 'a@acme.example', from_name: 'x' }, 'client_id', {
       key: () => t.adminKey,
-      body: { from_email: 'a@acme.example', from_name: 'x' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
+    }),
   ]
-  scenarios(t, { method: 'POST', path: '/api/v1/senders' }, rows)
+  scenarios(t, { method: 'POST', path: '/api/v1/senders', key: () => acmeAdmin }, rows)
 
   test('an address already used in the client (any case) → 409 with the existing id; other clients may reuse it', async () => {
     const s = await create({ from_email: 'dup@acme.example', from_name: 'A' })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
-import { scenarios } from '../helpers/scenarios'
+import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const t = createTestApp()
 const acme = t.client('Acme')
@@ -29,62 +29,26 @@ describe('API key management', () => {
     expect((await t.call('GET', `/api/v1/clients/${acme}`, { key })).status).toBe(401)
   })
 
-  const rows: {
-    name: string
-    key: () => string
-    body: unknown
-    status: number
-    code?: string
-    field?: string
-  }[] = [
-    {
-      name: 'unknown scope',
-      key: () => t.adminKey,
-      body: { name: 'x', scopes: ['contacts:delete'] },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'scopes[0]',
-    },
-    {
-      name: 'no scopes',
-      key: () => t.adminKey,
-      body: { name: 'x', scopes: [] },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'scopes',
-    },
-    {
-      name: 'unknown tier',
-      key: () => t.adminKey,
-      body: { name: 'x', scopes: ['admin:*'], tier: 'gold' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'tier',
-    },
-    {
-      name: 'expiry in the past',
-      key: () => t.adminKey,
-      body: { name: 'x', scopes: ['admin:*'], expires_at: '2001-01-01T00:00:00Z' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'expires_at',
-    },
-    {
-      name: 'client that does not exist',
-      key: () => t.adminKey,
-      body: { name: 'x', scopes: ['admin:*'], client_id: '01a207fe-5049-7476-b6cd-bf3b1f254347' },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
-    {
-      name: 'tenant admin minting for another client',
-      key: () => acmeAdmin,
-      body: { name: 'x', scopes: ['admin:*'], client_id: globex },
-      status: 422,
-      code: 'VALIDATION_FAILED',
-      field: 'client_id',
-    },
+  const rows: Scenario[] = [
+    invalid('unknown scope', { name: 'x', scopes: ['contacts:delete'] }, 'scopes[0]'),
+    invalid('no scopes', { name: 'x', scopes: [] }, 'scopes'),
+    invalid('unknown tier', { name: 'x', scopes: ['admin:*'], tier: 'gold' }, 'tier'),
+    invalid(
+      'expiry in the past',
+      { name: 'x', scopes: ['admin:*'], expires_at: '2001-01-01T00:00:00Z' },
+      'expires_at',
+    ),
+    invalid(
+      'client that does not exist',
+      { name: 'x', scopes: ['admin:*'], client_id: '01a207fe-5049-7476-b6cd-bf3b1f254347' },
+      'client_id',
+    ),
+    invalid(
+      'tenant admin minting for another client',
+      { name: 'x', scopes: ['admin:*'], client_id: globex },
+      'client_id',
+      { key: () => acmeAdmin },
+    ),
     {
       name: 'tenant admin minting an unlimited key',
       key: () => acmeAdmin,
@@ -100,7 +64,7 @@ describe('API key management', () => {
       code: 'FORBIDDEN',
     },
   ]
-  scenarios(t, { method: 'POST', path: '/api/v1/api-keys' }, rows)
+  scenarios(t, { method: 'POST', path: '/api/v1/api-keys', key: () => t.adminKey }, rows)
 
   test('a tenant admin key mints keys for its own client only, and sees only those', async () => {
     const res = await t.call('POST', '/api/v1/api-keys', {
