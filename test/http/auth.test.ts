@@ -34,6 +34,17 @@ interface Row {
   requiredScope?: string
 }
 
+/** A credential that is there but no valid key: 401, and WWW-Authenticate says invalid_token. */
+const invalidToken = (name: string, headers: Record<string, string>): Row => ({
+  name,
+  method: 'GET',
+  path: '/api/v1/clients',
+  headers,
+  status: 401,
+  code: 'UNAUTHORIZED',
+  www: `Bearer error="invalid_token", resource_metadata="${META}"`,
+})
+
 const rows: Row[] = [
   {
     name: 'no credential',
@@ -43,60 +54,12 @@ const rows: Row[] = [
     code: 'UNAUTHORIZED',
     www: `Bearer resource_metadata="${META}"`,
   },
-  {
-    name: 'Basic credential',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { authorization: 'Basic dXNlcjpwYXNz' },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
-  {
-    name: 'unknown Bearer key',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { authorization: 'Bearer hrld_notakey' },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
-  {
-    name: 'unknown X-Api-Key',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { 'x-api-key': 'nope' },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
-  {
-    name: 'empty Bearer',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { authorization: 'Bearer ' },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
-  {
-    name: 'revoked key',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { authorization: `Bearer ${revoked}` },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
-  {
-    name: 'expired key',
-    method: 'GET',
-    path: '/api/v1/clients',
-    headers: { authorization: `Bearer ${expired}` },
-    status: 401,
-    code: 'UNAUTHORIZED',
-    www: `Bearer error="invalid_token", resource_metadata="${META}"`,
-  },
+  invalidToken('Basic credential', { authorization: 'Basic dXNlcjpwYXNz' }),
+  invalidToken('unknown Bearer key', { authorization: 'Bearer hrld_notakey' }),
+  invalidToken('unknown X-Api-Key', { 'x-api-key': 'nope' }),
+  invalidToken('empty Bearer', { authorization: 'Bearer ' }),
+  invalidToken('revoked key', { authorization: `Bearer ${revoked}` }),
+  invalidToken('expired key', { authorization: `Bearer ${expired}` }),
   {
     name: 'Bearer key reads (any key suffices)',
     method: 'GET',
