@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
+import { expectNewestFirstPages, expectStatusFilter } from '../helpers/paging'
 import { detailFields, scenarios } from '../helpers/scenarios'
 
 // The journeys API: graph checks on save and activation (422 naming nodes[id].member), the
@@ -633,21 +634,8 @@ describe('tenancy, scopes, pagination', () => {
   })
 
   test('lists paginate newest first with a signed cursor; status filter', async () => {
-    const page1 = (await t.call('GET', '/api/v1/journeys?limit=2', { key: acme.key })).body
-    expect(page1.data).toHaveLength(2)
-    expect(page1.pagination.has_more).toBe(true)
-    const page2 = (
-      await t.call('GET', `/api/v1/journeys?limit=2&cursor=${page1.pagination.next_cursor}`, {
-        key: acme.key,
-      })
-    ).body
-    expect(page2.data[0].id < page1.data[1].id).toBe(true)
-    expect((await t.call('GET', '/api/v1/journeys?cursor=forged', { key: acme.key })).status).toBe(422)
-    const active = (await t.call('GET', '/api/v1/journeys?status=active&limit=200', { key: acme.key })).body
-      .data
-    expect(active.length).toBeGreaterThan(0)
-    expect(active.every((j: { status: string }) => j.status === 'active')).toBe(true)
-    expect((await t.call('GET', '/api/v1/journeys?status=running', { key: acme.key })).status).toBe(422)
+    await expectNewestFirstPages(t, '/api/v1/journeys', acme.key)
+    await expectStatusFilter(t, '/api/v1/journeys', acme.key, 'active')
   })
 
   test('enrollments paginate with a cursor and filter by status and contact', async () => {

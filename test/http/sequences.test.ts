@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
+import { expectNewestFirstPages, expectStatusFilter } from '../helpers/paging'
 import { detailFields, scenarios } from '../helpers/scenarios'
 
 // The sequences API: the spec's GET /api/v1/sequences (pagination, client_id, tenancy) and the
@@ -484,23 +485,10 @@ describe('tenancy, scopes, pagination', () => {
   })
 
   test('lists paginate newest first with a signed cursor; status filter; limit bounds', async () => {
-    const page1 = (await t.call('GET', '/api/v1/sequences?limit=2', { key: acme.key })).body
-    expect(page1.data).toHaveLength(2)
-    expect(page1.pagination.has_more).toBe(true)
-    const page2 = (
-      await t.call('GET', `/api/v1/sequences?limit=2&cursor=${page1.pagination.next_cursor}`, {
-        key: acme.key,
-      })
-    ).body
-    expect(page2.data[0].id < page1.data[1].id).toBe(true)
+    const [page1, page2] = await expectNewestFirstPages(t, '/api/v1/sequences', acme.key)
     expect(page2.pagination.total).toBe(page1.pagination.total)
-    expect((await t.call('GET', '/api/v1/sequences?cursor=forged', { key: acme.key })).status).toBe(422)
     expect((await t.call('GET', '/api/v1/sequences?limit=0', { key: acme.key })).status).toBe(422)
     expect((await t.call('GET', '/api/v1/sequences?limit=201', { key: acme.key })).status).toBe(422)
-    const drafts = (await t.call('GET', '/api/v1/sequences?status=draft&limit=200', { key: acme.key })).body
-      .data
-    expect(drafts.length).toBeGreaterThan(0)
-    expect(drafts.every((s: { status: string }) => s.status === 'draft')).toBe(true)
-    expect((await t.call('GET', '/api/v1/sequences?status=running', { key: acme.key })).status).toBe(422)
+    await expectStatusFilter(t, '/api/v1/sequences', acme.key, 'draft')
   })
 })
