@@ -1,8 +1,10 @@
 import type { TSchema } from '@sinclair/typebox'
 import { SCOPES } from '../lib/scopes'
+import { EVENT_TYPES } from '../services/events/record'
 import { API_VERSION } from '../version'
 import { errorResponses, errorSchemas, HEADERS, header, responseHeaders } from './openapi-errors'
 import { dedupe, ID_PATTERN, type Json, ref, SchemaRegistry } from './openapi-schemas'
+import { webhookEntries } from './openapi-webhooks'
 import { isMutating, type Operation } from './operation'
 
 // The OpenAPI document is generated from the operation registry: the same declarations that
@@ -193,6 +195,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], publicUrl
     servers: [{ url: publicUrl, description: 'This Herald instance (HERALD_PUBLIC_URL)' }],
     tags: tags.map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
+    webhooks: webhookEntries(registry, EVENT_TYPES),
     components: {
       securitySchemes: {
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key (hrld_…)' },
