@@ -3,6 +3,7 @@ import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
 import { purgeRegistrationsVerb } from '../services/agents/verbs'
 import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
+import { healthChecksDue } from '../services/deliverability/health-debounce'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
@@ -42,7 +43,9 @@ export function registerJobs(ctx: AppContext): void {
     name: 'deliverability.health',
     schedule: '*/5 * * * * *',
     description:
-      'Run the bounce and complaint rate checks a burst put off (at most one per client every 5 seconds)',
+      'Run the bounce and complaint rate checks a burst put off (at most one per client every 5 seconds; skipped while none is pending)',
+    // Every 5 s, but idle firings are skipped: no transaction and no job run written.
+    due: () => healthChecksDue(ctx),
     run: async () => {
       await runAs(ctx, 'deliverability.health', runPendingHealthChecksVerb)
     },

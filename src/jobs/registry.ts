@@ -7,6 +7,11 @@ export interface JobDefinition {
   schedule: string
   description: string
   run: () => void | Promise<void>
+  /**
+   * For a frequent job: whether a scheduled firing has anything to do (memory only; no database
+   * work). When false the firing is skipped: not run, not recorded. "Run now" always runs.
+   */
+  due?: () => boolean
 }
 
 export interface JobInfo {
@@ -38,6 +43,11 @@ export interface JobRegistry {
   list(): JobInfo[]
   /** Runs a job now, whatever its schedule (operators, tests). */
   runNow(name: string): Promise<void>
+  /**
+   * What the schedule does at each firing: runs the job unless its `due` says there is nothing
+   * to do. Answers whether it ran. Tests call it to drive a firing on the injected clock.
+   */
+  tick(name: string): Promise<boolean>
   start(): void
   stop(): void
 }
@@ -94,6 +104,13 @@ export function createJobRegistry(log: Logger): JobRegistry {
     }
   }
 
+  const tick = async (name: string): Promise<boolean> => {
+    const due = jobs.get(name)?.def.due
+    if (due && !due()) return false
+    await execute(name)
+    return true
+  }
+
   return {
     register(def) {
       if (jobs.has(def.name)) throw new Error(`job ${def.name} registered twice`)
@@ -118,9 +135,12 @@ export function createJobRegistry(log: Logger): JobRegistry {
       listeners.push(listener)
     },
     runNow: execute,
+    tick,
     start() {
       for (const [name, entry] of jobs) {
-        entry.cron ??= new Cron(entry.def.schedule, { protect: true }, () => execute(name))
+        entry.cron ??= new Cron(entry.def.schedule, { protect: true }, async () => {
+          await tick(name)
+        })
       }
     },
     stop() {

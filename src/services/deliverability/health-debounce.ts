@@ -65,6 +65,25 @@ function recentlyHit(sqlite: Database, now: number): string[] {
 }
 
 /**
+ * Whether the job has anything to do now: a process's first run (the sweep below), or a marked
+ * client whose interval is over. Memory only, so the job's schedule can ask every few seconds
+ * without touching the database; an idle firing is skipped (no transaction, no job run stored).
+ * Clients idle for an interval are forgotten here too.
+ */
+export function healthChecksDue(app: AppContext): boolean {
+  const s = stateOf(app)
+  if (!s.swept) return true
+  const now = app.clock.now()
+  let due = false
+  for (const [id, c] of s.clients) {
+    if (now - c.lastRun < HEALTH_CHECK_INTERVAL_MS) continue
+    if (c.pending) due = true
+    else s.clients.delete(id)
+  }
+  return due
+}
+
+/**
  * The job: each marked client's check once its interval is over. A process's first run also
  * checks every client with a recent bounce or complaint, since the marks of a process that was
  * killed are gone with it. Clients idle for an interval are forgotten.
