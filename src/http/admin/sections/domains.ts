@@ -9,7 +9,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, pageLinks, pageQuery } from './links'
+import { indexRoute, needsWorkspace } from './links'
 
 // Sending domains (DESIGN §7): the DNS records to publish (DKIM, SPF, DMARC), each with a copy
 // button; "Verify" runs domains.verify (its DNS look-ups in the verb's prepare, outside the
@@ -37,17 +37,7 @@ export const domainsSection = defineSection({
   title: 'Domains',
   order: 60,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listDomainsVerb, req.ctx, pageQuery(req))
-        return page('pages/domains/index', 'Domains', {
-          domains: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listDomainsVerb, { template: 'pages/domains/index', title: 'Domains', rows: 'domains' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',

@@ -1,4 +1,7 @@
-import type { PortalRequest } from '../types'
+import type { TSchema } from '@sinclair/typebox'
+import type { Verb } from '../../../services/verbs/define'
+import { invoke } from '../../../services/verbs/invoke'
+import { type PortalRequest, type PortalRoute, page } from '../types'
 
 // Links that keep a list page's search and filters: "older" pages and filter forms rebuild the
 // query string from the values the page was asked with, never from free text pasted into HTML.
@@ -26,6 +29,28 @@ export function pageLinks(
   filters: Record<string, string | undefined> = {},
 ): { total: number; next_url: string | null } {
   return { total: pagination.total, next_url: nextPageUrl(path, filters, pagination.next_cursor) }
+}
+
+/**
+ * A section's index: GET `path` shows one page of `verb`'s rows (as `rows` in `view`) with the
+ * count and the "older" link.
+ */
+export function indexRoute<I extends TSchema, R, P>(
+  path: string,
+  verb: Verb<I, { data: R[]; pagination: { total: number; next_cursor: string | null } }, P>,
+  view: { template: string; title: string; rows: string },
+): PortalRoute {
+  return {
+    method: 'GET',
+    path,
+    handler: async (req) => {
+      const result = await invoke(verb, req.ctx, pageQuery(req))
+      return page(view.template, view.title, {
+        [view.rows]: result.data,
+        ...pageLinks(path, result.pagination),
+      })
+    },
+  }
 }
 
 /** A query parameter, trimmed; empty → undefined. */

@@ -12,7 +12,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
 // Lists (DESIGN §7): the lists with their maintained member counts, create, a list's page with
 // its members (paginated), adding members found by a search of their email or name (or pasted
@@ -56,17 +56,7 @@ export const listsSection = defineSection({
   title: 'Lists',
   order: 20,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listListsVerb, req.ctx, pageQuery(req))
-        return page('pages/lists/index', 'Lists', {
-          lists: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listListsVerb, { template: 'pages/lists/index', title: 'Lists', rows: 'lists' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',

@@ -13,7 +13,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, refusalStatus } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 import {
   applyAction,
   builderErrors,
@@ -135,17 +135,11 @@ export const segmentsSection = defineSection({
   title: 'Segments',
   order: 25,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listSegmentsVerb, req.ctx, pageQuery(req))
-        return page('pages/segments/index', 'Segments', {
-          segments: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listSegmentsVerb, {
+      template: 'pages/segments/index',
+      title: 'Segments',
+      rows: 'segments',
+    }),
     {
       method: 'GET',
       path: `${PATH}/new`,

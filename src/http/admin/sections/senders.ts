@@ -9,7 +9,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, pageLinks, pageQuery } from './links'
+import { indexRoute, needsWorkspace } from './links'
 
 // Senders (DESIGN §7): the From addresses campaigns use. A sender is "verified" when its
 // workspace has a verified domain (DKIM and SPF) for the address's domain or a parent of it —
@@ -42,17 +42,7 @@ export const sendersSection = defineSection({
   title: 'Senders',
   order: 55,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listSendersVerb, req.ctx, pageQuery(req))
-        return page('pages/senders/index', 'Senders', {
-          senders: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listSendersVerb, { template: 'pages/senders/index', title: 'Senders', rows: 'senders' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => form(req, {}, {}) },
     {
       method: 'POST',

@@ -15,7 +15,7 @@ import {
 import { confirmedAction } from '../confirmed'
 import { type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
 // Webhooks (DESIGN §8): endpoints, their delivery log (every attempt: status, duration, the
 // start of the response), retries, a test send, the signing secret. The secret is shown on the
@@ -67,17 +67,11 @@ export const webhooksSection = defineSection({
   title: 'Webhooks',
   order: 65,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listWebhooksVerb, req.ctx, pageQuery(req))
-        return page('pages/webhooks/index', 'Webhooks', {
-          hooks: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listWebhooksVerb, {
+      template: 'pages/webhooks/index',
+      title: 'Webhooks',
+      rows: 'hooks',
+    }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',
