@@ -44,9 +44,10 @@ const validate = (type: string) => {
 /** Checks one delivery against the document's entry for its type; returns the envelope. */
 function check(got: Received): Json {
   const body = new Webhook(hook.secret).verify(got.body, got.headers) as Json
-  const v = validate(body.type)
-  if (!v(body)) throw new Error(`${body.type}: ${ajv.errorsText(v.errors)}\n${got.body}`)
-  for (const p of doc.webhooks[body.type].post.parameters.filter((x: Json) => x.in === 'header'))
+  const type = body.type as string
+  const v = validate(type)
+  if (!v(body)) throw new Error(`${type}: ${ajv.errorsText(v.errors)}\n${got.body}`)
+  for (const p of doc.webhooks[type].post.parameters.filter((x: Json) => x.in === 'header'))
     expect(got.headers[p.name]).toBeDefined()
   return body
 }
