@@ -305,6 +305,7 @@ describe('herald api: output', () => {
         isTTY,
         env: { HERALD_URL: base, HERALD_API_KEY: t.adminKey },
         stdin: { text: async () => '', bytes: async () => new Uint8Array() },
+        sleep: (ms: number) => Bun.sleep(ms),
       },
     }
   }

@@ -15,6 +15,8 @@ export interface Io {
   isTTY: boolean
   env: Record<string, string | undefined>
   stdin: Stdin
+  /** Waits (a 429's Retry-After); tests pass one that moves their clock instead. */
+  sleep(ms: number): Promise<void>
 }
 
 export class ConnectionError extends Error {}
@@ -124,6 +126,26 @@ async function printError(r: Response, inv: Invocation, key: string | null, io: 
   io.err(`${lines.join('\n')}\n`)
 }
 
+/** 429s in a row for one page of --all before it gives up (the last one printed, exit 1). */
+export const RATE_RETRIES = 5
+/** A longer wait than this is not taken: the 429 is printed at once instead. */
+export const MAX_RATE_WAIT_MS = 120_000
+
+/**
+ * How long a 429 asks to wait: Retry-After (seconds, or an HTTP date), else RateLimit-Reset
+ * (seconds), else 1 s doubling with each retry. Never less than a second: a server saying 0
+ * would otherwise be asked again at once.
+ */
+export function rateLimitWait(headers: Headers, retry: number, now: number): number {
+  const seconds = (v: string | null) => (v !== null && /^\s*\d+\s*$/.test(v) ? Number(v) * 1000 : null)
+  const after = headers.get('retry-after')
+  let ms = seconds(after)
+  if (ms === null && after !== null && !Number.isNaN(Date.parse(after))) ms = Date.parse(after) - now
+  ms ??= seconds(headers.get('ratelimit-reset'))
+  ms ??= 1000 * 2 ** retry
+  return Math.max(1000, ms)
+}
+
 interface Page {
   data?: unknown[]
   pagination?: { next_cursor?: string | null }
@@ -153,8 +175,25 @@ export async function runInvocation(
   }
   const items: unknown[] = []
   const seen = new Set<string>()
+  let pageNo = 1
+  let retries = 0
   for (;;) {
     const r = await send(inv, base, key)
+    // A 429 midway would lose the pages read so far: wait as the server asks and ask again (the
+    // limiter refuses before the request is handled, so asking again is safe), a few times.
+    if (r.status === 429 && retries < RATE_RETRIES) {
+      const wait = rateLimitWait(r.headers, retries, Date.now())
+      if (wait <= MAX_RATE_WAIT_MS) {
+        retries++
+        await r.body?.cancel()
+        io.err(
+          `herald: rate limited (429) on page ${pageNo}; waiting ${Math.ceil(wait / 1000)} s (retry ${retries} of ${RATE_RETRIES})\n`,
+        )
+        await io.sleep(wait)
+        continue
+      }
+    }
+    retries = 0
     if (!r.ok) {
       await printError(r, inv, key, io)
       return 1
@@ -166,6 +205,7 @@ export async function runInvocation(
     if (!next) break
     if (seen.has(next)) throw new Error(`the server gave cursor ${next} twice; stopped paging`)
     seen.add(next)
+    pageNo++
     if (inv.command.paginated === 'body' && inv.body?.kind === 'json') inv.body.value.cursor = next
     else inv.query.set('cursor', next)
   }

@@ -38,6 +38,7 @@ function processIo(): Io {
     flush: async () => void (await written),
     isTTY: process.stdout.isTTY === true,
     env: process.env,
+    sleep: (ms) => Bun.sleep(ms),
     stdin: {
       text: () => Bun.stdin.text(),
       bytes: async () => new Uint8Array(await Bun.stdin.arrayBuffer()),
