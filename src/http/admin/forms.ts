@@ -36,6 +36,18 @@ export function list(req: PortalRequest, name: string): string[] {
   return (req.form?.getAll(name) ?? []).filter((v): v is string => typeof v === 'string' && v !== '')
 }
 
+/**
+ * Checkboxes for `names`, ticked where `given` (one value or several, as values() and list()
+ * read them) names them: a refused form shows the choice that was sent.
+ */
+export function checkboxes(
+  names: readonly string[],
+  given: string | readonly string[] | undefined,
+): { name: string; checked: boolean }[] {
+  const chosen = new Set(typeof given === 'string' ? [given] : (given ?? []))
+  return names.map((name) => ({ name, checked: chosen.has(name) }))
+}
+
 /** The submitted values as plain strings, to refill a form after a refusal. */
 export function values(req: PortalRequest): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {}

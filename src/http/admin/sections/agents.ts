@@ -6,7 +6,7 @@ import {
 } from '../../../services/agents/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
-import { type FieldErrors, list, submit, text } from '../forms'
+import { checkboxes, type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { pageQuery } from './links'
 
@@ -20,12 +20,11 @@ type Registration = Awaited<ReturnType<typeof getRegistration>>
 const getRegistration = (req: PortalRequest) => invoke(getRegistrationVerb, req.ctx, { id: req.params.id })
 
 function reviewPage(req: PortalRequest, reg: Registration, errors: FieldErrors = {}) {
-  const given = req.form ? new Set(list(req, 'scopes')) : new Set(reg.requested_scopes)
   const chosen = (req.form && text(req, 'client_id')) || reg.client_id || req.workspace?.id
   return page('pages/agents/review', `Review ${reg.client_name}`, {
     reg,
     errors,
-    scopes: reg.requested_scopes.map((s) => ({ name: s, checked: given.has(s) })),
+    scopes: checkboxes(reg.requested_scopes, req.form ? list(req, 'scopes') : reg.requested_scopes),
     clients: req.workspaces.map((w) => ({ ...w, selected: w.id === chosen })),
   })
 }

@@ -8,7 +8,7 @@ import {
 } from '../../../services/api-keys/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
-import { type FieldErrors, list, submit, text, values } from '../forms'
+import { checkboxes, type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
 import { pageQuery } from './links'
 
@@ -20,11 +20,10 @@ import { pageQuery } from './links'
 const PATH = '/admin/api-keys'
 
 function newForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
-  const chosen = new Set((given.scopes as string[] | string | undefined) ?? [])
   return page('pages/api-keys/new', 'New API key', {
     errors,
     values: { name: '', tier: 'standard', ...given },
-    scopes: SCOPES.map((s) => ({ name: s, checked: chosen.has(s) })),
+    scopes: checkboxes(SCOPES, given.scopes as string[] | string | undefined),
     tiers: API_KEY_TIERS,
     scope_of: req.workspace ? req.workspace.name : 'every workspace (platform-wide)',
   })

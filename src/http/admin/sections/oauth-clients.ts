@@ -7,7 +7,7 @@ import {
 } from '../../../services/oauth/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
-import { type FieldErrors, list, submit, text, values } from '../forms'
+import { checkboxes, type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
 import { pageQuery } from './links'
 
@@ -18,11 +18,10 @@ import { pageQuery } from './links'
 const PATH = '/admin/oauth-clients'
 
 function newForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
-  const chosen = new Set((given.scopes as string[] | string | undefined) ?? [])
   return page('pages/oauth-clients/new', 'New OAuth client', {
     errors,
     values: { name: '', redirect_uris: '', confidential: '', ...given },
-    scopes: OAUTH_SCOPES.map((s) => ({ name: s, checked: chosen.has(s) })),
+    scopes: checkboxes(OAUTH_SCOPES, given.scopes as string[] | string | undefined),
     scope_of: req.workspace ? req.workspace.name : 'the default workspace',
   })
 }

@@ -13,7 +13,7 @@ import {
   updateWebhookVerb,
 } from '../../../services/webhooks/verbs'
 import { confirmedAction } from '../confirmed'
-import { type FieldErrors, list, submit, text } from '../forms'
+import { checkboxes, type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
@@ -29,11 +29,10 @@ function newForm(
   errors: FieldErrors = {},
   given: { url?: string; events?: string[] } = {},
 ) {
-  const chosen = new Set(given.events ?? [])
   return page('pages/webhooks/new', 'New webhook', {
     errors,
     values: { url: given.url ?? '' },
-    events: EVENT_TYPES.map((name) => ({ name, checked: chosen.has(name) })),
+    events: checkboxes(EVENT_TYPES, given.events),
     no_workspace: needsWorkspace(req),
   })
 }
