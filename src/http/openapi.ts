@@ -2,6 +2,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { SCOPES } from '../lib/scopes'
 import { EVENT_TYPES } from '../services/events/record'
 import { API_VERSION } from '../version'
+import { takesClientIdFromBody } from './client-id-param'
 import { errorResponses, errorSchemas, HEADERS, header, responseHeaders } from './openapi-errors'
 import { dedupe, ID_PATTERN, type Json, ref, SchemaRegistry } from './openapi-schemas'
 import { webhookEntries } from './openapi-webhooks'
@@ -57,6 +58,17 @@ function clientIdDescription(o: Operation): string {
 }
 
 function queryParameters(o: Operation, registry: SchemaRegistry): Json[] {
+  if (takesClientIdFromBody(o))
+    return [
+      {
+        name: 'client_id',
+        in: 'query',
+        required: false,
+        description:
+          'The same as the body member client_id (either place; when both are given they must agree).',
+        schema: { type: 'string', pattern: ID_PATTERN },
+      },
+    ]
   if (!o.query) return []
   const properties = (o.query.properties ?? {}) as Record<string, TSchema>
   const required = new Set((o.query.required as string[] | undefined) ?? [])

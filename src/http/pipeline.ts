@@ -13,6 +13,7 @@ import { createTokenAuthenticator, looksLikeJwt } from '../services/oauth/authen
 import type { Download, Verb } from '../services/verbs/define'
 import { authorize, type InvokeOptions, invoke, invokeNow } from '../services/verbs/invoke'
 import { clientIp } from './admin/client-ip'
+import { takesClientIdFromBody } from './client-id-param'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
 import { createIpLimiter, createRateLimiter, type RateLimiter } from './middleware/rate-limit'
@@ -139,6 +140,14 @@ function verbInput(
   for (const [name, value] of Object.entries(query)) {
     if (o.queryMembers.includes(name)) input[name] = value
     else errors.push({ field: name, message: 'is not a known query parameter' })
+  }
+  // client_id is a query parameter everywhere else (the spec's convention): where an operation
+  // reads it from the body (search, API keys, OAuth clients, agent registration), ?client_id= means
+  // the same instead of being dropped (a search over every client, or a platform-wide key).
+  if (takesClientIdFromBody(o) && rawQuery.client_id !== undefined) {
+    if (input.client_id !== undefined && input.client_id !== rawQuery.client_id)
+      errors.push({ field: 'client_id', message: 'differs between the query string and the body' })
+    else input.client_id = rawQuery.client_id
   }
   const all = { ...input, ...params }
   // Every failing member at once: the misplaced ones and what the verb's schema says of the rest.
@@ -290,7 +299,8 @@ export async function runOperation(
     }
 
     try {
-      const input = verbInput(o, params, o.query ? queryObject(request.url) : {}, body)
+      const rawQuery = o.query || takesClientIdFromBody(o) ? queryObject(request.url) : {}
+      const input = verbInput(o, params, rawQuery, body)
       // The answer is serialised once: with an Idempotency-Key it is stored inside the verb's
       // transaction (both commit or neither) and the same text is sent.
       let text: string | null = null
