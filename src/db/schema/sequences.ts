@@ -101,3 +101,33 @@ export const sequenceDailyCounts = sqliteTable(
 
 export type SequenceRow = typeof sequences.$inferSelect
 export type SequenceEnrollmentRow = typeof sequenceEnrollments.$inferSelect
+
+/** Who a chunked enrollment enters: the enroll call's contact ids, segment rules and list. */
+export interface SequenceAudience {
+  contact_ids: string[]
+  /** The segment's rules as they were at the call (a later edit of the segment does not change it). */
+  segment: { match: 'all' | 'any'; rule_groups: unknown[] } | null
+  list_id: string | null
+}
+
+/**
+ * A large enrollment (over the enroll call's limit) entered in chunks of contacts by the
+ * sequence executor, between due steps: each chunk is one short transaction instead of one
+ * that holds the write lock for the whole audience. Only contacts that existed at the call
+ * (seq ≤ max_contact_seq) are considered; cursor_seq is how far it got, so a restart carries on.
+ */
+export const sequenceEnrollJobs = sqliteTable('sequence_enroll_jobs', {
+  id: text('id').primaryKey(),
+  sequenceId: text('sequence_id').notNull(),
+  clientId: text('client_id').notNull(),
+  audience: text('audience', { mode: 'json' }).$type<SequenceAudience>().notNull(),
+  maxContactSeq: integer('max_contact_seq').notNull(),
+  cursorSeq: integer('cursor_seq').notNull().default(0),
+  /** When each run's first step is due (the call's time plus the first step's delay). */
+  firstRunAt: integer('first_run_at').notNull(),
+  /** The call's time: segment rules relative to now are read at it. */
+  enteredAt: integer('entered_at').notNull(),
+  createdAt: integer('created_at').notNull(),
+})
+
+export type SequenceEnrollJobRow = typeof sequenceEnrollJobs.$inferSelect
