@@ -1,5 +1,5 @@
-import { eq, type SQL } from 'drizzle-orm'
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core'
+import { and, eq, type SQL } from 'drizzle-orm'
+import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Actor } from '../context'
 import { invalidField } from '../errors'
 import { parseId } from '../lib/ids'
@@ -12,6 +12,20 @@ import { clients } from './schema'
 /** Condition limiting rows to what the actor may see (undefined = platform-wide, sees all). */
 export function visibleTo(actor: Actor, clientColumn: SQLiteColumn): SQL | undefined {
   return actor.clientId ? eq(clientColumn, actor.clientId) : undefined
+}
+
+/** A row of a tenant-owned table by id, if the actor may see it (another client's is no row). */
+export function findVisible<T extends SQLiteTable & { id: SQLiteColumn; clientId: SQLiteColumn }>(
+  db: Db,
+  actor: Actor,
+  table: T,
+  id: string,
+): T['$inferSelect'] | undefined {
+  return db
+    .select()
+    .from(table as SQLiteTable)
+    .where(and(eq(table.id, id), visibleTo(actor, table.clientId)))
+    .get() as T['$inferSelect'] | undefined
 }
 
 /**

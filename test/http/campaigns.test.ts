@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { registerJobs } from '../../src/jobs'
 import { CAMPAIGN_STATUSES } from '../../src/lib/enums'
-import { ALLOWED_FROM, type CampaignOperation } from '../../src/services/campaigns/states'
+import { type CampaignOperation, TRANSITIONS } from '../../src/services/campaigns/states'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
 
@@ -315,7 +315,7 @@ describe('every forbidden transition is 409 INVALID_STATE with the status and th
   }
   for (const status of CAMPAIGN_STATUSES)
     for (const operation of Object.keys(requests) as CampaignOperation[]) {
-      const allowed: readonly string[] = ALLOWED_FROM[operation]
+      const allowed: readonly string[] = TRANSITIONS[operation].from
       if (allowed.includes(status)) continue
       test(`${operation} of a ${status} campaign`, async () => {
         const c = await draft()

@@ -1,6 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { ServiceError } from '../../src/errors'
-import { assertAllowedFrom } from '../../src/services/states'
+import { assertAllowedFrom, stateMachine } from '../../src/services/states'
+
+const rules = {
+  activate: { from: ['draft'], done: 'activated' },
+  archive: { from: ['draft', 'active'], done: 'archived' },
+} as const
 
 describe('assertAllowedFrom', () => {
   test('an allowed status passes', () => {
@@ -34,5 +39,22 @@ describe('assertAllowedFrom', () => {
     expect(err.code).toBe('INVALID_STATE')
     expect(err.message).toBe(message)
     expect(err.details).toEqual({ status, allowed_from: allowed })
+  })
+})
+
+describe('stateMachine', () => {
+  const machine = stateMachine<'draft' | 'active' | 'archived', typeof rules>('journey', rules)
+
+  test('allows answers from the rule of the operation', () => {
+    expect(machine.allows('draft', 'activate')).toBe(true)
+    expect(machine.allows('active', 'activate')).toBe(false)
+    expect(machine.allows('active', 'archive')).toBe(true)
+  })
+
+  test('assert refuses in the words of the rule, naming the states it allows', () => {
+    expect(() => machine.assert('draft', 'activate')).not.toThrow()
+    expect(() => machine.assert('archived', 'archive')).toThrow(
+      'An archived journey cannot be archived; allowed from: draft, active',
+    )
   })
 })

@@ -1,18 +1,19 @@
 import type { OutboxRules } from '../../db/outbox'
 import type { CampaignStatus } from '../../lib/enums'
-import { assertAllowedFrom } from '../states'
+import { stateMachine, type Transition } from '../states'
 
 // The campaign state machine of DESIGN.md §7, as data: each operation names the states it may
 // start from. Every forbidden transition is one 409 INVALID_STATE with the current status and
 // the allowed ones, whatever door it came through.
 
-export const ALLOWED_FROM = {
-  update: ['draft', 'scheduled', 'paused'],
-  launch: ['draft', 'scheduled', 'paused'],
-  pause: ['scheduled', 'sending'],
-  cancel: ['scheduled', 'sending', 'paused'],
-  delete: ['draft', 'paused'],
-} as const satisfies Record<string, readonly CampaignStatus[]>
+export const TRANSITIONS = {
+  update: { from: ['draft', 'scheduled', 'paused'], done: 'updated' },
+  launch: { from: ['draft', 'scheduled', 'paused'], done: 'launched' },
+  pause: { from: ['scheduled', 'sending'], done: 'paused' },
+  cancel: { from: ['scheduled', 'sending', 'paused'], done: 'cancelled' },
+  delete: { from: ['draft', 'paused'], done: 'deleted' },
+} as const satisfies Record<string, Transition<CampaignStatus>>
+const STATES = stateMachine<CampaignStatus, typeof TRANSITIONS>('campaign', TRANSITIONS)
 
 /** The campaign sends: its messages are claimed. */
 export const SENDING: CampaignStatus = 'sending'
@@ -24,16 +25,7 @@ export const STOPPED: readonly CampaignStatus[] = ['cancelled', 'failed']
 /** What the outbox's statements need to know of campaign states (src/db/outbox.ts). */
 export const OUTBOX_RULES: OutboxRules = { stoppedCampaign: STOPPED }
 
-export type CampaignOperation = keyof typeof ALLOWED_FROM
+export type CampaignOperation = keyof typeof TRANSITIONS
 
-const VERBS: Record<CampaignOperation, string> = {
-  update: 'updated',
-  launch: 'launched',
-  pause: 'paused',
-  cancel: 'cancelled',
-  delete: 'deleted',
-}
-
-export function assertTransition(status: CampaignStatus, operation: CampaignOperation): void {
-  assertAllowedFrom('campaign', status, ALLOWED_FROM[operation], VERBS[operation])
-}
+export const assertTransition = (status: CampaignStatus, operation: CampaignOperation) =>
+  STATES.assert(status, operation)

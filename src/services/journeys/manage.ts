@@ -14,13 +14,13 @@ import {
   templates,
   webhooks,
 } from '../../db/schema'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { notFound, validationFailed } from '../../errors'
 import type { JourneyStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { isTimeZone } from '../contacts/normalize'
 import { compileSegment, type RuleGroup } from '../segments/rules'
-import { assertAllowedFrom } from '../states'
+import { stateMachine, type Transition } from '../states'
 import { checkGraph, type GraphRefs } from './graph'
 import type { JourneyInput, JourneyPatch, ListJourneysQuery } from './inputs'
 import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
@@ -30,39 +30,24 @@ import { baselineSegment } from './triggers'
 // A journey's life (DESIGN.md §7): draft → active ⇄ paused, any → archived. The graph is
 // checked on every save and in full at activation; archiving ends every enrollment.
 
-const ALLOWED_FROM = {
-  update: ['draft', 'active', 'paused'],
-  edit: ['draft', 'paused'],
-  activate: ['draft', 'paused'],
-  pause: ['active'],
-  archive: ['draft', 'active', 'paused'],
-  delete: ['draft'],
-} as const satisfies Record<string, readonly JourneyStatus[]>
-
-const VERBS = {
-  update: 'changed',
-  edit: 'given new nodes',
-  activate: 'activated',
-  pause: 'paused',
-  archive: 'archived',
-  delete: 'deleted',
-}
+const TRANSITIONS = {
+  update: { from: ['draft', 'active', 'paused'], done: 'changed' },
+  edit: { from: ['draft', 'paused'], done: 'given new nodes' },
+  activate: { from: ['draft', 'paused'], done: 'activated' },
+  pause: { from: ['active'], done: 'paused' },
+  archive: { from: ['draft', 'active', 'paused'], done: 'archived' },
+  delete: { from: ['draft'], done: 'deleted' },
+} as const satisfies Record<string, Transition<JourneyStatus>>
+const STATES = stateMachine<JourneyStatus, typeof TRANSITIONS>('journey', TRANSITIONS)
 
 /** Whether a journey in this state takes graph edits (drafts and paused ones; the edit rule). */
-export function nodesEditable(status: JourneyStatus): boolean {
-  return (ALLOWED_FROM.edit as readonly JourneyStatus[]).includes(status)
-}
+export const nodesEditable = (status: JourneyStatus) => STATES.allows(status, 'edit')
 
-export function assertJourneyState(row: JourneyRow, op: keyof typeof ALLOWED_FROM): void {
-  assertAllowedFrom('journey', row.status, ALLOWED_FROM[op], VERBS[op])
-}
+export const assertJourneyState = (row: JourneyRow, op: keyof typeof TRANSITIONS) =>
+  STATES.assert(row.status, op)
 
 export function findJourneyRow(ctx: Ctx, id: string): JourneyRow {
-  const row = ctx.db
-    .select()
-    .from(journeys)
-    .where(and(eq(journeys.id, id), visibleTo(ctx.actor, journeys.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, journeys, id)
   if (!row) throw notFound('Journey')
   return row
 }

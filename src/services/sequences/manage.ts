@@ -4,11 +4,11 @@ import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
 import { type SequenceRow, sequences } from '../../db/schema'
 import { sequenceQueue } from '../../db/sequence-queue'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import type { SequenceStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
-import { assertAllowedFrom } from '../states'
+import { stateMachine, type Transition } from '../states'
 import type { ListSequencesQuery, SequenceInput, SequencePatch, SettingsInput } from './inputs'
 import { presentSequence } from './present'
 import { stepStats } from './reports'
@@ -18,39 +18,24 @@ import { checkSender, checkSteps, normalizeSteps, type SequenceStep } from './st
 // (terminal). Steps are checked on every save and again at activation (templates may have
 // gone meanwhile); archiving ends every run and cancels what is still queued.
 
-const ALLOWED_FROM = {
-  update: ['draft', 'active', 'paused'],
-  edit: ['draft', 'paused'],
-  activate: ['draft', 'paused'],
-  pause: ['active'],
-  archive: ['draft', 'active', 'paused'],
-  enroll: ['active'],
-} as const satisfies Record<string, readonly SequenceStatus[]>
-
-const VERBS = {
-  update: 'changed',
-  edit: 'given new steps',
-  activate: 'activated',
-  pause: 'paused',
-  archive: 'archived',
-  enroll: 'given enrollments',
-}
+const TRANSITIONS = {
+  update: { from: ['draft', 'active', 'paused'], done: 'changed' },
+  edit: { from: ['draft', 'paused'], done: 'given new steps' },
+  activate: { from: ['draft', 'paused'], done: 'activated' },
+  pause: { from: ['active'], done: 'paused' },
+  archive: { from: ['draft', 'active', 'paused'], done: 'archived' },
+  enroll: { from: ['active'], done: 'given enrollments' },
+} as const satisfies Record<string, Transition<SequenceStatus>>
+const STATES = stateMachine<SequenceStatus, typeof TRANSITIONS>('sequence', TRANSITIONS)
 
 /** Whether a sequence in this state takes new steps (drafts and paused ones; the edit rule). */
-export function stepsEditable(status: SequenceStatus): boolean {
-  return (ALLOWED_FROM.edit as readonly SequenceStatus[]).includes(status)
-}
+export const stepsEditable = (status: SequenceStatus) => STATES.allows(status, 'edit')
 
-export function assertSequenceState(row: SequenceRow, op: keyof typeof ALLOWED_FROM): void {
-  assertAllowedFrom('sequence', row.status, ALLOWED_FROM[op], VERBS[op])
-}
+export const assertSequenceState = (row: SequenceRow, op: keyof typeof TRANSITIONS) =>
+  STATES.assert(row.status, op)
 
 export function findSequenceRow(ctx: Ctx, id: string): SequenceRow {
-  const row = ctx.db
-    .select()
-    .from(sequences)
-    .where(and(eq(sequences.id, id), visibleTo(ctx.actor, sequences.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, sequences, id)
   if (!row) throw notFound('Sequence')
   return row
 }
