@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { apiKeys, clients } from '../../db/schema'
-import { listFilter, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter } from '../../db/tenant'
 import { forbidden, invalidField, notFound } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { parseIsoDateTime } from '../../lib/time'
@@ -56,11 +56,7 @@ export function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
 
 /** The key's row, if the actor may see it: another workspace's key is a 404, as if absent. */
 function visibleKey(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.id, id), visibleTo(ctx.actor, apiKeys.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, apiKeys, id)
   if (!row) throw notFound('API key')
   return row
 }

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
 import { type CampaignRow, campaigns, lists, segments, senders, templates } from '../../db/schema'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
@@ -24,11 +24,7 @@ function normalizeRefs<T extends Partial<CampaignInput>>(input: T): T {
 }
 
 export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
-  const row = ctx.db
-    .select()
-    .from(campaigns)
-    .where(and(eq(campaigns.id, id), visibleTo(ctx.actor, campaigns.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, campaigns, id)
   if (!row) throw notFound('Campaign')
   return row
 }

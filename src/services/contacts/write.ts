@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { clients, contacts, events } from '../../db/schema'
-import { ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, ownerForCreate } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
@@ -31,11 +31,7 @@ function findByEmail(ctx: Ctx, clientNo: number, email: string) {
 }
 
 export function findContactRow(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.id, id), visibleTo(ctx.actor, contacts.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, contacts, id)
   if (!row) throw notFound('Contact')
   return row
 }

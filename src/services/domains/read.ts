@@ -2,17 +2,13 @@ import { and, eq, ne } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { domains } from '../../db/schema'
-import { listFilter, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter } from '../../db/tenant'
 import { notFound } from '../../errors'
 import type { ListDomainsQuery } from './inputs'
 import { presentDomain } from './present'
 
 export function findDomainRow(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(domains)
-    .where(and(eq(domains.id, id), visibleTo(ctx.actor, domains.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, domains, id)
   if (!row) throw notFound('Domain')
   return row
 }

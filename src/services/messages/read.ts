@@ -2,7 +2,7 @@ import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { type MessageRow, messageContents, messages } from '../../db/schema'
-import { listFilter, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter } from '../../db/tenant'
 import { notFound } from '../../errors'
 import { iso, isoOrNull } from '../../lib/time'
 import { idFilter } from '../id-filter'
@@ -66,11 +66,7 @@ function headersOf(ctx: Ctx, rows: MessageRow[]) {
 }
 
 export function getMessage(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(messages)
-    .where(and(eq(messages.id, id), visibleTo(ctx.actor, messages.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, messages, id)
   if (!row) throw notFound('Message')
   const content = ctx.db.select().from(messageContents).where(eq(messageContents.messageSeq, row.seq)).get()
   return {

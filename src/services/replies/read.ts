@@ -2,7 +2,7 @@ import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { type ReplyRow, replies } from '../../db/schema'
-import { listFilter, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter } from '../../db/tenant'
 import { notFound } from '../../errors'
 import { iso } from '../../lib/time'
 import { idFilter } from '../id-filter'
@@ -36,11 +36,7 @@ export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
 }
 
 export function getReply(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(replies)
-    .where(and(eq(replies.id, id), visibleTo(ctx.actor, replies.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, replies, id)
   if (!row) throw notFound('Reply')
   return presentReply(row)
 }

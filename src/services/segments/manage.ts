@@ -3,7 +3,7 @@ import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { type PageRequest, paginate } from '../../db/paginate'
 import { contacts, lists, type SegmentRow, segments } from '../../db/schema'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { notFound, validationFailed } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
@@ -56,11 +56,7 @@ export function estimateSize(
 }
 
 export function findSegmentRow(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(segments)
-    .where(and(eq(segments.id, id), visibleTo(ctx.actor, segments.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, segments, id)
   if (!row) throw notFound('Segment')
   return row
 }

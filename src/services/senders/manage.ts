@@ -2,7 +2,7 @@ import { and, eq, ne, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { type PageRequest, paginate } from '../../db/paginate'
 import { senders } from '../../db/schema'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { conflict, invalidField, notFound } from '../../errors'
 import { newId } from '../../lib/ids'
 import { normalizeDomain } from '../domains/names'
@@ -33,11 +33,7 @@ function assertUnique(ctx: Ctx, clientId: string, email: string, exceptId?: stri
 }
 
 function findSenderRow(ctx: Ctx, id: string) {
-  const row = ctx.db
-    .select()
-    .from(senders)
-    .where(and(eq(senders.id, id), visibleTo(ctx.actor, senders.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, senders, id)
   if (!row) throw notFound('Sender')
   return row
 }

@@ -2,7 +2,7 @@ import { and, eq, isNotNull, isNull, or } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { type WebhookRow, webhookDeliveries, webhooks } from '../../db/schema'
-import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
+import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import { decryptSecret, encryptSecret } from '../../lib/crypto'
 import { iso, isoOrNull } from '../../lib/time'
@@ -60,11 +60,7 @@ function check(input: { url?: string; events?: string[] }, urlProblem: string | 
 }
 
 export function findWebhookRow(ctx: Ctx, id: string): WebhookRow {
-  const row = ctx.db
-    .select()
-    .from(webhooks)
-    .where(and(eq(webhooks.id, id), visibleTo(ctx.actor, webhooks.clientId)))
-    .get()
+  const row = findVisible(ctx.db, ctx.actor, webhooks, id)
   if (!row) throw notFound('Webhook')
   return row
 }
