@@ -37,6 +37,8 @@ const { values: flags } = parseArgs({
     automerge: { type: 'string' },
     crisismerge: { type: 'string' },
     'wal-autocheckpoint': { type: 'string' },
+    // Experiment: the FTS5 table made again with these options (e.g. "detail='none', columnsize=0").
+    'fts-options': { type: 'string' },
   },
 })
 const rows = Number(flags.rows)
@@ -66,6 +68,12 @@ try {
       sqlite.run(
         `INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('${option}', ${Number(flags[option])})`,
       )
+  if (flags['fts-options']) {
+    sqlite.run('DROP TABLE contacts_fts')
+    sqlite.run(
+      `CREATE VIRTUAL TABLE contacts_fts USING fts5(email, first_name, last_name, company, phone, content='contacts', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='2 3', ${flags['fts-options']})`,
+    )
+  }
   if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_no_email_idx')
   const keyColumns = flags['key-columns']
   if (keyColumns) {
@@ -112,6 +120,7 @@ try {
   })
   let ms = 0
   let cpuUs = 0
+  let sysUs = 0
   const io0 = io()
   for (let from = 1; from <= rows; from += batch) {
     const values: string[][] = []
@@ -134,6 +143,7 @@ try {
     ms += performance.now() - t0
     const used = process.cpuUsage(cpu)
     cpuUs += used.user + used.system
+    sysUs += used.system
   }
   const io1 = io()
   store.close()
@@ -147,6 +157,7 @@ try {
       rows,
       rows_per_s: Math.round(rows / (ms / 1000)),
       cpu_s: Math.round(cpuUs / 1e5) / 10,
+      sys_s: Math.round(sysUs / 1e5) / 10,
       rows_per_cpu_s: Math.round(rows / (cpuUs / 1e6)),
       written_mb: Math.round((io1.wchar! - io0.wchar!) / 1e6),
       read_mb: Math.round((io1.rchar! - io0.rchar!) / 1e6),

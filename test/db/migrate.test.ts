@@ -183,3 +183,54 @@ describe('0025 contacts.client_no', () => {
     store.close()
   })
 })
+
+describe('0027 contacts_fts without positions', () => {
+  test('existing contacts stay searchable by prefix; updates and deletes still reach the index', () => {
+    const store = openStore(tmpFile())
+    const db = store.sqlite
+    migrate(
+      db,
+      embeddedMigrations.filter((m) => m.tag < '0027'),
+    )
+    db.run(
+      "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES ('c', 1, 'c', 'active', 0, 0)",
+    )
+    const contact = db.query(
+      "INSERT INTO contacts (id, client_id, client_no, email, first_name, company, status, custom_fields, created_at, updated_at) VALUES (?, 'c', 1, ?, ?, ?, 'subscribed', '{}', 0, 0)",
+    )
+    contact.run('ct-1', 'ann.lee@acme.io', 'Ann', 'Acme, Inc.')
+    contact.run('ct-2', 'bob@bluepeak.com', 'Zoë', 'Blue Peak Labs')
+    contact.run('ct-3', 'annette@example.com', null, null)
+    // Before 0027 the rows enter the index as the app adds them (search-index.ts).
+    db.run(
+      'INSERT INTO contacts_fts(rowid, email, first_name, last_name, company, phone) SELECT seq, email, first_name, last_name, company, phone FROM contacts',
+    )
+    expect(migrate(db).filter((t) => t.startsWith('0027'))).toHaveLength(1)
+
+    const sql = db
+      .query<{ sql: string }, []>("SELECT sql FROM sqlite_master WHERE name = 'contacts_fts'")
+      .get()!.sql
+    expect(sql).toContain("detail='none'")
+    expect(sql).toContain("prefix='2 3'")
+    // The rebuild indexed every existing contact, and prefix terms joined with AND (ftsQuery) match.
+    const search = (match: string) =>
+      db
+        .query<{ id: string }, [string]>(
+          'SELECT contacts.id FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ? ORDER BY contacts_fts.rowid',
+        )
+        .all(match)
+        .map((r) => r.id)
+    expect(search('"ann"*')).toEqual(['ct-1', 'ct-3'])
+    expect(search('"an"* AND "acme"*')).toEqual(['ct-1'])
+    expect(search('"zoe"*')).toEqual(['ct-2'])
+    expect(search('"inc"*')).toEqual(['ct-1'])
+    // The update and delete triggers keep working against the new table.
+    db.run("UPDATE contacts SET first_name = 'Hannah' WHERE id = 'ct-3'")
+    expect(search('"hann"*')).toEqual(['ct-3'])
+    db.run("DELETE FROM contacts WHERE id = 'ct-1'")
+    expect(search('"ann"*')).toEqual(['ct-3'])
+    expect(search('"acme"*')).toEqual([])
+    db.run("INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('integrity-check', 1)")
+    store.close()
+  })
+})
