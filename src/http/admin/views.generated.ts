@@ -105,9 +105,8 @@ import v101 from '../../../views/partials/form-error.liquid' with { type: 'text'
 import v102 from '../../../views/partials/head.liquid' with { type: 'text' }
 import v103 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
 import v104 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v105 from '../../../views/partials/pagination.liquid' with { type: 'text' }
-import v106 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v107 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v105 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v106 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -224,9 +223,8 @@ export const embeddedViews: Record<string, string> = {
   'partials/head.liquid': v102,
   'partials/line-chart.liquid': v103,
   'partials/nav.liquid': v104,
-  'partials/pagination.liquid': v105,
-  'partials/swap.liquid': v106,
-  'partials/workspace.liquid': v107,
+  'partials/swap.liquid': v105,
+  'partials/workspace.liquid': v106,
 }
 
 /** Static assets by file name, served under /admin/static/. */

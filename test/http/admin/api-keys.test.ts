@@ -108,6 +108,19 @@ describe('/admin/api-keys', () => {
     expect(list).not.toContain('>platform<')
   })
 
+  test('the list shows its count and an "Older" link to the next 50 keys', async () => {
+    const b = await signIn(t)
+    for (let i = 0; i < 51; i++) t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId })
+    const first = await b.get('/admin/api-keys')
+    const count = /<p class="pagination">(\d+) in all\./.exec(first.text)?.[1]
+    expect(Number(count)).toBeGreaterThan(50)
+    const older = /<a href="(\/admin\/api-keys\?cursor=[^"]+)">Older<\/a>/.exec(first.text)?.[1]
+    expect(older).toBeDefined()
+    const next = await b.get(older!)
+    expect(next.status).toBe(200)
+    expect(next.text).toContain(`<p class="pagination">${count} in all.</p>`)
+  })
+
   test('an unknown or malformed key id → 404 page', async () => {
     const b = await signIn(t)
     expect((await b.get('/admin/api-keys/01a20a7f-0000-7000-8000-000000000000/revoke')).status).toBe(404)

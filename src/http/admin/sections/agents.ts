@@ -8,7 +8,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { checkboxes, type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { pageQuery } from './links'
+import { indexRoute } from './links'
 
 // Agent registrations waiting for an operator (DESIGN §5, §9a): an anonymous agent that called
 // POST /agent/auth/register stays pending until approved here for one client with some or all
@@ -35,17 +35,11 @@ export const agentsSection = defineSection({
   order: 92,
   roles: ['owner', 'admin'],
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listRegistrationsVerb, req.ctx, pageQuery(req))
-        return page('pages/agents/index', 'Agent registrations', {
-          registrations: result.data,
-          pagination: result.pagination,
-        })
-      },
-    },
+    indexRoute(PATH, listRegistrationsVerb, {
+      template: 'pages/agents/index',
+      title: 'Agent registrations',
+      rows: 'registrations',
+    }),
     {
       method: 'GET',
       path: `${PATH}/:id`,

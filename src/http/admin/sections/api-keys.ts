@@ -10,7 +10,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { checkboxes, type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
-import { pageQuery } from './links'
+import { indexRoute } from './links'
 
 // API keys (DESIGN §5, §9a): the worked example of a portal section. The list shows each key's
 // 12-character display prefix; a new key is shown once, on the answer to its creation (never
@@ -36,17 +36,7 @@ export const apiKeys = defineSection({
   // The key verbs need admin:*, which only owners and admins hold.
   roles: ['owner', 'admin'],
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listApiKeysVerb, req.ctx, pageQuery(req))
-        return page('pages/api-keys/index', 'API keys', {
-          keys: result.data,
-          pagination: result.pagination,
-        })
-      },
-    },
+    indexRoute(PATH, listApiKeysVerb, { template: 'pages/api-keys/index', title: 'API keys', rows: 'keys' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',

@@ -33,12 +33,17 @@ export function pageLinks(
 
 /**
  * A section's index: GET `path` shows one page of `verb`'s rows (as `rows` in `view`) with the
- * count and the "older" link.
+ * count and the "older" link, and whatever else `more` gives the view.
  */
 export function indexRoute<I extends TSchema, R, P>(
   path: string,
   verb: Verb<I, { data: R[]; pagination: { total: number; next_cursor: string | null } }, P>,
-  view: { template: string; title: string; rows: string },
+  view: {
+    template: string
+    title: string
+    rows: string
+    more?: (req: PortalRequest) => Record<string, unknown>
+  },
 ): PortalRoute {
   return {
     method: 'GET',
@@ -48,6 +53,7 @@ export function indexRoute<I extends TSchema, R, P>(
       return page(view.template, view.title, {
         [view.rows]: result.data,
         ...pageLinks(path, result.pagination),
+        ...view.more?.(req),
       })
     },
   }

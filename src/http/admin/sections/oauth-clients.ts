@@ -9,7 +9,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
 import { checkboxes, type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
-import { pageQuery } from './links'
+import { indexRoute } from './links'
 
 // OAuth clients (DESIGN §5): the applications that may ask users for access through
 // /oauth2/authorize, and confidential ones that mint client-credentials tokens. The secret of a
@@ -39,19 +39,15 @@ export const oauthClientsSection = defineSection({
   order: 93,
   roles: ['owner', 'admin'],
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listOAuthClientsVerb, req.ctx, pageQuery(req))
-        return page('pages/oauth-clients/index', 'OAuth clients', {
-          clients: result.data,
-          pagination: result.pagination,
-          authorize_url: `${req.ctx.config.publicUrl}/oauth2/authorize`,
-          token_url: `${req.ctx.config.publicUrl}/oauth2/token`,
-        })
-      },
-    },
+    indexRoute(PATH, listOAuthClientsVerb, {
+      template: 'pages/oauth-clients/index',
+      title: 'OAuth clients',
+      rows: 'clients',
+      more: (req) => ({
+        authorize_url: `${req.ctx.config.publicUrl}/oauth2/authorize`,
+        token_url: `${req.ctx.config.publicUrl}/oauth2/token`,
+      }),
+    }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',
