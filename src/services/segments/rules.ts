@@ -9,7 +9,8 @@ import { notOneOf, quoteValue } from '../../lib/validate'
 // `contacts`. User values only ever reach SQL as bound parameters; column names come from the
 // fixed tables below, never from input.
 
-export const OPERATORS = [
+/** Operators on text (and numbers, in custom fields); the date fields add the three below. */
+const TEXT_OPS = [
   'eq',
   'neq',
   'contains',
@@ -24,10 +25,8 @@ export const OPERATORS = [
   'lte',
   'exists',
   'not_exists',
-  'before',
-  'after',
-  'within_last_days',
 ] as const
+export const OPERATORS = [...TEXT_OPS, 'before', 'after', 'within_last_days'] as const
 type Operator = (typeof OPERATORS)[number]
 
 const TEXT_COLUMNS: Record<string, SQL> = {
@@ -41,22 +40,7 @@ const TEXT_COLUMNS: Record<string, SQL> = {
 }
 /** Contact fields a rule may name directly (besides created_at, custom.<key>, list and event). */
 export const TEXT_FIELDS = Object.keys(TEXT_COLUMNS)
-export const TEXT_OPERATORS: Operator[] = [
-  'eq',
-  'neq',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'ends_with',
-  'in',
-  'not_in',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'exists',
-  'not_exists',
-]
+export const TEXT_OPERATORS: Operator[] = [...TEXT_OPS]
 export const DATE_OPERATORS: Operator[] = ['before', 'after', 'within_last_days', 'gt', 'gte', 'lt', 'lte']
 
 export const ACTIVITY_EVENTS: Record<string, string> = {
