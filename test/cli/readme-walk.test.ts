@@ -1,7 +1,8 @@
 import { afterAll, expect, test } from 'bun:test'
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, symlinkSync } from 'node:fs'
 import { join } from 'node:path'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { readmeBlock, runReadmeBlock } from '../helpers/readme'
 
 // README.md's "A walk through the API", run as a newcomer would: its shell block, with bash, curl
 // and jq, against the built binary on a fresh data dir. Only the two lines a reader fills in are
@@ -10,14 +11,6 @@ import { serveBinary, useBinary } from '../helpers/binary'
 const root = join(import.meta.dir, '../..')
 const bin = useBinary('herald-walk-')
 const KEY = 'hrld_ReadmeWalk0123456789abcdef'
-
-/** The first ```sh block under the "A walk through the API" heading. */
-function walkBlock(readme: string): string {
-  const section = readme.slice(readme.indexOf('## A walk through the API'))
-  const m = /```sh\n([\s\S]*?)```/.exec(section)
-  if (!m) throw new Error('README.md has no shell block under "A walk through the API"')
-  return m[1]!
-}
 
 let server: Awaited<ReturnType<typeof serveBinary>> | undefined
 afterAll(async () => {
@@ -29,9 +22,7 @@ test('the README walk runs by copy-paste and exits 0', async () => {
   expect(Bun.which('jq'), 'the walk needs jq (apt-get install jq)').not.toBeNull()
   expect(Bun.which('curl'), 'the walk needs curl').not.toBeNull()
 
-  const block = walkBlock(readFileSync(join(root, 'README.md'), 'utf8'))
-  expect(block).toMatch(/^KEY=hrld_…/m)
-  expect(block).toMatch(/^BASE=http:\/\/localhost:8080$/m)
+  const block = readmeBlock('A walk through the API')
   expect(block).not.toMatch(/<[a-z ]+ id>/) // no placeholder left for the reader to fill
 
   const env = { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: KEY } as Record<string, string>
@@ -43,17 +34,12 @@ test('the README walk runs by copy-paste and exits 0', async () => {
   const cwd = join(bin.work, 'checkout')
   mkdirSync(cwd)
   symlinkSync(join(root, 'docs'), join(cwd, 'docs'))
-  const script = block.replace(/^KEY=.*$/m, `KEY=${KEY}`).replace(/^BASE=.*$/m, `BASE=${server.base}`)
-  writeFileSync(join(cwd, 'walk.sh'), script)
-
-  const run = Bun.spawn(['bash', '-euo', 'pipefail', 'walk.sh'], { cwd, stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => run.kill(), 60_000)
-  const [code, out, err] = await Promise.all([
-    run.exited,
-    new Response(run.stdout).text(),
-    new Response(run.stderr).text(),
-  ])
-  clearTimeout(timer)
+  const { code, out, err } = await runReadmeBlock(block, {
+    cwd,
+    file: 'walk.sh',
+    key: KEY,
+    base: server.base,
+  })
   expect(code, `walk failed:\n${out}\n${err}`).toBe(0)
   expect(err).toBe('')
 
