@@ -1,28 +1,29 @@
-import { and, count, desc, lt, type SQL } from 'drizzle-orm'
+import { and, count, desc, getTableName, lt, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { invalidField } from '../errors'
 import { decodeCursor, encodeCursor } from '../lib/cursor'
 import type { Db } from './client'
 
 /**
- * The position a page cursor names, or null without one. A cursor this server did not issue (or
- * whose position is not of `shape`) is one 422 on `cursor`, whatever the list.
+ * The position a page cursor names, or null without one. A cursor this server did not issue for
+ * `collection` (or whose position is not of `shape`) is one 422 on `cursor`, whatever the list.
  */
 export function cursorPosition(
   secret: Uint8Array,
   cursor: string | undefined,
+  collection: string,
   shape?: RegExp,
 ): string | null {
   if (cursor === undefined) return null
-  const position = decodeCursor(secret, cursor)
+  const position = decodeCursor(secret, cursor, collection)
   if (position === null || (shape && !shape.test(position)))
     throw invalidField('cursor', 'is not a cursor issued by this server')
   return position
 }
 
 /** A cursor whose position is a row number (`seq`), or null without one. */
-export function cursorSeq(secret: Uint8Array, cursor: string | undefined): number | null {
-  const position = cursorPosition(secret, cursor, /^\d+$/)
+export function cursorSeq(secret: Uint8Array, cursor: string | undefined, collection: string): number | null {
+  const position = cursorPosition(secret, cursor, collection, /^\d+$/)
   return position === null ? null : Number(position)
 }
 
@@ -61,7 +62,8 @@ export function paginate<T extends SQLiteTable, R>(
   knownTotal?: number,
 ): Page<R> {
   const limit = request.limit ?? DEFAULT_LIMIT
-  const after = cursorPosition(secret, request.cursor)
+  const collection = getTableName(table)
+  const after = cursorPosition(secret, request.cursor, collection)
   const rows = db
     .select()
     .from(table as SQLiteTable)
@@ -86,7 +88,7 @@ export function paginate<T extends SQLiteTable, R>(
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(secret, last.id) : null,
+      next_cursor: hasMore && last ? encodeCursor(secret, last.id, collection) : null,
     },
   }
 }

@@ -37,7 +37,7 @@ export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
 export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
   const contact = findContactRow(ctx, input.id)
   const limit = input.limit ?? DEFAULT_LIMIT
-  const position = cursorPosition(ctx.secretKey, input.cursor, /^\d+:\d+$/)
+  const position = cursorPosition(ctx.secretKey, input.cursor, 'contact_activity', /^\d+:\d+$/)
   const [at, seq] = position === null ? [] : position.split(':').map(Number)
   const after = position === null ? null : { at: at!, seq: seq! }
   const rows = ctx.db
@@ -75,7 +75,10 @@ export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
     pagination: {
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, `${last.occurredAt}:${last.seq}`) : null,
+      next_cursor:
+        hasMore && last
+          ? encodeCursor(ctx.secretKey, `${last.occurredAt}:${last.seq}`, 'contact_activity')
+          : null,
     },
   }
 }

@@ -56,7 +56,7 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const match = ftsQuery(input.query)
   if (!match) throw invalidField('query', 'must contain at least one letter or digit')
   const limit = input.limit ?? DEFAULT_LIMIT
-  const after = cursorSeq(ctx.secretKey, input.cursor)
+  const after = cursorSeq(ctx.secretKey, input.cursor, 'contact_search')
   const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
   const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
   const seqs = ctx.db
@@ -76,7 +76,7 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1))) : null,
+      next_cursor: hasMore ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1)), 'contact_search') : null,
     },
   }
 }

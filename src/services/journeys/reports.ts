@@ -14,7 +14,7 @@ import { presentEnrollment } from './present'
 export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
   const journey = findJourneyRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor)
+  const after = cursorSeq(ctx.secretKey, page.cursor, 'journey_enrollments')
   const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
   if (page.status) where.push(eq(journeyEnrollments.status, page.status))
   const contactId = idFilter('contact_id', page.contact_id)
@@ -38,7 +38,8 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq)) : null,
+      next_cursor:
+        hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq), 'journey_enrollments') : null,
     },
   }
 }

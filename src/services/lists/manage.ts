@@ -88,7 +88,7 @@ export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
  */
 export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = cursorPosition(ctx.secretKey, page.cursor)
+  const after = cursorPosition(ctx.secretKey, page.cursor, 'list_members')
   const where = and(
     eq(listMembers.listId, list.id),
     eq(contacts.clientId, list.clientId),
@@ -119,7 +119,7 @@ export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?:
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, last.contact.id) : null,
+      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, last.contact.id, 'list_members') : null,
     },
   }
 }

@@ -44,7 +44,7 @@ export function stepStats(db: Db, row: SequenceRow): StepStats[] {
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor)
+  const after = cursorSeq(ctx.secretKey, page.cursor, 'sequence_enrollments')
   const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
   if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
   const contactId = idFilter('contact_id', page.contact_id)
@@ -67,7 +67,8 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq)) : null,
+      next_cursor:
+        hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq), 'sequence_enrollments') : null,
     },
   }
 }

@@ -1,0 +1,105 @@
+import { describe, expect, test } from 'bun:test'
+import { encodeCursor } from '../../src/lib/cursor'
+import { createTestApp } from '../helpers/app'
+import { scenarios } from '../helpers/scenarios'
+
+// A cursor pages the collection that issued it. The acceptance review found a /contacts cursor
+// accepted by /campaigns (read as an id position, so the page silently started somewhere); now
+// each cursor names its collection and another list refuses it with the 422 of a bad cursor.
+
+const t = createTestApp()
+const acme = t.client('Acme')
+const key = t.key({ scopes: ['admin:*'], clientId: acme })
+const call = async (method: string, path: string, body?: unknown) => {
+  const r = await t.call(method, path, { key, body })
+  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
+  return r.body
+}
+const list = (await call('POST', '/api/v1/lists', { name: 'L' })).data
+for (let i = 0; i < 3; i++) {
+  await call('POST', '/api/v1/contacts', { email: `ann${i}@acme.io`, list_ids: [list.id] })
+  await call('POST', '/api/v1/campaigns', { name: `C${i}` })
+  await call('POST', '/api/v1/templates', { name: `T${i}` })
+}
+const next = async (path: string) => {
+  const c = (await call('GET', path)).pagination.next_cursor as string
+  expect(c).toEqual(expect.any(String))
+  return encodeURIComponent(c)
+}
+const contactsCursor = await next('/api/v1/contacts?limit=1')
+const campaignsCursor = await next('/api/v1/campaigns?limit=1')
+const membersCursor = await next(`/api/v1/lists/${list.id}/contacts?limit=1`)
+const searchCursor = encodeURIComponent(
+  (await call('POST', '/api/v1/contacts/search', { query: 'ann', limit: 1 })).pagination.next_cursor,
+)
+
+describe('a cursor from another list → 422 on cursor', () => {
+  scenarios(t, { method: 'GET', path: '/api/v1/campaigns', key: () => key }, [
+    {
+      name: 'contacts → campaigns',
+      path: `/api/v1/campaigns?cursor=${contactsCursor}`,
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'cursor',
+    },
+    {
+      name: 'campaigns → contacts',
+      path: `/api/v1/contacts?cursor=${campaignsCursor}`,
+      status: 422,
+      field: 'cursor',
+    },
+    {
+      name: 'campaigns → templates',
+      path: `/api/v1/templates?cursor=${campaignsCursor}`,
+      status: 422,
+      field: 'cursor',
+    },
+    {
+      name: 'list members → messages',
+      path: `/api/v1/messages?cursor=${membersCursor}`,
+      status: 422,
+      field: 'cursor',
+    },
+    {
+      name: 'campaigns → list members',
+      path: `/api/v1/lists/${list.id}/contacts?cursor=${campaignsCursor}`,
+      status: 422,
+      field: 'cursor',
+    },
+    {
+      name: 'search → a list',
+      method: 'POST',
+      path: '/api/v1/contacts/search',
+      body: { query: 'ann', cursor: decodeURIComponent(contactsCursor) },
+      status: 422,
+      field: 'cursor',
+    },
+  ])
+})
+
+describe('a cursor on its own list still pages', () => {
+  for (const [path, cursor] of [
+    ['/api/v1/contacts?limit=1', contactsCursor],
+    ['/api/v1/campaigns?limit=1', campaignsCursor],
+    [`/api/v1/lists/${list.id}/contacts?limit=1`, membersCursor],
+  ] as const)
+    test(path, async () => {
+      const page = await call('GET', `${path}&cursor=${cursor}`)
+      expect(page.data).toHaveLength(1)
+      expect(page.pagination.has_more).toBe(true)
+    })
+  test('search with its own cursor', async () => {
+    const page = await call('POST', '/api/v1/contacts/search', {
+      query: 'ann',
+      limit: 1,
+      cursor: decodeURIComponent(searchCursor),
+    })
+    expect(page.data).toHaveLength(1)
+  })
+  test('a cursor issued before cursors named their collection is still read', async () => {
+    const first = (await call('GET', '/api/v1/campaigns?limit=1')).data[0].id
+    const legacy = encodeCursor(t.ctx.secretKey, first)
+    const page = await call('GET', `/api/v1/campaigns?limit=1&cursor=${encodeURIComponent(legacy)}`)
+    expect(page.data[0].id < first).toBe(true)
+  })
+})
