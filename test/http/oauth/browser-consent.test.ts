@@ -9,7 +9,7 @@ import {
   screenshot,
   usePortal,
 } from '../../helpers/browser'
-import { pkce } from './oauth-client'
+import { authorizeQuery, pkce } from './oauth-client'
 
 const portal = usePortal()
 // The client: a loopback server that receives the redirect (as a native app or CLI would).
@@ -39,14 +39,12 @@ describe('OAuth consent (browser)', () => {
     })
     const clientId = created.body.data.oauth_client_id
     const { verifier, challenge } = pkce()
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: REDIRECT,
+    const q = authorizeQuery({
+      clientId,
+      redirectUri: REDIRECT,
       scope: 'contacts:read contacts:write',
+      challenge,
       state: 'browser-state',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
     })
     const user = await portal.user('admin')
     const context = await portal.anonymous()

@@ -16,7 +16,7 @@ import {
   signIn,
   submitLogin,
 } from '../admin/portal-helpers'
-import { authorizeAs, basic, consentForm, form, overHttp, pkce } from './oauth-client'
+import { authorizeAs, authorizeQuery, basic, consentForm, form, overHttp, pkce } from './oauth-client'
 
 // The OAuth 2.1 authorization server end to end over real HTTP (DESIGN §5): discovery, the code
 // flow with PKCE through the portal's sign-in and consent page, tokens used on REST, refresh
@@ -130,14 +130,12 @@ describe('discovery', () => {
 describe('authorization code + PKCE', () => {
   test('the consent page has the workspace select, one checked scope box per requested scope, allow/deny', async () => {
     const { challenge } = pkce()
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: publicClient,
-      redirect_uri: REDIRECT,
+    const q = authorizeQuery({
+      clientId: publicClient,
+      redirectUri: REDIRECT,
       scope: 'contacts:read campaigns:read',
+      challenge,
       state: 'x',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
     })
     const page = await owner.get(`/oauth2/authorize?${q}`)
     expect(page.status).toBe(200)
@@ -151,14 +149,12 @@ describe('authorization code + PKCE', () => {
 
   test('the form also works posted to /oauth2/authorize without its query, from its hidden fields', async () => {
     const { verifier, challenge } = pkce()
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: publicClient,
-      redirect_uri: REDIRECT,
+    const q = authorizeQuery({
+      clientId: publicClient,
+      redirectUri: REDIRECT,
       scope: 'contacts:read contacts:write',
+      challenge,
       state: 'h',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
     })
     const page = await owner.get(`/oauth2/authorize?${q}`)
     const hidden = Object.fromEntries(
@@ -189,13 +185,11 @@ describe('authorization code + PKCE', () => {
 
   test('without a session the authorize link shows the portal sign-in, which returns to the consent page', async () => {
     const { challenge } = pkce()
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: publicClient,
-      redirect_uri: REDIRECT,
+    const q = authorizeQuery({
+      clientId: publicClient,
+      redirectUri: REDIRECT,
       scope: 'contacts:read',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
+      challenge,
     })
     const first = await fetch(`${base}/oauth2/authorize?${q}`, { redirect: 'manual' })
     expect(first.status).toBe(303)
@@ -271,13 +265,11 @@ describe('authorization code + PKCE', () => {
       [publicClient, 'https://evil.example/callback'],
       ['00000000-0000-7000-8000-000000000000', REDIRECT],
     ]) {
-      const q = new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId!,
-        redirect_uri: redirectUri!,
+      const q = authorizeQuery({
+        clientId: clientId!,
+        redirectUri: redirectUri!,
         scope: 'contacts:read',
-        code_challenge: challenge,
-        code_challenge_method: 'S256',
+        challenge,
       })
       const res = await owner.get(`/oauth2/authorize?${q}`)
       expect(res.status).toBe(400)
@@ -708,13 +700,11 @@ describe('who may consent to what', () => {
       overHttp(base),
     )
     const { challenge } = pkce()
-    const q = new URLSearchParams({
-      response_type: 'code',
-      client_id: publicClient,
-      redirect_uri: REDIRECT,
+    const q = authorizeQuery({
+      clientId: publicClient,
+      redirectUri: REDIRECT,
       scope: 'contacts:read',
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
+      challenge,
     })
     const page = await viewer.get(`/oauth2/authorize?${q}`)
     expect(consentForm(page.text).workspaces).toEqual([workspaceB])

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../../helpers/app'
 import { type Browser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
-import { authorizeAs, form, overHttp, pkce } from './oauth-client'
+import { authorizeAs, authorizeQuery, form, overHttp, pkce } from './oauth-client'
 
 // Client ID Metadata Documents (DESIGN §5): an https client_id URL whose JSON names its
 // redirect_uris. Served here by a local server over http, which HERALD_WEBHOOK_ALLOW_PRIVATE=1
@@ -42,15 +42,10 @@ afterAll(async () => {
   server.stop(true)
 })
 
-const authorizeUrl = (clientId: string, redirectUri = REDIRECT) =>
-  `/oauth2/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: 'contacts:read',
-    code_challenge: pkce().challenge,
-    code_challenge_method: 'S256',
-  })}`
+const authorizeUrl = (clientId: string, redirectUri = REDIRECT) => {
+  const q = authorizeQuery({ clientId, redirectUri, scope: 'contacts:read', challenge: pkce().challenge })
+  return `/oauth2/authorize?${q}`
+}
 
 describe('Client ID Metadata Documents', () => {
   test('metadata says they are supported', async () => {

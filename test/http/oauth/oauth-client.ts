@@ -59,6 +59,25 @@ export function consentForm(html: string) {
   return { action, workspaces, scopes, decisions, hasWorkspaceSelect }
 }
 
+/** The query of a code-flow authorization request with an S256 PKCE challenge. */
+export function authorizeQuery(o: {
+  clientId: string
+  redirectUri: string
+  scope: string
+  challenge: string
+  state?: string
+}): URLSearchParams {
+  return new URLSearchParams({
+    response_type: 'code',
+    client_id: o.clientId,
+    redirect_uri: o.redirectUri,
+    scope: o.scope,
+    ...(o.state === undefined ? {} : { state: o.state }),
+    code_challenge: o.challenge,
+    code_challenge_method: 'S256',
+  })
+}
+
 /**
  * The whole front channel: authorize as the signed-in `user`, allow with `workspace` and the
  * given scopes (all offered by default), and return the code from the redirect.
@@ -68,15 +87,7 @@ export async function authorizeAs(
   params: { clientId: string; redirectUri: string; scope: string; challenge: string; state?: string },
   consent: { workspace: string; scopes?: string[]; decision?: 'allow' | 'deny' },
 ) {
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: params.clientId,
-    redirect_uri: params.redirectUri,
-    scope: params.scope,
-    state: params.state ?? 'st-1',
-    code_challenge: params.challenge,
-    code_challenge_method: 'S256',
-  })
+  const q = authorizeQuery({ ...params, state: params.state ?? 'st-1' })
   const page = await user.get(`/oauth2/authorize?${q}`)
   if (page.status !== 200)
     throw new Error(`consent page: ${page.status} ${page.location ?? page.text.slice(0, 200)}`)
