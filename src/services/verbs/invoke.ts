@@ -41,12 +41,27 @@ export function oauthReadScope(verbName: string): Scope {
   return (OAUTH_SCOPES as readonly string[]).includes(own) ? (own as Scope) : 'campaigns:read'
 }
 
+/**
+ * The scopes an OAuth token may hold to call what any API key may: the spec's default for
+ * operations without a scope of their own, `campaigns:read`, or the entity's own read scope.
+ */
+export function oauthReadScopes(verbName: string): Scope[] {
+  const own = oauthReadScope(verbName)
+  return own === 'campaigns:read' ? [own] : ['campaigns:read', own]
+}
+
 export function authorize(verb: Pick<Verb, 'name' | 'scope' | 'mutates' | 'ownAccount'>, actor: Actor): void {
   if (verb.scope === 'public') return
   if (actor.kind === 'anonymous') throw new ServiceError('UNAUTHORIZED', 'A credential is required')
-  const required = verb.scope === 'any' && actor.kind === 'oauth' ? oauthReadScope(verb.name) : verb.scope
-  if (required !== 'any' && !hasScope(actor.scopes, required))
-    throw forbidden(`This operation requires the scope ${required}`, { required_scope: required })
+  if (verb.scope === 'any' && actor.kind === 'oauth') {
+    const accepted = oauthReadScopes(verb.name)
+    if (!accepted.some((s) => hasScope(actor.scopes, s)))
+      throw forbidden(
+        `This operation requires the scope campaigns:read${accepted[1] ? ` (or ${accepted[1]})` : ''}`,
+        { required_scope: 'campaigns:read' },
+      )
+  } else if (verb.scope !== 'any' && !hasScope(actor.scopes, verb.scope))
+    throw forbidden(`This operation requires the scope ${verb.scope}`, { required_scope: verb.scope })
   const user = actor.user
   if (!user || verb.ownAccount) return
   if (verb.mutates && user.role === 'viewer')
