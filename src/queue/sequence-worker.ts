@@ -20,7 +20,8 @@ export function createSequenceWorker(app: AppContext, options: SequenceWorkerOpt
     pass() {
       const report = executor.pass(options.batch, options.budgetMs)
       options.onPass?.(report)
-      return { worked: report.stepped > 0, nextAt: report.nextAt }
+      // A chunk of a large enrollment is work too: the next one follows at once.
+      return { worked: report.stepped > 0 || report.chunks > 0, nextAt: report.nextAt }
     },
     idleMs: options.idleMs ?? 250,
   })

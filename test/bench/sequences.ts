@@ -3,15 +3,29 @@
 // a capture-like provider, then, two days later on the clock, the threaded second step (each
 // message planned alone for its In-Reply-To/References). Prints each phase's time and rate, and
 // the ratio of the threaded step's send rate to the first's, measured in the same run.
-//   flock /tmp/herald-bench.lock bun run test/bench/sequences.ts [--contacts 5000]
+// Then a second sequence enrolls the same N from a segment (every contact) in one call: its
+// answer time, the process's RSS (and peak, VmHWM) around it, and how long a writer on another
+// connection (test/bench/write-probe-worker.ts, a row every 5 ms) waited meanwhile.
+// --enroll-only stops after the enrollments (for N = 100,000, where the send phases are long).
+//   flock /tmp/herald-bench.lock bun run test/bench/sequences.ts [--contacts 5000] [--enroll-only]
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
+import { withActor } from '../../src/context'
+import { inTransaction } from '../../src/db/transaction'
 import { createSequenceWorker } from '../../src/queue/sequence-worker'
 import { createSendWorker } from '../../src/queue/worker'
+import { systemActor } from '../../src/services/actors/actor'
+import { enrollInSequence } from '../../src/services/sequences/enroll'
 import { createTestApp } from '../helpers/app'
 import { testClock } from '../helpers/journey'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
-const { values } = parseArgs({ options: { contacts: { type: 'string', default: '5000' } } })
+const { values } = parseArgs({
+  options: {
+    contacts: { type: 'string', default: '5000' },
+    'enroll-only': { type: 'boolean', default: false },
+  },
+})
 const N = Number(values.contacts)
 const clock = testClock()
 const t = createTestApp({ clock })
@@ -46,13 +60,106 @@ const provider = recordingProvider()
 const executor = createSequenceWorker(t.ctx, { budgetMs: 50 })
 const sender = createSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10 })
 
+const rate = (ms: number) => Math.round((N / ms) * 1000)
 const timed = async <T>(f: () => Promise<T>) => {
   const t0 = performance.now()
   const r = await f()
   return { ms: performance.now() - t0, r }
 }
+// Enrolling the N from a segment, with another connection writing a row every 5 ms meanwhile:
+// once in one transaction (how it was: the call's limit lifted, through the service) and once
+// as the API does it now (counted in the call, entered in chunks by the executor). First steps
+// a day out, so the executor only enters; both sequences are archived before the send phases.
+/** A line of /proc/self/status in MB: VmRSS now, VmHWM the peak so far. */
+const mb = (field: 'VmRSS' | 'VmHWM') =>
+  Number(
+    new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0,
+  ) / 1024
+const everyone = await call('POST', '/api/v1/segments', {
+  name: 'Everyone',
+  rule_groups: [{ match: 'all', rules: [{ field: 'email', operator: 'exists' }] }],
+})
+async function segmentSequence(name: string) {
+  const s = await call('POST', '/api/v1/sequences', {
+    name,
+    steps: [{ subject: 'Hello', body_text: 'Hi', delay: 'P1D' }],
+  })
+  await call('POST', `/api/v1/sequences/${s.id}/activate`)
+  return s.id as string
+}
+/** Runs `f` with the probe writing: its result, the probe's figures, the process's RSS around it. */
+async function probed<T>(f: () => Promise<T>) {
+  const probe = new Worker(new URL('./write-probe-worker.ts', import.meta.url))
+  const result = new Promise<{ count: number; max: number; p99: number }>((resolve) => {
+    probe.onmessage = (e) => resolve(e.data)
+  })
+  probe.postMessage({ path: `${t.dataDir}/herald.db` })
+  await Bun.sleep(200) // the probe's first writes, before
+  Bun.gc(true)
+  const before = { before: mb('VmRSS'), hwmBefore: mb('VmHWM') }
+  const r = await f()
+  const after = { after: mb('VmRSS'), hwmAfter: mb('VmHWM') }
+  await Bun.sleep(100)
+  probe.postMessage('stop')
+  const writer = await result
+  probe.terminate()
+  return { r, writer, rss: { ...before, ...after } }
+}
+const entered = (id: string) =>
+  t.ctx.sqlite
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ?')
+    .get(id)!.n
+
+const oneTxId = await segmentSequence('One transaction')
+const bench = withActor(t.ctx, systemActor('bench'), 'bench')
+const oneTx = await probed(() =>
+  timed(async () =>
+    inTransaction(t.ctx.sqlite, () =>
+      enrollInSequence(bench, oneTxId, { segment_id: everyone.id }, Number.POSITIVE_INFINITY),
+    ),
+  ),
+)
+if (entered(oneTxId) !== N) throw new Error(`one transaction entered ${entered(oneTxId)} of ${N}`)
+await call('POST', `/api/v1/sequences/${oneTxId}/archive`)
+
+const chunkedId = await segmentSequence('Chunked')
+let answerMs = 0
+const chunked = await probed(() =>
+  timed(async () => {
+    const answer = await timed(() =>
+      call('POST', `/api/v1/sequences/${chunkedId}/enroll`, { segment_id: everyone.id }),
+    )
+    answerMs = answer.ms
+    if (answer.r.enrolled !== N) throw new Error(`segment enrolled ${answer.r.enrolled} of ${N}`)
+    await executor.drain()
+  }),
+)
+if (entered(chunkedId) !== N) throw new Error(`chunks entered ${entered(chunkedId)} of ${N}`)
+await call('POST', `/api/v1/sequences/${chunkedId}/archive`)
+
 const enroll = await timed(() => call('POST', `/api/v1/sequences/${seq.id}/enroll`, { list_id: list.id }))
 if (enroll.r.enrolled !== N) throw new Error(`enrolled ${enroll.r.enrolled} of ${N}`)
+const load0 = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
+const ms = (x: number) => `${x.toFixed(0)} ms`
+type Probed = Awaited<ReturnType<typeof probed<unknown>>>
+const rssOf = (p: Probed) =>
+  `${p.rss.before.toFixed(0)} → ${p.rss.after.toFixed(0)} MB (peak ${p.rss.hwmBefore.toFixed(0)} → ${p.rss.hwmAfter.toFixed(0)} MB)`
+const writerOf = (p: Probed) =>
+  `max ${ms(p.writer.max)}, p99 ${p.writer.p99.toFixed(1)} ms (${p.writer.count} writes)`
+const enrollTable = [
+  `| one transaction (before) | ${ms(oneTx.r.ms)} | ${ms(oneTx.r.ms)} | ${writerOf(oneTx)} | ${rssOf(oneTx)} |`,
+  `| chunks (now) | ${ms(answerMs)} | ${ms(chunked.r.ms)} | ${writerOf(chunked)} | ${rssOf(chunked)} |`,
+]
+const enrollHeader = `| enroll ${N} from a segment | answer | all entered | another connection's writes meanwhile | RSS |\n|---|---|---|---|---|`
+if (values['enroll-only']) {
+  console.log(`sequences bench (enroll only): ${N} contacts, load ${load0}`)
+  console.log(`${enrollHeader}\n${enrollTable.join('\n')}`)
+  console.log(
+    `writer stall max, chunks / one transaction: ${(chunked.writer.max / oneTx.writer.max).toFixed(2)}`,
+  )
+  await sender.stop()
+  process.exit(0)
+}
 const step1 = await timed(() => executor.drain())
 const send1 = await timed(() => sender.drain())
 clock.t += 2 * 24 * 3_600_000
@@ -64,13 +171,12 @@ const threaded = provider.sent.at(-1)!
 if (threaded.channel !== 'email' || !threaded.headers['In-Reply-To'])
   throw new Error('step 2 is not threaded')
 
-const rate = (ms: number) => Math.round((N / ms) * 1000)
 const load = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
 console.log(`sequences bench: ${N} contacts, load ${load}`)
 console.log(`| phase | ms | per second |\n|---|---|---|`)
-console.log(`| enroll (one call, from a list) | ${enroll.ms.toFixed(0)} | ${rate(enroll.ms)} |`)
+console.log(`| enroll (one call, from a list: the answer) | ${enroll.ms.toFixed(0)} | ${rate(enroll.ms)} |`)
 console.log(
-  `| step 1 (executor: message queued, run moved on) | ${step1.ms.toFixed(0)} | ${rate(step1.ms)} |`,
+  `| step 1 (executor: runs entered in chunks, message queued, run moved on) | ${step1.ms.toFixed(0)} | ${rate(step1.ms)} |`,
 )
 console.log(`| send 1 (first email: the step's plan) | ${send1.ms.toFixed(0)} | ${rate(send1.ms)} |`)
 console.log(`| step 2 (two days later) | ${step2.ms.toFixed(0)} | ${rate(step2.ms)} |`)
@@ -78,5 +184,9 @@ console.log(
   `| send 2 (threaded: the step's plan + headers per message) | ${send2.ms.toFixed(0)} | ${rate(send2.ms)} |`,
 )
 console.log(`threaded send rate / first send rate: ${(send1.ms / send2.ms).toFixed(2)}`)
+console.log(`\nenrollments (load ${load0}):\n${enrollHeader}\n${enrollTable.join('\n')}`)
+console.log(
+  `writer stall max, chunks / one transaction: ${(chunked.writer.max / oneTx.writer.max).toFixed(2)}`,
+)
 await sender.stop()
 process.exit(0)

@@ -9,6 +9,7 @@ import { newId } from '../../lib/ids'
 import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
 import { iso } from '../../lib/time'
 import { createSuppressionCheck } from '../suppressions/manage'
+import { enrollNextSequenceChunk } from './enroll'
 import { delayMs, type SequenceStep } from './steps'
 
 // The sequence executor (DESIGN.md §7 Sequence). Each active run's next step is due at its
@@ -22,6 +23,9 @@ export interface SequenceStepReport {
   stepped: number
   queued: number
   deferred: number
+  /** Runs entered from chunked enrollments, and the chunks taken. */
+  enrolled: number
+  chunks: number
 }
 
 /** The daily limit's key: the sequence's sender, or the client's default one. */
@@ -138,7 +142,7 @@ export function createSequenceExecutor(app: AppContext) {
   const holds = createFailureHolds()
 
   function pass(batch = 200, budgetMs = SLICE_MS): SequenceStepReport & { nextAt: number | null } {
-    const report: SequenceStepReport = { stepped: 0, queued: 0, deferred: 0 }
+    const report: SequenceStepReport = { stepped: 0, queued: 0, deferred: 0, enrolled: 0, chunks: 0 }
     const deadline = performance.now() + budgetMs
     const active = new Set(q.activeSequences())
     let nextAt: number | null = null
@@ -147,7 +151,15 @@ export function createSequenceExecutor(app: AppContext) {
       const due = pickDue(active, q.nextDue, now, holds)
       const pick = due.pick
       nextAt = due.nextAt
-      if (pick === null) break
+      if (pick === null) {
+        // Nothing due: the next chunk of a large enrollment (./enroll.ts), so entering never
+        // delays a due step, and the runs it enters are stepped before the chunk after.
+        const n = inTransaction(app.sqlite, () => enrollNextSequenceChunk(app))
+        if (n === null) break
+        report.enrolled += n
+        report.chunks++
+        continue
+      }
       // A throw rolls the batch back (its runs stay due) and holds the sequence back, so the
       // other sequences go on.
       const stepped = holds.attempt(

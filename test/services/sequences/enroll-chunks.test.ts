@@ -1,0 +1,194 @@
+import { describe, expect, test } from 'bun:test'
+import { inTransaction } from '../../../src/db/transaction'
+import { createSequenceWorker } from '../../../src/queue/sequence-worker'
+import {
+  ENROLL_CHUNK_SEQS,
+  enrollNextSequenceChunk,
+  SYNC_ENROLL_LIMIT,
+} from '../../../src/services/sequences/enroll'
+import { createTestApp } from '../../helpers/app'
+import { testClock } from '../../helpers/journey'
+
+// An enrollment over SYNC_ENROLL_LIMIT new runs is counted in the call and entered afterwards by
+// the sequence executor in chunks (one short transaction each, between due steps), from a
+// durable job: the answer's `enrolled` is what enters, each contact enters once, the unsubscribed
+// and another client's contacts never do, contacts created after the call do not, a paused
+// sequence's job waits and an archived one's is dropped, and a job carries on from its cursor
+// after a restart (a new executor on the same database).
+
+const N = SYNC_ENROLL_LIMIT + 500
+const clock = testClock()
+const t = createTestApp({ clock })
+const clientId = t.client('Big')
+const other = t.client('Other')
+const key = t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
+const call = async (method: string, path: string, body?: unknown) => {
+  const r = await t.call(method, path, { key, body })
+  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
+  return r.body.data
+}
+
+// N contacts of the client interleaved with N / 5 of another (so chunks by seq hold both), every
+// 100th unsubscribed, all with plan pro, all on one list.
+const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
+const insertContacts = (from: number, to: number) =>
+  t.ctx.sqlite.run(
+    `WITH RECURSIVE n(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
+     INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at)
+     SELECT printf('01a00000-0000-7000-8000-%012d', i), CASE WHEN i % 6 = 0 THEN ?4 ELSE ?3 END,
+       (SELECT no FROM clients WHERE id = CASE WHEN i % 6 = 0 THEN ?4 ELSE ?3 END),
+       'p' || i || '@example.com', 'P' || i, CASE WHEN i % 100 = 1 THEN 'unsubscribed' ELSE 'subscribed' END,
+       '{"plan":"pro"}', ?5, ?5 FROM n`,
+    [from, to, clientId, other, clock.now()],
+  )
+const TOTAL = Math.ceil((N * 6) / 5)
+insertContacts(1, TOTAL)
+t.ctx.sqlite.run(
+  'INSERT INTO list_members (list_id, contact_id, added_at) SELECT ?1, id, ?2 FROM contacts WHERE client_id = ?3',
+  [list.id, clock.now(), clientId],
+)
+const ours = t.ctx.sqlite
+  .query<{ n: number; subscribed: number }, [string]>(
+    "SELECT count(*) AS n, sum(status = 'subscribed') AS subscribed FROM contacts WHERE client_id = ?",
+  )
+  .get(clientId)!
+const segment = await call('POST', '/api/v1/segments', {
+  name: 'Pros',
+  rule_groups: [{ match: 'all', rules: [{ field: 'custom.plan', operator: 'eq', value: 'pro' }] }],
+})
+
+let n = 0
+async function sequence() {
+  const s = await call('POST', '/api/v1/sequences', {
+    name: `S${++n}`,
+    steps: [
+      { subject: 'Hello', body_text: 'Hi' },
+      { body_text: 'Following up', delay: 'P2D' },
+    ],
+  })
+  await call('POST', `/api/v1/sequences/${s.id}/activate`)
+  return s.id as string
+}
+const runs = (id: string) =>
+  t.ctx.sqlite
+    .query<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }, [string]>(
+      `SELECT count(*) AS n, count(DISTINCT e.contact_id) AS distinct_contacts,
+         sum(c.client_id <> e.client_id) AS other_client, sum(c.status <> 'subscribed') AS unsubscribed
+       FROM sequence_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.sequence_id = ?`,
+    )
+    .get(id)!
+const jobs = (id: string) =>
+  t.ctx.sqlite
+    .query<{ cursor: number }, [string]>(
+      'SELECT cursor_seq AS cursor FROM sequence_enroll_jobs WHERE sequence_id = ?',
+    )
+    .all(id)
+
+describe('a large enrollment enters in chunks', () => {
+  test('from a segment: counted in the call, entered by the executor, each contact once', async () => {
+    expect(ours.subscribed).toBeGreaterThan(SYNC_ENROLL_LIMIT)
+    const id = await sequence()
+    const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { segment_id: segment.id })
+    expect(answer).toMatchObject({ enrolled: ours.subscribed, skipped: ours.n - ours.subscribed })
+    expect(runs(id).n).toBe(0)
+    expect(jobs(id)).toEqual([{ cursor: 0 }])
+
+    const reports: { chunks: number; stepped: number }[] = []
+    const worker = createSequenceWorker(t.ctx, { onPass: (r) => reports.push(r) })
+    await worker.drain()
+    expect(runs(id)).toEqual({
+      n: ours.subscribed,
+      distinct_contacts: ours.subscribed,
+      other_client: 0,
+      unsubscribed: 0,
+    })
+    expect(jobs(id)).toEqual([])
+    expect(reports.reduce((a, r) => a + r.chunks, 0)).toBe(Math.ceil(TOTAL / ENROLL_CHUNK_SEQS))
+    // Every run's first step was taken (the message queued), the entering paced by the steps.
+    const stepped = t.ctx.sqlite
+      .query<{ n: number }, [string]>(
+        'SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ? AND current_step = 0',
+      )
+      .get(id)!.n
+    expect(stepped).toBe(ours.subscribed)
+    await worker.stop()
+  })
+
+  test('from a list; contacts created after the call stay out; a job resumes from its cursor', async () => {
+    const id = await sequence()
+    const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })
+    expect(answer.enrolled).toBe(ours.subscribed)
+    // A contact made (and put on the list) after the call is not part of this enrollment.
+    const lateId = `01a00000-0000-7000-8000-${String(TOTAL + 2).padStart(12, '0')}` // ours, subscribed
+    insertContacts(TOTAL + 2, TOTAL + 2)
+    t.ctx.sqlite.run('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, 0)', [
+      list.id,
+      lateId,
+    ])
+    // One chunk, then "a restart": the job's cursor is in the database, nothing in memory.
+    const first = inTransaction(t.ctx.sqlite, () => enrollNextSequenceChunk(t.ctx))!
+    expect(first).toBeGreaterThan(0)
+    expect(jobs(id)).toEqual([{ cursor: ENROLL_CHUNK_SEQS }])
+    const worker = createSequenceWorker(t.ctx)
+    await worker.drain()
+    await worker.stop()
+    expect(runs(id)).toEqual({
+      n: ours.subscribed,
+      distinct_contacts: ours.subscribed,
+      other_client: 0,
+      unsubscribed: 0,
+    })
+    const lateRuns = t.ctx.sqlite.query('SELECT 1 FROM sequence_enrollments WHERE contact_id = ?').all(lateId)
+    expect(lateRuns).toHaveLength(0)
+    // A new call takes it (and only it).
+    expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
+    // Out of the way of the next tests (unsubscribed: never enters).
+    t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [lateId])
+  })
+
+  test('a contact enrolled by another call meanwhile enters once', async () => {
+    const id = await sequence()
+    await call('POST', `/api/v1/sequences/${id}/enroll`, { segment_id: segment.id })
+    const late = `01a00000-0000-7000-8000-${String(TOTAL - 1).padStart(12, '0')}`
+    expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { contact_ids: [late] })).enrolled).toBe(1)
+    const worker = createSequenceWorker(t.ctx)
+    await worker.drain()
+    await worker.stop()
+    expect(runs(id).distinct_contacts).toBe(runs(id).n)
+    expect(runs(id).n).toBe(ours.subscribed)
+  })
+
+  test('a paused sequence’s job waits; an archived one’s is dropped', async () => {
+    const paused = await sequence()
+    const archived = await sequence()
+    await call('POST', `/api/v1/sequences/${paused}/enroll`, { segment_id: segment.id })
+    await call('POST', `/api/v1/sequences/${archived}/enroll`, { segment_id: segment.id })
+    await call('POST', `/api/v1/sequences/${paused}/pause`)
+    await call('POST', `/api/v1/sequences/${archived}/archive`)
+    const worker = createSequenceWorker(t.ctx)
+    await worker.drain()
+    expect(runs(paused).n).toBe(0)
+    expect(jobs(paused)).toEqual([{ cursor: 0 }])
+    expect(runs(archived).n).toBe(0)
+    expect(jobs(archived)).toEqual([])
+    await call('POST', `/api/v1/sequences/${paused}/activate`)
+    await worker.drain()
+    await worker.stop()
+    expect(runs(paused).n).toBe(ours.subscribed)
+    expect(jobs(paused)).toEqual([])
+  })
+
+  test('at most SYNC_ENROLL_LIMIT new runs enter in the call itself', async () => {
+    const id = await sequence()
+    const few = t.ctx.sqlite
+      .query<{ id: string }, [string]>(
+        "SELECT id FROM contacts WHERE client_id = ? AND status = 'subscribed' ORDER BY seq LIMIT 10",
+      )
+      .all(clientId)
+      .map((r) => r.id)
+    const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { contact_ids: few })
+    expect(answer.enrolled).toBe(10)
+    expect(runs(id).n).toBe(10)
+    expect(jobs(id)).toEqual([])
+  })
+})
