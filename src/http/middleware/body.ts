@@ -32,7 +32,7 @@ export function parseJson(raw: Uint8Array, contentType: string | null): unknown 
   if (!isJsonType(contentType))
     throw new ServiceError(
       'UNSUPPORTED_MEDIA_TYPE',
-      `Content-Type ${contentType} is not supported; send application/json`,
+      `Content-Type ${contentType || '(none)'} is not supported; send application/json`,
     )
   const text = new TextDecoder().decode(raw)
   if (text.trim() === '') return {}
