@@ -1,4 +1,7 @@
 import { expect } from 'bun:test'
+import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
+import type { MessageRow } from '../../src/db/schema'
+import { findMessage } from '../../src/services/messages/activity'
 import type { TestApp } from './app'
 import { eventually } from './receiver'
 
@@ -34,4 +37,61 @@ export async function campaignTenant(t: TestApp, emails: string[], campaign: Rec
     await eventually(async () => expect(await status()).toBe('sent'))
   }
   return { clientId, key, list, contacts, campaign: c, call, status, launchAndWait }
+}
+
+/**
+ * Counts `d` (sent, bounced, complained…) in the client's email rollup at `at`: sending history
+ * without messages, for the rates the deliverability checks and charts read.
+ */
+export function countEmail(
+  t: TestApp,
+  clientId: string,
+  at: number,
+  d: RollupDeltas,
+  campaignId: string | null = null,
+): void {
+  addToRollup(
+    t.ctx.sqlite,
+    { clientId, channel: 'email', campaignId, journeyId: null, sequenceId: null },
+    at,
+    d,
+  )
+}
+
+/** A campaign's messages in send order, as the activity recorders (bounce, complaint…) take them. */
+export function messagesOf(t: TestApp, campaignId: string): MessageRow[] {
+  return t.ctx.sqlite
+    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
+    .all(campaignId)
+    .map(({ id }) => findMessage(t.ctx, id)!)
+}
+
+/**
+ * A tenant over five addresses `<prefix>0..4@x.example` whose campaign was sent (drained by
+ * `worker`) on top of 996 sends counted an hour before `now` (1,001 in all), and whose second
+ * campaign to the same list is launched and left sending: what the sending-health checks judge
+ * and pause. `msgs` are the first campaign's messages, to record bounces and complaints on.
+ */
+export async function sentAndSending(
+  t: TestApp,
+  worker: { drain(): Promise<unknown> },
+  prefix: string,
+  now: number,
+) {
+  const a = await campaignTenant(
+    t,
+    [0, 1, 2, 3, 4].map((i) => `${prefix}${i}@x.example`),
+  )
+  countEmail(t, a.clientId, now - 60 * 60_000, { sent: 996 })
+  await a.call('POST', `/api/v1/campaigns/${a.campaign.id}/launch`, { confirm: true })
+  await worker.drain()
+  const second = await a.call('POST', '/api/v1/campaigns', {
+    name: 'Second',
+    list_id: a.list.id,
+    subject: 'S',
+    body_html: '<p>x</p>',
+  })
+  await a.call('POST', `/api/v1/campaigns/${second.id}/launch`, { confirm: true })
+  const secondStatus = async () => (await a.call('GET', `/api/v1/campaigns/${second.id}`)).status as string
+  return { ...a, second: second as { id: string }, secondStatus, msgs: messagesOf(t, a.campaign.id) }
 }

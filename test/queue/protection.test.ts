@@ -1,13 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
-import { addToRollup } from '../../src/db/rollups'
 import { createWindowLimits } from '../../src/queue/throttle'
 import { createSendWorker } from '../../src/queue/worker'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../src/services/deliverability/health-debounce'
 import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/warmup'
 import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../helpers/app'
-import { campaignTenant } from '../helpers/campaign'
+import { campaignTenant, countEmail, messagesOf, sentAndSending } from '../helpers/campaign'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Protection of a client's reputation, on a clock the test moves: per-mailbox-provider
@@ -180,12 +179,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
 
   /** Sends made before (as the outcome writer records them), `minutes` ago. */
   const earlier = (clientId: string, minutes: number, d: { sent: number; bounced?: number }) =>
-    addToRollup(
-      t.ctx.sqlite,
-      { clientId, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
-      clock.t - minutes * 60_000,
-      d,
-    )
+    countEmail(t, clientId, clock.t - minutes * 60_000, d)
 
   const alerts = async (t: TestApp, key: string, query = '') =>
     (await t.call('GET', `/api/v1/deliverability/alerts${query}`, { key })).body.data as {
@@ -199,29 +193,10 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     }[]
 
   test("complaints: 0.1 % records an alert, 0.3 % pauses the client's sending campaigns", async () => {
-    const a = await campaignTenant(t, [
-      'a0@x.example',
-      'a1@x.example',
-      'a2@x.example',
-      'a3@x.example',
-      'a4@x.example',
-    ])
-    earlier(a.clientId, 60, { sent: 996 })
-    await a.call('POST', `/api/v1/campaigns/${a.campaign.id}/launch`, { confirm: true })
-    await worker.drain()
+    const a = await sentAndSending(t, worker, 'a', clock.t)
     expect(await a.status()).toBe('sent')
     // A second campaign of the client is still sending (nobody drains it).
-    const b = await a.call('POST', '/api/v1/campaigns', {
-      name: 'Second',
-      list_id: a.list.id,
-      subject: 'S',
-      body_html: '<p>x</p>',
-    })
-    await a.call('POST', `/api/v1/campaigns/${b.id}/launch`, { confirm: true })
-    const msgs = t.ctx.sqlite
-      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-      .all(a.campaign.id)
-      .map(({ id }) => findMessage(t.ctx, id)!)
+    const { msgs, second: b } = a
     // Each one after the client's check interval, so each runs the check itself (a burst is
     // test/services/deliverability/health-debounce.test.ts).
     const complain = (i: number) => {
@@ -266,10 +241,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     earlier(c.clientId, 30, { sent: 998, bounced: 18 })
     await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })
     await worker.drain()
-    const msgs = t.ctx.sqlite
-      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-      .all(c.campaign.id)
-      .map(({ id }) => findMessage(t.ctx, id)!)
+    const msgs = messagesOf(t, c.campaign.id)
     recordBounce(t.ctx, msgs[0]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
     expect(await alerts(t, c.key)).toEqual([]) // 19 in 1,000: 1.9 %
     clock.t += HEALTH_CHECK_INTERVAL_MS

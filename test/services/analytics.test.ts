@@ -1,9 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { runCli } from '../../src/cli'
-import type { MessageRow } from '../../src/db/schema'
 import { createSendWorker } from '../../src/queue/worker'
 import {
-  findMessage,
   recordBounce,
   recordClick,
   recordComplaint,
@@ -11,8 +9,8 @@ import {
   recordReply,
   unsubscribeViaMessage,
 } from '../../src/services/messages/activity'
-import { createTestApp, type TestApp } from '../helpers/app'
-import { campaignTenant } from '../helpers/campaign'
+import { createTestApp } from '../helpers/app'
+import { campaignTenant, messagesOf } from '../helpers/campaign'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Known event sets give exact funnel and trend numbers: the messages are sent by the real send
@@ -29,13 +27,6 @@ function setup(start = '2026-03-08T04:30:00.000Z') {
   const t = createTestApp({ clock })
   const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
   return { t, clock, worker }
-}
-
-function messagesOf(t: TestApp, campaignId: string): MessageRow[] {
-  return t.ctx.sqlite
-    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-    .all(campaignId)
-    .map(({ id }) => findMessage(t.ctx, id)!)
 }
 
 const emails = (n: number, domain = 'example.com') => Array.from({ length: n }, (_, i) => `p${i}@${domain}`)

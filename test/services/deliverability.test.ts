@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
+import type { RollupDeltas } from '../../src/db/rollups'
 import { gradeOf, lowerIsBetter, THRESHOLDS } from '../../src/services/deliverability/score'
 import { createTestApp, type TestApp } from '../helpers/app'
+import { countEmail } from '../helpers/campaign'
 
 // The deliverability score's factors at and around each threshold, from rollups written as the
 // event writers write them (a client's counters per quarter-hour), with the advice sentences
@@ -29,12 +30,7 @@ function setup() {
     return id
   }
   const add = (clientId: string, daysAgo: number, d: RollupDeltas, campaignId: string | null = null) =>
-    addToRollup(
-      t.ctx.sqlite,
-      { clientId, channel: 'email', campaignId, journeyId: null, sequenceId: null },
-      NOW - daysAgo * DAY,
-      d,
-    )
+    countEmail(t, clientId, NOW - daysAgo * DAY, d, campaignId)
   const score = async (clientId: string) => {
     const r = await t.call('GET', `/api/v1/deliverability/score?client_id=${clientId}`)
     expect(r.status).toBe(200)

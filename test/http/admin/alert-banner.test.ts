@@ -2,9 +2,10 @@
 // workspace they concern (through the alerts verb, so roles and workspaces decide), linking to
 // /admin/deliverability; role="alert" only for a new critical one, else a labelled region.
 import { describe, expect, test } from 'bun:test'
-import { addToRollup, type RollupDeltas } from '../../../src/db/rollups'
+import type { RollupDeltas } from '../../../src/db/rollups'
 import { checkSendingHealth } from '../../../src/services/deliverability/alerts'
 import { createTestApp } from '../../helpers/app'
+import { countEmail } from '../../helpers/campaign'
 import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 // Real time: portal sessions are checked against it.
@@ -16,13 +17,7 @@ const globex = t.client('Globex')
 const initech = t.client('Initech')
 const hooli = t.client('Hooli')
 
-const add = (clientId: string, d: RollupDeltas) =>
-  addToRollup(
-    t.ctx.sqlite,
-    { clientId, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
-    NOW - 2 * HOUR,
-    d,
-  )
+const add = (clientId: string, d: RollupDeltas) => countEmail(t, clientId, NOW - 2 * HOUR, d)
 
 /** What the banner holds in a full page (it sits between the header and <main>); '' when empty. */
 function bannerOf(html: string): string {
@@ -117,12 +112,7 @@ describe('deliverability alert banner in the layout', async () => {
 
   test('a resolved alert leaves the banner', async () => {
     // 20,000 clean sends later the bounce rate over the last 1,000 is 0.
-    addToRollup(
-      t.ctx.sqlite,
-      { clientId: acme, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
-      NOW,
-      { sent: 20000, delivered: 20000 },
-    )
+    countEmail(t, acme, NOW, { sent: 20000, delivered: 20000 })
     checkSendingHealth(t.ctx, acme, Date.now())
     const r = await acmeMember.get('/admin/contacts')
     expect(bannerOf(r.text)).toBe('')

@@ -3,9 +3,10 @@
 // per-field messages, the score with factors, advice, alert banner, domains, warm-up and the
 // culprit campaign, and the agency overview across clients.
 import { describe, expect, test } from 'bun:test'
-import { addToRollup, type RollupDeltas } from '../../../src/db/rollups'
+import type { RollupDeltas } from '../../../src/db/rollups'
 import { checkSendingHealth } from '../../../src/services/deliverability/alerts'
 import { createTestApp } from '../../helpers/app'
+import { countEmail } from '../../helpers/campaign'
 import { PORTAL_ENV, signIn } from './portal-helpers'
 
 // Real time: portal sessions and CSRF tokens are checked against it. The history is placed
@@ -20,12 +21,7 @@ const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const other = t.client('Globex')
 
 const add = (clientId: string, at: number, d: RollupDeltas, campaignId: string | null = null) =>
-  addToRollup(
-    t.ctx.sqlite,
-    { clientId, channel: 'email', campaignId, journeyId: null, sequenceId: null },
-    at,
-    d,
-  )
+  countEmail(t, clientId, at, d, campaignId)
 
 async function api(method: string, path: string, body?: unknown) {
   const r = await t.call(method, path, { key, body })

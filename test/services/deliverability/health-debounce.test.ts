@@ -1,14 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../../src/config'
 import { createAppContext } from '../../../src/context'
-import { addToRollup } from '../../../src/db/rollups'
 import { registerJobs } from '../../../src/jobs'
 import { silentLogger } from '../../../src/lib/log'
 import { createSendWorker } from '../../../src/queue/worker'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../../src/services/deliverability/health-debounce'
-import { findMessage, recordBounce, recordComplaint } from '../../../src/services/messages/activity'
+import { recordBounce, recordComplaint } from '../../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../../helpers/app'
-import { campaignTenant } from '../../helpers/campaign'
+import { countEmail, sentAndSending } from '../../helpers/campaign'
 import { allChannels, recordingProvider } from '../../helpers/sender'
 
 // The sending-health check after bounces and complaints, debounced per client on the injected
@@ -23,13 +22,9 @@ registerJobs(t.ctx)
 const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
 const healthJob = (ctx = t.ctx) => ctx.jobs.runNow('deliverability.health')
 
+/** Sends counted an hour before the test's clock. */
 const earlier = (clientId: string, d: { sent: number; bounced?: number }) =>
-  addToRollup(
-    t.ctx.sqlite,
-    { clientId, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
-    clock.t - 60 * 60_000,
-    d,
-  )
+  countEmail(t, clientId, clock.t - 60 * 60_000, d)
 
 async function alertsOf(app: TestApp, key: string) {
   return ((await app.call('GET', '/api/v1/deliverability/alerts', { key })).body.data as { kind: string }[])
@@ -38,28 +33,7 @@ async function alertsOf(app: TestApp, key: string) {
 }
 
 /** A client that sent a campaign (5 messages, 1,001 sends counted) and has a second one sending. */
-async function tenant(prefix: string) {
-  const a = await campaignTenant(
-    t,
-    [0, 1, 2, 3, 4].map((i) => `${prefix}${i}@x.example`),
-  )
-  earlier(a.clientId, { sent: 996 })
-  await a.call('POST', `/api/v1/campaigns/${a.campaign.id}/launch`, { confirm: true })
-  await worker.drain()
-  const second = await a.call('POST', '/api/v1/campaigns', {
-    name: 'Second',
-    list_id: a.list.id,
-    subject: 'S',
-    body_html: '<p>x</p>',
-  })
-  await a.call('POST', `/api/v1/campaigns/${second.id}/launch`, { confirm: true })
-  const msgs = t.ctx.sqlite
-    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-    .all(a.campaign.id)
-    .map(({ id }) => findMessage(t.ctx, id)!)
-  const secondStatus = async () => (await a.call('GET', `/api/v1/campaigns/${second.id}`)).status
-  return { ...a, msgs, secondStatus }
-}
+const tenant = (prefix: string) => sentAndSending(t, worker, prefix, clock.t)
 
 describe('the sending-health check, debounced per client', () => {
   test('a burst of complaints: checked at the first, the rest by the job after the interval, which pauses', async () => {

@@ -1,11 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { addToRollup } from '../../../src/db/rollups'
 import { registerJobs } from '../../../src/jobs'
 import { createSendWorker } from '../../../src/queue/worker'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../../src/services/deliverability/health-debounce'
-import { findMessage, recordComplaint } from '../../../src/services/messages/activity'
+import { recordComplaint } from '../../../src/services/messages/activity'
 import { createTestApp } from '../../helpers/app'
-import { campaignTenant } from '../../helpers/campaign'
+import { sentAndSending } from '../../helpers/campaign'
 import { allChannels, recordingProvider } from '../../helpers/sender'
 
 // The `deliverability.health` job fires every 5 s. A firing with nothing pending is skipped: no
@@ -39,29 +38,8 @@ async function alerts(key: string) {
 describe('deliverability.health skips idle firings', () => {
   test('first firing runs; idle ones write nothing; a pending check still runs after the interval', async () => {
     // A client that sent 1,001 messages, with a second campaign sending.
-    const a = await campaignTenant(
-      t,
-      [0, 1, 2, 3, 4].map((i) => `p${i}@x.example`),
-    )
-    addToRollup(
-      t.ctx.sqlite,
-      { clientId: a.clientId, channel: 'email', campaignId: null, journeyId: null, sequenceId: null },
-      clock.t - 60 * 60_000,
-      { sent: 996 },
-    )
-    await a.call('POST', `/api/v1/campaigns/${a.campaign.id}/launch`, { confirm: true })
-    await worker.drain()
-    const second = await a.call('POST', '/api/v1/campaigns', {
-      name: 'Second',
-      list_id: a.list.id,
-      subject: 'S',
-      body_html: '<p>x</p>',
-    })
-    await a.call('POST', `/api/v1/campaigns/${second.id}/launch`, { confirm: true })
-    const msgs = t.ctx.sqlite
-      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-      .all(a.campaign.id)
-      .map(({ id }) => findMessage(t.ctx, id)!)
+    const a = await sentAndSending(t, worker, 'p', clock.t)
+    const { msgs, second } = a
 
     // The process's first firing runs (the catch-up sweep) and is recorded.
     expect(await fire()).toBe(true)
