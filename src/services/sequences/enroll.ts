@@ -157,6 +157,19 @@ export function enrollInSequence(
 }
 
 /**
+ * Whether a chunked enrollment can go on (or be dropped): one read, so an idle executor pass, or
+ * one while the only job's sequence is paused, takes no write lock.
+ */
+export const sequenceEnrollmentsPending = (app: AppContext): boolean =>
+  app.db
+    .select({ id: sequenceEnrollJobs.id })
+    .from(sequenceEnrollJobs)
+    .leftJoin(sequences, eq(sequences.id, sequenceEnrollJobs.sequenceId))
+    .where(sql`${sequences.status} IS NULL OR ${sequences.status} <> 'paused'`)
+    .limit(1)
+    .get() !== undefined
+
+/**
  * One chunk of the oldest pending enrollment of an active sequence (the executor calls it in
  * its own transaction when no step is due): the next ENROLL_CHUNK_SEQS contacts by seq, those
  * of the audience entering. A job whose sequence is archived or gone is dropped; one of a paused

@@ -9,7 +9,7 @@ import { newId } from '../../lib/ids'
 import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
 import { iso } from '../../lib/time'
 import { createSuppressionCheck } from '../suppressions/manage'
-import { enrollNextSequenceChunk } from './enroll'
+import { enrollNextSequenceChunk, sequenceEnrollmentsPending } from './enroll'
 import { delayMs, type SequenceStep } from './steps'
 
 // The sequence executor (DESIGN.md §7 Sequence). Each active run's next step is due at its
@@ -154,6 +154,7 @@ export function createSequenceExecutor(app: AppContext) {
       if (pick === null) {
         // Nothing due: the next chunk of a large enrollment (./enroll.ts), so entering never
         // delays a due step, and the runs it enters are stepped before the chunk after.
+        if (!sequenceEnrollmentsPending(app)) break
         const n = inTransaction(app.sqlite, () => enrollNextSequenceChunk(app))
         if (n === null) break
         report.enrolled += n
