@@ -16,7 +16,16 @@ import {
   signIn,
   submitLogin,
 } from '../admin/portal-helpers'
-import { authorizeAs, authorizeQuery, basic, consentForm, form, overHttp, pkce } from './oauth-client'
+import {
+  authorizeAs,
+  authorizeQuery,
+  basic,
+  consentForm,
+  exchangeCode,
+  form,
+  overHttp,
+  pkce,
+} from './oauth-client'
 
 // The OAuth 2.1 authorization server end to end over real HTTP (DESIGN §5): discovery, the code
 // flow with PKCE through the portal's sign-in and consent page, tokens used on REST, refresh
@@ -56,12 +65,11 @@ async function codeFlow(scope = 'contacts:read contacts:write', workspace = work
     { clientId: publicClient, redirectUri: REDIRECT, scope, challenge },
     { workspace, scopes },
   )
-  const res = await form(base, '/oauth2/token', {
-    grant_type: 'authorization_code',
+  const res = await exchangeCode(base, {
     code: code!,
-    redirect_uri: REDIRECT,
-    code_verifier: verifier,
-    client_id: publicClient,
+    redirectUri: REDIRECT,
+    verifier,
+    clientId: publicClient,
   })
   expect(res.status).toBe(200)
   return res.body as { access_token: string; refresh_token: string; scope: string; expires_in: number }
@@ -173,12 +181,11 @@ describe('authorization code + PKCE', () => {
     expect(answer.status).toBe(303)
     const to = new URL(answer.location!)
     expect(to.searchParams.get('state')).toBe('h')
-    const tok = await form(base, '/oauth2/token', {
-      grant_type: 'authorization_code',
+    const tok = await exchangeCode(base, {
       code: to.searchParams.get('code')!,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: publicClient,
+      redirectUri: REDIRECT,
+      verifier,
+      clientId: publicClient,
     })
     expect(tok.body.scope).toBe('contacts:read')
   })
@@ -285,14 +292,7 @@ describe('authorization code + PKCE', () => {
       { workspace: workspaceA },
     )
     const exchange = (fields: Record<string, string>) =>
-      form(base, '/oauth2/token', {
-        grant_type: 'authorization_code',
-        code: code!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: publicClient,
-        ...fields,
-      })
+      exchangeCode(base, { code: code!, redirectUri: REDIRECT, verifier, clientId: publicClient }, fields)
     const wrongVerifier = await exchange({ code_verifier: pkce().verifier })
     expect(wrongVerifier.status).toBe(400)
     expect(wrongVerifier.body).toEqual({ error: 'invalid_grant', error_description: expect.any(String) })
@@ -443,12 +443,11 @@ describe('refresh follows the user', () => {
         { clientId: publicClient, redirectUri: REDIRECT, scope, challenge },
         { workspace: workspaceB },
       )
-      const res = await form(base, '/oauth2/token', {
-        grant_type: 'authorization_code',
+      const res = await exchangeCode(base, {
         code: code!,
-        redirect_uri: REDIRECT,
-        code_verifier: verifier,
-        client_id: publicClient,
+        redirectUri: REDIRECT,
+        verifier,
+        clientId: publicClient,
       })
       return res.body as { refresh_token: string; scope: string }
     }
@@ -658,12 +657,11 @@ describe('dynamic registration (RFC 7591)', () => {
       { clientId: reg.client_id, redirectUri: 'http://localhost:7777/cb', scope: 'contacts:read', challenge },
       { workspace: workspaceA },
     )
-    const tok = await form(base, '/oauth2/token', {
-      grant_type: 'authorization_code',
+    const tok = await exchangeCode(base, {
       code: code!,
-      redirect_uri: 'http://localhost:7777/cb',
-      code_verifier: verifier,
-      client_id: reg.client_id,
+      redirectUri: 'http://localhost:7777/cb',
+      verifier,
+      clientId: reg.client_id,
     })
     expect(tok.status).toBe(200)
   })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../../helpers/app'
 import { type Browser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
-import { authorizeAs, authorizeQuery, form, overHttp, pkce } from './oauth-client'
+import { authorizeAs, authorizeQuery, exchangeCode, overHttp, pkce } from './oauth-client'
 
 // Client ID Metadata Documents (DESIGN §5): an https client_id URL whose JSON names its
 // redirect_uris. Served here by a local server over http, which HERALD_WEBHOOK_ALLOW_PRIVATE=1
@@ -63,13 +63,7 @@ describe('Client ID Metadata Documents', () => {
       { workspace: t.defaultClientId },
     )
     expect(redirect.searchParams.get('iss')).toBe(base)
-    const tok = await form(base, '/oauth2/token', {
-      grant_type: 'authorization_code',
-      code: code!,
-      redirect_uri: REDIRECT,
-      code_verifier: verifier,
-      client_id: id,
-    })
+    const tok = await exchangeCode(base, { code: code!, redirectUri: REDIRECT, verifier, clientId: id })
     expect(tok.status).toBe(200)
     const claims = JSON.parse(
       Buffer.from((tok.body.access_token as string).split('.')[1]!, 'base64url').toString(),

@@ -59,6 +59,22 @@ export function consentForm(html: string) {
   return { action, workspaces, scopes, decisions, hasWorkspaceSelect }
 }
 
+/** The back channel of the code flow: the code and its PKCE verifier for tokens (`fields` override). */
+export function exchangeCode(
+  base: string,
+  o: { code: string; verifier: string; redirectUri: string; clientId: string },
+  fields: Record<string, string> = {},
+) {
+  return form(base, '/oauth2/token', {
+    grant_type: 'authorization_code',
+    code: o.code,
+    redirect_uri: o.redirectUri,
+    code_verifier: o.verifier,
+    client_id: o.clientId,
+    ...fields,
+  })
+}
+
 /** The query of a code-flow authorization request with an S256 PKCE challenge. */
 export function authorizeQuery(o: {
   clientId: string
