@@ -29,6 +29,30 @@ let owner: Browser
 let publicClient: oauth.Client
 let confidential: { client: oauth.Client; secret: string }
 
+/** The code grant for the public client, sent and read by the library. */
+const codeGrant = async (params: URLSearchParams, verifier: string) =>
+  oauth.processAuthorizationCodeResponse(
+    as,
+    publicClient,
+    await oauth.authorizationCodeGrantRequest(
+      as,
+      publicClient,
+      oauth.None(),
+      params,
+      REDIRECT,
+      verifier,
+      insecure,
+    ),
+  )
+
+/** The public client's refresh grant, sent and read by the library. */
+const refresh = async (token: string) =>
+  oauth.processRefreshTokenResponse(
+    as,
+    publicClient,
+    await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), token, insecure),
+  )
+
 async function apiWith(token: string, path: string) {
   return fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
 }
@@ -80,54 +104,21 @@ describe('oauth4webapi against Herald', () => {
       { workspace: t.defaultClientId },
     )
     const params = oauth.validateAuthResponse(as, publicClient, redirect, state)
-    const tokens = await oauth.processAuthorizationCodeResponse(
-      as,
-      publicClient,
-      await oauth.authorizationCodeGrantRequest(
-        as,
-        publicClient,
-        oauth.None(),
-        params,
-        REDIRECT,
-        verifier,
-        insecure,
-      ),
-    )
+    const tokens = await codeGrant(params, verifier)
     expect(tokens.token_type).toBe('bearer')
     expect(tokens.scope).toBe('contacts:read')
     expect(tokens.expires_in).toBe(3600)
     expect((await apiWith(tokens.access_token, '/api/v1/contacts')).status).toBe(200)
 
-    const refreshed = await oauth.processRefreshTokenResponse(
-      as,
-      publicClient,
-      await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), tokens.refresh_token!, insecure),
-    )
+    const refreshed = await refresh(tokens.refresh_token!)
     expect(refreshed.refresh_token).toBeString()
     expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
     // The used refresh token again: RFC 6749 §5.2 invalid_grant, read by the client library.
-    const reuse = oauth.processRefreshTokenResponse(
-      as,
-      publicClient,
-      await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), tokens.refresh_token!, insecure),
-    )
-    const err = await reuse.catch((e: unknown) => e)
+    const err = await refresh(tokens.refresh_token!).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(oauth.ResponseBodyError)
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_grant')
     // Reuse revoked the whole chain: the rotated refresh token is dead too.
-    const chain = await oauth
-      .processRefreshTokenResponse(
-        as,
-        publicClient,
-        await oauth.refreshTokenGrantRequest(
-          as,
-          publicClient,
-          oauth.None(),
-          refreshed.refresh_token!,
-          insecure,
-        ),
-      )
-      .catch((e: unknown) => e)
+    const chain = await refresh(refreshed.refresh_token!).catch((e: unknown) => e)
     expect((chain as oauth.ResponseBodyError).error).toBe('invalid_grant')
   })
 
@@ -146,21 +137,7 @@ describe('oauth4webapi against Herald', () => {
     )
     const params = oauth.validateAuthResponse(as, publicClient, redirect, 's')
     const wrong = oauth.generateRandomCodeVerifier()
-    const err = await oauth
-      .processAuthorizationCodeResponse(
-        as,
-        publicClient,
-        await oauth.authorizationCodeGrantRequest(
-          as,
-          publicClient,
-          oauth.None(),
-          params,
-          REDIRECT,
-          wrong,
-          insecure,
-        ),
-      )
-      .catch((e: unknown) => e)
+    const err = await codeGrant(params, wrong).catch((e: unknown) => e)
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_grant')
   })
 
