@@ -5,7 +5,6 @@ import { loadConfig } from '../config'
 import { createAppContext } from '../context'
 import { startCheckpointer } from '../db/checkpointer'
 import { DB_FILE } from '../db/data-dir'
-import { startInboundSmtp } from '../inbound/smtp-listener'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { createJourneyWorker } from '../queue/journey-worker'
@@ -39,7 +38,11 @@ export async function serve(flags: Flags): Promise<void> {
   const sender = startSending(ctx) // resumes campaigns a stop interrupted
   const journeyWorker = createJourneyWorker(ctx).start()
   const sequenceWorker = createSequenceWorker(ctx).start()
-  const inbound = config.inboundSmtpPort !== null ? await startInboundSmtp(ctx) : null
+  // smtp-server's code is loaded only when the listener is configured.
+  const inbound =
+    config.inboundSmtpPort !== null
+      ? await (await import('../inbound/smtp-listener')).startInboundSmtp(ctx)
+      : null
 
   const url = `http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${server.port}`
   const lines = [

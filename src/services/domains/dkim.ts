@@ -1,7 +1,6 @@
 import { createPrivateKey, type KeyObject } from 'node:crypto'
 import type { Readable } from 'node:stream'
 import { and, eq, inArray } from 'drizzle-orm'
-import DKIM from 'nodemailer/lib/dkim'
 import type { DkimSigning } from '../../channels/types'
 import type { AppContext } from '../../context'
 import { domains } from '../../db/schema'
@@ -80,6 +79,8 @@ export function dkimForSender(app: AppContext, clientId: string, fromEmail: stri
 
 /** Signs a complete RFC 5322 message; the DKIM-Signature header is prepended. */
 export async function signMessage(raw: string | Buffer, dkim: DkimSigning): Promise<Buffer> {
+  // Loaded when the first message is signed (SMTP with a verified domain), not at every start.
+  const { default: DKIM } = await import('nodemailer/lib/dkim')
   const signed: Readable = new DKIM({ ...dkim }).sign(raw)
   const chunks: Buffer[] = []
   for await (const chunk of signed) chunks.push(Buffer.from(chunk as Buffer))

@@ -1,4 +1,4 @@
-import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import type { AddressObject, ParsedMail } from 'mailparser'
 
 // Reading one inbound message with mailparser: who it was for, whether it is a report, whether
 // a machine wrote it. Report parts are kept as attachments (keepDeliveryStatus, ignoreEmbedded)
@@ -6,7 +6,13 @@ import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 
 export type { ParsedMail }
 
-export function parseMail(raw: Buffer | string): Promise<ParsedMail> {
+/**
+ * mailparser is loaded on the first inbound message, not at start: a server that receives no
+ * mail never holds its ~4 MB of code in the JS heap (issue 11: the heap's collection
+ * thresholds grow with what stays live).
+ */
+export async function parseMail(raw: Buffer | string): Promise<ParsedMail> {
+  const { simpleParser } = await import('mailparser')
   return simpleParser(raw, {
     keepDeliveryStatus: true,
     ignoreEmbedded: true,

@@ -1,5 +1,5 @@
-import { compile as compileHtmlToText } from 'html-to-text'
-import juice from 'juice'
+import type { compile as CompileHtmlToText } from 'html-to-text'
+import type Juice from 'juice'
 import type { Template } from 'liquidjs'
 import type { TemplateChannel } from '../../lib/enums'
 import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
@@ -9,19 +9,35 @@ import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
 // and is cached; a render is then one Liquid pass per part (plus html-to-text when the
 // template has no text body of its own).
 
-/** Liquid tags survive CSS inlining untouched (juice already protects `{{ … }}`). */
-juice.codeBlocks.LIQUID_TAG = { start: '\\{%', end: '%\\}' }
+// juice (with cheerio) and html-to-text are loaded on first use, not at start: a template
+// without a <style> block never needs juice, one with a text body never needs html-to-text, and
+// code that is loaded stays live in the JS heap, whose collection thresholds grow with what stays
+// live (issue 11, peak RSS). require() loads synchronously; compile and render stay synchronous.
+let juiceLoaded: typeof Juice | undefined
+function juice(): typeof Juice {
+  if (!juiceLoaded) {
+    const j = (require('juice') as { default: typeof Juice }).default
+    /** Liquid tags survive CSS inlining untouched (juice already protects `{{ … }}`). */
+    j.codeBlocks.LIQUID_TAG = { start: '\\{%', end: '%\\}' }
+    juiceLoaded = j
+  }
+  return juiceLoaded
+}
 
-const htmlToText = compileHtmlToText({
-  wordwrap: 78,
-  selectors: [
-    { selector: 'img', format: 'skip' },
-    { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
-    { selector: 'h1', options: { uppercase: false } },
-    { selector: 'h2', options: { uppercase: false } },
-    { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
-  ],
-})
+let htmlToTextLoaded: ((html: string) => string) | undefined
+function htmlToText(html: string): string {
+  htmlToTextLoaded ??= (require('html-to-text').compile as typeof CompileHtmlToText)({
+    wordwrap: 78,
+    selectors: [
+      { selector: 'img', format: 'skip' },
+      { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+      { selector: 'h1', options: { uppercase: false } },
+      { selector: 'h2', options: { uppercase: false } },
+      { selector: 'table', format: 'dataTable', options: { uppercaseHeaderCells: false } },
+    ],
+  })
+  return htmlToTextLoaded(html)
+}
 
 /** The variables of DESIGN.md §7. Unknown members are allowed (and printable). */
 export interface RenderVariables {
@@ -58,7 +74,7 @@ export interface RenderedMessage {
 export function inlineCss(html: string): string {
   if (!/<style[\s>]/i.test(html) && !/<link[\s>]/i.test(html)) return html
   try {
-    return juice(html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true })
+    return juice()(html, { preserveMediaQueries: true, preserveFontFaces: true, applyWidthAttributes: true })
   } catch {
     return html // unparseable CSS: send the HTML as written rather than fail the message
   }
