@@ -1,6 +1,6 @@
-import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { Json } from '../openapi-schemas'
 import { type ResourceCaller, readResource } from './resources'
+import { ProtocolError, ProtocolErrorCode } from './sdk'
 
 // Prompts (DESIGN §9): ready-made instructions a user can pick in their assistant. They name
 // the tools to use and keep the human in charge of anything that sends.

@@ -1,8 +1,8 @@
-import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from '@modelcontextprotocol/server'
 import type { Actor } from '../../services/actors/actor'
 import type { Json } from '../openapi-schemas'
 import type { Pipeline } from '../pipeline'
 import { type Outcome, runTool } from './call'
+import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from './sdk'
 import type { ToolCatalog } from './tools'
 
 // Resources (DESIGN §9): a campaign's stats and a template, read through the same operations

@@ -1,3 +1,9 @@
+import type { Actor } from '../../services/actors/actor'
+import { VERSION } from '../../version'
+import type { Pipeline } from '../pipeline'
+import { runTool } from './call'
+import { getPrompt, prompts } from './prompts'
+import { listResources, type ResourceCaller, readResource, resourceTemplates } from './resources'
 import {
   type AuthInfo,
   createMcpHandler,
@@ -8,13 +14,7 @@ import {
   Server,
   type ServerContext,
   WebStandardStreamableHTTPServerTransport,
-} from '@modelcontextprotocol/server'
-import type { Actor } from '../../services/actors/actor'
-import { VERSION } from '../../version'
-import type { Pipeline } from '../pipeline'
-import { runTool } from './call'
-import { getPrompt, prompts } from './prompts'
-import { listResources, type ResourceCaller, readResource, resourceTemplates } from './resources'
+} from './sdk'
 import type { ToolCatalog } from './tools'
 import { PROTOCOL_VERSIONS } from './versions'
 
