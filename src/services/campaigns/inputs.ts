@@ -1,6 +1,15 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
-import { IdRef, Name, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
+import {
+  IdRef,
+  Name,
+  Nullable,
+  OwningClient,
+  pageQueryMembers,
+  RecordId,
+  strict,
+  Text,
+} from '../verbs/schemas'
 
 // What the campaign verbs take: one schema per input, shared by every door (REST body and
 // query, MCP tool input, CLI flags). The services type their arguments from these.
@@ -23,13 +32,7 @@ export const campaignFields = {
 const CampaignFields = t.Object(campaignFields, strict)
 export type CampaignInput = Static<typeof CampaignFields>
 
-export const CreateCampaignInput = t.Object(
-  {
-    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
-    ...campaignFields,
-  },
-  strict,
-)
+export const CreateCampaignInput = t.Object({ client_id: OwningClient, ...campaignFields }, strict)
 
 export const UpdateCampaignInput = t.Object({ id: RecordId, ...t.Partial(CampaignFields).properties }, strict)
 

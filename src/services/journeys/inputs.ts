@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { ENROLLMENT_STATUSES, JOURNEY_STATUSES } from '../../lib/enums'
-import { IdRef, Name, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { IdRef, Name, OwningClient, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the journey verbs take, shared by every door. A node's members depend on its type, so
 // the schema fixes only the outer shape; ./graph.ts checks each node and names it in the 422.
@@ -24,13 +24,7 @@ const journeyFields = {
 const JourneyFields = t.Object(journeyFields, strict)
 export type JourneyInput = Static<typeof JourneyFields>
 
-export const CreateJourneyInput = t.Object(
-  {
-    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
-    ...journeyFields,
-  },
-  strict,
-)
+export const CreateJourneyInput = t.Object({ client_id: OwningClient, ...journeyFields }, strict)
 export const UpdateJourneyInput = t.Object({ id: RecordId, ...t.Partial(JourneyFields).properties }, strict)
 export type JourneyPatch = Omit<Static<typeof UpdateJourneyInput>, 'id'>
 

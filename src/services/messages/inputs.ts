@@ -1,7 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../lib/enums'
 import { CampaignChannel } from '../campaigns/inputs'
-import { IdRef, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
+import { IdRef, Nullable, OwningClient, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the message verbs take: one schema per input, shared by every door.
 
@@ -25,7 +25,7 @@ export const MessageRef = t.Object({ id: RecordId }, strict)
 
 export const SendMessageInput = t.Object(
   {
-    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
+    client_id: OwningClient,
     contact_id: IdRef,
     channel: t.Optional(CampaignChannel),
     template_id: t.Optional(Nullable(IdRef)),

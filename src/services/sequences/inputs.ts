@@ -1,6 +1,15 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, SEQUENCE_ENROLLMENT_STATUSES, SEQUENCE_STATUSES } from '../../lib/enums'
-import { IdRef, Name, Nullable, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
+import {
+  IdRef,
+  Name,
+  Nullable,
+  OwningClient,
+  pageQueryMembers,
+  RecordId,
+  strict,
+  Text,
+} from '../verbs/schemas'
 
 // What the sequence verbs take, shared by every door. The schema fixes each step's shape; the
 // checks that need the database or parsing (templates of this client, content that renders,
@@ -75,13 +84,7 @@ const sequenceFields = {
 const SequenceFields = t.Object(sequenceFields, strict)
 export type SequenceInput = Static<typeof SequenceFields>
 
-export const CreateSequenceInput = t.Object(
-  {
-    client_id: t.Optional(t.String({ description: 'Owning client; required with a platform-wide key' })),
-    ...sequenceFields,
-  },
-  strict,
-)
+export const CreateSequenceInput = t.Object({ client_id: OwningClient, ...sequenceFields }, strict)
 export const UpdateSequenceInput = t.Object({ id: RecordId, ...t.Partial(SequenceFields).properties }, strict)
 export type SequencePatch = Omit<Static<typeof UpdateSequenceInput>, 'id'>
 

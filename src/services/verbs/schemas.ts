@@ -44,6 +44,10 @@ export const ClientPageQuery = t.Object(
   { additionalProperties: false },
 )
 export const PageQuery = t.Object(pageQueryMembers, { additionalProperties: false })
+/** The client a create writes into, as a body member (ownerForCreate reads it). */
+export const OwningClient = t.Optional(
+  t.String({ description: 'Owning client; required with a platform-wide key' }),
+)
 /** Creates with a platform-wide key name the owning client here. */
 export const CreateQuery = t.Object({ client_id: t.Optional(t.String()) }, { additionalProperties: false })
 
