@@ -16,14 +16,20 @@ import { MCP_PATH } from './versions'
 // with the MCP resource's challenge, one rate-limit token); each tool call then runs the REST
 // pipeline from the scope check on (./call.ts).
 
-/** Browser-based clients (the MCP Inspector) call with a bearer credential, never cookies. */
+/**
+ * Browser-based clients (the MCP Inspector) call with a bearer credential, never cookies. A
+ * response names the origin and the headers a script may read; what a request may send (methods,
+ * headers, how long that holds) is answered to the preflight only, the one place it is read.
+ */
 const CORS: Record<string, string> = {
   'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
-  'access-control-allow-headers':
-    'authorization, x-api-key, content-type, accept, mcp-protocol-version, mcp-session-id, last-event-id, x-request-id',
   'access-control-expose-headers':
     'www-authenticate, mcp-protocol-version, mcp-session-id, x-request-id, retry-after',
+}
+const PREFLIGHT: Record<string, string> = {
+  'access-control-allow-methods': 'GET, POST, DELETE, OPTIONS',
+  'access-control-allow-headers':
+    'authorization, x-api-key, content-type, accept, mcp-protocol-version, mcp-method, mcp-name, mcp-session-id, last-event-id, x-request-id',
   'access-control-max-age': '86400',
 }
 
@@ -104,7 +110,7 @@ export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operatio
       withHeaders(new Response(card, { headers: { 'content-type': SERVER_CARD_TYPE } }), {}),
     )
   const preflight = (c: { request: Request }) =>
-    handled(log, c.request, () => withHeaders(new Response(null, { status: 204 }), {}))
+    handled(log, c.request, () => withHeaders(new Response(null, { status: 204 }), PREFLIGHT))
   for (const path of SERVER_CARD_PATHS) app.route('GET', path, serveCard, options)
   for (const path of [MCP_PATH, ...SERVER_CARD_PATHS]) app.route('OPTIONS', path, preflight, options)
 }

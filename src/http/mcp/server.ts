@@ -78,6 +78,8 @@ function plainModern(request: Request, body: unknown): boolean {
   return typeof method === 'string' && method !== 'initialize' && ENVELOPE_CLAIM in (params?._meta ?? {})
 }
 
+const decoder = new TextDecoder()
+
 const LIST_CACHE = { ttlMs: 300_000, cacheScope: 'private' } as const
 
 type Era = McpRequestContext['era']
@@ -229,7 +231,7 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
     let forward = request
     if (raw !== null) {
       try {
-        parsedBody = JSON.parse(new TextDecoder().decode(raw))
+        parsedBody = JSON.parse(decoder.decode(raw))
       } catch {
         forward = new Request(request.url, {
           method: 'POST',

@@ -474,6 +474,8 @@ describe('the /mcp/v1 endpoint over HTTP', () => {
     const preflight = await fetch(`${http.base}/mcp/v1`, { method: 'OPTIONS' })
     expect(preflight.status).toBe(204)
     expect(preflight.headers.get('access-control-allow-headers')).toContain('authorization')
+    // A 2026-07-28 browser client sends the standard Mcp-Method and Mcp-Name headers.
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('mcp-method, mcp-name')
   })
 })
 
