@@ -1,7 +1,7 @@
 import type { Config } from '../config'
 import { CAPTURE_CAPABILITIES, createCaptureProvider } from './capture'
 import { createSimulatorProvider, parseSimulatorRates, SIMULATOR_CAPABILITIES } from './simulator'
-import { createSmtpProvider, SMTP_CAPABILITIES } from './smtp'
+import { SMTP_CAPABILITIES } from './smtp-capabilities'
 import { createTwilioProvider, TWILIO_CAPABILITIES, twilioStatusCallback } from './twilio'
 import {
   CHANNELS,
@@ -80,7 +80,8 @@ export function createProvider(kind: string, config: Settings, feedback: Channel
       return createSimulatorProvider({ rates: parseSimulatorRates(config.simulatorRates), feedback })
     case 'smtp':
       if (!config.smtpUrl) throw new Error('HERALD_EMAIL_PROVIDER=smtp needs HERALD_SMTP_URL')
-      return createSmtpProvider({
+      // Loaded when configured: nodemailer's SMTP and MIME code stays out of the heap otherwise.
+      return (require('./smtp') as typeof import('./smtp')).createSmtpProvider({
         url: config.smtpUrl,
         pool: config.smtpPool,
         connectionTimeout: config.smtpConnectTimeoutMs,

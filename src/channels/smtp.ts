@@ -1,11 +1,11 @@
 import type { ConnectionOptions } from 'node:tls'
 import { dkimSign } from './dkim-signer'
 import { composeEmail } from './mime'
+import { SMTP_CAPABILITIES } from './smtp-capabilities'
 import { createSmtpPool } from './smtp-pool'
 import {
   type ChannelProvider,
   type Outgoing,
-  type ProviderCapabilities,
   ProviderError,
   type SendOptions,
   type SendResult,
@@ -39,12 +39,7 @@ export interface SmtpProviderOptions {
 }
 
 /** Real inboxes: a verified, DKIM-signed From; delivered means the relay said 250. */
-export const SMTP_CAPABILITIES: ProviderCapabilities = {
-  storesContent: false,
-  reportsDelivery: false,
-  needsVerifiedSender: true,
-  offThread: true,
-}
+export { SMTP_CAPABILITIES }
 
 /**
  * The pool settings, as nodemailer transport options: the provider's pool takes the same
