@@ -103,6 +103,11 @@ describe('sequences pages', () => {
     expect((await api('GET', `/api/v1/sequences/${id}/enrollments`))[0]).toMatchObject({ status: 'exited' })
     const list2 = await b.get('/admin/sequences?status=archived')
     expect(list2.text).toContain('Renamed')
+    expect((await b.get('/admin/sequences?status=draft')).text).not.toContain('Renamed')
+    // A status the list does not know lists everything (the address was typed, not a 422).
+    const unknown = await b.get('/admin/sequences?status=running')
+    expect(unknown.status).toBe(200)
+    expect(unknown.text).toContain('Renamed')
   })
 
   test('activating a sequence with no steps says why', async () => {

@@ -1,5 +1,5 @@
 import { ServiceError } from '../../../errors'
-import { CAMPAIGN_CHANNELS } from '../../../lib/enums'
+import { CAMPAIGN_CHANNELS, JOURNEY_STATUSES } from '../../../lib/enums'
 import { nodesEditable } from '../../../services/journeys/manage'
 import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
 import {
@@ -27,7 +27,7 @@ import { listWebhooksVerb } from '../../../services/webhooks/verbs'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { edgesOf, journeySvg } from './journey-graph'
-import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
 // Journeys (DESIGN §7): the list; a journey's page with its graph drawn as a flow (SVG, per-node
 // counts), activate / pause / archive, and each contact's path; a node editor (one form per
@@ -250,24 +250,12 @@ export const journeysSection = defineSection({
   title: 'Journeys',
   order: 38,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const status = queryValue(req, 'status')
-        const result = await invoke(listJourneysVerb, req.ctx, {
-          ...pageQuery(req),
-          ...(status && ['draft', 'active', 'paused', 'archived'].includes(status)
-            ? { status: status as 'draft' }
-            : {}),
-        })
-        return page('pages/journeys/index', 'Journeys', {
-          journeys: result.data,
-          status: status ?? '',
-          ...pageLinks(PATH, result.pagination, { status }),
-        })
-      },
-    },
+    indexRoute(PATH, listJourneysVerb, {
+      template: 'pages/journeys/index',
+      title: 'Journeys',
+      rows: 'journeys',
+      filter: { name: 'status', allowed: JOURNEY_STATUSES },
+    }),
     {
       method: 'GET',
       path: `${PATH}/new`,

@@ -33,7 +33,9 @@ export function pageLinks(
 
 /**
  * A section's index: GET `path` shows one page of `verb`'s rows (as `rows` in `view`) with the
- * count and the "older" link, and whatever else `more` gives the view.
+ * count and the "older" link, and whatever else `more` gives the view. A `filter` is read from
+ * the query and kept in the view and the link; the verb gets it only if `allowed` has it (an
+ * unknown value in the address lists everything rather than failing).
  */
 export function indexRoute<I extends TSchema, R, P>(
   path: string,
@@ -42,17 +44,26 @@ export function indexRoute<I extends TSchema, R, P>(
     template: string
     title: string
     rows: string
+    filter?: { name: string; allowed?: readonly string[] }
     more?: (req: PortalRequest) => Record<string, unknown>
   },
 ): PortalRoute {
+  const filter = view.filter
   return {
     method: 'GET',
     path,
     handler: async (req) => {
-      const result = await invoke(verb, req.ctx, pageQuery(req))
+      const value = filter ? queryValue(req, filter.name) : undefined
+      const applies = value !== undefined && (!filter?.allowed || filter.allowed.includes(value))
+      const result = await invoke(verb, req.ctx, {
+        ...pageQuery(req),
+        ...(filter && applies ? { [filter.name]: value } : {}),
+      })
+      const filters = filter ? { [filter.name]: value } : {}
       return page(view.template, view.title, {
         [view.rows]: result.data,
-        ...pageLinks(path, result.pagination),
+        ...(filter ? { [filter.name]: value ?? '' } : {}),
+        ...pageLinks(path, result.pagination, filters),
         ...view.more?.(req),
       })
     },

@@ -1,7 +1,7 @@
 import { getReplyVerb, listRepliesVerb } from '../../../services/replies/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { defineSection, page } from '../types'
-import { pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute } from './links'
 
 // Replies (DESIGN §9a): the inbox of replies received to sent messages, newest first, and a
 // reply's page with its text (stored as text; nothing of it is rendered as HTML).
@@ -13,22 +13,12 @@ export const repliesSection = defineSection({
   title: 'Replies',
   order: 50,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const campaignId = queryValue(req, 'campaign_id')
-        const result = await invoke(listRepliesVerb, req.ctx, {
-          ...pageQuery(req),
-          campaign_id: campaignId,
-        })
-        return page('pages/replies/index', 'Replies', {
-          replies: result.data,
-          campaign_id: campaignId ?? '',
-          ...pageLinks(PATH, result.pagination, { campaign_id: campaignId }),
-        })
-      },
-    },
+    indexRoute(PATH, listRepliesVerb, {
+      template: 'pages/replies/index',
+      title: 'Replies',
+      rows: 'replies',
+      filter: { name: 'campaign_id' },
+    }),
     {
       method: 'GET',
       path: `${PATH}/:id`,

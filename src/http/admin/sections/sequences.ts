@@ -1,4 +1,5 @@
 import { ServiceError } from '../../../errors'
+import { SEQUENCE_STATUSES } from '../../../lib/enums'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listSegmentsVerb } from '../../../services/segments/verbs'
 import { stepsEditable } from '../../../services/sequences/manage'
@@ -16,7 +17,7 @@ import {
 import { invoke } from '../../../services/verbs/invoke'
 import { fieldErrorsOf, list, refusalStatus, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, nextPageUrl, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
 // Sequences (DESIGN §7): the list; a sequence's page with its steps and per-step stats,
 // activate / pause / archive, enrollment from a list or segment, and each contact's run; one
@@ -185,24 +186,12 @@ export const sequencesSection = defineSection({
   title: 'Sequences',
   order: 39,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const status = queryValue(req, 'status')
-        const result = await invoke(listSequencesVerb, req.ctx, {
-          ...pageQuery(req),
-          ...(status && ['draft', 'active', 'paused', 'archived'].includes(status)
-            ? { status: status as 'draft' }
-            : {}),
-        })
-        return page('pages/sequences/index', 'Sequences', {
-          sequences: result.data,
-          status: status ?? '',
-          ...pageLinks(PATH, result.pagination, { status }),
-        })
-      },
-    },
+    indexRoute(PATH, listSequencesVerb, {
+      template: 'pages/sequences/index',
+      title: 'Sequences',
+      rows: 'sequences',
+      filter: { name: 'status', allowed: SEQUENCE_STATUSES },
+    }),
     {
       method: 'GET',
       path: `${PATH}/new`,
