@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { freePort } from './ports'
 
 // The compiled executable for end-to-end tests: HERALD_BINARY if given (CI passes dist/herald),
 // else built once per test file into a temp dir. Runs from a directory with nothing beside it.
@@ -44,12 +45,7 @@ export function useBinary(prefix: string): BinaryFixture {
   return { work, path: () => binary }
 }
 
-export function freePort(): number {
-  const s = Bun.serve({ port: 0, fetch: () => new Response('') })
-  const port = s.port!
-  s.stop(true)
-  return port
-}
+export { freePort }
 
 /** Starts `herald serve` on a free loopback port and waits until /api/v1/health answers. */
 export async function serveBinary(

@@ -16,6 +16,7 @@ import { invoke } from '../../src/services/verbs/invoke'
 import { startWebhookWorker } from '../../src/webhooks/worker'
 import { createTestApp, type TestApp } from './app'
 import { BROWSER_TEST_TIMEOUT_MS, closeBrowser, launchBrowser, newContext } from './chromium'
+import { freePort } from './ports'
 
 export * from './chromium'
 
@@ -47,17 +48,6 @@ export interface Portal {
   anonymous(): Promise<BrowserContext>
   /** The user behind `contextAs(role)`, once made. */
   userOf(role: PortalRole): PortalUser | undefined
-}
-
-// Bun.serve cannot be asked for a port before the app exists, and Herald's public URL (cookies'
-// Secure flag, links, any Origin check) must be the address the browser uses: so take a free port
-// from the kernel, release it, and listen on it. Another process grabbing it in between would
-// fail loudly in listen(), not silently.
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
 }
 
 /**

@@ -7,6 +7,7 @@ import { invoke } from '../../../src/services/verbs/invoke'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
 import { answerOf, connectMcp, SDKS } from '../../helpers/mcp'
+import { freePort } from '../../helpers/ports'
 import {
   type Browser,
   browser,
@@ -30,13 +31,6 @@ import {
 // The OAuth 2.1 authorization server end to end over real HTTP (DESIGN §5): discovery, the code
 // flow with PKCE through the portal's sign-in and consent page, tokens used on REST, refresh
 // rotation and reuse, client credentials, revocation, expiry on the injected clock, tenancy.
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 const clock = testClock()
 const port = freePort()

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../../helpers/app'
+import { freePort } from '../../helpers/ports'
 import { type Browser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
 import { authorizeAs, authorizeQuery, exchangeCode, overHttp, pkce } from './oauth-client'
 
@@ -19,12 +20,6 @@ const server = Bun.serve({
 })
 const docUrl = (name: string) => `http://127.0.0.1:${server.port}/${name}.json`
 
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
 const t = createTestApp({

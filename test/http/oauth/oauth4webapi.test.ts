@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import * as oauth from 'oauth4webapi'
 import { createTestApp, type TestApp } from '../../helpers/app'
+import { freePort } from '../../helpers/ports'
 import { type Browser, PORTAL_ENV, signIn } from '../admin/portal-helpers'
 import { authorizeAs, overHttp } from './oauth-client'
 
@@ -9,13 +10,6 @@ import { authorizeAs, overHttp } from './oauth-client'
 // `iss` check on the redirect, refresh rotation, client credentials with Basic auth, revocation and
 // RFC 6749 error bodies. oauth4webapi validates every response shape it is given, so a token
 // answer that drifts from the RFCs fails here even where our own tests would not notice.
-
-function freePort(): number {
-  const probe = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
 
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
