@@ -17,7 +17,7 @@ export function cursorPosition(
   if (cursor === undefined) return null
   const position = decodeCursor(secret, cursor, collection)
   if (position === null || (shape && !shape.test(position)))
-    throw invalidField('cursor', 'is not a cursor issued by this server')
+    throw invalidField('cursor', 'is not a cursor this server issued for this list')
   return position
 }
 
@@ -79,16 +79,57 @@ export function paginate<T extends SQLiteTable, R>(
       .where(where)
       .get()?.n ??
     0
+  return pageFrom(secret, rows, limit, {
+    collection,
+    position: (row) => (row as { id: string }).id,
+    present,
+    total,
+  })
+}
+
+interface PageShape<Row, R> {
+  /** Names the list in its cursors (a cursor of one list is refused by another). */
+  collection: string
+  /** Where the next page starts, after this row. */
+  position: (row: Row) => string
+  present: (row: Row) => R
+  total?: number
+}
+
+/**
+ * The page of a keyset read that asked for `limit + 1` rows in its order: the first `limit`
+ * presented, and a cursor at the last one's position when the extra row says there is more.
+ * Without `total` (a timeline that does not count) the pagination has none.
+ */
+export function pageFrom<Row, R>(
+  secret: Uint8Array,
+  rows: readonly Row[],
+  limit: number,
+  o: PageShape<Row, R> & { total: number },
+): Page<R>
+export function pageFrom<Row, R>(
+  secret: Uint8Array,
+  rows: readonly Row[],
+  limit: number,
+  o: PageShape<Row, R>,
+): { data: R[]; pagination: Omit<Pagination, 'total'> }
+export function pageFrom<Row, R>(
+  secret: Uint8Array,
+  rows: readonly Row[],
+  limit: number,
+  o: PageShape<Row, R>,
+) {
   const hasMore = rows.length > limit
   const pageRows = hasMore ? rows.slice(0, limit) : rows
-  const last = pageRows.at(-1) as { id: string } | undefined
+  const last = pageRows.at(-1)
   return {
-    data: pageRows.map(present),
+    data: pageRows.map(o.present),
     pagination: {
-      total,
+      ...(o.total === undefined ? {} : { total: o.total }),
       limit,
       has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(secret, last.id, collection) : null,
+      next_cursor:
+        hasMore && last !== undefined ? encodeCursor(secret, o.position(last), o.collection) : null,
     },
   }
 }
