@@ -41,6 +41,7 @@ describe('a cursor from another list → 422 on cursor', () => {
       status: 422,
       code: 'VALIDATION_FAILED',
       field: 'cursor',
+      message: 'is not a cursor this server issued for this list',
     },
     {
       name: 'campaigns → contacts',
