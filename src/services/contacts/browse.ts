@@ -1,9 +1,8 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorPosition, DEFAULT_LIMIT } from '../../db/paginate'
+import { cursorPosition, DEFAULT_LIMIT, pageFrom } from '../../db/paginate'
 import { contacts, events } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
-import { encodeCursor } from '../../lib/cursor'
 import { iso } from '../../lib/time'
 import { FILTERED_COUNT_CAP, findListRow, membersPage } from '../lists/manage'
 import type { BrowseContactsInput, ContactActivityInput } from './inputs'
@@ -58,11 +57,10 @@ export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
     .orderBy(desc(events.occurredAt), desc(events.seq))
     .limit(limit + 1)
     .all()
-  const hasMore = rows.length > limit
-  const pageRows = hasMore ? rows.slice(0, limit) : rows
-  const last = pageRows.at(-1)
-  return {
-    data: pageRows.map((e) => ({
+  return pageFrom(ctx.secretKey, rows, limit, {
+    collection: 'contact_activity',
+    position: (e) => `${e.occurredAt}:${e.seq}`,
+    present: (e) => ({
       id: e.id,
       type: e.type,
       occurred_at: iso(e.occurredAt),
@@ -71,14 +69,6 @@ export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
       journey_id: e.journeyId,
       sequence_id: e.sequenceId,
       data: e.data,
-    })),
-    pagination: {
-      limit,
-      has_more: hasMore,
-      next_cursor:
-        hasMore && last
-          ? encodeCursor(ctx.secretKey, `${last.occurredAt}:${last.seq}`, 'contact_activity')
-          : null,
-    },
-  }
+    }),
+  })
 }

@@ -1,8 +1,7 @@
 import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorSeq } from '../../db/paginate'
-import { type EnrollmentRow, journeyEnrollments, journeyRuns } from '../../db/schema'
-import { encodeCursor } from '../../lib/cursor'
+import { cursorSeq, pageFrom } from '../../db/paginate'
+import { journeyEnrollments, journeyRuns } from '../../db/schema'
 import { idFilter } from '../id-filter'
 import type { ListEnrollmentsQuery } from './inputs'
 import { findJourneyRow } from './manage'
@@ -29,19 +28,12 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
     .limit(limit + 1)
     .all()
   const total = ctx.db.select({ n: count() }).from(journeyEnrollments).where(filter).get()?.n ?? 0
-  const hasMore = rows.length > limit
-  const pageRows = hasMore ? rows.slice(0, limit) : rows
-  const last = pageRows.at(-1)?.e as EnrollmentRow | undefined
-  return {
-    data: pageRows.map((r) => presentEnrollment(r.e, r.next)),
-    pagination: {
-      total,
-      limit,
-      has_more: hasMore,
-      next_cursor:
-        hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq), 'journey_enrollments') : null,
-    },
-  }
+  return pageFrom(ctx.secretKey, rows, limit, {
+    collection: 'journey_enrollments',
+    position: (r) => String(r.e.seq),
+    present: (r) => presentEnrollment(r.e, r.next),
+    total,
+  })
 }
 
 export function journeyStats(ctx: Ctx, id: string) {

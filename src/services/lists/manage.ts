@@ -1,10 +1,9 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorPosition, DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom, paginate } from '../../db/paginate'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { notFound } from '../../errors'
-import { encodeCursor } from '../../lib/cursor'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { presentContact } from '../contacts/present'
@@ -110,18 +109,12 @@ export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?:
       : (ctx.db.all<{ n: number }>(
           sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
         )[0]?.n ?? 0)
-  const hasMore = rows.length > limit
-  const pageRows = hasMore ? rows.slice(0, limit) : rows
-  const last = pageRows.at(-1)
-  return {
-    data: pageRows.map((r) => presentContact(r.contact)),
-    pagination: {
-      total,
-      limit,
-      has_more: hasMore,
-      next_cursor: hasMore && last ? encodeCursor(ctx.secretKey, last.contact.id, 'list_members') : null,
-    },
-  }
+  return pageFrom(ctx.secretKey, rows, limit, {
+    collection: 'list_members',
+    position: (r) => r.contact.id,
+    present: (r) => presentContact(r.contact),
+    total,
+  })
 }
 
 export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {

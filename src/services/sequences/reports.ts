@@ -1,11 +1,10 @@
 import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { cursorSeq } from '../../db/paginate'
+import { cursorSeq, pageFrom } from '../../db/paginate'
 import { type SequenceRow, sequenceEnrollments } from '../../db/schema'
 import { sequenceQueue } from '../../db/sequence-queue'
 import { invalidState, notFound } from '../../errors'
-import { encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
 import { idFilter } from '../id-filter'
 import type { ListSequenceEnrollmentsQuery } from './inputs'
@@ -58,19 +57,12 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
     .limit(limit + 1)
     .all()
   const total = ctx.db.select({ n: count() }).from(sequenceEnrollments).where(filter).get()?.n ?? 0
-  const hasMore = rows.length > limit
-  const pageRows = hasMore ? rows.slice(0, limit) : rows
-  const last = pageRows.at(-1)
-  return {
-    data: pageRows.map(presentSequenceEnrollment),
-    pagination: {
-      total,
-      limit,
-      has_more: hasMore,
-      next_cursor:
-        hasMore && last ? encodeCursor(ctx.secretKey, String(last.seq), 'sequence_enrollments') : null,
-    },
-  }
+  return pageFrom(ctx.secretKey, rows, limit, {
+    collection: 'sequence_enrollments',
+    position: (r) => String(r.seq),
+    present: presentSequenceEnrollment,
+    total,
+  })
 }
 
 /** Stops one contact's active run (stop_reason manual) and cancels its queued messages. */
