@@ -47,6 +47,20 @@ const refresh = async (token: string) =>
     await oauth.refreshTokenGrantRequest(as, publicClient, oauth.None(), token, insecure),
   )
 
+/** The confidential client's client-credentials grant for `scope`, with `secret` in Basic auth. */
+const clientCredentials = async (scope: string, secret = confidential.secret) =>
+  oauth.processClientCredentialsResponse(
+    as,
+    confidential.client,
+    await oauth.clientCredentialsGrantRequest(
+      as,
+      confidential.client,
+      oauth.ClientSecretBasic(secret),
+      new URLSearchParams({ scope }),
+      insecure,
+    ),
+  )
+
 async function apiWith(token: string, path: string) {
   return fetch(base + path, { headers: { authorization: `Bearer ${token}` } })
 }
@@ -137,17 +151,7 @@ describe('oauth4webapi against Herald', () => {
 
   test('client credentials with client_secret_basic, then RFC 7009 revocation ends the token', async () => {
     const { client, secret } = confidential
-    const tokens = await oauth.processClientCredentialsResponse(
-      as,
-      client,
-      await oauth.clientCredentialsGrantRequest(
-        as,
-        client,
-        oauth.ClientSecretBasic(secret),
-        new URLSearchParams({ scope: 'contacts:read' }),
-        insecure,
-      ),
-    )
+    const tokens = await clientCredentials('contacts:read')
     expect(tokens.refresh_token).toBeUndefined()
     expect((await apiWith(tokens.access_token, '/api/v1/contacts')).status).toBe(200)
 
@@ -163,36 +167,12 @@ describe('oauth4webapi against Herald', () => {
     expect((await apiWith(tokens.access_token, '/api/v1/contacts')).status).toBe(401)
 
     // A scope client credentials may not have: invalid_scope.
-    const err = await oauth
-      .processClientCredentialsResponse(
-        as,
-        client,
-        await oauth.clientCredentialsGrantRequest(
-          as,
-          client,
-          oauth.ClientSecretBasic(secret),
-          new URLSearchParams({ scope: 'contacts:write' }),
-          insecure,
-        ),
-      )
-      .catch((e: unknown) => e)
+    const err = await clientCredentials('contacts:write').catch((e: unknown) => e)
     expect((err as oauth.ResponseBodyError).error).toBe('invalid_scope')
   })
 
   test('a wrong client secret is a 401 Basic challenge with invalid_client in the body (RFC 6749 §5.2)', async () => {
-    const err = await oauth
-      .processClientCredentialsResponse(
-        as,
-        confidential.client,
-        await oauth.clientCredentialsGrantRequest(
-          as,
-          confidential.client,
-          oauth.ClientSecretBasic('not-the-secret'),
-          new URLSearchParams({ scope: 'contacts:read' }),
-          insecure,
-        ),
-      )
-      .catch((e: unknown) => e)
+    const err = await clientCredentials('contacts:read', 'not-the-secret').catch((e: unknown) => e)
     // The client authenticated with a header, so the answer is a 401 challenge for its scheme.
     expect(err).toBeInstanceOf(oauth.WWWAuthenticateChallengeError)
     const challenge = err as oauth.WWWAuthenticateChallengeError
