@@ -49,8 +49,35 @@ export function rewriteLinks(html: string, wrap: (url: string) => string | null)
   })
 }
 
+const BODY_END = /<\/body\s*>/i
+const HREF_OR_BODY_END = new RegExp(`${HREF.source}|${BODY_END.source}`, 'gi')
+
+/**
+ * rewriteLinks then appendToBody in one pass over the HTML: the send path composes every
+ * recipient's copy with it, and the two steps made two more copies of the whole document per
+ * message (the rewritten one, then the pixel's concatenation, flattened again when stored),
+ * garbage that a long send's peak memory is made of (issue 11). Same result as the two steps,
+ * except that a </body> written inside a link's address is part of the link, not the end of the
+ * body (the two steps put the pixel inside such an untracked address).
+ */
+export function trackLinks(html: string, wrap: (url: string) => string | null, tag: string): string {
+  let placed = false
+  const out = html.replace(HREF_OR_BODY_END, (whole, start?: string, _quote?: string, raw?: string) => {
+    if (start === undefined || raw === undefined) {
+      if (placed) return whole
+      placed = true
+      return tag + whole
+    }
+    const url = decodeEntities(raw)
+    if (!isRedirectable(url)) return whole
+    const replaced = wrap(url)
+    return replaced === null ? whole : `${start}"${escapeAttr(replaced)}"`
+  })
+  return placed ? out : out + tag
+}
+
 /** Puts `tag` just before </body>, or at the end when the document has none. */
 export function appendToBody(html: string, tag: string): string {
-  const i = html.search(/<\/body\s*>/i)
+  const i = html.search(BODY_END)
   return i === -1 ? html + tag : html.slice(0, i) + tag + html.slice(i)
 }

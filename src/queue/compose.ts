@@ -1,7 +1,7 @@
 import type { Outgoing } from '../channels/types'
 import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
-import { appendToBody, rewriteLinks } from '../lib/html-links'
+import { trackLinks } from '../lib/html-links'
 import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
 import { type RenderedMessage, renderCompiled } from '../services/templates/render'
 import { contactVariables } from '../services/templates/variables'
@@ -72,8 +72,11 @@ export function composeMessage(
   let html = rendered.body_html
   if (html !== null) {
     const own = `${base}/`
-    html = rewriteLinks(html, (url) => (url.startsWith(own) ? null : link('click', url)))
-    html = appendToBody(html, `<img src="${link('open')}" width="1" height="1" alt="" style="display:none">`)
+    html = trackLinks(
+      html,
+      (url) => (url.startsWith(own) ? null : link('click', url)),
+      `<img src="${link('open')}" width="1" height="1" alt="" style="display:none">`,
+    )
   }
   const inbound = settings.inboundDomain
   const verp = (purpose: string) =>

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { appendToBody, isRedirectable, rewriteLinks } from '../../src/lib/html-links'
+import fc from 'fast-check'
+import { appendToBody, isRedirectable, rewriteLinks, trackLinks } from '../../src/lib/html-links'
 
 describe('rewriteLinks', () => {
   const wrap = (u: string) => `https://t.example/c?u=${encodeURIComponent(u)}`
@@ -44,5 +45,44 @@ describe('isRedirectable and appendToBody', () => {
   test('the pixel goes before </body>, or at the end without one', () => {
     expect(appendToBody('<html><body>x</BODY></html>', '<img>')).toBe('<html><body>x<img></BODY></html>')
     expect(appendToBody('<p>x</p>', '<img>')).toBe('<p>x</p><img>')
+  })
+})
+
+describe('trackLinks (rewriteLinks and appendToBody in one pass)', () => {
+  const wrap = (u: string) =>
+    u.includes('own.example') ? null : `https://t.example/c/${encodeURIComponent(u)}`
+  const pixel = '<img src="https://t.example/o/1">'
+
+  test('the same document as the two steps, whatever the fragments', () => {
+    const fragment = fc.constantFrom(
+      '<a href="https://a.example/x?y=1&amp;z=2">A</a>',
+      "<area href='http://b.example/'>",
+      '<a href="mailto:m@x.y">m</a>',
+      '<a href="https://own.example/u/1">u</a>',
+      '<a href="https://a.example/?ref=spring\nsale">A</a>',
+      '<A HREF="https://c.example/">C</A>',
+      '</body>',
+      '</BODY >',
+      '<body>',
+      '<p>text — with “quotes”</p>',
+      '<a title="x">no href</a>',
+    )
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 12 }), (parts) => {
+        const html = parts.join('')
+        expect(trackLinks(html, wrap, pixel)).toBe(appendToBody(rewriteLinks(html, wrap), pixel))
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  test('the pixel goes before the first </body> only, or at the end without one', () => {
+    expect(trackLinks('<body>x</body></body>', wrap, pixel)).toBe(`<body>x${pixel}</body></body>`)
+    expect(trackLinks('<p>x</p>', wrap, pixel)).toBe(`<p>x</p>${pixel}`)
+  })
+
+  test('a </body> inside an untracked link address is part of the link, not the end of the body', () => {
+    const html = '<a href="https://a.example/</body>\nx">A</a><p>end</p>'
+    expect(trackLinks(html, wrap, pixel)).toBe(`${html}${pixel}`)
   })
 })
