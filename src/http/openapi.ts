@@ -64,6 +64,7 @@ function queryParameters(o: Operation, registry: SchemaRegistry): Json[] {
         name: 'client_id',
         in: 'query',
         required: false,
+        allowEmptyValue: true,
         description:
           'The same as the body member client_id (either place; when both are given they must agree).',
         schema: { type: 'string', pattern: ID_PATTERN },
@@ -78,6 +79,9 @@ function queryParameters(o: Operation, registry: SchemaRegistry): Json[] {
     if (name.endsWith('_id') && schema.type === 'string' && !schema.pattern && !schema.format)
       schema.pattern = ID_PATTERN
     const parameter: Json = { name, in: 'query', required: required.has(name), schema }
+    // An empty value of an optional parameter is the same as leaving it out (coerceQuery): the
+    // schema is checked only against a value that is there.
+    if (!required.has(name)) parameter.allowEmptyValue = true
     if (name === 'client_id') parameter.description = clientIdDescription(o)
     return parameter
   })
@@ -201,6 +205,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], publicUrl
         'Self-hosted marketing and sales engagement. Authenticate with an API key (`Authorization: Bearer hrld_…` or `X-Api-Key`). ' +
         `Scopes: ${SCOPES.join(', ')}; admin:* grants all. ` +
         'Every response carries X-Request-Id; errors answer `{"error": {code, message, request_id, details?}}`. ' +
+        'An optional query parameter sent empty (`?limit=20&cursor=`) is the same as leaving it out. ' +
         'A known path called with a method it does not serve answers 405 METHOD_NOT_ALLOWED with an Allow header.',
       license: LICENSE,
     },

@@ -143,8 +143,9 @@ function verbInput(
   }
   // client_id is a query parameter everywhere else (the spec's convention): where an operation
   // reads it from the body (search, API keys, OAuth clients, agent registration), ?client_id= means
-  // the same instead of being dropped (a search over every client, or a platform-wide key).
-  if (takesClientIdFromBody(o) && rawQuery.client_id !== undefined) {
+  // the same instead of being dropped (a search over every client, or a platform-wide key). An
+  // empty value is an absent one, as everywhere in a query string (coerceQuery).
+  if (takesClientIdFromBody(o) && rawQuery.client_id !== undefined && rawQuery.client_id !== '') {
     if (input.client_id !== undefined && input.client_id !== rawQuery.client_id)
       errors.push({ field: 'client_id', message: 'differs between the query string and the body' })
     else input.client_id = rawQuery.client_id

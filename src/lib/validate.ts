@@ -227,11 +227,17 @@ export function validate(schema: TSchema, value: unknown, root: string): FieldEr
 /**
  * Query strings arrive as text: convert numbers and booleans the schema asks for. Only exact
  * spellings convert ("2.5" stays text for an integer, so it fails validation instead of truncating).
+ * An empty value is an absent one: clients build `?limit=20&cursor=` for a first page and send
+ * `search=` from an empty search box, so `name=` means "not given" (an optional member takes its
+ * default, a required one is reported missing). REST and the CLI's local check both come here.
  */
 export function coerceQuery(schema: TSchema, query: Record<string, string>): Record<string, unknown> {
   const properties = (schema.properties ?? {}) as Record<string, TSchema>
-  const out: Record<string, unknown> = { ...query }
+  const out: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(query)) {
+    // A name the schema does not know stays, so an unknown parameter is still refused.
+    if (value === '' && name in properties) continue
+    out[name] = value
     const type = properties[name]?.type
     if ((type === 'integer' && /^-?\d+$/.test(value)) || (type === 'number' && /^-?\d+(\.\d+)?$/.test(value)))
       out[name] = Number(value)

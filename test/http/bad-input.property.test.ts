@@ -284,16 +284,20 @@ function requests(o: Operation): fc.Arbitrary<Request> | null {
     const props = querySchema.properties as Record<string, TSchema>
     for (const [defect, arb] of defectsOf(props, []))
       add(
-        fc.tuple(body, query, arb).map(([b, q, [name, v]]) => {
-          // A query string is text: only defects that stay defects as text.
-          const text = typeof v === 'string' ? v : JSON.stringify(v)
-          return base(`query ${defect}`, b, { ...q, [name]: text })
-        }),
+        fc
+          .tuple(body, query, arb)
+          // An empty value is the parameter left out (coerceQuery), not a defect.
+          .filter(([, , [, v]]) => v !== '')
+          .map(([b, q, [name, v]]) => {
+            // A query string is text: only defects that stay defects as text.
+            const text = typeof v === 'string' ? v : JSON.stringify(v)
+            return base(`query ${defect}`, b, { ...q, [name]: text })
+          }),
         3,
       )
     add(
       fc
-        .tuple(body, query, fc.constantFrom('0', '-1', '201', '1.5', 'abc', ''))
+        .tuple(body, query, fc.constantFrom('0', '-1', '201', '1.5', 'abc'))
         .map(([b, q, v]) => base(`query limit=${v}`, b, { ...q, limit: v })),
     )
   }
