@@ -211,8 +211,10 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
         ...(parsedBody === undefined ? {} : { parsedBody }),
       })
     } finally {
-      // Closing the transport closes the server's side too (and returns it to the pool).
-      void transport.close().catch(() => {})
+      // Closing the transport closes the server's side too (and returns it to the pool). The
+      // answer is whole by now (JSON, never a stream), so the close (the SDK builds an error with a
+      // stack trace on every close) runs after the answer is handed to the socket, not before.
+      setImmediate(() => void transport.close().catch(() => {}))
     }
   }
 
