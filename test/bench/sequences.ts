@@ -6,6 +6,7 @@
 // Then a second sequence enrolls the same N from a segment (every contact) in one call: its
 // answer time, the process's RSS (and peak, VmHWM) around it, and how long a writer on another
 // connection (test/bench/write-probe-worker.ts, a row every 5 ms) waited meanwhile.
+// A third times the chunked call's parts: the count (prepare) and its write transaction.
 // --enroll-only stops after the enrollments (for N = 100,000, where the send phases are long).
 //   flock /tmp/herald-bench.lock bun run test/bench/sequences.ts [--contacts 5000] [--enroll-only]
 import { readFileSync } from 'node:fs'
@@ -16,6 +17,7 @@ import { createSequenceWorker } from '../../src/queue/sequence-worker'
 import { createSendWorker } from '../../src/queue/worker'
 import { systemActor } from '../../src/services/actors/actor'
 import { enrollInSequence } from '../../src/services/sequences/enroll'
+import { enrollSequenceVerb } from '../../src/services/sequences/verbs'
 import { createTestApp } from '../helpers/app'
 import { testClock } from '../helpers/journey'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -115,7 +117,7 @@ const bench = withActor(t.ctx, systemActor('bench'), 'bench')
 const oneTx = await probed(() =>
   timed(async () =>
     inTransaction(t.ctx.sqlite, () =>
-      enrollInSequence(bench, oneTxId, { segment_id: everyone.id }, Number.POSITIVE_INFINITY),
+      enrollInSequence(bench, oneTxId, { segment_id: everyone.id }, null, Number.POSITIVE_INFINITY),
     ),
   ),
 )
@@ -137,6 +139,17 @@ const chunked = await probed(() =>
 if (entered(chunkedId) !== N) throw new Error(`chunks entered ${entered(chunkedId)} of ${N}`)
 await call('POST', `/api/v1/sequences/${chunkedId}/archive`)
 
+// The chunked call's parts, through the verb as invoke runs it: the audience count (prepare,
+// before the write transaction) and the IMMEDIATE transaction itself (the write lock held).
+const splitId = await segmentSequence('Split')
+const splitInput = { id: splitId, segment_id: everyone.id }
+const counting = await timed(() => enrollSequenceVerb.prepare!(bench, splitInput, {}))
+const writing = await timed(async () =>
+  inTransaction(t.ctx.sqlite, () => enrollSequenceVerb.run(bench, splitInput, counting.r, {})),
+)
+if (writing.r.enrolled !== N) throw new Error(`split enrolled ${writing.r.enrolled} of ${N}`)
+await call('POST', `/api/v1/sequences/${splitId}/archive`)
+
 const enroll = await timed(() => call('POST', `/api/v1/sequences/${seq.id}/enroll`, { list_id: list.id }))
 if (enroll.r.enrolled !== N) throw new Error(`enrolled ${enroll.r.enrolled} of ${N}`)
 const load0 = (await Bun.file('/proc/loadavg').text()).split(' ').slice(0, 3).join(' ')
@@ -151,9 +164,11 @@ const enrollTable = [
   `| chunks (now) | ${ms(answerMs)} | ${ms(chunked.r.ms)} | ${writerOf(chunked)} | ${rssOf(chunked)} |`,
 ]
 const enrollHeader = `| enroll ${N} from a segment | answer | all entered | another connection's writes meanwhile | RSS |\n|---|---|---|---|---|`
+const splitLine = `chunked call: audience counted before the write transaction in ${ms(counting.ms)}; write transaction (lock held) ${writing.ms.toFixed(1)} ms`
 if (values['enroll-only']) {
   console.log(`sequences bench (enroll only): ${N} contacts, load ${load0}`)
   console.log(`${enrollHeader}\n${enrollTable.join('\n')}`)
+  console.log(splitLine)
   console.log(
     `writer stall max, chunks / one transaction: ${(chunked.writer.max / oneTx.writer.max).toFixed(2)}`,
   )
@@ -185,6 +200,7 @@ console.log(
 )
 console.log(`threaded send rate / first send rate: ${(send1.ms / send2.ms).toFixed(2)}`)
 console.log(`\nenrollments (load ${load0}):\n${enrollHeader}\n${enrollTable.join('\n')}`)
+console.log(splitLine)
 console.log(
   `writer stall max, chunks / one transaction: ${(chunked.writer.max / oneTx.writer.max).toFixed(2)}`,
 )

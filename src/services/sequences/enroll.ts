@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, max, or, type SQL, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { contacts, lists, type SequenceAudience, sequenceEnrollJobs, sequences } from '../../db/schema'
-import { invalidField } from '../../errors'
+import { invalidField, ServiceError } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { assertContactsOfClient } from '../lists/members'
@@ -76,13 +76,8 @@ function insertRuns(
   return r.changes
 }
 
-export function enrollInSequence(
-  ctx: Ctx,
-  id: string,
-  input: EnrollSequenceBody,
-  /** test/bench/sequences.ts passes Infinity to measure the one-transaction way against chunks. */
-  syncLimit = SYNC_ENROLL_LIMIT,
-) {
+/** The sequence and the audience an enroll call names, every reference checked (409, 422). */
+function resolveEnrollment(ctx: Ctx, id: string, input: EnrollSequenceBody, now: number) {
   const sequence = findSequenceRow(ctx, id)
   assertSequenceState(sequence, 'enroll')
   if (!input.contact_ids?.length && input.segment_id === undefined && input.list_id === undefined)
@@ -90,7 +85,6 @@ export function enrollInSequence(
   const clientId = sequence.clientId
   const ids = [...new Set((input.contact_ids ?? []).map((c) => parseId(c) ?? c))]
   assertContactsOfClient(ctx.db, clientId, ids, 'contact_ids')
-  const now = ctx.clock.now()
   const audience: SequenceAudience = { contact_ids: ids, segment: null, list_id: null }
   if (input.segment_id !== undefined) {
     const segmentId = parseId(input.segment_id)
@@ -116,16 +110,62 @@ export function enrollInSequence(
     if (!list) throw invalidField('list_id', 'no such list in this client')
     audience.list_id = list.id
   }
-  const where = audienceWhere(ctx, clientId, audience, now)
-  const counted = ctx.db
-    .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(sequence.id)}), 0)` })
+  return { sequence, audience, where: audienceWhere(ctx, clientId, audience, now) }
+}
+
+/** How many contacts an enroll call names, and how many of them would enter. */
+export interface AudienceCount {
+  candidates: number
+  entering: number
+}
+
+const countAudience = (ctx: Ctx, sequenceId: string, where: SQL): AudienceCount =>
+  ctx.db
+    .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(sequenceId)}), 0)` })
     .from(contacts)
     .where(where)
     .get()!
+
+/**
+ * The enroll verb's `prepare`: the audience counted before the write transaction opens. The
+ * count reads the whole audience (~126 ms for 100,000 contacts) and, inside the transaction,
+ * held the write lock that long. Nothing in the transaction must be exact by it: it chooses the
+ * call's way (in the call, or chunks) and is the answer's figures where runs enter afterwards;
+ * runs entering in the call are counted as they are inserted. A call that will be refused (or
+ * might be: the sequence or a reference may change before the transaction) is counted there
+ * instead (null here), so the refusal comes from the transaction, in its order.
+ */
+export function countEnrollment(ctx: Ctx, id: string, input: EnrollSequenceBody): AudienceCount | null {
+  try {
+    const { sequence, where } = resolveEnrollment(ctx, id, input, ctx.clock.now())
+    return countAudience(ctx, sequence.id, where)
+  } catch (err) {
+    if (err instanceof ServiceError) return null
+    throw err
+  }
+}
+
+export function enrollInSequence(
+  ctx: Ctx,
+  id: string,
+  input: EnrollSequenceBody,
+  /** countEnrollment's answer before the transaction; null = count here. */
+  counted: AudienceCount | null = null,
+  /** test/bench/sequences.ts passes Infinity to measure the one-transaction way against chunks. */
+  syncLimit = SYNC_ENROLL_LIMIT,
+) {
+  const now = ctx.clock.now()
+  // State and references are checked again here: they decide, and only the transaction sees
+  // them as they are when runs are written.
+  const { sequence, audience, where } = resolveEnrollment(ctx, id, input, now)
+  const clientId = sequence.clientId
+  const { candidates, entering } = counted ?? countAudience(ctx, sequence.id, where)
   const steps = sequence.steps as unknown as SequenceStep[]
   const firstDue = now + (delayMs(steps[0]?.delay) ?? 0)
   let enrolled: number
-  if (counted.entering <= syncLimit) enrolled = insertRuns(ctx.db, sequence, where, firstDue, now)
+  // A count a few milliseconds old may be off by what changed since: the call then enters a few
+  // more runs itself, or leaves a few to the executor; who enters is decided by insertRuns alone.
+  if (entering <= syncLimit) enrolled = insertRuns(ctx.db, sequence, where, firstDue, now)
   else {
     const maxSeq =
       ctx.db
@@ -145,13 +185,16 @@ export function enrollInSequence(
         createdAt: now,
       })
       .run()
-    enrolled = counted.entering
+    // Entered afterwards: what the count expects to enter (a contact who unsubscribes before
+    // its chunk, or enters through another call, does not) — the answer was never more exact.
+    enrolled = entering
   }
   if (enrolled > 0) ctx.workers.wake('sequences')
   return {
     sequence_id: sequence.id,
     enrolled,
-    skipped: counted.candidates - enrolled,
+    // Never below zero when contacts joined the audience between the count and the insert.
+    skipped: Math.max(0, candidates - enrolled),
     first_run_at: iso(firstDue),
   }
 }

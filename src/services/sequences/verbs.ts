@@ -1,5 +1,5 @@
 import { defineVerb } from '../verbs/define'
-import { enrollInSequence } from './enroll'
+import { countEnrollment, enrollInSequence } from './enroll'
 import {
   CreateSequenceInput,
   EnrollSequenceInput,
@@ -84,7 +84,9 @@ export const enrollSequenceVerb = defineVerb({
   scope: 'sequences:write',
   input: EnrollSequenceInput,
   mutates: true,
-  run: (ctx, { id, ...input }) => enrollInSequence(ctx, id, input),
+  // The audience is counted before the write transaction (the count reads all of it).
+  prepare: async (ctx, { id, ...input }) => countEnrollment(ctx, id, input),
+  run: (ctx, { id, ...input }, counted) => enrollInSequence(ctx, id, input, counted),
 })
 
 export const listSequenceEnrollmentsVerb = defineVerb({

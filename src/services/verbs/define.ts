@@ -40,7 +40,8 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
   check?(input: Partial<Static<I>>): FieldError[]
   /**
    * Network or file I/O the verb needs before it writes (DNS look-ups, an HTTP attempt, parsing
-   * MIME). Runs outside any transaction and writes nothing.
+   * MIME), or a long read whose answer need not be exact in the transaction (a sequence
+   * enrollment's audience count). Runs outside any transaction and writes nothing.
    */
   prepare?(ctx: Ctx, input: Static<I>, extras: VerbExtras): Promise<P>
   /** The verb itself: synchronous, so all its writes and events commit in one transaction. */
