@@ -1,6 +1,6 @@
 import { hasScope, type Scope } from '../../lib/scopes'
 import type { Actor } from '../../services/actors/actor'
-import { oauthReadScope } from '../../services/verbs/invoke'
+import { oauthReadScopes } from '../../services/verbs/invoke'
 import type { Json } from '../openapi-schemas'
 import type { Operation } from '../operation'
 import { describe } from './describe'
@@ -75,9 +75,10 @@ const readsOnly = (actor: Actor) => actor.scopes.every((s) => s.endsWith(':read'
  */
 export const allows = (actor: Actor, d: ToolDef) =>
   d.operation.auth === 'any'
-    ? // An OAuth token holds scopes only: it calls these with the entity's read scope (invoke.ts).
+    ? // An OAuth token holds scopes only: it calls these with campaigns:read (the spec's default)
+      // or the entity's own read scope, exactly as invoke's authorize accepts them.
       actor.kind === 'oauth'
-      ? hasScope(actor.scopes, oauthReadScope(d.operation.verb.name))
+      ? oauthReadScopes(d.operation.verb.name).some((s) => hasScope(actor.scopes, s))
       : !d.operation.verb.mutates || !readsOnly(actor)
     : hasScope(actor.scopes, d.operation.auth as Scope)
 

@@ -35,7 +35,7 @@ const OAUTH_READ_OF: Record<string, Scope> = {
  * an OAuth token, which holds nothing else: the entity's own read scope when the OAuth subset has
  * one (`contacts:read` for contacts.list), else `campaigns:read`.
  */
-export function oauthReadScope(verbName: string): Scope {
+function oauthReadScope(verbName: string): Scope {
   const entity = verbName.split('.', 1)[0]!
   const own = OAUTH_READ_OF[entity] ?? `${entity}:read`
   return (OAUTH_SCOPES as readonly string[]).includes(own) ? (own as Scope) : 'campaigns:read'

@@ -6,6 +6,7 @@ import { toolName } from '../../../src/http/mcp/names'
 import { buildCatalog } from '../../../src/http/mcp/tools'
 import { route } from '../../../src/http/operation'
 import { operations } from '../../../src/http/operations'
+import { oauthActor } from '../../../src/services/actors/actor'
 import { defineVerb } from '../../../src/services/verbs/define'
 
 // The generated tools: every REST operation is a tool or excluded on purpose, with a reason.
@@ -112,4 +113,27 @@ test('the README lists every excluded operation (section "MCP tool server")', as
   const section = readme.slice(readme.indexOf('## MCP tool server'), readme.indexOf('## Performance'))
   for (const id of [...Object.keys(EXCLUDED), ...Object.keys(FILE_TOOLS)])
     expect(section, id).toContain(`\`${id}\``)
+})
+
+describe('tools/list for an OAuth token shows what the token may call', () => {
+  const names = (scopes: string[]) =>
+    new Set(
+      catalog
+        .visibleTo(oauthActor({ subject: 'u', tenant: null, scopes }))
+        .map((t) => (t as { name: string }).name),
+    )
+
+  test.each([
+    // [token scopes, tool, shown?] — the spec's default scope campaigns:read reaches every
+    // operation any key may call; the entity's own read scope reaches its own ones.
+    [['campaigns:read'], 'list_contacts', true],
+    [['campaigns:read'], 'list_journeys', true],
+    [['contacts:read'], 'list_contacts', true],
+    [['contacts:read'], 'list_journeys', false],
+    [['contacts:read'], 'list_campaigns', false],
+    [['contacts:write'], 'create_contact', true],
+    [['contacts:read'], 'create_contact', false],
+  ] as const)('%p sees %s: %p', (scopes, tool, shown) => {
+    expect(names([...scopes]).has(tool)).toBe(shown)
+  })
 })
