@@ -4,6 +4,7 @@ import type { Outbox } from '../db/outbox'
 import type { MessageRow } from '../db/schema'
 import { createSlice } from '../lib/cooperate'
 import type { Gate } from '../lib/gate'
+import { createHeapNudge } from '../lib/heap-nudge'
 import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
 import type { SendPlan } from './plan'
 import type { RecipientStep } from './recipient'
@@ -35,6 +36,11 @@ export interface BatchLane {
  */
 const FLUSH_MS = 25
 const FLUSH_MAX = 256
+/**
+ * Growth of the JS heap after which a finished batch asks for a full collection (src/lib/heap-nudge.ts):
+ * a long send's peak RSS follows how much promoted garbage JSC lets pile up, not what stays live.
+ */
+const HEAP_NUDGE_BYTES = 32 * 1024 * 1024
 
 export function createBatchProcessor(
   app: AppContext,
@@ -43,6 +49,7 @@ export function createBatchProcessor(
   const { clock } = app
   const { outbox, sources, prepare } = deps
   const writeOutcomes = createOutcomeWriter(app, outbox, sources)
+  const nudgeHeap = createHeapNudge({ budget: HEAP_NUDGE_BYTES })
 
   return async function processBatch(rows: MessageRow[], lane: BatchLane): Promise<void> {
     const now = clock.now()
@@ -120,6 +127,7 @@ export function createBatchProcessor(
     lane.started(pending.length)
     await Promise.all(inFlight.flat())
     flush()
+    nudgeHeap()
     for (const [source, plans] of plansOf) source.afterBatch?.({ plans, lastFailure })
     if (broken) throw broken
   }
