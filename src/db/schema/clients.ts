@@ -15,6 +15,11 @@ export const clients = sqliteTable(
     no: integer('no').notNull().default(0),
     name: text('name').notNull(),
     industry: text('industry'),
+    /**
+     * IANA time zone of the client's audience: a contact without a time zone of its own is read in
+     * it (journeys' wait `until`, sequences' sending window). Null: UTC.
+     */
+    timezone: text('timezone'),
     status: text('status', { enum: ['active', 'suspended'] })
       .notNull()
       .default('active'),
