@@ -88,6 +88,63 @@ describe('clients and tenancy', () => {
       field: 'status',
     },
     {
+      name: 'platform key creates a client with a time zone',
+      key: () => t.adminKey,
+      method: 'POST',
+      path: () => '/api/v1/clients',
+      body: { name: 'Zoned', timezone: 'America/New_York' },
+      status: 200,
+    },
+    {
+      name: 'unknown time zone on create',
+      key: () => t.adminKey,
+      method: 'POST',
+      path: () => '/api/v1/clients',
+      body: { name: 'Nowhere', timezone: 'Mars/Olympus_Mons' },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'timezone',
+    },
+    {
+      name: 'unknown time zone on PATCH',
+      key: () => t.adminKey,
+      method: 'PATCH',
+      path: () => `/api/v1/clients/${acme}`,
+      body: { timezone: 'Europe/Atlantis' },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'timezone',
+    },
+    {
+      name: 'an empty time zone is not a zone (null clears)',
+      key: () => t.adminKey,
+      method: 'PATCH',
+      path: () => `/api/v1/clients/${acme}`,
+      body: { timezone: '' },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'timezone',
+    },
+    {
+      name: 'time zone not a string',
+      key: () => t.adminKey,
+      method: 'PATCH',
+      path: () => `/api/v1/clients/${acme}`,
+      body: { timezone: 5 },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'timezone',
+    },
+    {
+      name: 'tenant admin cannot set its own time zone (platform-wide key)',
+      key: () => acmeAdmin,
+      method: 'PATCH',
+      path: () => `/api/v1/clients/${acme}`,
+      body: { timezone: 'Europe/Paris' },
+      status: 403,
+      code: 'FORBIDDEN',
+    },
+    {
       name: 'name too long',
       key: () => t.adminKey,
       method: 'POST',
@@ -121,5 +178,29 @@ describe('clients and tenancy', () => {
     expect(res.body.data).toMatchObject({ name: 'Partial 2', industry: 'retail', status: 'active' })
     const cleared = await t.call('PATCH', `/api/v1/clients/${id}`, { body: { industry: null } })
     expect(cleared.body.data.industry).toBeNull()
+  })
+
+  test('time zone: none by default (null), set on create, changed, kept by other changes, cleared by null', async () => {
+    const plain = await t.call('POST', '/api/v1/clients', { body: { name: 'No zone' } })
+    expect(plain.body.data.timezone).toBeNull()
+    const made = await t.call('POST', '/api/v1/clients', { body: { name: 'NY', timezone: 'America/New_York' } })
+    expect(made.status).toBe(200)
+    const id = made.body.data.id
+    expect(made.body.data.timezone).toBe('America/New_York')
+    const changed = await t.call('PATCH', `/api/v1/clients/${id}`, { body: { timezone: 'Asia/Kolkata' } })
+    expect(changed.body.data.timezone).toBe('Asia/Kolkata')
+    const renamed = await t.call('PATCH', `/api/v1/clients/${id}`, { body: { name: 'NY 2' } })
+    expect(renamed.body.data.timezone).toBe('Asia/Kolkata')
+    expect((await t.call('GET', `/api/v1/clients/${id}`, { key: acmeKey })).status).toBe(404)
+    const read = await t.call('GET', `/api/v1/clients/${id}`)
+    expect(read.body.data.timezone).toBe('Asia/Kolkata')
+    const refused = await t.call('PATCH', `/api/v1/clients/${id}`, { body: { timezone: 'Asia/Nowhere' } })
+    expect(refused.status).toBe(422)
+    expect((await t.call('GET', `/api/v1/clients/${id}`)).body.data.timezone).toBe('Asia/Kolkata')
+    const cleared = await t.call('PATCH', `/api/v1/clients/${id}`, { body: { timezone: null } })
+    expect(cleared.body.data.timezone).toBeNull()
+    const listed = await t.call('GET', '/api/v1/clients?limit=200')
+    const row = listed.body.data.find((c: { id: string }) => c.id === id)
+    expect(row).toHaveProperty('timezone', null)
   })
 })

@@ -38,6 +38,8 @@ const resources: Row[] = [
   ['Client', 'name', 'string', null, false],
   ['Client', 'status', 'string', null, false],
   ['Client', 'created_at', 'string', 'date-time', false],
+  // An extension (DESIGN §7 "Extra fields"), like Contact's: the zone of contacts without one.
+  ['Client', 'timezone', 'string', null, true],
   ['Campaign', 'id', 'string', 'uuid', false],
   ['Campaign', 'name', 'string', null, false],
   ['Campaign', 'status', 'string', null, false],
@@ -117,6 +119,7 @@ type InputRow = [string, string, boolean, string, string | null]
 const inputs: InputRow[] = [
   ['ClientInput', 'name', true, 'string', null],
   ['ClientInput', 'industry', false, 'string', null],
+  ['ClientInput', 'timezone', false, 'string', null],
   ['CampaignInput', 'name', true, 'string', null],
   ['CampaignInput', 'subject', false, 'string', null],
   ['CampaignInput', 'channel', false, 'string', null],

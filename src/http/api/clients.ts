@@ -18,6 +18,8 @@ const Client = named(
     name: t.String(),
     industry: t.Union([t.String(), t.Null()]),
     status: ClientStatus,
+    /** Extension: IANA time zone for contacts without their own (null: UTC). */
+    timezone: t.Union([t.String(), t.Null()]),
     created_at: DateTime,
     updated_at: DateTime,
   }),
@@ -58,7 +60,7 @@ export const clientOperations = [
     method: 'PATCH',
     path: ITEM,
     tag,
-    summary: 'Update a client: name, industry, status (platform-wide key)',
+    summary: 'Update a client: name, industry, status, timezone (platform-wide key)',
     response: dataOf(Client),
   }),
 ]

@@ -15,6 +15,7 @@ export function createClient(ctx: Ctx, input: CreateClientInput) {
       no: nextClientNo,
       name: input.name,
       industry: input.industry ?? null,
+      timezone: input.timezone ?? null,
       createdAt: now,
       updatedAt: now,
     })

@@ -8,6 +8,7 @@ export function presentClient(row: ClientRow) {
     name: row.name,
     industry: row.industry,
     status: row.status,
+    timezone: row.timezone,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   }

@@ -16,6 +16,7 @@ export function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
       name: input.name ?? current.name,
       industry: input.industry === undefined ? current.industry : input.industry,
       status: input.status ?? current.status,
+      timezone: input.timezone === undefined ? current.timezone : input.timezone,
       updatedAt: ctx.clock.now(),
     })
     .where(eq(clients.id, id))

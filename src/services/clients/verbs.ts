@@ -1,8 +1,16 @@
+import type { FieldError } from '../../lib/validate'
+import { isTimeZone } from '../contacts/normalize'
 import { defineVerb } from '../verbs/define'
 import { createClient } from './create'
 import { ClientRef, CreateClientInput, ListClientsInput, UpdateClientInput } from './inputs'
 import { getClient, listClients } from './read'
 import { updateClient } from './update'
+
+// The same check as a contact's time zone (null clears it).
+const timezoneCheck = (input: { timezone?: string | null }): FieldError[] =>
+  input.timezone != null && !isTimeZone(input.timezone)
+    ? [{ field: 'timezone', message: 'must be an IANA time zone name, e.g. Europe/Paris' }]
+    : []
 
 export const listClientsVerb = defineVerb({
   name: 'clients.list',
@@ -18,6 +26,7 @@ export const createClientVerb = defineVerb({
   scope: 'any',
   input: CreateClientInput,
   mutates: true,
+  check: timezoneCheck,
   run: (ctx, input) => createClient(ctx, input),
 })
 
@@ -34,5 +43,6 @@ export const updateClientVerb = defineVerb({
   scope: 'any',
   input: UpdateClientInput,
   mutates: true,
+  check: timezoneCheck,
   run: (ctx, { id, ...patch }) => updateClient(ctx, id, patch),
 })

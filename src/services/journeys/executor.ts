@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { type DueRun, journeyQueue, type StepRecord } from '../../db/journey-queue'
 import {
+  clients,
   type ContactRow,
   contacts,
   type JourneyRow,
@@ -79,9 +80,19 @@ export function createJourneyExecutor(app: AppContext) {
    */
   function stepBatch(journeyId: string, runs: DueRun[], report: StepReport, deadline: number): number {
     return inTransaction(app.sqlite, () => {
-      const journey = app.db.select().from(journeys).where(eq(journeys.id, journeyId)).get()
+      // The client's time zone comes with the journey (one join, once a batch): a wait `until`
+      // reads a contact without a zone of its own in it (else UTC). A client's change is seen
+      // by the next batch.
+      const found = app.db
+        .select({ journey: journeys, clientZone: clients.timezone })
+        .from(journeys)
+        .innerJoin(clients, eq(clients.id, journeys.clientId))
+        .where(eq(journeys.id, journeyId))
+        .get()
+      const journey = found?.journey
       // Paused or archived since the runs were read: they wait (or were removed).
       if (!journey || journey.status !== 'active') return 0
+      const clientZone = found.clientZone
       const now = app.clock.now()
       const nodes = new Map((journey.nodes as JourneyNode[]).map((n) => [n.id, n]))
       const goals = [...nodes.values()].filter((n) => n.type === 'goal')
@@ -184,7 +195,11 @@ export function createJourneyExecutor(app: AppContext) {
               const due =
                 typeof node.duration === 'string'
                   ? now + (parseIsoDuration(node.duration) ?? 0)
-                  : nextTimeOfDay(now, parseTimeOfDay(String(node.until)) ?? 0, contact.timezone ?? 'UTC')
+                  : nextTimeOfDay(
+                      now,
+                      parseTimeOfDay(String(node.until)) ?? 0,
+                      contact.timezone ?? clientZone ?? 'UTC',
+                    )
               history({ node: node.id, until: iso(due) }, node.id)
               // A wait already over (PT0S) is not a trip through the queue: the path goes on in
               // this step, so the next node starts at its due time instead of behind every run

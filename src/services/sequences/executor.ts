@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { type ContactRow, contacts, type SequenceRow, sequences } from '../../db/schema'
+import { clients, type ContactRow, contacts, type SequenceRow, sequences } from '../../db/schema'
 import { type DueSequenceRun, sequenceQueue } from '../../db/sequence-queue'
 import { inTransaction } from '../../db/transaction'
 import { SLICE_MS } from '../../lib/cooperate'
@@ -42,9 +42,18 @@ export function createSequenceExecutor(app: AppContext) {
     deadline: number,
   ) {
     return inTransaction(app.sqlite, () => {
-      const sequence = app.db.select().from(sequences).where(eq(sequences.id, sequenceId)).get()
+      // The client's time zone comes with the sequence (one join, once a batch): the sending
+      // window reads a contact without a zone of its own in it (else UTC).
+      const found = app.db
+        .select({ sequence: sequences, clientZone: clients.timezone })
+        .from(sequences)
+        .innerJoin(clients, eq(clients.id, sequences.clientId))
+        .where(eq(sequences.id, sequenceId))
+        .get()
+      const sequence = found?.sequence
       // Paused or archived since the runs were read: they wait (or were ended).
       if (!sequence || sequence.status !== 'active') return 0
+      const clientZone = found.clientZone
       const now = app.clock.now()
       const steps = sequence.steps as unknown as SequenceStep[]
       const byId = new Map(
@@ -79,9 +88,9 @@ export function createSequenceExecutor(app: AppContext) {
           q.end(run.seq, 'exited', null, now)
           continue
         }
-        // The window is the contact's local time (else UTC: clients have no time zone).
+        // The window is the contact's local time, else the client's, else UTC.
         if (sequence.sendingWindow) {
-          const open = nextWindowAt(now, sequence.sendingWindow, c.timezone)
+          const open = nextWindowAt(now, sequence.sendingWindow, c.timezone ?? clientZone)
           if (open > now) {
             q.defer(run.seq, open)
             report.deferred++
