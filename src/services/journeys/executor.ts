@@ -2,8 +2,8 @@ import { and, eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { type DueRun, journeyQueue, type StepRecord } from '../../db/journey-queue'
 import {
-  clients,
   type ContactRow,
+  clients,
   contacts,
   type JourneyRow,
   journeys,

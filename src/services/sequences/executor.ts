@@ -1,6 +1,6 @@
 import { eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { clients, type ContactRow, contacts, type SequenceRow, sequences } from '../../db/schema'
+import { type ContactRow, clients, contacts, type SequenceRow, sequences } from '../../db/schema'
 import { type DueSequenceRun, sequenceQueue } from '../../db/sequence-queue'
 import { inTransaction } from '../../db/transaction'
 import { SLICE_MS } from '../../lib/cooperate'
