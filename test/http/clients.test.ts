@@ -183,7 +183,9 @@ describe('clients and tenancy', () => {
   test('time zone: none by default (null), set on create, changed, kept by other changes, cleared by null', async () => {
     const plain = await t.call('POST', '/api/v1/clients', { body: { name: 'No zone' } })
     expect(plain.body.data.timezone).toBeNull()
-    const made = await t.call('POST', '/api/v1/clients', { body: { name: 'NY', timezone: 'America/New_York' } })
+    const made = await t.call('POST', '/api/v1/clients', {
+      body: { name: 'NY', timezone: 'America/New_York' },
+    })
     expect(made.status).toBe(200)
     const id = made.body.data.id
     expect(made.body.data.timezone).toBe('America/New_York')
