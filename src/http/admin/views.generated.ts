@@ -21,8 +21,8 @@ import v17 from '../../../views/pages/campaigns/launch.liquid' with { type: 'tex
 import v18 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
 import v19 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
 import v20 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/clients/new.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/clients/form.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
 import v23 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
 import v24 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
 import v25 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
@@ -139,8 +139,8 @@ export const embeddedViews: Record<string, string> = {
   'pages/campaigns/live.liquid': v18,
   'pages/campaigns/new.liquid': v19,
   'pages/campaigns/show.liquid': v20,
-  'pages/clients/index.liquid': v21,
-  'pages/clients/new.liquid': v22,
+  'pages/clients/form.liquid': v21,
+  'pages/clients/index.liquid': v22,
   'pages/clients/status.liquid': v23,
   'pages/contacts/erase.liquid': v24,
   'pages/contacts/form.liquid': v25,

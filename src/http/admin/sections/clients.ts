@@ -15,10 +15,30 @@ import { platformCtx } from './platform'
 // workspace here whatever the header has chosen.
 
 const PATH = '/admin/clients'
+/** Suggestions for the time zone field (typed, so an unknown zone gets the verb's 422 on it). */
+const ZONES = Intl.supportedValuesOf('timeZone')
+const ZONE_CHOICES = ZONES.includes('UTC') ? ZONES : ['UTC', ...ZONES]
 
-function newForm(errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
-  return page('pages/clients/new', 'New client', { errors, values: { name: '', industry: '', ...given } })
+/** The create form, or the edit form of `client` (an id is enough to post back to it). */
+function clientForm(
+  errors: FieldErrors = {},
+  given: Record<string, unknown> = {},
+  client?: { id: string; name: string },
+) {
+  return page('pages/clients/form', client ? `Edit ${client.name}` : 'New client', {
+    errors,
+    values: { name: '', industry: '', timezone: '', ...given },
+    client,
+    zones: ZONE_CHOICES,
+  })
 }
+
+/** The form's members: an empty industry or time zone is none (null clears it on edit). */
+const fields = (req: PortalRequest) => ({
+  name: text(req, 'name') ?? '',
+  industry: text(req, 'industry') ?? null,
+  timezone: text(req, 'timezone') ?? null,
+})
 
 export const clientsSection = defineSection({
   path: PATH,
@@ -37,24 +57,49 @@ export const clientsSection = defineSection({
         })
       },
     },
-    { method: 'GET', path: `${PATH}/new`, handler: () => newForm() },
+    { method: 'GET', path: `${PATH}/new`, handler: () => clientForm() },
     {
       method: 'POST',
       path: PATH,
       handler: (req) =>
-        submit(
-          { ...req, ctx: platformCtx(req) },
-          createClientVerb,
-          { name: text(req, 'name') ?? '', industry: text(req, 'industry') },
+        submit({ ...req, ctx: platformCtx(req) }, createClientVerb, fields(req), {
+          done: (c) =>
+            redirect(PATH, {
+              kind: 'success',
+              message: `Created the client ${c.name}. Choose it in the header to work in it.`,
+            }),
+          retry: (errors) => clientForm(errors, values(req)),
+        }),
+    },
+    {
+      method: 'GET',
+      path: `${PATH}/:id/edit`,
+      handler: async (req: PortalRequest) => {
+        const c = await invoke(getClientVerb, platformCtx(req), { id: req.params.id })
+        return clientForm({}, { name: c.name, industry: c.industry ?? '', timezone: c.timezone ?? '' }, c)
+      },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id`,
+      handler: async (req: PortalRequest) => {
+        const ctx = platformCtx(req)
+        // Read first: an unknown id is the portal's 404 page, not a form.
+        const current = await invoke(getClientVerb, ctx, { id: req.params.id })
+        return submit(
+          { ...req, ctx },
+          updateClientVerb,
+          { id: current.id, ...fields(req) },
           {
             done: (c) =>
               redirect(PATH, {
                 kind: 'success',
-                message: `Created the client ${c.name}. Choose it in the header to work in it.`,
+                message: `Saved ${c.name}${c.timezone ? ` (time zone ${c.timezone})` : ' (time zone UTC)'}.`,
               }),
-            retry: (errors) => newForm(errors, values(req)),
+            retry: (errors) => clientForm(errors, values(req), current),
           },
-        ),
+        )
+      },
     },
     {
       method: 'GET',
