@@ -91,7 +91,7 @@ export const sequenceOperations = [
     tag,
     summary: 'Create a sequence (draft); its steps are checked on save',
     description:
-      'A step is {channel?, template_id? | subject? + body_html? + body_text?, delay?}; delay is the wait before it (after enrollment for the first), an ISO 8601 duration or {days, hours, minutes}. An email step without a subject replies in the thread of the first (In-Reply-To, References, "Re: …"). settings: stop_on_reply (default true), sending_window {days: [1..7], start, end} in the contact’s time zone (else UTC), daily_limit per sender. A failure is 422 naming steps[i].member.',
+      'A step is {channel?, template_id? | subject? + body_html? + body_text?, delay?}; delay is the wait before it (after enrollment for the first), an ISO 8601 duration or {days, hours, minutes}. An email step without a subject replies in the thread of the first (In-Reply-To, References, "Re: …"). settings: stop_on_reply (default true), sending_window {days: [1..7], start, end} in the contact’s time zone (else the client’s timezone, else UTC), daily_limit per sender. A failure is 422 naming steps[i].member.',
     query: ['client_id'],
     response: dataOf(Sequence),
     example: {

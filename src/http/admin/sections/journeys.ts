@@ -45,8 +45,7 @@ const JSON_MEMBERS = new Set(['rule_groups', 'branches', 'fields', 'position'])
 const EDGE_MEMBERS = new Set(['next', 'yes', 'no', 'on_event', 'on_timeout'])
 const HINTS: Record<string, string> = {
   duration: 'ISO 8601, e.g. P2D, PT4H, PT30S',
-  // Clients have no time zone (not in the spec, DESIGN or schema): a contact without one waits in UTC.
-  until: 'a time of day HH:MM in the contact’s time zone (UTC when the contact has none)',
+  until: 'a time of day HH:MM in the contact’s time zone, else the client’s (Clients page), else UTC',
   timeout: 'ISO 8601, e.g. P3D',
   rule_groups:
     'as in segments: [{"match": "all", "rules": [{"field": "custom.plan", "operator": "eq", "value": "pro"}]}]',

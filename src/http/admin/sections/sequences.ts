@@ -171,7 +171,7 @@ async function sequencePage(req: PortalRequest) {
     sequence: s,
     steps,
     window: w
-      ? `${w.days.map((d) => DAYS[d - 1]).join(', ')} ${w.start}–${w.end} (contact’s time zone, else UTC)`
+      ? `${w.days.map((d) => DAYS[d - 1]).join(', ')} ${w.start}–${w.end} (contact’s time zone, else the client’s, else UTC)`
       : '',
     runs: runs.data.map((r) => ({ ...r, current: r.current_step === null ? '—' : r.current_step + 1 })),
     runs_total: runs.pagination.total,
