@@ -36,7 +36,7 @@ export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
 export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
   const contact = findContactRow(ctx, input.id)
   const limit = input.limit ?? DEFAULT_LIMIT
-  const position = cursorPosition(ctx.secretKey, input.cursor, 'contact_activity', /^\d+:\d+$/)
+  const position = cursorPosition(ctx.secretKey, input.cursor, `contact_activity:${contact.id}`, /^\d+:\d+$/)
   const [at, seq] = position === null ? [] : position.split(':').map(Number)
   const after = position === null ? null : { at: at!, seq: seq! }
   const rows = ctx.db
@@ -58,7 +58,7 @@ export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
     .limit(limit + 1)
     .all()
   return pageFrom(ctx.secretKey, rows, limit, {
-    collection: 'contact_activity',
+    collection: `contact_activity:${contact.id}`,
     position: (e) => `${e.occurredAt}:${e.seq}`,
     present: (e) => ({
       id: e.id,

@@ -13,7 +13,7 @@ import { presentEnrollment } from './present'
 export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
   const journey = findJourneyRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, 'journey_enrollments')
+  const after = cursorSeq(ctx.secretKey, page.cursor, `journey_enrollments:${journey.id}`)
   const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
   if (page.status) where.push(eq(journeyEnrollments.status, page.status))
   const contactId = idFilter('contact_id', page.contact_id)
@@ -29,7 +29,7 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
     .all()
   const total = ctx.db.select({ n: count() }).from(journeyEnrollments).where(filter).get()?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
-    collection: 'journey_enrollments',
+    collection: `journey_enrollments:${journey.id}`,
     position: (r) => String(r.e.seq),
     present: (r) => presentEnrollment(r.e, r.next),
     total,

@@ -87,7 +87,7 @@ export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
  */
 export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = cursorPosition(ctx.secretKey, page.cursor, 'list_members')
+  const after = cursorPosition(ctx.secretKey, page.cursor, `list_members:${list.id}`)
   const where = and(
     eq(listMembers.listId, list.id),
     eq(contacts.clientId, list.clientId),
@@ -110,7 +110,7 @@ export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?:
           sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
         )[0]?.n ?? 0)
   return pageFrom(ctx.secretKey, rows, limit, {
-    collection: 'list_members',
+    collection: `list_members:${list.id}`,
     position: (r) => r.contact.id,
     present: (r) => presentContact(r.contact),
     total,

@@ -43,7 +43,7 @@ export function stepStats(db: Db, row: SequenceRow): StepStats[] {
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, 'sequence_enrollments')
+  const after = cursorSeq(ctx.secretKey, page.cursor, `sequence_enrollments:${sequence.id}`)
   const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
   if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
   const contactId = idFilter('contact_id', page.contact_id)
@@ -58,7 +58,7 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
     .all()
   const total = ctx.db.select({ n: count() }).from(sequenceEnrollments).where(filter).get()?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
-    collection: 'sequence_enrollments',
+    collection: `sequence_enrollments:${sequence.id}`,
     position: (r) => String(r.seq),
     present: presentSequenceEnrollment,
     total,
