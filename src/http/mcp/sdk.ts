@@ -4,7 +4,7 @@
 // every schema constructed after it a generated fast path (same answers, same errors: a value
 // the fast path refuses is parsed again by the regular parser). It must be evaluated before the
 // SDK builds its schemas, which is why the door imports the SDK only through this module.
-// zod is the SDK's own dependency (one copy in node_modules); nothing else here uses it.
+// zod is declared in package.json at the SDK's own version (one copy in node_modules); nothing else here uses it.
 import 'zod/compile'
 
 export * from '@modelcontextprotocol/server'
