@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { parseIncompletePhoneNumber, parsePhoneNumberCharacter } from 'libphonenumber-js'
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
 import { normalizePhone } from '../../../src/services/contacts/normalize'
 
 // patches/libphonenumber-js@1.13.16.patch rewrites parseIncompletePhoneNumber's loop for speed
@@ -10,6 +11,13 @@ function reference(string: string): string {
   let result = ''
   for (const character of string.split('')) result += parsePhoneNumberCharacter(character, result) || ''
   return result
+}
+
+// The patch also skips parsePhoneNumberWithError_'s options spread when no options are given:
+// an empty options object still takes the library's own path, so the two must agree.
+function viaSpread(value: string): string | null {
+  const parsed = parsePhoneNumberFromString(value.trim(), {})
+  return parsed?.isValid() ? parsed.number : null
 }
 
 // Digits of every script the library reads, `+`, punctuation people type, and anything else.
@@ -44,6 +52,22 @@ describe('patched parseIncompletePhoneNumber', () => {
     expect(parseIncompletePhoneNumber('a+44+5')).toBe('+445')
     expect(parseIncompletePhoneNumber('4+4')).toBe('44')
     expect(parseIncompletePhoneNumber('+٤٤ ٢٠ ７９４６ 0958')).toBe('+442079460958')
+  })
+
+  test('a phone parsed without options reads as with empty options (the unpatched path)', () => {
+    const realistic = fc
+      .tuple(
+        fc.constantFrom('+1 ', '+44 ', '+49 ', '+33 ', '+', '00', '0', ''),
+        fc.array(fc.constantFrom(...'0123456789 -().'), { minLength: 3, maxLength: 16 }),
+        fc.constantFrom('', ' ext. 12', ' x7', ';ext=3'),
+      )
+      .map(([a, b, c]) => a + b.join('') + c)
+    fc.assert(
+      fc.property(fc.oneof(realistic, phoneLike), (s) => {
+        expect(normalizePhone(s)).toBe(viaSpread(s))
+      }),
+      { numRuns: 5000 },
+    )
   })
 
   test('phones still normalise and refuse as before', () => {
