@@ -2,6 +2,9 @@ import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { parseIncompletePhoneNumber, parsePhoneNumberCharacter } from 'libphonenumber-js'
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max'
+// Not exported by the package: the unpatched source of the extension pattern.
+// @ts-expect-error a plain JS module without types
+import createExtensionPattern from '../../../node_modules/libphonenumber-js/es6/helpers/extension/createExtensionPattern.js'
 import { normalizePhone } from '../../../src/services/contacts/normalize'
 
 // patches/libphonenumber-js@1.13.16.patch rewrites parseIncompletePhoneNumber's loop for speed
@@ -68,6 +71,25 @@ describe('patched parseIncompletePhoneNumber', () => {
       }),
       { numRuns: 5000 },
     )
+  })
+
+  test('the extension fast path: a number of digits, spaces and + ( ) - . / never matches the pattern', () => {
+    const pattern = new RegExp(`(?:${createExtensionPattern()})$`, 'i')
+    const plain = fc
+      .array(fc.constantFrom(...'0123456789+ ().-/'), { maxLength: 40 })
+      .map((cs) => cs.join(''))
+    fc.assert(
+      fc.property(plain, (s) => {
+        expect(s.search(pattern)).toBe(-1)
+      }),
+      { numRuns: 5000 },
+    )
+    // and an extension is still read where there is one
+    expect(parsePhoneNumberFromString('+1 415 555 2671 ext. 12')?.ext).toBe('12')
+    expect(parsePhoneNumberFromString('+1 415 555 2671 x7')?.ext).toBe('7')
+    expect(parsePhoneNumberFromString('+1 415 555 2671,,3')?.ext).toBe('3')
+    expect(parsePhoneNumberFromString('+1 415-555-2671 - 44#')?.ext).toBe('44')
+    expect(normalizePhone('+1 415 555 2671 ext. 12')).toBe('+14155552671')
   })
 
   test('phones still normalise and refuse as before', () => {
