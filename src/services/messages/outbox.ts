@@ -3,10 +3,9 @@ import type { Ctx } from '../../context'
 import { cursorPosition } from '../../db/paginate'
 import { messages } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
-import { invalidField } from '../../errors'
 import { encodeCursor } from '../../lib/cursor'
-import { parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
+import { idFilter } from '../id-filter'
 import type { OutboxQuery } from './inputs'
 import { presentMessage } from './read'
 
@@ -15,17 +14,10 @@ import { presentMessage } from './read'
 // GET /messages keeps its documented query. No total: a page reads limit + 1 rows by id from the
 // cursor (a recipient search walks the client's index until the page is full, never counts).
 
-const idOf = (field: string, value: string | undefined) => {
-  if (value === undefined) return undefined
-  const id = parseId(value)
-  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
-  return id
-}
-
 export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   const limit = q.limit ?? 50
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, q.client_id)]
-  const campaignId = idOf('campaign_id', q.campaign_id)
+  const campaignId = idFilter('campaign_id', q.campaign_id)
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   if (q.status) conditions.push(eq(messages.status, q.status))
   if (q.channel) conditions.push(eq(messages.channel, q.channel))
