@@ -18,6 +18,7 @@ import { createSendWorker } from '../../src/queue/worker'
 import { systemActor } from '../../src/services/actors/actor'
 import { enrollInSequence } from '../../src/services/sequences/enroll'
 import { enrollSequenceVerb } from '../../src/services/sequences/verbs'
+import { adminApi } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 import { testClock } from '../helpers/journey'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -33,11 +34,7 @@ const clock = testClock()
 const t = createTestApp({ clock })
 const clientId = t.client('Bench')
 const key = t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
-const call = async (method: string, path: string, body?: unknown) => {
-  const r = await t.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
+const call = adminApi(t, key)
 const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
 const now = clock.now()
 t.ctx.sqlite.run(

@@ -6,6 +6,7 @@ import {
   enrollNextSequenceChunk,
   SYNC_ENROLL_LIMIT,
 } from '../../../src/services/sequences/enroll'
+import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
 
@@ -22,11 +23,7 @@ const t = createTestApp({ clock })
 const clientId = t.client('Big')
 const other = t.client('Other')
 const key = t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
-const call = async (method: string, path: string, body?: unknown) => {
-  const r = await t.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body.data
-}
+const call = adminApi(t, key)
 
 // N contacts of the client interleaved with N / 5 of another (so chunks by seq hold both), every
 // 100th unsubscribed, all with plan pro, all on one list.
