@@ -18,14 +18,14 @@ import type { CampaignStatus } from '../../lib/enums'
 // Queued transactional messages (POST /messages with a template) are not counted: they leave
 // the outbox within seconds, and one whose template is gone fails with that reason.
 
-export const LIVE_CAMPAIGN_STATES = [
+const LIVE_CAMPAIGN_STATES = [
   'draft',
   'scheduled',
   'sending',
   'paused',
 ] as const satisfies readonly CampaignStatus[]
 
-export interface TemplateUser {
+interface TemplateUser {
   type: 'campaign' | 'journey' | 'sequence'
   id: string
   name: string
@@ -33,7 +33,7 @@ export interface TemplateUser {
 }
 
 /** Every record of the template's client that may still render it, campaigns first. */
-export function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): TemplateUser[] {
+function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): TemplateUser[] {
   const fields = (table: typeof campaigns | typeof journeys | typeof sequences) => ({
     id: table.id,
     name: table.name,
