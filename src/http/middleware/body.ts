@@ -26,6 +26,9 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   return Buffer.concat(chunks)
 }
 
+// One decoder for every request: decode() without { stream } keeps no state between calls.
+const decoder = new TextDecoder()
+
 /** The JSON body of a request: 415 for another type, 400 when it does not parse. Empty = {}. */
 export function parseJson(raw: Uint8Array, contentType: string | null): unknown {
   if (raw.byteLength === 0) return {}
@@ -34,7 +37,7 @@ export function parseJson(raw: Uint8Array, contentType: string | null): unknown 
       'UNSUPPORTED_MEDIA_TYPE',
       `Content-Type ${contentType || '(none)'} is not supported; send application/json`,
     )
-  const text = new TextDecoder().decode(raw)
+  const text = decoder.decode(raw)
   if (text.trim() === '') return {}
   try {
     return JSON.parse(text)
