@@ -15,7 +15,7 @@ import { confirmedAction } from '../confirmed'
 import { type FieldErrors, fieldErrorsOf, submit, text, values } from '../forms'
 import { inertHtml } from '../inert-html'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
-import { needsWorkspace, pageLinks, pageQuery, queryValue } from './links'
+import { indexRoute, needsWorkspace, queryValue } from './links'
 
 // Templates (DESIGN §7): the list, a create form, and the template's page, which is its editor
 // (subject, HTML and text, channel) beside a preview rendered by the templates.preview verb for
@@ -141,17 +141,11 @@ export const templatesSection = defineSection({
   title: 'Templates',
   order: 30,
   routes: [
-    {
-      method: 'GET',
-      path: PATH,
-      handler: async (req) => {
-        const result = await invoke(listTemplatesVerb, req.ctx, pageQuery(req))
-        return page('pages/templates/index', 'Templates', {
-          templates: result.data,
-          ...pageLinks(PATH, result.pagination),
-        })
-      },
-    },
+    indexRoute(PATH, listTemplatesVerb, {
+      template: 'pages/templates/index',
+      title: 'Templates',
+      rows: 'templates',
+    }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
     {
       method: 'POST',
