@@ -37,21 +37,11 @@ export interface PurgeResult {
 /** One chunk of each table. The job calls it until `more` is false. */
 export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
   const cutoff = ctx.clock.now() - OAUTH_RETENTION_MS
-  const codes = deleteChunk(ctx, oauthCodes, oauthCodes.codeHash, lt(oauthCodes.expiresAt, cutoff), chunk)
-  const refreshTokens = deleteChunk(
-    ctx,
-    oauthRefreshTokens,
-    oauthRefreshTokens.id,
-    lt(oauthRefreshTokens.expiresAt, cutoff),
-    chunk,
-  )
-  const revokedTokens = deleteChunk(
-    ctx,
-    oauthRevokedTokens,
-    oauthRevokedTokens.jti,
-    lt(oauthRevokedTokens.expiresAt, cutoff),
-    chunk,
-  )
+  const expired = (table: SQLiteTable, key: SQLiteColumn, expiresAt: SQLiteColumn) =>
+    deleteChunk(ctx, table, key, lt(expiresAt, cutoff), chunk)
+  const codes = expired(oauthCodes, oauthCodes.codeHash, oauthCodes.expiresAt)
+  const refreshTokens = expired(oauthRefreshTokens, oauthRefreshTokens.id, oauthRefreshTokens.expiresAt)
+  const revokedTokens = expired(oauthRevokedTokens, oauthRevokedTokens.jti, oauthRevokedTokens.expiresAt)
   const dead = ctx.db
     .select({ id: oauthGrants.id })
     .from(oauthGrants)
