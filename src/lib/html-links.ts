@@ -41,12 +41,22 @@ export function isRedirectable(url: string): boolean {
  * it. Addresses that could not be redirected to are left as they are, untracked.
  */
 export function rewriteLinks(html: string, wrap: (url: string) => string | null): string {
-  return html.replace(HREF, (whole, start: string, _quote: string, raw: string) => {
-    const url = decodeEntities(raw)
-    if (!isRedirectable(url)) return whole
-    const replaced = wrap(url)
-    return replaced === null ? whole : `${start}"${escapeAttr(replaced)}"`
-  })
+  return html.replace(HREF, (whole, start: string, _quote: string, raw: string) =>
+    trackedHref(whole, start, raw, wrap),
+  )
+}
+
+/** One matched href (`whole`: its `start` and `raw` address) as rewriteLinks and trackLinks write it. */
+function trackedHref(
+  whole: string,
+  start: string,
+  raw: string,
+  wrap: (url: string) => string | null,
+): string {
+  const url = decodeEntities(raw)
+  if (!isRedirectable(url)) return whole
+  const replaced = wrap(url)
+  return replaced === null ? whole : `${start}"${escapeAttr(replaced)}"`
 }
 
 const BODY_END = /<\/body\s*>/i
@@ -68,10 +78,7 @@ export function trackLinks(html: string, wrap: (url: string) => string | null, t
       placed = true
       return tag + whole
     }
-    const url = decodeEntities(raw)
-    if (!isRedirectable(url)) return whole
-    const replaced = wrap(url)
-    return replaced === null ? whole : `${start}"${escapeAttr(replaced)}"`
+    return trackedHref(whole, start, raw, wrap)
   })
   return placed ? out : out + tag
 }
