@@ -12,9 +12,19 @@ export function adminApi(
   herald: TestApp,
   key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId }),
 ) {
+  const call = adminBody(herald, key)
+  return async (method: string, path: string, body?: unknown, as = key) =>
+    (await call(method, path, body, as)).data
+}
+
+/** As adminApi, answering the whole body (`data` and, for a list, `pagination`). */
+export function adminBody(
+  herald: TestApp,
+  key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId }),
+) {
   return async (method: string, path: string, body?: unknown, as = key) => {
     const r = await herald.call(method, path, { key: as, body })
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-    return r.body.data
+    return r.body
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { encodeCursor } from '../../src/lib/cursor'
+import { adminBody } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
 
@@ -10,11 +11,7 @@ import { scenarios } from '../helpers/scenarios'
 const t = createTestApp()
 const acme = t.client('Acme')
 const key = t.key({ scopes: ['admin:*'], clientId: acme })
-const call = async (method: string, path: string, body?: unknown) => {
-  const r = await t.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body
-}
+const call = adminBody(t, key)
 const list = (await call('POST', '/api/v1/lists', { name: 'L' })).data
 for (let i = 0; i < 3; i++) {
   await call('POST', '/api/v1/contacts', { email: `ann${i}@acme.io`, list_ids: [list.id] })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { adminBody } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 
 // A cursor pages the list that issued it (README, "cursors bound to their list"): for the lists
@@ -9,11 +10,7 @@ import { createTestApp } from '../helpers/app'
 const t = createTestApp()
 const acme = t.client('Acme')
 const key = t.key({ scopes: ['admin:*'], clientId: acme })
-const call = async (method: string, path: string, body?: unknown) => {
-  const r = await t.call(method, path, { key, body })
-  if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-  return r.body
-}
+const call = adminBody(t, key)
 const listA = (await call('POST', '/api/v1/lists', { name: 'A' })).data
 const listB = (await call('POST', '/api/v1/lists', { name: 'B' })).data
 const contacts: string[] = []
