@@ -3,19 +3,19 @@ import { invoke } from '../../../services/verbs/invoke'
 import { type FieldErrors, submit, text } from '../forms'
 import { startSession } from '../session-cookie'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
+import { ZONE_CHOICES } from '../zones'
 
 // The signed-in user's own account: time zone (dates across the portal use it) and password.
 // Reached from the user menu, not the section nav.
 
 const PATH = '/admin/account'
-const ZONES = Intl.supportedValuesOf('timeZone')
 
 async function accountPage(req: PortalRequest, errors: FieldErrors = {}, timezone?: string) {
   const account = await invoke(getAccountVerb, req.ctx, {})
   return page('pages/account/index', 'Your account', {
     account,
     errors,
-    zones: ZONES.includes('UTC') ? ZONES : ['UTC', ...ZONES],
+    zones: ZONE_CHOICES,
     selected_zone: timezone ?? account.timezone,
   })
 }

@@ -7,6 +7,7 @@ import {
 import { invoke } from '../../../services/verbs/invoke'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
+import { ZONE_CHOICES } from '../zones'
 import { pageLinks, pageQuery } from './links'
 import { platformCtx } from './platform'
 
@@ -15,9 +16,6 @@ import { platformCtx } from './platform'
 // workspace here whatever the header has chosen.
 
 const PATH = '/admin/clients'
-/** Suggestions for the time zone field (typed, so an unknown zone gets the verb's 422 on it). */
-const ZONES = Intl.supportedValuesOf('timeZone')
-const ZONE_CHOICES = ZONES.includes('UTC') ? ZONES : ['UTC', ...ZONES]
 
 /** The create form, or the edit form of `client` (an id is enough to post back to it). */
 function clientForm(
@@ -29,6 +27,7 @@ function clientForm(
     errors,
     values: { name: '', industry: '', timezone: '', ...given },
     client,
+    // Suggestions only: the field is typed, so an unknown zone gets the verb's 422 on it.
     zones: ZONE_CHOICES,
   })
 }
