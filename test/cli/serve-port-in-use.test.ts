@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort } from '../helpers/binary'
+import { freePort, healthy } from '../helpers/binary'
 
 // A second `herald serve` on a port already in use must fail, not share it: Elysia listens
 // with SO_REUSEPORT by default, so a second server (another data dir, or an overlapping
@@ -40,12 +40,7 @@ test('serve on a port in use exits non-zero and the first server keeps the port'
   const port = freePort()
   const first = start(port, join(work, 'a'))
   const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 500; i++) {
-    try {
-      if ((await fetch(`${base}/api/v1/health`)).ok) break
-    } catch {}
-    await Bun.sleep(20)
-  }
+  await healthy(base)
   expect((await fetch(`${base}/api/v1/health`)).ok).toBe(true)
   const second = start(port, join(work, 'b'))
   const code = await second.exited

@@ -65,12 +65,17 @@ export async function serveBinary(
     },
   )
   const base = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 10_000
+  await healthy(base)
+  return { proc, base, port }
+}
+
+/** Waits (up to `timeoutMs`) until the server at `base` answers /api/v1/health; the caller checks it did. */
+export async function healthy(base: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {
-      if ((await fetch(`${base}/api/v1/health`)).ok) break
+      if ((await fetch(`${base}/api/v1/health`)).ok) return
     } catch {}
     await Bun.sleep(20)
   }
-  return { proc, base, port }
 }
