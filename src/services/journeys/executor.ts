@@ -393,6 +393,9 @@ export function createJourneyExecutor(app: AppContext) {
     return id
   }
 
+  // A flow whose batch threw is held back with a growing delay (src/lib/due-picker.ts).
+  const holds = createFailureHolds()
+
   /**
    * One pass, about `budgetMs` of synchronous work (the worker yields a turn of the event loop
    * between passes, so requests and the send queue's slices interleave with it). Due runs
@@ -404,8 +407,6 @@ export function createJourneyExecutor(app: AppContext) {
    * first steps start within about a chunk's work of entering, and the due steps of other
    * journeys (waits ending, events) never queue behind 100,000 entries.
    */
-  const holds = createFailureHolds()
-
   function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
     const report: StepReport = { stepped: 0, queued: 0, webhooks: 0, enrolled: 0, chunks: 0, lateness: [] }
     const deadline = performance.now() + budgetMs

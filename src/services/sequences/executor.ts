@@ -144,12 +144,13 @@ export function createSequenceExecutor(app: AppContext) {
     })
   }
 
+  // A flow whose batch threw is held back with a growing delay (src/lib/due-picker.ts).
+  const holds = createFailureHolds()
+
   /**
    * One pass of about `budgetMs`: batches of due runs, each of the active sequence whose oldest
    * due run is the oldest, so one sequence's backlog never starves another.
    */
-  const holds = createFailureHolds()
-
   function pass(batch = 200, budgetMs = SLICE_MS): SequenceStepReport & { nextAt: number | null } {
     const report: SequenceStepReport = { stepped: 0, queued: 0, deferred: 0, enrolled: 0, chunks: 0 }
     const deadline = performance.now() + budgetMs
