@@ -37,16 +37,10 @@ export function isRedirectable(url: string): boolean {
 }
 
 /**
- * Replaces each tracked href with `wrap(url)`; `url` is the decoded address as the reader sees
- * it. Addresses that could not be redirected to are left as they are, untracked.
+ * One matched href (`whole`: its `start` and `raw` address) as trackLinks writes it: `wrap(url)`
+ * of the decoded address as the reader sees it, or the link as written when the address could not
+ * be redirected to or `wrap` answers null.
  */
-export function rewriteLinks(html: string, wrap: (url: string) => string | null): string {
-  return html.replace(HREF, (whole, start: string, _quote: string, raw: string) =>
-    trackedHref(whole, start, raw, wrap),
-  )
-}
-
-/** One matched href (`whole`: its `start` and `raw` address) as rewriteLinks and trackLinks write it. */
 function trackedHref(
   whole: string,
   start: string,
@@ -63,12 +57,11 @@ const BODY_END = /<\/body\s*>/i
 const HREF_OR_BODY_END = new RegExp(`${HREF.source}|${BODY_END.source}`, 'gi')
 
 /**
- * rewriteLinks then appendToBody in one pass over the HTML: the send path composes every
- * recipient's copy with it, and the two steps made two more copies of the whole document per
- * message (the rewritten one, then the pixel's concatenation, flattened again when stored),
- * garbage that a long send's peak memory is made of (issue 11). Same result as the two steps,
- * except that a </body> written inside a link's address is part of the link, not the end of the
- * body (the two steps put the pixel inside such an untracked address).
+ * Wraps each tracked href and puts `tag` (the open pixel; '' for none) just before the first
+ * </body>, or at the end without one, in one pass over the HTML: the send path composes every
+ * recipient's copy with it, and doing it in two steps made two more copies of the whole document
+ * per message, garbage that a long send's peak memory is made of (issue 11). A </body> written
+ * inside a link's address is part of the link, not the end of the body.
  */
 export function trackLinks(html: string, wrap: (url: string) => string | null, tag: string): string {
   let placed = false
@@ -81,10 +74,4 @@ export function trackLinks(html: string, wrap: (url: string) => string | null, t
     return trackedHref(whole, start, raw, wrap)
   })
   return placed ? out : out + tag
-}
-
-/** Puts `tag` just before </body>, or at the end when the document has none. */
-export function appendToBody(html: string, tag: string): string {
-  const i = html.search(BODY_END)
-  return i === -1 ? html + tag : html.slice(0, i) + tag + html.slice(i)
 }

@@ -1,8 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { appendToBody, isRedirectable, rewriteLinks, trackLinks } from '../../src/lib/html-links'
+import { isRedirectable, trackLinks } from '../../src/lib/html-links'
 
-describe('rewriteLinks', () => {
+// Links only: no pixel.
+const rewriteLinks = (html: string, wrap: (u: string) => string | null) => trackLinks(html, wrap, '')
+
+describe('trackLinks: links', () => {
   const wrap = (u: string) => `https://t.example/c?u=${encodeURIComponent(u)}`
 
   test('wraps absolute http(s) hrefs of a and area, decoding entities; leaves the rest', () => {
@@ -33,7 +36,7 @@ describe('rewriteLinks', () => {
   })
 })
 
-describe('isRedirectable and appendToBody', () => {
+describe('isRedirectable', () => {
   test.each([
     ['https://a.example/x', true],
     ['http://a.example', true],
@@ -41,19 +44,20 @@ describe('isRedirectable and appendToBody', () => {
     ['https://a.example/\r\nX: y', false],
     ['not a url', false],
   ])('%s → %p', (url, ok) => expect(isRedirectable(url)).toBe(ok))
-
-  test('the pixel goes before </body>, or at the end without one', () => {
-    expect(appendToBody('<html><body>x</BODY></html>', '<img>')).toBe('<html><body>x<img></BODY></html>')
-    expect(appendToBody('<p>x</p>', '<img>')).toBe('<p>x</p><img>')
-  })
 })
 
-describe('trackLinks (rewriteLinks and appendToBody in one pass)', () => {
+// The pixel as a second step would place it: before the first </body>, else at the end.
+function appendToBody(html: string, tag: string): string {
+  const i = html.search(/<\/body\s*>/i)
+  return i === -1 ? html + tag : html.slice(0, i) + tag + html.slice(i)
+}
+
+describe('trackLinks: links and the pixel in one pass', () => {
   const wrap = (u: string) =>
     u.includes('own.example') ? null : `https://t.example/c/${encodeURIComponent(u)}`
   const pixel = '<img src="https://t.example/o/1">'
 
-  test('the same document as the two steps, whatever the fragments', () => {
+  test('the same document as links first, then the pixel as a second step, whatever the fragments', () => {
     const fragment = fc.constantFrom(
       '<a href="https://a.example/x?y=1&amp;z=2">A</a>',
       "<area href='http://b.example/'>",
@@ -79,6 +83,7 @@ describe('trackLinks (rewriteLinks and appendToBody in one pass)', () => {
   test('the pixel goes before the first </body> only, or at the end without one', () => {
     expect(trackLinks('<body>x</body></body>', wrap, pixel)).toBe(`<body>x${pixel}</body></body>`)
     expect(trackLinks('<p>x</p>', wrap, pixel)).toBe(`<p>x</p>${pixel}`)
+    expect(trackLinks('<html><body>x</BODY></html>', wrap, pixel)).toBe(`<html><body>x${pixel}</BODY></html>`)
   })
 
   test('a </body> inside an untracked link address is part of the link, not the end of the body', () => {
