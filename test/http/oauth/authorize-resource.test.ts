@@ -32,10 +32,16 @@ function authorize(resource: string) {
 }
 
 describe('resource', () => {
-  for (const [name, resource] of [
-    ['another server', 'https://evil.example/mcp'],
-    ['not a URI', 'mcp server'],
-    ['a fragment', `${BASE}/mcp/v1#x`],
+  // Each row names the check that refuses it (error_description), so a row fails if its own
+  // check goes, not merely if every check does.
+  const NOT_ABSOLUTE = 'resource must be an absolute URI'
+  const FRAGMENT = 'resource must not contain a fragment'
+  for (const [name, resource, why] of [
+    ['another server', 'https://evil.example/mcp', "resource must be one of this server's"],
+    ['not a URI', 'mcp server', NOT_ABSOLUTE],
+    ['a relative reference to our own MCP path', '/mcp/v1', NOT_ABSOLUTE],
+    ['a fragment', `${BASE}/mcp/v1#x`, FRAGMENT],
+    ['an empty fragment (URL would drop it)', `${BASE}/mcp/v1#`, FRAGMENT],
   ])
     test(`${name} → redirected with invalid_target`, async () => {
       const res = await authorize(resource!)
@@ -43,6 +49,7 @@ describe('resource', () => {
       const to = new URL(res.headers.get('location')!)
       expect(to.origin + to.pathname).toBe(REDIRECT)
       expect(to.searchParams.get('error')).toBe('invalid_target')
+      expect(to.searchParams.get('error_description')).toStartWith(why!)
       expect(to.searchParams.get('state')).toBe('st')
       expect(to.searchParams.get('iss')).toBe(BASE)
     })

@@ -464,6 +464,45 @@ describe('refresh follows the user', () => {
     expect(removed.status).toBe(400)
     expect(removed.body.error).toBe('invalid_grant')
   })
+
+  test('a user demoted to a role that can give none of the grant’s scopes can no longer refresh it', async () => {
+    const system = withActor(t.ctx, systemActor('test'), 'test')
+    const member = await makeUser(t, { role: 'member', clients: [workspaceB] })
+    const browser = await signIn(t, member, overHttp(base))
+    const { verifier, challenge } = pkce()
+    // contacts:write only: a member may give it, a viewer may not.
+    const { code } = await authorizeAs(
+      browser,
+      { clientId: publicClient, redirectUri: REDIRECT, scope: 'contacts:write', challenge },
+      { workspace: workspaceB },
+    )
+    const tokens = await exchangeCode(base, {
+      code: code!,
+      redirectUri: REDIRECT,
+      verifier,
+      clientId: publicClient,
+    })
+    expect(tokens.status).toBe(200)
+    expect(tokens.body.scope).toBe('contacts:write')
+    const refresh = (token: string) =>
+      form(base, '/oauth2/token', {
+        grant_type: 'refresh_token',
+        refresh_token: token,
+        client_id: publicClient,
+      })
+
+    await invoke(updateUserVerb, system, { id: member.id, role: 'viewer' })
+    const refused = await refresh(tokens.body.refresh_token as string)
+    expect(refused.status).toBe(400)
+    expect(refused.body).toEqual({
+      error: 'invalid_grant',
+      error_description: "The user's role no longer allows any scope of this grant",
+    })
+    // The grant is revoked with it: its access token no longer works, even once the role is back.
+    expect((await rest('/api/v1/contacts', tokens.body.access_token as string)).status).toBe(401)
+    await invoke(updateUserVerb, system, { id: member.id, role: 'member' })
+    expect((await refresh(tokens.body.refresh_token as string)).body.error).toBe('invalid_grant')
+  })
 })
 
 describe('client credentials', () => {
