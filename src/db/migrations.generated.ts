@@ -29,6 +29,7 @@ import m25 from '../../migrations/0025_warm_squirrel_girl.sql' with { type: 'tex
 import m26 from '../../migrations/0026_many_molly_hayes.sql' with { type: 'text' }
 import m27 from '../../migrations/0027_contacts_fts_detail_none.sql' with { type: 'text' }
 import m28 from '../../migrations/0028_client_timezone.sql' with { type: 'text' }
+import m29 from '../../migrations/0029_oauth_used_assertions.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -60,4 +61,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0026_many_molly_hayes', sql: m26 },
   { tag: '0027_contacts_fts_detail_none', sql: m27 },
   { tag: '0028_client_timezone', sql: m28 },
+  { tag: '0029_oauth_used_assertions', sql: m29 },
 ]

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { clients } from './clients'
 
 // Herald's OAuth 2.1 authorization server (DESIGN §5). Secrets (client secrets, codes, refresh
@@ -105,3 +105,20 @@ export const oauthRevokedTokens = sqliteTable('oauth_revoked_tokens', {
   jti: text('jti').primaryKey(),
   expiresAt: integer('expires_at').notNull(),
 })
+
+/**
+ * ID-JAG assertions already exchanged (JWT-bearer grant, agent claim), by issuer and `jti`: the
+ * same assertion presented again is refused while it could still verify. Each row is written in
+ * the transaction that spends the assertion and lives until the assertion's `exp` (plus the
+ * verifier's clock tolerance); verification caps that at an hour, so the table holds at most an
+ * hour of assertions. The oauth.purge job deletes rows past expires_at.
+ */
+export const oauthUsedAssertions = sqliteTable(
+  'oauth_used_assertions',
+  {
+    issuer: text('issuer').notNull(),
+    jti: text('jti').notNull(),
+    expiresAt: integer('expires_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.issuer, t.jti] })],
+)
