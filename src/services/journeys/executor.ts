@@ -76,10 +76,12 @@ export function createJourneyExecutor(app: AppContext) {
   /**
    * Steps a batch of a journey's due runs in one transaction, in their order, until they are
    * done or `deadline` (performance.now() ms) passes: the transaction then commits the runs
-   * stepped so far and the rest stay due. Returns how many were stepped.
+   * stepped so far and the rest stay due. Returns how many were stepped. The batch's figures
+   * reach `report` only once it committed: a throw rolls its steps back, so they count for nothing.
    */
   function stepBatch(journeyId: string, runs: DueRun[], report: StepReport, deadline: number): number {
-    return inTransaction(app.sqlite, () => {
+    const tally = { queued: 0, webhooks: 0, lateness: [] as number[] }
+    const stepped = inTransaction(app.sqlite, () => {
       // The client's time zone comes with the journey (one join, once a batch): a wait `until`
       // reads a contact without a zone of its own in it (else UTC). A client's change is seen
       // by the next batch.
@@ -111,8 +113,7 @@ export function createJourneyExecutor(app: AppContext) {
       for (const run of runs) {
         if (stepped > 0 && performance.now() >= deadline) break
         stepped++
-        report.stepped++
-        report.lateness.push(Math.max(0, now - run.next_run_at))
+        tally.lateness.push(Math.max(0, now - run.next_run_at))
         const contact = byId.get(run.contact_id)
         // What the step does to the enrollment is written once, after the chain (one statement).
         const record: StepRecord = { entries: [], current: null, end: null }
@@ -181,7 +182,7 @@ export function createJourneyExecutor(app: AppContext) {
               break
             case 'send': {
               const outcome = send(journey, node, contact, now)
-              if (outcome.messageId) report.queued++
+              if (outcome.messageId) tally.queued++
               history(
                 outcome.messageId
                   ? { node: node.id, message_id: outcome.messageId }
@@ -259,7 +260,7 @@ export function createJourneyExecutor(app: AppContext) {
               break
             case 'webhook': {
               const deliveryId = queueWebhook(journey, node, contact, now)
-              if (deliveryId) report.webhooks++
+              if (deliveryId) tally.webhooks++
               history(
                 deliveryId
                   ? { node: node.id, delivery_id: deliveryId }
@@ -286,6 +287,11 @@ export function createJourneyExecutor(app: AppContext) {
       for (const [nodeId, n] of counts) q.bumpNode(journeyId, nodeId, n)
       return stepped
     })
+    report.stepped += stepped
+    report.queued += tally.queued
+    report.webhooks += tally.webhooks
+    report.lateness.push(...tally.lateness)
+    return stepped
   }
 
   /** A send node: a message in the one outbox, or the reason it is skipped. */

@@ -40,8 +40,11 @@ export function createSequenceExecutor(app: AppContext) {
     runs: DueSequenceRun[],
     report: SequenceStepReport,
     deadline: number,
-  ) {
-    return inTransaction(app.sqlite, () => {
+  ): number {
+    // The batch's figures reach `report` only once it committed: a throw rolls its steps back,
+    // so they count for nothing.
+    const tally = { queued: 0, deferred: 0 }
+    const stepped = inTransaction(app.sqlite, () => {
       // The client's time zone comes with the sequence (one join, once a batch): the sending
       // window reads a contact without a zone of its own in it (else UTC).
       const found = app.db
@@ -71,7 +74,6 @@ export function createSequenceExecutor(app: AppContext) {
       for (const run of runs) {
         if (stepped > 0 && performance.now() >= deadline) break
         stepped++
-        report.stepped++
         const step = steps[run.next_step]
         if (!step) {
           q.complete(run.seq, now)
@@ -93,7 +95,7 @@ export function createSequenceExecutor(app: AppContext) {
           const open = nextWindowAt(now, sequence.sendingWindow, c.timezone ?? clientZone)
           if (open > now) {
             q.defer(run.seq, open)
-            report.deferred++
+            tally.deferred++
             continue
           }
         }
@@ -111,7 +113,7 @@ export function createSequenceExecutor(app: AppContext) {
         if (step.channel === 'email' && sequence.dailyLimit !== null) {
           if (sentToday >= sequence.dailyLimit) {
             q.defer(run.seq, nextUtcDay(now))
-            report.deferred++
+            tally.deferred++
             continue
           }
           sentToday++
@@ -131,7 +133,7 @@ export function createSequenceExecutor(app: AppContext) {
           step.channel === 'email' ? thread : [],
           now,
         )
-        report.queued++
+        tally.queued++
         q.advance(
           run.seq,
           { step: run.next_step, message_id: id, channel: step.channel, at: iso(now) },
@@ -142,6 +144,10 @@ export function createSequenceExecutor(app: AppContext) {
       }
       return stepped
     })
+    report.stepped += stepped
+    report.queued += tally.queued
+    report.deferred += tally.deferred
+    return stepped
   }
 
   // A flow whose batch threw is held back with a growing delay (src/lib/due-picker.ts).

@@ -1,0 +1,51 @@
+import { afterAll, expect, spyOn, test } from 'bun:test'
+import { createSequenceWorker } from '../../../src/queue/sequence-worker'
+import type { SequenceStepReport } from '../../../src/services/sequences/executor'
+import { journeyTenant } from '../../helpers/journey'
+import { sequenceApp } from '../../helpers/sequence'
+
+// A pass's report counts committed work only. A batch that throws rolls back (its runs stay
+// due, nothing it queued is kept), so its runs are not "stepped" and its messages not "queued":
+// counting them made a pass whose only batch failed report work, and the worker ran again at
+// once instead of sleeping until the hold ends. A sequence whose step throws (stored
+// data from before a check existed) beside a healthy one of another tenant, both due, one pass.
+
+const s = await sequenceApp()
+const { t } = s
+const other = await journeyTenant(t, 'Other tenant')
+const failed = spyOn(t.ctx.log, 'error')
+afterAll(async () => {
+  failed.mockRestore()
+  await s.close()
+})
+const oneStep = { steps: [{ subject: 'Hello', body_text: 'Hi', delay: 'PT0S' }] }
+
+test('the runs of a batch that threw are not counted as stepped, queued or deferred', async () => {
+  const broken = await s.sequence(oneStep)
+  // A sending window stored without its days (bypassing the save checks): reading it throws.
+  t.ctx.sqlite
+    .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
+    .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
+  await s.enroll(broken, [await s.contact('a@example.com'), await s.contact('b@example.com')])
+  const reports: SequenceStepReport[] = []
+  const worker = createSequenceWorker(t.ctx, { onPass: (r) => reports.push(r) })
+
+  // Only the broken sequence is due: the pass did nothing that committed.
+  expect((await worker.runOnce()).worked).toBe(false)
+  expect(failed).toHaveBeenCalledTimes(1)
+  expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, deferred: 0 })
+  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE sequence_id = ?').get(broken)
+  expect(queued).toEqual({ n: 0 })
+
+  // With another tenant's sequence due too, only its run counts.
+  const healthy = (await other.call('POST', '/api/v1/sequences', { name: 'Other', ...oneStep })).id as string
+  await other.call('POST', `/api/v1/sequences/${healthy}/activate`)
+  await other.call('POST', `/api/v1/sequences/${healthy}/enroll`, {
+    contact_ids: [await other.contact('h@example.com')],
+  })
+  s.clock.t += 1_000 // the broken one's hold ends: both are due, the broken one first
+  expect((await worker.runOnce()).worked).toBe(true)
+  expect(failed).toHaveBeenCalledTimes(2)
+  expect(reports[1]).toMatchObject({ stepped: 1, queued: 1, deferred: 0 })
+  await worker.stop()
+})
