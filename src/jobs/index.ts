@@ -72,10 +72,10 @@ export function registerJobs(ctx: AppContext): void {
     name: 'oauth.purge',
     schedule: '29 * * * *',
     description:
-      'Delete OAuth codes, refresh tokens, token revocations and grants 7 days after they expired (in chunks)',
+      'Delete OAuth codes, refresh tokens, token revocations and grants 7 days after they expired, spent ID-JAG jtis once expired (in chunks)',
     run: async () => {
       // One transaction per chunk, so a backlog never holds the write lock for long.
-      const removed = { codes: 0, refresh_tokens: 0, revoked_tokens: 0, grants: 0 }
+      const removed = { codes: 0, refresh_tokens: 0, revoked_tokens: 0, grants: 0, used_assertions: 0 }
       for (let more = true; more; ) {
         const r = await runAs(ctx, 'oauth.purge', purgeOAuthVerb)
         for (const k of Object.keys(removed) as (keyof typeof removed)[]) removed[k] += r[k]

@@ -18,6 +18,15 @@ export const ID_JAG_TYP = 'oauth-id-jag+jwt'
 /** The token type the spec names for assertions in `identity_assertion` (RFC 8693 style). */
 export const ID_JAG_TOKEN_TYPE = 'urn:ietf:params:oauth:token-type:id-jag'
 
+/**
+ * The longest an assertion may live: `exp` at most this long after `iat`, and after the time it
+ * is judged at. A spent assertion's `jti` is kept until its `exp`, so the cap bounds the replay
+ * store; an ID-JAG is meant to be exchanged at once (the draft's examples live 5 minutes).
+ */
+export const ID_JAG_MAX_LIFETIME_S = 3600
+/** Clock skew tolerated on exp/nbf when the caller names none. */
+export const ID_JAG_CLOCK_TOLERANCE_S = 30
+
 export type IdJagFailure =
   | 'malformed'
   | 'wrong_type'
@@ -28,6 +37,7 @@ export type IdJagFailure =
   | 'bad_signature'
   | 'jwks_unavailable'
   | 'invalid_claims'
+  | 'replayed'
 
 export class IdJagError extends Error {
   constructor(
@@ -49,7 +59,8 @@ export interface IdJag {
   /** The resource server's tenant (`aud_tenant`): for Herald, a client (workspace) id. */
   readonly audTenant: string | null
   readonly email: string | null
-  readonly jti: string | null
+  /** Required: with the issuer, the key of the replay store (./id-jag-replay.ts). */
+  readonly jti: string
   /** `exp` in ms. */
   readonly expiresAt: number
   readonly claims: JWTPayload
@@ -100,6 +111,7 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
   if (!issuer || !jwksUrl)
     throw new IdJagError('untrusted_issuer', 'The assertion comes from an untrusted issuer')
 
+  const tolerance = options.clockToleranceSeconds ?? ID_JAG_CLOCK_TOLERANCE_S
   let payload: JWTPayload
   try {
     ;({ payload } = await jwtVerify(assertion, keySetOf(jwksUrl), {
@@ -107,7 +119,7 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
       audience: options.audience,
       typ: ID_JAG_TYP,
       currentDate: new Date(options.now),
-      clockTolerance: options.clockToleranceSeconds ?? 30,
+      clockTolerance: tolerance,
       requiredClaims: ['sub', 'exp', 'iat'],
       // `none` and HMAC are refused: an issuer's JWKS holds public keys.
       algorithms: [
@@ -129,6 +141,20 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
   }
   const subject = str(payload.sub)
   if (!subject) throw new IdJagError('invalid_claims', 'The assertion has no subject')
+  const jti = str(payload.jti)
+  if (!jti)
+    throw new IdJagError('invalid_claims', 'The assertion has no jti claim (a non-empty string, required)')
+  // jose has checked exp and iat are numbers. A long-lived assertion would have to be
+  // remembered as long to refuse its replay: refused instead.
+  const exp = payload.exp as number
+  if (
+    exp - (payload.iat as number) > ID_JAG_MAX_LIFETIME_S ||
+    exp * 1000 > options.now + (ID_JAG_MAX_LIFETIME_S + tolerance) * 1000
+  )
+    throw new IdJagError(
+      'invalid_claims',
+      `The assertion lives too long: its exp may be at most ${ID_JAG_MAX_LIFETIME_S / 60} minutes after iat and after now`,
+    )
   const scope = str(payload.scope)
   return {
     issuer,
@@ -137,8 +163,8 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
     scopes: scope ? scope.split(' ').filter(Boolean) : null,
     audTenant: str(payload.aud_tenant),
     email: str(payload.email),
-    jti: str(payload.jti),
-    expiresAt: (payload.exp as number) * 1000,
+    jti,
+    expiresAt: exp * 1000,
     claims: payload,
   }
 }
@@ -149,6 +175,8 @@ function mapJoseError(err: unknown): IdJagError {
   if (err instanceof errors.JWTClaimValidationFailed) {
     if (err.claim === 'aud')
       return new IdJagError('wrong_audience', "The assertion's audience is not this server")
+    if (err.reason === 'missing')
+      return new IdJagError('invalid_claims', `The assertion has no ${err.claim} claim (required)`)
     if (err.claim === 'nbf' || err.claim === 'iat')
       return new IdJagError('not_yet_valid', 'The assertion is not valid yet')
     return new IdJagError('invalid_claims', `The assertion's ${err.claim} claim is invalid`)

@@ -9,6 +9,7 @@ import { DAY_MS } from '../../lib/time'
 import { credentialsChanged } from '../api-keys/authenticate'
 import { issueApiKey } from '../api-keys/issue'
 import type { IdJag } from './id-jag'
+import { spendIdJag } from './id-jag-replay'
 import type { ClaimAgentInput, RegisterAgentInput, RevokeAgentInput } from './inputs'
 import { presentRegistration } from './present'
 
@@ -128,8 +129,15 @@ function approveByAssertion(ctx: Ctx, row: AgentRegistrationRow, jag: IdJag): Ag
 /** Exchanges an approved registration for its key, exactly once. `jag`: the verified assertion, if any. */
 export function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | null) {
   let row = registrationByHandle(ctx, input.registration_id)
-  if (row.status === 'pending' && row.identityType === 'identity_assertion' && jag)
+  if (row.status === 'pending' && row.identityType === 'identity_assertion' && jag) {
+    // Spent in this (the verb's) transaction: a claim refused below rolls it back, a claim that
+    // mints the key commits it. Refused like any other bad assertion (401, details.reason).
+    if (!spendIdJag(ctx.db, jag, ctx.clock.now()))
+      throw new ServiceError('UNAUTHORIZED', 'The assertion has already been used; present a new one', {
+        reason: 'replayed',
+      })
     row = approveByAssertion(ctx, row, jag)
+  }
   if (row.status !== 'approved')
     throw invalidState(`The registration is ${row.status}; only an approved one can be claimed`, row.status, [
       'approved',

@@ -16,6 +16,7 @@ import { OAUTH_SCOPES } from '../../lib/scopes'
 import { DAY_MS, HOUR_MS } from '../../lib/time'
 import { grantableScopes } from '../actors/actor'
 import { IdJagError, verifyIdJag } from '../agents/id-jag'
+import { spendIdJag } from '../agents/id-jag-replay'
 import { loadIdentity, workspacesOf } from '../users/access'
 import { defaultWorkspace } from './clients'
 import { OAuthError } from './errors'
@@ -348,7 +349,9 @@ export function clientCredentials(
  * Herald client id), else the client's workspace, else the default one (a client registered for
  * a workspace is held to it); the scopes are those asked for (or else the
  * client's), within the client's registration and the assertion's `scope` claim. No refresh
- * token: the client asks its identity provider for a fresh assertion instead.
+ * token: the client asks its identity provider for a fresh assertion instead. An assertion buys
+ * one token: its issuer + `jti` are spent in the transaction that issues it, and a second
+ * presentation is invalid_grant.
  */
 export async function jwtBearer(
   app: AppContext,
@@ -385,6 +388,11 @@ export async function jwtBearer(
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant is not this client's workspace")
   } else tenant = client.clientId ?? defaultWorkspace(app)
   return inTransaction(app.sqlite, () => {
+    if (!spendIdJag(app.db, jag, app.clock.now()))
+      throw new OAuthError(
+        'invalid_grant',
+        'The assertion has already been used (its jti was presented before); ask the identity provider for a new one',
+      )
     const grant = app.db
       .insert(oauthGrants)
       .values({

@@ -1,7 +1,13 @@
 import { and, eq, inArray, lt, notExists, type SQL, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Ctx } from '../../context'
-import { oauthCodes, oauthGrants, oauthRefreshTokens, oauthRevokedTokens } from '../../db/schema'
+import {
+  oauthCodes,
+  oauthGrants,
+  oauthRefreshTokens,
+  oauthRevokedTokens,
+  oauthUsedAssertions,
+} from '../../db/schema'
 import { DAY_MS } from '../../lib/time'
 import { ACCESS_TOKEN_TTL_MS } from './grants'
 
@@ -18,7 +24,10 @@ import { ACCESS_TOKEN_TTL_MS } from './grants'
 // - a grant: once no code and no refresh token of it is left, and its first access token (issued
 //   with it) expired RETENTION ago. Later access tokens come with a refresh token that outlives
 //   them, so no access token of a grant with none left can still be valid. A token whose grant
-//   is gone is refused as unknown (src/services/oauth/authenticate.ts).
+//   is gone is refused as unknown (src/services/oauth/authenticate.ts);
+// - a spent ID-JAG's jti (src/services/agents/id-jag-replay.ts): as soon as it expired, no
+//   retention: the assertion itself is refused as expired from then on, and the row answers no
+//   question a person would ask.
 
 export const OAUTH_RETENTION_MS = 7 * DAY_MS
 
@@ -30,6 +39,7 @@ export interface PurgeResult {
   refresh_tokens: number
   revoked_tokens: number
   grants: number
+  used_assertions: number
   /** True when a chunk was full: call again. */
   more: boolean
 }
@@ -42,6 +52,14 @@ export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
   const codes = expired(oauthCodes, oauthCodes.codeHash, oauthCodes.expiresAt)
   const refreshTokens = expired(oauthRefreshTokens, oauthRefreshTokens.id, oauthRefreshTokens.expiresAt)
   const revokedTokens = expired(oauthRevokedTokens, oauthRevokedTokens.jti, oauthRevokedTokens.expiresAt)
+  // Keyed by (issuer, jti): deleted by rowid.
+  const usedAssertions = deleteChunk(
+    ctx,
+    oauthUsedAssertions,
+    sql`rowid`,
+    lt(oauthUsedAssertions.expiresAt, ctx.clock.now()),
+    chunk,
+  )
   const dead = ctx.db
     .select({ id: oauthGrants.id })
     .from(oauthGrants)
@@ -68,7 +86,8 @@ export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
     refresh_tokens: refreshTokens,
     revoked_tokens: revokedTokens,
     grants: dead.length,
-    more: [codes, refreshTokens, revokedTokens, dead.length].some((n) => n === chunk),
+    used_assertions: usedAssertions,
+    more: [codes, refreshTokens, revokedTokens, dead.length, usedAssertions].some((n) => n === chunk),
   }
 }
 
@@ -76,7 +95,7 @@ export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
 function deleteChunk(
   ctx: Ctx,
   table: SQLiteTable,
-  key: SQLiteColumn,
+  key: SQLiteColumn | SQL,
   where: SQL | undefined,
   chunk: number,
 ): number {

@@ -44,7 +44,7 @@ export const deleteOAuthClientVerb = defineVerb({
   run: (ctx, { id }) => deleteOAuthClient(ctx, id),
 })
 
-/** The oauth.purge job: one chunk of expired codes, refresh tokens, revocations and dead grants. */
+/** The oauth.purge job: one chunk of expired codes, refresh tokens, revocations, dead grants and spent ID-JAG jtis. */
 export const purgeOAuthVerb = defineVerb({
   name: 'oauth.purge',
   scope: 'admin:*',
