@@ -194,7 +194,7 @@ export function admitCredential(
     if (outcome.reason === 'client_suspended')
       throw new ServiceError('FORBIDDEN', 'The client this key belongs to is suspended')
     headers['www-authenticate'] = wwwAuthenticate(app.config.publicUrl, true, resourcePath)
-    throw unauthorized(outcome.reason)
+    throw unauthorized(outcome.reason, outcome.message)
   }
   const { actor } = outcome
   meta.keyId = actor.id

@@ -32,6 +32,7 @@ const REASONS: Record<string, string> = {
   expired: 'The API key has expired',
 }
 
-export function unauthorized(reason: keyof typeof REASONS | string): ServiceError {
-  return new ServiceError('UNAUTHORIZED', REASONS[reason] ?? 'The credential is not valid')
+/** `message`, when given, says more than the reason's stock sentence (why an OAuth token failed). */
+export function unauthorized(reason: keyof typeof REASONS | string, message?: string): ServiceError {
+  return new ServiceError('UNAUTHORIZED', message ?? REASONS[reason] ?? 'The credential is not valid')
 }

@@ -7,7 +7,12 @@ import { KEY_PREFIX } from './issue'
 
 export type AuthOutcome =
   | { ok: true; actor: Actor }
-  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended' }
+  | {
+      ok: false
+      reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended'
+      /** What the 401 says instead of the reason's stock message (external OAuth tokens). */
+      message?: string
+    }
 
 const LAST_USED_EVERY_MS = 60_000
 const CACHE_MS = 1000
