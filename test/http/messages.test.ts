@@ -42,11 +42,21 @@ describe('POST /api/v1/messages', () => {
       status: 403,
       code: 'FORBIDDEN',
     },
+    // DESIGN §6: a body reference the caller cannot see is 422 naming the member, not 404.
     {
-      name: 'a contact of another client is 404',
+      name: 'a contact of another client is 422 naming contact_id',
       body: { contact_id: theirs.id, template_id: template.id },
-      status: 404,
-      code: 'NOT_FOUND',
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'contact_id',
+      message: 'no such contact in this client',
+    },
+    {
+      name: 'an unknown contact is 422 naming contact_id',
+      body: { contact_id: '01a20c27-37b2-7276-a460-000000000000', subject: 'Hi', body_text: 'Hello' },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'contact_id',
     },
     {
       name: 'every failing member is listed',

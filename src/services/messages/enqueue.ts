@@ -3,7 +3,7 @@ import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { contacts, type MessagePayloadRow, type MessageRow, templates } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
-import { type FieldError, invalidField, notFound, validationFailed } from '../../errors'
+import { type FieldError, invalidField, validationFailed } from '../../errors'
 import type { CampaignChannel } from '../../lib/enums'
 import { newId } from '../../lib/ids'
 import { assertInlineParses } from '../campaigns/content'
@@ -31,14 +31,15 @@ export interface TransactionalMessage {
   variables?: Record<string, unknown> | null
 }
 
-/** Queues the message (sent at once by the worker); 422/404 when it could never be sent. */
+/** Queues the message (sent at once by the worker); 422 when it could never be sent. */
 export function enqueueMessage(app: AppContext, input: TransactionalMessage): MessageRow {
   const contact = app.db
     .select()
     .from(contacts)
     .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
     .get()
-  if (!contact) throw notFound('Contact')
+  // A body reference the caller cannot see is invalid input, not a missing route (DESIGN §6).
+  if (!contact) throw invalidField('contact_id', 'no such contact in this client')
   const template = input.templateId
     ? app.db
         .select()
