@@ -130,7 +130,7 @@ describe('a transactional message through the capture provider', () => {
     ).toThrow(/subject/)
     expect(() =>
       enqueueMessage(t.ctx, { clientId: t.client('Other'), contactId: cy, subject: 'x', bodyText: 'y' }),
-    ).toThrow(/not found/)
+    ).toThrow(/contact_id: no such contact/)
   })
 })
 
