@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
+import { invalid, scenarios } from '../helpers/scenarios'
 
 const t = createTestApp()
 const acme = t.client('Acme')
@@ -125,5 +126,40 @@ describe('lists and membership', () => {
     expect((await t.call('DELETE', `/api/v1/lists/${list.id}`, { key: acmeKey })).status).toBe(200)
     expect((await t.call('GET', `/api/v1/lists/${list.id}`, { key: acmeKey })).status).toBe(404)
     expect((await t.call('GET', `/api/v1/contacts/${id}`, { key: acmeKey })).status).toBe(200)
+  })
+})
+
+// DESIGN §6: ids in contact_ids that the caller cannot see (unknown, erased or another client's)
+// are 422 naming the member, on remove as on add; a visible contact that is not a member is fine.
+describe('POST /lists/{id}/contacts/remove: references', async () => {
+  const list = await newList('Refs')
+  const mine = await contact('rm-mine@acme.io')
+  const theirs = await contact('rm-theirs@globex.io', globexKey)
+  const erased = await contact('rm-erased@acme.io')
+  await t.call('POST', `/api/v1/lists/${list.id}/contacts`, {
+    key: acmeKey,
+    body: { contact_ids: [mine, erased] },
+  })
+  await t.call('DELETE', `/api/v1/contacts/${erased}`, { key: acmeKey })
+  const path = `/api/v1/lists/${list.id}/contacts/remove`
+  scenarios(t, { method: 'POST', path, key: () => acmeKey }, [
+    invalid("another client's contact", { contact_ids: [theirs] }, 'contact_ids[0]', {
+      message: 'no such contact',
+    }),
+    invalid(
+      'an unknown contact after a visible one',
+      { contact_ids: [mine, '01a20c27-37b2-7276-a460-000000000000'] },
+      'contact_ids[1]',
+    ),
+    invalid('an erased contact', { contact_ids: [erased] }, 'contact_ids[0]'),
+    {
+      name: 'a visible contact that is not a member',
+      body: { contact_ids: [await contact('rm-other@acme.io')] },
+      status: 200,
+    },
+  ])
+  test('a refused remove removed nobody', async () => {
+    const res = await t.call('GET', `/api/v1/lists/${list.id}`, { key: acmeKey })
+    expect(res.body.data.member_count).toBe(1)
   })
 })

@@ -126,7 +126,10 @@ export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
 }
 
 export function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {
-  findListRow(ctx, id)
-  const removed = removeMembers(ctx.db, id, [...new Set(contactIds)], ctx.clock.now())
+  const list = findListRow(ctx, id)
+  const unique = [...new Set(contactIds)]
+  // Not a member is not an error, but a contact the caller cannot see is (DESIGN §6), as on add.
+  assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
+  const removed = removeMembers(ctx.db, id, unique, ctx.clock.now())
   return { ...presentList(findListRow(ctx, id)), removed }
 }
