@@ -83,7 +83,10 @@ const Stats = named(
         id: t.String(),
         type: t.String(),
         passed: t.Integer({ description: 'Enrollments that ran this node' }),
-        waiting: t.Integer({ description: 'Enrollments whose next step is this node' }),
+        waiting: t.Integer({
+          description:
+            'Active enrollments at this node (their current_node): a contact parked in a wait or wait_for_event counts at that node',
+        }),
         messages: t.Optional(NodeMessages),
       }),
     ),

@@ -50,10 +50,14 @@ export function journeyStats(ctx: Ctx, id: string) {
       )
       .map((r) => [r.node_id, r.passed]),
   )
+  // Waiting at a node = active enrollments whose current_node it is, the node the enrollments
+  // list names. Not journey_runs.node_id: a run parked in a `wait` already points at the node
+  // after it (that is where it resumes), so it would count the contact one node too far.
   const waiting = new Map(
     ctx.db
       .all<{ node_id: string; n: number }>(
-        sql`SELECT node_id, count(*) AS n FROM journey_runs WHERE journey_id = ${journey.id} GROUP BY node_id`,
+        sql`SELECT current_node AS node_id, count(*) AS n FROM journey_enrollments
+            WHERE journey_id = ${journey.id} AND status = 'active' GROUP BY current_node`,
       )
       .map((r) => [r.node_id, r.n]),
   )
