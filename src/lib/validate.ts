@@ -212,15 +212,104 @@ function humanMessage(e: ValueError): string {
     .replace('greater or equal to', 'at least')
 }
 
-/** Every failing field, one message each (the first TypeBox reports for it). */
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value)
+
+/** The literal members of an object variant (`type: "email"`): what tells variants apart. */
+function literalMembers(schema: TSchema): [string, unknown][] {
+  if (schema[Kind] !== 'Object') return []
+  return Object.entries((schema.properties ?? {}) as Record<string, TSchema>)
+    .filter(([, member]) => member[Kind] === 'Literal')
+    .map(([key, member]) => [key, member.const])
+}
+
+/**
+ * The variant of a union the value evidently means, or -1 when none is: the only variant of the
+ * value's JSON type (the object of a Nullable(Object) given an object, the string or the object
+ * of String|Object), and among several object variants the only one whose literal members
+ * (`type`, `kind`) the value carries. A literal variant is never chosen (a union of literals is
+ * an enum), nor is one of two variants of the same type that no literal tells apart.
+ */
+function evidentVariant(variants: TSchema[], value: unknown): number {
+  let found = -1
+  let count = 0
+  for (let i = 0; i < variants.length; i++)
+    if (matchesKind(variants[i] as TSchema, value)) {
+      found = i
+      count++
+    }
+  if (count <= 1 || !isPlainObject(value)) return count === 1 ? found : -1
+  found = -1
+  for (let i = 0; i < variants.length; i++) {
+    const literals = literalMembers(variants[i] as TSchema)
+    if (literals.length === 0 || !literals.every(([key, constant]) => value[key] === constant)) continue
+    if (found >= 0) return -1
+    found = i
+  }
+  return found
+}
+
+/**
+ * An object given to a union of objects told apart by one literal member (`type`) whose value
+ * names none of them: that member is the failure, with the values it may take.
+ */
+function unknownTag(variants: TSchema[], value: unknown): [key: string, message: string] | undefined {
+  if (!isPlainObject(value) || variants.length < 2) return undefined
+  const tags = variants.map(literalMembers)
+  for (const [key] of tags[0] ?? []) {
+    const allowed = tags.map((members) => members.find(([k]) => k === key))
+    if (allowed.every((member) => member !== undefined))
+      return [
+        key,
+        notOneOf(
+          value[key],
+          allowed.map((member) => member?.[1]),
+        ),
+      ]
+  }
+  return undefined
+}
+
+const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1')
+
+/**
+ * The failures one TypeBox error stands for, as [JSON pointer, message]. A union the value
+ * failed reports every failure of the variant the value evidently means, each at its own path
+ * (`settings.sending_window.days[0]` and `settings.sending_window.start`), instead of one
+ * message at the union's path; with no evident variant it stays one message (humanMessage).
+ */
+function* failures(e: ValueError): Generator<[pointer: string, message: string]> {
+  if (e.type === ValueErrorType.Union) {
+    const variants = (e.schema.anyOf ?? []) as TSchema[]
+    const i = evidentVariant(variants, e.value)
+    if (i >= 0) {
+      let reported = false
+      for (const inner of e.errors[i] ?? []) {
+        reported = true
+        yield* failures(inner)
+      }
+      if (reported) return
+    } else {
+      const tag = unknownTag(variants, e.value)
+      if (tag) return yield [`${e.path}/${pointerKey(tag[0])}`, tag[1]]
+    }
+  }
+  yield [e.path, humanMessage(e)]
+}
+
+/**
+ * Every failing field, one message each (the first TypeBox reports for it). Only a value that
+ * fails comes past Check: the errors are worked out for the 422, never on the happy path.
+ */
 export function validate(schema: TSchema, value: unknown, root: string): FieldError[] {
   const c = checker(schema)
   if (c.Check(value)) return []
   const seen = new Map<string, string>()
-  for (const e of c.Errors(value)) {
-    const field = fieldName(e.path, root)
-    if (!seen.has(field)) seen.set(field, humanMessage(e))
-  }
+  for (const e of c.Errors(value))
+    for (const [pointer, message] of failures(e)) {
+      const field = fieldName(pointer, root)
+      if (!seen.has(field)) seen.set(field, message)
+    }
   return [...seen].map(([field, message]) => ({ field, message }))
 }
 

@@ -18,7 +18,11 @@ import {
 export const SequenceStatus = t.Union(SEQUENCE_STATUSES.map((s) => t.Literal(s)))
 export const SequenceEnrollmentStatus = t.Union(SEQUENCE_ENROLLMENT_STATUSES.map((s) => t.Literal(s)))
 
-const TimeOfDay = t.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:MM, 24-hour' })
+const TimeOfDay = t.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+  description: 'HH:MM, 24-hour',
+  'x-pattern-message': 'must be a time of day HH:MM, 00:00 to 23:59',
+})
 
 export const Delay = t.Union(
   [
