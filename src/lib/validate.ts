@@ -194,7 +194,7 @@ function humanMessage(e: ValueError): string {
       const first = i >= 0 ? e.errors[i]?.First() : undefined
       if (first?.path === e.path) return humanMessage(first)
       if (first) return `${fieldName(first.path.slice(e.path.length), '')} ${humanMessage(first)}`
-      return `must be ${variants.map(describe).join(' or ')}`
+      return `must be ${[...new Set(variants.map(describe))].join(' or ')}`
     }
     case ValueErrorType.String:
     case ValueErrorType.Integer:
