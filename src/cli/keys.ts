@@ -62,8 +62,11 @@ export async function keysCommand(sub: string | undefined, args: string[], flags
     return
   }
   if (sub === 'revoke') {
-    const id = args[0] ? parseId(args[0]) : null
-    if (!id) throw new UsageError('keys revoke needs the key id')
+    if (args.length === 0) throw new UsageError('keys revoke needs the key id')
+    if (args.length > 1) throw new UsageError('keys revoke takes one key id')
+    // A given id that is not an id at all is named as such, not reported missing.
+    const id = parseId(args[0]!)
+    if (!id) throw new UsageError(`"${args[0]}" is not a key id (key_… or a UUID)`)
     await withOfflineContextAsync(flags, (ctx) => invokeAsConsole(revokeApiKeyVerb, ctx, { id }))
     console.log(`Revoked key ${id}`)
     return

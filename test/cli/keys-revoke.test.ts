@@ -1,0 +1,68 @@
+import { expect, test } from 'bun:test'
+import { runCli } from '../../src/cli'
+import { toPrefixedId } from '../../src/lib/ids'
+import { createTestApp } from '../helpers/app'
+
+// `herald keys revoke ID` run in-process (runCli, stdout and stderr captured) on a test app's
+// data file. A command line that is wrong in itself (no id, two ids, an argument that is not an
+// id) is a usage error: exit 2, one line naming what is wrong, then the usage. An id that is well
+// formed but names no key is the verb's refusal: exit 1. Nothing is revoked by a refused command.
+
+const t = createTestApp()
+
+async function cli(args: string[]) {
+  const out: string[] = []
+  const err: string[] = []
+  const write = { out: process.stdout.write, err: process.stderr.write }
+  const log = console.log
+  const capture = (into: string[]) =>
+    ((chunk: string, cb?: () => void) => {
+      into.push(String(chunk))
+      cb?.()
+      return true
+    }) as typeof process.stdout.write
+  process.stdout.write = capture(out)
+  process.stderr.write = capture(err)
+  console.log = (...a: unknown[]) => out.push(`${a.join(' ')}\n`)
+  try {
+    const code = await runCli([...args, '--data', t.dataDir])
+    return { code, stdout: out.join(''), stderr: err.join('') }
+  } finally {
+    process.stdout.write = write.out
+    process.stderr.write = write.err
+    console.log = log
+  }
+}
+
+const revokedCount = () =>
+  t.ctx.sqlite
+    .query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NOT NULL')
+    .get()!.n
+
+const made = await cli(['keys', 'create', '--name', 'doomed', '--scopes', 'contacts:read', '--json'])
+const { id } = JSON.parse(made.stdout) as { id: string }
+
+test.each([
+  [['nope'], 2, 'herald: "nope" is not a key id (key_… or a UUID)\n'],
+  [['key_123'], 2, 'herald: "key_123" is not a key id (key_… or a UUID)\n'],
+  [[], 2, 'herald: keys revoke needs the key id\n'],
+  [['nope', 'also'], 2, 'herald: keys revoke takes one key id\n'],
+  [['ID', 'extra'], 2, 'herald: keys revoke takes one key id\n'],
+  [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'], 1, 'herald: API key not found\n'],
+] as const)('keys revoke %j → exit %d', async (args, code, first) => {
+  const before = revokedCount()
+  const r = await cli(['keys', 'revoke', ...args.map((a) => (a === 'ID' ? id : a))])
+  expect(r.code).toBe(code)
+  expect(r.stdout).toBe('')
+  expect(r.stderr.startsWith(first)).toBe(true)
+  // A usage error shows the usage after the line; a verb's refusal is the one line.
+  expect(r.stderr.includes('Usage:')).toBe(code === 2)
+  expect(revokedCount()).toBe(before)
+})
+
+test('a key id in its prefixed form (key_…) revokes that key', async () => {
+  const before = revokedCount()
+  const r = await cli(['keys', 'revoke', toPrefixedId('apiKey', id)])
+  expect(r).toEqual({ code: 0, stdout: `Revoked key ${id}\n`, stderr: '' })
+  expect(revokedCount()).toBe(before + 1)
+})
