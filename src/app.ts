@@ -5,6 +5,7 @@ import { portalPlugin } from './http/admin/plugin'
 import { docsPlugin } from './http/docs'
 import { handled } from './http/envelope'
 import { mountMcp } from './http/mcp/plugin'
+import { externalTokenHook } from './http/middleware/external-token'
 import { oauthPlugin } from './http/oauth/plugin'
 import { operations } from './http/operations'
 import { createPipeline } from './http/pipeline'
@@ -21,6 +22,10 @@ export const MAX_REQUEST_BODY = 210 * 1024 * 1024
 export function createApp(ctx: AppContext) {
   const pipeline = createPipeline(ctx)
   const app = new Elysia({ serve: { maxRequestBodySize: MAX_REQUEST_BODY } })
+
+  // External identity provider mode: its bearer tokens are verified before any route runs.
+  const externalTokens = externalTokenHook(ctx)
+  if (externalTokens) app.onRequest(externalTokens)
 
   const routes = mountOperations(app, pipeline, operations)
   // The MCP door: tools generated from the same registry, on routes of their own (DESIGN §9).

@@ -88,6 +88,15 @@ export interface Config {
   readonly agentAnonymousScopes: readonly string[]
   /** Trusted ID-JAG issuers, issuer → JWKS URL (HERALD_IDJAG_ISSUERS, `issuer=jwks_url,...`). */
   readonly idjagIssuers: Readonly<Record<string, string>>
+  /**
+   * External identity provider mode (DESIGN §5): bearer JWTs whose `iss` is this issuer are
+   * verified against its JWKS and accepted like Herald's own access tokens
+   * (HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL, both or neither).
+   */
+  readonly oauthExternalIssuer: string | null
+  readonly oauthExternalJwksUrl: string | null
+  /** The `aud` such a token must carry (HERALD_OAUTH_EXTERNAL_AUDIENCE); null = either resource URL. */
+  readonly oauthExternalAudience: string | null
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -250,6 +259,26 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       `HERALD_TWILIO_FROM must be an E.164 number (+14155550100) or a Messaging Service SID (MG…), got "${twilioFrom}"`,
     )
 
+  // Kept as written: a token's `iss` must equal it exactly (no trailing slash added or removed).
+  const oauthExternalIssuer = env.HERALD_OAUTH_EXTERNAL_ISSUER?.trim()
+    ? url('HERALD_OAUTH_EXTERNAL_ISSUER', env.HERALD_OAUTH_EXTERNAL_ISSUER.trim(), ['https:', 'http:'])
+    : null
+  const oauthExternalJwksUrl = env.HERALD_OAUTH_EXTERNAL_JWKS_URL?.trim()
+    ? url('HERALD_OAUTH_EXTERNAL_JWKS_URL', env.HERALD_OAUTH_EXTERNAL_JWKS_URL.trim(), ['http:', 'https:'])
+    : null
+  if ((oauthExternalIssuer === null) !== (oauthExternalJwksUrl === null))
+    throw new ConfigError(
+      'HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL are set together (external identity provider mode) or not at all',
+    )
+  // Herald's own tokens are told from the provider's by `iss`: the two must differ.
+  if (oauthExternalIssuer !== null && oauthExternalIssuer.replace(/\/+$/, '') === publicUrl)
+    throw new ConfigError('HERALD_OAUTH_EXTERNAL_ISSUER must not be Herald itself (HERALD_PUBLIC_URL)')
+  const oauthExternalAudience = env.HERALD_OAUTH_EXTERNAL_AUDIENCE?.trim() || null
+  if (oauthExternalAudience !== null && oauthExternalIssuer === null)
+    throw new ConfigError(
+      'HERALD_OAUTH_EXTERNAL_AUDIENCE needs HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL',
+    )
+
   const config: Config = Object.freeze({
     port,
     host,
@@ -308,6 +337,9 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     agentAutoApprove: bool('HERALD_AGENT_AUTO_APPROVE', env.HERALD_AGENT_AUTO_APPROVE),
     agentAnonymousScopes: scopeList('HERALD_AGENT_ANONYMOUS_SCOPES', env.HERALD_AGENT_ANONYMOUS_SCOPES),
     idjagIssuers: issuerJwks('HERALD_IDJAG_ISSUERS', env.HERALD_IDJAG_ISSUERS),
+    oauthExternalIssuer,
+    oauthExternalJwksUrl,
+    oauthExternalAudience,
   })
   provenance.set(config, sourcesOf(flags, env))
   return config
@@ -371,6 +403,9 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   agentAutoApprove: { env: 'HERALD_AGENT_AUTO_APPROVE' },
   agentAnonymousScopes: { env: 'HERALD_AGENT_ANONYMOUS_SCOPES' },
   idjagIssuers: { env: 'HERALD_IDJAG_ISSUERS' },
+  oauthExternalIssuer: { env: 'HERALD_OAUTH_EXTERNAL_ISSUER' },
+  oauthExternalJwksUrl: { env: 'HERALD_OAUTH_EXTERNAL_JWKS_URL' },
+  oauthExternalAudience: { env: 'HERALD_OAUTH_EXTERNAL_AUDIENCE' },
 }
 
 /** The same precedence as loadConfig: a flag, else a non-empty environment variable, else the default. */

@@ -2,15 +2,22 @@ import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { clients, oauthClients, oauthGrants, oauthRevokedTokens } from '../../db/schema'
 import { type Actor, oauthActor } from '../actors/actor'
+import { externalTokens } from './external'
 import { looksLikeJwt, verifyJwt } from './keys'
 
 // Access tokens presented as `Authorization: Bearer` on REST and MCP: our signature, our issuer,
 // not expired, and its grant still standing (not revoked, its client not deleted, the token not
 // revoked on its own). One indexed look-up per request, so revocation takes effect at once.
+// In external identity provider mode, a token of that issuer is judged by ./external.ts instead.
 
 export type TokenOutcome =
   | { ok: true; actor: Actor }
-  | { ok: false; reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended' }
+  | {
+      ok: false
+      reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended'
+      /** What the 401 says, when more than the reason's stock message helps (external tokens). */
+      message?: string
+    }
 
 export { looksLikeJwt }
 
@@ -36,8 +43,12 @@ export function createTokenAuthenticator(app: AppContext) {
   // check (~50 µs) was most of a token's cost per request. Whether it still stands (expiry,
   // revocation) is checked on every request below.
   const verified = new Map<string, Record<string, unknown> | null>()
+  const external = externalTokens(app)
 
   return function authenticateToken(token: string, now: number): TokenOutcome {
+    // One of ours already verified skips the issuer look-up; otherwise `iss` tells the two apart.
+    if (external !== null && !verified.get(token) && external.owns(token))
+      return external.authenticate(token, now)
     let claims = verified.get(token)
     if (claims === undefined) {
       claims = verifyJwt(app, token)
