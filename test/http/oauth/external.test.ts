@@ -60,21 +60,23 @@ interface Signing {
   typ?: string
   iss?: string
   aud?: string
-  /** Seconds from the clock's now. */
-  ttl?: number
+  /** Seconds from the clock's now; null: no exp claim. */
+  ttl?: number | null
+  /** null: no sub claim. */
+  sub?: string | null
 }
 
 /** A provider access token for `acme` with `contacts:read`, signed now (the injected clock). */
 function token(claims: Record<string, unknown> = {}, o: Signing = {}): Promise<string> {
   const now = Math.floor(clock.t / 1000)
-  return new SignJWT({ scope: 'contacts:read', tenant: acme, ...claims })
+  const jwt = new SignJWT({ scope: 'contacts:read', tenant: acme, ...claims })
     .setProtectedHeader({ alg: o.alg ?? 'ES256', kid: o.kid ?? 'k1', typ: o.typ ?? 'at+jwt' })
     .setIssuer(o.iss ?? ISSUER)
-    .setSubject('user-7')
     .setAudience(o.aud ?? BASE)
     .setIssuedAt(now)
-    .setExpirationTime(now + (o.ttl ?? 3600))
-    .sign(o.key ?? k1.privateKey)
+  if (o.sub !== null) jwt.setSubject(o.sub ?? 'user-7')
+  if (o.ttl !== null) jwt.setExpirationTime(now + (o.ttl ?? 3600))
+  return jwt.sign(o.key ?? k1.privateKey)
 }
 
 async function call(base: string, method: string, path: string, bearer: string, body?: unknown) {
@@ -162,6 +164,9 @@ describe('a provider token on REST', () => {
       () => token({}, { key: stranger.privateKey, kid: 'made-up' }),
       "The access token is not signed by a key of the identity provider's JWKS",
     ],
+    ['no exp claim', () => token({}, { ttl: null }), 'The access token has no exp claim (required)'],
+    ['no sub claim', () => token({}, { sub: null }), 'The access token has no sub claim (required)'],
+    ['an empty sub', () => token({}, { sub: '' }), 'The access token has no subject (sub)'],
     ['already expired', () => token({}, { ttl: -60 }), 'The access token has expired'],
     [
       'no tenant claim',
@@ -274,10 +279,15 @@ describe('discovery', () => {
 })
 
 // Apps of their own: the provider's JWKS down or broken, a configured audience, the mode off.
+// An error page is never taken for keys, even one whose body is a key set.
 const broken = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
-  fetch: () => new Response('oops', { status: 500 }),
+  fetch: async () =>
+    Response.json(
+      { keys: [{ ...(await exportJWK(k1.publicKey)), kid: 'k1', alg: 'ES256' }] },
+      { status: 500 },
+    ),
 })
 const others = {
   down: createTestApp({
@@ -302,40 +312,48 @@ async function readOn(name: keyof typeof others, o: Signing = {}) {
   return call(served[name]!.base, 'GET', '/api/v1/contacts', bearer)
 }
 
+/** k1 → k2 at the provider: picked up once the cooldown allows a refetch. */
+async function rotation() {
+  let fetches = provider.fetches
+  const before = await token()
+  expect((await rest('GET', '/api/v1/contacts', before)).status).toBe(200)
+  expect(provider.fetches).toBe(fetches + 1)
+
+  // The provider rotates: k1 withdrawn, k2 (RS256) in.
+  provider.keys = [{ key: k2.publicKey, kid: 'k2', alg: 'RS256' }]
+  const after = await token({}, { key: k2.privateKey, kid: 'k2', alg: 'RS256' })
+  // Right after a fetch an unknown kid does not make Herald call the provider again (made-up
+  // kids cannot turn requests into fetches).
+  fetches = provider.fetches
+  expectRefused(
+    await rest('GET', '/api/v1/contacts', after),
+    "The access token is not signed by a key of the identity provider's JWKS",
+  )
+  expect(provider.fetches).toBe(fetches)
+  // 30 s later (injected clock) the new kid refetches the keys and is found.
+  clock.t += 30_000
+  expect((await rest('GET', '/api/v1/contacts', after)).status).toBe(200)
+  expect(provider.fetches).toBe(fetches + 1)
+  // A token verified before the rotation stays verified until its exp (as Herald's own do).
+  expect((await rest('GET', '/api/v1/contacts', before)).status).toBe(200)
+}
+
 describe('the provider’s keys', () => {
   test('JWKS server down → 401 saying the keys could not be fetched', async () => {
     expectRefused(await readOn('down'), "The identity provider's keys (JWKS) could not be fetched")
   })
 
-  test('a JWKS answering HTTP 500 → 401 saying the keys could not be fetched', async () => {
+  test('a JWKS answering HTTP 500 (with keys in its body) → 401 saying the keys could not be fetched', async () => {
     expectRefused(await readOn('broken'), "The identity provider's keys (JWKS) could not be fetched")
   })
 
   test('a key rotation (new kid) is picked up without a restart, once 30 s passed since the last fetch', async () => {
     clock.t += 11 * 60_000 // past the keys' 10-minute max age: the next token refetches them
-    let fetches = provider.fetches
-    const before = await token()
-    expect((await rest('GET', '/api/v1/contacts', before)).status).toBe(200)
-    expect(provider.fetches).toBe(fetches + 1)
-
-    // The provider rotates: k1 withdrawn, k2 (RS256) in.
-    provider.keys = [{ key: k2.publicKey, kid: 'k2', alg: 'RS256' }]
-    const after = await token({}, { key: k2.privateKey, kid: 'k2', alg: 'RS256' })
-    // Right after a fetch an unknown kid does not make Herald call the provider again (made-up
-    // kids cannot turn requests into fetches).
-    fetches = provider.fetches
-    expectRefused(
-      await rest('GET', '/api/v1/contacts', after),
-      "The access token is not signed by a key of the identity provider's JWKS",
-    )
-    expect(provider.fetches).toBe(fetches)
-    // 30 s later (injected clock) the new kid refetches the keys and is found.
-    clock.t += 30_000
-    expect((await rest('GET', '/api/v1/contacts', after)).status).toBe(200)
-    expect(provider.fetches).toBe(fetches + 1)
-    // A token verified before the rotation stays verified until its exp (as Herald's own do).
-    expect((await rest('GET', '/api/v1/contacts', before)).status).toBe(200)
-    provider.keys = [{ key: k1.publicKey, kid: 'k1', alg: 'ES256' }]
+    try {
+      await rotation()
+    } finally {
+      provider.keys = [{ key: k1.publicKey, kid: 'k1', alg: 'ES256' }]
+    }
   })
 })
 
@@ -353,5 +371,10 @@ describe('mode off', () => {
     expect(provider.fetches).toBe(fetches)
     const doc = await (await fetch(`${served.off!.base}/.well-known/oauth-protected-resource`)).json()
     expect(doc.authorization_servers).toEqual([BASE])
+  })
+
+  test('no request hook at all is installed (with the mode on, exactly one)', () => {
+    expect(others.off.app.event.request ?? []).toHaveLength(0)
+    expect(t.app.event.request ?? []).toHaveLength(1)
   })
 })
