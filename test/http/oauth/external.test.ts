@@ -212,6 +212,13 @@ describe('a provider token on REST', () => {
       expectRefused(await rest('GET', '/api/v1/contacts', bearer), message)
     })
 
+  test('not valid yet (nbf) → 401; judged afresh, it is accepted once nbf has come', async () => {
+    const bearer = await token({ nbf: Math.floor(clock.t / 1000) + 120 })
+    expectRefused(await rest('GET', '/api/v1/contacts', bearer), 'The access token is not valid yet')
+    clock.t += 120_000
+    expect((await rest('GET', '/api/v1/contacts', bearer)).status).toBe(200)
+  })
+
   test('expiry is judged on the injected clock for a token already verified', async () => {
     const bearer = await token({}, { ttl: 60 })
     expect((await rest('GET', '/api/v1/contacts', bearer)).status).toBe(200)
