@@ -29,7 +29,7 @@ import { looksLikeJwt } from './keys'
 export const EXTERNAL_CLOCK_TOLERANCE_S = 30
 const REMEMBERED_MAX = 10_000
 
-/** Access-token types a provider may set (RFC 9068 `at+jwt`, or a plain JWT); none also passes. */
+/** Header `typ`s of an access token (RFC 9068 `at+jwt`, or a plain JWT); a token without `typ` passes too. */
 const ACCESS_TOKEN_TYPES = new Set(['jwt', 'at+jwt', 'application/at+jwt'])
 const OAUTH_SCOPE_SET: ReadonlySet<string> = new Set(OAUTH_SCOPES)
 
