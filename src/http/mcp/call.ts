@@ -11,11 +11,16 @@ import type { ToolDef } from './tools'
 // door (scope, ids, idempotency, validation, the verb's transaction), with the credential the
 // MCP endpoint already admitted. One code path; this file only translates.
 
-export interface Outcome {
+/** A tool's answer as the REST door wrote it. */
+export interface Answer {
   ok: boolean
-  /** The REST answer: `{data, pagination?}`, or the error body `{error: {code, message, …}}`. */
-  body: Json
+  /** The REST answer's JSON text: `{data, pagination?}`, or the error body `{error: {code, message, …}}`. */
   text: string
+}
+
+export interface Outcome extends Answer {
+  /** `text`, parsed. */
+  body: Json
 }
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> =>
@@ -79,9 +84,8 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
   return laid
 }
 
-async function outcomeOf(response: Response): Promise<Outcome> {
-  const text = await response.text()
-  return { ok: response.status === 200, body: JSON.parse(text) as Json, text }
+async function answerOf(response: Response): Promise<Answer> {
+  return { ok: response.status === 200, text: await response.text() }
 }
 
 /** Runs one tool for an actor the MCP endpoint admitted; failures come back as the REST error body. */
@@ -92,11 +96,23 @@ export async function runTool(
   actor: Actor,
   requestId: string,
 ): Promise<Outcome> {
+  const answer = await answerTool(p, d, args, actor, requestId)
+  return { ...answer, body: JSON.parse(answer.text) as Json }
+}
+
+/** runTool's answer as text only, for a caller that writes it out as it is (./direct-call.ts). */
+export async function answerTool(
+  p: Pipeline,
+  d: ToolDef,
+  args: Record<string, unknown> | undefined,
+  actor: Actor,
+  requestId: string,
+): Promise<Answer> {
   let laid: Laid
   try {
     laid = layOut(d, args ?? {})
   } catch (err) {
-    return outcomeOf(errorResponse(err, requestId).response)
+    return answerOf(errorResponse(err, requestId).response)
   }
   const o = d.operation
   const headers: Record<string, string> = {}
@@ -113,5 +129,5 @@ export async function runTool(
   const url = `${p.app.config.publicUrl}${laid.path}${search}`
   const request = new Request(url, { method: o.method, headers, body })
   const meta: RequestMeta = { requestId, actor, keyId: actor.id }
-  return outcomeOf(await runOperation(p, o, request, laid.params, meta))
+  return answerOf(await runOperation(p, o, request, laid.params, meta))
 }

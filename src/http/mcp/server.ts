@@ -1,7 +1,8 @@
 import type { Actor } from '../../services/actors/actor'
 import { VERSION } from '../../version'
 import type { Pipeline } from '../pipeline'
-import { runTool } from './call'
+import { answerTool, runTool } from './call'
+import { directAnswer, plainToolCall, type ServerInfo } from './direct-call'
 import { getPrompt, prompts } from './prompts'
 import { listResources, type ResourceCaller, readResource, resourceTemplates } from './resources'
 import {
@@ -49,8 +50,11 @@ function plainLegacy(request: Request, body: unknown): boolean {
   const header = request.headers.get('mcp-protocol-version')
   if (header !== null && !LEGACY_VERSIONS.has(header)) return false
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta
-  return meta === undefined || !(ENVELOPE_CLAIM in meta)
+  const params = (body as { params?: unknown }).params
+  const meta =
+    typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined
+  // Any _meta that is not an object carrying the claim (a string, null, an array) is the SDK's to judge.
+  return meta === undefined || (typeof meta === 'object' && meta !== null && !(ENVELOPE_CLAIM in meta))
 }
 
 /**
@@ -74,8 +78,16 @@ function plainModern(request: Request, body: unknown): boolean {
   const header = request.headers.get('mcp-protocol-version')
   if (header === null || LEGACY_VERSIONS.has(header)) return false
   if (typeof body !== 'object' || body === null || Array.isArray(body) || !('id' in body)) return false
-  const { method, params } = body as { method?: unknown; params?: { _meta?: Record<string, unknown> } }
-  return typeof method === 'string' && method !== 'initialize' && ENVELOPE_CLAIM in (params?._meta ?? {})
+  const { method, params } = body as { method?: unknown; params?: unknown }
+  const meta =
+    typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined
+  return (
+    typeof method === 'string' &&
+    method !== 'initialize' &&
+    typeof meta === 'object' &&
+    meta !== null &&
+    ENVELOPE_CLAIM in meta
+  )
 }
 
 const decoder = new TextDecoder()
@@ -95,7 +107,18 @@ function callerOf(ctx: ServerContext): CallerInfo {
 /** Idle servers kept per era; more may be serving at once (each request holds its own). */
 const POOL_SIZE = 16
 
-export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
+const SERVER_INFO: ServerInfo = { name: 'herald', title: 'Herald', version: VERSION }
+
+export interface McpServerOptions {
+  /**
+   * Answer the plain tools/call without the SDK's per-request server (./direct-call.ts). On
+   * everywhere; off only for the test that compares the two answers.
+   */
+  direct?: boolean
+}
+
+export function createMcpServer(p: Pipeline, catalog: ToolCatalog, options: McpServerOptions = {}) {
+  const direct = options.direct ?? true
   const resourceCaller = (ctx: ServerContext): ResourceCaller => {
     const { actor, requestId } = callerOf(ctx)
     return { p, catalog, actor, requestId }
@@ -109,7 +132,7 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
    */
   function build(): Server {
     const server = new Server(
-      { name: 'herald', title: 'Herald', version: VERSION },
+      { ...SERVER_INFO },
       {
         capabilities: { tools: {}, resources: {}, prompts: {} },
         supportedProtocolVersions: PROTOCOL_VERSIONS,
@@ -240,6 +263,13 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog) {
           headers: request.headers,
           body: raw as BodyInit,
         })
+      }
+    }
+    if (direct && parsedBody !== undefined) {
+      const call = plainToolCall(request, parsedBody, catalog)
+      if (call) {
+        const { actor, requestId } = authInfo.extra as unknown as CallerInfo
+        return directAnswer(call, await answerTool(p, call.tool, call.args, actor, requestId), SERVER_INFO)
       }
     }
     // The SDK's own classification: no per-request envelope (initialize, 2025-era calls, GET
