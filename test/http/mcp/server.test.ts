@@ -350,6 +350,32 @@ describe('the /mcp/v1 endpoint over HTTP', () => {
     expect(get.status).toBe(405)
   })
 
+  test('a _meta that is not an object is the SDK’s to judge, never an internal error', async () => {
+    for (const [version, meta] of [
+      ['2025-11-25', ''],
+      ['2025-11-25', 5],
+      ['2026-07-28', ''],
+      ['2026-07-28', null],
+    ] as const) {
+      const r = await fetch(http.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${writer}`,
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': version,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } }),
+      })
+      expect({ version, meta, status: r.status }).toEqual({
+        version,
+        meta,
+        status: r.status < 500 ? r.status : 0,
+      })
+      expect(await r.text()).toContain('"jsonrpc":"2.0"')
+    }
+  })
+
   test('while the server drains: 503 UNAVAILABLE with the REST error body, for raw requests and SDK clients', async () => {
     const clients = [await connectMcp('v1', http.url, writer), await connectMcp('v2', http.url, writer)]
     t.ctx.lifecycle.draining = true
