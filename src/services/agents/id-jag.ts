@@ -7,6 +7,7 @@ import {
   type JWTVerifyGetKey,
   jwtVerify,
 } from 'jose'
+import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
 
 // Identity Assertion JWT Authorization Grants (ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant):
 // a JWT with header `typ: oauth-id-jag+jwt`, issued by an identity provider the operator trusts
@@ -121,20 +122,7 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
       currentDate: new Date(options.now),
       clockTolerance: tolerance,
       requiredClaims: ['sub', 'exp', 'iat'],
-      // `none` and HMAC are refused: an issuer's JWKS holds public keys.
-      algorithms: [
-        'RS256',
-        'RS384',
-        'RS512',
-        'PS256',
-        'PS384',
-        'PS512',
-        'ES256',
-        'ES384',
-        'ES512',
-        'EdDSA',
-        'Ed25519',
-      ],
+      algorithms: [...JWKS_ALGORITHMS],
     }))
   } catch (err) {
     throw mapJoseError(err)

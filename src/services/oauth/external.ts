@@ -3,6 +3,7 @@ import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } 
 import type { AppContext } from '../../context'
 import { clients } from '../../db/schema'
 import { parseId } from '../../lib/ids'
+import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
 import { OAUTH_SCOPES } from '../../lib/scopes'
 import { oauthActor } from '../actors/actor'
 import { ID_JAG_TYP } from '../agents/id-jag'
@@ -103,20 +104,7 @@ function create(app: AppContext, issuer: string, jwksUrl: string): ExternalToken
         currentDate: new Date(app.clock.now()),
         clockTolerance: EXTERNAL_CLOCK_TOLERANCE_S,
         requiredClaims: ['sub', 'exp'],
-        // `none` and HMAC are refused: a JWKS holds public keys.
-        algorithms: [
-          'RS256',
-          'RS384',
-          'RS512',
-          'PS256',
-          'PS384',
-          'PS512',
-          'ES256',
-          'ES384',
-          'ES512',
-          'EdDSA',
-          'Ed25519',
-        ],
+        algorithms: [...JWKS_ALGORITHMS],
       }))
     } catch (err) {
       return describe(err)
