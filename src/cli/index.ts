@@ -10,7 +10,7 @@ import { VERSION } from '../version'
 import { analyticsCommand } from './analytics'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
-import { USAGE, UsageError } from './usage'
+import { parseArgsProblem, USAGE, UsageError } from './usage'
 import { type UserFlags, usersCommand } from './users'
 
 const OPTIONS = {
@@ -28,6 +28,7 @@ const OPTIONS = {
   password: { type: 'string' },
   clients: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const
 
 /** Which flags each command accepts: anything else is a usage error (exit 2). */
@@ -55,6 +56,11 @@ export async function runCli(argv: string[]): Promise<number> {
       strict: true,
     })
     const [command = 'help', ...rest] = positionals
+    // `--version`/`-v` anywhere is `herald version`, as `--help` anywhere is `herald help`.
+    if (values.version && !values.help) {
+      console.log(VERSION)
+      return 0
+    }
     if (values.help || command === 'help') {
       process.stdout.write(USAGE)
       return 0
@@ -132,7 +138,12 @@ export async function runCli(argv: string[]): Promise<number> {
     }
     return 0
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    const optionError = parseArgsProblem(err)
+    if (optionError) {
+      process.stderr.write(`herald: ${optionError}\n`)
+      return 2
+    }
+    if (err instanceof UsageError) {
       process.stderr.write(`herald: ${(err as Error).message}\n\n${USAGE}`)
       return 2
     }

@@ -17,10 +17,29 @@ Usage:
   herald api NAME [--MEMBER value …] [--body JSON|@file|-] [--client ID] [--idempotency-key K] [--all] [--jsonl] [--json] [--url URL]
                                                       call a running server (HERALD_URL, key from HERALD_API_KEY or --key-file;
                                                       herald api NAME --help lists its flags; exit 1 API error, 3 unreachable)
-  herald version                                      print the version
-  herald help                                         this text
+  herald version | --version | -v                     print the version
+  herald help | --help | -h                           this text
 
 Configuration comes from flags, then HERALD_* environment variables, then defaults (see README).
 `
 
 export class UsageError extends Error {}
+
+/**
+ * node:util parseArgs' refusal of a command line (an option it does not know, a value missing or
+ * given to a flag that takes none) as one line naming the option and pointing to `herald help`;
+ * null for any other error. Its own text talks about positionals after '--', which is no help here.
+ */
+export function parseArgsProblem(err: unknown): string | null {
+  const code = (err as { code?: unknown } | null)?.code
+  if (typeof code !== 'string' || !code.startsWith('ERR_PARSE_ARGS')) return null
+  const quoted = /'([^' ]+)/.exec((err as Error).message)?.[1]
+  // A short option inside a group (`-vx`) is named without its dash.
+  const option = quoted === undefined ? undefined : quoted.startsWith('-') ? quoted : `-${quoted}`
+  const hint = '(herald help lists the commands and their options)'
+  if (option === undefined) return `bad command line: ${(err as Error).message} ${hint}`
+  if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return `unknown option ${option} ${hint}`
+  if (/does not take an argument/.test((err as Error).message)) return `${option} takes no value ${hint}`
+  if (/argument missing/.test((err as Error).message)) return `${option} needs a value ${hint}`
+  return `bad value for ${option} ${hint}`
+}
