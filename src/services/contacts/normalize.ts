@@ -36,6 +36,13 @@ export function isTimeZone(value: string): boolean {
   return timeZones().has(value)
 }
 
+let lowerZones: Set<string> | null = null
+/** isTimeZone ignoring case: segment rules compare a contact's time zone case-insensitively. */
+export function isTimeZoneIgnoringCase(value: string): boolean {
+  lowerZones ??= new Set([...timeZones()].map((z) => z.toLowerCase()))
+  return lowerZones.has(value.toLowerCase())
+}
+
 export function checkCustomFields(fields: Record<string, unknown>, path: string, errors: FieldError[]): void {
   const keys = Object.keys(fields)
   if (keys.length > CUSTOM_FIELDS_MAX)

@@ -1,9 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { FieldError } from '../../errors'
+import { CONTACT_STATUSES } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { DAY_MS, parseIsoDateTime } from '../../lib/time'
 import { notOneOf, quoteValue } from '../../lib/validate'
+import { isTimeZoneIgnoringCase } from '../contacts/normalize'
 
 // Segment rules (DESIGN.md §7) are checked and compiled to ONE parameterised SQL condition over
 // `contacts`. User values only ever reach SQL as bound parameters; column names come from the
@@ -42,6 +44,37 @@ const TEXT_COLUMNS: Record<string, SQL> = {
 export const TEXT_FIELDS = Object.keys(TEXT_COLUMNS)
 export const TEXT_OPERATORS: Operator[] = [...TEXT_OPS]
 export const DATE_OPERATORS: Operator[] = ['before', 'after', 'within_last_days', 'gt', 'gte', 'lt', 'lte']
+
+/**
+ * Fields whose values come from a closed set (contact statuses; time zones, which contacts only
+ * accept as IANA names). A whole value outside the set (eq, neq, in, not_in) can never match and
+ * is almost always a typo, so it is refused (a part, as in contains, is not checked). Values
+ * compare case-insensitively, so the check ignores case too.
+ */
+const CLOSED_VALUES: Record<string, { has(value: string): boolean; refuse(value: unknown): string }> = {
+  status: {
+    has: (v) => (CONTACT_STATUSES as readonly string[]).includes(v.toLowerCase()),
+    refuse: (v) => notOneOf(v, CONTACT_STATUSES),
+  },
+  timezone: {
+    has: isTimeZoneIgnoringCase,
+    refuse: (v) => `${quoteValue(v)} is not an IANA time zone (e.g. Europe/Berlin, America/New_York, UTC)`,
+  },
+}
+
+/** Names each whole value of a closed-set field that is outside its set. */
+function checkClosedValues(field: string, op: Operator, value: unknown, path: string, errors: FieldError[]) {
+  const closed = CLOSED_VALUES[field]
+  if (!closed) return
+  const outside = (v: unknown) => isScalar(v) && !(typeof v === 'string' && closed.has(v))
+  // A value of the wrong shape is left to compare(), which says what shape it needs.
+  if ((op === 'eq' || op === 'neq') && outside(value))
+    errors.push({ field: `${path}.value`, message: closed.refuse(value) })
+  if ((op === 'in' || op === 'not_in') && Array.isArray(value))
+    value.forEach((v, i) => {
+      if (outside(v)) errors.push({ field: `${path}.value[${i}]`, message: closed.refuse(v) })
+    })
+}
 
 export const ACTIVITY_EVENTS: Record<string, string> = {
   delivered: 'email.delivered',
@@ -306,6 +339,7 @@ function compileRule(
     return null
   }
   if (!allowOnly(TEXT_OPERATORS)) return null
+  checkClosedValues(field, op, value, path, errors)
   return compare(column, op, value, path, errors, 'text', c.now)
 }
 
