@@ -1,8 +1,7 @@
 import type { Flags } from '../config'
-import { ServiceError } from '../errors'
 import { analyticsRebuildVerb } from '../services/analytics/verbs'
-import { invoke } from '../services/verbs/invoke'
-import { asConsole, withOfflineContextAsync } from './offline'
+import { invokeAsConsole } from './console-verbs'
+import { withOfflineContextAsync } from './offline'
 import { UsageError } from './usage'
 
 /** `herald analytics rebuild [--client ID]`: the rollups recomputed from the messages, through the verb. */
@@ -14,12 +13,7 @@ export async function analyticsCommand(
   if (sub !== 'rebuild' || args.length > 0)
     throw new UsageError('usage: herald analytics rebuild [--client ID]')
   const result = await withOfflineContextAsync(flags, (ctx) =>
-    invoke(analyticsRebuildVerb, asConsole(ctx), flags.client ? { client_id: flags.client } : {}).catch(
-      (err) => {
-        if (err instanceof ServiceError) throw new Error(err.message)
-        throw err
-      },
-    ),
+    invokeAsConsole(analyticsRebuildVerb, ctx, flags.client ? { client_id: flags.client } : {}),
   )
   if (flags.json) console.log(JSON.stringify(result))
   else

@@ -4,18 +4,14 @@ import { ServiceError } from '../errors'
 import type { Verb } from '../services/verbs/define'
 import { invoke } from '../services/verbs/invoke'
 import { asConsole } from './offline'
+import { refusalLine } from './refusal'
 
 // The CLI's door to the verbs: the operator at the console, with a refusal printed as one line
 // that names the fields (the REST door's error body has no reader here), and lists read whole.
 
-/** A verb's refusal as a plain Error: its message and, for a 422, each field and what is wrong. */
+/** A verb's refusal as a plain Error: its message and, for a 422, each field error it does not already say. */
 function describe(err: unknown): never {
-  if (err instanceof ServiceError) {
-    const details = Array.isArray(err.details)
-      ? ` (${(err.details as { field: string; message: string }[]).map((d) => `${d.field} ${d.message}`).join('; ')})`
-      : ''
-    throw new Error(`${err.message}${details}`)
-  }
+  if (err instanceof ServiceError) throw new Error(refusalLine(err.message, err.details))
   throw err
 }
 

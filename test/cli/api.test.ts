@@ -166,15 +166,26 @@ describe('herald api: requests over HTTP', () => {
     const r = await api(['create_contact', '--client', clientId, '--body', '{"email":"not an email"}'])
     expect(r.code).toBe(1)
     expect(r.stdout).toBe('')
-    expect(r.stderr).toMatch(/^herald: VALIDATION_FAILED: /)
-    expect(r.stderr).toMatch(/^ {2}email: /m)
+    // One failing field is the message itself; its detail line would say it again.
+    expect(r.stderr).toMatch(/^herald: VALIDATION_FAILED: email: /)
+    expect(r.stderr).not.toMatch(/^ {2}email: /m)
     expect(r.stderr).toMatch(/^ {2}request_id: /m)
+    const two = await api([
+      'create_contact',
+      '--client',
+      clientId,
+      '--body',
+      '{"email":"not an email","tags":5}',
+    ])
+    expect(two.stderr).toMatch(/^herald: VALIDATION_FAILED: 2 fields are invalid/)
+    expect(two.stderr).toMatch(/^ {2}email: /m)
+    expect(two.stderr).toMatch(/^ {2}tags: /m)
   })
 
   test('a create without a workspace (platform-wide key) names the --client flag', async () => {
     const r = await api(['create_contact', '--email', 'nowhere@example.com'])
     expect(r.code).toBe(1)
-    expect(r.stderr).toMatch(/^ {2}client_id: /m)
+    expect(r.stderr).toMatch(/^herald: VALIDATION_FAILED: client_id: /)
     expect(r.stderr).toContain('give the workspace with --client ID')
   })
 

@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from '../../config'
 import { VERSION } from '../../version'
+import { detailsBeyond } from '../refusal'
 import { UsageError } from '../usage'
 import type { Invocation, Stdin } from './args'
 
@@ -109,7 +110,10 @@ async function printError(r: Response, inv: Invocation, key: string | null, io: 
   }
   const lines = [`herald: ${error.code}: ${error.message ?? ''}`]
   if (Array.isArray(error.details))
-    for (const d of error.details as { field?: string; message?: string }[])
+    for (const d of detailsBeyond(error.message ?? '', error.details) as {
+      field?: string
+      message?: string
+    }[])
       lines.push(d.field !== undefined ? `  ${d.field}: ${d.message ?? ''}` : `  ${JSON.stringify(d)}`)
   else if (error.details && typeof error.details === 'object')
     for (const [k, v] of Object.entries(error.details)) lines.push(`  ${k}: ${JSON.stringify(v)}`)
