@@ -97,13 +97,20 @@ function challenge(p: Pipeline, err: unknown, request: Request, headers: Record<
 }
 
 const MAX_IDEMPOTENCY_KEY = 255
-/** C0 controls (tab included) and DEL; bytes 0x80–0xFF may be UTF-8 and are left alone. */
-function hasControl(value: string): boolean {
+
+/**
+ * What is wrong with an idempotency key (the REST header, or the MCP tools' `idempotency_key`),
+ * or null. C0 controls (tab included) and DEL are refused; bytes 0x80–0xFF may be UTF-8 and are
+ * left alone; a character above 0xFF cannot travel in a header at all.
+ */
+export function idempotencyKeyProblem(value: string): string | null {
+  if (value.length === 0 || value.length > MAX_IDEMPOTENCY_KEY) return 'must be 1 to 255 characters'
   for (let i = 0; i < value.length; i++) {
     const c = value.charCodeAt(i)
-    if (c < 0x20 || c === 0x7f) return true
+    if (c < 0x20 || c === 0x7f) return 'must not contain control characters'
+    if (c > 0xff) return 'must contain only characters an HTTP header can carry (ASCII or Latin-1)'
   }
-  return false
+  return null
 }
 
 function queryObject(url: string): Record<string, string> {
@@ -277,14 +284,10 @@ export async function runOperation(
     if (isMutating(o) && credentialId) {
       idempotencyKey = request.headers.get('idempotency-key')
       if (idempotencyKey !== null) {
-        if (idempotencyKey.length === 0 || idempotencyKey.length > MAX_IDEMPOTENCY_KEY)
-          throw validationFailed([{ field: 'Idempotency-Key', message: 'must be 1 to 255 characters' }])
         // Bun's HTTP parser answers a bare 400 to most control bytes in a header; tab and DEL
         // reach us (and any of them through an in-process Request).
-        if (hasControl(idempotencyKey))
-          throw validationFailed([
-            { field: 'Idempotency-Key', message: 'must not contain control characters' },
-          ])
+        const problem = idempotencyKeyProblem(idempotencyKey)
+        if (problem) throw validationFailed([{ field: 'Idempotency-Key', message: problem }])
         headers['idempotency-key'] = idempotencyKey
         // The query is part of the request: ?client_id=A and ?client_id=B are different creates.
         const url = new URL(request.url)

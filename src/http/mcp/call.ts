@@ -2,7 +2,7 @@ import type { FieldError } from '../../errors'
 import { ServiceError, validationFailed } from '../../errors'
 import type { Actor } from '../../services/actors/actor'
 import type { Json } from '../openapi-schemas'
-import { type Pipeline, type RequestMeta, runOperation } from '../pipeline'
+import { idempotencyKeyProblem, type Pipeline, type RequestMeta, runOperation } from '../pipeline'
 import { errorResponse } from '../respond'
 import type { ToolDef } from './tools'
 
@@ -51,9 +51,12 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
     idempotencyKey: null,
   }
   for (const name of d.pathNames) {
-    const value = args[name]
+    // Own members only: an inherited one (a `__proto__` member in the JSON) is not an argument.
+    const value = Object.hasOwn(args, name) ? args[name] : undefined
     if (typeof value !== 'string' || value === '')
       errors.push({ field: name, message: 'is required (a record id)' })
+    // A lone surrogate has no URL form (encodeURIComponent throws): no record has such an id.
+    else if (!value.isWellFormed()) errors.push({ field: name, message: 'is not a record id' })
     else {
       laid.params[name] = encodeURIComponent(value)
       laid.path = laid.path.replace(`{${name}}`, laid.params[name]!)
@@ -62,8 +65,9 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
   for (const [name, value] of Object.entries(args)) {
     if (d.pathNames.includes(name) || value === undefined) continue
     if (name === 'idempotency_key' && o.method !== 'GET') {
-      if (typeof value !== 'string') errors.push({ field: name, message: 'must be a string' })
-      else laid.idempotencyKey = value
+      const problem = typeof value === 'string' ? idempotencyKeyProblem(value) : 'must be a string'
+      if (problem) errors.push({ field: name, message: problem })
+      else laid.idempotencyKey = value as string
     } else if (d.file && name === d.file.member) {
       if (typeof value !== 'string') errors.push({ field: name, message: 'must be a string' })
       else laid.file = value
@@ -82,6 +86,26 @@ function layOut(d: ToolDef, args: Record<string, unknown>): Laid {
   if (d.file && laid.file !== null && Buffer.byteLength(laid.file) > d.file.limit)
     throw new ServiceError('PAYLOAD_TOO_LARGE', `${d.file.member} is larger than ${d.file.limit} bytes`)
   return laid
+}
+
+/** The arguments laid out as the REST request the operation takes. */
+function requestOf(p: Pipeline, d: ToolDef, laid: Laid): Request {
+  const headers: Record<string, string> = {}
+  let body: string | undefined
+  if (laid.file !== null && d.file) {
+    headers['content-type'] = d.file.contentType
+    body = laid.file
+  } else if (laid.body) {
+    headers['content-type'] = 'application/json'
+    body = JSON.stringify(laid.body)
+  }
+  if (laid.idempotencyKey !== null) headers['idempotency-key'] = laid.idempotencyKey
+  const search = laid.query ? `?${laid.query}` : ''
+  return new Request(`${p.app.config.publicUrl}${laid.path}${search}`, {
+    method: d.operation.method,
+    headers,
+    body,
+  })
 }
 
 async function answerOf(response: Response): Promise<Answer> {
@@ -109,25 +133,14 @@ export async function answerTool(
   requestId: string,
 ): Promise<Answer> {
   let laid: Laid
+  let request: Request
   try {
     laid = layOut(d, args ?? {})
+    // Inside the try: nothing a caller sends may escape as an HTTP 500 of the whole MCP request.
+    request = requestOf(p, d, laid)
   } catch (err) {
     return answerOf(errorResponse(err, requestId).response)
   }
-  const o = d.operation
-  const headers: Record<string, string> = {}
-  let body: string | undefined
-  if (laid.file !== null && d.file) {
-    headers['content-type'] = d.file.contentType
-    body = laid.file
-  } else if (laid.body) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(laid.body)
-  }
-  if (laid.idempotencyKey !== null) headers['idempotency-key'] = laid.idempotencyKey
-  const search = laid.query ? `?${laid.query}` : ''
-  const url = `${p.app.config.publicUrl}${laid.path}${search}`
-  const request = new Request(url, { method: o.method, headers, body })
   const meta: RequestMeta = { requestId, actor, keyId: actor.id }
-  return answerOf(await runOperation(p, o, request, laid.params, meta))
+  return answerOf(await runOperation(p, d.operation, request, laid.params, meta))
 }

@@ -79,6 +79,8 @@ export function plainToolCall(request: Request, body: unknown, catalog: ToolCata
   if (!(typeof id === 'string' || Number.isSafeInteger(id)) || !isPlainObject(params)) return null
   const { name, arguments: args } = params
   if (typeof name !== 'string' || !(args === undefined || isPlainObject(args))) return null
+  // An own `__proto__` member: the SDK's copy of the arguments makes it the prototype; its call.
+  if (args !== undefined && Object.hasOwn(args, '__proto__')) return null
   const tool = catalog.byName.get(name)
   if (!tool) return null
   const headers = request.headers

@@ -47,6 +47,8 @@ const ENVELOPE = {
 interface Call {
   headers: Record<string, string | undefined>
   body: unknown
+  /** The body as sent, when it is JSON that JSON.stringify cannot write (an own `__proto__`). */
+  raw?: string
 }
 
 /** The call as each SDK client sends it: v1 (2025-11-25) or v2 (2026-07-28 with its envelope). */
@@ -67,7 +69,7 @@ function sdkCall(era: 'legacy' | 'modern', name: string, args: unknown, id: unkn
 
 let requestCount = 0
 async function answer(serve: typeof viaLane, call: Call, requestId: string) {
-  const text = JSON.stringify(call.body)
+  const text = call.raw ?? JSON.stringify(call.body)
   const headers = Object.fromEntries(
     Object.entries(call.headers).filter(([, v]) => v !== undefined),
   ) as Record<string, string>
@@ -78,7 +80,7 @@ async function answer(serve: typeof viaLane, call: Call, requestId: string) {
     scopes: [...actor.scopes],
     extra: { actor, requestId } as unknown as Record<string, unknown>,
   })
-  return { status: res.status, type: res.headers.get('content-type'), body: await res.text() }
+  return { status: res.status, headers: [...res.headers], body: await res.text() }
 }
 
 /** Both answers, and whether the lane took the call. */
@@ -89,7 +91,7 @@ async function both(call: Call) {
   )
   const taken = plainToolCall(
     new Request('http://localhost/mcp/v1', { method: 'POST', headers }),
-    call.body,
+    call.raw === undefined ? call.body : JSON.parse(call.raw),
     catalog,
   )
   const sdk = await answer(viaSdk, call, requestId)
@@ -119,6 +121,52 @@ describe('the direct tools/call lane answers as the SDK does', () => {
         expect(taken).toBe(true)
         expect(lane).toEqual(sdk)
         expect(sdk.status).toBe(200)
+      })
+
+  // Arguments the REST request cannot carry as they are: each refused as a tool error naming the
+  // member (an HTTP 500 of the whole request before), the same on both paths.
+  const REFUSED: [string, Record<string, unknown>, string, string][] = [
+    [
+      'create_contact',
+      { email: 'a@b.example', idempotency_key: 'a\nb' },
+      'idempotency_key',
+      'control characters',
+    ],
+    ['create_contact', { email: 'a@b.example', idempotency_key: 'key-€' }, 'idempotency_key', 'HTTP header'],
+    ['create_contact', { email: 'a@b.example', idempotency_key: '' }, 'idempotency_key', '1 to 255'],
+    [
+      'create_contact',
+      { email: 'a@b.example', idempotency_key: 'k'.repeat(256) },
+      'idempotency_key',
+      '1 to 255',
+    ],
+    ['get_contact', { id: '\ud800' }, 'id', 'not a record id'],
+  ]
+  for (const era of ['legacy', 'modern'] as const)
+    for (const [name, args, field, message] of REFUSED)
+      test(`${era} ${name} ${JSON.stringify(args).slice(0, 60)}: 422 naming ${field}`, async () => {
+        const { taken, sdk, lane } = await both(sdkCall(era, name, args))
+        expect(taken).toBe(true)
+        expect(lane).toEqual(sdk)
+        expect(lane.status).toBe(200)
+        const result = JSON.parse(lane.body).result
+        expect(result.isError).toBe(true)
+        expect(result.structuredContent.error.code).toBe('VALIDATION_FAILED')
+        expect(result.structuredContent.error.details).toEqual([
+          { field, message: expect.stringContaining(message) },
+        ])
+      })
+
+  // An own `__proto__` member (JSON can say it; JSON.stringify of an object cannot): the SDK's
+  // copy of the arguments makes it the prototype, so the lane leaves such a call to the SDK.
+  for (const era of ['legacy', 'modern'] as const)
+    for (const args of [`{"id":"${acme}","__proto__":{"x":1}}`, `{"__proto__":{"id":"${acme}"}}`])
+      test(`${era} get_client ${args.slice(0, 40)}: left to the SDK`, async () => {
+        const call = sdkCall(era, 'get_client', 'ARGS')
+        call.raw = JSON.stringify(call.body).replace('"ARGS"', args)
+        const { taken, sdk, lane } = await both(call)
+        expect(taken).toBe(false)
+        expect(lane).toEqual(sdk)
       })
 
   // One thing changed from what the SDK clients send: a header, a member, a value.
