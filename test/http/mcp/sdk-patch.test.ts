@@ -1,12 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
 import {
+  createMcpHandler,
   isInitializedNotification,
   isInitializeRequest,
   isJSONRPCErrorResponse,
   isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
+  Server,
   specTypeSchemas,
 } from '../../../src/http/mcp/sdk'
 
@@ -156,5 +158,80 @@ describe('patched JSON-RPC type guards', () => {
     expect(isInitializeRequest({ jsonrpc: '2.0', id: 1, method: 'ping' })).toBe(false)
     for (const value of [null, undefined, 0, 'x', [], true])
       for (const [, guard] of guards) expect(guard(value)).toBe(false)
+  })
+})
+
+// The patch's server-side changes, pinned where they could change what a server does.
+describe('patched Server and Protocol', () => {
+  const ENVELOPE = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientInfo': { name: 'c', version: '1' },
+    'io.modelcontextprotocol/clientCapabilities': {},
+  }
+  const post = (
+    handler: ReturnType<typeof createMcpHandler>,
+    method: string,
+    params: object,
+    name?: string,
+  ) =>
+    handler.fetch(
+      new Request('http://localhost/mcp', {
+        method: 'POST',
+        headers: {
+          accept: 'application/json, text/event-stream',
+          'content-type': 'application/json',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          ...(name ? { 'mcp-name': name } : {}),
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: { ...params, _meta: ENVELOPE } }),
+      }),
+    )
+  const newServer = () =>
+    new Server(
+      { name: 's', version: '1' },
+      { capabilities: { tools: {} }, supportedProtocolVersions: ['2026-07-28', '2025-11-25'] },
+    )
+
+  test('server/discover is installed once per instance, and again whenever it is missing', async () => {
+    const server = newServer()
+    const handler = createMcpHandler(() => server, { legacy: 'reject' })
+    for (let i = 0; i < 2; i++) {
+      const res = await post(handler, 'server/discover', {})
+      expect(res.status).toBe(200)
+      expect(JSON.stringify((await res.json()).result)).toContain('"name":"s"')
+    }
+    // Removed before an instance first serves (nothing installed yet to compare with): installed.
+    const bare = newServer()
+    bare.removeRequestHandler('server/discover')
+    const res = await post(
+      createMcpHandler(() => bare, { legacy: 'reject' }),
+      'server/discover',
+      {},
+    )
+    expect(res.status).toBe(200)
+  })
+
+  test("an answered request's signal is released, not aborted, when the per-request server closes", async () => {
+    const server = newServer()
+    const events: string[] = []
+    server.setRequestHandler('tools/call', async (_request, ctx) => {
+      ctx.mcpReq.signal.addEventListener('abort', () => events.push('aborted'))
+      return { content: [{ type: 'text', text: 'hi' }] }
+    })
+    const closed = new Promise<void>((resolve) => {
+      server.onclose = resolve
+    })
+    const res = await post(
+      createMcpHandler(() => server, { legacy: 'reject' }),
+      'tools/call',
+      { name: 't', arguments: {} },
+      't',
+    )
+    expect(res.status).toBe(200)
+    await res.text()
+    await closed
+    // Unpatched, the close aborted the signal of a request already answered ("Connection closed").
+    expect(events).toEqual([])
   })
 })
