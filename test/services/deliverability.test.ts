@@ -167,6 +167,51 @@ describe('factors at and around their thresholds', () => {
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })
   })
 
+  // Gap 11 of the s6 acceptance review: DESIGN §7 says "share of suppressed/bounced contacts";
+  // the factor counted bounced and complained contacts only, so unsubscribes were left out.
+  test('list hygiene counts every suppressed contact once, whatever the reason', async () => {
+    const c = client('Hygiene', 1000)
+    add(c, 1, { sent: 100, delivered: 100, opened: 30 })
+    const contact = (email: string, status = 'subscribed') =>
+      t.ctx.sqlite.run(
+        "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
+        [Bun.randomUUIDv7(), c, email, status, NOW],
+      )
+    const suppressed = (email: string, source: string, clientId = c) =>
+      t.ctx.sqlite.run(
+        'INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',
+        [Bun.randomUUIDv7(), clientId, email, source, NOW],
+      )
+    const other = client('Other')
+    for (let i = 0; i < 30; i++) {
+      // Bounced hard and suppressed for it: one contact, counted once.
+      contact(`b${i}@x.example`, 'bounced')
+      suppressed(`b${i}@x.example`, 'hard_bounce')
+    }
+    for (let i = 0; i < 5; i++) contact(`c${i}@x.example`, 'complained')
+    for (let i = 0; i < 40; i++) {
+      contact(`u${i}@x.example`, 'unsubscribed')
+      suppressed(`u${i}@x.example`, 'unsubscribe')
+    }
+    for (let i = 0; i < 10; i++) {
+      contact(`a${i}@x.example`)
+      suppressed(`a${i}@x.example`, 'api')
+    }
+    // The address as the contact wrote it; suppressions are stored lower-cased.
+    contact('Mixed.Case@X.example')
+    suppressed('mixed.case@x.example', 'admin')
+    // Not counted: a suppression with no contact, and a contact suppressed by another client.
+    suppressed('nobody@x.example', 'api')
+    contact('theirs@x.example')
+    suppressed('theirs@x.example', 'api', other)
+    const f = await factor(c, 'list_hygiene')
+    // 30 + 5 + 40 + 10 + 1 = 86 of 1,000 contacts: 8.6 %, over the 5 % warn line.
+    expect(f).toMatchObject({ status: 'warn', value: 0.086 })
+    expect(f.advice).toStartWith(
+      '8.6 % of 1,000 contacts are suppressed or bounced: 30 bounced hard, 5 complained, 51 suppressed for another reason (unsubscribed, or added to the suppression list)',
+    )
+  })
+
   test('authentication per sending domain from its last verification', async () => {
     const c = client('Auth')
     add(c, 1, { sent: 100, delivered: 100, opened: 30 })
