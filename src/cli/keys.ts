@@ -1,6 +1,6 @@
 import type { Flags } from '../config'
 import { API_KEY_TIERS, type ApiKeyTier } from '../lib/enums'
-import { parseId } from '../lib/ids'
+import { idForms, parseId } from '../lib/ids'
 import { isScope } from '../lib/scopes'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../services/api-keys/verbs'
 import { everyPage, invokeAsConsole } from './console-verbs'
@@ -66,7 +66,7 @@ export async function keysCommand(sub: string | undefined, args: string[], flags
     if (args.length > 1) throw new UsageError('keys revoke takes one key id')
     // A given id that is not an id at all is named as such, not reported missing.
     const id = parseId(args[0]!)
-    if (!id) throw new UsageError(`"${args[0]}" is not a key id (key_… or a UUID)`)
+    if (!id) throw new UsageError(`"${args[0]}" is not a key id (${idForms('apiKey')})`)
     await withOfflineContextAsync(flags, (ctx) => invokeAsConsole(revokeApiKeyVerb, ctx, { id }))
     console.log(`Revoked key ${id}`)
     return

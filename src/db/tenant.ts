@@ -2,7 +2,7 @@ import { and, eq, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Actor } from '../context'
 import { invalidField } from '../errors'
-import { parseId } from '../lib/ids'
+import { notAnIdMessage, parseId } from '../lib/ids'
 import type { Db } from './client'
 import { clients } from './schema'
 
@@ -36,7 +36,7 @@ export function listFilter(actor: Actor, clientColumn: SQLiteColumn, requested?:
   if (actor.clientId) return eq(clientColumn, actor.clientId)
   if (requested === undefined) return undefined
   const id = parseId(requested)
-  if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+  if (!id) throw invalidField('client_id', notAnIdMessage('client'))
   return eq(clientColumn, id)
 }
 
@@ -49,7 +49,7 @@ export function ownerForCreate(db: Db, actor: Actor, requested?: string): string
   if (requested === undefined)
     throw invalidField('client_id', 'is required (query parameter) when using a platform-wide key')
   const id = parseId(requested)
-  if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+  if (!id) throw invalidField('client_id', notAnIdMessage('client'))
   const found = db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()
   if (!found) throw invalidField('client_id', 'no such client')
   return id

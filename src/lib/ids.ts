@@ -1,3 +1,5 @@
+import { a } from './article'
+
 // Ids are UUIDv7 (time-ordered), so ordering by id is ordering by creation.
 // Webhook payloads use `<prefix>_<32 hex>`; both forms are accepted on input.
 
@@ -23,6 +25,43 @@ export const ID_PREFIXES = {
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
+
+/** Each kind as named in an error message. */
+const ID_NAMES: Record<IdKind, string> = {
+  client: 'client',
+  campaign: 'campaign',
+  contact: 'contact',
+  list: 'list',
+  segment: 'segment',
+  journey: 'journey',
+  sequence: 'sequence',
+  template: 'template',
+  sender: 'sender',
+  domain: 'domain',
+  webhook: 'webhook',
+  message: 'message',
+  event: 'event',
+  reply: 'reply',
+  apiKey: 'API key',
+}
+
+/** The ways an id of this kind may be written, as parseId takes them: `cli_… or a UUID`. */
+export function idForms(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_… or a UUID`
+}
+
+/** `a client id`, `an API key id`. */
+export function anIdOf(kind: IdKind): string {
+  return a(`${ID_NAMES[kind]} id`)
+}
+
+/**
+ * The refusal of a value that is not an id at all: `must be a client id (cli_… or a UUID)`. One
+ * text for every kind, so a message never names fewer forms than parseId accepts.
+ */
+export function notAnIdMessage(kind: IdKind): string {
+  return `must be ${anIdOf(kind)} (${idForms(kind)})`
+}
 
 export function newId(): string {
   return Bun.randomUUIDv7()

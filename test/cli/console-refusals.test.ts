@@ -14,7 +14,7 @@ const cli = (...args: string[]) => cliCaptured([...args, '--data', t.dataDir])
 test.each([
   [
     ['keys', 'create', '--name', 'k', '--scopes', 'contacts:read', '--client', 'nope'],
-    'client_id: must be a client id (UUID)',
+    'client_id: must be a client id (cli_… or a UUID)',
   ],
   [
     ['keys', 'create', '--name', 'k', '--scopes', 'contacts:read', '--expires', 'yesterday'],
@@ -27,6 +27,10 @@ test.each([
   [
     ['users', 'create', '--email', 'bad', '--password', 'x'],
     '2 fields are invalid: email: must be a valid email address; password: must be at least 10 characters',
+  ],
+  [
+    ['users', 'create', '--email', 'm@example.com', '--role', 'member', '--clients', 'nope'],
+    'clients[0]: must be a client id (cli_… or a UUID)',
   ],
   [['analytics', 'rebuild', '--client', 'nope'], 'client_id: no such client'],
 ])('herald %j → exit 1, one line: %s', async (args, line) => {

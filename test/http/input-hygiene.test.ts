@@ -331,7 +331,7 @@ describe('18: input hygiene', () => {
       },
       status: 422,
       field: 'rule_groups[0].rules[0].campaign_id',
-      message: '"garbage" is not a campaign id (a UUID or cmp_…)',
+      message: '"garbage" is not a campaign id (cmp_… or a UUID)',
     },
     {
       name: 'an event rule with a numeric campaign_id',
@@ -367,7 +367,7 @@ describe('18: input hygiene', () => {
       body: { name: 'C', list_id: 'garbage' },
       status: 422,
       field: 'list_id',
-      message: 'must be an id: a UUID or a prefixed id such as lst_…',
+      message: 'must be a list id (lst_… or a UUID)',
     },
   ]
   scenarios(t, { method: 'POST', path: lists, key: asAcme }, rows)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { decryptSecret, encryptSecret, randomBase62 } from '../../src/lib/crypto'
 import { decodeCursor, encodeCursor } from '../../src/lib/cursor'
-import { newId, parseId, toPrefixedId } from '../../src/lib/ids'
+import { ID_PREFIXES, type IdKind, newId, notAnIdMessage, parseId, toPrefixedId } from '../../src/lib/ids'
 
 describe('ids', () => {
   test('UUIDv7 ids sort in creation order', () => {
@@ -17,6 +17,18 @@ describe('ids', () => {
     expect(parseId(prefixed)).toBe(id)
     expect(parseId(id.toUpperCase())).toBe(id)
     for (const bad of ['', '123', 'cmp_xyz', `${id}x`, 'cmp-0193']) expect(parseId(bad)).toBeNull()
+  })
+
+  test('the refusal of a non-id names both forms parseId takes, for every kind', () => {
+    expect(notAnIdMessage('client')).toBe('must be a client id (cli_… or a UUID)')
+    expect(notAnIdMessage('apiKey')).toBe('must be an API key id (key_… or a UUID)')
+    expect(notAnIdMessage('event')).toBe('must be an event id (evt_… or a UUID)')
+    for (const kind of Object.keys(ID_PREFIXES) as IdKind[]) {
+      const id = newId()
+      const prefixed = toPrefixedId(kind, id)
+      expect(notAnIdMessage(kind)).toContain(`(${prefixed.slice(0, 4)}… or a UUID)`)
+      expect(parseId(prefixed)).toBe(id)
+    }
   })
 })
 

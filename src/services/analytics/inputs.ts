@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS } from '../../lib/enums'
-import { IdRef, strict } from '../verbs/schemas'
+import { idRef, strict } from '../verbs/schemas'
 
 // What the analytics verbs take: one schema per input, shared by every door (query members).
 
@@ -37,9 +37,9 @@ const windowMembers = {
   timezone: t.Optional(
     t.String({ maxLength: 64, description: 'IANA time zone of dates and buckets (default UTC)' }),
   ),
-  campaign_id: t.Optional(IdRef),
-  journey_id: t.Optional(IdRef),
-  sequence_id: t.Optional(IdRef),
+  campaign_id: t.Optional(idRef('campaign')),
+  journey_id: t.Optional(idRef('journey')),
+  sequence_id: t.Optional(idRef('sequence')),
   channel: t.Optional(t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))),
 }
 

@@ -2,10 +2,10 @@ import type { Ctx } from '../../context'
 import { QUARTER_MS, quarterOf, type RollupFilter } from '../../db/rollups'
 import { ownerForCreate } from '../../db/tenant'
 import { invalidField } from '../../errors'
-import { parseId } from '../../lib/ids'
 import { DAY_MS, iso, parseIsoDateTime } from '../../lib/time'
 import { instantOfWall, localDate } from '../../lib/zoned-time'
 import { isTimeZone } from '../contacts/normalize'
+import { idFilter } from '../id-filter'
 import type { FunnelQuery } from './inputs'
 
 // The window and filters of an analytics read. Dates are whole local days in `timezone` (UTC by
@@ -47,13 +47,6 @@ function parseEdge(field: 'from' | 'to', value: string, tz: string): number {
   return field === 'from' ? quarterOf(ms) : quarterOf(ms) + QUARTER_MS
 }
 
-const sourceId = (field: string, v: string | undefined) => {
-  if (v === undefined) return undefined
-  const id = parseId(v)
-  if (!id) throw invalidField(field, 'must be an id (UUID or prefixed)')
-  return id
-}
-
 export function windowOf(
   ctx: Ctx,
   q: FunnelQuery,
@@ -62,9 +55,9 @@ export function windowOf(
   const clientId = clientOf(ctx, q.client_id)
   const timezone = q.timezone ?? 'UTC'
   const filter: RollupFilter = {
-    campaignId: sourceId('campaign_id', q.campaign_id),
-    journeyId: sourceId('journey_id', q.journey_id),
-    sequenceId: sourceId('sequence_id', q.sequence_id),
+    campaignId: idFilter('campaign_id', 'campaign', q.campaign_id),
+    journeyId: idFilter('journey_id', 'journey', q.journey_id),
+    sequenceId: idFilter('sequence_id', 'sequence', q.sequence_id),
     channel: q.channel,
   }
   const named = [filter.campaignId, filter.journeyId, filter.sequenceId].filter((v) => v !== undefined)

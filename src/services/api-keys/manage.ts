@@ -4,7 +4,7 @@ import { paginate } from '../../db/paginate'
 import { apiKeys, clients } from '../../db/schema'
 import { findVisible, listFilter } from '../../db/tenant'
 import { forbidden, invalidField, notFound } from '../../errors'
-import { parseId } from '../../lib/ids'
+import { notAnIdMessage, parseId } from '../../lib/ids'
 import { parseIsoDateTime } from '../../lib/time'
 import { credentialsChanged } from './authenticate'
 import type { CreateApiKeyInput, ListApiKeysInput } from './inputs'
@@ -19,7 +19,7 @@ export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
   let clientId: string | null = null
   if (input.client_id != null) {
     const id = parseId(input.client_id)
-    if (!id) throw invalidField('client_id', 'must be a client id (UUID)')
+    if (!id) throw invalidField('client_id', notAnIdMessage('client'))
     clientId = id
   }
   if (ctx.actor.clientId !== null) {

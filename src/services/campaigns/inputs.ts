@@ -1,7 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
 import {
-  IdRef,
+  idRef,
   Name,
   Nullable,
   OwningClient,
@@ -21,10 +21,10 @@ export const campaignFields = {
   name: Name,
   subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
   channel: t.Optional(CampaignChannel),
-  template_id: t.Optional(Nullable(IdRef)),
-  list_id: t.Optional(Nullable(IdRef)),
-  segment_id: t.Optional(Nullable(IdRef)),
-  sender_id: t.Optional(Nullable(IdRef)),
+  template_id: t.Optional(Nullable(idRef('template'))),
+  list_id: t.Optional(Nullable(idRef('list'))),
+  segment_id: t.Optional(Nullable(idRef('segment'))),
+  sender_id: t.Optional(Nullable(idRef('sender'))),
   body_html: t.Optional(Nullable(Text(512 * 1024))),
   body_text: t.Optional(Nullable(Text(128 * 1024))),
   scheduled_at: t.Optional(Nullable(t.String({ format: 'date-time' }))),

@@ -6,7 +6,7 @@ import { paginate } from '../../db/paginate'
 import { contactImports } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { invalidField, notFound, ServiceError } from '../../errors'
-import { newId, parseId } from '../../lib/ids'
+import { newId, notAnIdMessage, parseId } from '../../lib/ids'
 import type { Upload } from '../../lib/upload'
 import { assertListsOfClient } from '../lists/members'
 import type { CreateImportInput, ListImportsInput } from './inputs'
@@ -74,7 +74,7 @@ export async function prepareImport(
   let listId: string | null = null
   if (input.list_id !== undefined) {
     listId = parseId(input.list_id)
-    if (!listId) throw invalidField('list_id', 'must be a list id')
+    if (!listId) throw invalidField('list_id', notAnIdMessage('list'))
     assertListsOfClient(ctx.db, clientId, [listId], 'list_id', false)
   }
   const id = newId()

@@ -2,7 +2,7 @@ import type { FieldError } from '../../errors'
 import { a } from '../../lib/article'
 import { MAX_WAIT_MS, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import { CAMPAIGN_CHANNELS } from '../../lib/enums'
-import { parseId } from '../../lib/ids'
+import { type IdKind, notAnIdMessage, parseId } from '../../lib/ids'
 import { LINE_PATTERN, notOneOf, quoteValue } from '../../lib/validate'
 import {
   allowedMembers,
@@ -169,7 +169,7 @@ function checkMembers(
       err('position', 'must be {x, y} (numbers)')
   }
   /** A reference member: an id of a record the lookup finds; returns the UUID. */
-  const ref = (member: string, what: string, exists: (id: string) => boolean, required: boolean) => {
+  const ref = (member: string, what: IdKind, exists: (id: string) => boolean, required: boolean) => {
     const v = node[member]
     if (v === undefined || v === null) {
       if (required) err(member, `is required (${a(what)} id)`)
@@ -177,7 +177,7 @@ function checkMembers(
     }
     const id = typeof v === 'string' ? parseId(v) : null
     if (id === null) {
-      err(member, `must be ${a(what)} id (a UUID)`)
+      err(member, notAnIdMessage(what))
       return null
     }
     if (!exists(id)) err(member, `no such ${what} in this client`)

@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { ENROLLMENT_STATUSES, JOURNEY_STATUSES } from '../../lib/enums'
-import { IdRef, Name, OwningClient, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { idRef, Name, OwningClient, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the journey verbs take, shared by every door. A node's members depend on its type, so
 // the schema fixes only the outer shape; ./graph.ts checks each node and names it in the 422.
@@ -39,8 +39,8 @@ export const JourneyRef = t.Object({ id: RecordId }, strict)
 export const EnrollInput = t.Object(
   {
     id: RecordId,
-    contact_ids: t.Optional(t.Array(IdRef, { maxItems: 10_000 })),
-    segment_id: t.Optional(IdRef),
+    contact_ids: t.Optional(t.Array(idRef('contact'), { maxItems: 10_000 })),
+    segment_id: t.Optional(idRef('segment')),
   },
   strict,
 )
@@ -50,7 +50,7 @@ export const ListEnrollmentsInput = t.Object(
     id: RecordId,
     ...pageQueryMembers,
     status: t.Optional(EnrollmentStatus),
-    contact_id: t.Optional(IdRef),
+    contact_id: t.Optional(idRef('contact')),
   },
   strict,
 )

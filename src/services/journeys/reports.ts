@@ -16,7 +16,7 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
   const after = cursorSeq(ctx.secretKey, page.cursor, `journey_enrollments:${journey.id}`)
   const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
   if (page.status) where.push(eq(journeyEnrollments.status, page.status))
-  const contactId = idFilter('contact_id', page.contact_id)
+  const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (contactId) where.push(eq(journeyEnrollments.contactId, contactId))
   const filter = and(...where)
   const rows = ctx.db

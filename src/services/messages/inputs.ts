@@ -1,7 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { MESSAGE_STATUSES } from '../../lib/enums'
 import { CampaignChannel } from '../campaigns/inputs'
-import { IdRef, Nullable, OwningClient, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
+import { idRef, Nullable, OwningClient, pageQueryMembers, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the message verbs take: one schema per input, shared by every door.
 
@@ -26,13 +26,13 @@ export const MessageRef = t.Object({ id: RecordId }, strict)
 export const SendMessageInput = t.Object(
   {
     client_id: OwningClient,
-    contact_id: IdRef,
+    contact_id: idRef('contact'),
     channel: t.Optional(CampaignChannel),
-    template_id: t.Optional(Nullable(IdRef)),
+    template_id: t.Optional(Nullable(idRef('template'))),
     subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
     body_html: t.Optional(Nullable(Text(512 * 1024))),
     body_text: t.Optional(Nullable(Text(128 * 1024))),
-    sender_id: t.Optional(Nullable(IdRef)),
+    sender_id: t.Optional(Nullable(idRef('sender'))),
     variables: t.Optional(
       Nullable(
         t.Record(t.String(), t.Unknown(), {

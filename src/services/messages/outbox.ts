@@ -17,7 +17,7 @@ import { presentMessage } from './read'
 export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   const limit = q.limit ?? 50
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, q.client_id)]
-  const campaignId = idFilter('campaign_id', q.campaign_id)
+  const campaignId = idFilter('campaign_id', 'campaign', q.campaign_id)
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   if (q.status) conditions.push(eq(messages.status, q.status))
   if (q.channel) conditions.push(eq(messages.channel, q.channel))

@@ -36,12 +36,12 @@ export function presentMessage(row: MessageRow, headers?: Record<string, string>
 /** The outbox, newest first. Message-IDs come from the stored headers of what was sent. */
 export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, page.client_id)]
-  const campaignId = idFilter('campaign_id', page.campaign_id)
-  const contactId = idFilter('contact_id', page.contact_id)
+  const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
+  const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
-  const journeyId = idFilter('journey_id', page.journey_id)
+  const journeyId = idFilter('journey_id', 'journey', page.journey_id)
   if (journeyId) conditions.push(eq(messages.journeyId, journeyId))
-  const sequenceId = idFilter('sequence_id', page.sequence_id)
+  const sequenceId = idFilter('sequence_id', 'sequence', page.sequence_id)
   if (sequenceId) conditions.push(eq(messages.sequenceId, sequenceId))
   if (contactId) conditions.push(eq(messages.contactId, contactId))
   if (page.status) conditions.push(eq(messages.status, page.status))

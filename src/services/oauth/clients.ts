@@ -5,7 +5,7 @@ import { clients, type OAuthClientRow, oauthClients, oauthGrants } from '../../d
 import { listFilter, visibleTo } from '../../db/tenant'
 import { type FieldError, invalidField, notFound } from '../../errors'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
-import { newId, parseId } from '../../lib/ids'
+import { newId, notAnIdMessage, parseId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import type { CreateOAuthClientInput, ListOAuthClientsInput } from './inputs'
 import { redirectUriProblem } from './redirect-uris'
@@ -46,7 +46,7 @@ export function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
   let clientId: string | null = null
   if (input.client_id != null) {
     clientId = parseId(input.client_id)
-    if (!clientId) throw invalidField('client_id', 'must be a client id (UUID)')
+    if (!clientId) throw invalidField('client_id', notAnIdMessage('client'))
   }
   if (ctx.actor.clientId !== null) {
     if (clientId !== null && clientId !== ctx.actor.clientId)

@@ -28,8 +28,8 @@ export function presentReply(row: ReplyRow) {
 /** Replies received, newest first, limited to the caller's client. */
 export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, replies.clientId, page.client_id)]
-  const campaignId = idFilter('campaign_id', page.campaign_id)
-  const contactId = idFilter('contact_id', page.contact_id)
+  const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
+  const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (campaignId) conditions.push(eq(replies.campaignId, campaignId))
   if (contactId) conditions.push(eq(replies.contactId, contactId))
   return paginate(ctx.db, ctx.secretKey, replies, replies.id, and(...conditions), page, presentReply)

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { FieldError } from '../../errors'
 import { CONTACT_STATUSES } from '../../lib/enums'
-import { parseId } from '../../lib/ids'
+import { idForms, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { DAY_MS, parseIsoDateTime } from '../../lib/time'
 import { notOneOf, quoteValue } from '../../lib/validate'
@@ -246,7 +246,7 @@ function compileRule(
       if (campaignId === null)
         errors.push({
           field: `${path}.campaign_id`,
-          message: `${quoteValue(rule.campaign_id)} is not a campaign id (a UUID or cmp_…)`,
+          message: `${quoteValue(rule.campaign_id)} is not a campaign id (${idForms('campaign')})`,
         })
       else conditions.push(sql`events.campaign_id = ${campaignId}`)
     }

@@ -1,7 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, SEQUENCE_ENROLLMENT_STATUSES, SEQUENCE_STATUSES } from '../../lib/enums'
 import {
-  IdRef,
+  idRef,
   Name,
   Nullable,
   OwningClient,
@@ -43,7 +43,7 @@ export const Delay = t.Union(
 export const Step = t.Object(
   {
     channel: t.Optional(t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))),
-    template_id: t.Optional(Nullable(IdRef)),
+    template_id: t.Optional(Nullable(idRef('template'))),
     subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
     body_html: t.Optional(Nullable(Text(512 * 1024))),
     body_text: t.Optional(Nullable(Text(128 * 1024))),
@@ -83,7 +83,7 @@ const sequenceFields = {
   name: Name,
   steps: t.Optional(Steps),
   settings: t.Optional(Settings),
-  sender_id: t.Optional(Nullable(IdRef)),
+  sender_id: t.Optional(Nullable(idRef('sender'))),
 }
 const SequenceFields = t.Object(sequenceFields, strict)
 export type SequenceInput = Static<typeof SequenceFields>
@@ -103,9 +103,9 @@ export const SequenceRef = t.Object({ id: RecordId }, strict)
 export const EnrollSequenceInput = t.Object(
   {
     id: RecordId,
-    contact_ids: t.Optional(t.Array(IdRef, { maxItems: 10_000 })),
-    segment_id: t.Optional(IdRef),
-    list_id: t.Optional(IdRef),
+    contact_ids: t.Optional(t.Array(idRef('contact'), { maxItems: 10_000 })),
+    segment_id: t.Optional(idRef('segment')),
+    list_id: t.Optional(idRef('list')),
   },
   strict,
 )
@@ -116,7 +116,7 @@ export const ListSequenceEnrollmentsInput = t.Object(
     id: RecordId,
     ...pageQueryMembers,
     status: t.Optional(SequenceEnrollmentStatus),
-    contact_id: t.Optional(IdRef),
+    contact_id: t.Optional(idRef('contact')),
   },
   strict,
 )

@@ -46,7 +46,7 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
   const after = cursorSeq(ctx.secretKey, page.cursor, `sequence_enrollments:${sequence.id}`)
   const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
   if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
-  const contactId = idFilter('contact_id', page.contact_id)
+  const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (contactId) where.push(eq(sequenceEnrollments.contactId, contactId))
   const filter = and(...where)
   const rows = ctx.db

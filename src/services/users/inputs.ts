@@ -1,6 +1,6 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { PORTAL_ROLES } from '../../db/schema/users'
-import { IdRef, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { idRef, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
 // What the portal-user verbs take: one schema per input, shared by the portal and the CLI.
 
@@ -20,7 +20,7 @@ export const CreateUserInput = t.Object(
     password: t.Optional(Password),
     role: RoleName,
     /** The workspaces a member may use (ignored for the other roles). */
-    clients: t.Optional(t.Array(IdRef, { maxItems: 500, uniqueItems: true })),
+    clients: t.Optional(t.Array(idRef('client'), { maxItems: 500, uniqueItems: true })),
     timezone: t.Optional(TimeZone),
   },
   strict,
@@ -31,7 +31,7 @@ export const UpdateUserInput = t.Object(
   {
     id: RecordId,
     role: t.Optional(RoleName),
-    clients: t.Optional(t.Array(IdRef, { maxItems: 500, uniqueItems: true })),
+    clients: t.Optional(t.Array(idRef('client'), { maxItems: 500, uniqueItems: true })),
   },
   strict,
 )

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { clients, portalSessions, type UserRow, userClients, users } from '../../db/schema'
 import { conflict, forbidden, invalidField, notFound, ServiceError } from '../../errors'
-import { newId, parseId } from '../../lib/ids'
+import { newId, notAnIdMessage, parseId } from '../../lib/ids'
 import { clientsOfUser } from './access'
 import type { CreateUserInput, ListUsersInput, UpdateUserInput } from './inputs'
 import { presentUser } from './present'
@@ -28,7 +28,8 @@ function findUser(ctx: Ctx, id: string): UserRow {
 function resolveClients(ctx: Ctx, given: readonly string[] | undefined): string[] {
   if (!given) return []
   const ids = given.map((g) => parseId(g))
-  if (ids.some((id) => id === null)) throw invalidField('clients', 'must be client ids')
+  const bad = ids.indexOf(null)
+  if (bad !== -1) throw invalidField(`clients[${bad}]`, notAnIdMessage('client'))
   const unique = [...new Set(ids as string[])]
   if (unique.length === 0) return []
   const found = ctx.db.select({ id: clients.id }).from(clients).where(inArray(clients.id, unique)).all()

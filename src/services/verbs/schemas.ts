@@ -1,4 +1,5 @@
 import { type TSchema, Type as t } from '@sinclair/typebox'
+import { ID_PREFIXES, type IdKind, notAnIdMessage } from '../../lib/ids'
 import { NAME_PATTERN } from '../../lib/validate'
 
 // Shared schema pieces: every collection, error and id in the API is described once here.
@@ -7,10 +8,21 @@ export const Uuid = t.String({
   format: 'uuid',
   description: 'UUID (a prefixed id such as cli_… is also accepted)',
 })
-/** A reference in a body: a UUID or a prefixed id such as `lst_…` (both name the same record). */
+const ID_REF_PATTERN =
+  '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{3}_[0-9a-fA-F]{32})$'
+/**
+ * A reference to a record of one kind in a body or query: a UUID or its prefixed form (`lst_…`),
+ * both naming the same record; anything else is refused with the forms this kind takes.
+ */
+export const idRef = (kind: IdKind) =>
+  t.String({
+    pattern: ID_REF_PATTERN,
+    description: `UUID, or the prefixed form (${ID_PREFIXES[kind]}_…) used in webhook payloads`,
+    'x-pattern-message': notAnIdMessage(kind),
+  })
+/** A reference whose kind is not fixed; a member that names one kind takes `idRef(kind)`, whose refusal names its forms. */
 export const IdRef = t.String({
-  pattern:
-    '^([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}|[a-z]{3}_[0-9a-fA-F]{32})$',
+  pattern: ID_REF_PATTERN,
   description: 'UUID, or the prefixed form (lst_…, tpl_…) used in webhook payloads',
   'x-pattern-message': 'must be an id: a UUID or a prefixed id such as lst_…',
 })
