@@ -47,7 +47,7 @@ export async function handled(
       })
     response = mapped.response
   }
-  response.headers.set('x-request-id', meta.requestId)
+  if (!meta.requestIdSent) response.headers.set('x-request-id', meta.requestId)
   meta.status = response.status
   logRequest(log, request, meta, started)
   return response

@@ -33,6 +33,8 @@ export interface RequestMeta {
   actor?: Actor
   /** The connection's peer address, for operations with a per-IP bucket. */
   peer?: string | null
+  /** The answer was built with X-Request-Id already (runOperation's are): no need to set it again. */
+  requestIdSent?: boolean
 }
 
 export interface Pipeline {
@@ -231,6 +233,8 @@ export async function runOperation(
   let upload: Upload | undefined
   const answer = (response: Response) => {
     meta.status = response.status
+    // Every answer below is built from `headers`, which carry X-Request-Id.
+    meta.requestIdSent = true
     // A spooled upload the verb did not take (moved) is not kept.
     if (upload) rmSync(upload.file, { force: true })
     return response
@@ -240,10 +244,10 @@ export async function runOperation(
       throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
 
     if (o.perIpLimit) admitIp(p, o, request, headers, meta)
-    let ctx: Ctx = withActor(app, ANONYMOUS, meta.requestId)
+    let actor: Actor = ANONYMOUS
     let credentialId: string | null = null
     if (o.auth !== 'none') {
-      const actor = meta.actor ?? admitCredential(p, request, headers, meta)
+      actor = meta.actor ?? admitCredential(p, request, headers, meta)
       credentialId = actor.id
       try {
         authorize(o.verb, actor)
@@ -254,12 +258,14 @@ export async function runOperation(
           headers['www-authenticate'] = `Bearer error="insufficient_scope", scope="${scope.required_scope}"`
         throw err
       }
-      ctx = withActor(app, actor, meta.requestId)
     }
+    const ctx: Ctx = withActor(app, actor, meta.requestId)
 
     const params: Record<string, string> = {}
-    for (const [name, value] of Object.entries(rawParams)) {
-      const decoded = decodeURIComponent(value)
+    for (const name in rawParams) {
+      const value = rawParams[name]!
+      // Without a '%' there is nothing to decode (and nothing decodeURIComponent could refuse).
+      const decoded = value.includes('%') ? decodeURIComponent(value) : value
       if (o.rawParams?.includes(name)) params[name] = decoded
       else {
         const id = parseId(decoded)

@@ -1,9 +1,20 @@
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 
+// Recently formatted timestamps: a record read again and again (a client on every request, a
+// campaign polled) formats the same few values each time. Bounded by dropping them all when full.
+const ISO_CACHE_MAX = 4096
+const isoCache = new Map<number, string>()
+
 /** ISO 8601 UTC with milliseconds, the one timestamp format of the API. */
 export function iso(ms: number): string {
-  return new Date(ms).toISOString()
+  let text = isoCache.get(ms)
+  if (text === undefined) {
+    text = new Date(ms).toISOString()
+    if (isoCache.size >= ISO_CACHE_MAX) isoCache.clear()
+    isoCache.set(ms, text)
+  }
+  return text
 }
 
 export function isoOrNull(ms: number | null | undefined): string | null {

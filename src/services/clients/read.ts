@@ -1,8 +1,9 @@
-import { eq, type SQL, sql } from 'drizzle-orm'
+import { eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import type { Db } from '../../db/client'
 import { type PageRequest, paginate } from '../../db/paginate'
-import { clients } from '../../db/schema'
+import { perConnection } from '../../db/prepared'
+import { rowByKeyStatement } from '../../db/row-by-key'
+import { type ClientRow, clients } from '../../db/schema'
 import { notFound } from '../../errors'
 import { presentClient } from './present'
 
@@ -11,25 +12,14 @@ function visibleClients(ctx: Ctx): SQL | undefined {
   return ctx.actor.clientId ? eq(clients.id, ctx.actor.clientId) : undefined
 }
 
-// The lookup by id is on the hot path of every client read: prepared once per database.
-const prepared = new WeakMap<Db, { byId: ReturnType<typeof prepareById> }>()
-function prepareById(db: Db) {
-  return db
-    .select()
-    .from(clients)
-    .where(eq(clients.id, sql.placeholder('id')))
-    .prepare()
-}
+// The lookup by id is on the hot path of every client read: prepared once per connection, and
+// without drizzle's row mapping (the same row; see rowByKeyStatement).
+const clientById = perConnection((sqlite) => rowByKeyStatement(sqlite, clients, clients.id))
 
-export function findClientRow(ctx: Ctx, id: string) {
+export function findClientRow(ctx: Ctx, id: string): ClientRow {
   // A tenant key sees only its own client: anything else is not found, whatever exists.
   if (ctx.actor.clientId !== null && ctx.actor.clientId !== id) throw notFound('Client')
-  let statements = prepared.get(ctx.db)
-  if (!statements) {
-    statements = { byId: prepareById(ctx.db) }
-    prepared.set(ctx.db, statements)
-  }
-  const row = statements.byId.get({ id })
+  const row = clientById(ctx.sqlite)(id)
   if (!row) throw notFound('Client')
   return row
 }
