@@ -60,7 +60,8 @@ describe('isPrivateAddress', () => {
 describe('urlProblem and deliveryProblem', () => {
   test('allow-private permits http and loopback, still refuses other schemes', () => {
     expect(urlProblem('http://127.0.0.1:9/x', true)).toBeNull()
-    expect(urlProblem('file:///etc/passwd', true)).toBe('must use https')
+    expect(urlProblem('file:///etc/passwd', true)).toBe('must use https or http')
+    expect(urlProblem('http://127.0.0.1:9/x', false)).toBe('must use https')
   })
   test('literal private addresses are refused before any look-up', async () => {
     expect(await deliveryProblem('https://10.0.0.1/', false)).toBe(
