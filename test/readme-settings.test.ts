@@ -20,7 +20,7 @@ const rows = section
   .filter((line) => line.startsWith('| `HERALD_'))
   .map((line) => {
     const [names = '', flag = ''] = line.split('|').slice(1)
-    return { names: names.match(/HERALD_[A-Z0-9_]+/g) ?? [], flag: flag.trim() }
+    return { names: [...names.matchAll(/HERALD_[A-Z0-9_]+/g)].map((m) => m[0]), flag: flag.trim() }
   })
 const tableNames = rows.flatMap((r) => r.names)
 
