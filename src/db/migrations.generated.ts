@@ -30,6 +30,7 @@ import m26 from '../../migrations/0026_many_molly_hayes.sql' with { type: 'text'
 import m27 from '../../migrations/0027_contacts_fts_detail_none.sql' with { type: 'text' }
 import m28 from '../../migrations/0028_client_timezone.sql' with { type: 'text' }
 import m29 from '../../migrations/0029_oauth_used_assertions.sql' with { type: 'text' }
+import m30 from '../../migrations/0030_client_unreachable_count.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -62,4 +63,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0027_contacts_fts_detail_none', sql: m27 },
   { tag: '0028_client_timezone', sql: m28 },
   { tag: '0029_oauth_used_assertions', sql: m29 },
+  { tag: '0030_client_unreachable_count', sql: m30 },
 ]

@@ -18,6 +18,7 @@ import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, setRollupWrites } from
 import { createFeedback } from '../../src/queue/feedback'
 import { createSendWorker } from '../../src/queue/worker'
 import { METRICS } from '../../src/services/analytics/inputs'
+import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { BenchError, fmt, progress, runBench } from './lib'
 
@@ -239,8 +240,11 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
     )
     const bounced = Math.round(messages * 0.015 * 0.3)
+    const highWater = contactsHighWater(sqlite)
     for (let i = 0; i < bounced; i++)
       gone.run(Bun.randomUUIDv7(), clientId, `gone${i}@example.com`, i % 40 ? 'bounced' : 'complained', end)
+    // As every insert path does: their search index and clients.unreachable_count (list_hygiene).
+    indexContactsAfter(sqlite, highWater)
     sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [CONTACTS, clientId])
     // The client-wide totals, as the writers keep them beside the per-source rows.
     sqlite.run(

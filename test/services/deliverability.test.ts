@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { RollupDeltas } from '../../src/db/rollups'
+import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { gradeOf, lowerIsBetter, THRESHOLDS } from '../../src/services/deliverability/score'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { countEmail } from '../helpers/campaign'
@@ -158,12 +159,15 @@ describe('factors at and around their thresholds', () => {
       'Busiest day 700 sends, 5.4× the average sending day',
     )
     expect(factors.list_hygiene).toMatchObject({ status: 'ok', value: 0 })
-    // 110 of 2,000 contacts bounced hard or complained: 5.5 %.
+    // 110 of 2,000 contacts bounced hard or complained: 5.5 %. Inserted as every insert path
+    // does: the rows, then indexContactsAfter (search index and clients.unreachable_count).
+    const highWater = contactsHighWater(t.ctx.sqlite)
     for (let i = 0; i < 110; i++)
       t.ctx.sqlite.run(
         "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?6)",
         [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
       )
+    indexContactsAfter(t.ctx.sqlite, highWater)
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })
   })
 
@@ -172,11 +176,14 @@ describe('factors at and around their thresholds', () => {
   test('list hygiene counts every suppressed contact once, whatever the reason', async () => {
     const c = client('Hygiene', 1000)
     add(c, 1, { sent: 100, delivered: 100, opened: 30 })
-    const contact = (email: string, status = 'subscribed') =>
+    const contact = (email: string, status = 'subscribed') => {
+      const highWater = contactsHighWater(t.ctx.sqlite)
       t.ctx.sqlite.run(
         "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
         [Bun.randomUUIDv7(), c, email, status, NOW],
       )
+      indexContactsAfter(t.ctx.sqlite, highWater)
+    }
     const suppressed = (email: string, source: string, clientId = c) =>
       t.ctx.sqlite.run(
         'INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',

@@ -25,6 +25,13 @@ export const clients = sqliteTable(
       .default('active'),
     /** Exact number of contacts, kept in the transaction of every insert and erasure (list totals). */
     contactCount: integer('contact_count').notNull().default(0),
+    /**
+     * Contacts bounced hard, complained or whose address is suppressed, each once: the deliverability
+     * score's list_hygiene (DESIGN §7 "share of suppressed/bounced contacts"). Kept by triggers on
+     * contacts and suppressions (migration 0030), so every writer, bulk imports included, keeps it
+     * exact; counting it per request probed every suppression in the contacts' email index.
+     */
+    unreachableCount: integer('unreachable_count').notNull().default(0),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

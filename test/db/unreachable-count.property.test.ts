@@ -1,0 +1,194 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import fc from 'fast-check'
+import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { createTestApp } from '../helpers/app'
+
+// clients.unreachable_count (migration 0030: contacts bounced hard, complained or suppressed, each
+// once; the deliverability score's list_hygiene) is kept by the insert paths (indexContactsAfter)
+// and by triggers on contacts and suppressions.
+// Property: after any sequence of inserts, deletes and updates of either table, in any order and
+// for two clients sharing addresses, the counter equals the count taken from the rows. Then the
+// same through the API's own paths, and the migration's backfill against the same count.
+// FC_SEED=<n> replays a failing run; FC_RUNS=<n> changes the number of runs.
+
+const RUNS = Number(process.env.FC_RUNS ?? 60)
+const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
+
+const t = createTestApp()
+const db = t.ctx.sqlite
+const clients = [t.client('Acme'), t.client('Globex')]
+
+const counter = (clientId: string) =>
+  db.query<{ n: number }, [string]>('SELECT unreachable_count AS n FROM clients WHERE id = ?').get(clientId)!
+    .n
+/** The definition, counted from the rows. */
+const counted = (clientId: string) =>
+  db
+    .query<{ n: number }, [string]>(
+      `SELECT count(*) AS n FROM contacts WHERE client_id = ?1 AND (status IN ('bounced', 'complained')
+        OR EXISTS (SELECT 1 FROM suppressions s WHERE s.client_id = ?1 AND s.email = lower(contacts.email)))`,
+    )
+    .get(clientId)!.n
+const expectExact = () => {
+  for (const c of clients) expect({ client: c, n: counter(c) }).toEqual({ client: c, n: counted(c) })
+}
+
+// A few addresses in two spellings each, so contacts and suppressions meet case-insensitively.
+const EMAILS = ['ann@x.example', 'Bob@X.example', 'cy@x.example', 'DAN@x.example']
+const STATUSES = ['subscribed', 'unsubscribed', 'bounced', 'complained', 'blocked'] as const
+
+const op = fc.oneof(
+  fc.record({
+    kind: fc.constant('insert-contact' as const),
+    client: fc.nat(1),
+    email: fc.constantFrom(...EMAILS),
+    upper: fc.boolean(),
+    status: fc.constantFrom(...STATUSES),
+  }),
+  fc.record({
+    kind: fc.constant('delete-contact' as const),
+    client: fc.nat(1),
+    email: fc.constantFrom(...EMAILS),
+  }),
+  fc.record({
+    kind: fc.constant('set-status' as const),
+    client: fc.nat(1),
+    email: fc.constantFrom(...EMAILS),
+    status: fc.constantFrom(...STATUSES),
+    // An import writes status on every row it updates, changed or not.
+    withName: fc.boolean(),
+  }),
+  fc.record({
+    kind: fc.constant('set-email' as const),
+    client: fc.nat(1),
+    email: fc.constantFrom(...EMAILS),
+    to: fc.constantFrom(...EMAILS),
+  }),
+  fc.record({ kind: fc.constant('suppress' as const), client: fc.nat(1), email: fc.constantFrom(...EMAILS) }),
+  fc.record({
+    kind: fc.constant('unsuppress' as const),
+    client: fc.nat(1),
+    email: fc.constantFrom(...EMAILS),
+  }),
+)
+type Op = typeof op extends fc.Arbitrary<infer T> ? T : never
+
+const contactOf = (clientId: string, email: string) =>
+  db
+    .query<{ id: string }, [string, string]>(
+      'SELECT id FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
+    )
+    .get(clientId, email)
+
+function apply(o: Op) {
+  const c = clients[o.client]!
+  const now = Date.now()
+  switch (o.kind) {
+    case 'insert-contact': {
+      // As every insert path does: the rows, then their search index and count in one pass.
+      const highWater = contactsHighWater(db)
+      db.run(
+        `INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at)
+         VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5) ON CONFLICT DO NOTHING`,
+        [Bun.randomUUIDv7(), c, o.upper ? o.email.toUpperCase() : o.email, o.status, now],
+      )
+      indexContactsAfter(db, highWater)
+      return
+    }
+    case 'delete-contact':
+      db.run('DELETE FROM contacts WHERE client_id = ? AND lower(email) = lower(?)', [c, o.email])
+      return
+    case 'set-status':
+      db.run(
+        `UPDATE contacts SET status = ?1${o.withName ? ', first_name = first_name' : ''} WHERE client_id = ?2 AND lower(email) = lower(?3)`,
+        [o.status, c, o.email],
+      )
+      return
+    case 'set-email': {
+      const from = contactOf(c, o.email)
+      if (!from || (contactOf(c, o.to) && o.to.toLowerCase() !== o.email.toLowerCase())) return
+      db.run('UPDATE contacts SET email = ? WHERE id = ?', [o.to, from.id])
+      return
+    }
+    case 'suppress':
+      db.run(
+        `INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, 'api', ?4)
+         ON CONFLICT DO NOTHING`,
+        [Bun.randomUUIDv7(), c, o.email.toLowerCase(), now],
+      )
+      return
+    case 'unsuppress':
+      db.run('DELETE FROM suppressions WHERE client_id = ? AND email = ?', [c, o.email.toLowerCase()])
+      return
+  }
+}
+
+describe('clients.unreachable_count', () => {
+  test('equals the count from the rows after any writes to contacts and suppressions', () => {
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+        for (const c of clients) {
+          db.run('DELETE FROM contacts WHERE client_id = ?', [c])
+          db.run('DELETE FROM suppressions WHERE client_id = ?', [c])
+        }
+        expect({ counter: clients.map(counter), counted: clients.map(counted) }).toEqual({
+          counter: [0, 0],
+          counted: [0, 0],
+        })
+        for (const o of ops) {
+          apply(o)
+          expectExact()
+        }
+      }),
+      { numRuns: RUNS, seed: SEED },
+    )
+  })
+
+  test("through the API: suppress, a bounce's status, unsuppress, erase", async () => {
+    const key = t.key({ scopes: ['admin:*'], clientId: clients[0]! })
+    const call = async (method: string, path: string, body?: unknown) => {
+      const r = await t.call(method, path, { key, body })
+      expect(r.status).toBe(200)
+      return r.body.data
+    }
+    const ann = await call('POST', '/api/v1/contacts', { email: 'Api.Ann@x.example' })
+    const before = counter(clients[0]!)
+    await call('POST', '/api/v1/suppressions', { email: 'api.ann@X.example' })
+    expect(counter(clients[0]!)).toBe(before + 1)
+    // A hard bounce marks the contact bounced beside its suppression: still one contact.
+    db.run("UPDATE contacts SET status = 'bounced' WHERE id = ?", [ann.id])
+    expect(counter(clients[0]!)).toBe(before + 1)
+    await call('DELETE', '/api/v1/suppressions/api.ann@x.example')
+    expect(counter(clients[0]!)).toBe(before + 1)
+    await call('PATCH', `/api/v1/contacts/${ann.id}`, { status: 'subscribed' })
+    expect(counter(clients[0]!)).toBe(before)
+    await call('POST', '/api/v1/suppressions', { email: 'api.ann@x.example' })
+    expect(counter(clients[0]!)).toBe(before + 1)
+    await call('DELETE', `/api/v1/contacts/${ann.id}`)
+    expect(counter(clients[0]!)).toBe(before)
+    // A new contact whose address is already suppressed counts from its insert.
+    await call('POST', '/api/v1/contacts', { email: 'API.ANN@x.example' })
+    expect(counter(clients[0]!)).toBe(before + 1)
+    expectExact()
+  })
+
+  test("the migration's backfill counts the same", () => {
+    const sql = readFileSync(
+      join(import.meta.dir, '../../migrations/0030_client_unreachable_count.sql'),
+      'utf8',
+    )
+    const backfill = sql.split('--> statement-breakpoint').at(-1)!
+    expect(backfill).toContain('UPDATE clients SET unreachable_count')
+    for (const [i, email] of EMAILS.entries())
+      apply({ kind: 'insert-contact', client: i % 2, email, upper: false, status: STATUSES[i]! })
+    apply({ kind: 'suppress', client: 0, email: EMAILS[0]! })
+    apply({ kind: 'suppress', client: 1, email: EMAILS[2]! })
+    const kept = clients.map(counter)
+    db.run('UPDATE clients SET unreachable_count = -7')
+    db.run(backfill)
+    expect(clients.map(counter)).toEqual(kept)
+    expectExact()
+  })
+})
