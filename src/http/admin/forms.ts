@@ -8,17 +8,27 @@ import type { PortalRequest, PortalResult } from './types'
 // a refusal the user can fix into the same form again with messages next to the fields.
 
 /**
- * Messages by top-level input member (`scopes[2]` → `scopes`); `_form` for a refusal of the whole
- * form (409), `_summary` for the line above a form with field messages (422).
+ * Messages by top-level input member, the one a form has a field for; `_form` for a refusal of
+ * the whole form (409), `_summary` for the line above a form with field messages (422).
  */
 export type FieldErrors = Record<string, string>
 
+/**
+ * A 422's details by top-level member. The path below the member stays in its message
+ * (`settings.sending_window.start` → settings: "sending_window.start: must be a time of day…"),
+ * since one field (or fieldset) shows a member whose error may be deep inside it; several errors
+ * of one member are joined.
+ */
 export function fieldErrorsOf(err: ServiceError): FieldErrors {
   const out: FieldErrors = {}
   if (err.code === 'VALIDATION_FAILED' && Array.isArray(err.details)) {
     for (const d of err.details as { field: string; message: string }[]) {
-      const member = d.field.split(/[.[]/, 1)[0] || '_form'
-      out[member] ??= d.message
+      const member = d.field.split(/[.[]/, 1)[0] ?? ''
+      const below = d.field.slice(member.length).replace(/^\./, '')
+      const message = below ? `${below}: ${d.message}` : d.message
+      const key = member || '_form'
+      if (out[key] === undefined) out[key] = message
+      else if (!out[key].split('; ').includes(message)) out[key] = `${out[key]}; ${message}`
     }
     out._summary = 'Some fields need attention; see the messages next to them.'
   } else out._form = err.message

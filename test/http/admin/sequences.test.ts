@@ -110,6 +110,26 @@ describe('sequences pages', () => {
     expect(unknown.text).toContain('Renamed')
   })
 
+  test('a refused setting is named next to the settings by its path below settings', async () => {
+    // fieldErrorsOf grouped details by top-level member and dropped the rest of the path: the
+    // message next to the settings said "must be a time of day…" without naming which time.
+    const b = await owner()
+    const r = await b.post('/admin/sequences', {
+      name: 'Window',
+      steps,
+      days: ['1'],
+      start: '25:00',
+      end: '17:00',
+      daily_limit: '0',
+    })
+    expect(r.status).toBe(422)
+    const field = /<small id="settings-error" class="field-error">([^<]*)<\/small>/.exec(r.text)?.[1]
+    expect(field).toBe(
+      'sending_window.start: must be a time of day HH:MM, 00:00 to 23:59; daily_limit: must be at least 1',
+    )
+    expect(r.text).toContain('aria-describedby="settings-error"')
+  })
+
   test('activating a sequence with no steps says why', async () => {
     const b = await owner()
     const s = await api('POST', '/api/v1/sequences', { name: 'Empty' })
