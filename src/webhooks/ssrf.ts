@@ -166,7 +166,8 @@ export function urlProblem(raw: string, allowPrivate: boolean): string | null {
   }
   if (url.username || url.password) return 'must not contain credentials'
   // The message names what this instance takes: http too when HERALD_WEBHOOK_ALLOW_PRIVATE is on.
-  if (allowPrivate) return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must use https or http'
+  if (allowPrivate)
+    return url.protocol === 'https:' || url.protocol === 'http:' ? null : 'must use https or http'
   if (url.protocol !== 'https:') return 'must use https'
   const host = normaliseHost(url.hostname)
   if (isIP(host)) {
