@@ -19,6 +19,7 @@ import { createFeedback } from '../../src/queue/feedback'
 import { createSendWorker } from '../../src/queue/worker'
 import { METRICS } from '../../src/services/analytics/inputs'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { BenchError, fmt, progress, runBench } from './lib'
 
@@ -245,6 +246,7 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
       gone.run(Bun.randomUUIDv7(), clientId, `gone${i}@example.com`, i % 40 ? 'bounced' : 'complained', end)
     // As every insert path does: their search index and clients.unreachable_count (list_hygiene).
     indexContactsAfter(sqlite, highWater)
+    countUnreachableAfter(sqlite, clientId, highWater)
     sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [CONTACTS, clientId])
     // The client-wide totals, as the writers keep them beside the per-source rows.
     sqlite.run(

@@ -21,6 +21,7 @@ import { importWriter } from '../../src/db/imports'
 import { migrate } from '../../src/db/migrate'
 import { newId } from '../../src/lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
 import { IMPORT_BATCH } from '../../src/services/imports/parse-protocol'
 import { crmRow } from './crm-export'
 
@@ -117,6 +118,8 @@ try {
           at,
         })
     if (!flags['no-fts']) indexContactsAfter(sqlite, highWater)
+    // As the import: the new contacts counted in clients.unreachable_count (list_hygiene).
+    if (!process.env.BENCH_NO_UNREACHABLE) countUnreachableAfter(sqlite, clientId, highWater)
   })
   let ms = 0
   let cpuUs = 0

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { RollupDeltas } from '../../src/db/rollups'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
+import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
 import { gradeOf, lowerIsBetter, THRESHOLDS } from '../../src/services/deliverability/score'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { countEmail } from '../helpers/campaign'
@@ -160,7 +161,7 @@ describe('factors at and around their thresholds', () => {
     )
     expect(factors.list_hygiene).toMatchObject({ status: 'ok', value: 0 })
     // 110 of 2,000 contacts bounced hard or complained: 5.5 %. Inserted as every insert path
-    // does: the rows, then indexContactsAfter (search index and clients.unreachable_count).
+    // does: the rows, then their search index and clients.unreachable_count.
     const highWater = contactsHighWater(t.ctx.sqlite)
     for (let i = 0; i < 110; i++)
       t.ctx.sqlite.run(
@@ -168,6 +169,7 @@ describe('factors at and around their thresholds', () => {
         [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
       )
     indexContactsAfter(t.ctx.sqlite, highWater)
+    countUnreachableAfter(t.ctx.sqlite, c, highWater)
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })
   })
 
@@ -183,6 +185,7 @@ describe('factors at and around their thresholds', () => {
         [Bun.randomUUIDv7(), c, email, status, NOW],
       )
       indexContactsAfter(t.ctx.sqlite, highWater)
+      countUnreachableAfter(t.ctx.sqlite, c, highWater)
     }
     const suppressed = (email: string, source: string, clientId = c) =>
       t.ctx.sqlite.run(

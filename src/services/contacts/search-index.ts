@@ -1,10 +1,8 @@
 import type { Database } from 'bun:sqlite'
-import { countUnreachableAfter } from './unreachable'
 
 // New contacts enter the FTS5 index here, in bulk, inside the transaction that inserted them
 // (migration 0004 explains why this is not a per-row trigger). Every insert path calls it:
-// createContact and the CSV import. Updates and deletes are kept in step by triggers. The same
-// pass counts them in clients.unreachable_count (./unreachable.ts).
+// createContact and the CSV import. Updates and deletes are kept in step by triggers.
 
 const statements = new WeakMap<
   Database,
@@ -30,11 +28,7 @@ export function contactsHighWater(sqlite: Database): number {
   return (prepared(sqlite).maxSeq.get() as { seq: number }).seq
 }
 
-/**
- * Indexes every contact inserted after `highWater` (same transaction, so only ours), and counts
- * the unreachable among them (clients.unreachable_count) in the same bulk pass over the new rows.
- */
+/** Indexes every contact inserted after `highWater` (same transaction, so only ours). */
 export function indexContactsAfter(sqlite: Database, highWater: number): void {
   prepared(sqlite).index.run(highWater)
-  countUnreachableAfter(sqlite, highWater)
 }

@@ -13,6 +13,7 @@ import type { ContactInput, ContactPatch } from './inputs'
 import { checkCustomFields, normalizeContactFields } from './normalize'
 import { presentContact } from './present'
 import { contactsHighWater, indexContactsAfter } from './search-index'
+import { countUnreachableAfter } from './unreachable'
 
 /** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
 function clientNoOf(ctx: Ctx, clientId: string): number {
@@ -88,6 +89,7 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
     .returning()
     .get()
   indexContactsAfter(ctx.sqlite, highWater)
+  countUnreachableAfter(ctx.sqlite, clientId, highWater)
   bumpContactCount(ctx.db, clientId, 1)
   for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
   if (onContactCreated(ctx.db, clientId, row.id, now) > 0) ctx.workers.wake('journeys')

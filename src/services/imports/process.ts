@@ -3,6 +3,7 @@ import type { Db } from '../../db/client'
 import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
 import { newId } from '../../lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
+import { countUnreachableAfter } from '../contacts/unreachable'
 import { contactCreatedJourneys, onContactsCreated } from '../journeys/triggers'
 import { detectDelimiter } from './columns'
 import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
@@ -197,6 +198,7 @@ export async function processImport(
     }
     if (job.listId && added > 0) w.bumpListMembers(job.listId, added, t)
     indexContactsAfter(sqlite, highWater)
+    countUnreachableAfter(sqlite, job.clientId, highWater)
     w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
     batchErrors.sort((a, b) => a.row - b.row)
     p.errors.push(...batchErrors.slice(0, MAX_ERRORS - p.errors.length))
