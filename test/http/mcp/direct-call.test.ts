@@ -80,7 +80,7 @@ async function answer(serve: typeof viaLane, call: Call, requestId: string) {
     scopes: [...actor.scopes],
     extra: { actor, requestId } as unknown as Record<string, unknown>,
   })
-  return { status: res.status, headers: [...res.headers], body: await res.text() }
+  return { status: res.status, headers: res.headers.toJSON(), body: await res.text() }
 }
 
 /** Both answers, and whether the lane took the call. */
