@@ -1,4 +1,4 @@
-import type { Elysia } from 'elysia'
+import type { Context, Elysia } from 'elysia'
 import { handled } from './envelope'
 import type { Operation } from './operation'
 import { type Pipeline, runOperation } from './pipeline'
@@ -20,17 +20,20 @@ export function mountOperations(
 ): RouteTable {
   const patterns: { re: RegExp; method: string }[] = []
   for (const o of operations) {
-    app.route(
-      o.method,
-      toElysiaPath(o.path),
-      (c) =>
-        handled(pipeline.app.log, c.request, (meta) => {
-          // The peer address only matters to per-IP buckets; skip the look-up elsewhere.
-          if (o.perIpLimit) meta.peer = c.server?.requestIP(c.request)?.address ?? null
-          return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
-        }),
-      { parse: 'none', detail: { hide: true } },
-    )
+    // Elysia reads a handler's source to see which parts of the context it uses: only a handler
+    // that names `server` gets it defined on every request's context, so only operations with a
+    // per-IP bucket (which need the peer address) use that form.
+    const handler = o.perIpLimit
+      ? (c: Context) =>
+          handled(pipeline.app.log, c.request, (meta) => {
+            meta.peer = c.server?.requestIP(c.request)?.address ?? null
+            return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
+          })
+      : (c: Context) =>
+          handled(pipeline.app.log, c.request, (meta) =>
+            runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
+          )
+    app.route(o.method, toElysiaPath(o.path), handler, { parse: 'none', detail: { hide: true } })
     patterns.push({ re: new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}/?$`), method: o.method })
   }
   return {
