@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/log'
+import type { AccessLine, Logger } from '../lib/log'
 import { requestIdFor } from './middleware/request-id'
 import type { RequestMeta } from './pipeline'
 import { errorResponse } from './respond'
@@ -12,14 +12,16 @@ export function logRequest(log: Logger, request: Request, meta: RequestMeta, sta
   const url = request.url
   const pathStart = url.indexOf('/', url.indexOf('//') + 2)
   const q = url.indexOf('?', pathStart)
-  log.info('request', {
+  const line: AccessLine = {
     method: request.method,
     path: url.slice(pathStart, q === -1 ? undefined : q),
     status: meta.status ?? 200,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     request_id: meta.requestId,
     key_id: meta.keyId ?? null,
-  })
+  }
+  if (log.access) log.access(line)
+  else log.info('request', line)
 }
 
 /**

@@ -6,6 +6,21 @@ export interface Logger {
   info(msg: string, fields?: LogFields): void
   warn(msg: string, fields?: LogFields): void
   error(msg: string, fields?: LogFields): void
+  /**
+   * The access line, exactly as `info('request', line)` writes it; a logger may write it
+   * faster, knowing its members (createLogger does: it is written once per request).
+   */
+  access?(line: AccessLine): void
+}
+
+/** The members of the access line (src/http/envelope.ts), in their order. */
+export type AccessLine = {
+  method: string
+  path: string
+  status: number
+  duration_ms: number
+  request_id: string
+  key_id: string | null
 }
 
 export type LogSink = (line: string) => void
@@ -54,6 +69,16 @@ function isoNow(): string {
 const JSON_ESCAPED = /["\\\x00-\x1f\ud800-\udfff]/
 const jsonString = (s: string): string => (JSON_ESCAPED.test(s) ? JSON.stringify(s) : `"${s}"`)
 
+/** A field's value as the JSON writer puts it (a non-finite number as null, as JSON.stringify does). */
+const jsonValue = (v: unknown): string | number =>
+  typeof v === 'string'
+    ? jsonString(v)
+    : typeof v === 'number' && Number.isFinite(v)
+      ? v
+      : v === null
+        ? 'null'
+        : JSON.stringify(v)
+
 /** Structured logs: one JSON object per line (or a readable line in `pretty` mode). */
 export function createLogger(format: LogFormat, sink: LogSink = stdoutSink): Logger {
   const write = (level: LogLevel, msg: string, fields?: LogFields) => {
@@ -63,11 +88,7 @@ export function createLogger(format: LogFormat, sink: LogSink = stdoutSink): Log
       // object costs a noticeable share of a small request's time. Each member is written as
       // JSON.stringify writes it (test/lib/log.test.ts compares the lines).
       let line = `{"time":"${time}","level":"${level}","msg":${jsonString(msg)}`
-      if (fields)
-        for (const k in fields) {
-          const v = fields[k]
-          line += `,${jsonString(k)}:${typeof v === 'string' ? jsonString(v) : typeof v === 'number' && Number.isFinite(v) ? v : v === null ? 'null' : JSON.stringify(v)}`
-        }
+      if (fields) for (const k in fields) line += `,${jsonString(k)}:${jsonValue(fields[k])}`
       sink(`${line}}`)
       return
     }
@@ -82,6 +103,14 @@ export function createLogger(format: LogFormat, sink: LogSink = stdoutSink): Log
     info: (msg, fields) => write('info', msg, fields),
     warn: (msg, fields) => write('warn', msg, fields),
     error: (msg, fields) => write('error', msg, fields),
+    // The access line's keys are known: written in one template, the same text as write() gives.
+    access:
+      format === 'json'
+        ? (a) =>
+            sink(
+              `{"time":"${isoNow()}","level":"info","msg":"request","method":${jsonValue(a.method)},"path":${jsonValue(a.path)},"status":${jsonValue(a.status)},"duration_ms":${jsonValue(a.duration_ms)},"request_id":${jsonValue(a.request_id)},"key_id":${jsonValue(a.key_id)}}`,
+            )
+        : (a) => write('info', 'request', a),
   }
 }
 

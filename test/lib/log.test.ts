@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { createLogger, type LogFields } from '../../src/lib/log'
+import { type AccessLine, createLogger, type LogFields } from '../../src/lib/log'
 
 // The JSON writer assembles its line by hand (it runs once per request). These tests hold it to
 // the generic form it replaced: every member as JSON.stringify writes it, in the fields' order.
@@ -133,5 +133,75 @@ describe('JSON log lines', () => {
     const second = TIME.exec(lines[1]!)![1]!
     expect(Date.parse(second)).toBeGreaterThanOrEqual(before)
     expect(Date.parse(second)).toBeGreaterThan(Date.parse(first))
+  })
+})
+
+describe('the access line', () => {
+  /** `access(line)` through the real logger, with the reference text of info('request', line). */
+  function access(line: AccessLine) {
+    const lines: string[] = []
+    const log = createLogger('json', (l) => lines.push(l))
+    const before = Date.now()
+    log.access!(line)
+    const after = Date.now()
+    expect(lines).toHaveLength(1)
+    const time = TIME.exec(lines[0]!)?.[1]
+    expect(Date.parse(time!)).toBeGreaterThanOrEqual(before)
+    expect(Date.parse(time!)).toBeLessThanOrEqual(after)
+    return { line: lines[0]!, expected: reference(time!, 'info', 'request', line) }
+  }
+
+  const plain: AccessLine = {
+    method: 'GET',
+    path: '/api/v1/clients/0193a0b4-1c2d-7e3f-8a9b-0c1d2e3f4a5b',
+    status: 200,
+    duration_ms: 0.37,
+    request_id: '0193a0b4-1c2d-7e3f-8a9b-0c1d2e3f4a5c',
+    key_id: '0193a0b4-1c2d-7e3f-8a9b-0c1d2e3f4a5d',
+  }
+
+  test('JSON: the same text as info("request", line), for plain and awkward members', () => {
+    const cases: AccessLine[] = [
+      plain,
+      { ...plain, key_id: null, status: 404 },
+      { ...plain, method: 'PROPFIND', path: '/x/"quoted"\\back\u0001\ud800é', duration_ms: Number.NaN },
+      { ...plain, request_id: 'not-a-uuid', key_id: 'oauth:"client"', duration_ms: Number.POSITIVE_INFINITY },
+    ]
+    for (const c of cases) {
+      const { line, expected } = access(c)
+      expect(line).toBe(expected)
+    }
+  })
+
+  test('property: any members give the text of info("request", line)', () => {
+    const awkward = fc.constantFrom('a', '/', '"', '\\', '\n', '\u0000', '\u007f', 'é', '\ud800', '\udc00')
+    const text = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit: awkward }))
+    fc.assert(
+      fc.property(
+        fc.record({
+          method: text,
+          path: text,
+          status: fc.integer({ min: 100, max: 599 }),
+          duration_ms: fc.double(),
+          request_id: text,
+          key_id: fc.option(text, { nil: null }),
+        }),
+        (line) => {
+          const { line: written, expected } = access(line)
+          expect(written).toBe(expected)
+        },
+      ),
+      { numRuns: 500 },
+    )
+  })
+
+  test('pretty: the same line as info("request", line)', () => {
+    const lines: string[] = []
+    const log = createLogger('pretty', (l) => lines.push(l))
+    log.access!({ ...plain, key_id: null })
+    log.info('request', { ...plain, key_id: null })
+    // Both start with their own time (24 characters).
+    expect(lines[0]!.slice(24)).toBe(lines[1]!.slice(24))
+    expect(lines[0]!.slice(24)).toContain(' INFO  request method=GET path=/api/v1/clients/')
   })
 })
