@@ -1,29 +1,42 @@
 import { and, count, desc, getTableName, lt, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { invalidField } from '../errors'
-import { decodeCursor, encodeCursor } from '../lib/cursor'
+import { encodeCursor, readCursor } from '../lib/cursor'
 import type { Db } from './client'
 
 /**
  * The position a page cursor names, or null without one. A cursor this server did not issue for
- * `collection` (or whose position is not of `shape`) is one 422 on `cursor`, whatever the list.
+ * `collection` (or whose position is not of `shape`) is one 422 on `cursor`, whatever the list;
+ * so is a cursor issued for another `query` (the page request's filters: a cursor of one search
+ * would otherwise continue another from a position in the wrong results).
  */
 export function cursorPosition(
   secret: Uint8Array,
   cursor: string | undefined,
   collection: string,
   shape?: RegExp,
+  query?: object,
 ): string | null {
   if (cursor === undefined) return null
-  const position = decodeCursor(secret, cursor, collection)
-  if (position === null || (shape && !shape.test(position)))
+  const reading = readCursor(secret, cursor, collection, query)
+  if ('refused' in reading && reading.refused === 'other_query')
+    throw invalidField(
+      'cursor',
+      'was issued for another query; repeat the request without a cursor to start over',
+    )
+  if ('refused' in reading || (shape && !shape.test(reading.position)))
     throw invalidField('cursor', 'is not a cursor this server issued for this list')
-  return position
+  return reading.position
 }
 
 /** A cursor whose position is a row number (`seq`), or null without one. */
-export function cursorSeq(secret: Uint8Array, cursor: string | undefined, collection: string): number | null {
-  const position = cursorPosition(secret, cursor, collection, /^\d+$/)
+export function cursorSeq(
+  secret: Uint8Array,
+  cursor: string | undefined,
+  collection: string,
+  query?: object,
+): number | null {
+  const position = cursorPosition(secret, cursor, collection, /^\d+$/, query)
   return position === null ? null : Number(position)
 }
 
@@ -63,7 +76,8 @@ export function paginate<T extends SQLiteTable, R>(
 ): Page<R> {
   const limit = request.limit ?? DEFAULT_LIMIT
   const collection = getTableName(table)
-  const after = cursorPosition(secret, request.cursor, collection)
+  // The request's other members are its filters: its cursors page this query only.
+  const after = cursorPosition(secret, request.cursor, collection, undefined, request)
   const rows = db
     .select()
     .from(table as SQLiteTable)
@@ -84,6 +98,7 @@ export function paginate<T extends SQLiteTable, R>(
     position: (row) => (row as { id: string }).id,
     present,
     total,
+    query: request,
   })
 }
 
@@ -94,6 +109,8 @@ interface PageShape<Row, R> {
   position: (row: Row) => string
   present: (row: Row) => R
   total?: number
+  /** The page request (its filters) the cursor is bound to: read it back with the same. */
+  query?: object
 }
 
 /**
@@ -129,7 +146,7 @@ export function pageFrom<Row, R>(
       limit,
       has_more: hasMore,
       next_cursor:
-        hasMore && last !== undefined ? encodeCursor(secret, o.position(last), o.collection) : null,
+        hasMore && last !== undefined ? encodeCursor(secret, o.position(last), o.collection, o.query) : null,
     },
   }
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { encodeCursor } from '../../src/lib/cursor'
 import { adminBody } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
+import { journeyTenant } from '../helpers/journey'
 import { scenarios } from '../helpers/scenarios'
 
 // A cursor pages the collection that issued it. The acceptance review found a /contacts cursor
@@ -75,7 +76,77 @@ describe('a cursor from another list → 422 on cursor', () => {
   ])
 })
 
+// Gap 4 of the s6 acceptance review: a /contacts/search cursor of query A continued query B
+// (its position read in B's results). A cursor now carries a fingerprint of the query and
+// filters it pages; the same list with another query refuses it. One row per way lists page:
+// the search, the id-keyed lists (paginate), the seq-keyed child lists (cursorSeq + pageFrom).
+const initech = await journeyTenant(t, 'Initech')
+const journey = await initech.journey([
+  { id: 't', type: 'trigger', trigger: 'manual', next: 's' },
+  { id: 's', type: 'send', template_id: initech.templates.welcome.id, next: 'w' },
+  { id: 'w', type: 'wait', duration: 'P1D' },
+])
+await initech.enroll(journey, [
+  await initech.contact('a@initech.com'),
+  await initech.contact('b@initech.com'),
+])
+const enrollmentsCursor = encodeURIComponent(
+  (await t.call('GET', `/api/v1/journeys/${journey}/enrollments?limit=1`, { key: initech.key })).body
+    .pagination.next_cursor,
+)
+const OTHER_QUERY = 'was issued for another query; repeat the request without a cursor to start over'
+
+describe('a cursor of another query on the same list → 422 on cursor', () => {
+  scenarios(t, { method: 'GET', path: '/api/v1/campaigns', key: () => key }, [
+    {
+      name: 'search "ann" → search "acme"',
+      method: 'POST',
+      path: '/api/v1/contacts/search',
+      body: { query: 'acme', cursor: decodeURIComponent(searchCursor) },
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'cursor',
+      message: OTHER_QUERY,
+    },
+    {
+      name: 'campaigns → campaigns?status=draft',
+      path: `/api/v1/campaigns?status=draft&cursor=${campaignsCursor}`,
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'cursor',
+      message: OTHER_QUERY,
+    },
+    {
+      name: 'journey enrollments → enrollments?status=active',
+      path: `/api/v1/journeys/${journey}/enrollments?status=active&cursor=${enrollmentsCursor}`,
+      key: () => initech.key,
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'cursor',
+      message: OTHER_QUERY,
+    },
+  ])
+})
+
 describe('a cursor on its own list still pages', () => {
+  test('search: the same terms in another case and spacing are the same query', async () => {
+    const page = await call('POST', '/api/v1/contacts/search', {
+      query: '  ANN ',
+      limit: 1,
+      cursor: decodeURIComponent(searchCursor),
+    })
+    expect(page.data).toHaveLength(1)
+  })
+  test('journey enrollments with their own cursor', async () => {
+    const page = (
+      await t.call('GET', `/api/v1/journeys/${journey}/enrollments?limit=1&cursor=${enrollmentsCursor}`, {
+        key: initech.key,
+      })
+    ).body
+    expect(page.data).toHaveLength(1)
+    expect(page.pagination.has_more).toBe(false)
+  })
+
   for (const [path, cursor] of [
     ['/api/v1/contacts?limit=1', contactsCursor],
     ['/api/v1/campaigns?limit=1', campaignsCursor],

@@ -29,7 +29,9 @@ export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
     ctx.db.all<{ n: number }>(
       sql`SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE ${where} LIMIT ${FILTERED_COUNT_CAP + 1})`,
     )[0]?.n ?? 0
-  return listContacts(ctx, page, eq(contacts.status, status), counted)
+  // status rides along in the request so the page's cursors are bound to it (listContacts reads
+  // only the paging members and client_id).
+  return listContacts(ctx, { ...page, status }, eq(contacts.status, status), counted)
 }
 
 /** What happened to one contact (events, newest first), paginated by (occurred_at, seq). */

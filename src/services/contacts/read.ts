@@ -21,7 +21,8 @@ export function getContact(ctx: Ctx, id: string) {
  */
 export function listContacts(
   ctx: Ctx,
-  page: PageRequest & { client_id?: string },
+  /** Besides paging and client_id, any members name the `extra` filter, binding cursors to it. */
+  page: PageRequest & { client_id?: string; status?: string },
   extra?: SQL,
   knownTotal?: number,
 ) {
@@ -62,7 +63,9 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const match = ftsQuery(input.query)
   if (!match) throw invalidField('query', 'must contain at least one letter or digit')
   const limit = input.limit ?? DEFAULT_LIMIT
-  const after = cursorSeq(ctx.secretKey, input.cursor, 'contact_search')
+  // Bound to the search as run (the terms, so "Ann" and "ann" share cursors) and its client.
+  const query = { match, client_id: input.client_id }
+  const after = cursorSeq(ctx.secretKey, input.cursor, 'contact_search', query)
   const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
   const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
   const seqs = ctx.db
@@ -82,7 +85,9 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
       total,
       limit,
       has_more: hasMore,
-      next_cursor: hasMore ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1)), 'contact_search') : null,
+      next_cursor: hasMore
+        ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1)), 'contact_search', query)
+        : null,
     },
   }
 }

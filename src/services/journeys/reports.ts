@@ -13,7 +13,7 @@ import { presentEnrollment } from './present'
 export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
   const journey = findJourneyRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, `journey_enrollments:${journey.id}`)
+  const after = cursorSeq(ctx.secretKey, page.cursor, `journey_enrollments:${journey.id}`, page)
   const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
   if (page.status) where.push(eq(journeyEnrollments.status, page.status))
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
@@ -33,6 +33,7 @@ export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery
     position: (r) => String(r.e.seq),
     present: (r) => presentEnrollment(r.e, r.next),
     total,
+    query: page,
   })
 }
 

@@ -87,7 +87,8 @@ export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
  */
 export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
   const limit = page.limit ?? DEFAULT_LIMIT
-  const after = cursorPosition(ctx.secretKey, page.cursor, `list_members:${list.id}`)
+  const query = { ...page, status }
+  const after = cursorPosition(ctx.secretKey, page.cursor, `list_members:${list.id}`, undefined, query)
   const where = and(
     eq(listMembers.listId, list.id),
     eq(contacts.clientId, list.clientId),
@@ -114,6 +115,7 @@ export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?:
     position: (r) => r.contact.id,
     present: (r) => presentContact(r.contact),
     total,
+    query,
   })
 }
 

@@ -22,7 +22,7 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   if (q.status) conditions.push(eq(messages.status, q.status))
   if (q.channel) conditions.push(eq(messages.channel, q.channel))
   if (q.to) conditions.push(sql`${messages.to} LIKE ${`%${escapeLike(q.to)}%`} ESCAPE '\\'`)
-  const after = cursorPosition(ctx.secretKey, q.cursor, 'messages')
+  const after = cursorPosition(ctx.secretKey, q.cursor, 'messages', undefined, q)
   if (after !== null) conditions.push(lt(messages.id, after))
   const rows = ctx.db
     .select()
@@ -38,6 +38,6 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   )
   return {
     data: page.map((r) => ({ ...presentMessage(r), subject: subject.get(r.seq)?.subject ?? null })),
-    next_cursor: more ? encodeCursor(ctx.secretKey, page.at(-1)!.id, 'messages') : null,
+    next_cursor: more ? encodeCursor(ctx.secretKey, page.at(-1)!.id, 'messages', q) : null,
   }
 }

@@ -43,7 +43,7 @@ export function stepStats(db: Db, row: SequenceRow): StepStats[] {
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
   const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, `sequence_enrollments:${sequence.id}`)
+  const after = cursorSeq(ctx.secretKey, page.cursor, `sequence_enrollments:${sequence.id}`, page)
   const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
   if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
@@ -62,6 +62,7 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
     position: (r) => String(r.seq),
     present: presentSequenceEnrollment,
     total,
+    query: page,
   })
 }
 
