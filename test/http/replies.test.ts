@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
+import { scenarios } from '../helpers/scenarios'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { type EmailOut, INBOUND_ENV, replyTo, sendCampaign } from '../inbound/fixtures'
 
@@ -113,4 +114,97 @@ describe('GET /api/v1/replies/{id}', () => {
       expect(r.body.error.code).toBe('NOT_FOUND')
     }
   })
+})
+
+// Gap 8 of the s6 acceptance review: replies carry journey_id and sequence_id, and GET /messages
+// filters by them, but GET /replies did not (the members were refused as unknown). Replies to a
+// journey's and a sequence's message: the outbox rows are marked as theirs (their sends are
+// covered in test/services/journeys and sequences), then answered through POST /inbound/email,
+// which copies the message's journey_id and sequence_id into the reply.
+describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
+  const fromJourney: string[] = []
+  const fromSequence: string[] = []
+  let journey: string
+  let sequence: string
+  let theirJourney: string
+  let theirSequence: string
+  beforeAll(async () => {
+    const adminA = t.key({ scopes: ['admin:*'], clientId: a.clientId })
+    const adminB = t.key({ scopes: ['admin:*'], clientId: b.clientId })
+    const create = async (key: string, path: string) => {
+      const r = await t.call('POST', path, { key, body: { name: 'Draft' } })
+      expect(r.status).toBe(200)
+      return r.body.data.id as string
+    }
+    journey = await create(adminA, '/api/v1/journeys')
+    sequence = await create(adminA, '/api/v1/sequences')
+    theirJourney = await create(adminB, '/api/v1/journeys')
+    theirSequence = await create(adminB, '/api/v1/sequences')
+    const mark = (m: EmailOut, column: 'journey_id' | 'sequence_id', id: string) =>
+      t.ctx.sqlite.run(`UPDATE messages SET campaign_id = NULL, ${column} = ?1 WHERE id = ?2`, [id, m.id])
+    mark(a.out['ann@example.com']!, 'journey_id', journey)
+    mark(a.out['bob@example.com']!, 'sequence_id', sequence)
+    mark(b.out['cy@example.com']!, 'journey_id', theirJourney)
+    fromJourney.push(await reply(a.out['ann@example.com']!, 'Journey answer'))
+    fromSequence.push(await reply(a.out['bob@example.com']!, 'Sequence answer'))
+    await reply(b.out['cy@example.com']!, 'Their journey answer')
+  })
+  const idsOf = async (path: string, key = readA) => {
+    const r = await get(path, key)
+    expect(r.status).toBe(200)
+    return r.body.data.map((x: { id: string }) => x.id)
+  }
+
+  test('journey_id (UUID or jrn_) narrows to the replies to that journey', async () => {
+    expect(await idsOf(`/api/v1/replies?journey_id=${journey}`)).toEqual(fromJourney)
+    expect(await idsOf(`/api/v1/replies?journey_id=jrn_${journey.replaceAll('-', '')}`)).toEqual(fromJourney)
+    const r = (await get(`/api/v1/replies?journey_id=${journey}`, readA)).body.data[0]
+    expect(r).toMatchObject({ journey_id: journey, sequence_id: null, campaign_id: null })
+  })
+
+  test('sequence_id (UUID or seq_) narrows to the replies to that sequence', async () => {
+    expect(await idsOf(`/api/v1/replies?sequence_id=${sequence}`)).toEqual(fromSequence)
+    expect(await idsOf(`/api/v1/replies?sequence_id=seq_${sequence.replaceAll('-', '')}`)).toEqual(
+      fromSequence,
+    )
+    expect(await idsOf(`/api/v1/replies?sequence_id=${sequence}&journey_id=${journey}`)).toEqual([])
+  })
+
+  test("another client's journey or sequence: an empty list, as GET /messages answers", async () => {
+    for (const q of [`journey_id=${theirJourney}`, `sequence_id=${theirSequence}`]) {
+      expect(await idsOf(`/api/v1/replies?${q}`)).toEqual([])
+      expect(await idsOf(`/api/v1/messages?${q}`, t.key({ scopes: ['admin:*'], clientId: a.clientId }))).toEqual(
+        [],
+      )
+    }
+    // Their own key sees their reply.
+    expect(await idsOf(`/api/v1/replies?journey_id=${theirJourney}`, readB)).toHaveLength(1)
+  })
+
+  test('both filters are in the OpenAPI operation', async () => {
+    const doc = (await t.call('GET', '/openapi.json')).body
+    const names = doc.paths['/api/v1/replies'].get.parameters.map((p: { name: string }) => p.name)
+    expect(names).toEqual(expect.arrayContaining(['journey_id', 'sequence_id']))
+  })
+
+  scenarios(t, { method: 'GET', path: '/api/v1/replies', key: () => readA }, [
+    {
+      name: 'journey_id that is not an id',
+      path: '/api/v1/replies?journey_id=nope',
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'journey_id',
+      // As GET /messages words it (a filter, not an unknown query parameter).
+      message: /^must be a journey id /,
+    },
+    {
+      name: 'sequence_id that is not an id',
+      path: '/api/v1/replies?sequence_id=nope',
+      status: 422,
+      code: 'VALIDATION_FAILED',
+      field: 'sequence_id',
+      // As GET /messages words it (a filter, not an unknown query parameter).
+      message: /^must be a sequence id /,
+    },
+  ])
 })

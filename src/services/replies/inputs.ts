@@ -8,6 +8,8 @@ export const ListRepliesInput = t.Object(
     ...pageQueryMembers,
     client_id: t.Optional(t.String()),
     campaign_id: t.Optional(t.String()),
+    journey_id: t.Optional(t.String()),
+    sequence_id: t.Optional(t.String()),
     contact_id: t.Optional(t.String()),
   },
   strict,

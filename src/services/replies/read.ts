@@ -31,6 +31,11 @@ export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
   const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (campaignId) conditions.push(eq(replies.campaignId, campaignId))
+  // As GET /messages: an id of another client's journey or sequence matches none of the caller's.
+  const journeyId = idFilter('journey_id', 'journey', page.journey_id)
+  if (journeyId) conditions.push(eq(replies.journeyId, journeyId))
+  const sequenceId = idFilter('sequence_id', 'sequence', page.sequence_id)
+  if (sequenceId) conditions.push(eq(replies.sequenceId, sequenceId))
   if (contactId) conditions.push(eq(replies.contactId, contactId))
   return paginate(ctx.db, ctx.secretKey, replies, replies.id, and(...conditions), page, presentReply)
 }
