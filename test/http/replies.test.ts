@@ -173,9 +173,9 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
   test("another client's journey or sequence: an empty list, as GET /messages answers", async () => {
     for (const q of [`journey_id=${theirJourney}`, `sequence_id=${theirSequence}`]) {
       expect(await idsOf(`/api/v1/replies?${q}`)).toEqual([])
-      expect(await idsOf(`/api/v1/messages?${q}`, t.key({ scopes: ['admin:*'], clientId: a.clientId }))).toEqual(
-        [],
-      )
+      expect(
+        await idsOf(`/api/v1/messages?${q}`, t.key({ scopes: ['admin:*'], clientId: a.clientId })),
+      ).toEqual([])
     }
     // Their own key sees their reply.
     expect(await idsOf(`/api/v1/replies?journey_id=${theirJourney}`, readB)).toHaveLength(1)
