@@ -20,7 +20,8 @@
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
-// bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5).
+// bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5), --http-only
+// (bars 1 and 2 alone: no MCP and none of the script benches).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -178,6 +179,7 @@ interface Options {
   openLoop: number
   coldStarts: number
   rounds: number
+  httpOnly: boolean
 }
 
 function parseOptions(): Options {
@@ -189,6 +191,7 @@ function parseOptions(): Options {
       'open-loop': { type: 'string', default: '5' },
       'cold-starts': { type: 'string', default: '5' },
       rounds: { type: 'string', default: '3' },
+      'http-only': { type: 'boolean', default: false },
     },
     strict: true,
   })
@@ -203,6 +206,7 @@ function parseOptions(): Options {
     openLoop: positive('open-loop', values['open-loop']),
     coldStarts: positive('cold-starts', values['cold-starts']),
     rounds: positive('rounds', values.rounds),
+    httpOnly: values['http-only'],
   }
 }
 
@@ -291,21 +295,27 @@ async function main(): Promise<boolean> {
   }
   if (!openLoop) throw new BenchError('no open-loop result')
 
+  // With --http-only the rest is skipped (bars 1 and 2 alone, e.g. to compare builds of the HTTP path).
+  const skipped: ScriptBench = { table: [], json: 'skipped (--http-only)', pass: true }
+  const script = (run: () => Promise<ScriptBench>) => (opts.httpOnly ? skipped : run())
   // Bar 3: the MCP door on the same binary and data file (its client on the client core).
-  console.error('mcp: tools/list, and a read tool call against its REST round trip')
-  const mcpServer = await serve(dataDir, key)
-  const mcp = await measureMcp(mcpServer)
-  await stop(mcpServer)
+  let mcp: Awaited<ReturnType<typeof measureMcp>> | null = null
+  if (!opts.httpOnly) {
+    console.error('mcp: tools/list, and a read tool call against its REST round trip')
+    const mcpServer = await serve(dataDir, key)
+    mcp = await measureMcp(mcpServer)
+    await stop(mcpServer)
+  }
   // Analytics (test/bench/analytics.ts, in process on data of its own): its table and JSON line join ours.
-  const analytics = await runAnalyticsBench()
+  const analytics = await script(runAnalyticsBench)
   // Portal (test/bench/portal.ts, in process on data of its own): its table and JSON line join ours.
-  const portal = await runPortalBench()
+  const portal = await script(runPortalBench)
   // SMTP + DKIM (test/bench/campaign-smtp.ts, its own servers and data): its table and JSON line join ours.
-  const smtp = await runSmtpBench()
+  const smtp = await script(runSmtpBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
-  const journeys = await runJourneyBench()
+  const journeys = await script(runJourneyBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
-  const csvImport = await runImportBench()
+  const csvImport = await script(runImportBench)
   const bare = best(bareRuns)
   const herald = best(heraldRuns)
 
@@ -333,7 +343,7 @@ async function main(): Promise<boolean> {
       `median ${fmt(median(startMs))} ms, max ${fmt(Math.max(...startMs))} ms |`,
     `| Idle RSS after ${IDLE_MS / 1000} s | ` +
       `${fmt(median(idleRss))} MB (median), ${fmt(rssAfterLoad)} MB after the load run |`,
-    ...mcpRows(mcp),
+    ...(mcp ? mcpRows(mcp) : []),
     '',
     ...analytics.table,
     ...portal.table,
@@ -379,7 +389,7 @@ async function main(): Promise<boolean> {
       },
       idle_rss_mb: { median: round(median(idleRss), 1), all: idleRss.map((v) => round(v, 1)) },
       rss_after_load_mb: round(rssAfterLoad, 1),
-      mcp,
+      mcp: mcp ?? 'skipped (--http-only)',
       analytics: analytics.json,
       portal: portal.json,
       smtp: smtp.json,
@@ -390,8 +400,7 @@ async function main(): Promise<boolean> {
   )
   return (
     pass &&
-    mcp.tools_list_pass &&
-    mcp.ratio_pass &&
+    (mcp === null || (mcp.tools_list_pass && mcp.ratio_pass)) &&
     analytics.pass &&
     journeys.pass &&
     csvImport.pass &&
