@@ -22,7 +22,7 @@ export function cursorPosition(
   if ('refused' in reading && reading.refused === 'other_query')
     throw invalidField(
       'cursor',
-      'was issued for another query; repeat the request without a cursor to start over',
+      'was issued for another query: send it with the same filters as the request that returned it, or start over without a cursor',
     )
   if ('refused' in reading || (shape && !shape.test(reading.position)))
     throw invalidField('cursor', 'is not a cursor this server issued for this list')

@@ -94,7 +94,8 @@ const enrollmentsCursor = encodeURIComponent(
   (await t.call('GET', `/api/v1/journeys/${journey}/enrollments?limit=1`, { key: initech.key })).body
     .pagination.next_cursor,
 )
-const OTHER_QUERY = 'was issued for another query; repeat the request without a cursor to start over'
+const OTHER_QUERY =
+  'was issued for another query: send it with the same filters as the request that returned it, or start over without a cursor'
 
 describe('a cursor of another query on the same list → 422 on cursor', () => {
   scenarios(t, { method: 'GET', path: '/api/v1/campaigns', key: () => key }, [
