@@ -6,8 +6,13 @@ import { hmacBase64Url, safeEqual, sha256Hex } from './crypto'
 // and carries a fingerprint of the query it pages (`q`: its filters), so a cursor of one search
 // or filter is refused by another instead of continuing it from a position in the wrong results.
 
-/** Members of a page request that move through the results rather than choose them. */
-const PAGING_MEMBERS = new Set(['limit', 'cursor'])
+/**
+ * Members of a page request left out of its fingerprint: those that move through the results
+ * rather than choose them, and `client_id`. The workspace is enforced by the query itself (a
+ * cursor can never reach another client's rows), while a scoped key may name it on one page and
+ * not the next, or as a UUID on one and `cli_…` on the next: the same list either way.
+ */
+const PAGING_MEMBERS = new Set(['limit', 'cursor', 'client_id'])
 
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical)
@@ -21,7 +26,7 @@ function canonical(value: unknown): unknown {
 }
 
 /**
- * A short fingerprint of the query a page request asks: every member but limit and cursor (an
+ * A short fingerprint of the query a page request asks: every member but those above (an
  * absent member and an undefined one are the same query; member order does not count).
  */
 export function queryFingerprint(request: object): string {

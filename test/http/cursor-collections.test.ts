@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { encodeCursor } from '../../src/lib/cursor'
+import { toPrefixedId } from '../../src/lib/ids'
 import { adminBody } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
@@ -158,6 +159,19 @@ describe('a cursor on its own list still pages', () => {
       expect(page.data).toHaveLength(1)
       expect(page.pagination.has_more).toBe(true)
     })
+  test('client_id is not part of the query: named on one page, left out or written as cli_… on the next', async () => {
+    const first = await call('GET', `/api/v1/contacts?client_id=${acme}&limit=1`)
+    const cursor = encodeURIComponent(first.pagination.next_cursor)
+    for (const path of [
+      `/api/v1/contacts?limit=1&cursor=${cursor}`,
+      `/api/v1/contacts?client_id=${acme}&limit=1&cursor=${cursor}`,
+      `/api/v1/contacts?client_id=${toPrefixedId('client', acme)}&limit=1&cursor=${cursor}`,
+    ]) {
+      const page = await call('GET', path)
+      expect({ path, second: page.data[0]?.id }).toEqual({ path, second: expect.any(String) })
+      expect(page.data[0].id).not.toBe(first.data[0].id)
+    }
+  })
   test('search with its own cursor', async () => {
     const page = await call('POST', '/api/v1/contacts/search', {
       query: 'ann',
