@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { runCli } from '../../src/cli'
 import { USAGE } from '../../src/cli/usage'
 import { createTestApp } from '../helpers/app'
 import { freePort } from '../helpers/binary'
+import { cliCaptured } from '../helpers/cli'
 import { serveApp } from '../helpers/mcp'
 
 // `herald api …` run in-process (runCli, stdout and stderr captured) against a real server on a
@@ -27,27 +27,12 @@ interface Run {
 async function api(args: string[], env: Record<string, string | undefined> = {}): Promise<Run> {
   const vars = { HERALD_URL: server.base, HERALD_API_KEY: t.adminKey, ...env }
   const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]))
-  const out: string[] = []
-  const err: string[] = []
-  const write = { out: process.stdout.write, err: process.stderr.write }
-  // The CLI waits for its last write's callback before it returns.
-  const capture = (into: string[]) =>
-    ((chunk: string, cb?: () => void) => {
-      into.push(String(chunk))
-      cb?.()
-      return true
-    }) as typeof process.stdout.write
-  process.stdout.write = capture(out)
-  process.stderr.write = capture(err)
   for (const [k, v] of Object.entries(vars))
     if (v === undefined) delete process.env[k]
     else process.env[k] = v
   try {
-    const code = await runCli(['api', ...args])
-    return { code, stdout: out.join(''), stderr: err.join('') }
+    return await cliCaptured(['api', ...args])
   } finally {
-    process.stdout.write = write.out
-    process.stderr.write = write.err
     for (const [k, v] of Object.entries(saved))
       if (v === undefined) delete process.env[k]
       else process.env[k] = v

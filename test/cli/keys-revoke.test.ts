@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
-import { runCli } from '../../src/cli'
 import { toPrefixedId } from '../../src/lib/ids'
 import { createTestApp } from '../helpers/app'
+import { cliCaptured } from '../helpers/cli'
 
 // `herald keys revoke ID` run in-process (runCli, stdout and stderr captured) on a test app's
 // data file. A command line that is wrong in itself (no id, two ids, an argument that is not an
@@ -10,29 +10,7 @@ import { createTestApp } from '../helpers/app'
 
 const t = createTestApp()
 
-async function cli(args: string[]) {
-  const out: string[] = []
-  const err: string[] = []
-  const write = { out: process.stdout.write, err: process.stderr.write }
-  const log = console.log
-  const capture = (into: string[]) =>
-    ((chunk: string, cb?: () => void) => {
-      into.push(String(chunk))
-      cb?.()
-      return true
-    }) as typeof process.stdout.write
-  process.stdout.write = capture(out)
-  process.stderr.write = capture(err)
-  console.log = (...a: unknown[]) => out.push(`${a.join(' ')}\n`)
-  try {
-    const code = await runCli([...args, '--data', t.dataDir])
-    return { code, stdout: out.join(''), stderr: err.join('') }
-  } finally {
-    process.stdout.write = write.out
-    process.stderr.write = write.err
-    console.log = log
-  }
-}
+const cli = (args: string[]) => cliCaptured([...args, '--data', t.dataDir])
 
 const revokedCount = () =>
   t.ctx.sqlite
