@@ -1,7 +1,7 @@
 import { VERSION } from '../../version'
 import type { Json } from '../openapi-schemas'
-import { prompts } from './prompts'
-import { resourceTemplates } from './resources'
+import { prompts } from './prompt-list'
+import { resourceTemplates } from './resource-list'
 import type { ToolCatalog } from './tools'
 import { MCP_PATH, PROTOCOL_VERSIONS } from './versions'
 

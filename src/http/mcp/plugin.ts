@@ -7,7 +7,8 @@ import type { Operation } from '../operation'
 import { admitCredential, type Pipeline, type RequestMeta } from '../pipeline'
 import { errorResponse } from '../respond'
 import { buildServerCard, SERVER_CARD_TYPE } from './card'
-import { type CallerInfo, createMcpServer, MCP_BODY_LIMIT } from './server'
+import { MCP_BODY_LIMIT } from './limits'
+import type { CallerInfo, createMcpServer } from './server'
 import { buildCatalog } from './tools'
 import { MCP_PATH } from './versions'
 
@@ -59,10 +60,28 @@ export const SERVER_CARD_PATHS = [
   '/.well-known/mcp/server-card.json',
 ]
 
+type McpServe = ReturnType<typeof createMcpServer>
+
 export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operation[]): void {
   const catalog = buildCatalog(operations)
-  const serve = createMcpServer(p, catalog)
   const log = p.app.log
+
+  // The SDK-backed server is built on the first /mcp/v1 request, not at start: the MCP SDK and
+  // zod (./sdk.ts, all of ./server.ts's own imports) are ~7 MB of idle RSS that an instance no
+  // assistant talks to never needs (README, Performance: idle RSS). `bun build --compile`
+  // bundles the dynamic import, so the executable loads it from itself. The catalog and the
+  // server card stay eager (they need no SDK). A failed load is not kept: the next request tries again.
+  let server: Promise<McpServe> | undefined
+  const serverOf = (): Promise<McpServe> => {
+    server ??= import('./server').then(
+      (m) => m.createMcpServer(p, catalog),
+      (err: unknown) => {
+        server = undefined
+        throw err
+      },
+    )
+    return server
+  }
 
   async function endpoint(request: Request, meta: RequestMeta): Promise<Response> {
     const headers: Record<string, string> = {}
@@ -81,6 +100,7 @@ export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operatio
         raw = await readBody(request)
       }
       const extra: CallerInfo = { actor, requestId: meta.requestId }
+      const serve = await serverOf()
       const response = await serve(request, raw, {
         token: presentedCredential(request).token ?? '',
         clientId: actor.clientId ?? '',

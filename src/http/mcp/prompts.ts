@@ -1,37 +1,11 @@
 import type { Json } from '../openapi-schemas'
+import { prompts } from './prompt-list'
 import { type ResourceCaller, readResource } from './resources'
 import { ProtocolError, ProtocolErrorCode } from './sdk'
 
-// Prompts (DESIGN §9): ready-made instructions a user can pick in their assistant. They name
-// the tools to use and keep the human in charge of anything that sends.
+// Prompts (DESIGN §9), listed in ./prompt-list.ts: getPrompt renders one for an assistant.
 
-export const prompts = [
-  {
-    name: 'draft_campaign',
-    title: 'Draft a campaign',
-    description:
-      'Plan and draft an email campaign (nothing is sent): audience, template and a draft to review.',
-    arguments: [
-      {
-        name: 'goal',
-        description: 'What the campaign should achieve, e.g. "announce the spring sale"',
-        required: true,
-      },
-      {
-        name: 'audience',
-        description: 'Who should receive it: a list or segment name, or a description',
-        required: false,
-      },
-      { name: 'tone', description: 'Voice of the copy, e.g. "friendly", "formal"', required: false },
-    ],
-  },
-  {
-    name: 'explain_deliverability',
-    title: 'Explain a campaign’s deliverability',
-    description: 'Explain how a campaign was delivered (bounces, opens, clicks) and what to improve.',
-    arguments: [{ name: 'campaign_id', description: 'The campaign (UUID or cmp_… id)', required: true }],
-  },
-] as const
+export { prompts }
 
 const user = (text: string) => ({ role: 'user', content: { type: 'text', text } })
 

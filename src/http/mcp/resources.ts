@@ -2,36 +2,14 @@ import type { Actor } from '../../services/actors/actor'
 import type { Json } from '../openapi-schemas'
 import type { Pipeline } from '../pipeline'
 import { type Outcome, runTool } from './call'
+import { JSON_TYPE, resourceTemplates, TEMPLATES } from './resource-list'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from './sdk'
 import type { ToolCatalog } from './tools'
 
 // Resources (DESIGN §9): a campaign's stats and a template, read through the same operations
 // as their tools (get_campaign_stats, get_template), so scope and tenancy are the REST ones.
 
-const JSON_TYPE = 'application/json'
-
-const TEMPLATES = [
-  {
-    uriTemplate: 'herald://campaigns/{id}/stats',
-    name: 'campaign_stats',
-    title: 'Campaign stats',
-    description: 'Delivery and engagement counts and rates of one campaign (same as get_campaign_stats).',
-    mimeType: JSON_TYPE,
-    tool: 'get_campaign_stats',
-    pattern: /^herald:\/\/campaigns\/([^/]+)\/stats$/,
-  },
-  {
-    uriTemplate: 'herald://templates/{id}',
-    name: 'template',
-    title: 'Template',
-    description: 'One message template: subject and bodies (Liquid) and channel (same as get_template).',
-    mimeType: JSON_TYPE,
-    tool: 'get_template',
-    pattern: /^herald:\/\/templates\/([^/]+)$/,
-  },
-] as const
-
-export const resourceTemplates = TEMPLATES.map(({ tool: _t, pattern: _p, ...rest }) => rest)
+export { resourceTemplates }
 
 export interface ResourceCaller {
   p: Pipeline

@@ -3,6 +3,7 @@ import { VERSION } from '../../version'
 import type { Pipeline } from '../pipeline'
 import { answerTool, runTool } from './call'
 import { directAnswer, plainToolCall, type ServerInfo } from './direct-call'
+import { MCP_BODY_LIMIT } from './limits'
 import { getPrompt, prompts } from './prompts'
 import { listResources, type ResourceCaller, readResource, resourceTemplates } from './resources'
 import {
@@ -30,8 +31,7 @@ export interface CallerInfo {
   requestId: string
 }
 
-/** Up to 5 MB of CSV for import_contacts_csv, JSON-escaped (quotes and newlines double in the worst case). */
-export const MCP_BODY_LIMIT = 12 * 1024 * 1024
+export { MCP_BODY_LIMIT }
 
 const INSTRUCTIONS =
   'Herald sends email and SMS campaigns for one or more workspaces. Reads are safe. Writes change real data; ' +
