@@ -179,6 +179,21 @@ function operationObject(o: Operation, registry: SchemaRegistry, responses: Reco
   return operation
 }
 
+/** The document's info object, alone: /docs's page reads it without building the whole document. */
+export function apiInfo(): Json {
+  return {
+    title: 'Herald API',
+    version: API_VERSION,
+    description:
+      'Self-hosted marketing and sales engagement. Authenticate with an API key (`Authorization: Bearer hrld_…` or `X-Api-Key`). ' +
+      `Scopes: ${SCOPES.join(', ')}; admin:* grants all. ` +
+      'Every response carries X-Request-Id; errors answer `{"error": {code, message, request_id, details?}}`. ' +
+      'An optional query parameter sent empty (`?limit=20&cursor=`) is the same as leaving it out. ' +
+      'A known path called with a method it does not serve answers 405 METHOD_NOT_ALLOWED with an Allow header.',
+    license: LICENSE,
+  }
+}
+
 export function buildOpenApiDocument(operations: readonly Operation[], publicUrl: string): Json {
   const registry = new SchemaRegistry()
   for (const [name, schema] of Object.entries(errorSchemas())) registry.add(name, schema, () => schema)
@@ -198,17 +213,7 @@ export function buildOpenApiDocument(operations: readonly Operation[], publicUrl
   }
   const doc: Json = {
     openapi: '3.1.0',
-    info: {
-      title: 'Herald API',
-      version: API_VERSION,
-      description:
-        'Self-hosted marketing and sales engagement. Authenticate with an API key (`Authorization: Bearer hrld_…` or `X-Api-Key`). ' +
-        `Scopes: ${SCOPES.join(', ')}; admin:* grants all. ` +
-        'Every response carries X-Request-Id; errors answer `{"error": {code, message, request_id, details?}}`. ' +
-        'An optional query parameter sent empty (`?limit=20&cursor=`) is the same as leaving it out. ' +
-        'A known path called with a method it does not serve answers 405 METHOD_NOT_ALLOWED with an Allow header.',
-      license: LICENSE,
-    },
+    info: apiInfo(),
     servers: [{ url: publicUrl, description: 'This Herald instance (HERALD_PUBLIC_URL)' }],
     tags: tags.map((name) => ({ name, description: TAGS[name] ?? name })),
     paths,
