@@ -62,7 +62,17 @@ export const SERVER_CARD_PATHS = [
 
 type McpServe = ReturnType<typeof createMcpServer>
 
-export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operation[]): void {
+export interface MountOptions {
+  /** Loads ./server (a test counts the loads); the dynamic import everywhere else. */
+  loadServer?: () => Promise<typeof import('./server')>
+}
+
+export function mountMcp(
+  app: Elysia,
+  p: Pipeline,
+  operations: readonly Operation[],
+  { loadServer = () => import('./server') }: MountOptions = {},
+): void {
   const catalog = buildCatalog(operations)
   const log = p.app.log
 
@@ -73,7 +83,7 @@ export function mountMcp(app: Elysia, p: Pipeline, operations: readonly Operatio
   // server card stay eager (they need no SDK). A failed load is not kept: the next request tries again.
   let server: Promise<McpServe> | undefined
   const serverOf = (): Promise<McpServe> => {
-    server ??= import('./server').then(
+    server ??= loadServer().then(
       (m) => m.createMcpServer(p, catalog),
       (err: unknown) => {
         server = undefined

@@ -1,9 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { Elysia } from 'elysia'
+import { mountMcp } from '../../../src/http/mcp/plugin'
+import { operations } from '../../../src/http/operations'
+import { createPipeline } from '../../../src/http/pipeline'
+import { BASE, createTestApp } from '../../helpers/app'
 
 // The MCP SDK and zod are loaded on the first /mcp/v1 request past the credential check, not
 // when the app is built (idle RSS, README Performance): an instance no assistant talks to never
-// loads them. A fresh process, since in this one another test may have loaded the SDK already.
+// loads them. The first test catches a static import of the SDK from what the app loads (a fresh
+// process, since in this one another test may have loaded it already); the second, when the
+// server is loaded (a load started at mount and still in flight would pass the first).
 
 const ROOT = join(import.meta.dir, '..', '..', '..')
 
@@ -35,5 +42,42 @@ describe('the MCP door loads the SDK on first use', () => {
       refused: [401, false],
       listed: [200, true, true],
     })
+  })
+
+  test('the server is loaded once, when the first admitted /mcp/v1 requests arrive (two at once)', async () => {
+    const t = createTestApp()
+    let loads = 0
+    const app = new Elysia()
+    mountMcp(app, createPipeline(t.ctx), operations, {
+      loadServer: () => {
+        loads++
+        return import('../../../src/http/mcp/server')
+      },
+    })
+    const post = (key: string | null) =>
+      app.handle(
+        new Request(`${BASE}/mcp/v1`, {
+          method: 'POST',
+          headers: {
+            ...(key ? { authorization: `Bearer ${key}` } : {}),
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        }),
+      )
+    expect(loads).toBe(0)
+    expect((await app.handle(new Request(`${BASE}/.well-known/mcp/server-card.json`))).status).toBe(200)
+    expect((await post(null)).status).toBe(401)
+    expect(loads).toBe(0)
+    const answers = await Promise.all([post(t.adminKey), post(t.adminKey)])
+    expect(answers.map((r) => r.status)).toEqual([200, 200])
+    expect(loads).toBe(1)
+    expect(
+      ((await answers[0]!.json()) as { result: { tools: unknown[] } }).result.tools.length,
+    ).toBeGreaterThan(50)
+    expect((await post(t.adminKey)).status).toBe(200)
+    expect(loads).toBe(1)
   })
 })
