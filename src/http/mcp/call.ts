@@ -1,5 +1,6 @@
 import type { FieldError } from '../../errors'
 import { ServiceError, validationFailed } from '../../errors'
+import { isPlainObject } from '../../lib/plain-object'
 import type { Actor } from '../../services/actors/actor'
 import type { Json } from '../openapi-schemas'
 import { idempotencyKeyProblem, type Pipeline, type RequestMeta, runOperation } from '../pipeline'
@@ -22,9 +23,6 @@ export interface Outcome extends Answer {
   /** `text`, parsed. */
   body: Json
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 interface Laid {
   path: string

@@ -1,7 +1,8 @@
+import { isPlainObject } from '../../lib/plain-object'
 import type { Answer } from './call'
 import { specTypeSchemas } from './sdk'
 import type { ToolCatalog, ToolDef } from './tools'
-import { PROTOCOL_VERSIONS } from './versions'
+import { ENVELOPE_CLAIM, LEGACY_VERSIONS, MODERN_VERSION } from './versions'
 
 // The plain tools/call, answered without the SDK's per-request server (issue 13: a read tool
 // call within 1.5 x its REST round trip). A call is most of what an assistant sends, and for one
@@ -15,9 +16,7 @@ import { PROTOCOL_VERSIONS } from './versions'
 // the same requests through both and compares, and the SDK clients' tests go through here.
 
 const ACCEPT = 'application/json, text/event-stream'
-const MODERN_VERSION = '2026-07-28'
-const LEGACY_VERSIONS: ReadonlySet<string> = new Set(PROTOCOL_VERSIONS.filter((v) => v < '2026'))
-const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion'
+const VERSION_KEY = ENVELOPE_CLAIM
 const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo'
 const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities'
 
@@ -34,9 +33,6 @@ export interface ServerInfo {
   title: string
   version: string
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** Only these own keys, and every one of `required` among them. */
 function keysWithin(o: Record<string, unknown>, allowed: readonly string[], required: readonly string[]) {
@@ -99,17 +95,18 @@ export function plainToolCall(request: Request, body: unknown, catalog: ToolCata
 }
 
 /**
- * The JSON-RPC answer the SDK gives for the call: the REST answer as text content and as
- * structuredContent (its text is written in as it is: it is already the JSON of that object).
+ * Writes the JSON-RPC answer the SDK gives for a call: the REST answer as text content and as
+ * structuredContent (its text is written in as it is: it is already the JSON of that object). The
+ * 2026-07-28 tail (result type and server identity) is the same for every call: made once.
  */
-export function directAnswer(call: DirectCall, answer: Answer, server: ServerInfo): Response {
-  const tail = call.modern
-    ? `,"resultType":"complete","_meta":${JSON.stringify({ 'io.modelcontextprotocol/serverInfo': server })}`
-    : ''
-  const result =
-    `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}` +
-    `${answer.ok ? '' : ',"isError":true'}${tail}}`
-  return new Response(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`, {
-    headers: { 'content-type': 'application/json' },
-  })
+export function directAnswerer(server: ServerInfo) {
+  const modernTail = `,"resultType":"complete","_meta":${JSON.stringify({ 'io.modelcontextprotocol/serverInfo': server })}`
+  return (call: DirectCall, answer: Answer): Response => {
+    const result =
+      `{"content":[{"type":"text","text":${JSON.stringify(answer.text)}}],"structuredContent":${answer.text}` +
+      `${answer.ok ? '' : ',"isError":true'}${call.modern ? modernTail : ''}}`
+    return new Response(`{"result":${result},"jsonrpc":"2.0","id":${JSON.stringify(call.id)}}`, {
+      headers: { 'content-type': 'application/json' },
+    })
+  }
 }

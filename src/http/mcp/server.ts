@@ -1,8 +1,9 @@
+import { isPlainObject } from '../../lib/plain-object'
 import type { Actor } from '../../services/actors/actor'
 import { VERSION } from '../../version'
 import type { Pipeline } from '../pipeline'
 import { answerTool, runTool } from './call'
-import { directAnswer, plainToolCall, type ServerInfo } from './direct-call'
+import { directAnswerer, plainToolCall, type ServerInfo } from './direct-call'
 import { MCP_BODY_LIMIT } from './limits'
 import { getPrompt, prompts } from './prompts'
 import { listResources, type ResourceCaller, readResource, resourceTemplates } from './resources'
@@ -18,7 +19,7 @@ import {
   WebStandardStreamableHTTPServerTransport,
 } from './sdk'
 import type { ToolCatalog } from './tools'
-import { PROTOCOL_VERSIONS } from './versions'
+import { ENVELOPE_CLAIM, LEGACY_VERSIONS, PROTOCOL_VERSIONS } from './versions'
 
 // The MCP server behind /mcp/v1: stateless, one low-level Server per HTTP request, from one
 // factory for both protocol eras (the SDK's createMcpHandler serves 2026-07-28; 2025-era
@@ -38,9 +39,6 @@ const INSTRUCTIONS =
   'launch_campaign and send_message send real messages — only call them after the user has explicitly approved that send. ' +
   'Errors come back as {"error": {code, message, details}} with the REST API’s codes (VALIDATION_FAILED lists every failing member).'
 
-const LEGACY_VERSIONS = new Set(PROTOCOL_VERSIONS.filter((v) => v < '2026'))
-const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion'
-
 /**
  * A request the SDK classifies legacy for certain: no MCP-Protocol-Version header or a 2025
  * one, and one JSON-RPC message without the per-request envelope's claim. Anything else
@@ -49,10 +47,8 @@ const ENVELOPE_CLAIM = 'io.modelcontextprotocol/protocolVersion'
 function plainLegacy(request: Request, body: unknown): boolean {
   const header = request.headers.get('mcp-protocol-version')
   if (header !== null && !LEGACY_VERSIONS.has(header)) return false
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return false
-  const params = (body as { params?: unknown }).params
-  const meta =
-    typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined
+  if (!isPlainObject(body)) return false
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined
   // Any _meta that is not an object carrying the claim (a string, null, an array) is the SDK's to judge.
   return meta === undefined || (typeof meta === 'object' && meta !== null && !(ENVELOPE_CLAIM in meta))
 }
@@ -61,12 +57,7 @@ function plainLegacy(request: Request, body: unknown): boolean {
  * A 2025-era message whose serving leaves nothing on the instance: one request, not the
  * `initialize` handshake (which records the client's version and capabilities on it).
  */
-const poolable = (body: unknown) =>
-  typeof body === 'object' &&
-  body !== null &&
-  !Array.isArray(body) &&
-  'id' in body &&
-  (body as { method?: unknown }).method !== 'initialize'
+const poolable = (body: unknown) => isPlainObject(body) && 'id' in body && body.method !== 'initialize'
 
 /**
  * The plain 2026-07-28 request: a modern MCP-Protocol-Version header and one JSON-RPC request
@@ -77,13 +68,11 @@ const poolable = (body: unknown) =>
 function plainModern(request: Request, body: unknown): boolean {
   const header = request.headers.get('mcp-protocol-version')
   if (header === null || LEGACY_VERSIONS.has(header)) return false
-  if (typeof body !== 'object' || body === null || Array.isArray(body) || !('id' in body)) return false
-  const { method, params } = body as { method?: unknown; params?: unknown }
-  const meta =
-    typeof params === 'object' && params !== null ? (params as { _meta?: unknown })._meta : undefined
+  if (!isPlainObject(body) || !('id' in body)) return false
+  const meta = isPlainObject(body.params) ? body.params._meta : undefined
   return (
-    typeof method === 'string' &&
-    method !== 'initialize' &&
+    typeof body.method === 'string' &&
+    body.method !== 'initialize' &&
     typeof meta === 'object' &&
     meta !== null &&
     ENVELOPE_CLAIM in meta
@@ -119,6 +108,7 @@ export interface McpServerOptions {
 
 export function createMcpServer(p: Pipeline, catalog: ToolCatalog, options: McpServerOptions = {}) {
   const direct = options.direct ?? true
+  const directAnswer = directAnswerer(SERVER_INFO)
   const resourceCaller = (ctx: ServerContext): ResourceCaller => {
     const { actor, requestId } = callerOf(ctx)
     return { p, catalog, actor, requestId }
@@ -269,7 +259,7 @@ export function createMcpServer(p: Pipeline, catalog: ToolCatalog, options: McpS
       const call = plainToolCall(request, parsedBody, catalog)
       if (call) {
         const { actor, requestId } = authInfo.extra as unknown as CallerInfo
-        return directAnswer(call, await answerTool(p, call.tool, call.args, actor, requestId), SERVER_INFO)
+        return directAnswer(call, await answerTool(p, call.tool, call.args, actor, requestId))
       }
     }
     // The SDK's own classification: no per-request envelope (initialize, 2025-era calls, GET
