@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { describe, expect, test } from 'bun:test'
+import { SignJWT } from 'jose'
 import { oauthUsedAssertions } from '../../../src/db/schema'
 import { BASE, createTestApp } from '../../helpers/app'
+import { serveIdpKeys } from '../../helpers/idp'
 
 // An ID-JAG buys one thing (DESIGN §5): one access token at the JWT-bearer grant, or one agent
 // key at /agent/auth/claim. Its issuer + jti are spent in the transaction that issues it; the
@@ -12,15 +13,7 @@ import { BASE, createTestApp } from '../../helpers/app'
 
 const clock = { t: Date.UTC(2026, 2, 3, 9), now: () => clock.t }
 const nowS = () => Math.floor(clock.t / 1000)
-const keys = await generateKeyPair('ES256')
-const jwks = Bun.serve({
-  port: 0,
-  hostname: '127.0.0.1',
-  async fetch() {
-    return Response.json({ keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256' }] })
-  },
-})
-afterAll(() => jwks.stop(true))
+const keys = await serveIdpKeys()
 const ISSUER = 'https://idp.example.test'
 // A second trusted issuer with the same keys: only the issuer differs.
 const ISSUER_2 = 'https://idp-two.example.test'
@@ -28,7 +21,7 @@ const ISSUER_2 = 'https://idp-two.example.test'
 const t = createTestApp({
   clock,
   env: {
-    HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/jwks,${ISSUER_2}=http://127.0.0.1:${jwks.port}/jwks`,
+    HERALD_IDJAG_ISSUERS: `${ISSUER}=${keys.jwksUrl},${ISSUER_2}=${keys.jwksUrl}`,
   },
 })
 const created = await t.call('POST', '/api/v1/oauth-clients', {

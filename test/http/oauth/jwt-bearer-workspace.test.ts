@@ -1,6 +1,7 @@
-import { afterAll, expect, test } from 'bun:test'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { expect, test } from 'bun:test'
+import { SignJWT } from 'jose'
 import { BASE, createTestApp } from '../../helpers/app'
+import { serveIdpKeys } from '../../helpers/idp'
 
 // The JWT-bearer grant for an OAuth client registered for one workspace (`client_id`): its
 // tokens are for that workspace, as its client-credentials tokens are. Without aud_tenant the
@@ -8,19 +9,11 @@ import { BASE, createTestApp } from '../../helpers/app'
 // workspace is refused (invalid_grant).
 
 const clock = { t: Date.UTC(2026, 2, 3, 9), now: () => clock.t }
-const idp = await generateKeyPair('ES256')
-const jwks = Bun.serve({
-  port: 0,
-  hostname: '127.0.0.1',
-  async fetch() {
-    return Response.json({ keys: [{ ...(await exportJWK(idp.publicKey)), kid: 'k1', alg: 'ES256' }] })
-  },
-})
-afterAll(() => jwks.stop(true))
+const idp = await serveIdpKeys()
 const ISSUER = 'https://idp.example.test'
 const t = createTestApp({
   clock,
-  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/jwks` },
+  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=${idp.jwksUrl}` },
 })
 const workspace = t.client('Bound')
 const other = t.client('Other')

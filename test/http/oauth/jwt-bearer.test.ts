@@ -1,27 +1,20 @@
-import { afterAll, describe, expect, test } from 'bun:test'
-import { exportJWK, generateKeyPair, SignJWT } from 'jose'
+import { describe, expect, test } from 'bun:test'
+import { generateKeyPair, SignJWT } from 'jose'
 import { BASE, createTestApp } from '../../helpers/app'
+import { serveIdpKeys } from '../../helpers/idp'
 
 // The JWT-bearer grant with ID-JAG assertions (DESIGN §5): an identity provider the operator
 // trusts (HERALD_IDJAG_ISSUERS) vouches for a user; Herald's token endpoint trades the assertion
 // for an access token of the registered client, in the assertion's workspace (aud_tenant).
 
 const clock = { t: Date.UTC(2026, 2, 3, 9), now: () => clock.t }
-const trusted = await generateKeyPair('ES256')
+const trusted = await serveIdpKeys()
 const stranger = await generateKeyPair('ES256')
-const jwks = Bun.serve({
-  port: 0,
-  hostname: '127.0.0.1',
-  async fetch() {
-    return Response.json({ keys: [{ ...(await exportJWK(trusted.publicKey)), kid: 'k1', alg: 'ES256' }] })
-  },
-})
-afterAll(() => jwks.stop(true))
 const ISSUER = 'https://idp.example.test'
 
 const t = createTestApp({
   clock,
-  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/jwks` },
+  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=${trusted.jwksUrl}` },
 })
 const created = await t.call('POST', '/api/v1/oauth-clients', {
   body: {
