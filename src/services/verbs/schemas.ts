@@ -20,12 +20,6 @@ export const idRef = (kind: IdKind) =>
     description: `UUID, or the prefixed form (${ID_PREFIXES[kind]}_…) used in webhook payloads`,
     'x-pattern-message': notAnIdMessage(kind),
   })
-/** A reference whose kind is not fixed; a member that names one kind takes `idRef(kind)`, whose refusal names its forms. */
-export const IdRef = t.String({
-  pattern: ID_REF_PATTERN,
-  description: 'UUID, or the prefixed form (lst_…, tpl_…) used in webhook payloads',
-  'x-pattern-message': 'must be an id: a UUID or a prefixed id such as lst_…',
-})
 export const DateTime = t.String({ format: 'date-time' })
 /** `T | null`. */
 export const Nullable = <T extends TSchema>(schema: T) => t.Union([schema, t.Null()])
