@@ -166,6 +166,22 @@ describe('graph checks on save: 422 naming the node and member', () => {
       field: 'nodes[c].rule_groups[0].rules[0].value[0]',
     },
     {
+      // The closed-set value check of segment rules applies to condition nodes too.
+      name: 'condition on a contact status that does not exist',
+      body: withNodes({
+        id: 'c',
+        type: 'condition',
+        rule_groups: [
+          {
+            match: 'all',
+            rules: [{ field: 'status', operator: 'in', value: ['subscribed', 'subscribbed'] }],
+          },
+        ],
+      }),
+      status: 422,
+      field: 'nodes[c].rule_groups[0].rules[0].value[1]',
+    },
+    {
       name: 'condition without rule groups',
       body: withNodes({ id: 'c', type: 'condition' }),
       status: 422,
