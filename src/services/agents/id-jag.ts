@@ -1,5 +1,4 @@
 import {
-  createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   errors,
@@ -8,6 +7,7 @@ import {
   jwtVerify,
 } from 'jose'
 import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
+import { JwksUnavailable, remoteKeySet } from '../oauth/external-keys'
 
 // Identity Assertion JWT Authorization Grants (ID-JAG, draft-ietf-oauth-identity-assertion-authz-grant):
 // a JWT with header `typ: oauth-id-jag+jwt`, issued by an identity provider the operator trusts
@@ -78,16 +78,17 @@ export interface VerifyIdJagOptions {
   readonly clockToleranceSeconds?: number
 }
 
-// One remote key set per JWKS URL for the process: jose caches the keys and refetches on an
-// unknown `kid` (with a cooldown), so a rotating issuer keeps working without a restart.
-const keySets = new Map<string, JWTVerifyGetKey>()
-function keySetOf(jwksUrl: string): JWTVerifyGetKey {
+// One key set per JWKS URL for the process, as for the external identity provider
+// (../oauth/external-keys.ts): cached and refetched on an unknown `kid` (with a cooldown) on the
+// injected clock, so a rotating issuer keeps working without a restart.
+const keySets = new Map<string, (now: number) => JWTVerifyGetKey>()
+function keySetOf(jwksUrl: string, now: number): JWTVerifyGetKey {
   let set = keySets.get(jwksUrl)
   if (!set) {
-    set = createRemoteJWKSet(new URL(jwksUrl), { timeoutDuration: 5000 })
+    set = remoteKeySet(jwksUrl)
     keySets.set(jwksUrl, set)
   }
-  return set
+  return set(now)
 }
 
 const str = (v: unknown) => (typeof v === 'string' && v.length > 0 ? v : null)
@@ -115,7 +116,7 @@ export async function verifyIdJag(assertion: string, options: VerifyIdJagOptions
   const tolerance = options.clockToleranceSeconds ?? ID_JAG_CLOCK_TOLERANCE_S
   let payload: JWTPayload
   try {
-    ;({ payload } = await jwtVerify(assertion, keySetOf(jwksUrl), {
+    ;({ payload } = await jwtVerify(assertion, keySetOf(jwksUrl, options.now), {
       issuer,
       audience: options.audience,
       typ: ID_JAG_TYP,
@@ -169,18 +170,11 @@ function mapJoseError(err: unknown): IdJagError {
       return new IdJagError('not_yet_valid', 'The assertion is not valid yet')
     return new IdJagError('invalid_claims', `The assertion's ${err.claim} claim is invalid`)
   }
-  if (err instanceof errors.JWKSTimeout || err instanceof errors.JOSEError) {
-    if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey)
-      return new IdJagError('bad_signature', 'The assertion is not signed by its issuer')
-    if (err instanceof errors.JWKSTimeout || err instanceof errors.JWKSInvalid)
-      return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
-    if (err instanceof errors.JOSEAlgNotAllowed)
-      return new IdJagError('bad_signature', 'The assertion uses an algorithm that is not accepted')
-    // jose's JWKS fetch reports a non-200 answer or a body that is not JSON as a bare JOSEError.
-    if (/JSON Web Key Set/i.test(err.message))
-      return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
-    return new IdJagError('malformed', 'The assertion could not be verified')
-  }
-  // fetch failures (connection refused, DNS) surface as plain errors from jose's fetch.
-  return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
+  if (err instanceof JwksUnavailable)
+    return new IdJagError('jwks_unavailable', "The issuer's keys could not be fetched")
+  if (err instanceof errors.JWSSignatureVerificationFailed || err instanceof errors.JWKSNoMatchingKey)
+    return new IdJagError('bad_signature', 'The assertion is not signed by its issuer')
+  if (err instanceof errors.JOSEAlgNotAllowed)
+    return new IdJagError('bad_signature', 'The assertion uses an algorithm that is not accepted')
+  return new IdJagError('malformed', 'The assertion could not be verified')
 }

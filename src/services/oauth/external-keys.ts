@@ -1,9 +1,10 @@
 import { createLocalJWKSet, errors, type JWTVerifyGetKey } from 'jose'
 
-// The external identity provider's public keys (its JWKS), for jose's jwtVerify. jose's own
-// createRemoteJWKSet times its cache and its refetch cooldown on the wall clock; this one times
-// them on Herald's injected clock, so a provider's key rotation (a token with a new `kid`) is
-// picked up without a restart and tests can drive it without waiting.
+// Someone else's public keys (a JWKS: the external identity provider's, a trusted ID-JAG
+// issuer's), for jose's jwtVerify. jose's own createRemoteJWKSet times its cache and its refetch
+// cooldown on the wall clock; this one times them on Herald's injected clock (the `now` each
+// verification passes), so a key rotation (a token with a new `kid`) is picked up without a
+// restart and tests can drive it without waiting.
 
 /** Keys are refetched when older than this, whatever tokens come. */
 export const JWKS_MAX_AGE_MS = 10 * 60_000
@@ -17,13 +18,14 @@ const FETCH_TIMEOUT_MS = 5000
 /** The provider's JWKS could not be fetched or is not a key set (connection refused, timeout, 5xx). */
 export class JwksUnavailable extends Error {}
 
-export function remoteKeySet(url: string, now: () => number): JWTVerifyGetKey {
+/** The key set of `url`; call it with the time a verification is judged at for jose's key getter. */
+export function remoteKeySet(url: string): (now: number) => JWTVerifyGetKey {
   let keys: JWTVerifyGetKey | null = null
   let fetchedAt = 0
   // Concurrent requests that need a fetch share one.
   let pending: Promise<void> | null = null
 
-  const reload = (): Promise<void> => {
+  const reload = (now: number): Promise<void> => {
     pending ??= (async () => {
       try {
         // No redirects followed: the operator names the JWKS URL itself (as jose does).
@@ -34,7 +36,7 @@ export function remoteKeySet(url: string, now: () => number): JWTVerifyGetKey {
         })
         if (res.status !== 200) throw new JwksUnavailable(`the JWKS answered HTTP ${res.status}`)
         keys = createLocalJWKSet(await res.json())
-        fetchedAt = now()
+        fetchedAt = now
       } catch (err) {
         throw err instanceof JwksUnavailable ? err : new JwksUnavailable(String(err))
       } finally {
@@ -44,10 +46,10 @@ export function remoteKeySet(url: string, now: () => number): JWTVerifyGetKey {
     return pending
   }
 
-  return async (header, token) => {
-    if (keys === null || now() - fetchedAt >= JWKS_MAX_AGE_MS) {
+  return (now) => async (header, token) => {
+    if (keys === null || now - fetchedAt >= JWKS_MAX_AGE_MS) {
       try {
-        await reload()
+        await reload(now)
       } catch (err) {
         // Keys a little stale beat no keys while the provider is briefly down.
         if (keys === null) throw err
@@ -56,8 +58,8 @@ export function remoteKeySet(url: string, now: () => number): JWTVerifyGetKey {
     try {
       return await keys!(header, token)
     } catch (err) {
-      if (!(err instanceof errors.JWKSNoMatchingKey) || now() - fetchedAt < JWKS_COOLDOWN_MS) throw err
-      await reload()
+      if (!(err instanceof errors.JWKSNoMatchingKey) || now - fetchedAt < JWKS_COOLDOWN_MS) throw err
+      await reload(now)
       return keys!(header, token)
     }
   }

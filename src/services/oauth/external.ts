@@ -69,7 +69,7 @@ const refused = (message: string): TokenOutcome => ({ ok: false, reason: 'unknow
 function create(app: AppContext, issuer: string, jwksUrl: string): ExternalTokens {
   // Cached, refetched on an unknown `kid` (at most every 30 s on the injected clock): a provider
   // rotating its keys keeps working without a restart.
-  const keySet = remoteKeySet(jwksUrl, () => app.clock.now())
+  const keysAt = remoteKeySet(jwksUrl)
   const audience = app.config.oauthExternalAudience ?? [
     app.config.publicUrl,
     `${app.config.publicUrl}/mcp/v1`,
@@ -96,12 +96,13 @@ function create(app: AppContext, issuer: string, jwksUrl: string): ExternalToken
     } catch {
       return 'The access token is not a JWT'
     }
+    const now = app.clock.now()
     let payload: JWTPayload
     try {
-      ;({ payload } = await jwtVerify(token, keySet, {
+      ;({ payload } = await jwtVerify(token, keysAt(now), {
         issuer,
         audience,
-        currentDate: new Date(app.clock.now()),
+        currentDate: new Date(now),
         clockTolerance: EXTERNAL_CLOCK_TOLERANCE_S,
         requiredClaims: ['sub', 'exp'],
         algorithms: [...JWKS_ALGORITHMS],

@@ -8,14 +8,21 @@ import { IdJagError, verifyIdJag } from '../../../src/services/agents/id-jag'
 
 const now = Date.UTC(2026, 2, 3, 9)
 const keys = await generateKeyPair('ES256')
+// A key the issuer rotates in later (kid b), listed at /rotating once `rotatedIn`.
+const nextKeys = await generateKeyPair('ES256')
+let rotatedIn = false
 let fetches = 0
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   async fetch(req) {
     fetches++
-    if (new URL(req.url).pathname === '/broken') return new Response('nope', { status: 500 })
-    return Response.json({ keys: [{ ...(await exportJWK(keys.publicKey)), kid: 'a', alg: 'ES256' }] })
+    const path = new URL(req.url).pathname
+    if (path === '/broken') return new Response('nope', { status: 500 })
+    const listed = [{ ...(await exportJWK(keys.publicKey)), kid: 'a', alg: 'ES256' }]
+    if (path === '/rotating' && rotatedIn)
+      listed.push({ ...(await exportJWK(nextKeys.publicKey)), kid: 'b', alg: 'ES256' })
+    return Response.json({ keys: listed })
   },
 })
 afterAll(() => server.stop(true))
@@ -83,6 +90,30 @@ describe('verifyIdJag', () => {
     const [, payload] = unsigned.split('.')
     const header = Buffer.from(JSON.stringify({ alg: 'none', typ: 'oauth-id-jag+jwt' })).toString('base64url')
     expect(await reason(verifyIdJag(`${header}.${payload}.`, base))).toBe('bad_signature')
+  })
+
+  test('a key rotated in is fetched on its unknown kid, at most every 30 s on the caller clock', async () => {
+    const at = (t: number) => ({
+      ...base,
+      now: t,
+      trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/rotating` },
+    })
+    expect(await reason(verifyIdJag(await sign(), at(now)))).toBe('verified')
+    rotatedIn = true
+    const signedByB = await new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'b', typ: 'oauth-id-jag+jwt' })
+      .setIssuer(ISS)
+      .setSubject('sub-1')
+      .setAudience(AUD)
+      .setIssuedAt(now / 1000)
+      .setExpirationTime(now / 1000 + 300)
+      .setJti('j-b')
+      .sign(nextKeys.privateKey)
+    const before = fetches
+    expect(await reason(verifyIdJag(signedByB, at(now + 29_000)))).toBe('bad_signature')
+    expect(fetches).toBe(before)
+    expect(await reason(verifyIdJag(signedByB, at(now + 31_000)))).toBe('verified')
+    expect(fetches).toBe(before + 1)
   })
 
   test('keys that cannot be fetched: jwks_unavailable', async () => {
