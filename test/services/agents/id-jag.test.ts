@@ -11,6 +11,8 @@ const keys = await generateKeyPair('ES256')
 // A key the issuer rotates in later (kid b), listed at /rotating once `rotatedIn`.
 const nextKeys = await generateKeyPair('ES256')
 let rotatedIn = false
+// /flaky answers HTTP 503 while `down`.
+let down = false
 let fetches = 0
 const server = Bun.serve({
   port: 0,
@@ -18,7 +20,7 @@ const server = Bun.serve({
   async fetch(req) {
     fetches++
     const path = new URL(req.url).pathname
-    if (path === '/broken') return new Response('nope', { status: 500 })
+    if (path === '/broken' || (path === '/flaky' && down)) return new Response('nope', { status: 503 })
     const listed = [{ ...(await exportJWK(keys.publicKey)), kid: 'a', alg: 'ES256' }]
     if (path === '/rotating' && rotatedIn)
       listed.push({ ...(await exportJWK(nextKeys.publicKey)), kid: 'b', alg: 'ES256' })
@@ -40,6 +42,18 @@ const sign = (claims: Record<string, unknown> = {}, iss = ISS) =>
     .setExpirationTime(now / 1000 + 300)
     .setJti('j-1')
     .sign(keys.privateKey)
+
+/** An assertion issued at `t` (ms), by key `a` unless told. */
+const signedAt = (t: number, o: { kid?: string; key?: CryptoKey } = {}) =>
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: o.kid ?? 'a', typ: 'oauth-id-jag+jwt' })
+    .setIssuer(ISS)
+    .setSubject('sub-1')
+    .setAudience(AUD)
+    .setIssuedAt(t / 1000)
+    .setExpirationTime(t / 1000 + 300)
+    .setJti(`j-${t}`)
+    .sign(o.key ?? keys.privateKey)
 
 const reason = async (p: Promise<unknown>) => {
   try {
@@ -100,20 +114,27 @@ describe('verifyIdJag', () => {
     })
     expect(await reason(verifyIdJag(await sign(), at(now)))).toBe('verified')
     rotatedIn = true
-    const signedByB = await new SignJWT({})
-      .setProtectedHeader({ alg: 'ES256', kid: 'b', typ: 'oauth-id-jag+jwt' })
-      .setIssuer(ISS)
-      .setSubject('sub-1')
-      .setAudience(AUD)
-      .setIssuedAt(now / 1000)
-      .setExpirationTime(now / 1000 + 300)
-      .setJti('j-b')
-      .sign(nextKeys.privateKey)
+    const signedByB = await signedAt(now, { kid: 'b', key: nextKeys.privateKey })
     const before = fetches
     expect(await reason(verifyIdJag(signedByB, at(now + 29_000)))).toBe('bad_signature')
     expect(fetches).toBe(before)
     expect(await reason(verifyIdJag(signedByB, at(now + 31_000)))).toBe('verified')
     expect(fetches).toBe(before + 1)
+  })
+
+  test('keys past their 10 min age are refetched; while the JWKS is down the ones held still verify', async () => {
+    const at = (t: number) => ({
+      ...base,
+      now: t,
+      trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/flaky` },
+    })
+    expect(await reason(verifyIdJag(await sign(), at(now)))).toBe('verified')
+    down = true
+    const later = now + 11 * 60_000
+    const before = fetches
+    expect(await reason(verifyIdJag(await signedAt(later), at(later)))).toBe('verified')
+    expect(fetches).toBe(before + 1)
+    down = false
   })
 
   test('keys that cannot be fetched: jwks_unavailable', async () => {
