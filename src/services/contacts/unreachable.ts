@@ -1,4 +1,6 @@
 import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/prepared'
+import { contactsHighWater } from './search-index'
 
 // clients.unreachable_count (migration 0030): contacts bounced hard, complained or whose address
 // is suppressed, each once — the deliverability score's list_hygiene. New contacts are counted
@@ -10,37 +12,33 @@ const B = `('bounced', 'complained')`
 /** Up to this many new rows, they are read back; beyond, the indexes are walked instead. */
 const FEW_ROWS = 64
 
-function statements(sqlite: Database) {
-  return {
-    maxSeq: sqlite.prepare<{ seq: number }, []>('SELECT coalesce(max(seq), 0) AS seq FROM contacts'),
-    // The new rows themselves (a rowid range: `+client_id` keeps the planner off the client's
-    // index, which would walk all its contacts), each probed in the client's suppressions.
-    rows: sqlite.prepare<{ n: number }, [string, number]>(
-      `SELECT count(*) AS n FROM contacts WHERE seq > ?2 AND +client_id = ?1 AND (status IN ${B}
+const statements = perConnection((sqlite) => ({
+  // The new rows themselves (a rowid range: `+client_id` keeps the planner off the client's
+  // index, which would walk all its contacts), each probed in the client's suppressions.
+  rows: sqlite.prepare<{ n: number }, [string, number]>(
+    `SELECT count(*) AS n FROM contacts WHERE seq > ?2 AND +client_id = ?1 AND (status IN ${B}
          OR EXISTS (SELECT 1 FROM suppressions WHERE suppressions.client_id = ?1 AND suppressions.email = lower(contacts.email)))`,
-    ),
-    suppressions: sqlite.prepare<{ n: number }, [string]>(
-      'SELECT count(*) AS n FROM suppressions WHERE client_id = ?1',
-    ),
-    // Bounced or complained among the new rows: the (client, status) index alone (its entries
-    // carry the seq), without reading the rows a batch just wrote.
-    statusNew: sqlite.prepare<{ n: number }, [string, number]>(
-      `SELECT count(*) AS n FROM contacts WHERE client_id = ?1 AND status IN ${B} AND seq > ?2`,
-    ),
-    // Suppressed among the other new rows: each suppression probed in the unique email index,
-    // whose entries carry the seq too; `+` drops the column affinity so the lower(email) part of
-    // the index is used.
-    suppressedNew: sqlite.prepare<{ n: number }, [string, number]>(
-      `SELECT count(*) AS n FROM suppressions CROSS JOIN contacts
+  ),
+  suppressions: sqlite.prepare<{ n: number }, [string]>(
+    'SELECT count(*) AS n FROM suppressions WHERE client_id = ?1',
+  ),
+  // Bounced or complained among the new rows: the (client, status) index alone (its entries
+  // carry the seq), without reading the rows a batch just wrote.
+  statusNew: sqlite.prepare<{ n: number }, [string, number]>(
+    `SELECT count(*) AS n FROM contacts WHERE client_id = ?1 AND status IN ${B} AND seq > ?2`,
+  ),
+  // Suppressed among the other new rows: each suppression probed in the unique email index,
+  // whose entries carry the seq too; `+` drops the column affinity so the lower(email) part of
+  // the index is used.
+  suppressedNew: sqlite.prepare<{ n: number }, [string, number]>(
+    `SELECT count(*) AS n FROM suppressions CROSS JOIN contacts
          ON contacts.client_no = (SELECT no FROM clients WHERE id = ?1) AND lower(contacts.email) = +suppressions.email
        WHERE suppressions.client_id = ?1 AND contacts.seq > ?2 AND contacts.status NOT IN ${B}`,
-    ),
-    bump: sqlite.prepare<unknown, [number, string]>(
-      'UPDATE clients SET unreachable_count = unreachable_count + ?1 WHERE id = ?2',
-    ),
-  }
-}
-const cache = new WeakMap<Database, ReturnType<typeof statements>>()
+  ),
+  bump: sqlite.prepare<unknown, [number, string]>(
+    'UPDATE clients SET unreachable_count = unreachable_count + ?1 WHERE id = ?2',
+  ),
+}))
 
 /**
  * Adds the unreachable among the contacts of `clientId` inserted after `highWater` (same
@@ -48,12 +46,9 @@ const cache = new WeakMap<Database, ReturnType<typeof statements>>()
  * client's suppressions: the rows read back, or the indexes walked.
  */
 export function countUnreachableAfter(sqlite: Database, clientId: string, highWater: number): void {
-  let s = cache.get(sqlite)
-  if (!s) {
-    s = statements(sqlite)
-    cache.set(sqlite, s)
-  }
-  const added = s.maxSeq.get()!.seq - highWater
+  const s = statements(sqlite)
+  // The same high-water mark the caller took before inserting, now after.
+  const added = contactsHighWater(sqlite) - highWater
   if (added <= 0) return
   const byIndexes = added > FEW_ROWS && s.suppressions.get(clientId)!.n < added
   const n = byIndexes
