@@ -73,14 +73,3 @@ export function readCursor(
     return { refused: 'other_query' }
   return { position: parsed.p }
 }
-
-/** The position, or null when the cursor is refused for any reason (see readCursor). */
-export function decodeCursor(
-  key: Uint8Array,
-  cursor: string,
-  collection?: string,
-  query?: object,
-): string | null {
-  const reading = readCursor(key, cursor, collection, query)
-  return 'position' in reading ? reading.position : null
-}

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { decryptSecret, encryptSecret, randomBase62 } from '../../src/lib/crypto'
-import { decodeCursor, encodeCursor } from '../../src/lib/cursor'
+import { encodeCursor, readCursor } from '../../src/lib/cursor'
 import { ID_PREFIXES, type IdKind, newId, notAnIdMessage, parseId, toPrefixedId } from '../../src/lib/ids'
 
 describe('ids', () => {
@@ -47,9 +47,16 @@ describe('secrets and cursors', () => {
 
   test('cursors decode only when issued with the same key', () => {
     const c = encodeCursor(key, 'abc')
-    expect(decodeCursor(key, c)).toBe('abc')
-    expect(decodeCursor(new Uint8Array(32), c)).toBeNull()
-    expect(decodeCursor(key, 'x.y')).toBeNull()
+    expect(readCursor(key, c)).toEqual({ position: 'abc' })
+    expect(readCursor(new Uint8Array(32), c)).toEqual({ refused: 'foreign' })
+    expect(readCursor(key, 'x.y')).toEqual({ refused: 'foreign' })
+    // Bound to its list and its query; limit, cursor and client_id are not part of the query.
+    const q = encodeCursor(key, 'abc', 'lists', { status: 'a', limit: 5 })
+    expect(readCursor(key, q, 'lists', { status: 'a', limit: 9, client_id: 'cli_x' })).toEqual({
+      position: 'abc',
+    })
+    expect(readCursor(key, q, 'lists', { status: 'b' })).toEqual({ refused: 'other_query' })
+    expect(readCursor(key, q, 'segments', { status: 'a' })).toEqual({ refused: 'foreign' })
   })
 
   test('random base62 keys have the expected length and alphabet', () => {
