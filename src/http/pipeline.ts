@@ -5,6 +5,7 @@ import { type AppContext, type Ctx, withActor } from '../context'
 import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
+import { isPlainObject } from '../lib/plain-object'
 import { coerceQuery, validate } from '../lib/validate'
 import { type Actor, ANONYMOUS } from '../services/actors/actor'
 import { type AuthOutcome, createAuthenticator } from '../services/api-keys/authenticate'
@@ -120,9 +121,6 @@ function queryObject(url: string): Record<string, string> {
   if (q === -1) return {}
   return Object.fromEntries(new URLSearchParams(url.slice(q + 1)))
 }
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
 
 /** The verb's one input object: body members, then the named query members, then path ids. */
 function verbInput(

@@ -2,6 +2,7 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler'
 import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import { registerFormats } from './formats'
+import { isPlainObject } from './plain-object'
 
 /** One failing input member: its path as a client wrote it (`rule_groups[1].rules[0]`) and why. */
 export interface FieldError {
@@ -211,9 +212,6 @@ function humanMessage(e: ValueError): string {
     .replace('less or equal to', 'at most')
     .replace('greater or equal to', 'at least')
 }
-
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value)
 
 /** The literal members of an object variant (`type: "email"`): what tells variants apart. */
 function literalMembers(schema: TSchema): [string, unknown][] {
