@@ -41,6 +41,23 @@ export function listFilter(actor: Actor, clientColumn: SQLiteColumn, requested?:
 }
 
 /**
+ * The client a credential (API key, OAuth client) belongs to, from its optional `client_id`
+ * member: for a tenant key its own client (naming another is "no such client"); for a
+ * platform-wide key the named client, which must exist, or null (platform-wide) when none is named.
+ */
+export function credentialOwner(db: Db, actor: Actor, requested: string | null | undefined): string | null {
+  if (requested == null) return actor.clientId
+  const id = parseId(requested)
+  if (!id) throw invalidField('client_id', notAnIdMessage('client'))
+  const known =
+    actor.clientId !== null
+      ? id === actor.clientId
+      : db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get() !== undefined
+  if (!known) throw invalidField('client_id', 'no such client')
+  return id
+}
+
+/**
  * The client a create writes into: a tenant key's own client; for a platform-wide key the
  * `client_id` query parameter, which is required and must name an existing client.
  */

@@ -1,10 +1,9 @@
 import { and, eq, isNull } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
-import { apiKeys, clients } from '../../db/schema'
-import { findVisible, listFilter } from '../../db/tenant'
+import { apiKeys } from '../../db/schema'
+import { credentialOwner, findVisible, listFilter } from '../../db/tenant'
 import { forbidden, invalidField, notFound } from '../../errors'
-import { notAnIdMessage, parseId } from '../../lib/ids'
 import { parseIsoDateTime } from '../../lib/time'
 import { credentialsChanged } from './authenticate'
 import type { CreateApiKeyInput, ListApiKeysInput } from './inputs'
@@ -16,23 +15,9 @@ import { presentApiKey } from './present'
  * never `unlimited`); a platform-wide admin key may mint any.
  */
 export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
-  let clientId: string | null = null
-  if (input.client_id != null) {
-    const id = parseId(input.client_id)
-    if (!id) throw invalidField('client_id', notAnIdMessage('client'))
-    clientId = id
-  }
-  if (ctx.actor.clientId !== null) {
-    if (clientId !== null && clientId !== ctx.actor.clientId)
-      throw invalidField('client_id', 'no such client')
-    clientId = ctx.actor.clientId
-    if (input.tier === 'unlimited') throw forbidden('Only a platform-wide key can create unlimited-tier keys')
-  } else if (
-    clientId !== null &&
-    !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get()
-  ) {
-    throw invalidField('client_id', 'no such client')
-  }
+  const clientId = credentialOwner(ctx.db, ctx.actor, input.client_id)
+  if (ctx.actor.clientId !== null && input.tier === 'unlimited')
+    throw forbidden('Only a platform-wide key can create unlimited-tier keys')
   let expiresAt: number | null = null
   if (input.expires_at != null) {
     expiresAt = parseIsoDateTime(input.expires_at)

@@ -2,10 +2,10 @@ import { and, asc, eq, isNull } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { clients, type OAuthClientRow, oauthClients, oauthGrants } from '../../db/schema'
-import { listFilter, visibleTo } from '../../db/tenant'
-import { type FieldError, invalidField, notFound } from '../../errors'
+import { credentialOwner, listFilter, visibleTo } from '../../db/tenant'
+import { type FieldError, notFound } from '../../errors'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
-import { newId, notAnIdMessage, parseId } from '../../lib/ids'
+import { newId, parseId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import type { CreateOAuthClientInput, ListOAuthClientsInput } from './inputs'
 import { redirectUriProblem } from './redirect-uris'
@@ -43,21 +43,7 @@ export function oauthClientErrors(input: Partial<CreateOAuthClientInput>): Field
 }
 
 export function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
-  let clientId: string | null = null
-  if (input.client_id != null) {
-    clientId = parseId(input.client_id)
-    if (!clientId) throw invalidField('client_id', notAnIdMessage('client'))
-  }
-  if (ctx.actor.clientId !== null) {
-    if (clientId !== null && clientId !== ctx.actor.clientId)
-      throw invalidField('client_id', 'no such client')
-    clientId = ctx.actor.clientId
-  } else if (
-    clientId !== null &&
-    !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get()
-  ) {
-    throw invalidField('client_id', 'no such client')
-  }
+  const clientId = credentialOwner(ctx.db, ctx.actor, input.client_id)
   const secret = input.confidential ? `${CLIENT_SECRET_PREFIX}${randomBase62(32)}` : null
   const row = ctx.db
     .insert(oauthClients)
