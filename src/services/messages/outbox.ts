@@ -1,9 +1,8 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorPosition } from '../../db/paginate'
+import { cursorPosition, pageFrom } from '../../db/paginate'
 import { messages } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
-import { encodeCursor } from '../../lib/cursor'
 import { escapeLike } from '../../lib/like'
 import { idFilter } from '../id-filter'
 import type { OutboxQuery } from './inputs'
@@ -31,13 +30,14 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
     .orderBy(desc(messages.id))
     .limit(limit + 1)
     .all()
-  const more = rows.length > limit
-  const page = more ? rows.slice(0, limit) : rows
   const subject = ctx.sqlite.query<{ subject: string | null }, [number]>(
     'SELECT subject FROM message_contents WHERE message_seq = ?1',
   )
-  return {
-    data: page.map((r) => ({ ...presentMessage(r), subject: subject.get(r.seq)?.subject ?? null })),
-    next_cursor: more ? encodeCursor(ctx.secretKey, page.at(-1)!.id, 'messages', q) : null,
-  }
+  const page = pageFrom(ctx.secretKey, rows, limit, {
+    collection: 'messages',
+    position: (r) => r.id,
+    present: (r) => ({ ...presentMessage(r), subject: subject.get(r.seq)?.subject ?? null }),
+    query: q,
+  })
+  return { data: page.data, next_cursor: page.pagination.next_cursor }
 }
