@@ -200,6 +200,12 @@ describe('contacts', () => {
     })
     expect(second.body.data).toHaveLength(2)
     expect(second.body.data[0].id < first.body.data[1].id).toBe(true)
+    const last = await t.call('POST', '/api/v1/contacts/search', {
+      key: w,
+      body: { query: 'paging', limit: 2, cursor: second.body.pagination.next_cursor },
+    })
+    expect(last.body.data).toHaveLength(1)
+    expect(last.body.pagination).toEqual({ total: 5, limit: 2, has_more: false, next_cursor: null })
   })
 
   test('DELETE erases personal data, keeps anonymised events, and updates list counts', async () => {

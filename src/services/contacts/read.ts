@@ -1,10 +1,9 @@
 import { and, desc, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorSeq, DEFAULT_LIMIT, type PageRequest, paginate } from '../../db/paginate'
+import { cursorSeq, DEFAULT_LIMIT, type PageRequest, pageFrom, paginate } from '../../db/paginate'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { invalidField } from '../../errors'
-import { encodeCursor } from '../../lib/cursor'
 import { parseId } from '../../lib/ids'
 import { contactCount } from './counts'
 import type { SearchContactsInput } from './inputs'
@@ -74,20 +73,16 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
     )
     .map((r) => r.seq)
   const total = ctx.db.all<{ n: number }>(sql`SELECT count(*) AS n ${base}`)[0]?.n ?? 0
-  const hasMore = seqs.length > limit
-  const pageSeqs = hasMore ? seqs.slice(0, limit) : seqs
-  const rows = pageSeqs.length
-    ? ctx.db.select().from(contacts).where(inArray(contacts.seq, pageSeqs)).orderBy(desc(contacts.seq)).all()
+  // The page and its cursor over the seqs; only the page's rows are read.
+  const page = pageFrom(ctx.secretKey, seqs, limit, {
+    collection: 'contact_search',
+    position: String,
+    present: (seq) => seq,
+    total,
+    query,
+  })
+  const rows = page.data.length
+    ? ctx.db.select().from(contacts).where(inArray(contacts.seq, page.data)).orderBy(desc(contacts.seq)).all()
     : []
-  return {
-    data: rows.map(presentContact),
-    pagination: {
-      total,
-      limit,
-      has_more: hasMore,
-      next_cursor: hasMore
-        ? encodeCursor(ctx.secretKey, String(pageSeqs.at(-1)), 'contact_search', query)
-        : null,
-    },
-  }
+  return { data: rows.map(presentContact), pagination: page.pagination }
 }
