@@ -246,6 +246,14 @@ describe('bad input', () => {
         body: { ...valid, client_id: Bun.randomUUIDv7() },
         status: 422,
         field: 'client_id',
+        message: 'no such client',
+      },
+      {
+        name: 'a client_id that is no id',
+        body: { ...valid, client_id: 'acme' },
+        status: 422,
+        field: 'client_id',
+        message: 'must be a client id (cli_… or a UUID)',
       },
       { name: 'empty body', body: undefined, status: 422, field: 'client_name' },
       {

@@ -3,7 +3,7 @@ import type { Ctx } from '../../context'
 import { type AgentRegistrationRow, agentRegistrations, apiKeys, clients } from '../../db/schema'
 import { forbidden, invalidField, invalidState, notFound, ServiceError } from '../../errors'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
-import { newId, parseId } from '../../lib/ids'
+import { newId, notAnIdMessage, parseId } from '../../lib/ids'
 import { ADMIN_SCOPE } from '../../lib/scopes'
 import { DAY_MS } from '../../lib/time'
 import { credentialsChanged } from '../api-keys/authenticate'
@@ -27,10 +27,12 @@ export function defaultWorkspace(ctx: Ctx): string {
   return row.id
 }
 
-/** An existing client's id (UUID or cli_ form), else a 422 on `field`. */
+/** An existing client's id (UUID or cli_ form), else a 422 on `field`: not an id, or no such client. */
 export function existingClient(ctx: Ctx, given: string, field: string): string {
   const id = parseId(given)
-  if (!id || !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get())
+  // Named like every other client_id that is no id (notAnIdMessage), not as a missing client.
+  if (!id) throw invalidField(field, notAnIdMessage('client'))
+  if (!ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get())
     throw invalidField(field, 'no such client')
   return id
 }
