@@ -80,4 +80,34 @@ describe('the MCP door loads the SDK on first use', () => {
     expect((await post(t.adminKey)).status).toBe(200)
     expect(loads).toBe(1)
   })
+
+  test('a failed load is a 500 error body for that request only: the next request loads again', async () => {
+    const t = createTestApp()
+    let loads = 0
+    const app = new Elysia()
+    mountMcp(app, createPipeline(t.ctx), operations, {
+      loadServer: () => {
+        loads++
+        return loads === 1 ? Promise.reject(new Error('load failed')) : import('../../../src/http/mcp/server')
+      },
+    })
+    const post = () =>
+      app.handle(
+        new Request(`${BASE}/mcp/v1`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${t.adminKey}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            'mcp-protocol-version': '2025-11-25',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: {} }),
+        }),
+      )
+    const failed = await post()
+    expect(failed.status).toBe(500)
+    expect(((await failed.json()) as { error: { code: string } }).error.code).toBe('INTERNAL_ERROR')
+    expect((await post()).status).toBe(200)
+    expect(loads).toBe(2)
+  })
 })
