@@ -1,31 +1,20 @@
 import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/prepared'
 
 // New contacts enter the FTS5 index here, in bulk, inside the transaction that inserted them
 // (migration 0004 explains why this is not a per-row trigger). Every insert path calls it:
 // createContact and the CSV import. Updates and deletes are kept in step by triggers.
 
-const statements = new WeakMap<
-  Database,
-  { maxSeq: ReturnType<Database['prepare']>; index: ReturnType<Database['prepare']> }
->()
-
-function prepared(sqlite: Database) {
-  let s = statements.get(sqlite)
-  if (!s) {
-    s = {
-      maxSeq: sqlite.prepare('SELECT coalesce(max(seq), 0) AS seq FROM contacts'),
-      index: sqlite.prepare(
-        'INSERT INTO contacts_fts(rowid, email, first_name, last_name, company, phone) SELECT seq, email, first_name, last_name, company, phone FROM contacts WHERE seq > ?',
-      ),
-    }
-    statements.set(sqlite, s)
-  }
-  return s
-}
+const prepared = perConnection((sqlite) => ({
+  maxSeq: sqlite.prepare<{ seq: number }, []>('SELECT coalesce(max(seq), 0) AS seq FROM contacts'),
+  index: sqlite.prepare<unknown, [number]>(
+    'INSERT INTO contacts_fts(rowid, email, first_name, last_name, company, phone) SELECT seq, email, first_name, last_name, company, phone FROM contacts WHERE seq > ?',
+  ),
+}))
 
 /** The highest contact seq now: take it before inserting, pass it to indexContactsAfter after. */
 export function contactsHighWater(sqlite: Database): number {
-  return (prepared(sqlite).maxSeq.get() as { seq: number }).seq
+  return prepared(sqlite).maxSeq.get()!.seq
 }
 
 /** Indexes every contact inserted after `highWater` (same transaction, so only ours). */
