@@ -6,6 +6,7 @@ import { visibleTo } from '../../db/tenant'
 import { invalidField } from '../../errors'
 import type { TemplateChannel } from '../../lib/enums'
 import { parseId } from '../../lib/ids'
+import { isPlainObject } from '../../lib/plain-object'
 import { smsInfo } from '../../lib/sms'
 import { encodePreviewToken } from '../../lib/tracking-token'
 import { trackingKeyOf } from '../tracking/resolve'
@@ -15,8 +16,6 @@ import { type RenderedMessage, type RenderVariables, renderTemplate } from './re
 import { clientVariables, contactVariables } from './variables'
 
 type Members = Record<string, unknown>
-
-const isObject = (v: unknown): v is Members => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 function loadContact(ctx: Ctx, clientId: string, contactId: string): Members {
   const id = parseId(contactId)
@@ -40,8 +39,8 @@ function loadContact(ctx: Ctx, clientId: string, contactId: string): Members {
  */
 function sampleContactVariables(sample: Members): Members {
   const { custom_fields, custom, list_ids: _lists, ...rest } = sample
-  const fields = isObject(custom_fields) ? custom_fields : {}
-  return { ...rest, custom: { ...fields, ...(isObject(custom) ? custom : {}) } }
+  const fields = isPlainObject(custom_fields) ? custom_fields : {}
+  return { ...rest, custom: { ...fields, ...(isPlainObject(custom) ? custom : {}) } }
 }
 
 /**
@@ -73,8 +72,8 @@ export function previewWith(
       ...base,
       ...sampleContact,
       custom: {
-        ...(isObject(base.custom) ? base.custom : {}),
-        ...(isObject(sampleContact.custom) ? sampleContact.custom : {}),
+        ...(isPlainObject(base.custom) ? base.custom : {}),
+        ...(isPlainObject(sampleContact.custom) ? sampleContact.custom : {}),
       },
     },
     client: { ...(client ? clientVariables(client) : {}), ...sample.client },
