@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm'
+import { and, asc, eq } from 'drizzle-orm'
 import { channelCapabilities } from '../../channels/registry'
 import type { AppContext } from '../../context'
 import { type SenderRow, senders } from '../../db/schema'
@@ -33,12 +33,18 @@ const asSender = (s: SenderRow): ResolvedSender => ({
  * verified sender. Real sending needs a verified one (a campaign: 409 INVALID_STATE saying why;
  * a message: 422 on sender_id); capture mode takes any sender, or the instance's default From
  * (HERALD_DEFAULT_FROM, or no-reply@ the public host when it is a domain name).
+ * A sender_id is looked up within the owner's client only: another client's sender (a row
+ * stored before references were checked) is no sender at all, never a From to borrow.
  */
 export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
   const rows = c.senderId
-    ? app.db.select().from(senders).where(eq(senders.id, c.senderId)).all()
+    ? app.db
+        .select()
+        .from(senders)
+        .where(and(eq(senders.id, c.senderId), eq(senders.clientId, c.clientId)))
+        .all()
     : app.db.select().from(senders).where(eq(senders.clientId, c.clientId)).orderBy(asc(senders.id)).all()
-  if (c.senderId && rows.length === 0) throw invalidField('sender_id', 'the sender no longer exists')
+  if (c.senderId && rows.length === 0) throw invalidField('sender_id', 'no such sender in this client')
   const verified = verifiedDomainsFor(app.db, rows)
   const usable = rows.find((r) => presentSender(r, verified).verified)
   if (usable) return asSender(usable)

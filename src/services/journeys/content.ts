@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { journeys, templates } from '../../db/schema'
 import type { CampaignChannel } from '../../lib/enums'
@@ -14,7 +14,7 @@ export function journeyNodeContent(app: AppContext, journeyId: string, nodeId: s
   const template = app.db
     .select()
     .from(templates)
-    .where(eq(templates.id, node.template_id as string))
+    .where(and(eq(templates.id, node.template_id as string), eq(templates.clientId, journey.clientId)))
     .get()
   if (!template) throw new Error('the template no longer exists')
   const channel = ((node.channel as string) ?? 'email') as CampaignChannel

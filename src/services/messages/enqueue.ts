@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
-import { contacts, type MessagePayloadRow, type MessageRow, templates } from '../../db/schema'
+import { contacts, type MessagePayloadRow, type MessageRow, senders, templates } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { type FieldError, invalidField, validationFailed } from '../../errors'
 import type { CampaignChannel } from '../../lib/enums'
@@ -48,6 +48,16 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
         .get()
     : null
   if (input.templateId && !template) throw invalidField('template_id', 'no such template in this client')
+  // Whatever the channel: another client's sender is never stored with a message of this one.
+  if (
+    input.senderId &&
+    !app.db
+      .select({ id: senders.id })
+      .from(senders)
+      .where(and(eq(senders.id, input.senderId), eq(senders.clientId, input.clientId)))
+      .get()
+  )
+    throw invalidField('sender_id', 'no such sender in this client')
   const channel = input.channel ?? template?.channel ?? 'email'
   if (template && template.channel !== channel)
     throw invalidField('template_id', `the template is for ${template.channel}, not ${channel}`)
@@ -96,7 +106,11 @@ export function transactionalContent(
 ): RenderableTemplate {
   const channel = m.channel as CampaignChannel
   if (p.templateId) {
-    const t = app.db.select().from(templates).where(eq(templates.id, p.templateId)).get()
+    const t = app.db
+      .select()
+      .from(templates)
+      .where(and(eq(templates.id, p.templateId), eq(templates.clientId, m.clientId)))
+      .get()
     if (!t) throw invalidField('template_id', 'the template no longer exists')
     if (!p.subject) return t
     return { ...t, id: `${t.id}/${m.id}`, subject: p.subject }
