@@ -75,9 +75,14 @@ describe('webhook CRUD', () => {
     expect((await t.call('GET', `/api/v1/webhooks/${hook.id}`, { key: acmeKey })).status).toBe(404)
   })
 
-  test('rotate-secret answers a new secret; both sign for 24 h', async () => {
+  test('rotate-secret (admin:*) answers a new secret; both sign for 24 h', async () => {
     const hook = await create()
-    const rotated = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: acmeKey })
+    // It answers a secret, as revealing one does: a key without admin:* is refused.
+    const refused = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: acmeKey })
+    expect(refused.status).toBe(403)
+    expect(refused.body.error.details.required_scope).toBe('admin:*')
+    const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
+    const rotated = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: acmeAdmin })
     expect(rotated.status).toBe(200)
     expect(rotated.body.data.secret).toMatch(/^whsec_/)
     expect(rotated.body.data.secret).not.toBe(hook.secret)
@@ -128,7 +133,13 @@ describe('tenant isolation: another client’s webhook is 404 on every route', a
       body: { event: 'email.opened' },
       status: 404,
     },
-    { name: 'rotate', method: 'POST', path: `/api/v1/webhooks/${theirs.id}/rotate-secret`, status: 404 },
+    {
+      name: 'rotate (tenant admin of another client)',
+      method: 'POST',
+      path: `/api/v1/webhooks/${theirs.id}/rotate-secret`,
+      key: () => t.key({ scopes: ['admin:*'], clientId: acme }),
+      status: 404,
+    },
     { name: 'deliveries', path: `/api/v1/webhooks/${theirs.id}/deliveries`, status: 404 },
     {
       name: 'retry',

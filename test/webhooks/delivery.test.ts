@@ -166,8 +166,11 @@ describe('signed delivery', () => {
 
   test('after rotate-secret both the new and the old secret verify, for 24 hours', async () => {
     const rx = startReceiver()
-    const { hook, unsubscribe, key } = await setup(rx.url)
-    const rotated = (await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key })).body.data
+    const { hook, unsubscribe, clientId } = await setup(rx.url)
+    // Rotating answers the new secret: admin:* of the webhook's client.
+    const admin = t.key({ scopes: ['admin:*'], clientId })
+    const rotated = (await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: admin })).body
+      .data
     await unsubscribe()
     await until(() => rx.received.length === 1)
     const r = rx.received[0]!

@@ -60,7 +60,7 @@ export const clientOperations = [
     method: 'PATCH',
     path: ITEM,
     tag,
-    summary: 'Update a client: name, industry, status, timezone (platform-wide key)',
+    summary: 'Update a client: name, industry, status, timezone (admin)',
     response: dataOf(Client),
   }),
 ]

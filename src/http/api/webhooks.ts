@@ -145,7 +145,7 @@ export const webhookOperations = [
     method: 'POST',
     path: '/api/v1/webhooks/{id}/rotate-secret',
     tag,
-    summary: 'New signing secret; the old one keeps signing alongside for 24 hours',
+    summary: 'New signing secret (admin); the old one keeps signing alongside for 24 hours',
     response: dataOf(t.Object({ id: Uuid, secret: t.String(), previous_secret_expires_at: DateTime })),
   }),
   route(getWebhookSecretVerb, {

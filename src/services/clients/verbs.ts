@@ -38,9 +38,11 @@ export const getClientVerb = defineVerb({
   run: (ctx, { id }) => getClient(ctx, id),
 })
 
+// Renaming or suspending a client (every key and token of a suspended one is refused) changes
+// the instance: admin:*, not merely a platform-wide key.
 export const updateClientVerb = defineVerb({
   name: 'clients.update',
-  scope: 'any',
+  scope: 'admin:*',
   input: UpdateClientInput,
   mutates: true,
   check: timezoneCheck,

@@ -83,9 +83,10 @@ export const testWebhookVerb = defineVerb({
   run: (ctx, _input, attempt) => recordTest(ctx, attempt),
 })
 
+// Rotating answers the new secret (and the old one keeps signing for a day): as revealing it, admin:*.
 export const rotateWebhookSecretVerb = defineVerb({
   name: 'webhooks.rotate-secret',
-  scope: 'any',
+  scope: 'admin:*',
   input: WebhookRef,
   mutates: true,
   run: (ctx, { id }) => rotateSecret(ctx, id),
