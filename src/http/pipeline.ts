@@ -6,6 +6,7 @@ import { type FieldError, ServiceError, validationFailed } from '../errors'
 import { sha256Hex } from '../lib/crypto'
 import { parseId } from '../lib/ids'
 import { isPlainObject } from '../lib/plain-object'
+import { maskSecretMembers } from '../lib/secrets'
 import { coerceQuery, validate } from '../lib/validate'
 import { type Actor, ANONYMOUS } from '../services/actors/actor'
 import { type AuthOutcome, createAuthenticator } from '../services/api-keys/authenticate'
@@ -315,9 +316,12 @@ export async function runOperation(
       const options: InvokeOptions = upload ? { extras: { upload } } : {}
       if (idempotencyKey && credentialId && o.answer !== 'download') {
         const [credential, key] = [credentialId, idempotencyKey]
+        const secrets = o.verb.secrets
         options.atCommit = (r) => {
           text = JSON.stringify(answerOf(o, r))
-          completeIdempotent(app, credential, key, 200, text)
+          // A secret in the answer is sent this once; the stored copy (the replay) has it masked.
+          const stored = secrets ? JSON.stringify(answerOf(o, maskSecretMembers(r, secrets))) : text
+          completeIdempotent(app, credential, key, 200, stored)
         }
       }
       const result = o.verb.prepare

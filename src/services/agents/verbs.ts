@@ -35,6 +35,7 @@ export const claimAgentVerb = defineVerb({
   scope: 'public',
   input: ClaimAgentInput,
   mutates: true,
+  secrets: ['credential'],
   // The assertion's issuer keys are fetched over the network: verified here, before the
   // transaction. A registration that is not waiting for an assertion skips it.
   async prepare(ctx, input): Promise<IdJag | null> {

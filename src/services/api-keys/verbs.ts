@@ -24,6 +24,7 @@ export const createApiKeyVerb = defineVerb({
   scope: 'admin:*',
   input: CreateApiKeyInput,
   mutates: true,
+  secrets: ['key'],
   run: (ctx, input) => createApiKey(ctx, input),
 })
 

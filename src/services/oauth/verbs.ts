@@ -31,6 +31,7 @@ export const createOAuthClientVerb = defineVerb({
   scope: 'admin:*',
   input: CreateOAuthClientInput,
   mutates: true,
+  secrets: ['client_secret'],
   check: oauthClientErrors,
   run: (ctx, input) => createOAuthClient(ctx, input),
 })

@@ -55,6 +55,7 @@ export const createUserVerb = defineVerb({
   scope: 'admin:*',
   input: CreateUserInput,
   mutates: true,
+  secrets: ['password'],
   check: timezoneCheck,
   prepare: (_ctx, input) => passwordToSet(input.password),
   run: (ctx, input, prepared) => ({
@@ -77,6 +78,7 @@ export const resetUserPasswordVerb = defineVerb({
   scope: 'admin:*',
   input: ResetPasswordInput,
   mutates: true,
+  secrets: ['password'],
   prepare: (_ctx, input) => passwordToSet(input.password),
   run: (ctx, { id }, prepared) => ({
     ...resetPassword(ctx, id, prepared.hash),

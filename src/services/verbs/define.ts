@@ -33,6 +33,11 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
    */
   readonly ownAccount?: boolean
   /**
+   * Members of the answer that hold a secret shown this once (a new key, a signing secret). A
+   * door that stores the answer for replay (Idempotency-Key) stores them masked, never in clear.
+   */
+  readonly secrets?: readonly string[]
+  /**
    * Checks of single members the schema cannot express (a phone number that parses, a known
    * time zone), without the database. `invoke` runs them with the schema, on the members the
    * schema accepted, so one 422 lists every failing member. Members may be missing.

@@ -42,6 +42,7 @@ export const createWebhookVerb = defineVerb({
   scope: 'any',
   input: CreateWebhookInput,
   mutates: true,
+  secrets: ['secret'],
   // The URL's host is looked up outside the transaction; run reports its problem with the others.
   prepare: (ctx, { url }) => webhookUrlProblem(ctx, url),
   run: (ctx, { client_id, ...fields }, urlProblem) => createWebhook(ctx, fields, client_id, urlProblem),
@@ -89,6 +90,7 @@ export const rotateWebhookSecretVerb = defineVerb({
   scope: 'admin:*',
   input: WebhookRef,
   mutates: true,
+  secrets: ['secret'],
   run: (ctx, { id }) => rotateSecret(ctx, id),
 })
 
