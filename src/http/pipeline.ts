@@ -214,6 +214,22 @@ export function admitCredential(
 }
 
 /**
+ * The rest of a JSON-RPC batch's tokens: its admission paid for one call, each further call
+ * takes one more, all or none. A bucket that cannot pay them all refuses the whole batch (429)
+ * before any call runs, so a client resends it whole after Retry-After and nothing ran twice.
+ */
+export function admitBatch(p: Pipeline, actor: Actor, calls: number, headers: Record<string, string>) {
+  if (calls <= 1) return
+  const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', p.app.clock.now(), calls - 1)
+  Object.assign(headers, limit.headers)
+  if (!limit.allowed)
+    throw new ServiceError(
+      'RATE_LIMITED',
+      `Rate limit exceeded: a batch of ${calls} calls takes ${calls} tokens (limit ${limit.headers['ratelimit-limit']}); retry in ${limit.headers['retry-after']} s`,
+    )
+}
+
+/**
  * One request through one operation, in the order a client can reason about:
  * draining → credential (401) → rate limit (429) → scope (403) → path ids (404) → body read
  * (413/415/400) → Idempotency-Key (replay/409/422) → validation (422) → verb.

@@ -4,8 +4,9 @@ import { handled } from '../envelope'
 import { presentedCredential } from '../middleware/auth'
 import { isJsonType, readLimited } from '../middleware/body'
 import type { Operation } from '../operation'
-import { admitCredential, type Pipeline, type RequestMeta } from '../pipeline'
+import { admitBatch, admitCredential, type Pipeline, type RequestMeta } from '../pipeline'
 import { errorResponse } from '../respond'
+import { messagesIn } from './batch'
 import { buildServerCard, SERVER_CARD_TYPE } from './card'
 import { MCP_BODY_LIMIT } from './limits'
 import type { CallerInfo, createMcpServer } from './server'
@@ -14,8 +15,8 @@ import { MCP_PATH } from './versions'
 
 // The MCP door (DESIGN §9): /mcp/v1 and the server card. Routes of their own, so the REST
 // operations' path gains nothing. The credential is admitted here once per HTTP request (401
-// with the MCP resource's challenge, one rate-limit token); each tool call then runs the REST
-// pipeline from the scope check on (./call.ts).
+// with the MCP resource's challenge, one rate-limit token, and one more for each further call of
+// a JSON-RPC batch); each tool call then runs the REST pipeline from the scope check on (./call.ts).
 
 /**
  * Browser-based clients (the MCP Inspector) call with a bearer credential, never cookies. A
@@ -108,6 +109,7 @@ export function mountMcp(
             `Content-Type ${type ?? '(none)'} is not supported; send application/json`,
           )
         raw = await readBody(request)
+        admitBatch(p, actor, messagesIn(raw), headers)
       }
       const extra: CallerInfo = { actor, requestId: meta.requestId }
       const serve = await serverOf()

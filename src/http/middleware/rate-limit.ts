@@ -22,13 +22,14 @@ export interface RateDecision {
 }
 
 /**
- * Token buckets by key: `burst` tokens, refilled at `perMinute`. One take per request; the
- * decision carries the RateLimit-* headers and, when refused, Retry-After (seconds).
+ * Token buckets by key: `burst` tokens, refilled at `perMinute`. One take per request (`cost`
+ * tokens for a request that carries several calls, all or none); the decision carries the
+ * RateLimit-* headers and, when refused, Retry-After (seconds).
  */
 export function createBuckets() {
   const buckets = new Map<string, { tokens: number; at: number; fullAt: number }>()
   let swept = Number.NEGATIVE_INFINITY
-  return function take(key: string, { perMinute, burst }: TierLimit, now: number): RateDecision {
+  return function take(key: string, { perMinute, burst }: TierLimit, now: number, cost = 1): RateDecision {
     const perMs = perMinute / 60_000
     // Keyed by IP the map could grow with every address ever seen: a bucket that has refilled
     // is the same as none, so those are dropped once the map gets large.
@@ -45,24 +46,27 @@ export function createBuckets() {
     // A clock that steps back (NTP, a test's clock) refills nothing rather than draining the bucket.
     bucket.tokens = Math.min(burst, bucket.tokens + Math.max(0, now - bucket.at) * perMs)
     bucket.at = Math.max(now, bucket.at)
-    const allowed = bucket.tokens >= 1
-    if (allowed) bucket.tokens -= 1
+    const allowed = bucket.tokens >= cost
+    if (allowed) bucket.tokens -= cost
     bucket.fullAt = now + (burst - bucket.tokens) / perMs
     const headers: Record<string, string> = {
       'ratelimit-limit': String(burst),
       'ratelimit-remaining': String(Math.floor(bucket.tokens)),
       'ratelimit-reset': String(Math.ceil((burst - bucket.tokens) / perMs / 1000)),
     }
-    if (!allowed) headers['retry-after'] = String(Math.max(1, Math.ceil((1 - bucket.tokens) / perMs / 1000)))
+    // A cost over the burst can never be paid: the wait named is the one until the bucket is full.
+    const wanted = Math.min(cost, burst)
+    if (!allowed)
+      headers['retry-after'] = String(Math.max(1, Math.ceil((wanted - bucket.tokens) / perMs / 1000)))
     return { allowed, headers }
   }
 }
 
 export function createRateLimiter() {
   const take = createBuckets()
-  return function takeForKey(keyId: string, tier: ApiKeyTier, now: number): RateDecision {
+  return function takeForKey(keyId: string, tier: ApiKeyTier, now: number, cost = 1): RateDecision {
     if (tier === 'unlimited') return { allowed: true, headers: {} }
-    return take(keyId, TIERS[tier], now)
+    return take(keyId, TIERS[tier], now, cost)
   }
 }
 
