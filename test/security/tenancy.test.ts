@@ -193,6 +193,7 @@ const rows: Row[] = [
       const page = await member.get(`/admin/webhooks/${hook.id}`)
       expect(page.status).toBe(200)
       expect(page.text).not.toContain(`/admin/webhooks/${hook.id}/rotate`)
+      expect((await member.get(`/admin/webhooks/${hook.id}/rotate`)).status).toBe(403)
       expect((await member.post(`/admin/webhooks/${hook.id}/rotate`)).status).toBe(403)
       const secret = await ok('GET', `/api/v1/webhooks/${hook.id}/secret`, undefined, acmeAdmin)
       expect(secret).toMatchObject({ secret: hook.secret, previous_secret: null })

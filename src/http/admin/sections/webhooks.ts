@@ -1,5 +1,5 @@
 import { EVENT_TYPES } from '../../../services/events/record'
-import { invoke } from '../../../services/verbs/invoke'
+import { authorize, invoke } from '../../../services/verbs/invoke'
 import {
   createWebhookVerb,
   deleteWebhookVerb,
@@ -90,6 +90,8 @@ export const webhooksSection = defineSection({
       method: 'GET',
       path: `${PATH}/:id/secret`,
       handler: async (req) => {
+        // The confirmation is for those who may confirm: a member gets the 403 here already.
+        authorize(getWebhookSecretVerb, req.ctx.actor)
         const hook = await invoke(getWebhookVerb, req.ctx, { id: req.params.id })
         return page('pages/webhooks/reveal', 'Reveal the signing secret', { hook })
       },
@@ -112,6 +114,7 @@ export const webhooksSection = defineSection({
       method: 'GET',
       path: `${PATH}/:id/rotate`,
       handler: async (req) => {
+        authorize(rotateWebhookSecretVerb, req.ctx.actor)
         const hook = await invoke(getWebhookVerb, req.ctx, { id: req.params.id })
         return page('pages/webhooks/rotate', 'Rotate the signing secret', { hook })
       },
