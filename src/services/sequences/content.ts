@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { type SequenceRow, sequences, templates } from '../../db/schema'
 import type { CampaignChannel } from '../../lib/enums'
@@ -11,19 +11,26 @@ import type { SequenceStep } from './steps'
 
 const RE = /^\s*re:\s*/i
 
-function subjectOf(app: AppContext, step: SequenceStep): string | null {
+/** A template of the sequence's own client: a step stored naming another client's is never read. */
+const ownTemplate = (clientId: string, id: string) =>
+  and(eq(templates.id, id), eq(templates.clientId, clientId))
+
+function subjectOf(app: AppContext, clientId: string, step: SequenceStep): string | null {
   if (step.subject) return step.subject
   if (!step.template_id) return null
   return (
-    app.db.select({ s: templates.subject }).from(templates).where(eq(templates.id, step.template_id)).get()
-      ?.s ?? null
+    app.db
+      .select({ s: templates.subject })
+      .from(templates)
+      .where(ownTemplate(clientId, step.template_id))
+      .get()?.s ?? null
   )
 }
 
 /** The subject a thread's replies carry: `Re: ` and the first email step's subject (once). */
-function replySubject(app: AppContext, steps: SequenceStep[]): string | null {
+function replySubject(app: AppContext, clientId: string, steps: SequenceStep[]): string | null {
   const first = steps.find((s) => s.channel === 'email')
-  const subject = first ? subjectOf(app, first) : null
+  const subject = first ? subjectOf(app, clientId, first) : null
   return subject === null ? null : `Re: ${subject.replace(RE, '')}`
 }
 
@@ -40,7 +47,7 @@ export function sequenceStepContent(
   const channel = step.channel as CampaignChannel
   let content: RenderableTemplate
   if (step.template_id) {
-    const t = app.db.select().from(templates).where(eq(templates.id, step.template_id)).get()
+    const t = app.db.select().from(templates).where(ownTemplate(sequence.clientId, step.template_id)).get()
     if (!t) throw new Error('the template no longer exists')
     content = step.subject
       ? {
@@ -60,7 +67,7 @@ export function sequenceStepContent(
       bodyText: step.body_text,
     }
   if (channel === 'email' && !content.subject) {
-    const subject = replySubject(app, steps)
+    const subject = replySubject(app, sequence.clientId, steps)
     if (!subject) throw new Error('the step has no subject and the sequence no email to reply to')
     content = { ...content, id: `${content.id}/re/${sequence.id}/${sequence.updatedAt}`, subject }
   }
