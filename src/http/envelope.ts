@@ -1,4 +1,5 @@
 import type { AccessLine, Logger } from '../lib/log'
+import { loggedPath } from './logged-path'
 import { requestIdFor } from './middleware/request-id'
 import type { RequestMeta } from './pipeline'
 import { errorResponse } from './respond'
@@ -7,14 +8,14 @@ import { errorResponse } from './respond'
 // provider callbacks, unknown routes): the request id (DESIGN §4), thrown errors mapped to the
 // error body, and one access-log line.
 
-/** The access log: one line per request, never the credential or a body. */
+/** The access log: one line per request, never the credential, a body, the query or a link's token. */
 export function logRequest(log: Logger, request: Request, meta: RequestMeta, started: number): void {
   const url = request.url
   const pathStart = url.indexOf('/', url.indexOf('//') + 2)
   const q = url.indexOf('?', pathStart)
   const line: AccessLine = {
     method: request.method,
-    path: url.slice(pathStart, q === -1 ? undefined : q),
+    path: loggedPath(url.slice(pathStart, q === -1 ? undefined : q)),
     status: meta.status ?? 200,
     duration_ms: Math.round((performance.now() - started) * 100) / 100,
     request_id: meta.requestId,

@@ -1,5 +1,6 @@
 import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
 import type { EventType } from '../services/events/record'
+import { MAX_CLICKED_LINKS } from '../services/messages/first-hits'
 import { type Json, named, ref, type SchemaRegistry } from './openapi-schemas'
 
 // The spec's Events part in the document: one OpenAPI 3.1 `webhooks` entry per event type, with
@@ -66,8 +67,9 @@ const DATA: Record<EventType, TObject> = {
 
 const FIRES: Record<EventType, string> = {
   'email.delivered': "The recipient's mail server (or the provider) accepted a message",
-  'email.opened': 'A recipient opened an email (tracking pixel)',
-  'email.clicked': 'A recipient clicked a tracked link',
+  'email.opened':
+    "A recipient opened an email (tracking pixel): once per message for the reader and once for a mail privacy proxy (machine: true); later opens are only counted in the message's opens_count",
+  'email.clicked': `A recipient clicked a tracked link: the first click of each link, for up to ${MAX_CLICKED_LINKS} links per message; later clicks are only counted in the message's clicks_count`,
   'email.bounced': 'An email hard- or soft-bounced',
   'contact.unsubscribed': 'A contact opted out',
   'campaign.complete': 'A campaign finished sending to its audience',

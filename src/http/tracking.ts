@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import type { AppContext } from '../context'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../services/messages/activity'
@@ -12,10 +13,26 @@ import { errorBody, jsonResponse } from './respond'
 // operations, so /openapi.json leaves them out (detail.hide).
 
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
-const NO_STORE = { 'cache-control': 'no-store, private', 'referrer-policy': 'no-referrer' }
+const NO_STORE = { 'cache-control': 'no-store, private' }
+
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}'
+
+// Every answer on these routes: nothing may frame it (a framed unsubscribe button is a
+// clickjacking target), the token in its URL never leaves in a Referer, no type sniffing. The
+// pixel, the redirect and the errors need nothing else; the pages need their one inline style
+// (allowed by its hash, no 'unsafe-inline') and a form that posts back to Herald.
+const LOCKED_DOWN = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`
+const LINK_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': LOCKED_DOWN,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+}
 
 const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}</style></head><body>${body}</body></html>`
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`
 
 /** What a template preview's unsubscribe link opens, by GET or POST: nothing is changed. */
 const PREVIEW_PAGE = page(
@@ -27,13 +44,28 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt
 
 export function trackingPlugin(app: AppContext) {
   const html = (status: number, body: string) =>
-    new Response(body, { status, headers: { 'content-type': 'text/html; charset=utf-8', ...NO_STORE } })
+    new Response(body, {
+      status,
+      headers: {
+        'content-type': 'text/html; charset=utf-8',
+        'content-security-policy': PAGE_CSP,
+        ...NO_STORE,
+      },
+    })
 
-  /** A handler in the HTTP envelope (request id, error mapping, access log), given its token. */
+  /**
+   * A handler in the HTTP envelope (request id, error mapping, access log), given its token; its
+   * answer gets the link headers it did not set itself.
+   */
   const route =
     (fn: (token: string, request: Request, requestId: string) => Response | Promise<Response>) =>
     (c: { params: Record<string, string>; request: Request }) =>
-      handled(app.log, c.request, (meta) => fn(c.params.token ?? '', c.request, meta.requestId))
+      handled(app.log, c.request, async (meta) => {
+        const response = await fn(c.params.token ?? '', c.request, meta.requestId)
+        for (const name in LINK_HEADERS)
+          if (!response.headers.has(name)) response.headers.set(name, LINK_HEADERS[name]!)
+        return response
+      })
   const notFound = (requestId: string) =>
     jsonResponse(404, errorBody('NOT_FOUND', 'No such link', requestId), NO_STORE)
 

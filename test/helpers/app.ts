@@ -6,7 +6,7 @@ import { type App, createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { type AppContext, createAppContext, withActor } from '../../src/context'
 import type { ApiKeyTier } from '../../src/lib/enums'
-import { createLogger, silentLogger } from '../../src/lib/log'
+import { createLogger, type Logger, silentLogger } from '../../src/lib/log'
 import type { Clock } from '../../src/lib/time'
 import { systemActor } from '../../src/services/actors/actor'
 import { issueApiKey } from '../../src/services/api-keys/issue'
@@ -45,11 +45,13 @@ export interface TestApp {
 export const BASE = 'http://localhost:8080'
 
 /** A fresh data directory, migrated and bootstrapped, and the app called in-process. */
-export function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): TestApp {
+export function createTestApp(
+  options: { env?: Record<string, string>; clock?: Clock; log?: Logger } = {},
+): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'))
   const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...options.env })
   const ctx = createAppContext(config, {
-    log: process.env.TEST_LOG ? createLogger('pretty') : silentLogger,
+    log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : silentLogger),
     clock: options.clock,
   })
   const boot = bootstrapIfEmpty(ctx)!

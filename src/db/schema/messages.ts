@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
@@ -41,6 +41,9 @@ export const messages = sqliteTable(
     unsubscribedAt: integer('unsubscribed_at'),
     /** First spam complaint (ARF report) about this message (analytics and the complaint rate). */
     complainedAt: integer('complained_at'),
+    /** Every fetch of the open pixel and every tracked click, the repeats that make no event included. */
+    opensCount: integer('opens_count').notNull().default(0),
+    clicksCount: integer('clicks_count').notNull().default(0),
   },
   (t) => [
     uniqueIndex('messages_id_idx').on(t.id),
@@ -69,6 +72,20 @@ export const messages = sqliteTable(
       .on(t.nextAttemptAt)
       .where(sql`status = 'sending'`),
   ],
+)
+
+/**
+ * What of a message has made its one event (and webhook delivery): `open` (the reader's first
+ * open), `open:machine` (a privacy proxy's) and each clicked link's URL, up to a bound. A later
+ * hit on the same target is only counted on the message.
+ */
+export const messageFirstHits = sqliteTable(
+  'message_first_hits',
+  {
+    messageSeq: integer('message_seq').notNull(),
+    target: text('target').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.messageSeq, t.target] })],
 )
 
 /** What was sent, for the capture mailbox and GET /messages/{id}. Bodies are kept for capture and simulator. */

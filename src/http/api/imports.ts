@@ -63,7 +63,7 @@ export const importOperations = [
     path: '/api/v1/contacts/export',
     tag,
     summary: 'Stream contacts as CSV',
-    query: ['client_id'],
+    query: ['client_id', 'raw'],
     answer: 'download',
     mediaType: 'text/csv',
     response: t.String({ description: 'CSV with a header row' }),

@@ -26,6 +26,10 @@ const messageMembers = {
   delivered_at: Nullable(DateTime),
   opened_at: Nullable(DateTime),
   clicked_at: Nullable(DateTime),
+  opens_count: t.Integer({
+    description: 'Every fetch of the open pixel (repeats and privacy proxies included)',
+  }),
+  clicks_count: t.Integer({ description: 'Every tracked click, repeats included' }),
 }
 const Message = named('Message', t.Object(messageMembers))
 const MessageDetail = named(

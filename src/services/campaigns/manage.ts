@@ -187,6 +187,9 @@ export function deleteCampaign(ctx: Ctx, id: string) {
   ctx.db.run(
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
+  ctx.db.run(
+    sql`DELETE FROM message_first_hits WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
+  )
   ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
   ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
   return { id, deleted: true }

@@ -3,6 +3,7 @@ import { and, desc, lt, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
+import { spreadsheetCell } from '../../lib/spreadsheet-cell'
 import { iso } from '../../lib/time'
 import type { Download } from '../verbs/define'
 import type { ExportContactsInput } from './inputs'
@@ -24,7 +25,9 @@ const FIXED = [
 
 /**
  * Streams the caller's contacts as CSV, newest first, a page at a time (never the whole set in
- * memory). Each custom field gets its own column, so the file imports back as it was.
+ * memory). Each custom field gets its own column, so the file imports back as it was. Cells a
+ * spreadsheet would run as formulas are written as text unless `raw` asks for them as stored
+ * (the importer reads a phone's leading apostrophe as text, so the default file imports back too).
  */
 export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
   const where = listFilter(ctx.actor, contacts.clientId, query.client_id)
@@ -33,6 +36,7 @@ export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
       sql`SELECT DISTINCT j.key AS key FROM contacts, json_each(contacts.custom_fields) j ${where ? sql`WHERE ${where}` : sql``} ORDER BY 1`,
     )
     .map((r) => r.key)
+  const cell = query.raw ? (v: string) => v : spreadsheetCell
   let after: string | null = null
   let headerSent = false
   const encoder = new TextEncoder()
@@ -40,7 +44,7 @@ export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
     pull(controller) {
       if (!headerSent) {
         headerSent = true
-        controller.enqueue(encoder.encode(stringify([[...FIXED, ...customKeys]], { bom: true })))
+        controller.enqueue(encoder.encode(stringify([[...FIXED, ...customKeys].map(cell)], { bom: true })))
         return
       }
       const rows = ctx.db
@@ -52,23 +56,25 @@ export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
         .all()
       if (rows.length === 0) return controller.close()
       after = rows.at(-1)!.id
-      const records = rows.map((r) => [
-        r.id,
-        r.clientId,
-        r.email,
-        r.firstName,
-        r.lastName,
-        r.company,
-        r.phone,
-        r.status,
-        r.timezone,
-        iso(r.createdAt),
-        iso(r.updatedAt),
-        ...customKeys.map((k) => {
-          const v = r.customFields[k]
-          return v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
-        }),
-      ])
+      const records = rows.map((r) =>
+        [
+          r.id,
+          r.clientId,
+          r.email,
+          r.firstName ?? '',
+          r.lastName ?? '',
+          r.company ?? '',
+          r.phone ?? '',
+          r.status,
+          r.timezone ?? '',
+          iso(r.createdAt),
+          iso(r.updatedAt),
+          ...customKeys.map((k) => {
+            const v = r.customFields[k]
+            return v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)
+          }),
+        ].map(cell),
+      )
       controller.enqueue(encoder.encode(stringify(records)))
     },
   })

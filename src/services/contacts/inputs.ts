@@ -64,5 +64,16 @@ export const UpdateContactInput = t.Object(
   strict,
 )
 
-export const ExportContactsInput = t.Object({ client_id: t.Optional(t.String()) }, strict)
+export const ExportContactsInput = t.Object(
+  {
+    client_id: t.Optional(t.String()),
+    raw: t.Optional(
+      t.Boolean({
+        description:
+          'true: cells exactly as stored, for a round trip. By default a cell starting with = + - @, tab or carriage return (a spreadsheet formula) gets a leading apostrophe',
+      }),
+    ),
+  },
+  strict,
+)
 export type ExportContactsInput = Static<typeof ExportContactsInput>

@@ -25,14 +25,16 @@ export function readRow(record: string[], columns: ColumnTarget[]): Parsed {
 
 /**
  * Why a row cannot be imported, or null; normalises it in place (phone to E.164, status to
- * lower case). Same rules as the API: a phone the API would refuse (not a valid number with its
+ * lower case; a phone's leading apostrophe, a spreadsheet's text mark, is dropped). Same rules as the API: a phone the API would refuse (not a valid number with its
  * country code) refuses the row, as `POST /contacts` refuses the contact.
  */
 export function rowProblem(row: Parsed): string | null {
   if (!row.email) return 'email is missing'
   if (!isEmail(row.email)) return `email "${row.email.slice(0, 80)}" is not a valid address`
   if (row.phone !== undefined) {
-    const phone = normalizePhone(row.phone)
+    // A spreadsheet-safe export (ours among them) writes +44… as '+44…; the apostrophe only
+    // marks the cell as text.
+    const phone = normalizePhone(row.phone.startsWith("'") ? row.phone.slice(1) : row.phone)
     if (phone === null)
       return `phone "${row.phone.slice(0, 40)}" is not a phone number (use +<country code>…)`
     row.phone = phone

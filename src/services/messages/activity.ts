@@ -13,11 +13,13 @@ import { onComplaint } from '../journeys/triggers'
 import { onSequenceComplaint } from '../sequences/stops'
 import { suppress } from '../suppressions/manage'
 import { bumpCampaign } from './counters'
+import { firstClick, firstOpen, storedUserAgent } from './first-hits'
 
 // What happens to a message after it left: delivery reports, opens, clicks, bounces, replies
 // and unsubscribes. Tracking routes, provider callbacks, the simulator and inbound mail all
 // call these, so each writes the same message columns, events and campaign counters in one
-// transaction. Counters are unique per message (the first open/click/reply counts).
+// transaction. Counters are unique per message (the first open/click/reply counts); repeated
+// opens and clicks are counted on the message and make no further event (first-hits.ts).
 
 const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
   id === null ? null : toPrefixedId(kind, id)
@@ -104,23 +106,28 @@ export function isMachineOpen(userAgent: string | null): boolean {
   return ua === '' || ua === 'Mozilla/5.0'
 }
 
+/**
+ * An open pixel fetch: counted on the message every time; the first of each kind (reader,
+ * privacy proxy) is recorded as an event, and the first reader's open counts in stats.
+ */
 export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | null, at: number): void {
   tx(app, () => {
     const cur = findMessage(app, m.id)
     if (!cur) return
     const machine = isMachineOpen(userAgent)
-    recordEvent(app.db, {
-      ...refs(cur),
-      type: 'email.opened',
-      occurredAt: at,
-      data: {
-        ...idsOf(cur),
-        email: emailOf(app, cur),
-        opened_at: iso(at),
-        user_agent: userAgent,
-        machine,
-      },
-    })
+    if (firstOpen(app.sqlite, cur.seq, machine))
+      recordEvent(app.db, {
+        ...refs(cur),
+        type: 'email.opened',
+        occurredAt: at,
+        data: {
+          ...idsOf(cur),
+          email: emailOf(app, cur),
+          opened_at: iso(at),
+          user_agent: storedUserAgent(userAgent),
+          machine,
+        },
+      })
     if (machine) {
       if (cur.machineOpenedAt === null) {
         app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
@@ -137,7 +144,11 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
   })
 }
 
-/** A click also counts as an open: the reader saw the message even if images were blocked. */
+/**
+ * A tracked click: counted on the message every time; the first click of each link (up to a
+ * bound) is recorded as an event. It also counts as an open: the reader saw the message even if
+ * images were blocked.
+ */
 export function recordClick(
   app: AppContext,
   m: MessageRow,
@@ -148,18 +159,19 @@ export function recordClick(
   tx(app, () => {
     const cur = findMessage(app, m.id)
     if (!cur) return
-    recordEvent(app.db, {
-      ...refs(cur),
-      type: 'email.clicked',
-      occurredAt: at,
-      data: {
-        ...idsOf(cur),
-        email: emailOf(app, cur),
-        url,
-        clicked_at: iso(at),
-        user_agent: userAgent,
-      },
-    })
+    if (firstClick(app.sqlite, cur.seq, url))
+      recordEvent(app.db, {
+        ...refs(cur),
+        type: 'email.clicked',
+        occurredAt: at,
+        data: {
+          ...idsOf(cur),
+          email: emailOf(app, cur),
+          url,
+          clicked_at: iso(at),
+          user_agent: storedUserAgent(userAgent),
+        },
+      })
     const set: { clickedAt?: number; openedAt?: number } = {}
     if (cur.clickedAt === null) set.clickedAt = at
     if (cur.openedAt === null) set.openedAt = at

@@ -30,6 +30,8 @@ export function presentMessage(row: MessageRow, headers?: Record<string, string>
     delivered_at: isoOrNull(row.deliveredAt),
     opened_at: isoOrNull(row.openedAt),
     clicked_at: isoOrNull(row.clickedAt),
+    opens_count: row.opensCount,
+    clicks_count: row.clicksCount,
   }
 }
 

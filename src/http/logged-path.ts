@@ -1,0 +1,14 @@
+// Tracking and unsubscribe links carry their authority in the path: whoever holds the token can
+// unsubscribe its recipient or add opens and clicks. The access log (kept, shipped, shared) names
+// such a route by its template, never the token. Query strings are never logged at all.
+
+const TOKEN_ROUTES = ['/t/o/', '/t/c/', '/u/'] as const
+
+/** The path as the access log writes it. */
+export function loggedPath(path: string): string {
+  // Most paths are /api/…, /admin/… or /mcp: one character rules them out.
+  const second = path.charCodeAt(1)
+  if (second !== 116 /* t */ && second !== 117 /* u */) return path
+  for (const prefix of TOKEN_ROUTES) if (path.startsWith(prefix)) return `${prefix}:token`
+  return path
+}

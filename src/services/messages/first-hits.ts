@@ -1,0 +1,52 @@
+import type { Database } from 'bun:sqlite'
+import { perConnection } from '../../db/prepared'
+
+// Tracking links are public and can be fetched any number of times (a bot, a reload loop, a
+// script). Each hit is counted on the message, but only the first hit on each target makes an
+// event, and so a webhook delivery: the open pixel once for the reader and once for a privacy
+// proxy, and each clicked link once, for at most MAX_CLICKED_LINKS links per message.
+
+/** Distinct links of one message whose first click makes an event. */
+export const MAX_CLICKED_LINKS = 10
+/** The user agent kept in an open or click event (and its webhook body). */
+export const MAX_USER_AGENT = 512
+
+const OPEN = 'open'
+const MACHINE_OPEN = 'open:machine'
+
+const statements = perConnection((sqlite: Database) => ({
+  countOpen: sqlite.prepare<unknown, [number]>(
+    'UPDATE messages SET opens_count = opens_count + 1 WHERE seq = ?1',
+  ),
+  countClick: sqlite.prepare<unknown, [number]>(
+    'UPDATE messages SET clicks_count = clicks_count + 1 WHERE seq = ?1',
+  ),
+  claim: sqlite.prepare<unknown, [number, string]>(
+    'INSERT OR IGNORE INTO message_first_hits (message_seq, target) VALUES (?1, ?2)',
+  ),
+  links: sqlite.prepare<{ n: number }, [number, string, string]>(
+    'SELECT count(*) AS n FROM message_first_hits WHERE message_seq = ?1 AND target NOT IN (?2, ?3)',
+  ),
+}))
+
+/** Counts an open pixel fetch; true when it is the first of its kind (reader or machine). */
+export function firstOpen(sqlite: Database, messageSeq: number, machine: boolean): boolean {
+  const s = statements(sqlite)
+  s.countOpen.run(messageSeq)
+  return s.claim.run(messageSeq, machine ? MACHINE_OPEN : OPEN).changes > 0
+}
+
+/** Counts a click; true when it is the link's first and the message is under its bound of links. */
+export function firstClick(sqlite: Database, messageSeq: number, url: string): boolean {
+  const s = statements(sqlite)
+  s.countClick.run(messageSeq)
+  if (s.links.get(messageSeq, OPEN, MACHINE_OPEN)!.n >= MAX_CLICKED_LINKS) return false
+  return s.claim.run(messageSeq, url).changes > 0
+}
+
+/** A user agent as stored: at most MAX_USER_AGENT UTF-16 units, never half a surrogate pair. */
+export function storedUserAgent(ua: string | null): string | null {
+  if (ua === null || ua.length <= MAX_USER_AGENT) return ua
+  const code = ua.charCodeAt(MAX_USER_AGENT - 1)
+  return ua.slice(0, code >= 0xd800 && code <= 0xdbff ? MAX_USER_AGENT - 1 : MAX_USER_AGENT)
+}
