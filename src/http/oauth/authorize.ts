@@ -5,6 +5,7 @@ import {
   checkAuthorizationRequest,
   redirectWith,
 } from '../../services/oauth/authorize'
+import { isSelfRegistered } from '../../services/oauth/clients'
 import { allowConsent } from '../../services/oauth/consent'
 import { isMetadataClientId, loadMetadataClient } from '../../services/oauth/metadata-document'
 import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
@@ -106,6 +107,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
       `Allow ${request.client.name}?`,
       {
         client_name: request.client.name,
+        unverified: isSelfRegistered(request.client),
         email: session.user.email,
         redirect_host: new URL(request.redirectUri).host,
         action: `/oauth2/authorize${url.search}`,
