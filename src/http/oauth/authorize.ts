@@ -6,10 +6,9 @@ import {
   redirectWith,
 } from '../../services/oauth/authorize'
 import { isSelfRegistered } from '../../services/oauth/clients'
-import { allowConsent } from '../../services/oauth/consent'
+import { allowConsent, consentWorkspaces } from '../../services/oauth/consent'
 import { isMetadataClientId, loadMetadataClient } from '../../services/oauth/metadata-document'
 import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
-import { workspacesOf } from '../../services/users/access'
 import { readCookie, SESSION_COOKIE } from '../admin/cookies'
 import { tokenMatches } from '../admin/csrf'
 import { CSP, withSecurityHeaders } from '../admin/headers'
@@ -93,10 +92,15 @@ export function createAuthorizeEndpoint(app: AppContext) {
     error: string | null,
     status = 200,
   ) {
-    const workspaces = workspacesOf(app.db, session.user)
+    const workspaces = consentWorkspaces(app, session.user, request.client)
     const { allowed, refused } = grantableScopes(session.user.role, request.scopes)
     if (workspaces.length === 0)
-      return errorPage('You have no workspace to grant access to. Ask an owner to add you to one.', 403)
+      return errorPage(
+        request.client.clientId === null
+          ? 'You have no workspace to grant access to. Ask an owner to add you to one.'
+          : 'This application is registered for a workspace you do not belong to.',
+        403,
+      )
     if (allowed.length === 0)
       return errorPage(`Your role cannot grant any of the requested scopes (${refused.join(', ')}).`, 403)
     const selected = workspaces.some((w) => w.id === session.workspaceId)

@@ -145,6 +145,15 @@ function resourceProblem(app: AppContext, resource: string): string | null {
   return null
 }
 
+/**
+ * Is `aud` (a string or a list) for Herald: one of the resources it mints tokens for (its public
+ * URL when none was asked for). A token of ours for any other audience is not accepted here.
+ */
+export function isHeraldAudience(app: AppContext, aud: unknown): boolean {
+  const list = Array.isArray(aud) ? aud : [aud]
+  return list.some((a) => typeof a === 'string' && resourceProblem(app, a) === null)
+}
+
 /** The client's redirect URI with the answer's parameters (and `iss`, RFC 9207). */
 export function redirectWith(
   app: AppContext,
