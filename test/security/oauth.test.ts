@@ -57,9 +57,10 @@ const docs = Bun.serve({
       return new Response(slowBody(path), {
         headers: { 'content-type': 'application/json', 'content-length': String(TEN_MB) },
       })
+    const maxAge = url.searchParams.get('max-age') ?? '600'
     return Response.json(
-      { client_id: id, client_name: `Doc ${path}`, redirect_uris: [CB] },
-      { headers: { 'cache-control': 'max-age=600' } },
+      { client_id: `${id}${url.search}`, client_name: `Doc ${path}`, redirect_uris: [CB] },
+      { headers: { 'cache-control': `max-age=${maxAge}` } },
     )
   },
 })
@@ -166,6 +167,29 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     expect(second.status).toBe(303)
     expect(second.headers.get('location')).toStartWith('/admin/login?next=')
     expect(fetches.get('/cached.json')).toBe(1)
+  })
+
+  test('3. a document is kept for its max-age clamped to 1 min .. 24 h, then fetched again', async () => {
+    const clock = { t: Date.UTC(2026, 5, 1), now: () => clock.t }
+    const c = createTestApp({ clock, env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+    const ask = async (name: string) => {
+      const res = await c.call('GET', authorizeUrl(docUrl(name)), { key: null })
+      expect(res.status).toBe(303)
+    }
+    const start = clock.t
+    for (const [name, path, longest] of [
+      ['short.json?max-age=0', '/short.json', 60_000],
+      ['long.json?max-age=999999999', '/long.json', 24 * 3_600_000],
+    ] as const) {
+      clock.t = start
+      await ask(name)
+      clock.t = start + longest - 1000
+      await ask(name)
+      expect(fetches.get(path)).toBe(1)
+      clock.t = start + longest + 1000
+      await ask(name)
+      expect(fetches.get(path)).toBe(2)
+    }
   })
 
   test('3. 30 authorize requests naming 30 metadata URLs from one IP → later ones 429, fetches bounded', async () => {

@@ -35,7 +35,7 @@ export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_crede
  * and any public client: the code flow and its refresh only. A confidential client an operator
  * registered: client credentials and ID-JAG assertions too (both rely on its secret).
  */
-export function grantTypesOf(client: OAuthClientRow): readonly string[] {
+function grantTypesOf(client: OAuthClientRow): readonly string[] {
   if (isSelfRegistered(client) || !client.confidential) return ['authorization_code', 'refresh_token']
   return GRANT_TYPES
 }
