@@ -5,15 +5,16 @@ import {
   checkAuthorizationRequest,
   redirectWith,
 } from '../../services/oauth/authorize'
-import { allowConsent } from '../../services/oauth/consent'
+import { isSelfRegistered } from '../../services/oauth/clients'
+import { allowConsent, consentWorkspaces } from '../../services/oauth/consent'
 import { isMetadataClientId, loadMetadataClient } from '../../services/oauth/metadata-document'
 import { type PortalSession, resolveSession } from '../../services/portal-auth/sessions'
-import { workspacesOf } from '../../services/users/access'
 import { readCookie, SESSION_COOKIE } from '../admin/cookies'
 import { tokenMatches } from '../admin/csrf'
 import { CSP, withSecurityHeaders } from '../admin/headers'
 import { createRenderer } from '../admin/render'
 import { page } from '../admin/types'
+import { createIpLimiter } from '../middleware/rate-limit'
 
 // The authorization endpoint (DESIGN §5): the portal's sign-in if there is no session (the
 // session cookie has Path=/ for this), then a consent page — the workspace the token is for
@@ -21,6 +22,10 @@ import { page } from '../admin/types'
 // role can grant, and `decision` allow/deny — posted back here with the session's CSRF token.
 // The OAuth parameters ride in the form's action URL, so the form's `client_id` can be the
 // workspace as DESIGN names it.
+
+/** Metadata documents fetched for one IP, and for everyone, per minute (each also the burst). */
+const METADATA_FETCHES_PER_IP_MINUTE = 10
+const METADATA_FETCHES_PER_MINUTE = 60
 
 const SCOPE_TEXT: Record<string, string> = {
   'campaigns:read': 'Read campaigns and their statistics',
@@ -87,10 +92,15 @@ export function createAuthorizeEndpoint(app: AppContext) {
     error: string | null,
     status = 200,
   ) {
-    const workspaces = workspacesOf(app.db, session.user)
+    const workspaces = consentWorkspaces(app, session.user, request.client)
     const { allowed, refused } = grantableScopes(session.user.role, request.scopes)
     if (workspaces.length === 0)
-      return errorPage('You have no workspace to grant access to. Ask an owner to add you to one.', 403)
+      return errorPage(
+        request.client.clientId === null
+          ? 'You have no workspace to grant access to. Ask an owner to add you to one.'
+          : 'This application is registered for a workspace you do not belong to.',
+        403,
+      )
     if (allowed.length === 0)
       return errorPage(`Your role cannot grant any of the requested scopes (${refused.join(', ')}).`, 403)
     const selected = workspaces.some((w) => w.id === session.workspaceId)
@@ -101,6 +111,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
       `Allow ${request.client.name}?`,
       {
         client_name: request.client.name,
+        unverified: isSelfRegistered(request.client),
         email: session.user.email,
         redirect_host: new URL(request.redirectUri).host,
         action: `/oauth2/authorize${url.search}`,
@@ -134,12 +145,32 @@ export function createAuthorizeEndpoint(app: AppContext) {
     return token ? resolveSession(app, token) : null
   }
 
-  async function get(request: Request): Promise<Response> {
+  // Fetching a metadata document costs Herald a connection and a row: anyone may ask for one, so
+  // fetches (not answers from the document cache) are limited per caller IP and for the server.
+  const fetchesByIp = createIpLimiter(METADATA_FETCHES_PER_IP_MINUTE)
+  const fetchesAll = createIpLimiter(METADATA_FETCHES_PER_MINUTE)
+  const mayFetch = (ip: string) => () => {
+    const now = app.clock.now()
+    const mine = fetchesByIp(ip, now)
+    if (!mine.allowed) return mine.headers['retry-after']!
+    const all = fetchesAll('*', now)
+    return all.allowed ? null : all.headers['retry-after']!
+  }
+
+  async function get(request: Request, ip: string): Promise<Response> {
     const url = new URL(request.url)
     const clientId = url.searchParams.get('client_id')
     if (clientId && isMetadataClientId(clientId)) {
-      const problem = await loadMetadataClient(app, clientId)
-      if (problem) return errorPage(problem)
+      const outcome = await loadMetadataClient(app, clientId, mayFetch(ip))
+      if (!outcome.ok && 'retryAfter' in outcome) {
+        const res = await errorPage(
+          `Too many applications were looked up from your address; try again in ${outcome.retryAfter} s.`,
+          429,
+        )
+        res.headers.set('retry-after', outcome.retryAfter)
+        return res
+      }
+      if (!outcome.ok) return errorPage(outcome.problem)
     }
     const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name), repeatedIn(url))
     if (!checked.ok) {

@@ -3,6 +3,7 @@ import { findOAuthClient } from '../../services/oauth/clients'
 import { OAuthError } from '../../services/oauth/errors'
 import {
   authenticateClient,
+  checkGrantType,
   clientCredentials,
   exchangeCode,
   JWT_BEARER,
@@ -46,6 +47,7 @@ export async function tokenEndpoint(app: AppContext, request: Request): Promise<
     const grantType = form.get('grant_type')
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required')
     const client = authenticateClient((id) => findOAuthClient(app, id), presented)
+    checkGrantType(client, grantType)
     switch (grantType) {
       case 'authorization_code':
         return oauthJson(

@@ -18,12 +18,12 @@ type Ctx = { request: Request; server: { requestIP(r: Request): { address: strin
 
 export function oauthPlugin(app: AppContext) {
   const authorize = createAuthorizeEndpoint(app)
+  const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
   const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) => {
     const take = createIpLimiter(app.config.loginRatePerMinute)
     return (c: Ctx) =>
       handled(app.log, c.request, () => {
-        const ip = clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
-        const rate = take(ip, app.clock.now())
+        const rate = take(ipOf(c), app.clock.now())
         if (!rate.allowed) return rateLimited(rate.headers['retry-after']!)
         return endpoint(app, c.request)
       })
@@ -46,7 +46,11 @@ export function oauthPlugin(app: AppContext) {
       plain(() => oauthJson(200, jwks(app), { 'cache-control': 'max-age=300' })),
       opts,
     )
-    .get('/oauth2/authorize', plain(authorize.get), opts)
+    .get(
+      '/oauth2/authorize',
+      (c: Ctx) => handled(app.log, c.request, () => authorize.get(c.request, ipOf(c))),
+      opts,
+    )
     .post('/oauth2/authorize', plain(authorize.post), opts)
     .post('/oauth2/token', limited(tokenEndpoint), opts)
     .post('/oauth2/revoke', limited(revokeEndpoint), opts)

@@ -19,6 +19,7 @@ import { presentRegistration } from './present'
 
 export const HANDLE_PREFIX = 'reg_'
 const HANDLE_TTL_MS = DAY_MS
+export const ANONYMOUS_ADMIN = `${ADMIN_SCOPE} cannot be granted to an anonymous agent`
 
 /** The workspace created at first start (§2): the oldest client, as UUIDv7 ids sort by time. */
 export function defaultWorkspace(ctx: Ctx): string {
@@ -39,6 +40,9 @@ export function existingClient(ctx: Ctx, given: string, field: string): string {
 
 export function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
   const now = ctx.clock.now()
+  // Nobody vouches for an anonymous agent: it may never hold the operator's own power.
+  if (input.identity_type === 'anonymous' && input.scopes.includes(ADMIN_SCOPE))
+    throw invalidField('scopes', ANONYMOUS_ADMIN)
   const requested = input.client_id != null ? existingClient(ctx, input.client_id, 'client_id') : null
   let status: AgentRegistrationRow['status'] = 'pending'
   let approvedScopes: string[] | null = null

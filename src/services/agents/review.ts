@@ -3,9 +3,10 @@ import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { agentRegistrations } from '../../db/schema'
 import { invalidField, invalidState, notFound } from '../../errors'
+import { ADMIN_SCOPE } from '../../lib/scopes'
 import type { ApproveRegistrationInput, ListRegistrationsInput } from './inputs'
 import { presentForReview } from './present'
-import { existingClient } from './registrations'
+import { ANONYMOUS_ADMIN, existingClient } from './registrations'
 
 // The operator's side (portal /admin/agents, owners and admins): registrations waiting for a
 // decision, approved for a chosen client with trimmed scopes, or denied. Registrations belong
@@ -55,6 +56,9 @@ export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
     throw invalidField('client_id', 'no such client')
   const extra = input.scopes.filter((s) => !row.requestedScopes.includes(s))
   if (extra.length > 0) throw invalidField('scopes', `were not requested: ${extra.join(', ')}`)
+  // Registration refuses it too; this covers a registration made before that refusal existed.
+  if (row.identityType === 'anonymous' && input.scopes.includes(ADMIN_SCOPE))
+    throw invalidField('scopes', ANONYMOUS_ADMIN)
   const updated = ctx.db
     .update(agentRegistrations)
     .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })

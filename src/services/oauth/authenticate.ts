@@ -2,11 +2,12 @@ import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { clients, oauthClients, oauthGrants, oauthRevokedTokens } from '../../db/schema'
 import { type Actor, oauthActor } from '../actors/actor'
+import { isHeraldAudience } from './authorize'
 import { externalTokens } from './external'
 import { looksLikeJwt, verifyJwt } from './keys'
 
 // Access tokens presented as `Authorization: Bearer` on REST and MCP: our signature, our issuer,
-// not expired, and its grant still standing (not revoked, its client not deleted, the token not
+// an audience of ours, a workspace, not expired, and its grant still standing (not revoked, its client not deleted, the token not
 // revoked on its own). One indexed look-up per request, so revocation takes effect at once.
 // In external identity provider mode, a token of that issuer is judged by ./external.ts instead.
 
@@ -52,6 +53,9 @@ export function createTokenAuthenticator(app: AppContext) {
     let claims = verified.get(token)
     if (claims === undefined) {
       claims = verifyJwt(app, token)
+      // Audience-restricted (RFC 8707, RFC 9068 §4): our signature alone does not make a token
+      // for another resource good here. Judged once with the signature: claims cannot change.
+      if (claims && !isHeraldAudience(app, claims.aud)) claims = null
       if (verified.size >= VERIFIED_MAX) verified.clear()
       verified.set(token, claims)
     }
@@ -64,7 +68,9 @@ export function createTokenAuthenticator(app: AppContext) {
       typeof exp !== 'number'
     )
       return { ok: false, reason: 'unknown' }
-    if (tenant !== null && typeof tenant !== 'string') return { ok: false, reason: 'unknown' }
+    // Every token acts in one workspace: one without (a client-credentials token minted when no
+    // workspace existed) would act platform-wide, so it is not accepted.
+    if (typeof tenant !== 'string') return { ok: false, reason: 'unknown' }
     if (exp * 1000 <= now) return { ok: false, reason: 'expired' }
     const grant = standing.get({ grant: jti.split('.')[0]!, jti })
     if (!grant) return { ok: false, reason: 'unknown' }

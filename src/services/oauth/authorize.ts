@@ -1,12 +1,16 @@
 import type { AppContext } from '../../context'
 import type { OAuthClientRow } from '../../db/schema'
 import { OAUTH_SCOPES } from '../../lib/scopes'
-import { findOAuthClient } from './clients'
+import { findOAuthClient, isSelfRegistered } from './clients'
 import { OAuthError } from './errors'
 
 // The authorization request (RFC 6749 §4.1.1 with OAuth 2.1's rules): checked before anything
 // is shown. A bad client_id or redirect_uri is shown to the user, never redirected to (that
-// would make us an open redirector); every other error goes back to the client's redirect URI.
+// would make us an open redirector); every other error goes back to the client's redirect URI
+// when an operator registered the client. A client that registered itself (RFC 7591, or a
+// metadata document) chose its redirect URI freely, so its errors are shown on Herald's page
+// too (RFC 9700 §4.11.2): otherwise anyone could register https://evil.example and bounce
+// visitors there through Herald.
 
 export interface AuthorizationRequest {
   client: OAuthClientRow
@@ -71,7 +75,14 @@ export function checkAuthorizationRequest(
       message: 'The address the application asked to return to is not one it registered (redirect_uri).',
     }
   const state = params('state')
-  const fail = (error: OAuthError): Checked => ({ ok: false, redirect: redirectUri, error, state })
+  const fail = (error: OAuthError): Checked =>
+    isSelfRegistered(client)
+      ? {
+          ok: false,
+          redirect: null,
+          message: `The application's request cannot be used: ${error.description} (${error.error}).`,
+        }
+      : { ok: false, redirect: redirectUri, error, state }
   if (twice.length > 0)
     return fail(new OAuthError('invalid_request', `${twice.join(', ')} given more than once`))
   if (params('response_type') !== 'code')
@@ -132,6 +143,15 @@ function resourceProblem(app: AppContext, resource: string): string | null {
   if (url.origin !== new URL(app.config.publicUrl).origin)
     return `resource must be one of this server's (${app.config.publicUrl}, ${app.config.publicUrl}/mcp/v1)`
   return null
+}
+
+/**
+ * Is `aud` (a string or a list) for Herald: one of the resources it mints tokens for (its public
+ * URL when none was asked for). A token of ours for any other audience is not accepted here.
+ */
+export function isHeraldAudience(app: AppContext, aud: unknown): boolean {
+  const list = Array.isArray(aud) ? aud : [aud]
+  return list.some((a) => typeof a === 'string' && resourceProblem(app, a) === null)
 }
 
 /** The client's redirect URI with the answer's parameters (and `iss`, RFC 9207). */

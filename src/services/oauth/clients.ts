@@ -123,6 +123,12 @@ export function findOAuthClient(app: AppContext, oauthClientId: string): OAuthCl
   )
 }
 
+/**
+ * A client that registered itself (RFC 7591, or a Client ID Metadata Document): nobody vouched
+ * for its name or redirect URIs, so errors are not redirected to it and consent marks it unverified.
+ */
+export const isSelfRegistered = (client: OAuthClientRow) => client.source !== 'operator'
+
 /** The default workspace: the first client created (bootstrap's "Default workspace"). */
 export function defaultWorkspace(app: AppContext): string | null {
   return (

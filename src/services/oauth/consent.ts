@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context'
+import type { OAuthClientRow } from '../../db/schema'
 import { parseId } from '../../lib/ids'
 import { grantableScopes } from '../actors/actor'
 import { type PortalIdentity, workspacesOf } from '../users/access'
@@ -7,12 +8,21 @@ import { createAuthorizationCode } from './grants'
 
 // What a signed-in user may grant on the consent page (DESIGN §5), and the grant itself: only
 // scopes the user's role holds (at consent and again at each refresh), only for a workspace the
-// user belongs to.
+// user belongs to (and the client's own, if it was registered for one).
 
 export type Consent =
   | { ok: true; code: string }
   | { ok: false; problem: 'workspace' }
   | { ok: false; problem: 'no_scope' }
+
+/**
+ * The workspaces the user may grant this client: their own, and of those only the client's
+ * workspace when it was registered for one (it is held to it, as for its other grants).
+ */
+export function consentWorkspaces(app: AppContext, user: PortalIdentity, client: OAuthClientRow) {
+  const mine = workspacesOf(app.db, user)
+  return client.clientId === null ? mine : mine.filter((w) => w.id === client.clientId)
+}
 
 /** "Allow" with the chosen workspace and scopes: an authorization code, or why not. */
 export function allowConsent(
@@ -22,7 +32,7 @@ export function allowConsent(
   choice: { workspace: string | null; scopes: readonly string[] },
 ): Consent {
   const workspaceId = parseId(choice.workspace ?? '')
-  if (!workspaceId || !workspacesOf(app.db, user).some((w) => w.id === workspaceId))
+  if (!workspaceId || !consentWorkspaces(app, user, request.client).some((w) => w.id === workspaceId))
     return { ok: false, problem: 'workspace' }
   const scopes = grantableScopes(user.role, request.scopes).allowed.filter((s) => choice.scopes.includes(s))
   if (scopes.length === 0) return { ok: false, problem: 'no_scope' }

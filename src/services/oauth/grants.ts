@@ -18,7 +18,7 @@ import { grantableScopes } from '../actors/actor'
 import { IdJagError, verifyIdJag } from '../agents/id-jag'
 import { spendIdJag } from '../agents/id-jag-replay'
 import { loadIdentity, workspacesOf } from '../users/access'
-import { defaultWorkspace } from './clients'
+import { defaultWorkspace, isSelfRegistered } from './clients'
 import { OAuthError } from './errors'
 import { signJwt, verifyJwt } from './keys'
 
@@ -29,6 +29,25 @@ import { signJwt, verifyJwt } from './keys'
 
 export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
 export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'client_credentials', JWT_BEARER] as const
+
+/**
+ * The grants a client may use. A client that registered itself (RFC 7591 or a metadata document)
+ * and any public client: the code flow and its refresh only. A confidential client an operator
+ * registered: client credentials and ID-JAG assertions too (both rely on its secret).
+ */
+function grantTypesOf(client: OAuthClientRow): readonly string[] {
+  if (isSelfRegistered(client) || !client.confidential) return ['authorization_code', 'refresh_token']
+  return GRANT_TYPES
+}
+
+/** Refuses a grant type the client is not registered for (RFC 6749 §5.2 unauthorized_client). */
+export function checkGrantType(client: OAuthClientRow, grantType: string): void {
+  if ((GRANT_TYPES as readonly string[]).includes(grantType) && !grantTypesOf(client).includes(grantType))
+    throw new OAuthError(
+      'unauthorized_client',
+      `This client is not registered for the ${grantType} grant (it may use ${grantTypesOf(client).join(', ')})`,
+    )
+}
 
 /** The most a client-credentials token may carry. */
 export const CLIENT_CREDENTIALS_SCOPES = ['campaigns:read', 'contacts:read', 'analytics:read'] as const
@@ -323,6 +342,14 @@ export function clientCredentials(
       'invalid_scope',
       'The client is registered for none of the client_credentials scopes',
     )
+  // Never a token for no workspace (it would act platform-wide): with none registered and no
+  // default one (an instance without clients), the client gets nothing.
+  const tenant = client.clientId ?? defaultWorkspace(app)
+  if (tenant === null)
+    throw new OAuthError(
+      'unauthorized_client',
+      'The client is registered for no workspace and this server has no default one',
+    )
   return inTransaction(app.sqlite, () => {
     const grant = app.db
       .insert(oauthGrants)
@@ -330,7 +357,7 @@ export function clientCredentials(
         id: newId(),
         oauthClientId: client.id,
         subject: client.id,
-        tenant: client.clientId ?? defaultWorkspace(app),
+        tenant,
         scopes,
         createdAt: app.clock.now(),
       })
@@ -345,7 +372,7 @@ export function clientCredentials(
 /**
  * An access token for the subject of an Identity Assertion JWT Authorization Grant from a trusted
  * issuer (HERALD_IDJAG_ISSUERS), verified by the agents' ID-JAG verifier. The assertion must be
- * for this client (its `client_id` claim, when present); the workspace is its `aud_tenant` (a
+ * for this client (its `client_id` claim, required); the workspace is its `aud_tenant` (a
  * Herald client id), else the client's workspace, else the default one (a client registered for
  * a workspace is held to it); the scopes are those asked for (or else the
  * client's), within the client's registration and the assertion's `scope` claim. No refresh
@@ -370,7 +397,10 @@ export async function jwtBearer(
     if (err instanceof IdJagError) throw new OAuthError('invalid_grant', err.message)
     throw err
   }
-  if (jag.clientId !== null && jag.clientId !== client.id)
+  // The assertion must name the client it was issued to: one without client_id could be
+  // presented by any client the issuer's users ever met.
+  if (jag.clientId === null) throw new OAuthError('invalid_grant', 'The assertion names no client_id')
+  if (jag.clientId !== client.id)
     throw new OAuthError('invalid_grant', 'The assertion was issued to another client')
   const offered = client.scopes.filter(
     (s) => (OAUTH_SCOPES as readonly string[]).includes(s) && (jag.scopes === null || jag.scopes.includes(s)),
@@ -387,6 +417,11 @@ export async function jwtBearer(
     if (client.clientId !== null && tenant !== client.clientId)
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant is not this client's workspace")
   } else tenant = client.clientId ?? defaultWorkspace(app)
+  if (tenant === null)
+    throw new OAuthError(
+      'invalid_grant',
+      'The assertion names no workspace (aud_tenant) and this server has none',
+    )
   return inTransaction(app.sqlite, () => {
     if (!spendIdJag(app.db, jag, app.clock.now()))
       throw new OAuthError(

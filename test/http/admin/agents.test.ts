@@ -40,7 +40,10 @@ describe('/admin/agents', () => {
     const review = await owner.get(`/admin/agents/${id}`)
     expect(review.status).toBe(200)
     expect(review.text).toContain(`<option value="${acme}"`)
-    expect(review.text).toContain('value="contacts:write" checked')
+    // Nothing decided in advance: no workspace chosen, write scopes unticked, read scopes ticked.
+    expect(review.text).toContain(`<option value="${acme}">`)
+    expect(review.text).toContain('value="contacts:read" checked')
+    expect(review.text).not.toContain('value="contacts:write" checked')
 
     // Nothing ticked: 422 with the form again, the registration still pending.
     const none = await owner.post(`/admin/agents/${id}/approve`, { client_id: acme })

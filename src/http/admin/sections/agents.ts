@@ -19,13 +19,21 @@ const PATH = '/admin/agents'
 type Registration = Awaited<ReturnType<typeof getRegistration>>
 const getRegistration = (req: PortalRequest) => invoke(getRegistrationVerb, req.ctx, { id: req.params.id })
 
+/**
+ * The operator decides, nothing is decided for them: no workspace is chosen in advance (not even
+ * the one the agent asked for), and only read scopes start ticked (never a write scope, never admin:*).
+ */
 function reviewPage(req: PortalRequest, reg: Registration, errors: FieldErrors = {}) {
-  const chosen = (req.form && text(req, 'client_id')) || reg.client_id || req.workspace?.id
+  const chosen = req.form ? text(req, 'client_id') : null
+  const reads = reg.requested_scopes.filter((s) => s.endsWith(':read'))
   return page('pages/agents/review', `Review ${reg.client_name}`, {
     reg,
     errors,
-    scopes: checkboxes(reg.requested_scopes, req.form ? list(req, 'scopes') : reg.requested_scopes),
+    scopes: checkboxes(reg.requested_scopes, req.form ? list(req, 'scopes') : reads),
     clients: req.workspaces.map((w) => ({ ...w, selected: w.id === chosen })),
+    none_chosen: !req.workspaces.some((w) => w.id === chosen),
+    // Shown, not chosen: what the agent claims it is for is information, not a decision.
+    asked: reg.client_id ? (req.workspaces.find((w) => w.id === reg.client_id)?.name ?? reg.client_id) : null,
   })
 }
 
