@@ -12,6 +12,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { errorResponse } from '../../src/http/respond'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { useSmallVolume } from '../helpers/small-volume'
 
@@ -239,4 +240,33 @@ describe('security: uploads and a full data volume (binary)', () => {
       await server.stop()
     })
   }, 60_000)
+})
+
+describe('security: a full volume in the one error mapping (in-process)', () => {
+  test('18. SQLITE_FULL, also as the cause of a wrapping error, and ENOSPC answer 507 INSUFFICIENT_STORAGE, logged', async () => {
+    const sqliteFull = Object.assign(new Error('database or disk is full'), {
+      code: 'SQLITE_FULL',
+      errno: 13,
+    })
+    const cases = [
+      [sqliteFull, 'The database could not write: the data volume is full. Free space on it and retry.'],
+      [
+        new Error('Failed query: insert …', { cause: sqliteFull }),
+        'The database could not write: the data volume is full. Free space on it and retry.',
+      ],
+      [
+        Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }),
+        'A file could not be written: the data volume is full. Free space on it and retry.',
+      ],
+    ] as const
+    for (const [err, message] of cases) {
+      const { response, internal } = errorResponse(err, 'req-1')
+      expect({ status: response.status, internal, body: await response.json() }).toEqual({
+        status: 507,
+        internal: true,
+        body: { error: { code: 'INSUFFICIENT_STORAGE', message, request_id: 'req-1' } },
+      })
+    }
+    expect(errorResponse(new Error('other'), 'req-2').response.status).toBe(500)
+  })
 })
