@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'RATE_LIMITED'
   | 'INTERNAL_ERROR'
   | 'UNAVAILABLE'
+  | 'INSUFFICIENT_STORAGE'
 
 import type { FieldError } from './lib/validate'
 
@@ -53,3 +54,24 @@ export const invalidState = (message: string, status: string, allowedFrom: reado
 
 export const forbidden = (message: string, details?: unknown) =>
   new ServiceError('FORBIDDEN', message, details)
+
+/** What an operator reads when a write fails for want of space, and what to do about it. */
+const FULL = 'the data volume is full. Free space on it and retry.'
+
+/**
+ * A write that failed because the data volume is full, as the error a caller gets (507
+ * INSUFFICIENT_STORAGE): SQLite's SQLITE_FULL ("database or disk is full") or a file write's
+ * ENOSPC / EDQUOT, also when wrapped as the cause of another error. Null for anything else.
+ */
+export function storageFullError(err: unknown): ServiceError | null {
+  let e = err
+  for (let depth = 0; depth < 4 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'SQLITE_FULL')
+      return new ServiceError('INSUFFICIENT_STORAGE', `The database could not write: ${FULL}`)
+    if (code === 'ENOSPC' || code === 'EDQUOT')
+      return new ServiceError('INSUFFICIENT_STORAGE', `A file could not be written: ${FULL}`)
+    e = (e as { cause?: unknown }).cause
+  }
+  return null
+}

@@ -5,6 +5,7 @@ import { loadConfig } from '../config'
 import { createAppContext } from '../context'
 import { startCheckpointer } from '../db/checkpointer'
 import { DB_FILE } from '../db/data-dir'
+import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { createJourneyWorker } from '../queue/journey-worker'
@@ -26,6 +27,9 @@ export async function serve(flags: Flags): Promise<void> {
     process.env.HERALD_WAL_CHECKPOINT_THREAD === '0'
       ? null
       : startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
+  // Spools a killed process left would keep the volume full: none belongs to a live request yet.
+  const stale = removeStaleSpools(uploadsDir(config.dataDir))
+  if (stale > 0) ctx.log.info('removed stale upload spools', { count: stale })
   const boot = bootstrapIfEmpty(ctx)
   registerJobs(ctx)
   // reusePort off (Elysia turns it on): a second server on a port in use must fail, not share

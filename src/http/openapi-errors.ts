@@ -218,6 +218,8 @@ const ERRORS: Record<string, string> = {
   '429': 'Rate limited; see Retry-After (RATE_LIMITED)',
   '500': 'Internal error, logged with the request id (INTERNAL_ERROR)',
   '503': 'Shutting down (UNAVAILABLE)',
+  '507':
+    'The data volume is full: nothing could be written, retry once space is freed (INSUFFICIENT_STORAGE)',
 }
 
 function errorSchema(o: Operation, status: string): Json {
@@ -245,6 +247,7 @@ const ERROR_NAMES: Record<string, string> = {
   '429': 'RateLimited',
   '500': 'InternalError',
   '503': 'Unavailable',
+  '507': 'InsufficientStorage',
 }
 
 /**
@@ -259,7 +262,8 @@ export function errorResponses(o: Operation, responses: Record<string, Json>): J
   if (o.perIpLimit) codes.push('401', '403', '404', '429')
   if (o.path.includes('{')) codes.push('404')
   if (o.query || o.body || o.documented) codes.push('422')
-  if (isMutating(o)) codes.push('409', '413')
+  // Any write may meet a full data volume.
+  if (isMutating(o)) codes.push('409', '413', '507')
   if (o.body) codes.push('400', '415')
   if (o.stream) codes.push('415')
   return Object.fromEntries(

@@ -19,9 +19,10 @@ interface OperationBase {
   rawParams?: readonly string[]
   /**
    * A body the verb takes as a file (CSV uploads, raw MIME): the pipeline checks its type (415)
-   * and size (413) and spools it to disk instead of reading JSON.
+   * and size (413) and spools it to disk instead of reading JSON; of a multipart/form-data body
+   * only the part named `part` is kept.
    */
-  stream?: { contentTypes: readonly string[]; limit: number }
+  stream?: { contentTypes: readonly string[]; limit: number; part?: string }
   /**
    * An unauthenticated endpoint with its own per-IP bucket (DESIGN §5: register, claim and
    * revoke, 20/min per IP each; HERALD_LOGIN_RATE_PER_MINUTE).

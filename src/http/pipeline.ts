@@ -1,5 +1,4 @@
 import { rmSync } from 'node:fs'
-import { join } from 'node:path'
 import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, type Ctx, withActor } from '../context'
 import { type FieldError, ServiceError, validationFailed } from '../errors'
@@ -19,7 +18,7 @@ import { takesClientIdFromBody } from './client-id-param'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
 import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
 import { createIpLimiter, createRateLimiter, type RateLimiter } from './middleware/rate-limit'
-import { spoolUpload, type Upload } from './middleware/upload'
+import { spoolUpload, type Upload, uploadsDir } from './middleware/upload'
 import { isMutating, type Operation } from './operation'
 import { errorResponse, jsonResponse } from './respond'
 
@@ -101,6 +100,19 @@ function challenge(p: Pipeline, err: unknown, request: Request, headers: Record<
 }
 
 const MAX_IDEMPOTENCY_KEY = 255
+
+/**
+ * Frees the key of a request that failed (5xx): a retry may run. On a full volume the delete
+ * may fail too; the request's own error is the one answered and logged, and the purge job
+ * clears the marker later.
+ */
+function releaseKey(app: Pipeline['app'], credentialId: string, key: string) {
+  try {
+    abandonIdempotent(app, credentialId, key)
+  } catch (err) {
+    app.log.warn('idempotency key not released', { error: String((err as Error)?.message ?? err) })
+  }
+}
 
 /**
  * What is wrong with an idempotency key (the REST header, or the MCP tools' `idempotency_key`),
@@ -293,7 +305,7 @@ export async function runOperation(
     let body: unknown
     if (o.stream) {
       checkStreamedBody(request, o.stream)
-      upload = await spoolUpload(request, o.stream.limit, join(app.config.dataDir, 'uploads'))
+      upload = await spoolUpload(request, o.stream, uploadsDir(app.config.dataDir))
       rawBody = new TextEncoder().encode(`${upload.contentType}\n${upload.sha256}`)
     } else if (isMutating(o)) {
       rawBody = await readLimited(request, JSON_BODY_LIMIT)
@@ -349,7 +361,7 @@ export async function runOperation(
       challenge(p, err, request, headers)
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {
-        if (response.status >= 500) abandonIdempotent(app, credentialId, idempotencyKey)
+        if (response.status >= 500) releaseKey(app, credentialId, idempotencyKey)
         else
           completeIdempotent(
             app,

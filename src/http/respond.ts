@@ -1,4 +1,4 @@
-import { type ErrorCode, ServiceError } from '../errors'
+import { type ErrorCode, ServiceError, storageFullError } from '../errors'
 
 /** Every error code and its status (DESIGN.md §4); the OpenAPI document's error schemas come from it. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -17,6 +17,7 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
   UNAVAILABLE: 503,
+  INSUFFICIENT_STORAGE: 507,
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8'
@@ -36,20 +37,27 @@ export function jsonResponse(status: number, body: string, headers: Record<strin
   return new Response(body, { status, headers: { 'content-type': JSON_TYPE, ...headers } })
 }
 
-/** Maps anything thrown to a response; unknown errors become a bare 500 (never a stack trace). */
+/** Codes the operator must hear about: the answer is logged with its request id. */
+const LOGGED: readonly ErrorCode[] = ['INTERNAL_ERROR', 'INSUFFICIENT_STORAGE']
+
+/**
+ * Maps anything thrown to a response: a full data volume (SQLite or a file) to 507
+ * INSUFFICIENT_STORAGE; other unknown errors to a bare 500 (never a stack trace).
+ */
 export function errorResponse(
   err: unknown,
   requestId: string,
   headers: Record<string, string> = {},
 ): { response: Response; internal: boolean } {
-  if (err instanceof ServiceError) {
+  const known = err instanceof ServiceError ? err : storageFullError(err)
+  if (known) {
     return {
       response: jsonResponse(
-        statusOf(err.code),
-        errorBody(err.code, err.message, requestId, err.details),
+        statusOf(known.code),
+        errorBody(known.code, known.message, requestId, known.details),
         headers,
       ),
-      internal: err.code === 'INTERNAL_ERROR',
+      internal: LOGGED.includes(known.code),
     }
   }
   return {

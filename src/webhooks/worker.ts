@@ -130,7 +130,13 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   /** Gives the lane's unsent rows back (due now, same attempt count) and forgets the lane. */
   function close(lane: Lane) {
     const now = app.clock.now()
-    for (const r of lane.queue) releaseDelivery(sqlite, r.id, now)
+    try {
+      for (const r of lane.queue) releaseDelivery(sqlite, r.id, now)
+    } catch (err) {
+      // A database that cannot write (a full volume): the rows keep their leases and are due
+      // again when those expire. Thrown here it would end the process from a request's callback.
+      app.log.error('webhook deliveries not released', { error: String(err), count: lane.queue.length })
+    }
     lane.queue = []
     if (lane.inFlight === 0) lanes.delete(lane.id)
   }

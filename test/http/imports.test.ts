@@ -108,6 +108,37 @@ describe('CSV import', () => {
     expect(found.body.pagination.total).toBe(1)
   })
 
+  test('multipart: the "file" part is kept even without a filename; without one → 422 on file; other parts are ignored', async () => {
+    const post = (form: FormData) =>
+      t.app.handle(
+        new Request('http://localhost:8080/api/v1/contacts/imports', {
+          method: 'POST',
+          body: form,
+          headers: { authorization: `Bearer ${key}` },
+        }),
+      )
+    const bare = new FormData()
+    bare.append('note', 'hello')
+    bare.append('other', new Blob(['email\nignored@acme.io\n']), 'other.csv')
+    bare.append('file', 'email\nbare-part@acme.io\n')
+    expect((await post(bare)).status).toBe(200)
+    const none = new FormData()
+    none.append('other', new Blob(['email\nx@acme.io\n']), 'other.csv')
+    const refused = await post(none)
+    expect(refused.status).toBe(422)
+    expect(((await refused.json()) as { error: { details: unknown } }).error.details).toEqual([
+      { field: 'file', message: 'a multipart part named "file" is required' },
+    ])
+    await imports.drain()
+    const found = await t.call('POST', '/api/v1/contacts/search', { key, body: { query: 'bare-part' } })
+    expect(found.body.pagination.total).toBe(1)
+    const ignored = await t.call('POST', '/api/v1/contacts/search', {
+      key,
+      body: { query: 'ignored@acme.io' },
+    })
+    expect(ignored.body.pagination.total).toBe(0)
+  })
+
   test('phones in human formats become E.164; invalid ones refuse the row, as POST /contacts does, and are reported', async () => {
     const rows: [string, string, string | null][] = [
       // [email, phone as written, stored phone or null when the row is refused]

@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
 import { withActor } from '../../context'
-import { ServiceError } from '../../errors'
+import { ServiceError, storageFullError } from '../../errors'
 import { randomBase62 } from '../../lib/crypto'
 import { userActor } from '../../services/actors/actor'
+import { IMPORT_LIMIT } from '../../services/imports/create'
 import { attemptLogin } from '../../services/portal-auth/login'
 import {
   destroySession,
@@ -14,7 +16,9 @@ import {
   takeFlash,
 } from '../../services/portal-auth/sessions'
 import { loadIdentity, workspacesOf } from '../../services/users/access'
+import { isMultipart } from '../middleware/multipart'
 import { createIpLimiter } from '../middleware/rate-limit'
+import { spoolForm, type Upload, uploadsDir } from '../middleware/upload'
 import { alertBanner } from './alert-banner'
 import { assetResponse } from './assets'
 import { clientIp } from './client-ip'
@@ -94,6 +98,20 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     }
   }
 
+  /**
+   * A signed-in user's form. A multipart one is read as it arrives: its file input "file" (a
+   * CSV import, the one form with a file) goes to the uploads directory, never whole into memory.
+   */
+  async function readSignedInForm(request: Request): Promise<{ form: FormData | null; upload?: Upload }> {
+    if (!isMultipart(request.headers.get('content-type') ?? '')) return { form: await readForm(request) }
+    const { fields, upload } = await spoolForm(
+      request,
+      { limit: IMPORT_LIMIT, part: 'file' },
+      uploadsDir(app.config.dataDir),
+    )
+    return { form: fields, upload }
+  }
+
   /** The token an unsafe request carries: the X-CSRF-Token header (htmx) or the `_csrf` field. */
   function carriedToken(request: Request, form: FormData | null): string | null {
     const header = request.headers.get('x-csrf-token')
@@ -146,9 +164,20 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     return render.page(result, { ...chrome, flash, banner }, partial)
   }
 
-  function mapError(err: unknown): PageView {
-    if (!(err instanceof ServiceError)) throw err
+  function mapError(thrown: unknown, requestId: string): PageView {
+    const err = thrown instanceof ServiceError ? thrown : storageFullError(thrown)
+    if (!err) throw thrown
     switch (err.code) {
+      case 'INSUFFICIENT_STORAGE':
+        app.log.error('request failed', {
+          request_id: requestId,
+          error: String((thrown as Error)?.stack ?? thrown),
+        })
+        return errorPage(507, 'Storage full', err.message)
+      case 'PAYLOAD_TOO_LARGE':
+        return errorPage(413, 'Too large', err.message)
+      case 'INVALID_REQUEST':
+        return errorPage(400, 'Not understood', err.message)
       case 'FORBIDDEN':
         return errorPage(403, 'Not allowed', err.message)
       case 'NOT_FOUND':
@@ -248,7 +277,31 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   async function signedIn(request: Request, url: URL, session: PortalSession, requestId: string) {
     const method = request.method === 'HEAD' ? 'GET' : request.method
-    const form = UNSAFE.has(method) ? await readForm(request) : null
+    let read: { form: FormData | null; upload?: Upload } = { form: null }
+    let unreadable: unknown = null
+    if (UNSAFE.has(method))
+      try {
+        read = await readSignedInForm(request)
+      } catch (err) {
+        unreadable = err
+      }
+    try {
+      return await signedInWith(request, url, session, requestId, method, read, unreadable)
+    } finally {
+      // A verb that took the upload moved it; anything left is a refusal's.
+      if (read.upload) rmSync(read.upload.file, { force: true })
+    }
+  }
+
+  async function signedInWith(
+    request: Request,
+    url: URL,
+    session: PortalSession,
+    requestId: string,
+    method: string,
+    { form, upload }: { form: FormData | null; upload?: Upload },
+    unreadable: unknown,
+  ) {
     const workspaces = workspacesOf(app.db, session.user)
     const workspace = workspaceOf(session, workspaces)
     const partial = request.headers.has('hx-request') && !request.headers.has('hx-history-restore-request')
@@ -258,6 +311,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       params: {},
       query: url.searchParams,
       form,
+      upload,
       session,
       user: session.user,
       workspace,
@@ -275,6 +329,8 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       partial,
     }
     const chrome = { req, csrf: session.csrfToken, path: url.pathname }
+    // A body that could not be read (too large, malformed, no room to spool it) is answered as such.
+    if (unreadable) return respond(mapError(unreadable, requestId), chrome, session, partial)
 
     if (UNSAFE.has(method)) {
       const carried = carriedToken(request, form)
@@ -335,7 +391,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       try {
         result = await route.handler({ ...req, params })
       } catch (err) {
-        result = mapError(err)
+        result = mapError(err, requestId)
       }
       return respond(result, chrome, session, partial)
     }

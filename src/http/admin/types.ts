@@ -1,4 +1,5 @@
 import type { Ctx } from '../../context'
+import type { Upload } from '../../lib/upload'
 import type { PortalRole } from '../../services/actors/actor'
 import type { Flash, PortalSession } from '../../services/portal-auth/sessions'
 import type { PortalIdentity } from '../../services/users/access'
@@ -18,6 +19,11 @@ export interface PortalRequest {
   readonly query: URLSearchParams
   /** The submitted form of an unsafe request (urlencoded or multipart), else null. */
   readonly form: FormData | null
+  /**
+   * The file input named "file" of a multipart form, spooled to disk as it arrived (never held
+   * in memory); removed once answered unless a verb moved it. Absent when none was chosen.
+   */
+  readonly upload?: Upload
   readonly session: PortalSession
   readonly user: PortalIdentity
   /** The workspace chosen in the header (null = every client, for owners and admins). */

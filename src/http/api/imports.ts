@@ -46,6 +46,7 @@ export const importOperations = [
     stream: {
       contentTypes: ['text/csv', 'multipart/form-data', 'application/octet-stream'],
       limit: IMPORT_LIMIT,
+      part: 'file',
     },
     response: dataOf(Import),
   }),

@@ -5,7 +5,7 @@ import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { contactImports } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
-import { invalidField, notFound, ServiceError } from '../../errors'
+import { invalidField, notFound } from '../../errors'
 import { newId, notAnIdMessage, parseId } from '../../lib/ids'
 import type { Upload } from '../../lib/upload'
 import { assertListsOfClient } from '../lists/members'
@@ -14,39 +14,13 @@ import { presentImport } from './present'
 
 export const IMPORT_LIMIT = 200 * 1024 * 1024
 
-const countLines = (bytes: Uint8Array) => {
-  let lines = 0
-  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) lines++
-  return lines
-}
-
 /**
- * Puts the CSV of an upload at `dest`: a text/csv body is the spooled file itself (moved, never
- * copied); a multipart body is parsed from disk and its "file" part written out. Returns the
- * file's line count (the progress estimate).
+ * Puts the CSV of an upload at `dest` (the spooled file is moved, never copied: of a multipart
+ * body the door kept only the "file" part). Returns the file's line count (the progress
+ * estimate).
  */
-async function csvFromUpload(upload: Upload, dest: string): Promise<number> {
-  if (upload.contentType.toLowerCase().startsWith('multipart/form-data')) {
-    let form: FormData
-    try {
-      // Read whole: multipart parsing needs the body in memory anyway, and Bun 1.4.5 fails to
-      // parse a file-backed Response ("missing final boundary").
-      const body = await Bun.file(upload.file).arrayBuffer()
-      form = await new Response(body, { headers: { 'content-type': upload.contentType } }).formData()
-    } catch {
-      throw new ServiceError(
-        'INVALID_REQUEST',
-        'The multipart body could not be parsed; send one part named "file"',
-      )
-    }
-    const part = form.get('file')
-    if (!part || typeof part === 'string')
-      throw invalidField('file', 'a multipart part named "file" is required')
-    if (part.size === 0) throw invalidField('file', 'the CSV file is empty')
-    await Bun.write(dest, part)
-    return countLines(new Uint8Array(await part.arrayBuffer()))
-  }
-  if (upload.bytes === 0) throw invalidField('body', 'the CSV file is empty')
+function csvFromUpload(upload: Upload, dest: string): number {
+  if (upload.bytes === 0) throw invalidField(upload.part ?? 'body', 'the CSV file is empty')
   renameSync(upload.file, dest)
   return upload.lines
 }
@@ -82,7 +56,7 @@ export async function prepareImport(
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = join(dir, `${id}.csv`)
   try {
-    return { id, clientId, listId, file, lines: await csvFromUpload(upload, file) }
+    return { id, clientId, listId, file, lines: csvFromUpload(upload, file) }
   } catch (err) {
     rmSync(file, { force: true })
     throw err

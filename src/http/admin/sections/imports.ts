@@ -1,10 +1,6 @@
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { IMPORT_LIMIT } from '../../../services/imports/create'
 import { createImportVerb, getImportVerb, listImportsVerb } from '../../../services/imports/verbs'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { invoke } from '../../../services/verbs/invoke'
-import { spoolUpload, type Upload } from '../../middleware/upload'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, pageLinks, pageQuery } from './links'
@@ -36,21 +32,6 @@ async function uploadForm(req: PortalRequest, errors: FieldErrors = {}, given: R
   })
 }
 
-/**
- * The form's file part as the verb's upload: written to the uploads directory as a text/csv
- * body, as the REST door spools one. An empty file input (nothing chosen) is no upload.
- */
-async function uploadOf(req: PortalRequest): Promise<Upload | undefined> {
-  const part = req.form?.get('file')
-  if (!part || typeof part === 'string' || part.size === 0) return undefined
-  const body = new Request('http://portal.invalid/', {
-    method: 'POST',
-    body: part.stream(),
-    headers: { 'content-type': 'text/csv' },
-  })
-  return spoolUpload(body, IMPORT_LIMIT, join(req.ctx.config.dataDir, 'uploads'))
-}
-
 export const importsSection = defineSection({
   path: PATH,
   title: 'Imports',
@@ -72,30 +53,26 @@ export const importsSection = defineSection({
       method: 'POST',
       path: PATH,
       handler: async (req) => {
-        const upload = await uploadOf(req)
-        try {
-          const input = {
-            list_id: text(req, 'list_id'),
-            update_existing: req.form?.get('update_existing') === 'on' || undefined,
-          }
-          return await submit(
-            req,
-            createImportVerb,
-            input,
-            {
-              done: (imp) =>
-                redirect(`${PATH}/${imp.id}`, {
-                  kind: 'success',
-                  message: 'Upload received; importing now.',
-                }),
-              retry: (errors) => uploadForm(req, errors, values(req)),
-            },
-            { extras: { upload } },
-          )
-        } finally {
-          // The verb moved the file into the imports directory; anything left is a refusal's.
-          if (upload) rmSync(upload.file, { force: true })
+        const input = {
+          list_id: text(req, 'list_id'),
+          update_existing: req.form?.get('update_existing') === 'on' || undefined,
         }
+        // The file input was spooled as the form arrived; the verb moves it into the imports
+        // directory (what it leaves, the portal removes).
+        return submit(
+          req,
+          createImportVerb,
+          input,
+          {
+            done: (imp) =>
+              redirect(`${PATH}/${imp.id}`, {
+                kind: 'success',
+                message: 'Upload received; importing now.',
+              }),
+            retry: (errors) => uploadForm(req, errors, values(req)),
+          },
+          { extras: { upload: req.upload } },
+        )
       },
     },
     {
