@@ -1,6 +1,11 @@
 import { ServiceError } from '../../errors'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
+/**
+ * Doors that take no credential (sign-in, OAuth, agent registration, provider callbacks) read at
+ * most this much: their forms are small, and anyone can send them a body.
+ */
+export const ANONYMOUS_BODY_LIMIT = 64 * 1024
 
 const tooLarge = (limit: number) =>
   new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
@@ -24,6 +29,21 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
     chunks.push(chunk)
   }
   return Buffer.concat(chunks)
+}
+
+/**
+ * The request again with its body read into memory, at most `limit` bytes (413 above: a declared
+ * Content-Length before any read, a streamed body as soon as it passes the limit), for a door
+ * whose handler parses the body itself (formData, text).
+ */
+export async function bufferedRequest(request: Request, limit: number): Promise<Request> {
+  if (!request.body) return request
+  const body = await readLimited(request, limit)
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: body as BodyInit,
+  })
 }
 
 // One decoder for every request: decode() without { stream } keeps no state between calls.
