@@ -15,7 +15,10 @@ import { mountOperations } from './http/router'
 import { trackingPlugin } from './http/tracking'
 import { registerFormats } from './lib/formats'
 
-/** Bodies up to this size reach handlers (CSV imports stream up to 200 MiB); JSON has its own 1 MiB cap. */
+/**
+ * Bodies up to this size reach handlers (CSV imports stream up to 200 MiB); JSON has its own 1 MiB
+ * cap, and doors that take no credential read at most 64 KiB (ANONYMOUS_BODY_LIMIT).
+ */
 export const MAX_REQUEST_BODY = 210 * 1024 * 1024
 
 /** Builds the HTTP app from a context. No I/O of its own: tests call `app.handle(request)`. */

@@ -51,6 +51,8 @@ export async function handled(
     response = mapped.response
   }
   if (!meta.requestIdSent) response.headers.set('x-request-id', meta.requestId)
+  // A 413 leaves the rest of the body unread: the connection is closed, not drained or held.
+  if (response.status === 413) response.headers.set('connection', 'close')
   meta.status = response.status
   logRequest(log, request, meta, started)
   return response

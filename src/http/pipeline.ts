@@ -16,7 +16,13 @@ import { authorize, type InvokeOptions, invoke, invokeNow } from '../services/ve
 import { clientIp } from './admin/client-ip'
 import { takesClientIdFromBody } from './client-id-param'
 import { presentedCredential, unauthorized, wwwAuthenticate } from './middleware/auth'
-import { checkStreamedBody, JSON_BODY_LIMIT, parseJson, readLimited } from './middleware/body'
+import {
+  ANONYMOUS_BODY_LIMIT,
+  checkStreamedBody,
+  JSON_BODY_LIMIT,
+  parseJson,
+  readLimited,
+} from './middleware/body'
 import { createIpLimiter, createRateLimiter, type RateLimiter } from './middleware/rate-limit'
 import { spoolUpload, type Upload, uploadsDir } from './middleware/upload'
 import { isMutating, type Operation } from './operation'
@@ -308,7 +314,7 @@ export async function runOperation(
       upload = await spoolUpload(request, o.stream, uploadsDir(app.config.dataDir))
       rawBody = new TextEncoder().encode(`${upload.contentType}\n${upload.sha256}`)
     } else if (isMutating(o)) {
-      rawBody = await readLimited(request, JSON_BODY_LIMIT)
+      rawBody = await readLimited(request, o.auth === 'none' ? ANONYMOUS_BODY_LIMIT : JSON_BODY_LIMIT)
       // An operation without a JSON body still refuses members sent in one (an empty body or {} is fine).
       if (o.body || rawBody.byteLength > 0) body = parseJson(rawBody, request.headers.get('content-type'))
     }

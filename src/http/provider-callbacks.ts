@@ -1,18 +1,21 @@
 import { Elysia } from 'elysia'
 import { providerCallbacks } from '../channels/registry'
 import type { AppContext } from '../context'
-import { invalidField } from '../errors'
 import { createFeedback } from '../queue/feedback'
 import { handled } from './envelope'
-import { readLimited } from './middleware/body'
+import { ANONYMOUS_BODY_LIMIT, readLimited } from './middleware/body'
 import { errorBody, jsonResponse } from './respond'
 
 // Delivery reports posted by channel providers, at the paths the configured providers declare.
 // They carry no API key: each provider authenticates and reads its own callback (Twilio's
 // X-Twilio-Signature is checked in src/channels/twilio.ts) and reports what it learnt as feedback.
 
-/** A callback body is a small form; anything bigger is refused before the provider sees it. */
-const MAX_CALLBACK_BODY = 64 * 1024
+/**
+ * A delivery report is a small form (Twilio's status callback is under 2 KiB); anything over the
+ * anonymous cap is refused. Inbound mail, which can be large, comes through the authenticated
+ * /api/v1/inbound/email (10 MiB, spooled to disk) or the SMTP listener instead.
+ */
+const MAX_CALLBACK_BODY = ANONYMOUS_BODY_LIMIT
 
 export function providerCallbacksPlugin(app: AppContext) {
   const plugin = new Elysia({ name: 'herald-provider-callbacks' })
@@ -22,12 +25,8 @@ export function providerCallbacksPlugin(app: AppContext) {
       callback.path,
       ({ request }) =>
         handled(app.log, request, async (meta) => {
-          let body: string
-          try {
-            body = new TextDecoder().decode(await readLimited(request, MAX_CALLBACK_BODY))
-          } catch {
-            throw invalidField('body', 'must be a form of at most 64 KiB')
-          }
+          // Over the cap: 413, before the provider's signature check reads anything.
+          const body = new TextDecoder().decode(await readLimited(request, MAX_CALLBACK_BODY))
           const { pathname, search } = new URL(request.url)
           const url = app.config.publicUrl + pathname + search
           const r = await callback.handle({ url, headers: request.headers, body }, feedback)

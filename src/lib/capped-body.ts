@@ -1,11 +1,14 @@
-// Reading a remote answer's body without trusting its size: a declared Content-Length over the
-// limit is refused before a byte is read, and a streamed body is cut (the stream cancelled) as
-// soon as it passes the limit, so at most about `limit` bytes are ever held.
+// Reading a body (a request's or a remote answer's) without trusting its size: a declared
+// Content-Length over the limit is refused before a byte is read, and a streamed body is cut (the
+// stream cancelled) as soon as it passes the limit, so at most about `limit` bytes are ever held.
 
 export class BodyTooLarge extends Error {}
 
 /** The whole body when it is at most `limit` bytes; else BodyTooLarge, having read little or nothing. */
-export async function readCappedBody(res: Response, limit: number): Promise<Uint8Array> {
+export async function readCappedBody(
+  res: { headers: Headers; body: ReadableStream<Uint8Array> | null },
+  limit: number,
+): Promise<Uint8Array> {
   const declared = res.headers.get('content-length')
   if (declared !== null && Number(declared) > limit) {
     await res.body?.cancel().catch(() => {})

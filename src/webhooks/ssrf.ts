@@ -1,5 +1,6 @@
 import { lookup, Resolver } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
+import { ipv6Bytes } from '../lib/ip-address'
 
 // Webhook URLs must not reach into the instance's own network (DESIGN.md §7). The same check
 // runs when a webhook is saved and again before every attempt: the URL's shape, its host name
@@ -80,23 +81,6 @@ const LISTS = RANGES.map(([reason, family, ranges]) => {
   for (const [net, prefix] of ranges) list.addSubnet(net, prefix, family)
   return { reason, family, list }
 })
-
-/** The 16 bytes of an IPv6 address (a trailing dotted quad included), or null. */
-function ipv6Bytes(address: string): number[] | null {
-  if (isIP(address) !== 6) return null
-  let text = address.toLowerCase()
-  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text)
-  if (quad) {
-    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number]
-    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`
-  }
-  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined]
-  const part = (s: string | undefined) => (s ? s.split(':').map((h) => Number.parseInt(h, 16)) : [])
-  const left = part(head)
-  const right = part(tail)
-  const words = [...left, ...Array(8 - left.length - right.length).fill(0), ...right]
-  return words.flatMap((w) => [w >> 8, w & 255])
-}
 
 const dotted = (b: number[]) => b.join('.')
 

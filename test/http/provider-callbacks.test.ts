@@ -151,7 +151,7 @@ describe('SMS through the Twilio adapter', () => {
     )
   })
 
-  test('a body over 64 KiB is 422; without a Twilio provider the callback route is 404', async () => {
+  test('a body over 64 KiB is 413; without a Twilio provider the callback route is 404', async () => {
     const big = await t.app.handle(
       new Request(CALLBACK, {
         method: 'POST',
@@ -159,8 +159,8 @@ describe('SMS through the Twilio adapter', () => {
         body: `Body=${'a'.repeat(70 * 1024)}`,
       }),
     )
-    expect(big.status).toBe(422)
-    expect((await big.json()).error.code).toBe('VALIDATION_FAILED')
+    expect(big.status).toBe(413)
+    expect((await big.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
     const plain = createTestApp()
     const r = await plain.app.handle(new Request(CALLBACK, { method: 'POST', body: 'MessageSid=SM1' }))
     expect(r.status).toBe(404)

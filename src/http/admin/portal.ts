@@ -16,6 +16,7 @@ import {
   takeFlash,
 } from '../../services/portal-auth/sessions'
 import { loadIdentity, workspacesOf } from '../../services/users/access'
+import { ANONYMOUS_BODY_LIMIT, bufferedRequest } from '../middleware/body'
 import { isMultipart } from '../middleware/multipart'
 import { createIpLimiter } from '../middleware/rate-limit'
 import { spoolForm, type Upload, uploadsDir } from '../middleware/upload'
@@ -80,8 +81,8 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
   const render = createRenderer(sections)
   const routes = sections.flatMap((s) => s.routes.map((r) => compile(r.method, r.path, r.handler)))
   const secure = isSecure(app)
-  // DESIGN §5: sign-in is an unauthenticated endpoint with its own per-IP bucket, apart from
-  // the lockout after 10 failures (which counts failures only, per email and per IP).
+  // Sign-in is an unauthenticated endpoint with its own per-IP bucket, apart from the lockout
+  // (which counts failures only: services/portal-auth/login.ts).
   const loginRate = createIpLimiter(app.config.loginRatePerMinute)
 
   const sessionCookie = (value: string, maxAgeMs: number) => sessionCookieFor(app, value, maxAgeMs)
@@ -215,22 +216,34 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     return render.page(view, { req: null, csrf: token, flash: null, path: url.pathname }, false, headers)
   }
 
-  async function login(request: Request, url: URL, peer: string | null): Promise<Response> {
-    const form = await readForm(request)
-    const ip = clientIp(request, peer)
+  async function login(received: Request, url: URL, peer: string | null): Promise<Response> {
+    // The bucket first and the body after, within 64 KiB: anyone may post here.
+    const ip = clientIp(received, peer)
     const rate = loginRate(ip, app.clock.now())
     if (!rate.allowed) {
       const wait = Number(rate.headers['retry-after'])
       app.log.warn('portal sign-in refused: rate limit', { ip })
       return loginPage(
-        request,
+        received,
         url,
-        form,
+        null,
         `Too many sign-in attempts from your address. Try again in ${wait} second${wait === 1 ? '' : 's'}.`,
         429,
         { 'retry-after': rate.headers['retry-after']! },
       )
     }
+    let request: Request
+    try {
+      request = await bufferedRequest(received, ANONYMOUS_BODY_LIMIT)
+    } catch (err) {
+      if (!(err instanceof ServiceError) || err.code !== 'PAYLOAD_TOO_LARGE') throw err
+      return render.page(
+        errorPage(413, 'Form too large', 'The sign-in form is larger than a sign-in needs. Load it again.'),
+        { req: null, csrf: '', flash: null, path: url.pathname },
+        false,
+      )
+    }
+    const form = await readForm(request)
     const expected = readCookie(request, LOGIN_COOKIE)
     const carried = carriedToken(request, form)
     // The form's double-submit token guards against login CSRF. A client that never loaded the

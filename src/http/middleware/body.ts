@@ -1,6 +1,12 @@
 import { ServiceError } from '../../errors'
+import { BodyTooLarge, readCappedBody } from '../../lib/capped-body'
 
 export const JSON_BODY_LIMIT = 1024 * 1024
+/**
+ * Doors that take no credential (sign-in, OAuth, agent registration, provider callbacks) read at
+ * most this much: their forms are small, and anyone can send them a body.
+ */
+export const ANONYMOUS_BODY_LIMIT = 64 * 1024
 
 const tooLarge = (limit: number) =>
   new ServiceError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limit} bytes`)
@@ -13,17 +19,26 @@ export function isJsonType(contentType: string | null): boolean {
 
 /** Reads the raw body, refusing more than `limit` bytes whether or not Content-Length was sent. */
 export async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length')
-  if (declared !== null && Number(declared) > limit) throw tooLarge(limit)
-  if (!request.body) return new Uint8Array()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength
-    if (size > limit) throw tooLarge(limit)
-    chunks.push(chunk)
+  try {
+    return await readCappedBody(request, limit)
+  } catch (err) {
+    throw err instanceof BodyTooLarge ? tooLarge(limit) : err
   }
-  return Buffer.concat(chunks)
+}
+
+/**
+ * The request again with its body read into memory, at most `limit` bytes (413 above: a declared
+ * Content-Length before any read, a streamed body as soon as it passes the limit), for a door
+ * whose handler parses the body itself (formData, text).
+ */
+export async function bufferedRequest(request: Request, limit: number): Promise<Request> {
+  if (!request.body) return request
+  const body = await readLimited(request, limit)
+  return new Request(request.url, {
+    method: request.method,
+    headers: request.headers,
+    body: body as BodyInit,
+  })
 }
 
 // One decoder for every request: decode() without { stream } keeps no state between calls.

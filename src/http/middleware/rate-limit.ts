@@ -1,4 +1,5 @@
 import type { ApiKeyTier } from '../../lib/enums'
+import { addressGroup } from '../../lib/ip-address'
 
 // Per-key token buckets (DESIGN.md §5). In memory: a restart refills every bucket, which errs
 // on the side of the caller and costs nothing per request.
@@ -71,13 +72,14 @@ export function createRateLimiter() {
 }
 
 /**
- * DESIGN §5: unauthenticated endpoints get their own bucket per client IP, `perMinute` requests
- * a minute with the same burst (20/min: the 21st sign-in within a minute from one IP waits).
+ * Unauthenticated endpoints get their own bucket per client IP, `perMinute` requests a minute
+ * with the same burst (20/min: the 21st sign-in within a minute from one IP waits). An IPv6
+ * client counts by its /64, which it can otherwise walk through one address per request.
  */
 export function createIpLimiter(perMinute: number) {
   const take = createBuckets()
   const limit = { perMinute, burst: perMinute }
-  return (ip: string, now: number): RateDecision => take(ip, limit, now)
+  return (ip: string, now: number): RateDecision => take(addressGroup(ip), limit, now)
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>

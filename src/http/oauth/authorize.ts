@@ -236,5 +236,12 @@ export function createAuthorizeEndpoint(app: AppContext) {
     return redirect(redirectWith(app, req.redirectUri, { code, state: req.state }))
   }
 
-  return { get, post }
+  /** A POST refused before its form is read: too large (413), or too many from one address (429). */
+  const refuse = async (status: 413 | 429, message: string, retryAfter?: string) => {
+    const response = await errorPage(message, status)
+    if (retryAfter) response.headers.set('retry-after', retryAfter)
+    return response
+  }
+
+  return { get, post, refuse }
 }

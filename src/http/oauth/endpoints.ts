@@ -102,12 +102,8 @@ export async function registerEndpoint(app: AppContext, request: Request): Promi
   try {
     let body: unknown
     try {
-      const bytes = new Uint8Array(await request.arrayBuffer())
-      if (bytes.byteLength > 64 * 1024)
-        throw new OAuthError('invalid_client_metadata', 'The body is too large')
-      body = parseJson(bytes, request.headers.get('content-type'))
-    } catch (err) {
-      if (err instanceof OAuthError) throw err
+      body = parseJson(await request.bytes(), request.headers.get('content-type'))
+    } catch {
       throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object (application/json)')
     }
     return oauthJson(201, registerClient(app, body))

@@ -1,33 +1,55 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
+import { ServiceError } from '../../errors'
 import { jwks } from '../../services/oauth/keys'
 import { authorizationServerMetadata } from '../../services/oauth/metadata'
 import { clientIp } from '../admin/client-ip'
 import { handled } from '../envelope'
+import { ANONYMOUS_BODY_LIMIT, bufferedRequest } from '../middleware/body'
 import { createIpLimiter } from '../middleware/rate-limit'
 import { createAuthorizeEndpoint } from './authorize'
 import { registerEndpoint, revokeEndpoint, tokenEndpoint } from './endpoints'
 import { CORS, oauthJson, rateLimited } from './respond'
 
-// Herald's OAuth 2.1 authorization server (DESIGN §5): metadata (RFC 8414), JWKS, authorize
-// (portal sign-in + consent), token, revocation (RFC 7009), dynamic registration (RFC 7591).
-// Token, revocation and registration take no credential of Herald's, so each has its own
-// per-IP bucket (the sign-in rate, 20/min by default).
+// Herald's OAuth 2.1 authorization server: metadata (RFC 8414), JWKS, authorize (portal
+// sign-in + consent), token, revocation (RFC 7009), dynamic registration (RFC 7591).
+// The POSTs take no credential of Herald's before they read a body, so each has its own per-IP
+// bucket (the sign-in rate, 20/min by default), taken first, and reads at most 64 KiB.
 
 type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
+
+/** How an endpoint answers the guard's 413 or 429 (with Retry-After): in its own error format. */
+type Refuse = (status: 413 | 429, message: string, retryAfter?: string) => Response | Promise<Response>
+
+const oauthRefusal: Refuse = (status, message, retryAfter) =>
+  status === 429
+    ? rateLimited(retryAfter!)
+    : oauthJson(413, { error: 'invalid_request', error_description: message })
 
 export function oauthPlugin(app: AppContext) {
   const authorize = createAuthorizeEndpoint(app)
   const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
-  const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) => {
+  /** One token of the endpoint's per-IP bucket, then its body within the cap, then the endpoint. */
+  const guarded = (endpoint: (request: Request) => Promise<Response>, refuse: Refuse = oauthRefusal) => {
     const take = createIpLimiter(app.config.loginRatePerMinute)
     return (c: Ctx) =>
-      handled(app.log, c.request, () => {
+      handled(app.log, c.request, async () => {
         const rate = take(ipOf(c), app.clock.now())
-        if (!rate.allowed) return rateLimited(rate.headers['retry-after']!)
-        return endpoint(app, c.request)
+        const retryAfter = rate.headers['retry-after']
+        if (!rate.allowed)
+          return refuse(429, `Too many requests from this address; retry in ${retryAfter} s`, retryAfter)
+        let request: Request
+        try {
+          request = await bufferedRequest(c.request, ANONYMOUS_BODY_LIMIT)
+        } catch (err) {
+          if (err instanceof ServiceError && err.code === 'PAYLOAD_TOO_LARGE') return refuse(413, err.message)
+          throw err
+        }
+        return endpoint(request)
       })
   }
+  const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) =>
+    guarded((request) => endpoint(app, request))
   const plain = (fn: (request: Request) => Promise<Response> | Response) => (c: Ctx) =>
     handled(app.log, c.request, () => fn(c.request))
   const preflight = () =>
@@ -51,7 +73,7 @@ export function oauthPlugin(app: AppContext) {
       (c: Ctx) => handled(app.log, c.request, () => authorize.get(c.request, ipOf(c))),
       opts,
     )
-    .post('/oauth2/authorize', plain(authorize.post), opts)
+    .post('/oauth2/authorize', guarded(authorize.post, authorize.refuse), opts)
     .post('/oauth2/token', limited(tokenEndpoint), opts)
     .post('/oauth2/revoke', limited(revokeEndpoint), opts)
     .post('/oauth2/register', limited(registerEndpoint), opts)

@@ -1,15 +1,27 @@
-import { and, count, eq, gt, inArray, lt } from 'drizzle-orm'
+import { and, count, eq, gt, inArray, lt, type SQL } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { loginFailures, loginLocks, users } from '../../db/schema'
+import { addressGroup } from '../../lib/ip-address'
 import { verifyPassword } from '../users/passwords'
 
-// Portal sign-in (DESIGN §9a): 10 failed attempts for one email, or from one IP, within 15
-// minutes lock that email (or IP) for 15 minutes. A locked attempt is refused before the
-// password is checked, so a locked account cannot be probed. Times come from the context clock.
+// Portal sign-in lockout. 10 failed attempts within 15 minutes for one email from one address
+// lock that pair for 15 minutes: an attacker's address locks itself, never the owner signing in
+// from elsewhere (nor the other users behind the same address). 30 failures from one address,
+// whatever the emails, lock the address (a password spray). Failures for one email from every
+// address (50 within 15 minutes: at least five addresses) slow that email to one attempt a minute,
+// so a distributed guess stays slow. Addresses count by their IPv6 /64. A locked attempt is
+// refused before the password is checked, so a locked account cannot be probed. Times come from
+// the context clock.
 
 export const WINDOW_MS = 15 * 60 * 1000
 export const LOCK_MS = 15 * 60 * 1000
+/** Failures for one email from one address before that pair is locked. */
 export const MAX_FAILURES = 10
+/** Failures from one address, whatever the emails, before the address is locked. */
+export const MAX_ADDRESS_FAILURES = 30
+/** Failures for one email, from every address, before each further one makes it wait. */
+export const EMAIL_BACKOFF_AFTER = 50
+export const EMAIL_BACKOFF_MS = 60 * 1000
 
 export type LoginOutcome =
   | { ok: true; userId: string }
@@ -23,15 +35,15 @@ function decoyHash(): Promise<string> {
   return decoy
 }
 
-const subjects = (email: string, ip: string) => [`email:${email}`, `ip:${ip}`]
+const subjects = (email: string, ip: string) => [`pair:${ip} ${email}`, `ip:${ip}`, `email:${email}`]
 
-/** The latest lock on this email or IP still in force, or null. */
+/** The latest lock on this email, this address, or the two together still in force, or null. */
 export function lockedUntil(app: AppContext, email: string, ip: string): number | null {
   const now = app.clock.now()
   const rows = app.db
     .select({ until: loginLocks.until })
     .from(loginLocks)
-    .where(and(inArray(loginLocks.subject, subjects(email, ip)), gt(loginLocks.until, now)))
+    .where(and(inArray(loginLocks.subject, subjects(email, addressGroup(ip))), gt(loginLocks.until, now)))
     .all()
   return rows.length ? Math.max(...rows.map((r) => r.until)) : null
 }
@@ -46,27 +58,20 @@ function recordFailure(app: AppContext, email: string, ip: string): void {
       .run()
     app.db.delete(loginLocks).where(lt(loginLocks.until, now)).run()
     app.db.insert(loginFailures).values({ email, ip, at: now }).run()
-    const since = now - WINDOW_MS
-    const byEmail =
-      app.db
-        .select({ n: count() })
-        .from(loginFailures)
-        .where(and(eq(loginFailures.email, email), gt(loginFailures.at, since)))
-        .get()?.n ?? 0
-    const byIp =
-      app.db
-        .select({ n: count() })
-        .from(loginFailures)
-        .where(and(eq(loginFailures.ip, ip), gt(loginFailures.at, since)))
-        .get()?.n ?? 0
-    const lock = (subject: string) =>
+    const since = gt(loginFailures.at, now - WINDOW_MS)
+    const failures = (where: SQL | undefined) =>
+      app.db.select({ n: count() }).from(loginFailures).where(and(where, since)).get()?.n ?? 0
+    const lock = (subject: string, ms: number) =>
       app.db
         .insert(loginLocks)
-        .values({ subject, until: now + LOCK_MS })
-        .onConflictDoUpdate({ target: loginLocks.subject, set: { until: now + LOCK_MS } })
+        .values({ subject, until: now + ms })
+        .onConflictDoUpdate({ target: loginLocks.subject, set: { until: now + ms } })
         .run()
-    if (byEmail >= MAX_FAILURES) lock(`email:${email}`)
-    if (byIp >= MAX_FAILURES) lock(`ip:${ip}`)
+    const [pair, address, anyAddress] = subjects(email, ip)
+    if (failures(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip))) >= MAX_FAILURES)
+      lock(pair!, LOCK_MS)
+    if (failures(eq(loginFailures.ip, ip)) >= MAX_ADDRESS_FAILURES) lock(address!, LOCK_MS)
+    if (failures(eq(loginFailures.email, email)) >= EMAIL_BACKOFF_AFTER) lock(anyAddress!, EMAIL_BACKOFF_MS)
   })()
 }
 
@@ -74,9 +79,10 @@ export async function attemptLogin(
   app: AppContext,
   rawEmail: string,
   password: string,
-  ip: string,
+  address: string,
 ): Promise<LoginOutcome> {
   const email = rawEmail.trim().toLowerCase().slice(0, 254)
+  const ip = addressGroup(address)
   const until = lockedUntil(app, email, ip)
   if (until !== null) return { ok: false, reason: 'locked', until }
   const user = email
@@ -88,8 +94,12 @@ export async function attemptLogin(
     : undefined
   const ok = await verifyPassword(password.slice(0, 200), user?.hash ?? (await decoyHash()))
   if (user && ok) {
-    // A success clears this email's count (not the IP's: one good password must not reset a spray).
-    app.db.delete(loginFailures).where(eq(loginFailures.email, email)).run()
+    // A success clears this address's count for this email: not the email's count from other
+    // addresses (a distributed guess keeps its back-off), nor the address's (a spray goes on counting).
+    app.db
+      .delete(loginFailures)
+      .where(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))
+      .run()
     return { ok: true, userId: user.id }
   }
   recordFailure(app, email, ip)
