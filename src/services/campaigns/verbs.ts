@@ -105,5 +105,6 @@ export const campaignAudienceVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  run: (ctx, { id }) => campaignAudience(ctx, id),
+  prepare: (ctx, { id }) => campaignAudience(ctx, id),
+  run: (_ctx, _input, audience) => audience,
 })
