@@ -19,8 +19,8 @@ const READ_THREAD = import.meta.url.includes('/$bunfs/')
   ? new URL('./db/read-thread.ts', import.meta.url)
   : new URL('./read-thread.ts', import.meta.url)
 
-/** Threads per database: the machine's cores are shared with the server and its sends. */
-const MAX_THREADS = 2
+/** Threads per database: at least one core is left to the serving thread (and at most two used). */
+const MAX_THREADS = Math.max(1, Math.min(2, navigator.hardwareConcurrency - 1))
 /** How long past its budget a thread may take to report the stop before it is replaced. */
 const GRACE_MS = 500
 

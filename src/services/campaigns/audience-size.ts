@@ -30,3 +30,29 @@ export async function campaignAudience(ctx: Ctx, id: string) {
     throw err
   }
 }
+
+/** A segment audience counted before a launch: the count, or the refusal to raise where it is used. */
+export type CountedAudience = { total: number } | { refused: ServiceError } | null
+
+/**
+ * A segment campaign's audience counted on a read thread within the segment time budget, before
+ * the launch's transaction (null for a list campaign: its count is a maintained counter). A
+ * refusal (gone, too slow) is kept for the launch to raise after its own state checks.
+ */
+export async function countLaunchAudience(ctx: Ctx, id: string): Promise<CountedAudience> {
+  const c = findCampaignRow(ctx, id)
+  if (c.listId || !c.segmentId) return null
+  try {
+    const s = segmentOf(ctx, c)
+    const rules = {
+      clientId: c.clientId,
+      match: s.match,
+      groups: s.ruleGroups as RuleGroup[],
+      now: ctx.clock.now(),
+    }
+    return { total: await countSegment(ctx, rules) }
+  } catch (err) {
+    if (err instanceof ServiceError) return { refused: err }
+    throw err
+  }
+}
