@@ -80,6 +80,11 @@ export interface Config {
    */
   readonly loginRatePerMinute: number
   /**
+   * Milliseconds a segment count may take (create, update, the live estimate, the preview, the
+   * refresh job) before it is stopped with a 422 (HERALD_SEGMENT_COUNT_MS, default 5000).
+   */
+  readonly segmentCountMs: number
+  /**
    * Agent registration (DESIGN §5): HERALD_AGENT_AUTO_APPROVE=1 approves anonymous registrations
    * at once (evaluation only) for the default workspace, with the requested scopes ∩
    * HERALD_AGENT_ANONYMOUS_SCOPES (comma-separated; default every `*:read` scope).
@@ -334,6 +339,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       1,
       100_000,
     ),
+    segmentCountMs: int('HERALD_SEGMENT_COUNT_MS', env.HERALD_SEGMENT_COUNT_MS ?? '5000', 10, 600_000),
     agentAutoApprove: bool('HERALD_AGENT_AUTO_APPROVE', env.HERALD_AGENT_AUTO_APPROVE),
     agentAnonymousScopes: scopeList('HERALD_AGENT_ANONYMOUS_SCOPES', env.HERALD_AGENT_ANONYMOUS_SCOPES),
     idjagIssuers: issuerJwks('HERALD_IDJAG_ISSUERS', env.HERALD_IDJAG_ISSUERS),
@@ -400,6 +406,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   inboundSmtpPort: { env: 'HERALD_INBOUND_SMTP_PORT' },
   defaultFrom: { env: 'HERALD_DEFAULT_FROM' },
   loginRatePerMinute: { env: 'HERALD_LOGIN_RATE_PER_MINUTE' },
+  segmentCountMs: { env: 'HERALD_SEGMENT_COUNT_MS' },
   agentAutoApprove: { env: 'HERALD_AGENT_AUTO_APPROVE' },
   agentAnonymousScopes: { env: 'HERALD_AGENT_ANONYMOUS_SCOPES' },
   idjagIssuers: { env: 'HERALD_IDJAG_ISSUERS' },

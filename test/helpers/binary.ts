@@ -23,7 +23,7 @@ export function useBinary(prefix: string): BinaryFixture {
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
       // The same entry points as scripts/build.ts: the import's parse worker, the send thread and
-      // the WAL checkpoint thread.
+      // the WAL checkpoint thread and the read thread of bounded reads.
       [
         'bun',
         'build',
@@ -32,6 +32,7 @@ export function useBinary(prefix: string): BinaryFixture {
         join(root, 'src/services/imports/parse-worker.ts'),
         join(root, 'src/queue/send-thread.ts'),
         join(root, 'src/db/checkpoint-thread.ts'),
+        join(root, 'src/db/read-thread.ts'),
         '--outfile',
         binary,
       ],

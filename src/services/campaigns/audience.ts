@@ -28,7 +28,7 @@ export function countAudience(app: AppContext, c: CampaignRow): number {
   return estimateSize(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], app.clock.now())
 }
 
-function segmentOf(app: AppContext, c: CampaignRow) {
+export function segmentOf(app: AppContext, c: CampaignRow) {
   const s = app.db
     .select()
     .from(segments)

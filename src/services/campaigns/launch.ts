@@ -5,6 +5,7 @@ import { type CampaignRow, campaigns } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
+import type { CountedAudience } from './audience-size'
 import { assertSendable } from './content'
 import { findCampaignRow } from './manage'
 import { presentCampaign } from './present'
@@ -17,9 +18,18 @@ function assertReady(app: AppContext, c: CampaignRow): void {
   if (c.channel === 'email') resolveSender(app, c)
 }
 
-/** Moves a campaign into `sending`: the audience is counted now and copied by the worker. */
-function startSending(app: AppContext, c: CampaignRow, now: number): CampaignRow {
-  const total = countAudience(app, c)
+/**
+ * Moves a campaign into `sending`: the audience is counted now (or was, just before, off the
+ * event loop: `counted`) and copied by the worker.
+ */
+function startSending(
+  app: AppContext,
+  c: CampaignRow,
+  now: number,
+  counted: CountedAudience = null,
+): CampaignRow {
+  if (counted && 'refused' in counted) throw counted.refused
+  const total = counted ? counted.total : countAudience(app, c)
   return app.db
     .update(campaigns)
     .set({
@@ -48,7 +58,12 @@ const launched = (row: CampaignRow) => ({
  * paused → sending (resume where it stopped), or back to scheduled when it never started and
  * its time is still ahead.
  */
-export function launchCampaign(ctx: Ctx, id: string, input: { confirm: boolean }) {
+export function launchCampaign(
+  ctx: Ctx,
+  id: string,
+  input: { confirm: boolean },
+  counted: CountedAudience = null,
+) {
   const c = findCampaignRow(ctx, id)
   if (input.confirm !== true) throw invalidField('confirm', 'must be true to launch a campaign')
   assertTransition(c.status, 'launch')
@@ -70,7 +85,7 @@ export function launchCampaign(ctx: Ctx, id: string, input: { confirm: boolean }
       .where(eq(campaigns.id, id))
       .returning()
       .get()
-  } else row = startSending(ctx, c, now)
+  } else row = startSending(ctx, c, now, counted)
   ctx.workers.wake('send')
   return launched(row)
 }

@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
-import { campaignAudience } from './audience-size'
+import { campaignAudience, countLaunchAudience } from './audience-size'
 import {
   CampaignRef,
   CreateCampaignInput,
@@ -59,7 +59,8 @@ export const launchCampaignVerb = defineVerb({
   input: LaunchCampaignInput,
   mutates: true,
   destructive: true,
-  run: (ctx, { id, confirm }) => launchCampaign(ctx, id, { confirm }),
+  prepare: (ctx, { id }) => countLaunchAudience(ctx, id),
+  run: (ctx, { id, confirm }, counted) => launchCampaign(ctx, id, { confirm }, counted),
 })
 
 export const pauseCampaignVerb = defineVerb({
@@ -105,5 +106,6 @@ export const campaignAudienceVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  run: (ctx, { id }) => campaignAudience(ctx, id),
+  prepare: (ctx, { id }) => campaignAudience(ctx, id),
+  run: (_ctx, _input, audience) => audience,
 })

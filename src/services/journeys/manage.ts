@@ -19,6 +19,7 @@ import { notFound, validationFailed } from '../../errors'
 import type { JourneyStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { isTimeZone } from '../contacts/normalize'
+import { segmentCostErrors } from '../segments/cost'
 import { compileSegment, type RuleGroup } from '../segments/rules'
 import { stateMachine, type Transition } from '../states'
 import { checkGraph, type GraphRefs } from './graph'
@@ -75,7 +76,10 @@ export function graphRefs(db: Db, clientId: string, now: number): GraphRefs {
     segment: owned(segments),
     webhook: owned(webhooks),
     campaign: owned(campaigns),
-    rules: (match, groups) => compileSegment(match, groups as RuleGroup[], { now, listExists }).errors,
+    rules: (match, groups) => {
+      const errors = compileSegment(match, groups as RuleGroup[], { now, listExists }).errors
+      return errors.length ? errors : segmentCostErrors(groups)
+    },
     timeZone: isTimeZone,
   }
 }

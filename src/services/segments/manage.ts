@@ -1,15 +1,16 @@
-import { and, count, desc, eq, sql } from 'drizzle-orm'
+import { and, count, eq, inArray, sql } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { type PageRequest, paginate } from '../../db/paginate'
-import { contacts, lists, type SegmentRow, segments } from '../../db/schema'
+import { DEFAULT_LIMIT, type PageRequest, pageFrom, paginate } from '../../db/paginate'
+import { type ContactRow, contacts, lists, type SegmentRow, segments } from '../../db/schema'
 import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { notFound, validationFailed } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import { presentContact } from '../contacts/present'
-import type { EstimateSegmentInput, SegmentInput } from './inputs'
+import type { SegmentInput } from './inputs'
 import { compileSegment, type RuleGroup } from './rules'
+import type { Sized } from './sizing'
 
 export function presentSegment(row: SegmentRow) {
   return {
@@ -61,11 +62,11 @@ export function findSegmentRow(ctx: Ctx, id: string) {
   return row
 }
 
-export function createSegment(ctx: Ctx, input: SegmentInput, clientIdParam?: string) {
+/** Stores a new segment with the size counted before (./sizing.ts). */
+export function createSegment(ctx: Ctx, input: SegmentInput, sized: Sized, clientIdParam?: string) {
   const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
   const match = input.match ?? 'all'
-  const size = estimateSize(ctx.db, clientId, match, input.rule_groups, now)
   const row = ctx.db
     .insert(segments)
     .values({
@@ -74,8 +75,8 @@ export function createSegment(ctx: Ctx, input: SegmentInput, clientIdParam?: str
       name: input.name,
       match,
       ruleGroups: input.rule_groups,
-      estimatedSize: size,
-      estimatedAt: now,
+      estimatedSize: sized.size,
+      estimatedAt: sized.at,
       createdAt: now,
       updatedAt: now,
     })
@@ -84,20 +85,20 @@ export function createSegment(ctx: Ctx, input: SegmentInput, clientIdParam?: str
   return presentSegment(row)
 }
 
-export function updateSegment(ctx: Ctx, id: string, patch: Partial<SegmentInput>) {
+/** Updates a segment; `sized` is the new size when its rules changed, null when they did not. */
+export function updateSegment(ctx: Ctx, id: string, patch: Partial<SegmentInput>, sized: Sized | null) {
   const current = findSegmentRow(ctx, id)
   const now = ctx.clock.now()
   const match = patch.match ?? current.match
   const groups = patch.rule_groups ?? (current.ruleGroups as RuleGroup[])
-  const size = estimateSize(ctx.db, current.clientId, match, groups, now)
   const row = ctx.db
     .update(segments)
     .set({
       name: patch.name ?? current.name,
       match,
       ruleGroups: groups,
-      estimatedSize: size,
-      estimatedAt: now,
+      estimatedSize: sized ? sized.size : current.estimatedSize,
+      estimatedAt: sized ? sized.at : current.estimatedAt,
       updatedAt: now,
     })
     .where(eq(segments.id, id))
@@ -119,55 +120,44 @@ export function deleteSegment(ctx: Ctx, id: string) {
   return { id, deleted: true }
 }
 
-/** The contacts the segment matches now (preview), paginated like any list. */
-export function segmentContacts(ctx: Ctx, id: string, page: PageRequest) {
-  const s = findSegmentRow(ctx, id)
-  const where = segmentCondition(ctx.db, s.clientId, s.match, s.ruleGroups as RuleGroup[], ctx.clock.now())
-  return paginate(ctx.db, ctx.secretKey, contacts, contacts.id, where, page, presentContact)
+/** One page of the contacts the segment matches now (preview), from ids read by ./sizing.ts. */
+export function segmentContacts(ctx: Ctx, page: PageRequest, found: { ids: string[]; total: number }) {
+  const rows = contactsByIds(ctx, found.ids)
+  return pageFrom(ctx.secretKey, rows, page.limit ?? DEFAULT_LIMIT, {
+    collection: 'contacts',
+    position: (row) => row.id,
+    present: presentContact,
+    total: found.total,
+    query: page,
+  })
 }
 
-/** Scheduled job: recompute every segment's estimated_size. One segment per transaction. */
-export function refreshSegmentSizes(ctx: AppContext): number {
-  const all = ctx.db
-    .select({
-      id: segments.id,
-      clientId: segments.clientId,
-      match: segments.match,
-      ruleGroups: segments.ruleGroups,
-    })
-    .from(segments)
-    .all()
-  for (const s of all) {
-    const now = ctx.clock.now()
-    try {
-      const size = estimateSize(ctx.db, s.clientId, s.match, s.ruleGroups as RuleGroup[], now)
-      ctx.db
-        .update(segments)
-        .set({ estimatedSize: size, estimatedAt: now })
-        .where(eq(segments.id, s.id))
-        .run()
-    } catch (err) {
-      // A segment whose list was deleted no longer compiles; keep its last estimate.
-      ctx.log.warn('segment refresh skipped', { segment_id: s.id, error: (err as Error).message })
-    }
-  }
-  return all.length
+/** Stores the sizes the refresh job counted (./sizing.ts); a segment deleted since is skipped. */
+export function storeSegmentSizes(ctx: AppContext, sizes: Map<string, Sized>): number {
+  for (const [id, sized] of sizes)
+    ctx.db
+      .update(segments)
+      .set({ estimatedSize: sized.size, estimatedAt: sized.at })
+      .where(eq(segments.id, id))
+      .run()
+  return sizes.size
 }
 
-/**
- * The size of rules not saved yet (the portal's live estimate while editing) and the newest few
- * contacts they match: the same compiled condition as create and the refresh job.
- */
-export function estimateSegment(ctx: Ctx, input: EstimateSegmentInput, sampleSize = 5) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
-  const where = segmentCondition(ctx.db, clientId, input.match ?? 'all', input.rule_groups, ctx.clock.now())
-  const estimated = ctx.db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0
-  const sample = ctx.db
-    .select()
-    .from(contacts)
-    .where(where)
-    .orderBy(desc(contacts.id))
-    .limit(sampleSize)
-    .all()
-  return { estimated_size: estimated, sample: sample.map(presentContact) }
+/** The live estimate's answer: the size and the sample contacts, counted by ./sizing.ts. */
+export function estimateSegment(ctx: Ctx, found: { size: number; ids: string[] }) {
+  return { estimated_size: found.size, sample: contactsByIds(ctx, found.ids).map(presentContact) }
+}
+
+/** The contacts of `ids` (by primary key), in the order given. */
+function contactsByIds(ctx: Ctx, ids: string[]): ContactRow[] {
+  if (ids.length === 0) return []
+  const byId = new Map(
+    ctx.db
+      .select()
+      .from(contacts)
+      .where(inArray(contacts.id, ids))
+      .all()
+      .map((r) => [r.id, r]),
+  )
+  return ids.flatMap((id) => byId.get(id) ?? [])
 }

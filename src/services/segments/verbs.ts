@@ -1,5 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
+import { segmentCostErrors } from './cost'
 import {
   CreateSegmentInput,
   EstimateSegmentInput,
@@ -14,11 +15,12 @@ import {
   estimateSegment,
   getSegment,
   listSegments,
-  refreshSegmentSizes,
   segmentContacts,
+  storeSegmentSizes,
   updateSegment,
 } from './manage'
 import { compileSegment, type RuleGroup } from './rules'
+import { previewPage, sizeAllSegments, sizeNewSegment, sizeSegmentUpdate, sizeUnsaved } from './sizing'
 
 export const listSegmentsVerb = defineVerb({
   name: 'segments.list',
@@ -29,11 +31,16 @@ export const listSegmentsVerb = defineVerb({
 })
 
 /**
- * The rules' own errors (unknown field or operator, bad values), reported with the schema's;
- * list references are checked when the segment is saved.
+ * The rules' own errors (unknown field or operator, bad values) and their cost over the limit,
+ * reported with the schema's; list references are checked when the segment is counted.
  */
-const ruleErrors = (groups: RuleGroup[] | undefined) =>
-  groups ? compileSegment('all', groups, { now: 0, listExists: () => true }).errors : []
+const ruleErrors = (groups: RuleGroup[] | undefined) => {
+  if (!groups) return []
+  const errors = compileSegment('all', groups, { now: 0, listExists: () => true }).errors
+  return errors.length ? errors : segmentCostErrors(groups)
+}
+
+/** Segments sized when saved: the count runs on a read thread within its time budget (./count.ts). */
 
 export const createSegmentVerb = defineVerb({
   name: 'segments.create',
@@ -41,7 +48,8 @@ export const createSegmentVerb = defineVerb({
   input: CreateSegmentInput,
   mutates: true,
   check: (input) => ruleErrors(input.rule_groups),
-  run: (ctx, { client_id, ...fields }) => createSegment(ctx, fields, client_id),
+  prepare: (ctx, { client_id, ...fields }) => sizeNewSegment(ctx, fields, client_id),
+  run: (ctx, { client_id, ...fields }, sized) => createSegment(ctx, fields, sized, client_id),
 })
 
 export const getSegmentVerb = defineVerb({
@@ -58,7 +66,8 @@ export const updateSegmentVerb = defineVerb({
   input: UpdateSegmentInput,
   mutates: true,
   check: (input) => ruleErrors(input.rule_groups),
-  run: (ctx, { id, ...patch }) => updateSegment(ctx, id, patch),
+  prepare: (ctx, { id, ...patch }) => sizeSegmentUpdate(ctx, id, patch),
+  run: (ctx, { id, ...patch }, sized) => updateSegment(ctx, id, patch, sized),
 })
 
 export const deleteSegmentVerb = defineVerb({
@@ -75,7 +84,8 @@ export const segmentContactsVerb = defineVerb({
   scope: 'any',
   input: SegmentContactsInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => segmentContacts(ctx, id, page),
+  prepare: (ctx, { id, ...page }) => previewPage(ctx, id, page),
+  run: (ctx, { id: _id, ...page }, found) => segmentContacts(ctx, page, found),
 })
 
 /** Recomputes every segment's estimated_size (a scheduled job). */
@@ -84,7 +94,8 @@ export const refreshSegmentSizesVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => ({ refreshed: refreshSegmentSizes(ctx) }),
+  prepare: (ctx) => sizeAllSegments(ctx),
+  run: (ctx, _input, sizes) => ({ refreshed: storeSegmentSizes(ctx, sizes) }),
 })
 
 /**
@@ -97,5 +108,6 @@ export const estimateSegmentVerb = defineVerb({
   input: EstimateSegmentInput,
   mutates: false,
   check: (input) => ruleErrors(input.rule_groups),
-  run: (ctx, input) => estimateSegment(ctx, input),
+  prepare: (ctx, input) => sizeUnsaved(ctx, input, 5),
+  run: (ctx, _input, found) => estimateSegment(ctx, found),
 })
