@@ -22,8 +22,8 @@ export function useBinary(prefix: string): BinaryFixture {
     if (binary) return
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
-      // The same entry points as scripts/build.ts: the import's parse worker, the send thread and
-      // the WAL checkpoint thread.
+      // The same entry points as scripts/build.ts: the import's parse worker, the send thread, the
+      // render thread and the WAL checkpoint thread.
       [
         'bun',
         'build',
@@ -31,6 +31,7 @@ export function useBinary(prefix: string): BinaryFixture {
         join(root, 'src/main.ts'),
         join(root, 'src/services/imports/parse-worker.ts'),
         join(root, 'src/queue/send-thread.ts'),
+        join(root, 'src/services/templates/render-thread.ts'),
         join(root, 'src/db/checkpoint-thread.ts'),
         '--outfile',
         binary,
