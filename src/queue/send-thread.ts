@@ -2,7 +2,8 @@ import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { createProvider } from '../channels/registry'
 import { type Channel, type ChannelFeedback, type ChannelProvider, ProviderError } from '../channels/types'
 import type { Config } from '../config'
-import { compileTemplate } from '../services/templates/render'
+import { TemplateLimitError } from '../services/templates/bounds'
+import { type CompiledTemplate, compileTemplate } from '../services/templates/render'
 import { type Composed, type ComposePlan, composeMessage } from './compose'
 import { sendWithin } from './deadline'
 import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-thread-protocol'
@@ -21,7 +22,8 @@ interface Setup {
   providers: Partial<Record<Channel, ChannelProvider>>
 }
 let setup: Setup | null = null
-const plans = new Map<number, ComposePlan | Error>()
+type ThreadPlan = ComposePlan & { compiled: CompiledTemplate }
+const plans = new Map<number, ThreadPlan | Error>()
 
 // Providers that run off the main thread report nothing after the send (no status callbacks,
 // no simulated traffic): their feedback has nowhere to go from here.
@@ -61,7 +63,7 @@ function keyOf(pem: string): KeyObject {
   return key
 }
 
-const planOf = (spec: PlanSpec): ComposePlan => ({
+const planOf = (spec: PlanSpec): ThreadPlan => ({
   channel: spec.channel,
   compiled: compileTemplate(spec.content),
   variables: spec.variables,
@@ -100,7 +102,10 @@ async function run(s: Setup, job: SendJob): Promise<JobAnswer> {
       provider.callback?.path ?? null,
     )
   } catch (err) {
-    return { job: job.job, kind: 'unrenderable', error: (err as Error).message }
+    // Liquid checks the send budget between nodes here; the pool's watchdog ends a thread that
+    // owes an answer far longer.
+    const error = err instanceof TemplateLimitError ? `${err.field}: ${err.message}` : (err as Error).message
+    return { job: job.job, kind: 'unrenderable', error }
   }
   try {
     const r = await sendWithin(provider, composed.outgoing, s.config.sendTimeoutMs)
