@@ -25,8 +25,12 @@ const RENDER_THREAD = import.meta.url.includes('/$bunfs/')
 
 /** Parsing and CSS inlining, before the render's own budget starts. */
 const COMPILE_ALLOWANCE_MS = 2_000
-/** Past the budget, Liquid's own check usually answers first; the thread is ended after this. */
-const GRACE_MS = 25
+/**
+ * Liquid's own check stops most renders at the budget and the thread lives on; one that has not
+ * answered this long after it (a filter Liquid cannot interrupt) is ended. The margin also keeps
+ * a thread that was merely not scheduled on a loaded machine from being ended for it.
+ */
+const graceOf = (budgetMs: number) => Math.max(100, budgetMs / 2)
 /** How long a version that ran out of time is refused without rendering. */
 const SLOW_MEMORY_MS = 10 * 60_000
 const SLOW_MEMORY_MAX = 500
@@ -171,7 +175,7 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
         ? 5
         : phase === PHASE_COMPILING
           ? compilingSince + COMPILE_ALLOWANCE_MS - now
-          : renderingSince + budget + GRACE_MS - now
+          : renderingSince + budget + graceOf(budget) - now
     if (left > 0) {
       slot.timer = setTimeout(() => watch(slot), left)
       return
@@ -191,7 +195,7 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
       if (!job) return
       best.jobs.push(job)
       best.worker.postMessage({ type: 'render', job: job.id, ...job.request } satisfies ToRenderThread)
-      best.timer ??= setTimeout(() => watch(best), job.request.budgetMs + GRACE_MS)
+      best.timer ??= setTimeout(() => watch(best), job.request.budgetMs + graceOf(job.request.budgetMs))
     }
   }
 
