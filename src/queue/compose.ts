@@ -3,19 +3,14 @@ import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { trackLinks } from '../lib/html-links'
 import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
-import {
-  type CompiledTemplate,
-  type RenderedMessage,
-  type RenderVariables,
-  renderCompiled,
-} from '../services/templates/render'
+import type { RenderedMessage, RenderVariables } from '../services/templates/render'
 import { contactVariables } from '../services/templates/variables'
 import type { SendPlan } from './plan'
 
 // One recipient's message: the template rendered with their data, every link wrapped in a
 // signed click token, an open pixel, and (bulk mail) the List-Unsubscribe headers of RFC 2369 / 8058.
-// It needs no database: the send threads (send-thread.ts) compose with it too. The main thread
-// never renders: its sends render on the render pool and compose the result here.
+// It needs no database: the send threads (send-thread.ts) compose with it too. Neither renders:
+// the render pool does, and its result is composed here.
 
 /** The settings composition reads. */
 export type ComposeSettings = Pick<Config, 'publicUrl' | 'inboundDomain'>
@@ -54,29 +49,6 @@ export function recipientVariables(
     contact: contactVariables(contact),
     unsubscribe_url: linkOf(settings.publicUrl, key, message)('unsubscribe'),
   }
-}
-
-/** Renders (on this thread) and composes: what a send thread does with each message. */
-export function composeMessage(
-  settings: ComposeSettings,
-  key: Buffer,
-  plan: ComposePlan & { compiled: CompiledTemplate },
-  message: Pick<MessageRow, 'id' | 'clientId' | 'to'>,
-  contact: ContactRow,
-  callbackPath: string | null,
-): Composed {
-  const variables = recipientVariables(settings, key, plan, message, contact)
-  const rendered = renderCompiled(plan.compiled, variables)
-  return composeRendered(
-    settings,
-    key,
-    plan,
-    message,
-    contact,
-    callbackPath,
-    rendered,
-    variables.unsubscribe_url!,
-  )
 }
 
 /** One recipient's message from its rendered template. */

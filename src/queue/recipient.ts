@@ -15,8 +15,8 @@ import { createRateBucket, createWindowLimits } from './throttle'
 
 // One claimed message: the checks made at send time (its source still sending, client,
 // contact status, suppression, limits), then a task that renders it and hands it to the
-// channel's provider, here or (channels the send threads serve) on a send thread. Messages sent
-// from here are rendered on the render pool.
+// channel's provider, here or (channels the send threads serve) on a send thread. Every message
+// is rendered on the render pool first.
 
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
@@ -104,18 +104,20 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       const now = source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
       const keepContent = provider.capabilities.storesContent
-      if (threads?.serves(channel)) {
-        const r = await threads.send(plan, m, contact, keepContent)
-        if (r.kind === 'sent') return sent(provider, r, r.composed, keepContent)
-        if (r.kind === 'refused') return refused(provider, m, r.error, r.retryable)
-        if (r.kind === 'unrenderable') return unrenderable(r.error)
-        return { kind: 'abandoned' } // the thread died: the message keeps its lease
-      }
-
-      // Rendered on the render pool, within the send budget: never on this thread.
+      // Rendered on the render pool, within the send budget: never on this thread, nor on a send
+      // thread (a render that runs away there would hold that thread's sends).
       const variables = recipientVariables(app.config, options.key, plan, m, contact)
       const r = await renderer.render({ content: plan.content, variables, budgetMs: SEND_BUDGET_MS })
       if (!r.ok) return unrenderable(r.field ? `${r.field}: ${r.message}` : r.message)
+      const unsubscribeUrl = variables.unsubscribe_url!
+      if (threads?.serves(channel)) {
+        const t = await threads.send(plan, m, contact, keepContent, r.rendered, unsubscribeUrl)
+        if (t.kind === 'sent') return sent(provider, t, t.composed, keepContent)
+        if (t.kind === 'refused') return refused(provider, m, t.error, t.retryable)
+        if (t.kind === 'unrenderable') return unrenderable(t.error)
+        return { kind: 'abandoned' } // the thread died: the message keeps its lease
+      }
+
       let composed: Composed
       try {
         composed = composeRendered(
@@ -126,7 +128,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
           contact,
           provider.callback?.path ?? null,
           r.rendered,
-          variables.unsubscribe_url!,
+          unsubscribeUrl,
         )
       } catch (err) {
         return unrenderable((err as Error).message)
