@@ -93,12 +93,14 @@ function countingEmitter(bounds: RenderBounds): Emitter {
 export function boundEngine(engine: Liquid) {
   const renderer = engine.renderer
   const renderTemplates = renderer.renderTemplates.bind(renderer)
-  renderer.renderTemplates = function* (templates: Template[], ctx: Context, emitter?: Emitter) {
+  // Counts when a block is about to render and hands back Liquid's own generator (no generator
+  // of its own per block: this is the hot path of every render).
+  renderer.renderTemplates = ((templates: Template[], ctx: Context, emitter?: Emitter) => {
     const bounds = (ctx.globals as { [BOUNDS]?: RenderBounds } | undefined)?.[BOUNDS]
     if (bounds) {
       bounds.block()
       emitter ??= countingEmitter(bounds)
     }
-    return yield* renderTemplates(templates, ctx, emitter as never)
-  } as typeof renderer.renderTemplates
+    return renderTemplates(templates, ctx, emitter as never)
+  }) as typeof renderer.renderTemplates
 }
