@@ -6,6 +6,7 @@ import {
   PHASE_COMPILING,
   PHASE_IDLE,
   type RenderAnswer,
+  type RenderJob,
   type RenderRequest,
   type ToRenderThread,
 } from './render-protocol'
@@ -98,15 +99,16 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
     const shared = new SharedArrayBuffer(4 * Float64Array.BYTES_PER_ELEMENT)
     const slot: Slot = { worker, state: new Float64Array(shared), ready: false, jobs: [], timer: null }
     slot.state[0] = PHASE_IDLE
-    worker.onmessage = (e: MessageEvent<FromRenderThread>) => {
-      const m = e.data
+    worker.onmessage = (e: MessageEvent<string | FromRenderThread>) => {
+      const m = typeof e.data === 'string' ? (JSON.parse(e.data) as FromRenderThread) : e.data
       if (m.type === 'ready') {
         slot.ready = true
         startFailures = 0
       } else {
-        const { job: id, ...result } = m.answer
-        const at = slot.jobs.findIndex((j) => j.id === id)
-        if (at >= 0) settle(slot.jobs.splice(at, 1)[0]!, result)
+        for (const { job: id, ...result } of m.answers) {
+          const at = slot.jobs.findIndex((j) => j.id === id)
+          if (at >= 0) settle(slot.jobs.splice(at, 1)[0]!, result)
+        }
         if (slot.jobs.length === 0 && slot.timer) {
           clearTimeout(slot.timer)
           slot.timer = null
@@ -184,19 +186,37 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
     replace(slot, tookTooLong(budget), true)
   }
 
+  /** Hands queued jobs to the least busy threads, each thread's share in one message. */
   function dispatch() {
+    const batches = new Map<Slot, RenderJob[]>()
     for (;;) {
       let best: Slot | null = null
       for (const slot of slots)
         if (slot.ready && slot.jobs.length < depth && (!best || slot.jobs.length < best.jobs.length))
           best = slot
-      if (!best) return
+      if (!best) break
       const job = takeJob()
-      if (!job) return
+      if (!job) break
       best.jobs.push(job)
-      best.worker.postMessage({ type: 'render', job: job.id, ...job.request } satisfies ToRenderThread)
-      best.timer ??= setTimeout(() => watch(best), job.request.budgetMs + graceOf(job.request.budgetMs))
+      const batch = batches.get(best)
+      if (batch) batch.push({ job: job.id, ...job.request })
+      else batches.set(best, [{ job: job.id, ...job.request }])
+      const slot = best
+      slot.timer ??= setTimeout(() => watch(slot), job.request.budgetMs + graceOf(job.request.budgetMs))
     }
+    for (const [slot, jobs] of batches)
+      slot.worker.postMessage({ type: 'render', jobs } satisfies ToRenderThread)
+  }
+
+  // Renders asked for in one turn are dispatched together at its end.
+  let dispatching = false
+  function dispatchSoon() {
+    if (dispatching) return
+    dispatching = true
+    queueMicrotask(() => {
+      dispatching = false
+      dispatch()
+    })
   }
 
   /** The next job to run; jobs of a version that recently ran out of time are answered at once. */
@@ -227,7 +247,7 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
       if (known) return Promise.resolve(known)
       return new Promise<RenderResult>((resolve) => {
         queue.push({ id: ++jobs, request, resolve })
-        dispatch()
+        dispatchSoon()
       })
     },
     ended: () => ended,

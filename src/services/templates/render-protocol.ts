@@ -2,7 +2,9 @@ import type { TemplateField } from './bounds'
 import type { RenderableTemplate, RenderedMessage } from './render'
 
 // The messages between the render pool (render-pool.ts, main thread) and a render thread
-// (render-thread.ts). Everything is structured-cloned: plain data.
+// (render-thread.ts). Jobs and answers travel as JSON text (template variables are JSON data):
+// a string crosses threads several times cheaper than the structured clone of the same objects,
+// and the main thread pays that cost for every message sent.
 
 /** A stored version (id and updatedAt: compiled once per thread) or a draft (compiled per render). */
 export type RenderContent = Omit<RenderableTemplate, 'id' | 'updatedAt'> & { id?: string; updatedAt?: number }
@@ -25,9 +27,14 @@ export type ToRenderThread =
    * The thread's state (a Float64Array over it): [phase, compiling since, rendering since, job]
    * (times from Date.now()).
    */
-  { type: 'init'; state: SharedArrayBuffer } | ({ type: 'render'; job: number } & RenderRequest)
+  | { type: 'init'; state: SharedArrayBuffer }
+  /** Jobs queued in one turn of the main thread, posted together and run in order. */
+  | { type: 'render'; jobs: RenderJob[] }
 
-export type FromRenderThread = { type: 'ready' } | { type: 'answer'; answer: RenderAnswer }
+export type RenderJob = { job: number } & RenderRequest
+
+/** Answers go back a few milliseconds' worth at a time. */
+export type FromRenderThread = { type: 'ready' } | { type: 'answers'; answers: RenderAnswer[] }
 
 /** Phases of the shared state: a field's index while rendering it. */
 export const FIELDS: readonly TemplateField[] = ['subject', 'body_html', 'body_text']

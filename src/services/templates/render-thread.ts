@@ -3,9 +3,12 @@ import { type TemplateField, TemplateLimitError } from './bounds'
 import { compileContent, compileTemplate, type RenderableTemplate, renderCompiled } from './render'
 import {
   FIELDS,
+  type FromRenderThread,
   PHASE_COMPILING,
   PHASE_IDLE,
   type RenderAnswer,
+  type RenderContent,
+  type RenderJob,
   type ToRenderThread,
 } from './render-protocol'
 
@@ -27,8 +30,8 @@ function setPhase(phase: number, job = 0) {
   else if (phase === PHASE_IDLE) state[2] = 0
 }
 
-function compile(content: ToRenderThread & { type: 'render' }) {
-  const c = content.content
+/** A stored version is compiled once per thread; a draft (no version) every time, uncached. */
+function compile(c: RenderContent) {
   return c.id !== undefined && c.updatedAt !== undefined
     ? compileTemplate(c as RenderableTemplate)
     : compileContent(c)
@@ -37,11 +40,11 @@ function compile(content: ToRenderThread & { type: 'render' }) {
 const liquidMessage = (err: LiquidError) =>
   `The template failed to render: ${err.message.replace(/, line:(\d+), col:(\d+)$/, ' (line $1, column $2)')}`
 
-function run(m: ToRenderThread & { type: 'render' }): RenderAnswer {
+function run(m: RenderJob): RenderAnswer {
   let field: TemplateField | null = null
   try {
     setPhase(PHASE_COMPILING, m.job)
-    const compiled = compile(m)
+    const compiled = compile(m.content)
     const missing = m.missing ? new Set<string>() : undefined
     const rendered = renderCompiled(compiled, m.variables as never, missing, m.budgetMs, (f) => {
       field = f
@@ -70,13 +73,26 @@ function warm() {
   renderCompiled(compiled, { contact: { first_name: 'A' } })
 }
 
-self.onmessage = (event: MessageEvent<ToRenderThread>) => {
-  const m = event.data
+self.onmessage = (event: MessageEvent<string | ToRenderThread>) => {
+  const m = typeof event.data === 'string' ? (JSON.parse(event.data) as ToRenderThread) : event.data
   if (m.type === 'init') {
     state = new Float64Array(m.state)
     warm()
-    self.postMessage({ type: 'ready' })
+    self.postMessage({ type: 'ready' } satisfies FromRenderThread)
     return
   }
-  self.postMessage({ type: 'answer', answer: run(m) })
+  // Answers of a batch go back together, and at least every 2 ms: one slow job does not hold
+  // the answers of the jobs before it.
+  let answers: RenderAnswer[] = []
+  let since = performance.now()
+  const flush = () => {
+    self.postMessage(JSON.stringify({ type: 'answers', answers } satisfies FromRenderThread))
+    answers = []
+    since = performance.now()
+  }
+  for (const job of m.jobs) {
+    answers.push(run(job))
+    if (performance.now() - since > 2) flush()
+  }
+  if (answers.length > 0) flush()
 }

@@ -5,10 +5,10 @@ import type { TemplateChannel } from '../../lib/enums'
 import { BOUNDS, OUTPUT_LIMITS, RenderBounds, type TemplateField, TemplateLimitError } from './bounds'
 import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
 
-// The render path the campaign engine calls once per recipient. Everything that does not
-// depend on the recipient — CSS inlining, Liquid parsing — happens once per template version
-// and is cached; a render is then one Liquid pass per part (plus html-to-text when the
-// template has no text body of its own).
+// The render path, called once per recipient on a render thread (render-pool.ts), never on the
+// main thread. Everything that does not depend on the recipient — CSS inlining, Liquid parsing
+// — happens once per template version and is cached (per thread); a render is then one Liquid
+// pass per part (plus html-to-text when the template has no text body of its own).
 
 // juice (with cheerio) and html-to-text are loaded on first use, not at start: a template
 // without a <style> block never needs juice, one with a text body never needs html-to-text, and
