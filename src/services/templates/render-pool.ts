@@ -13,8 +13,8 @@ import {
 
 // Templates render on warm worker threads, never on the main thread: a render that runs past
 // its time budget (a loop Liquid cannot interrupt, a filter over a huge string) holds only its
-// thread, which the pool ends and replaces. Each thread renders one job at a time and keeps the
-// compiled templates it has seen.
+// thread, which the pool ends and replaces. Each thread runs its jobs one after another and
+// keeps the compiled templates it has seen.
 
 /**
  * The thread's module. From source it sits next to this one; in the executable it is an entry
@@ -205,7 +205,7 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
       slot.timer ??= setTimeout(() => watch(slot), job.request.budgetMs + graceOf(job.request.budgetMs))
     }
     for (const [slot, jobs] of batches)
-      slot.worker.postMessage({ type: 'render', jobs } satisfies ToRenderThread)
+      slot.worker.postMessage(JSON.stringify({ type: 'render', jobs } satisfies ToRenderThread))
   }
 
   // Renders asked for in one turn are dispatched together at its end.
@@ -273,7 +273,7 @@ export const previewRenderer = (): RenderPool => {
   return previews
 }
 
-/** The threads that render the messages the main thread sends (providers not on send threads). */
+/** The threads that render every message sent (the send threads only compose and send them). */
 export const sendRenderer = (): RenderPool => {
   sends ??= createRenderPool({ size: defaultSize(), depth: 32, rememberSlow: true })
   return sends
