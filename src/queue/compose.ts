@@ -3,20 +3,21 @@ import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { trackLinks } from '../lib/html-links'
 import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
-import { type RenderedMessage, renderCompiled } from '../services/templates/render'
+import type { RenderedMessage, RenderVariables } from '../services/templates/render'
 import { contactVariables } from '../services/templates/variables'
 import type { SendPlan } from './plan'
 
 // One recipient's message: the template rendered with their data, every link wrapped in a
 // signed click token, an open pixel, and (bulk mail) the List-Unsubscribe headers of RFC 2369 / 8058.
-// It needs no database: the send threads (send-thread.ts) compose with it too.
+// It needs no database: the send threads (send-thread.ts) compose with it too. Neither renders:
+// the render pool does, and its result is composed here.
 
 /** The settings composition reads. */
 export type ComposeSettings = Pick<Config, 'publicUrl' | 'inboundDomain'>
 /** What composition reads of a plan (a send thread rebuilds these from a PlanSpec). */
 export type ComposePlan = Pick<
   SendPlan,
-  'channel' | 'compiled' | 'variables' | 'idDomain' | 'bulk' | 'sender' | 'dkim' | 'headers'
+  'channel' | 'variables' | 'idDomain' | 'bulk' | 'sender' | 'dkim' | 'headers'
 >
 
 export interface Composed {
@@ -30,7 +31,28 @@ export interface Composed {
 /** The RFC 5322 Message-ID of an outbox row: derived from its id, so every retry carries the same. */
 export const rfcMessageId = (outboxId: string, domain: string) => `<${outboxId}@${domain}>`
 
-export function composeMessage(
+const linkOf =
+  (base: string, key: Buffer, message: Pick<MessageRow, 'id' | 'clientId'>) =>
+  (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
+    `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
+
+/** What one recipient's render reads: the plan's variables, the contact and their unsubscribe link. */
+export function recipientVariables(
+  settings: ComposeSettings,
+  key: Buffer,
+  plan: Pick<ComposePlan, 'variables'>,
+  message: Pick<MessageRow, 'id' | 'clientId'>,
+  contact: ContactRow,
+): RenderVariables {
+  return {
+    ...plan.variables,
+    contact: contactVariables(contact),
+    unsubscribe_url: linkOf(settings.publicUrl, key, message)('unsubscribe'),
+  }
+}
+
+/** One recipient's message from its rendered template. */
+export function composeRendered(
   settings: ComposeSettings,
   key: Buffer,
   plan: ComposePlan,
@@ -38,16 +60,12 @@ export function composeMessage(
   contact: ContactRow,
   /** The provider's callback path, where it reports delivery (text channels). */
   callbackPath: string | null,
+  rendered: RenderedMessage,
+  /** The recipient's link, as their render printed it (recipientVariables made it). */
+  unsubscribeUrl: string,
 ): Composed {
   const base = settings.publicUrl
-  const link = (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
-    `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
-  const unsubscribeUrl = link('unsubscribe')
-  const rendered = renderCompiled(plan.compiled, {
-    ...plan.variables,
-    contact: contactVariables(contact),
-    unsubscribe_url: unsubscribeUrl,
-  })
+  const link = linkOf(base, key, message)
   const messageId = rfcMessageId(message.id, plan.idDomain)
 
   if (plan.channel !== 'email') {

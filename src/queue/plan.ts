@@ -4,19 +4,18 @@ import type { Outbox } from '../db/outbox'
 import type { ResolvedSender } from '../services/campaigns/sender'
 import { type WarmupPlan, warmupFor } from '../services/deliverability/warmup'
 import { dkimForSender } from '../services/domains/dkim'
-import { type CompiledTemplate, compileTemplate, type RenderableTemplate } from '../services/templates/render'
+import type { RenderableTemplate } from '../services/templates/render'
 import { clientVariables } from '../services/templates/variables'
 
 // What is the same for every message a source sends with one content (a campaign's, a
-// template's), worked out once and reused: compiled content, sender, DKIM key, variables.
+// template's), worked out once and reused: content, sender, DKIM key, variables.
 // Sources cache their plans for a few seconds, so a changed sender or domain is picked up
 // without a restart.
 
 export interface SendPlan {
   channel: Channel
-  /** The content `compiled` was made from (a send thread compiles it again, once). */
+  /** The content to render: compiled and rendered off the main thread (render pool, send threads). */
   content: RenderableTemplate
-  compiled: CompiledTemplate
   sender: ResolvedSender | null
   dkim: DkimSigning | null
   /** The signing domain's warm-up (a daily cap), when it is new and its mail reaches real inboxes. */
@@ -62,7 +61,6 @@ export function createPlanner(
     return {
       channel: input.channel,
       content: input.content,
-      compiled: compileTemplate(input.content),
       clientSuspended: client.status !== 'active',
       sender,
       dkim,

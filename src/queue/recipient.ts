@@ -3,7 +3,9 @@ import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { createSuppressionCheck } from '../services/suppressions/manage'
-import { type Composed, composeMessage } from './compose'
+import { SEND_BUDGET_MS } from '../services/templates/render'
+import { type RenderPool, sendRenderer } from '../services/templates/render-pool'
+import { type Composed, composeRendered, recipientVariables } from './compose'
 import { sendWithin } from './deadline'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
@@ -13,7 +15,8 @@ import { createRateBucket, createWindowLimits } from './throttle'
 
 // One claimed message: the checks made at send time (its source still sending, client,
 // contact status, suppression, limits), then a task that renders it and hands it to the
-// channel's provider, here or (channels the send threads serve) on a send thread.
+// channel's provider, here or (channels the send threads serve) on a send thread. Every message
+// is rendered on the render pool first.
 
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
@@ -26,6 +29,8 @@ export interface RecipientOptions {
   outbox: Outbox
   /** Composes and sends the messages of the channels it serves off the main thread. */
   threads?: SendThreads | null
+  /** Renders the other messages (default: the process's send render pool). */
+  renderer?: RenderPool
 }
 
 export type RecipientStep = (
@@ -48,6 +53,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const limits = createWindowLimits(options.outbox, app.config, app)
   const timeoutMs = app.config.sendTimeoutMs
   const threads = options.threads ?? null
+  const renderer = options.renderer ?? sendRenderer()
 
   // The outcome of a send, whichever thread made it (no closures per message: capture's path is hot).
   const refused = (provider: ChannelProvider, m: MessageRow, error: string, retryable: boolean): Outcome => {
@@ -98,17 +104,32 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       const now = source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
       const keepContent = provider.capabilities.storesContent
+      // Rendered on the render pool, within the send budget: never on this thread, nor on a send
+      // thread (a render that runs away there would hold that thread's sends).
+      const variables = recipientVariables(app.config, options.key, plan, m, contact)
+      const r = await renderer.render({ content: plan.content, variables, budgetMs: SEND_BUDGET_MS })
+      if (!r.ok) return unrenderable(r.field ? `${r.field}: ${r.message}` : r.message)
+      const unsubscribeUrl = variables.unsubscribe_url!
       if (threads?.serves(channel)) {
-        const r = await threads.send(plan, m, contact, keepContent)
-        if (r.kind === 'sent') return sent(provider, r, r.composed, keepContent)
-        if (r.kind === 'refused') return refused(provider, m, r.error, r.retryable)
-        if (r.kind === 'unrenderable') return unrenderable(r.error)
+        const t = await threads.send(plan, m, contact, keepContent, r.rendered, unsubscribeUrl)
+        if (t.kind === 'sent') return sent(provider, t, t.composed, keepContent)
+        if (t.kind === 'refused') return refused(provider, m, t.error, t.retryable)
+        if (t.kind === 'unrenderable') return unrenderable(t.error)
         return { kind: 'abandoned' } // the thread died: the message keeps its lease
       }
 
       let composed: Composed
       try {
-        composed = composeMessage(app.config, options.key, plan, m, contact, provider.callback?.path ?? null)
+        composed = composeRendered(
+          app.config,
+          options.key,
+          plan,
+          m,
+          contact,
+          provider.callback?.path ?? null,
+          r.rendered,
+          unsubscribeUrl,
+        )
       } catch (err) {
         return unrenderable((err as Error).message)
       }

@@ -2,7 +2,7 @@ import type { Channel } from '../channels/types'
 import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import type { ResolvedSender } from '../services/campaigns/sender'
-import type { RenderableTemplate } from '../services/templates/render'
+import type { RenderedMessage } from '../services/templates/render'
 import type { Composed } from './compose'
 
 // The messages between the send queue (send-threads.ts, main thread) and a send thread
@@ -12,7 +12,6 @@ import type { Composed } from './compose'
 /** What a thread needs of a plan to compose its messages; the DKIM key as PKCS#8 PEM. */
 export interface PlanSpec {
   channel: Channel
-  content: RenderableTemplate
   sender: ResolvedSender | null
   dkim: { domainName: string; keySelector: string; headerFieldNames: string; privateKey: string } | null
   idDomain: string
@@ -28,6 +27,9 @@ export interface SendJob {
   contact: ContactRow
   /** The provider stores what it sent (then the rendered bodies come back to be kept). */
   keepContent: boolean
+  /** The message's template, rendered on the render pool (a send thread never renders). */
+  rendered: RenderedMessage
+  unsubscribeUrl: string
 }
 
 export type ToThread =

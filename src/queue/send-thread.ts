@@ -2,13 +2,13 @@ import { createPrivateKey, type KeyObject } from 'node:crypto'
 import { createProvider } from '../channels/registry'
 import { type Channel, type ChannelFeedback, type ChannelProvider, ProviderError } from '../channels/types'
 import type { Config } from '../config'
-import { compileTemplate } from '../services/templates/render'
-import { type Composed, type ComposePlan, composeMessage } from './compose'
+import { type Composed, type ComposePlan, composeRendered } from './compose'
 import { sendWithin } from './deadline'
 import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-thread-protocol'
 
 // A send thread (send-threads.ts starts them; an entry point of the build, see scripts/build.ts):
-// composes each message it is given (render, tracking links, List-Unsubscribe, MIME), has its own
+// composes each message it is given (its render, made on the render pool, with tracking links,
+// List-Unsubscribe, MIME), has its own
 // provider sign and send it (the SMTP pool and its conversation live here), and answers how it
 // went. It holds nothing durable: the main thread claimed the messages and records the answers,
 // so a thread that dies loses only answers, and those messages stay leased until retried.
@@ -63,7 +63,6 @@ function keyOf(pem: string): KeyObject {
 
 const planOf = (spec: PlanSpec): ComposePlan => ({
   channel: spec.channel,
-  compiled: compileTemplate(spec.content),
   variables: spec.variables,
   idDomain: spec.idDomain,
   bulk: spec.bulk,
@@ -91,13 +90,15 @@ async function run(s: Setup, job: SendJob): Promise<JobAnswer> {
     return { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
   let composed: Composed
   try {
-    composed = composeMessage(
+    composed = composeRendered(
       s.config,
       s.key,
       plan,
       job.message,
       job.contact,
       provider.callback?.path ?? null,
+      job.rendered,
+      job.unsubscribeUrl,
     )
   } catch (err) {
     return { job: job.job, kind: 'unrenderable', error: (err as Error).message }

@@ -3,6 +3,7 @@ import type { Channel } from '../channels/types'
 import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import type { Logger } from '../lib/log'
+import type { RenderedMessage } from '../services/templates/render'
 import type { SendPlan } from './plan'
 import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-thread-protocol'
 
@@ -34,7 +35,14 @@ export interface SendThreads {
   /** Channels whose sends go through the threads. */
   serves(channel: Channel): boolean
   /** Composes and sends one claimed message on a thread. */
-  send(plan: SendPlan, message: MessageRow, contact: ContactRow, keepContent: boolean): Promise<ThreadResult>
+  send(
+    plan: SendPlan,
+    message: MessageRow,
+    contact: ContactRow,
+    keepContent: boolean,
+    rendered: RenderedMessage,
+    unsubscribeUrl: string,
+  ): Promise<ThreadResult>
   /** Ends thread `index` at once, as a crash would (what the tests of a dying thread use). */
   kill(index: number): void
   /** Live threads (a dead one's replacement counts once started). */
@@ -169,8 +177,8 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     setTimeout(() => spawn(slot), delay)
   }
 
-  // A thread answers every send within the send deadline; one that does not is stuck (a
-  // runaway render, a bug) and is replaced like a dead one.
+  // A thread answers every send within the send deadline; one that does not is stuck (a bug:
+  // it never renders) and is replaced like a dead one.
   const watchdog = setInterval(() => {
     const now = performance.now()
     for (const slot of slots) {
@@ -202,17 +210,9 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
   function planIdOf(plan: SendPlan): number {
     const known = planIds.get(plan)
     if (known !== undefined && specs.has(known)) return known
-    const { content: c, dkim } = plan
+    const { dkim } = plan
     const spec: PlanSpec = {
       channel: plan.channel,
-      content: {
-        id: c.id,
-        updatedAt: c.updatedAt,
-        channel: c.channel,
-        subject: c.subject,
-        bodyHtml: c.bodyHtml,
-        bodyText: c.bodyText,
-      },
       sender: plan.sender,
       dkim: dkim && {
         domainName: dkim.domainName,
@@ -270,7 +270,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
   return {
     serves: (channel) => served.has(channel),
 
-    async send(plan, message, contact, keepContent) {
+    async send(plan, message, contact, keepContent, rendered, unsubscribeUrl) {
       const planId = planIdOf(plan)
       const slot = await liveSlot()
       if (!slot.plans.has(planId)) {
@@ -282,7 +282,15 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
         slot.owed.set(job, { resolve, since: performance.now() })
         const { id, clientId, to } = message
         if (
-          slot.queued.push({ job, plan: planId, message: { id, clientId, to }, contact, keepContent }) === 1
+          slot.queued.push({
+            job,
+            plan: planId,
+            message: { id, clientId, to },
+            contact,
+            keepContent,
+            rendered,
+            unsubscribeUrl,
+          }) === 1
         )
           queueMicrotask(() => flush(slot))
       })

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { ENTRY_POINTS } from '../../scripts/entry-points'
 import { freePort } from './ports'
 
 // The compiled executable for end-to-end tests: HERALD_BINARY if given (CI passes dist/herald),
@@ -22,20 +23,8 @@ export function useBinary(prefix: string): BinaryFixture {
     if (binary) return
     binary = join(work, 'herald')
     const build = Bun.spawnSync(
-      // The same entry points as scripts/build.ts: the import's parse worker, the send thread and
-      // the WAL checkpoint thread and the read thread of bounded reads.
-      [
-        'bun',
-        'build',
-        '--compile',
-        join(root, 'src/main.ts'),
-        join(root, 'src/services/imports/parse-worker.ts'),
-        join(root, 'src/queue/send-thread.ts'),
-        join(root, 'src/db/checkpoint-thread.ts'),
-        join(root, 'src/db/read-thread.ts'),
-        '--outfile',
-        binary,
-      ],
+      // The same entry points as scripts/build.ts.
+      ['bun', 'build', '--compile', ...ENTRY_POINTS.map((e) => join(root, e)), '--outfile', binary],
       {
         cwd: root,
       },

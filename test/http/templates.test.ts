@@ -463,10 +463,10 @@ describe('POST /templates/{id}/preview', () => {
     expect((await preview(d.id)).body.data.body_text).toBe('two')
   })
 
-  test('a template that runs away while rendering → 422 naming the template, not a 500', async () => {
+  test('a template that runs away while rendering → 422 naming the member it was rendering, not a 500', async () => {
     const d = await create({ name: 'Runaway', body_text: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' })
     const res = await preview(d.id)
     expect(res.status).toBe(422)
-    expect(res.body.error.details[0].field).toBe('template')
+    expect(res.body.error.details[0].field).toBe('body_text')
   })
 })

@@ -2,13 +2,12 @@ import type { Ctx } from '../../context'
 import type { RenderDraftInput } from './inputs'
 import { checkContent, findTemplateRow } from './manage'
 import { previewWith } from './preview'
-import { compileContent, renderCompiled } from './render'
 
 // The portal editor's live preview: unsaved text rendered exactly as templates.preview renders
 // the stored version (same engines, variables, missing variables, SMS info), checked by the same
-// rules as a save (per-channel fields, Liquid syntax → 422 with line and column per field). It is
-// compiled without the send path's cache: a keystroke's draft is no template version, and
-// caching it would only evict the versions campaigns are sending.
+// rules as a save (per-channel fields, Liquid syntax → 422 with line and column per field). It
+// carries no version (id, updatedAt), so the render thread compiles it without its cache: a
+// keystroke's draft is no template version, and caching it would only evict real versions.
 
 export function renderDraft(ctx: Ctx, { id, contact_id, channel, ...fields }: RenderDraftInput) {
   const row = findTemplateRow(ctx, id)
@@ -19,11 +18,10 @@ export function renderDraft(ctx: Ctx, { id, contact_id, channel, ...fields }: Re
     bodyText: fields.body_text ?? null,
   }
   checkContent(content)
-  const compiled = compileContent(content)
   return previewWith(
     ctx,
     { id: row.id, clientId: row.clientId, channel },
     contact_id !== undefined ? { contact_id } : {},
-    (variables, missing) => renderCompiled(compiled, variables, missing),
+    content,
   )
 }

@@ -1,8 +1,9 @@
 import { type Context, Liquid, type Output, Parser, type Template, TypeGuards, toValueSync } from 'liquidjs'
+import { boundEngine } from './bounds'
 
 // Two Liquid engines: HTML bodies escape what variables print (`| raw` opts out), subjects and
 // text bodies do not. Both refuse unknown filters at parse time, have no file system (include,
-// render and layout are removed) and bound the time and memory one render may take.
+// render and layout are removed) and bound the time, memory, blocks and output of a render.
 
 /** Set in render globals to collect the paths of printed variables that were absent or null. */
 export const MISSING = Symbol('missing variables')
@@ -53,9 +54,10 @@ function createEngine(escapeHtml: boolean): Liquid {
     cache: false,
     parseLimit: 2_000_000,
     renderLimit: 2_000,
-    memoryLimit: 64_000_000,
+    memoryLimit: 16_000_000,
   })
   for (const tag of ['include', 'render', 'layout', 'block']) delete engine.tags[tag]
+  boundEngine(engine)
   return engine
 }
 

@@ -1,5 +1,4 @@
 import { and, eq } from 'drizzle-orm'
-import { LiquidError } from 'liquidjs'
 import type { Ctx } from '../../context'
 import { clients, contacts } from '../../db/schema'
 import { visibleTo } from '../../db/tenant'
@@ -12,7 +11,9 @@ import { encodePreviewToken } from '../../lib/tracking-token'
 import { trackingKeyOf } from '../tracking/resolve'
 import type { PreviewInput } from './inputs'
 import { findTemplateRow } from './manage'
-import { type RenderedMessage, type RenderVariables, renderTemplate } from './render'
+import { PREVIEW_BUDGET_MS, type RenderVariables } from './render'
+import { previewRenderer } from './render-pool'
+import type { RenderContent } from './render-protocol'
 import { clientVariables, contactVariables } from './variables'
 
 type Members = Record<string, unknown>
@@ -49,19 +50,21 @@ function sampleContactVariables(sample: Members): Members {
  */
 export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
   const row = findTemplateRow(ctx, id)
-  return previewWith(ctx, row, input, (variables, missing) => renderTemplate(row, variables, missing))
+  const { updatedAt, channel, subject, bodyHtml, bodyText } = row
+  return previewWith(ctx, row, input, { id: row.id, updatedAt, channel, subject, bodyHtml, bodyText })
 }
 
 /**
- * The preview of what `render` renders for the template `row` (its client gives the contacts
- * and the client variables; its id the preview unsubscribe link): the stored version
- * (templates.preview) or an unsaved draft of it (templates.render-draft).
+ * The preview of `content` for the template `row` (its client gives the contacts and the client
+ * variables; its id the preview unsubscribe link): the stored version (templates.preview) or an
+ * unsaved draft of it (templates.render-draft). It renders on a render thread within the
+ * preview budget; a render past its bounds is a 422 naming the member.
  */
-export function previewWith(
+export async function previewWith(
   ctx: Ctx,
   row: { id: string; clientId: string; channel: TemplateChannel },
   input: PreviewInput,
-  render: (variables: RenderVariables, missing: Set<string>) => RenderedMessage,
+  content: RenderContent,
 ) {
   const base = input.contact_id !== undefined ? loadContact(ctx, row.clientId, input.contact_id) : {}
   const sample = input.sample ?? {}
@@ -82,24 +85,20 @@ export function previewWith(
     unsubscribe_url:
       sample.unsubscribe_url ?? `${ctx.config.publicUrl}/u/${encodePreviewToken(trackingKeyOf(ctx), row.id)}`,
   }
-  const missing = new Set<string>()
-  let rendered: RenderedMessage
-  try {
-    rendered = render(variables, missing)
-  } catch (err) {
-    if (err instanceof LiquidError)
-      throw invalidField(
-        'template',
-        `The template failed to render: ${err.message.replace(/, line:(\d+), col:(\d+)$/, ' (line $1, column $2)')}`,
-      )
-    throw err
-  }
+  const r = await previewRenderer().render({
+    content,
+    variables,
+    missing: true,
+    budgetMs: PREVIEW_BUDGET_MS,
+  })
+  if (!r.ok) throw invalidField(r.limit && r.field ? r.field : 'template', r.message)
+  const { rendered } = r
   return {
     template_id: row.id,
     client_id: row.clientId,
     channel: row.channel,
     ...rendered,
-    missing_variables: [...missing],
+    missing_variables: r.missing,
     ...(row.channel === 'sms' ? { sms: smsInfo(rendered.body_text ?? '') } : {}),
   }
 }

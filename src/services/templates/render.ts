@@ -1,13 +1,14 @@
 import type { compile as CompileHtmlToText } from 'html-to-text'
 import type Juice from 'juice'
-import type { Template } from 'liquidjs'
+import type { Liquid, Template } from 'liquidjs'
 import type { TemplateChannel } from '../../lib/enums'
+import { BOUNDS, OUTPUT_LIMITS, RenderBounds, type TemplateField, TemplateLimitError } from './bounds'
 import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
 
-// The render path the campaign engine calls once per recipient. Everything that does not
-// depend on the recipient — CSS inlining, Liquid parsing — happens once per template version
-// and is cached; a render is then one Liquid pass per part (plus html-to-text when the
-// template has no text body of its own).
+// The render path, called once per recipient on a render thread (render-pool.ts), never on the
+// main thread. Everything that does not depend on the recipient — CSS inlining, Liquid parsing
+// — happens once per template version and is cached (per thread); a render is then one Liquid
+// pass per part (plus html-to-text when the template has no text body of its own).
 
 // juice (with cheerio) and html-to-text are loaded on first use, not at start: a template
 // without a <style> block never needs juice, one with a text body never needs html-to-text, and
@@ -111,25 +112,69 @@ export function compileTemplate(t: RenderableTemplate): CompiledTemplate {
   return compiled
 }
 
+/** How long a render may take (the render pool ends a thread that runs past it). */
+export const PREVIEW_BUDGET_MS = 100
+export const SEND_BUDGET_MS = 1_000
+
+/** Liquid's own limits, as the member and message an author can act on. */
+function limitError(err: unknown, bounds: RenderBounds, budgetMs: number): unknown {
+  if (bounds.exceeded) return bounds.exceeded
+  const message = (err as Error | undefined)?.message ?? ''
+  if (message.includes('template render limit exceeded'))
+    return new TemplateLimitError(bounds.field, tookTooLong(budgetMs))
+  if (message.includes('memory alloc limit exceeded'))
+    return new TemplateLimitError(
+      bounds.field,
+      'the template builds too much text (a loop or filter too large?)',
+    )
+  return err
+}
+
+export const tookTooLong = (budgetMs: number) =>
+  `the template took longer than ${budgetMs.toLocaleString('en')} ms to render (a loop too large?)`
+
 /**
- * Renders a compiled template for one recipient. Missing variables print as empty; pass
- * `missing` to collect the paths of those printed without a `default`.
+ * Renders a compiled template for one recipient within `budgetMs` (Liquid checks it between
+ * nodes; the render pool's threads are ended past it). Missing variables print as empty; pass
+ * `missing` to collect the paths of those printed without a `default`. A render past its
+ * bounds throws a TemplateLimitError naming the member.
  */
 export function renderCompiled(
   c: CompiledTemplate,
   variables: RenderVariables,
   missing?: Set<string>,
+  budgetMs = SEND_BUDGET_MS,
+  onPart?: (field: TemplateField) => void,
 ): RenderedMessage {
-  const options = missing ? { globals: { [MISSING]: missing } } : undefined
+  const bounds = new RenderBounds()
+  const globals = missing ? { [MISSING]: missing, [BOUNDS]: bounds } : { [BOUNDS]: bounds }
+  const deadline = performance.now() + budgetMs
+  const part = (field: TemplateField, engine: Liquid, templates: Template[]): string => {
+    bounds.startPart(field)
+    onPart?.(field)
+    let out: string
+    try {
+      const renderLimit = Math.max(1, deadline - performance.now())
+      out = String(engine.renderSync(templates, variables, { globals, renderLimit }))
+    } catch (err) {
+      throw limitError(err, bounds, budgetMs)
+    }
+    if (out.length > OUTPUT_LIMITS[field]) bounds.tooLarge()
+    return out
+  }
   // A subject is one header line: line breaks from data must not start new headers.
   const subject = c.subject
-    ? String(textEngine.renderSync(c.subject, variables, options))
+    ? part('subject', textEngine, c.subject)
         .replace(/\s*[\r\n]+\s*/g, ' ')
         .trim()
     : null
-  const html = c.html ? (htmlEngine.renderSync(c.html, variables, options) as string) : null
-  let text = c.text ? (textEngine.renderSync(c.text, variables, options) as string) : null
-  if (text === null && html !== null) text = htmlToText(html)
+  const html = c.html ? part('body_html', htmlEngine, c.html) : null
+  let text = c.text ? part('body_text', textEngine, c.text) : null
+  if (text === null && html !== null) {
+    bounds.startPart('body_text')
+    onPart?.('body_text')
+    text = htmlToText(html)
+  }
   return { subject, body_html: html, body_text: text }
 }
 

@@ -59,7 +59,9 @@ export const previewTemplateVerb = defineVerb({
   input: PreviewTemplateInput,
   // A POST for its sample body; it renders and changes nothing.
   mutates: false,
-  run: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
+  // The render runs on a render thread: it is awaited before the (empty) transaction.
+  prepare: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
+  run: (_ctx, _input, previewed) => previewed,
 })
 
 // Portal-only (no REST operation: the spec names none): the editor's live preview of unsaved
@@ -69,5 +71,6 @@ export const renderDraftTemplateVerb = defineVerb({
   scope: 'any',
   input: RenderDraftInput,
   mutates: false,
-  run: (ctx, input) => renderDraft(ctx, input),
+  prepare: (ctx, input) => renderDraft(ctx, input),
+  run: (_ctx, _input, previewed) => previewed,
 })
