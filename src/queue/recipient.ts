@@ -9,6 +9,7 @@ import { type Composed, composeRendered, recipientVariables } from './compose'
 import { sendWithin } from './deadline'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
+import { createRenderAhead } from './render-ahead'
 import type { SendThreads } from './send-threads'
 import type { MessageSource, Verdict } from './sources/types'
 import { createRateBucket, createWindowLimits } from './throttle'
@@ -18,6 +19,8 @@ import { createRateBucket, createWindowLimits } from './throttle'
 // channel's provider, here or (channels the send threads serve) on a send thread. Every message
 // is rendered on the render pool first.
 
+/** Renders started ahead of their send turns, at most (see render-ahead.ts). */
+const RENDER_AHEAD = 64
 /** How long the messages of a suspended client wait before they look again. */
 const SUSPENDED_RECHECK_MS = 30_000
 
@@ -54,6 +57,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const timeoutMs = app.config.sendTimeoutMs
   const threads = options.threads ?? null
   const renderer = options.renderer ?? sendRenderer()
+  const ahead = createRenderAhead(RENDER_AHEAD)
 
   // The outcome of a send, whichever thread made it (no closures per message: capture's path is hot).
   const refused = (provider: ChannelProvider, m: MessageRow, error: string, retryable: boolean): Outcome => {
@@ -96,18 +100,19 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     const deferTo = limits.reserve(m.clientId, to, now, plan.warmup)
     if (deferTo !== null) return { kind: 'deferred', at: deferTo }
     const provider = providers[channel]
-    // Rendering happens in the send task, not for the whole batch up front: the event loop then
-    // interleaves it with the provider's I/O instead of stalling every connection per batch.
+    // Rendered on the render pool (never on this thread, nor on a send thread, where a render
+    // that runs away would hold that thread's sends), within the send budget, ahead of the turn.
+    const variables = recipientVariables(app.config, options.key, plan, m, contact)
+    const rendered = ahead.add(() =>
+      renderer.render({ content: plan.content, variables, budgetMs: SEND_BUDGET_MS }),
+    )
     return async () => {
       await bucket.take()
       // Paused or cancelled while this message waited for its turn: do not send it.
       const now = source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
       const keepContent = provider.capabilities.storesContent
-      // Rendered on the render pool, within the send budget: never on this thread, nor on a send
-      // thread (a render that runs away there would hold that thread's sends).
-      const variables = recipientVariables(app.config, options.key, plan, m, contact)
-      const r = await renderer.render({ content: plan.content, variables, budgetMs: SEND_BUDGET_MS })
+      const r = await rendered()
       if (!r.ok) return unrenderable(r.field ? `${r.field}: ${r.message}` : r.message)
       const unsubscribeUrl = variables.unsubscribe_url!
       if (threads?.serves(channel)) {

@@ -3,6 +3,7 @@ import { tookTooLong } from './render'
 import {
   FIELDS,
   type FromRenderThread,
+  KNOWN_VERSIONS,
   PHASE_COMPILING,
   PHASE_IDLE,
   type RenderAnswer,
@@ -76,6 +77,8 @@ interface Slot {
   /** Jobs given to the thread, in the order it runs them. */
   jobs: Job[]
   timer: ReturnType<typeof setTimeout> | null
+  /** The template versions whose content the thread was sent and still holds. */
+  versions: Set<string>
 }
 
 export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOptions): RenderPool {
@@ -94,10 +97,19 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
       : null
 
   function spawn() {
-    const worker = new Worker(RENDER_THREAD)
+    // smol: a render thread holds compiled templates and one render's strings, so a small heap
+    // that collects often keeps each thread's memory low without slowing renders measurably.
+    const worker = new Worker(RENDER_THREAD, { smol: true })
     ;(worker as Worker & { unref(): void }).unref() // idle threads never keep the process alive
     const shared = new SharedArrayBuffer(4 * Float64Array.BYTES_PER_ELEMENT)
-    const slot: Slot = { worker, state: new Float64Array(shared), ready: false, jobs: [], timer: null }
+    const slot: Slot = {
+      worker,
+      state: new Float64Array(shared),
+      ready: false,
+      jobs: [],
+      timer: null,
+      versions: new Set(),
+    }
     slot.state[0] = PHASE_IDLE
     worker.onmessage = (e: MessageEvent<string | FromRenderThread>) => {
       const m = typeof e.data === 'string' ? (JSON.parse(e.data) as FromRenderThread) : e.data
@@ -186,6 +198,17 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
     replace(slot, tookTooLong(budget), true)
   }
 
+  /** The job as the thread is sent it: a version's content only the first time (see RenderJob). */
+  function onWire(slot: Slot, job: Job): RenderJob {
+    const { content, ...rest } = job.request
+    const version = versionOf(job.request)
+    if (version === null) return { job: job.id, content, ...rest }
+    if (slot.versions.has(version)) return { job: job.id, version, ...rest }
+    if (slot.versions.size >= KNOWN_VERSIONS) slot.versions.clear()
+    slot.versions.add(version)
+    return { job: job.id, version, content, ...rest }
+  }
+
   /** Hands queued jobs to the least busy threads, each thread's share in one message. */
   function dispatch() {
     const batches = new Map<Slot, RenderJob[]>()
@@ -199,8 +222,9 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
       if (!job) break
       best.jobs.push(job)
       const batch = batches.get(best)
-      if (batch) batch.push({ job: job.id, ...job.request })
-      else batches.set(best, [{ job: job.id, ...job.request }])
+      const wire = onWire(best, job)
+      if (batch) batch.push(wire)
+      else batches.set(best, [wire])
       const slot = best
       slot.timer ??= setTimeout(() => watch(slot), job.request.budgetMs + graceOf(job.request.budgetMs))
     }
@@ -239,10 +263,15 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
     return null
   }
 
-  for (let i = 0; i < size; i++) spawn()
+  // Threads start with the first render, so a process that renders nothing holds none.
+  let started = false
   return {
     render(request) {
       if (closed) return Promise.reject(new Error('the render pool is closed'))
+      if (!started) {
+        started = true
+        for (let i = 0; i < size; i++) spawn()
+      }
       const known = remembered(request)
       if (known) return Promise.resolve(known)
       return new Promise<RenderResult>((resolve) => {
@@ -262,7 +291,7 @@ export function createRenderPool({ size, depth, rememberSlow }: RenderPoolOption
   }
 }
 
-const defaultSize = () => Math.max(2, Math.min(8, Math.floor(availableParallelism() / 2)))
+const defaultSize = () => Math.max(1, Math.min(8, Math.floor(availableParallelism() / 2)))
 
 let previews: RenderPool | null = null
 let sends: RenderPool | null = null

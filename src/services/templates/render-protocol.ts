@@ -31,7 +31,18 @@ export type ToRenderThread =
   /** Jobs queued in one turn of the main thread, posted together and run in order. */
   | { type: 'render'; jobs: RenderJob[] }
 
-export type RenderJob = { job: number } & RenderRequest
+/**
+ * A job on the wire. A stored version's content goes to a thread once: later jobs name its
+ * `version` alone. Pool and thread each remember at most KNOWN_VERSIONS versions per thread and
+ * forget them all at once when a new one would pass that, in the same order of jobs, so both
+ * always agree on what the thread holds.
+ */
+export type RenderJob = { job: number; version?: string; content?: RenderContent } & Omit<
+  RenderRequest,
+  'content'
+>
+
+export const KNOWN_VERSIONS = 200
 
 /** Answers go back a few milliseconds' worth at a time. */
 export type FromRenderThread = { type: 'ready' } | { type: 'answers'; answers: RenderAnswer[] }
