@@ -46,7 +46,13 @@ export const BASE = 'http://localhost:8080'
 
 /** A fresh data directory, migrated and bootstrapped, and the app called in-process. */
 export function createTestApp(
-  options: { env?: Record<string, string>; clock?: Clock; log?: Logger } = {},
+  options: {
+    env?: Record<string, string>
+    clock?: Clock
+    log?: Logger
+    /** Calls go over real HTTP to the app listening on a loopback port, as `herald serve` does. */
+    overHttp?: boolean
+  } = {},
 ): TestApp {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'))
   const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...options.env })
@@ -65,6 +71,22 @@ export function createTestApp(
     tier: 'unlimited',
   }).key
 
+  let origin: string | null = null
+  const send = (request: Request): Promise<Response> => {
+    if (!options.overHttp) return app.handle(request)
+    if (!origin) {
+      app.listen({ port: 0, hostname: '127.0.0.1' })
+      origin = `http://127.0.0.1:${app.server!.port}`
+    }
+    const url = new URL(request.url)
+    return fetch(origin + url.pathname + url.search, {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      redirect: 'manual',
+    })
+  }
+
   const t: TestApp = {
     app,
     ctx,
@@ -81,7 +103,7 @@ export function createTestApp(
         body = JSON.stringify(o.body)
         headers['content-type'] ??= 'application/json'
       }
-      const res = await app.handle(new Request(BASE + path, { method, headers, body }))
+      const res = await send(new Request(BASE + path, { method, headers, body }))
       const text = await res.text()
       let parsed: unknown = null
       try {
@@ -98,6 +120,7 @@ export function createTestApp(
       return createClient(withActor(ctx, systemActor('test'), 'test'), { name }).id
     },
     close() {
+      if (origin) app.stop(true)
       ctx.jobs.stop()
       ctx.store.close()
       rmSync(dataDir, { recursive: true, force: true })

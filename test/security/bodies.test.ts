@@ -53,6 +53,7 @@ const DOORS: Door[] = [
 ]
 
 const t = createTestApp({
+  overHttp: true,
   env: {
     HERALD_SMS_PROVIDER: 'twilio',
     HERALD_TWILIO_BASE_URL: 'http://127.0.0.1:9',
@@ -160,6 +161,7 @@ describe('3. unauthenticated doors refuse large bodies before reading them', () 
 
 const clock = { t: Date.UTC(2026, 0, 5, 9), now: () => clock.t }
 const portal = createTestApp({
+  overHttp: true,
   clock,
   env: { HERALD_ADMIN_PASSWORD: OWNER_PASSWORD, ...LOGIN_RATE_ENV },
 })
@@ -220,7 +222,7 @@ describe('11. the sign-in lockout cannot be turned against the owner', () => {
 })
 
 describe('11. per-IP buckets group IPv6 by /64', () => {
-  const buckets = createTestApp({ clock: { now: () => Date.UTC(2026, 0, 5, 9) } })
+  const buckets = createTestApp({ overHttp: true, clock: { now: () => Date.UTC(2026, 0, 5, 9) } })
   const token = async (ip: string) =>
     (
       await buckets.app.handle(

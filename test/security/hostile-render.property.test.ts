@@ -14,7 +14,7 @@ import { leastLag } from '../helpers/event-loop-lag'
 const RUNS = Number(process.env.FC_RUNS ?? 40)
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
 
-const t = createTestApp()
+const t = createTestApp({ overHttp: true })
 const clientId = t.client('Hostile')
 const writer = t.key({ scopes: ['templates:write'], clientId })
 const reader = t.key({ scopes: ['campaigns:read'], clientId })

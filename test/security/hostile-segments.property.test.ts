@@ -21,7 +21,7 @@ const RUNS = Number(process.env.FC_RUNS ?? 60)
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
 const MAX_LAG_MS = 100
 
-const t = createTestApp({ env: { HERALD_SEGMENT_COUNT_MS: '200' } })
+const t = createTestApp({ overHttp: true, env: { HERALD_SEGMENT_COUNT_MS: '200' } })
 const tenant = t.client('Hostile tenant')
 const other = t.client('Other tenant')
 const key = t.key({ scopes: ['lists:write', 'contacts:read'], clientId: tenant })

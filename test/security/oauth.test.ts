@@ -171,7 +171,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
 
   test('3. a document is kept for its max-age clamped to 1 min .. 24 h, then fetched again', async () => {
     const clock = { t: Date.UTC(2026, 5, 1), now: () => clock.t }
-    const c = createTestApp({ clock, env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+    const c = createTestApp({ overHttp: true, clock, env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
     const ask = async (name: string) => {
       const res = await c.call('GET', authorizeUrl(docUrl(name)), { key: null })
       expect(res.status).toBe(303)

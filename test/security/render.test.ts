@@ -37,7 +37,7 @@ const OUTPUT_BOMB =
   '{% capture s %}xxxxxxxxxxxxxxxx{% endcapture %}{% for i in (1..22) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s }}'
 
 describe('2. template renders (in-process)', () => {
-  const t = createTestApp({ env: PORTAL_ENV })
+  const t = createTestApp({ overHttp: true, env: PORTAL_ENV })
   const clientId = t.client('Renders')
   const writer = t.key({ scopes: ['templates:write'], clientId })
   // Any key may preview: a read-only key is enough to try.
@@ -130,7 +130,7 @@ describe('2. template renders (in-process)', () => {
 })
 
 describe('2. a campaign whose template is a time bomb', () => {
-  const t = createTestApp()
+  const t = createTestApp({ overHttp: true })
   const provider = recordingProvider()
   startTestSender(t, provider)
 

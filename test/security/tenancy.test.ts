@@ -12,7 +12,7 @@ import { makeUser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 // send as another tenant's sender, suspend clients, rotate webhook secrets, run a whole MCP batch
 // on one rate-limit token, and find secrets in the Idempotency-Key store. One row per hole.
 
-const t = createTestApp({ env: { ...PORTAL_ENV, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = createTestApp({ overHttp: true, env: { ...PORTAL_ENV, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 const acme = t.client('Acme')
 const globex = t.client('Globex')
 const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
