@@ -11,8 +11,9 @@ export interface Store {
 }
 
 /**
- * Opens the data file with the PRAGMAs of DESIGN.md §1. synchronous=NORMAL under WAL keeps
- * commits durable against a process crash (kill -9) at a fraction of FULL's cost.
+ * Opens the data file with its PRAGMAs (busy_timeout, WAL, synchronous=NORMAL, foreign_keys).
+ * synchronous=NORMAL under WAL keeps commits durable against a process crash (kill -9) at a
+ * fraction of FULL's cost (Bun's default).
  * SQLite's automatic WAL checkpoint stays on here (CLI commands, migrations); `herald serve`
  * turns it off for this connection once its checkpoint thread runs (checkpointer.ts).
  */

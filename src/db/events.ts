@@ -5,12 +5,13 @@ import { perConnection } from './prepared'
 //
 // Why `seq` and not rowid: fan-out reads events past a high-water mark, so it must never see a
 // number commit after a higher one was already read. A rowid (or a Postgres sequence/identity)
-// is handed out at insert time, and with more than one writer process (DESIGN §1 "Growing past
-// one box") a transaction holding a lower id can commit after the mark moved past a higher one,
-// and its event would never be delivered. `seq` comes from a one-row counter updated in the
-// event's own transaction: the counter row stays locked (SQLite: the write lock; Postgres: the
-// row lock) until that transaction commits or rolls back, so the next writer can only take
-// seq+1 afterwards. Numbers are thus committed in order; a rollback leaves a harmless gap.
+// is handed out at insert time, and with more than one writer process (several Herald
+// processes on one PostgreSQL) a transaction holding a lower id can commit after the mark
+// moved past a higher one, and its event would never be delivered. `seq` comes from a one-row
+// counter updated in the event's own transaction: the counter row stays locked (SQLite: the
+// write lock; Postgres: the row lock) until that transaction commits or rolls back, so the next
+// writer can only take seq+1 afterwards. Numbers are thus committed in order; a rollback leaves
+// a harmless gap.
 
 export interface EventInsert {
   id: string

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from './prepared'
 
-// The journey executor's statements (DESIGN.md §7 Journey): due rows of `journey_runs` per
+// The journey executor's statements: due rows of `journey_runs` per
 // journey, the step writes (history appended to the enrollment, the next row, a message in the
 // one outbox), and the journey lane of the send queue. Prepared once per connection; the
 // executor calls them inside its step transactions.

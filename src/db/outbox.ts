@@ -14,7 +14,7 @@ import {
   messages,
 } from './schema'
 
-// The outbox's SQL (DESIGN.md §8), prepared once per connection: claims and leases, the
+// The outbox's SQL, prepared once per connection: claims and leases, the
 // message status transitions, and the few campaign reads the send queue makes. Every write of
 // `messages.status` goes through a transition here, so each has one statement and one guard;
 // SQLite-only constructs (INSERT OR IGNORE / OR REPLACE) stay behind these names.

@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { perConnection } from './prepared'
 
-// The sequence executor's statements (DESIGN.md §7 Sequence): due runs of
+// The sequence executor's statements: due runs of
 // `sequence_enrollments` per active sequence, the step writes (a message in the one outbox with
 // sequence_id, its step and thread, the run moved on), the daily count per sender, the stops
 // (reply, bounce, unsubscribe, manual) and the sequence lane of the send queue. Prepared once

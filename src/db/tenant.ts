@@ -7,7 +7,7 @@ import type { Db } from './client'
 import { clients } from './schema'
 
 // Tenancy lives here, in the data layer: services build every tenant-owned query with these
-// helpers, so no handler has to remember to filter (DESIGN.md §5).
+// helpers, so no handler has to remember to filter.
 
 /** Condition limiting rows to what the actor may see (undefined = platform-wide, sees all). */
 export function visibleTo(actor: Actor, clientColumn: SQLiteColumn): SQL | undefined {

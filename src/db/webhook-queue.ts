@@ -5,7 +5,7 @@ import type { Db } from './client'
 import { perConnection } from './prepared'
 import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from './schema'
 
-// The webhook outbox's statements (DESIGN §8): fan-out's mark and inserts, the worker's lease
+// The webhook outbox's statements: fan-out's mark and inserts, the worker's lease
 // claims, and the outcome of each attempt. SQLite-only constructs (json_each) stay behind these
 // names. Statuses are the typed members of DELIVERY_STATUSES, spelled into the SQL once here.
 
@@ -41,7 +41,7 @@ const statements = perConnection((sqlite: Database) => ({
   ),
   // Per endpoint through webhook_deliveries_claim_idx, so a pass costs the same whatever the
   // backlog. Fan-out stamps one time per batch, so (next_attempt_at, id) is event order for new
-  // deliveries; a retried one goes by its retry time (DESIGN §8: in order except when retrying).
+  // deliveries; a retried one goes by its retry time instead (only retries leave event order).
   claimForHook: sqlite.prepare<Record<string, unknown>, [number, string, number, number]>(
     `UPDATE webhook_deliveries SET status = ${SENDING}, next_attempt_at = ?1
      WHERE id IN (

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 
 /**
- * Analytics rollups (DESIGN.md §7, issue 12): counters per client × UTC quarter-hour × channel ×
+ * Analytics rollups: counters per client × UTC quarter-hour × channel ×
  * campaign/journey/sequence, added to in the same transaction that writes the message change
  * and its event (src/db/rollups.ts). Quarter-hours, not hours: every IANA zone's offset is a
  * multiple of 15 minutes (Asia/Kolkata +05:30, Asia/Kathmandu +05:45, Pacific/Chatham +12:45),

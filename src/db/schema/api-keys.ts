@@ -17,7 +17,7 @@ export const apiKeys = sqliteTable(
     lastUsedAt: integer('last_used_at'),
     expiresAt: integer('expires_at'),
     revokedAt: integer('revoked_at'),
-    /** Minted by an agent registration's claim (DESIGN §5): an ordinary key, marked. */
+    /** Minted by an agent registration's claim: an ordinary key, marked. */
     agent: integer('agent', { mode: 'boolean' }).notNull().default(false),
   },
   (t) => [uniqueIndex('api_keys_hash_idx').on(t.keyHash), index('api_keys_client_idx').on(t.clientId)],

@@ -7,7 +7,7 @@ export const clients = sqliteTable(
     id: text('id').primaryKey(),
     /**
      * A small stable number for the client, the first column of contacts' unique email key (an
-     * integer there keeps that index's pages a quarter smaller than the 36-character id; issue 15).
+     * integer there keeps that index's pages a quarter smaller than the 36-character id).
      * An explicit column, not the implicit rowid: VACUUM (and VACUUM INTO, our backups) may renumber
      * rowids of a table without an INTEGER PRIMARY KEY, which would orphan contacts.client_no.
      * Every insert sets it to nextClientNo (the DDL default 0 is only for the migration's ADD COLUMN).
@@ -27,7 +27,7 @@ export const clients = sqliteTable(
     contactCount: integer('contact_count').notNull().default(0),
     /**
      * Contacts bounced hard, complained or whose address is suppressed, each once: the deliverability
-     * score's list_hygiene (DESIGN §7 "share of suppressed/bounced contacts"). Kept by triggers on
+     * score's list_hygiene (the share of suppressed or bounced contacts). Kept by triggers on
      * contacts and suppressions (migration 0030), so every writer, bulk imports included, keeps it
      * exact; counting it per request probed every suppression in the contacts' email index.
      */

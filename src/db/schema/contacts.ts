@@ -15,7 +15,7 @@ export const contacts = sqliteTable(
     clientId: text('client_id')
       .notNull()
       .references(() => clients.id),
-    /** The owning client's clients.no: the integer head of the unique email key (issue 15). */
+    /** The owning client's clients.no: the integer head of the unique email key (smaller than the id). */
     clientNo: integer('client_no').notNull().default(0),
     email: text('email').notNull(),
     firstName: text('first_name'),

@@ -2,7 +2,7 @@ import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqli
 
 /**
  * The event log: written in the same transaction as the state change that caused it, then
- * fanned out to webhooks. `data` holds the event-specific members (DESIGN.md §8). `seq` is the
+ * fanned out to webhooks. `data` holds the event-specific members. `seq` is the
  * commit order, taken from `event_sequence` in that same transaction (src/db/events.ts).
  */
 export const events = sqliteTable(

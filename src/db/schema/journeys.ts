@@ -3,7 +3,7 @@ import { ENROLLMENT_STATUSES, EXIT_REASONS, JOURNEY_STATUSES } from '../../lib/e
 import { clients } from './clients'
 
 /**
- * A journey (DESIGN.md §7): its graph is the `nodes` JSON as the API takes it. The trigger's
+ * A journey: its graph is the `nodes` JSON as the API takes it. The trigger's
  * kind and reference are copied out of the graph at activation so the hooks (list joined,
  * contact created, events, the segment job) find the journeys they start with one index seek.
  */

@@ -3,7 +3,7 @@ import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'driz
 import { MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
- * The send queue's outbox (DESIGN.md §8). A row is claimed with a lease (status `sending`,
+ * The send queue's outbox. A row is claimed with a lease (status `sending`,
  * `next_attempt_at` = lease end) and its outcome written in one transaction with its event.
  * `seq` is the rowid so claims walk the queue in insertion order through an index.
  * The first open/click times make per-contact unique counts a single-row check.

@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { clients } from './clients'
 
-// Herald's OAuth 2.1 authorization server (DESIGN §5). Secrets (client secrets, codes, refresh
+// Herald's OAuth 2.1 authorization server. Secrets (client secrets, codes, refresh
 // tokens) are stored as SHA-256 only; the signing key's private half is encrypted with the
 // instance secret key, so a copy of the database alone cannot mint tokens.
 

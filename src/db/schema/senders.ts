@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm'
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { clients } from './clients'
 
-/** A From identity. `verified` is not stored: it follows the client's domain (DESIGN.md §7). */
+/** A From identity. `verified` is not stored: it follows the client's domain. */
 export const senders = sqliteTable(
   'senders',
   {

@@ -3,7 +3,7 @@ import { SEQUENCE_ENROLLMENT_STATUSES, SEQUENCE_STATUSES, SEQUENCE_STOP_REASONS 
 import { clients } from './clients'
 
 /**
- * A sequence (DESIGN.md §7): linear cold outreach, its steps as the API takes them
+ * A sequence: linear cold outreach, its steps as the API takes them
  * (`[{channel, template_id? | subject? + body_html? + body_text?, delay}]`, delay stored as ms
  * beside what was written) and its settings. Every step's email comes from one sender.
  */

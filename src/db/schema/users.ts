@@ -3,7 +3,7 @@ import { clients } from './clients'
 
 export const PORTAL_ROLES = ['owner', 'admin', 'member', 'viewer'] as const
 
-/** Portal users (DESIGN §9a). Passwords are hashed with Bun.password (argon2id). */
+/** Portal users. Passwords are hashed with Bun.password (argon2id). */
 export const users = sqliteTable(
   'users',
   {

@@ -4,7 +4,7 @@ import { clients } from './clients'
 
 /**
  * A webhook endpoint. Signing secrets are stored encrypted; after a rotation the previous one
- * keeps signing alongside until `previous_secret_expires_at` (DESIGN.md §7).
+ * keeps signing alongside until `previous_secret_expires_at`.
  */
 export const webhooks = sqliteTable(
   'webhooks',
