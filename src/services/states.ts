@@ -1,7 +1,7 @@
 import { invalidState } from '../errors'
 import { a } from '../lib/article'
 
-// Every record with a state machine (campaigns, journeys, sequences; DESIGN.md §7) writes it as
+// Every record with a state machine (campaigns, journeys, sequences) writes it as
 // data, one rule per operation, and refuses a transition the same way: one 409 INVALID_STATE
 // naming the current status and the allowed ones, whatever door it came through.
 

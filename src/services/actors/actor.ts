@@ -1,7 +1,7 @@
 import type { ApiKeyTier } from '../../lib/enums'
 import { ADMIN_SCOPE, hasScope, SCOPES, type Scope } from '../../lib/scopes'
 
-// Who is calling, whatever the door (DESIGN.md §5, §9a). Every credential maps onto this one
+// Who is calling, whatever the door. Every credential maps onto this one
 // shape: the scopes it holds and the client (workspace) it acts in; what is particular to a
 // kind of credential (a key's id and tier, a portal user's role and allowed clients) rides
 // along as optional detail. Tenancy (src/db/tenant.ts) reads only `clientId`.

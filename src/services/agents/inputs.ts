@@ -3,7 +3,7 @@ import { AGENT_IDENTITY_TYPES } from '../../lib/enums'
 import { ScopeName } from '../api-keys/inputs'
 import { Name, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
-// What the agent registration verbs take (DESIGN §5): the three public doors of the spec's
+// What the agent registration verbs take: the three public doors of the spec's
 // "Programmatic registration, claim and revocation", and the portal's review of pending ones.
 
 export const IdentityType = t.Union(AGENT_IDENTITY_TYPES.map((s) => t.Literal(s)))

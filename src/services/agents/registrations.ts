@@ -13,7 +13,7 @@ import { spendIdJag } from './id-jag-replay'
 import type { ClaimAgentInput, RegisterAgentInput, RevokeAgentInput } from './inputs'
 import { presentRegistration } from './present'
 
-// The agent's side of DESIGN §5's registration: register → (approval) → claim, once, for an
+// The agent's side of registration: register → (approval) → claim, once, for an
 // ordinary API key (tier standard, agent: true); revoke by presenting the key. No credential:
 // the handle is the authority for claim, the key itself for revoke.
 

@@ -19,7 +19,7 @@ import {
   purgeExpiredRegistrations,
 } from './review'
 
-// Agent registration (DESIGN §5). register, claim and revoke are public (no credential; the
+// Agent registration. register, claim and revoke are public (no credential; the
 // REST door gives each its own per-IP bucket); the review verbs are the portal's, admin:* only.
 
 export const registerAgentVerb = defineVerb({

@@ -7,8 +7,8 @@ import { timezoneErrors } from './window'
 
 export const analyticsFunnelVerb = defineVerb({
   name: 'analytics.funnel',
-  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
-  // OAuth scope for it, checked once OAuth tokens exist.
+  // Any valid API key reads analytics (the spec gives these reads no scope); an OAuth token
+  // needs `analytics:read`.
   scope: 'any',
   input: FunnelInput,
   mutates: false,
@@ -18,8 +18,8 @@ export const analyticsFunnelVerb = defineVerb({
 
 export const analyticsTrendsVerb = defineVerb({
   name: 'analytics.trends',
-  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
-  // OAuth scope for it, checked once OAuth tokens exist.
+  // Any valid API key reads analytics (the spec gives these reads no scope); an OAuth token
+  // needs `analytics:read`.
   scope: 'any',
   input: TrendsInput,
   mutates: false,

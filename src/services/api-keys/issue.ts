@@ -14,7 +14,7 @@ export interface IssueKeyInput {
   expiresAt?: number | null
   /** A key chosen by the operator (HERALD_BOOTSTRAP_API_KEY); otherwise one is generated. */
   key?: string
-  /** Minted by an agent registration's claim (DESIGN §5). */
+  /** Minted by an agent registration's claim. */
   agent?: boolean
 }
 

@@ -31,7 +31,7 @@ export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
 
 type Refs = Pick<CampaignRow, 'templateId' | 'listId' | 'segmentId' | 'senderId' | 'channel'>
 
-/** Every reference must name a record of the campaign's own client (DESIGN.md §6), else 422. */
+/** Every reference must name a record of the campaign's own client, else 422. */
 function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldError[]): void {
   const owned = (table: typeof lists | typeof segments | typeof senders, id: string) =>
     db

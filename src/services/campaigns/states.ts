@@ -2,7 +2,7 @@ import type { OutboxRules } from '../../db/outbox'
 import type { CampaignStatus } from '../../lib/enums'
 import { stateMachine, type Transition } from '../states'
 
-// The campaign state machine of DESIGN.md §7, as data: each operation names the states it may
+// The campaign state machine, as data: each operation names the states it may
 // start from. Every forbidden transition is one 409 INVALID_STATE with the current status and
 // the allowed ones, whatever door it came through.
 

@@ -102,7 +102,7 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
   const { phone } = normalizeContactFields(patch, errors)
   let customFields = current.customFields
   if (patch.custom_fields) {
-    // Member-by-member merge; a member set to null is removed (DESIGN.md §6).
+    // Member-by-member merge; a member set to null is removed.
     customFields = { ...current.customFields }
     for (const [k, v] of Object.entries(patch.custom_fields)) {
       if (v === null) delete customFields[k]

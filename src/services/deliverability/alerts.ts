@@ -9,7 +9,7 @@ import { iso, isoOrNull } from '../../lib/time'
 import { pct } from './format'
 import type { ListAlertsQuery } from './inputs'
 
-// The protection of a client's reputation (issue 12): after each first bounce or complaint of a
+// The protection of a client's reputation: after each first bounce or complaint of a
 // message, its rates over the last 1,000 sends are checked in the same transaction. Crossing
 // 0.1 % complaints or 2 % bounces records an alert (one open alert per kind, resolved when the
 // rate falls back under); 0.3 % complaints — where Gmail and Yahoo start rejecting bulk mail —

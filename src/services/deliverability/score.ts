@@ -17,7 +17,7 @@ import { activeAlerts } from './alerts'
 import { num, pct } from './format'
 import { warmupStatus } from './warmup'
 
-// The deliverability score (DESIGN.md §7): 0–100 and a grade from weighted factors over the
+// The deliverability score: 0–100 and a grade from weighted factors over the
 // last 30 days of rollups, each with its value, status and one advice sentence that carries the
 // numbers and names what to do (and, for bounces and complaints, which campaign to look at).
 // A client with no sends in the window is scored on authentication alone, and says so.
@@ -212,7 +212,7 @@ function authenticationFactor(ctx: Ctx, clientId: string) {
 }
 
 /**
- * DESIGN §7's "share of suppressed/bounced contacts": contacts bounced hard, complained or whose
+ * The list_hygiene factor, the share of unreachable contacts: contacts bounced hard, complained or whose
  * address is suppressed for any reason, each once — clients.unreachable_count, kept by triggers
  * (migration 0030; counting it here probed every suppression, ~1.5 µs of CPU each). The bounced
  * and complained counts for the advice come from the (client, status) index; the rest of the

@@ -7,8 +7,8 @@ import { deliverabilityScore } from './score'
 
 export const deliverabilityScoreVerb = defineVerb({
   name: 'deliverability.score',
-  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
-  // OAuth scope for it, checked once OAuth tokens exist.
+  // Any valid API key reads analytics (the spec gives these reads no scope); an OAuth token
+  // needs `analytics:read`.
   scope: 'any',
   input: ScoreInput,
   mutates: false,
@@ -17,8 +17,8 @@ export const deliverabilityScoreVerb = defineVerb({
 
 export const listDeliverabilityAlertsVerb = defineVerb({
   name: 'deliverability.alerts',
-  // Any valid key reads analytics (the spec's "default"; DESIGN §7); `analytics:read` is the
-  // OAuth scope for it, checked once OAuth tokens exist.
+  // Any valid API key reads analytics (the spec gives these reads no scope); an OAuth token
+  // needs `analytics:read`.
   scope: 'any',
   input: ListAlertsInput,
   mutates: false,

@@ -3,7 +3,7 @@ import type { AppContext } from '../../context'
 import { domains, domainWarmups } from '../../db/schema'
 import { DAY_MS, iso } from '../../lib/time'
 
-// Warm-up of a new sending domain (issue 12): mailbox providers distrust a domain that starts
+// Warm-up of a new sending domain: mailbox providers distrust a domain that starts
 // sending in volume, so from its first send on its mail is capped per UTC day on a schedule that
 // roughly doubles; what is over the day's cap waits for the next day (deferred, not failed).
 // Only mail that reaches real inboxes warms up: the plan asks for it when the provider signs

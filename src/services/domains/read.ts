@@ -29,7 +29,7 @@ export function listDomains(ctx: Ctx, page: ListDomainsQuery) {
   )
 }
 
-/** Senders keep their rows; they simply stop being verified (DESIGN.md §7). */
+/** Senders keep their rows; they simply stop being verified. */
 export function deleteDomain(ctx: Ctx, id: string) {
   const row = findDomainRow(ctx, id)
   ctx.db.delete(domains).where(eq(domains.id, row.id)).run()

@@ -34,7 +34,7 @@ export function spfValue(config: SpfSettings): string {
 
 export const dmarcValue = (domain: string) => `v=DMARC1; p=none; rua=mailto:dmarc-reports@${domain}`
 
-/** The records a user publishes for the domain, exactly as DESIGN.md §7 lists them. */
+/** The records a user publishes for the domain (DKIM, SPF, DMARC), each value the whole record text. */
 export function dnsRecords(row: DomainRow, config: SpfSettings): DnsRecord[] {
   const dkim = dkimRecordValue(row.dkimPublicKey)
   return [

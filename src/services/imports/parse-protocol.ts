@@ -6,9 +6,10 @@ export type Cell = string | number | null
  * Rows per batch, and so per write transaction. Each transaction writes every page it touched:
  * FTS5 a segment (whose merges cost) and the unique email index most of its leaves, as emails
  * fall all over it. 10,000 rows a transaction imported ~20 % faster than 5,000, and 20,000 take
- * 13 % less writer CPU than 10,000 (test/bench/import-writer.ts, issue 15). One holds the
- * server's event loop ~250 ms at 80k rows/s of writing. Memory: both threads collect after each
- * batch (process.ts, parse-worker.ts), which is what makes 20,000 fit the 300 MB bar.
+ * 13 % less writer CPU than 10,000 (test/bench/import-writer.ts). One holds the server's event
+ * loop ~250 ms at 80k rows/s of writing. Memory: both threads collect after each batch
+ * (process.ts, parse-worker.ts), which is what keeps 20,000 batches within the 300 MB a
+ * million-row import may use.
  */
 export const IMPORT_BATCH = 20_000
 

@@ -24,7 +24,7 @@ async function send(cells: Cell[]): Promise<void> {
   self.postMessage({ type: 'batch', cells: inKeyOrder(cells) } satisfies FromParser)
   // The batch just sent and the parse garbage of its rows are dead now: a full collection here
   // keeps this thread's heap near one batch. Left to itself the heap grows several batches
-  // wide, ~35 MB of the server's 300 MB import bar, for no gain in speed (issue 15).
+  // wide, ~35 MB of the 300 MB a million-row import may use, for no gain in speed.
   Bun.gc(true)
 }
 
@@ -32,8 +32,8 @@ async function send(cells: Cell[]): Promise<void> {
  * The batch with its refused rows first (in file order), then its good rows by lower-cased
  * email, file order among equals (a stable sort, so a repeated email's first row still wins).
  * The unique (client_no, lower(email)) index is the writer's main cost: in key order its pages
- * are each visited once per transaction instead of at random, evicted and read again (issue 15:
- * a third less I/O at a million rows). The order is only a hint to the index; the writer sorts
+ * are each visited once per transaction instead of at random, evicted and read again (a third
+ * less I/O at a million rows). The order is only a hint to the index; the writer sorts
  * its errors back into file order.
  */
 function inKeyOrder(cells: Cell[]): Cell[] {

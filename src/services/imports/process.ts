@@ -13,7 +13,7 @@ const MAX_ERRORS = 100
 /**
  * Batches the parse worker may have ready ahead of the writer (memory stays bounded). One is
  * enough: the worker parses a batch in about half the time the writer takes to store it, and
- * a second one ahead cost the server ~10-30 MB of its 300 MB import bar (issue 15).
+ * a second one ahead cost the server ~10-30 MB of the 300 MB a million-row import may use.
  */
 const AHEAD = 1
 
@@ -107,7 +107,7 @@ export async function processImport(
     const t = now()
     batchErrors = []
     const highWater = contactsHighWater(sqlite)
-    // contact_created journeys (issue 11), asked once a batch: with none, nothing is collected.
+    // Journeys triggered by contact_created, asked once a batch: with none, nothing is collected.
     const starting = contactCreatedJourneys(db, job.clientId)
     const created: string[] | null = starting.length > 0 ? [] : null
     const insertedBefore = p.inserted
@@ -211,7 +211,7 @@ export async function processImport(
     onBatch(p, enrolled)
     // The batch's cells are garbage once written: collecting them now (~10 ms against the
     // batch's ~250 ms) keeps the server's heap from growing batches wide between collections,
-    // ~70 MB of the 300 MB import bar, which pays for the larger transactions (issue 15).
+    // ~70 MB of the 300 MB a million-row import may use, which pays for the larger transactions.
     Bun.gc(true)
     // Let requests in: a large import must not starve the server.
     await new Promise((r) => setImmediate(r))

@@ -46,7 +46,7 @@ export function rowProblem(row: Parsed): string | null {
     if (!INPUT_STATUSES.has(row.status))
       return `status "${row.status.slice(0, 20)}" must be subscribed, unsubscribed or blocked`
   }
-  // Every other limit of the JSON API (DESIGN.md §6): the same schema and member checks.
+  // Every other limit of the JSON API: the same schema and member checks.
   return contactProblem(row, row.custom)
 }
 

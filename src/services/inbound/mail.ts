@@ -8,8 +8,8 @@ export type { ParsedMail }
 
 /**
  * mailparser is loaded on the first inbound message, not at start: a server that receives no
- * mail never holds its ~4 MB of code in the JS heap (issue 11: the heap's collection
- * thresholds grow with what stays live).
+ * mail never holds its ~4 MB of code in the JS heap (the heap's collection thresholds grow
+ * with what stays live, and so does the peak memory of a long send).
  */
 export async function parseMail(raw: Buffer | string): Promise<ParsedMail> {
   const { simpleParser } = await import('mailparser')

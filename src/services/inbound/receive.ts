@@ -15,7 +15,7 @@ import {
 import { bounceOf, feedbackTypeOf, fieldsOf, headerBlock, originalMailFromOf } from './report'
 import { findVerp, messageByRfcId, type Resolved, resolveVerp } from './verp'
 
-// One inbound message, classified and routed to the activity verbs (DESIGN.md §8 "Inbound"):
+// One inbound message, classified and routed to the activity verbs:
 // DSN → bounce, ARF abuse report → complaint, mail to unsubscribe+ → unsubscribe, anything a
 // person wrote back → reply. Whatever cannot be tied to one of our messages is "ignored" with
 // a reason: inbound mail is untrusted input, and a bad message must never become a 500 or a
@@ -41,7 +41,7 @@ export interface InboundOptions {
   clientId?: string | null
 }
 
-/** Stored reply text is capped like a template's body_text (DESIGN.md §6). */
+/** Stored reply text is capped like a template's body_text. */
 const MAX_REPLY_TEXT = 128 * 1024
 
 const ignored = (reason: string, message?: MessageRow): InboundResult => ({

@@ -22,7 +22,7 @@ export const protectedResourceVerb = defineVerb({
   run: (ctx) => protectedResourceMetadata(ctx),
 })
 
-/** The MCP endpoint's own document (DESIGN §9): the same servers and scopes, resource `/mcp/v1`. */
+/** The MCP endpoint's own document: the same servers and scopes, resource `/mcp/v1`. */
 export const mcpProtectedResourceVerb = defineVerb({
   name: 'instance.mcp-protected-resource',
   scope: 'public',

@@ -24,7 +24,7 @@ import { enrollNextChunk } from './enroll'
 import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
 import { type ContactTest, compileContactTest } from './rules-for-contact'
 
-// The journey executor (DESIGN.md §7). Each active enrollment's next step is a row of
+// The journey executor. Each active enrollment's next step is a row of
 // journey_runs due at next_run_at. A batch of due rows of one journey is taken and stepped in
 // ONE transaction: each node's effect (a message queued in the outbox, a contact updated, a
 // list joined, a webhook delivery queued), the history entry, the node counts and the next row

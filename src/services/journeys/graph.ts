@@ -14,7 +14,7 @@ import {
   WAITING_TYPES,
 } from './nodes'
 
-// The checks of a journey graph (DESIGN.md §7). On save: known node types, members valid for
+// The checks of a journey graph. On save: known node types, members valid for
 // their type (references to this client's records, durations, times of day, rule groups as in
 // segments), no dangling edge, no cycle without a wait. On activation, besides: exactly one
 // trigger, every branch of a branching node set, every node reachable from the trigger. Every

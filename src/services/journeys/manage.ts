@@ -28,7 +28,7 @@ import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
 import { presentJourney } from './present'
 import { baselineSegment } from './triggers'
 
-// A journey's life (DESIGN.md §7): draft → active ⇄ paused, any → archived. The graph is
+// A journey's life: draft → active ⇄ paused, any → archived. The graph is
 // checked on every save and in full at activation; archiving ends every enrollment.
 
 const TRANSITIONS = {

@@ -1,4 +1,4 @@
-// The node types of a journey graph (DESIGN.md §7): each type's members and the members that
+// The node types of a journey graph: each type's members and the members that
 // point at other nodes. A node is a flat object `{id, type, next?, ...members of its type}`.
 
 export const NODE_TYPES = [

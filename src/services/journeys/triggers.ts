@@ -8,7 +8,7 @@ import type { RuleGroup } from '../segments/rules'
 import { enrollContacts, enrollWhere } from './enroll'
 import { JOURNEY_EVENT_TYPES } from './nodes'
 
-// The triggers that start journeys by themselves (DESIGN.md §7), called from where the thing
+// The triggers that start journeys by themselves, called from where the thing
 // happens, in that transaction: a contact created, contacts joining a list, an event written
 // (which also wakes contacts waiting for it, and takes a hard-bounced contact out). Each asks
 // the journeys_trigger_idx first, so with no active journey listening they cost one index seek.

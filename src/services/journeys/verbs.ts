@@ -24,8 +24,8 @@ import { enterNewSegmentMembers } from './triggers'
 
 export const listJourneysVerb = defineVerb({
   name: 'journeys.list',
-  // Reads take any valid key: the spec's GET /journeys is "default", and DESIGN §5 gives the
-  // extension reads the same rule.
+  // Reads take any valid key: the spec gives GET /journeys no scope, and the extension reads
+  // follow the same rule.
   scope: 'any',
   input: ListJourneysInput,
   mutates: false,

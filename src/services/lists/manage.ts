@@ -130,7 +130,7 @@ export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
 export function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {
   const list = findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
-  // Not a member is not an error, but a contact the caller cannot see is (DESIGN §6), as on add.
+  // Not a member is not an error, but a contact the caller cannot see is (422), as on add.
   assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
   const removed = removeMembers(ctx.db, id, unique, ctx.clock.now())
   return { ...presentList(findListRow(ctx, id)), removed }

@@ -38,7 +38,7 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
     .from(contacts)
     .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
     .get()
-  // A body reference the caller cannot see is invalid input, not a missing route (DESIGN §6).
+  // A body reference the caller cannot see is invalid input (422), not a missing route (404).
   if (!contact) throw invalidField('contact_id', 'no such contact in this client')
   const template = input.templateId
     ? app.db

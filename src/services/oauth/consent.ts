@@ -6,7 +6,7 @@ import { type PortalIdentity, workspacesOf } from '../users/access'
 import type { AuthorizationRequest } from './authorize'
 import { createAuthorizationCode } from './grants'
 
-// What a signed-in user may grant on the consent page (DESIGN §5), and the grant itself: only
+// What a signed-in user may grant on the consent page, and the grant itself: only
 // scopes the user's role holds (at consent and again at each refresh), only for a workspace the
 // user belongs to (and the client's own, if it was registered for one).
 

@@ -1,5 +1,5 @@
 // Errors of the OAuth endpoints. They answer in RFC 6749 §5.2's shape (`{error,
-// error_description}`), not the REST error body (DESIGN §5), so they are not ServiceErrors.
+// error_description}`), not the REST error body, so they are not ServiceErrors.
 
 export type OAuthErrorCode =
   | 'invalid_request'

@@ -11,7 +11,7 @@ import type { TokenOutcome } from './authenticate'
 import { JwksUnavailable, remoteKeySet } from './external-keys'
 import { looksLikeJwt } from './keys'
 
-// External identity provider mode (DESIGN §5): an operator whose users sign in elsewhere names the
+// External identity provider mode: an operator whose users sign in elsewhere names the
 // provider (HERALD_OAUTH_EXTERNAL_ISSUER + _JWKS_URL), and bearer JWTs it issued for Herald are
 // accepted on REST and MCP like Herald's own access tokens: `scope` (space-separated, only the
 // OAuth scopes count), `tenant` (the Herald client id the token acts for; required), `aud` (this

@@ -22,7 +22,7 @@ import { defaultWorkspace, isSelfRegistered } from './clients'
 import { OAuthError } from './errors'
 import { signJwt, verifyJwt } from './keys'
 
-// The grants behind every token (DESIGN §5): authorization code + PKCE (S256), refresh tokens
+// The grants behind every token: authorization code + PKCE (S256), refresh tokens
 // that rotate on every use (a used one presented again revokes the whole grant: it was stolen
 // or replayed), and client credentials for the three read scopes. Every function runs in one
 // IMMEDIATE transaction, so a code or refresh token is spent exactly once even under races.

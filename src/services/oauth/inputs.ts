@@ -2,7 +2,7 @@ import { type Static, Type as t } from '@sinclair/typebox'
 import { OAUTH_SCOPES } from '../../lib/scopes'
 import { Name, Nullable, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
 
-// What the OAuth client verbs take (operators' /api/v1/oauth-clients, DESIGN §5).
+// What the OAuth client verbs take (operators' /api/v1/oauth-clients).
 
 export const OAuthScopeName = t.Union(OAUTH_SCOPES.map((s) => t.Literal(s)))
 

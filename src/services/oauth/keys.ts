@@ -13,7 +13,7 @@ import { oauthSigningKeys } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { decryptSecret, encryptSecret } from '../../lib/crypto'
 
-// Herald's own signing key for access tokens (DESIGN §5): Ed25519 (JWS `EdDSA`), generated on
+// Herald's own signing key for access tokens: Ed25519 (JWS `EdDSA`), generated on
 // first use and kept in the database with its private half encrypted by the instance secret key,
 // so backups carry it and every process of the instance signs with the same key. Signing and
 // verifying use node:crypto synchronously: a bearer token is checked on the request path, which

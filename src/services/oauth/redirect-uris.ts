@@ -1,4 +1,4 @@
-// Redirect URIs a client may register (DESIGN §5): `https://`, or `http://` on a loopback host
+// Redirect URIs a client may register: `https://`, or `http://` on a loopback host
 // (a native app or CLI listening locally). No fragment (RFC 6749 §3.1.2). They are compared
 // exactly, character for character, at the authorize and token endpoints.
 

@@ -6,7 +6,7 @@ import { NAME_PATTERN } from '../../lib/validate'
 import { OAuthError } from './errors'
 import { redirectUriProblem } from './redirect-uris'
 
-// RFC 7591 dynamic registration (DESIGN §5): public clients only (token_endpoint_auth_method
+// RFC 7591 dynamic registration: public clients only (token_endpoint_auth_method
 // `none`), the code and refresh grants, redirect URIs https:// or loopback http://. Anyone may
 // register; what a registration can reach is decided at consent, by the signed-in user.
 

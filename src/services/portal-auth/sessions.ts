@@ -4,7 +4,7 @@ import { portalSessions } from '../../db/schema'
 import { randomBase62, sha256Hex } from '../../lib/crypto'
 import { loadIdentity, type PortalIdentity } from '../users/access'
 
-// Portal sessions (DESIGN §9a): a random token in the `herald_session` cookie, only its SHA-256
+// Portal sessions: a random token in the `herald_session` cookie, only its SHA-256
 // in SQLite. A session ends after 12 h without a request or 7 days after sign-in, whichever
 // comes first. Every time comes from the context's clock, so tests drive expiry.
 

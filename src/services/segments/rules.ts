@@ -7,7 +7,7 @@ import { DAY_MS, parseIsoDateTime } from '../../lib/time'
 import { notOneOf, quoteValue } from '../../lib/validate'
 import { isTimeZoneIgnoringCase } from '../contacts/normalize'
 
-// Segment rules (DESIGN.md §7) are checked and compiled to ONE parameterised SQL condition over
+// Segment rules are checked and compiled to ONE parameterised SQL condition over
 // `contacts`. User values only ever reach SQL as bound parameters; column names come from the
 // fixed tables below, never from input.
 

@@ -12,7 +12,7 @@ import { createSuppressionCheck } from '../suppressions/manage'
 import { enrollNextSequenceChunk, sequenceEnrollmentsPending } from './enroll'
 import { delayMs, type SequenceStep } from './steps'
 
-// The sequence executor (DESIGN.md §7 Sequence). Each active run's next step is due at its
+// The sequence executor. Each active run's next step is due at its
 // enrollment's next_run_at. A batch of due runs of one sequence is stepped in ONE transaction:
 // the step's message queued in the one outbox (sequence_id, its step and thread), the history
 // entry, the daily count and the next step's due time (or the end) commit together, so a crash

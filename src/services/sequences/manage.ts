@@ -14,7 +14,7 @@ import { presentSequence } from './present'
 import { stepStats } from './reports'
 import { checkSender, checkSteps, normalizeSteps, type SequenceStep } from './steps'
 
-// A sequence's life (DESIGN.md §7): created draft → active ⇄ paused, any → archived
+// A sequence's life: created draft → active ⇄ paused, any → archived
 // (terminal). Steps are checked on every save and again at activation (templates may have
 // gone meanwhile); archiving ends every run and cancels what is still queued.
 

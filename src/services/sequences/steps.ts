@@ -9,7 +9,7 @@ import { htmlEngine, textEngine } from '../templates/engine'
 import { parseOrError } from '../templates/syntax'
 import type { StepInput } from './inputs'
 
-// A sequence's steps as stored (DESIGN.md §7 Sequence): the channel made explicit, references
+// A sequence's steps as stored: the channel made explicit, references
 // as plain UUIDs, the delay as written. The checks that need the database or parsing run on
 // every save and again at activation, each failure naming `steps[i].member`.
 

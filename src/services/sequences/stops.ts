@@ -1,7 +1,7 @@
 import type { Db } from '../../db/client'
 import { sequenceQueue } from '../../db/sequence-queue'
 
-// A reply, a bounce or an unsubscribe stops the contact's runs (DESIGN.md §7 Sequence), in the
+// A reply, a bounce or an unsubscribe stops the contact's runs, in the
 // transaction that writes the event; their queued messages are cancelled. A reply stops only
 // the runs of sequences that stop on a reply (the default).
 

@@ -22,8 +22,8 @@ import { listSequenceEnrollments, stopSequenceEnrollment } from './reports'
 
 export const listSequencesVerb = defineVerb({
   name: 'sequences.list',
-  // Reads take any valid key: the spec's GET /sequences is "default", and DESIGN §5 gives the
-  // extension reads the same rule (as journeys do).
+  // Reads take any valid key: the spec gives GET /sequences no scope, and the extension reads
+  // follow the same rule (as journeys do).
   scope: 'any',
   input: ListSequencesInput,
   mutates: false,

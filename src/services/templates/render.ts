@@ -13,7 +13,8 @@ import { htmlEngine, MISSING, parseTemplate, textEngine } from './engine'
 // juice (with cheerio) and html-to-text are loaded on first use, not at start: a template
 // without a <style> block never needs juice, one with a text body never needs html-to-text, and
 // code that is loaded stays live in the JS heap, whose collection thresholds grow with what stays
-// live (issue 11, peak RSS). require() loads synchronously; compile and render stay synchronous.
+// live (and so does a long send's peak RSS). require() loads synchronously; compile and render
+// stay synchronous.
 let juiceLoaded: typeof Juice | undefined
 function juice(): typeof Juice {
   if (!juiceLoaded) {
@@ -40,7 +41,10 @@ function htmlToText(html: string): string {
   return htmlToTextLoaded(html)
 }
 
-/** The variables of DESIGN.md §7. Unknown members are allowed (and printable). */
+/**
+ * What a template sees: contact.* (with contact.custom.*), client.*, campaign.* and
+ * unsubscribe_url. Unknown members are allowed (and printable).
+ */
 export interface RenderVariables {
   contact: Record<string, unknown>
   client?: Record<string, unknown>

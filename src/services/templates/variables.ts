@@ -2,7 +2,7 @@ import type { ClientRow, ContactRow } from '../../db/schema'
 import { iso } from '../../lib/time'
 
 // What a template sees: `contact.*` (with `contact.custom.*`), `client.*`, `campaign.*` and
-// `unsubscribe_url` (DESIGN.md §7). The campaign engine builds the same shapes per recipient.
+// `unsubscribe_url`. The campaign engine builds the same shapes per recipient.
 
 export function contactVariables(row: ContactRow): Record<string, unknown> {
   return {

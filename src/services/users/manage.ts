@@ -8,7 +8,7 @@ import { clientsOfUser } from './access'
 import type { CreateUserInput, ListUsersInput, UpdateUserInput } from './inputs'
 import { presentUser } from './present'
 
-// Managing portal users is the owner's (DESIGN §9a: "owner (everything, users)"). API keys and
+// Managing portal users is the owner's alone among portal roles. API keys and
 // the console (herald users …) are platform operators and may too.
 
 export function requireOwner(ctx: Ctx): void {

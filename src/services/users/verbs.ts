@@ -15,7 +15,7 @@ import {
 import { createUser, deleteUser, getUser, listUsers, resetPassword, updateUser } from './manage'
 import { generatePassword, hashPassword, verifyPassword } from './passwords'
 
-// Portal users (DESIGN §9a). Managing them needs admin:* and, for a portal user, the owner role
+// Portal users. Managing them needs admin:* and, for a portal user, the owner role
 // (checked in ./manage.ts). Passwords are hashed in `prepare`: argon2id is slow on purpose and
 // must not hold the write lock.
 

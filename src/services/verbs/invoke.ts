@@ -31,7 +31,7 @@ const OAUTH_READ_OF: Record<string, Scope> = {
 }
 
 /**
- * DESIGN §5: what any valid API key may call (reads the spec gives no scope) needs a scope from
+ * What any valid API key may call (reads the spec gives no scope) needs a scope from
  * an OAuth token, which holds nothing else: the entity's own read scope when the OAuth subset has
  * one (`contacts:read` for contacts.list), else `campaigns:read`.
  */
