@@ -5,7 +5,7 @@ import type { RequestMeta } from './pipeline'
 import { errorResponse } from './respond'
 
 // What every answer gets, whichever door it came through (API operations, tracking links,
-// provider callbacks, unknown routes): the request id (DESIGN §4), thrown errors mapped to the
+// provider callbacks, unknown routes): the request id, thrown errors mapped to the
 // error body, and one access-log line.
 
 /** The access log: one line per request, never the credential, a body, the query or a link's token. */

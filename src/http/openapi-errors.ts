@@ -3,11 +3,10 @@ import { canonical, type Json, ref } from './openapi-schemas'
 import { isMutating, type Operation } from './operation'
 import { ERROR_STATUS } from './respond'
 
-// The error envelopes, response headers and error responses of the OpenAPI document
-// (DESIGN.md §4, §5, §6).
+// The error envelopes, response headers and error responses of the OpenAPI document.
 
 // ---------------------------------------------------------------------------------------------
-// Errors and headers (DESIGN.md §4, §5, §6).
+// Errors and headers.
 
 /** Codes whose `details` have a documented shape; the rest carry none. */
 const DETAILED: readonly ErrorCode[] = ['VALIDATION_FAILED', 'INVALID_STATE', 'CONFLICT', 'FORBIDDEN']
@@ -51,7 +50,7 @@ export function errorSchemas(): Record<string, Json> {
       },
     },
     Error: errorEnvelope(
-      'The error body: every failure answers it (DESIGN §4); these codes carry no details.',
+      'The error body: every failure, whatever its status, answers with it; these codes carry no details.',
       {
         type: 'string',
         enum: plainCodes,

@@ -4,7 +4,7 @@ import { MAX_CLICKED_LINKS } from '../services/messages/first-hits'
 import { type Json, named, ref, type SchemaRegistry } from './openapi-schemas'
 
 // The spec's Events part in the document: one OpenAPI 3.1 `webhooks` entry per event type, with
-// the delivery envelope, each type's data (DESIGN §8) and the Standard Webhooks headers, so an
+// the delivery envelope, each type's data and the Standard Webhooks headers, so an
 // integrator can generate receiver types the way they generate the client. Data objects name
 // what is always sent; extra members (journey_id, sequence_id, machine, test) may appear.
 

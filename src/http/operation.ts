@@ -24,8 +24,8 @@ interface OperationBase {
    */
   stream?: { contentTypes: readonly string[]; limit: number; part?: string }
   /**
-   * An unauthenticated endpoint with its own per-IP bucket (DESIGN §5: register, claim and
-   * revoke, 20/min per IP each; HERALD_LOGIN_RATE_PER_MINUTE).
+   * An unauthenticated endpoint with its own per-IP bucket (agent register, claim and revoke:
+   * 20/min per IP each by default; HERALD_LOGIN_RATE_PER_MINUTE).
    */
   perIpLimit?: boolean
   /** Readable from any origin (CORS `*`): discovery documents a browser-based client fetches. */

@@ -23,7 +23,7 @@ import { webhookOperations } from './api/webhooks'
 import { wellKnownOperations } from './api/well-known'
 import type { Operation } from './operation'
 
-/** The operation registry: REST routes, OpenAPI and (later) MCP tools all come from this list. */
+/** The operation registry: REST routes, OpenAPI and MCP tools all come from this list. */
 export const operations: readonly Operation[] = [
   ...healthOperations,
   ...wellKnownOperations,

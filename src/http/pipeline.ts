@@ -94,7 +94,7 @@ function admitIp(
 }
 
 /**
- * DESIGN §4: every 401 carries the challenge, also one a verb raised (a failed identity
+ * Every 401 carries the challenge, also one a verb raised (a failed identity
  * assertion); `error="invalid_token"` only when an Authorization or X-Api-Key header came.
  */
 function challenge(p: Pipeline, err: unknown, request: Request, headers: Record<string, string>) {

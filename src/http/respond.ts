@@ -1,6 +1,6 @@
 import { type ErrorCode, ServiceError, storageFullError } from '../errors'
 
-/** Every error code and its status (DESIGN.md §4); the OpenAPI document's error schemas come from it. */
+/** Every error code and its status; the OpenAPI document's error schemas come from it. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {
   INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
@@ -26,7 +26,7 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_STATUS[code]
 }
 
-/** The error body of DESIGN.md §4. */
+/** The error body: `{error: {code, message, request_id, details?}}`. */
 export function errorBody(code: ErrorCode, message: string, requestId: string, details?: unknown): string {
   const error: Record<string, unknown> = { code, message, request_id: requestId }
   if (details !== undefined) error.details = details

@@ -3,7 +3,7 @@ import { listDeliverabilityAlertsVerb } from '../../services/deliverability/verb
 import { invoke } from '../../services/verbs/invoke'
 import type { PortalRequest } from './types'
 
-// Issue 12: an open deliverability alert is "shown as a portal banner" — on every page of the
+// An open deliverability alert is shown as a banner on every page of the
 // workspace it concerns (or of every client in "All workspaces"), through the alerts verb, so
 // the user's role and workspace decide what is seen. One indexed query of open alerts only
 // (partial index deliverability_alerts_open_idx / _open_all_idx): a handful of rows, no scan.

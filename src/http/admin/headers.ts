@@ -1,4 +1,4 @@
-// Headers on every portal answer (DESIGN §9a): a strict CSP (scripts and styles only from our
+// Headers on every portal answer: a strict CSP (scripts and styles only from our
 // own origin, so no inline script, no eval, no hx-on), no framing, no referrer to other sites.
 // img-src allows data: for Pico's inline SVG icons (checkbox ticks, select chevrons).
 

@@ -5,7 +5,7 @@ import { DateTime, dataOf, Nullable, Uuid } from '../../services/verbs/schemas'
 import { named } from '../openapi-schemas'
 import { route } from '../operation'
 
-// The spec's "Programmatic registration, claim and revocation" (DESIGN §5): no credential, each
+// The spec's "Programmatic registration, claim and revocation": no credential, each
 // with its own 20/min per-IP bucket. Not MCP tools (an MCP caller already holds a credential).
 
 const tag = 'Agent registration'

@@ -8,7 +8,7 @@ import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/s
 import { ID_PATTERN, named } from '../openapi-schemas'
 import { route } from '../operation'
 
-// Operators' registration of OAuth clients (DESIGN §5, admin:*). `client_id` is the workspace,
+// Operators' registration of OAuth clients (admin:*). `client_id` is the workspace,
 // as everywhere in the API; the OAuth client's own id is `oauth_client_id`.
 
 const OAuthClient = named(

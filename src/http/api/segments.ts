@@ -20,7 +20,7 @@ import { ID_PATTERN, named } from '../openapi-schemas'
 import { route } from '../operation'
 import { Contact } from './contacts'
 
-// Segment rules as the document describes them (DESIGN.md §7). The verbs check the outer shape
+// Segment rules as the document describes them. The verbs check the outer shape
 // and src/services/segments/rules.ts checks each rule, naming the failing member; the document
 // spells out the same fields, operators and values so generated clients type them.
 

@@ -4,10 +4,11 @@ import { specTypeSchemas } from './sdk'
 import type { ToolCatalog, ToolDef } from './tools'
 import { ENVELOPE_CLAIM, LEGACY_VERSIONS, MODERN_VERSION } from './versions'
 
-// The plain tools/call, answered without the SDK's per-request server (issue 13: a read tool
-// call within 1.5 x its REST round trip). A call is most of what an assistant sends, and for one
-// the SDK builds a transport, connects a server, checks the message against its schemas a dozen
-// times and serializes the answer: about 40-70 µs of server CPU, more than the call's own work.
+// The plain tools/call, answered without the SDK's per-request server, so a read tool call
+// costs little more than its REST round trip (the aim: within 1.5 x). A call is most of what
+// an assistant sends, and for one the SDK builds a transport, connects a server, checks the
+// message against its schemas a dozen times and serializes the answer: about 40-70 µs of
+// server CPU, more than the call's own work.
 //
 // Only a request in the exact shape both official SDK clients send is taken here, each member
 // checked to be what the SDK itself would accept; anything else (another member, another

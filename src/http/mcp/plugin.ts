@@ -13,7 +13,7 @@ import type { CallerInfo, createMcpServer } from './server'
 import { buildCatalog } from './tools'
 import { MCP_PATH } from './versions'
 
-// The MCP door (DESIGN §9): /mcp/v1 and the server card. Routes of their own, so the REST
+// The MCP door: /mcp/v1 and the server card. Routes of their own, so the REST
 // operations' path gains nothing. The credential is admitted here once per HTTP request (401
 // with the MCP resource's challenge, one rate-limit token, and one more for each further call of
 // a JSON-RPC batch); each tool call then runs the REST pipeline from the scope check on (./call.ts).

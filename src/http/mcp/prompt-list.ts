@@ -1,4 +1,4 @@
-// Prompts (DESIGN §9): ready-made instructions a user can pick in their assistant. They name
+// Prompts: ready-made instructions a user can pick in their assistant. They name
 // the tools to use and keep the human in charge of anything that sends. The list alone, without
 // the SDK (./prompts.ts renders them): the server card lists them at start, while the SDK is
 // loaded on the first /mcp/v1 request.

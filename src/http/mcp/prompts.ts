@@ -3,7 +3,7 @@ import { prompts } from './prompt-list'
 import { type ResourceCaller, readResource } from './resources'
 import { ProtocolError, ProtocolErrorCode } from './sdk'
 
-// Prompts (DESIGN §9), listed in ./prompt-list.ts: getPrompt renders one for an assistant.
+// Prompts, listed in ./prompt-list.ts: getPrompt renders one for an assistant.
 
 export { prompts }
 

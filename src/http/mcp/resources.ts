@@ -6,7 +6,7 @@ import { JSON_TYPE, resourceTemplates, TEMPLATES } from './resource-list'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from './sdk'
 import type { ToolCatalog } from './tools'
 
-// Resources (DESIGN §9): a campaign's stats and a template, read through the same operations
+// Resources: a campaign's stats and a template, read through the same operations
 // as their tools (get_campaign_stats, get_template), so scope and tenancy are the REST ones.
 
 export { resourceTemplates }

@@ -3,7 +3,7 @@ import { type Json, SchemaRegistry } from '../openapi-schemas'
 import type { Operation } from '../operation'
 
 // A tool's input is one JSON Schema object holding the operation's path ids, query members and
-// body members (DESIGN §9), converted by the OpenAPI document's own converter (free-form maps,
+// body members, converted by the OpenAPI document's own converter (free-form maps,
 // enums, validator hints dropped) with every named schema inlined: a model reads one object.
 
 const REF = '#/components/schemas/'

@@ -8,7 +8,7 @@ import { EXCLUDED, FILE_TOOLS } from './excluded'
 import { toolName } from './names'
 import { toolInput } from './schema'
 
-// Tools are generated from the operation registry (DESIGN §9): one per operation that is not
+// Tools are generated from the operation registry: one per operation that is not
 // excluded on purpose, named after its operation id, filtered by the caller's scopes.
 
 /** Operations that reach outside Herald (mail, DNS, a webhook receiver). */

@@ -1,4 +1,4 @@
-/** The modern revision first; then the stateless 2025 revisions v1 SDK clients negotiate (DESIGN §9). */
+/** The modern revision first; then the stateless 2025 revisions v1 SDK clients negotiate. */
 export const PROTOCOL_VERSIONS = ['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']
 
 /** The revision of the per-request envelope (2026-07-28); the others are the 2025 era's. */

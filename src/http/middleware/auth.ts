@@ -14,8 +14,9 @@ export function presentedCredential(request: Request): { present: boolean; token
 }
 
 /**
- * Exactly the header of DESIGN.md §4. `resourcePath` names a protected resource other than the
- * REST API (`/mcp/v1`, DESIGN §9): its metadata document sits under that path (RFC 9728 §3.1).
+ * The 401 challenge: `Bearer resource_metadata="<url>"`, with `error="invalid_token"` first when a
+ * credential was presented. `resourcePath` names a protected resource other than the
+ * REST API (`/mcp/v1`): its metadata document sits under that path (RFC 9728 §3.1).
  */
 export function wwwAuthenticate(publicUrl: string, credentialPresented: boolean, resourcePath = ''): string {
   const metadata = `${publicUrl}/.well-known/oauth-protected-resource${resourcePath}`

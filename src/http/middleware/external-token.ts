@@ -2,7 +2,7 @@ import type { AppContext } from '../../context'
 import { externalTokens } from '../../services/oauth/external'
 import { presentedCredential } from './auth'
 
-// External identity provider mode (DESIGN §5): the provider's keys are fetched over the network
+// External identity provider mode: the provider's keys are fetched over the network
 // and jose verifies asynchronously, while a request's credential is admitted synchronously
 // (admitCredential, on REST and MCP alike). This hook runs before routing and awaits the
 // verification of a bearer token that names the provider, so the one authenticator finds its

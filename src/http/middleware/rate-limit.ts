@@ -1,7 +1,7 @@
 import type { ApiKeyTier } from '../../lib/enums'
 import { addressGroup } from '../../lib/ip-address'
 
-// Per-key token buckets (DESIGN.md §5). In memory: a restart refills every bucket, which errs
+// Per-key token buckets. In memory: a restart refills every bucket, which errs
 // on the side of the caller and costs nothing per request.
 
 interface TierLimit {

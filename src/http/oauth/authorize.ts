@@ -16,7 +16,7 @@ import { createRenderer } from '../admin/render'
 import { page } from '../admin/types'
 import { createIpLimiter } from '../middleware/rate-limit'
 
-// The authorization endpoint (DESIGN §5): the portal's sign-in if there is no session (the
+// The authorization endpoint: the portal's sign-in if there is no session (the
 // session cookie has Path=/ for this), then a consent page — the workspace the token is for
 // (`client_id` select, the `tenant` claim), one `scope` checkbox per requested scope the user's
 // role can grant, and `decision` allow/deny — posted back here with the session's CSRF token.

@@ -31,7 +31,7 @@ export function oauthErrorResponse(err: OAuthError, basic = false): Response {
   return oauthJson(err.status, err.body(), extra)
 }
 
-/** 429 for an endpoint's per-IP bucket (DESIGN §5), in the OAuth error shape. */
+/** 429 for an endpoint's per-IP bucket, in the OAuth error shape. */
 export function rateLimited(retryAfter: string): Response {
   return oauthJson(
     429,

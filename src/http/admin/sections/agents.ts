@@ -10,7 +10,7 @@ import { checkboxes, type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute } from './links'
 
-// Agent registrations waiting for an operator (DESIGN §5, §9a): an anonymous agent that called
+// Agent registrations waiting for an operator: an anonymous agent that called
 // POST /agent/auth/register stays pending until approved here for one client with some or all
 // of the scopes it asked for; then its claim mints the key. Owners and admins (admin:*).
 

@@ -1,4 +1,4 @@
-// Server-rendered SVG charts for the analytics pages (DESIGN §9a): the handler turns numbers
+// Server-rendered SVG charts for the analytics pages: the handler turns numbers
 // into coordinates, the view draws rectangles. No script, no inline style (the CSP): bars take
 // `currentColor`, and every chart has a text alternative (a table, and a <title> per bar).
 

@@ -8,7 +8,7 @@ import { defineSection, type PortalRequest, page } from '../types'
 import { barChart, funnelBars } from './analytics-charts'
 import { queryValue } from './links'
 
-// Analytics (issue 12): the funnel and one metric over time for the workspace, from the same
+// Analytics: the funnel and one metric over time for the workspace, from the same
 // verbs as GET /analytics/funnel and /analytics/trends, with their filters as a GET form (a
 // bookmarkable URL). The trend is a server-rendered SVG with a table as its text alternative.
 

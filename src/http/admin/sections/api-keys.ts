@@ -12,7 +12,7 @@ import { checkboxes, type FieldErrors, list, submit, text, values } from '../for
 import { defineSection, type PortalRequest, page } from '../types'
 import { indexRoute } from './links'
 
-// API keys (DESIGN §5, §9a): the worked example of a portal section. The list shows each key's
+// API keys: the worked example of a portal section. The list shows each key's
 // 12-character display prefix; a new key is shown once, on the answer to its creation (never
 // stored for a later page); revoking asks for confirmation on a page of its own (works without
 // JavaScript; app.js does not need to do anything for it).

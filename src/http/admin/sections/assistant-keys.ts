@@ -5,7 +5,7 @@ import { MCP_PATH } from '../../mcp/versions'
 import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page } from '../types'
 
-// "Key for an AI assistant" (issue 13): an API key with a read-only or drafting preset of scopes,
+// "Key for an AI assistant": an API key with a read-only or drafting preset of scopes,
 // shown once with the MCP endpoint and ready-to-paste configuration for common clients. The key
 // itself is made by the same verb as every other key.
 

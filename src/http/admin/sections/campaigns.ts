@@ -24,7 +24,7 @@ import { defineSection, fragment, type PortalRequest, page, redirect } from '../
 import { campaignProgress } from './campaign-progress'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Campaigns (DESIGN §7): the list with a status filter and a name search; create and edit
+// Campaigns: the list with a status filter and a name search; create and edit
 // (audience: a list or a segment; content: a template or a subject and bodies; sender; channel;
 // schedule in the user's time zone); launch behind a confirmation page that shows how many
 // recipients the launch will count (campaigns.audience: the same counter as the launch) and

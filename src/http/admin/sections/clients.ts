@@ -11,7 +11,7 @@ import { ZONE_CHOICES } from '../zones'
 import { pageLinks, pageQuery } from './links'
 import { platformCtx } from './platform'
 
-// Clients (workspaces, DESIGN §5): the agency's customers. Creating, suspending and reactivating
+// Clients (workspaces): the agency's customers. Creating, suspending and reactivating
 // are for platform-wide credentials (the client verbs check): owners and admins, acting in every
 // workspace here whatever the header has chosen.
 

@@ -17,7 +17,7 @@ import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Contacts (DESIGN §7, §9a): the table (full-text search through contacts.search, or filters by
+// Contacts: the table (full-text search through contacts.search, or filters by
 // status and list through contacts.browse), create, a contact's page with its event timeline and
 // messages, edit, and the GDPR erasure behind a confirmation page. Export is a download through
 // contacts.export. Every read and write is a verb called as the signed-in user.

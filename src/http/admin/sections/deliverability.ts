@@ -7,7 +7,7 @@ import { defineSection, type PortalRequest, page } from '../types'
 import { barChart } from './analytics-charts'
 import { queryValue } from './links'
 
-// Deliverability (issue 12): in a workspace, its score with each factor's advice, the open
+// Deliverability: in a workspace, its score with each factor's advice, the open
 // alerts as a banner, authentication per domain, the warm-up of new domains and the campaigns
 // behind complaints and bounces. Without a workspace (owners and admins across every client),
 // the agency overview: each client's score, grade, open alerts and 30 days of sends.

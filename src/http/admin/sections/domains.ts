@@ -11,7 +11,7 @@ import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace } from './links'
 
-// Sending domains (DESIGN §7): the DNS records to publish (DKIM, SPF, DMARC), each with a copy
+// Sending domains: the DNS records to publish (DKIM, SPF, DMARC), each with a copy
 // button; "Verify" runs domains.verify (its DNS look-ups in the verb's prepare, outside the
 // transaction) and the page shows, for each record that fails, what DNS answered and what was
 // expected, in the verb's own words.

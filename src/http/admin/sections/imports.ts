@@ -5,7 +5,7 @@ import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, pageLinks, pageQuery } from './links'
 
-// CSV imports (DESIGN §7): upload through the same imports.create verb as REST (its prepare
+// CSV imports: upload through the same imports.create verb as REST (its prepare
 // moves the CSV into the imports directory, the background job reads it), the list of imports,
 // and an import's page whose progress bar polls a fragment fed by the job's counters until the
 // import is completed or failed.

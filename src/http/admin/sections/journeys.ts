@@ -29,7 +29,7 @@ import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { edgesOf, journeySvg } from './journey-graph'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Journeys (DESIGN §7): the list; a journey's page with its graph drawn as a flow (SVG, per-node
+// Journeys: the list; a journey's page with its graph drawn as a flow (SVG, per-node
 // counts), activate / pause / archive, and each contact's path; a node editor (one form per
 // node type) whose save and removal go through journeys.nodes.put / .delete (one node, every
 // check of a save; messages shown on the node and member they name, `nodes[s1].template_id`).

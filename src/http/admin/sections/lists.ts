@@ -14,7 +14,7 @@ import { type FieldErrors, list, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Lists (DESIGN §7): the lists with their maintained member counts, create, a list's page with
+// Lists: the lists with their maintained member counts, create, a list's page with
 // its members (paginated), adding members found by a search of their email or name (or pasted
 // ids), removing members, and deleting the list behind a confirmation page.
 

@@ -5,7 +5,7 @@ import { inertHtml } from '../inert-html'
 import { defineSection, page } from '../types'
 import { nextPageUrl, queryValue } from './links'
 
-// Captured messages (DESIGN §9a), the outbox viewer like Mailpit: the list newest first with
+// Captured messages, the outbox viewer like Mailpit: the list newest first with
 // filters (campaign, status, channel, part of the recipient) from the portal-only
 // messages.outbox verb; a message's page with its rendered HTML in <iframe sandbox srcdoc>, the
 // text, the headers, and the source (the stored headers and bodies as a MIME text; capture keeps

@@ -11,7 +11,7 @@ import { checkboxes, type FieldErrors, list, submit, text, values } from '../for
 import { defineSection, type PortalRequest, page } from '../types'
 import { indexRoute } from './links'
 
-// OAuth clients (DESIGN §5): the applications that may ask users for access through
+// OAuth clients: the applications that may ask users for access through
 // /oauth2/authorize, and confidential ones that mint client-credentials tokens. The secret of a
 // confidential client is shown once, on the answer to its creation (as for API keys).
 

@@ -3,7 +3,7 @@ import { invoke } from '../../../services/verbs/invoke'
 import { defineSection, page } from '../types'
 import { indexRoute } from './links'
 
-// Replies (DESIGN §9a): the inbox of replies received to sent messages, newest first, and a
+// Replies: the inbox of replies received to sent messages, newest first, and a
 // reply's page with its text (stored as text; nothing of it is rendered as HTML).
 
 const PATH = '/admin/replies'

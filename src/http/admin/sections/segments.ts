@@ -29,7 +29,7 @@ import {
   segmentInput,
 } from './segment-form'
 
-// Segments (DESIGN §7): the list, and a rule builder for every field and operator — groups
+// Segments: the list, and a rule builder for every field and operator — groups
 // matched all/any, joined all/any, rules {field, operator, value}, list in/not_in and activity
 // rules. Adding or removing a rule or group is a submit that re-renders the builder (no
 // JavaScript needed; htmx swaps it in place), and while editing the estimated size is posted to

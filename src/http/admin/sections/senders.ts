@@ -11,7 +11,7 @@ import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace } from './links'
 
-// Senders (DESIGN §7): the From addresses campaigns use. A sender is "verified" when its
+// Senders: the From addresses campaigns use. A sender is "verified" when its
 // workspace has a verified domain (DKIM and SPF) for the address's domain or a parent of it —
 // the page says so and links to the domain, or to the domains page to add one.
 

@@ -19,7 +19,7 @@ import { fieldErrorsOf, list, refusalStatus, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Sequences (DESIGN §7): the list; a sequence's page with its steps and per-step stats,
+// Sequences: the list; a sequence's page with its steps and per-step stats,
 // activate / pause / archive, enrollment from a list or segment, and each contact's run; one
 // form for create and edit (steps as JSON, settings as fields). Every action is a sequences.*
 // verb; a 422 lists each failing member (`steps[1].body_text`) above the form.

@@ -9,7 +9,7 @@ import { type FieldErrors, submit, text, values } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Suppressions (DESIGN §7): addresses Herald never sends to. The list (searched by address
+// Suppressions: addresses Herald never sends to. The list (searched by address
 // prefix), adding one by hand, and removing one behind a confirmation page (removing lets mail
 // reach that address again, so it is not a one-click action).
 

@@ -17,7 +17,7 @@ import { inertHtml } from '../inert-html'
 import { defineSection, fragment, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, queryValue } from './links'
 
-// Templates (DESIGN §7): the list, a create form, and the template's page, which is its editor
+// Templates: the list, a create form, and the template's page, which is its editor
 // (subject, HTML and text, channel) beside a preview rendered by the templates.preview verb for
 // a chosen contact: the missing variables, SMS length/segments/encoding for an SMS template, and
 // the HTML only inside <iframe sandbox srcdoc>. The preview is of the saved template (the verb

@@ -14,7 +14,7 @@ import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { pageLinks, pageQuery } from './links'
 import { platformCtx } from './platform'
 
-// Portal users (DESIGN §9a), owner only (the users verbs check the role): the list, a new user
+// Portal users, owner only (the users verbs check the role): the list, a new user
 // with a role and, for a member, the clients it may work in; role and clients changed; a new
 // password (typed, or generated and shown once on the POST's answer); deletion behind a
 // confirmation page.

@@ -17,7 +17,7 @@ import { checkboxes, type FieldErrors, list, submit, text } from '../forms'
 import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
-// Webhooks (DESIGN §8): endpoints, their delivery log (every attempt: status, duration, the
+// Webhooks: endpoints, their delivery log (every attempt: status, duration, the
 // start of the response), retries, a test send, the signing secret. The secret is shown on the
 // answer to a POST only (creation, "reveal" after a confirmation, rotation) — never in a flash
 // or a GET — and revealing or rotating it needs admin:* as the REST endpoints do (owners, admins).
