@@ -68,7 +68,7 @@ export const EXIT_REASONS = [
 ] as const
 export type ExitReason = (typeof EXIT_REASONS)[number]
 
-/** Agent registrations (DESIGN §5): pending → approved → claimed; an operator may deny instead. */
+/** Agent registrations: pending → approved → claimed; an operator may deny instead. */
 export const AGENT_REGISTRATION_STATUSES = ['pending', 'approved', 'claimed', 'denied'] as const
 export type AgentRegistrationStatus = (typeof AGENT_REGISTRATION_STATUSES)[number]
 

@@ -1,6 +1,6 @@
 import { fullGC, heapSize } from 'bun:jsc'
 
-// Peak memory of a long send (issue 11: ≤ 250 MB RSS while 200,000 journey messages go out).
+// Peak memory of a long send (the aim: ≤ 250 MB RSS while 200,000 journey messages go out).
 // Measured on `herald serve` (test/bench/journeys.ts, /proc/<pid>/smaps): ~50 MB is the mapped
 // executable, ~45 MB other memory, and the rest is the JS heap in mimalloc's arena, whose height
 // is set by JavaScriptCore's collection policy rather than by what stays live (~25 MB, mostly

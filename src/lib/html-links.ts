@@ -60,7 +60,7 @@ const HREF_OR_BODY_END = new RegExp(`${HREF.source}|${BODY_END.source}`, 'gi')
  * Wraps each tracked href and puts `tag` (the open pixel; '' for none) just before the first
  * </body>, or at the end without one, in one pass over the HTML: the send path composes every
  * recipient's copy with it, and doing it in two steps made two more copies of the whole document
- * per message, garbage that a long send's peak memory is made of (issue 11). A </body> written
+ * per message, garbage that a long send's peak memory is made of. A </body> written
  * inside a link's address is part of the link, not the end of the body.
  */
 export function trackLinks(html: string, wrap: (url: string) => string | null, tag: string): string {

@@ -10,7 +10,7 @@ export interface FieldError {
   message: string
 }
 
-// Input hygiene (issue 14). Every string of an input refuses control characters: C0 (tab and
+// Input hygiene. Every string of an input refuses control characters: C0 (tab and
 // newline included) and C1, and DEL. A string marked `x-multiline` (bodies, descriptions) may
 // hold tab, newline and carriage return. Strings get this rule when their schema is compiled,
 // so a member added later is covered without anyone remembering to.

@@ -1,7 +1,7 @@
 import { type ChannelProvider, type Outgoing, ProviderError, type SendResult } from '../channels/types'
 
-// The per-call deadline of issue 15 (no head-of-line blocking), shared by the main thread's
-// sends and the send threads'.
+// The per-call deadline, so one slow provider call cannot hold up the sends behind it; shared
+// by the main thread's sends and the send threads'.
 
 /**
  * One provider call, bounded by HERALD_SEND_TIMEOUT_MS whatever the provider: past the deadline

@@ -20,7 +20,7 @@ export interface SendPlan {
   dkim: DkimSigning | null
   /** The signing domain's warm-up (a daily cap), when it is new and its mail reaches real inboxes. */
   warmup: WarmupPlan | null
-  /** A suspended client's sends stop (DESIGN.md §7) until it is active again. */
+  /** A suspended client's sends stop until it is active again. */
   clientSuspended: boolean
   /** Domain of the Message-ID: the sender's, else the public host. */
   idDomain: string

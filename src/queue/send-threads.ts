@@ -7,7 +7,7 @@ import type { RenderedMessage } from '../services/templates/render'
 import type { SendPlan } from './plan'
 import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-thread-protocol'
 
-// The send threads (issue 15): for channels whose provider costs CPU per message (SMTP: MIME,
+// The send threads: for channels whose provider costs CPU per message (SMTP: MIME,
 // DKIM, the conversation), composition and the provider call run on worker threads
 // (send-thread.ts), and the main thread only claims, checks and records. Each thread owns its
 // provider (its own SMTP pool). A send goes to the thread with the fewest owed answers.

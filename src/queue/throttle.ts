@@ -9,7 +9,7 @@ import {
   warmupSentOn,
 } from '../services/deliverability/warmup'
 
-// The operator's sending limits (DESIGN.md §1): an instance-wide rate (token bucket, burst of
+// The operator's sending limits: an instance-wide rate (token bucket, burst of
 // one second's worth), a per-recipient-domain limit per minute and a per-client cap per hour.
 // A message over a window's limit is deferred to the window's end, not failed.
 // Mail that reaches real inboxes (the smtp provider) also keeps under per-minute defaults for

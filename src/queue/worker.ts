@@ -16,7 +16,7 @@ import { createSequenceSource } from './sources/sequence'
 import { createTransactionalSource } from './sources/transactional'
 import type { MessageSource } from './sources/types'
 
-// The send worker (DESIGN.md §8). The outbox is the truth: each pass lets every source do its
+// The send worker. The outbox is the truth: each pass lets every source do its
 // preparatory work (a launching campaign's audience copy), claims due messages with a lease,
 // shared fairly between the sources' lanes (each sending campaign, the transactional queue),
 // checks each message at send time, sends through the channel's provider with bounded

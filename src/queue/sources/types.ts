@@ -3,7 +3,7 @@ import type { CampaignCounter } from '../../services/messages/counters'
 import type { Outcome } from '../outcome'
 import type { SendPlan } from '../plan'
 
-// Where a message comes from (a campaign, a transactional send; journeys and sequences later)
+// Where a message comes from (a campaign, a transactional send, a journey or a sequence)
 // and that source's rules. The send queue plans, checks, sends and records by message; what
 // differs between sources is behind this interface, one file per source.
 
