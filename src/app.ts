@@ -31,7 +31,7 @@ export function createApp(ctx: AppContext) {
   if (externalTokens) app.onRequest(externalTokens)
 
   const routes = mountOperations(app, pipeline, operations)
-  // The MCP door: tools generated from the same registry, on routes of their own (DESIGN §9).
+  // The MCP door: tools generated from the same registry, on routes of their own.
   mountMcp(app, pipeline, operations)
   app.use(docsPlugin(operations, ctx.config.publicUrl))
   // The docs plugin's generator registers its own string formats when loaded; ours decide.
@@ -40,7 +40,7 @@ export function createApp(ctx: AppContext) {
   app.use(providerCallbacksPlugin(ctx))
   // The admin portal: its own two routes under /admin, no hook on the API's path.
   app.use(portalPlugin(ctx))
-  // The OAuth authorization server: /oauth2/* and its metadata (DESIGN §5).
+  // The OAuth authorization server: /oauth2/* and its metadata.
   app.use(oauthPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.

@@ -25,7 +25,7 @@ export interface Config {
   /** … or `ip4:`/`ip6:<address>` (HERALD_SENDING_IP). */
   readonly sendingIp: string | null
   readonly webhookAllowPrivate: boolean
-  /** Delays before each webhook attempt in ms (HERALD_WEBHOOK_RETRY_SCHEDULE); null = DESIGN.md §8's. */
+  /** Delays before each webhook attempt in ms (HERALD_WEBHOOK_RETRY_SCHEDULE); null = the default. */
   readonly webhookRetrySchedule: readonly number[] | null
   /** Requests in flight to one webhook endpoint at once (HERALD_WEBHOOK_CONCURRENCY). */
   readonly webhookConcurrency: number
@@ -75,8 +75,8 @@ export interface Config {
    */
   readonly defaultFrom: string
   /**
-   * Sign-in attempts (POST /admin/login) one client IP may make per minute (DESIGN §5's 20/min
-   * bucket of unauthenticated endpoints; HERALD_LOGIN_RATE_PER_MINUTE, default 20).
+   * Sign-in attempts (POST /admin/login) one client IP may make per minute (the per-IP bucket of
+   * every unauthenticated endpoint; HERALD_LOGIN_RATE_PER_MINUTE, default 20).
    */
   readonly loginRatePerMinute: number
   /**
@@ -85,7 +85,7 @@ export interface Config {
    */
   readonly segmentCountMs: number
   /**
-   * Agent registration (DESIGN §5): HERALD_AGENT_AUTO_APPROVE=1 approves anonymous registrations
+   * Agent registration: HERALD_AGENT_AUTO_APPROVE=1 approves anonymous registrations
    * at once (evaluation only) for the default workspace, with the requested scopes ∩
    * HERALD_AGENT_ANONYMOUS_SCOPES (comma-separated; default every `*:read` scope).
    */
@@ -94,7 +94,7 @@ export interface Config {
   /** Trusted ID-JAG issuers, issuer → JWKS URL (HERALD_IDJAG_ISSUERS, `issuer=jwks_url,...`). */
   readonly idjagIssuers: Readonly<Record<string, string>>
   /**
-   * External identity provider mode (DESIGN §5): bearer JWTs whose `iss` is this issuer are
+   * External identity provider mode: bearer JWTs whose `iss` is this issuer are
    * verified against its JWKS and accepted like Herald's own access tokens
    * (HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL, both or neither).
    */

@@ -1,5 +1,5 @@
 // Typed service errors. Domain code throws these; src/http/respond.ts is the one place that
-// turns them into HTTP statuses and the error body of DESIGN.md §4.
+// turns them into HTTP statuses and the error body `{error: {code, message, request_id, details?}}`.
 
 export type ErrorCode =
   | 'INVALID_REQUEST'

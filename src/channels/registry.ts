@@ -12,7 +12,7 @@ import {
   type ProviderCapabilities,
 } from './types'
 
-// The provider of each channel, from the configuration (DESIGN.md §1 and §8). One instance per
+// The provider of each channel, from the configuration. One instance per
 // kind serves every channel that uses it: one Twilio client, one simulator and its timers.
 
 /** The settings providers are made from (a send thread gets these, not the whole config). */

@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto'
 
-// The one small interface every channel provider implements (DESIGN.md §8). The send queue
+// The one small interface every channel provider implements. The send queue
 // renders a message, hands it to the provider of its channel and records the outcome; adding a
 // provider never touches the queue.
 

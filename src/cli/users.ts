@@ -6,7 +6,7 @@ import { everyPage, invokeAsConsole } from './console-verbs'
 import { withOfflineContextAsync } from './offline'
 import { UsageError } from './usage'
 
-// `herald users …`: portal users on the data file (scripts and recovery, DESIGN §2/§9a), through
+// `herald users …`: portal users on the data file (scripts and recovery), through
 // the same verbs as the portal, as the console actor. A password not given is generated and
 // printed once.
 

@@ -20,7 +20,7 @@ import { type HostResolver, hostResolver } from './ssrf'
 export const SECOND = 1000
 export const MINUTE = 60 * SECOND
 export const HOUR = 60 * MINUTE
-/** Delay before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (DESIGN.md §8). */
+/** Delay before each attempt: immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_SCHEDULE = [
   0,
   5 * SECOND,

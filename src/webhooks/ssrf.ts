@@ -2,7 +2,7 @@ import { lookup, Resolver } from 'node:dns/promises'
 import { BlockList, isIP } from 'node:net'
 import { ipv6Bytes } from '../lib/ip-address'
 
-// Webhook URLs must not reach into the instance's own network (DESIGN.md §7). The same check
+// Webhook URLs must not reach into the instance's own network. The same check
 // runs when a webhook is saved and again before every attempt: the URL's shape, its host name
 // (normalised: case, trailing dot; the URL parser already turns 0x7f.1, 2130706433 and 127.1
 // into 127.0.0.1), then every address the name resolves to. The attempt connects to an address

@@ -82,7 +82,7 @@ export function usePortal(
   const port = freePort()
   const url = `http://127.0.0.1:${port}`
   // Scenarios sign in many times a minute from 127.0.0.1: the per-IP sign-in bucket (20/min by
-  // default, DESIGN §5) is raised out of their way unless the test sets it.
+  // default) is raised out of their way unless the test sets it.
   const herald = createTestApp({
     clock: options.clock,
     env: { HERALD_PUBLIC_URL: url, HERALD_LOGIN_RATE_PER_MINUTE: '100000', ...options.env },

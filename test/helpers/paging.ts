@@ -1,7 +1,7 @@
 import { expect } from 'bun:test'
 import type { TestApp } from './app'
 
-// What every resource list promises (DESIGN.md §6), checked per resource: newest first over a
+// What every resource list promises, checked per resource: newest first over a
 // cursor the server signed, and a status filter that keeps only its status and refuses others.
 
 interface Page {

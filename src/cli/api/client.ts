@@ -5,7 +5,7 @@ import { UsageError } from '../usage'
 import type { Invocation, Stdin } from './args'
 
 // The HTTP side of `herald api`: where the server is, which key, one request, and how its
-// answer is printed. Exit codes: 0 a 2xx, 1 an API error (the DESIGN §4 body on stderr as
+// answer is printed. Exit codes: 0 a 2xx, 1 an API error (the error body on stderr as
 // `herald: CODE: message` and its details), 3 the server could not be reached.
 
 export interface Io {
