@@ -16,6 +16,7 @@ import { invoke } from '../../src/services/verbs/invoke'
 import { startWebhookWorker } from '../../src/webhooks/worker'
 import { createTestApp, type TestApp } from './app'
 import { BROWSER_TEST_TIMEOUT_MS, closeBrowser, launchBrowser, newContext } from './chromium'
+import { CHROMIUM_INSTALL_TIMEOUT_MS } from './chromium-install'
 import { freePort } from './ports'
 
 export * from './chromium'
@@ -96,9 +97,12 @@ export function usePortal(
       createJourneyWorker(herald.ctx).start(),
     )
 
-  beforeAll(async () => {
-    browser = await launchBrowser()
-  })
+  beforeAll(
+    async () => {
+      browser = await launchBrowser()
+    },
+    { timeout: CHROMIUM_INSTALL_TIMEOUT_MS },
+  )
 
   const portal: Portal = {
     herald,

@@ -1,6 +1,7 @@
 // Chromium side of the browser harness (tests import test/helpers/browser.ts): Debian Chromium
-// driven by playwright-core, a recorder of what goes wrong on a page, axe-core injected from the
-// package, screenshots under test-results/screenshots/. One browser per test file.
+// (installed on first need, see ./chromium-install.ts) driven by playwright-core, a recorder of
+// what goes wrong on a page, axe-core injected from the package, screenshots under
+// test-results/screenshots/. One browser per test file.
 import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test'
 import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -13,6 +14,7 @@ import {
   type Page,
   type Response,
 } from 'playwright-core'
+import { CHROMIUM_INSTALL_TIMEOUT_MS, chromiumReady } from './chromium-install'
 
 export const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium'
 
@@ -41,13 +43,16 @@ export const ACTION_TIMEOUT_MS = 10_000
  */
 export const BROWSER_TEST_TIMEOUT_MS = 90_000
 
+/**
+ * Launches the file's Chromium, installing it first when it is missing (see chromium-install.ts);
+ * a hook that calls this gives it CHROMIUM_INSTALL_TIMEOUT_MS.
+ */
 export async function launchBrowser(): Promise<Browser> {
+  await chromiumReady(CHROMIUM)
   try {
     return await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   } catch (e) {
-    throw new Error(
-      `could not start Chromium at ${CHROMIUM} (apt-get install -y chromium; .ci/run does it): ${(e as Error).message}`,
-    )
+    throw new Error(`could not start Chromium at ${CHROMIUM}: ${(e as Error).message}`)
   }
 }
 
@@ -295,9 +300,12 @@ export interface BrowserHandle {
 export function useBrowser(): BrowserHandle {
   let browser: Browser | undefined
   setDefaultTimeout(BROWSER_TEST_TIMEOUT_MS)
-  beforeAll(async () => {
-    browser = await launchBrowser()
-  })
+  beforeAll(
+    async () => {
+      browser = await launchBrowser()
+    },
+    { timeout: CHROMIUM_INSTALL_TIMEOUT_MS },
+  )
   afterAll(async () => {
     await closeBrowser(browser)
     browser = undefined

@@ -411,10 +411,21 @@ describe('activation checks the whole graph', () => {
     expect(detailFields(r.body)).toEqual(['nodes'])
     expect(r.body.error.details[0].message).toMatch(/exactly one trigger node; it has 0/)
   })
-  test('two triggers → 422', async () => {
+  test('two triggers → 422 with one entry per trigger node', async () => {
     const r = await activate([trigger, { ...trigger, id: 't2' }, send()])
     expect(r.status).toBe(422)
-    expect(r.body.error.details[0].message).toMatch(/it has 2/)
+    expect(detailFields(r.body)).toEqual(['nodes[t]', 'nodes[t2]'])
+    for (const d of r.body.error.details) expect(d.message).toMatch(/one of 2 trigger nodes/)
+  })
+  test('three triggers → one entry for each of them', async () => {
+    const r = await activate([
+      { ...trigger, next: 'x' },
+      { ...trigger, id: 't2', next: 'x' },
+      { ...trigger, id: 't3', next: 'x' },
+      { id: 'x', type: 'exit' },
+    ])
+    expect(r.status).toBe(422)
+    expect(detailFields(r.body)).toEqual(['nodes[t]', 'nodes[t2]', 'nodes[t3]'])
   })
   test('a condition without its no branch → 422 nodes[c].no', async () => {
     const r = await activate([

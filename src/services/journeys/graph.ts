@@ -18,7 +18,7 @@ import {
 // their type (references to this client's records, durations, times of day, rule groups as in
 // segments), no dangling edge, no cycle without a wait. On activation, besides: exactly one
 // trigger, every branch of a branching node set, every node reachable from the trigger. Every
-// failure names the node and member, `nodes[s1].template_id`.
+// failure names the node and member, `nodes[s1].template_id`; two triggers name each trigger node.
 
 /** What the checks look up in the database, for the journey's own client. */
 export interface GraphRefs {
@@ -106,10 +106,13 @@ export function checkGraph(raw: unknown[], refs: GraphRefs, mode: 'save' | 'acti
 function activationErrors(ids: Map<string, Record<string, unknown>>): FieldError[] {
   const errors: FieldError[] = []
   const triggers = [...ids.values()].filter((n) => n.type === 'trigger')
-  if (triggers.length !== 1) {
-    errors.push({ field: 'nodes', message: `needs exactly one trigger node; it has ${triggers.length}` })
-    return errors
-  }
+  // None: the graph as a whole is at fault. Several: each of them is, so each is named.
+  if (triggers.length === 0) return [{ field: 'nodes', message: 'needs exactly one trigger node; it has 0' }]
+  if (triggers.length > 1)
+    return triggers.map((n) => ({
+      field: `nodes[${n.id}]`,
+      message: `is one of ${triggers.length} trigger nodes; a journey needs exactly one`,
+    }))
   for (const [id, node] of ids) {
     const need = (member: string) => {
       if (typeof node[member] !== 'string')
