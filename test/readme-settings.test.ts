@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { SETTING_NAMES } from '../src/config'
 
-// README's Configuration table says it is "the one list of every setting". It lacked the three
+// The Configuration table of docs/operations.md says it is "the one list of every setting". It lacked the three
 // HERALD_OAUTH_EXTERNAL_* settings (described only in the OAuth section) and nothing noticed: now
 // every setting of SETTING_NAMES (what loadConfig reads and /admin/settings lists) must have a row,
 // with its flag, and every name in the table must be a setting.
@@ -11,7 +11,7 @@ import { SETTING_NAMES } from '../src/config'
 /** Read by `herald serve` itself, not by loadConfig; its row says so. */
 const NOT_IN_SETTING_NAMES = new Set(['HERALD_WAL_CHECKPOINT_THREAD'])
 
-const readme = readFileSync(join(import.meta.dir, '../README.md'), 'utf8')
+const readme = readFileSync(join(import.meta.dir, '../docs/operations.md'), 'utf8')
 const start = readme.indexOf('\n## Configuration\n')
 const section = readme.slice(start, readme.indexOf('\n## ', start + 1))
 /** Each table row's names (a row may hold several, `A` / `B`) and its flag cell. */

@@ -20,7 +20,7 @@ Usage:
   herald version | --version | -v                     print the version
   herald help | --help | -h                           this text
 
-Configuration comes from flags, then HERALD_* environment variables, then defaults (see README).
+Configuration comes from flags, then HERALD_* environment variables, then defaults (see docs/operations.md).
 `
 
 export class UsageError extends Error {}

@@ -48,7 +48,7 @@ export function docsPlugin(
 
 /**
  * The document as the plugin reads it, built on first read instead of at start: building it
- * costs ~8 MB of idle RSS (README, Performance: idle RSS) that an instance nobody reads the
+ * costs ~8 MB of idle RSS (docs/performance.md: idle RSS) that an instance nobody reads the
  * document of never needs. The plugin reads only `info` when it is set up (for the /docs page,
  * answered from apiInfo() without the build) and the rest when /openapi.json is first asked for
  * (it spreads the document then and keeps what it served); every read after the first sees the

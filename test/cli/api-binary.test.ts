@@ -77,9 +77,9 @@ test('the binary creates from stdin, pages every item through a pipe, and exits 
   expect(usage.stderr).toContain('did you mean list_contacts')
 }, 60_000)
 
-test('README "Command line": its herald api block runs by copy-paste against herald serve', async () => {
+test('docs/operations.md "Command line": its herald api block runs by copy-paste against herald serve', async () => {
   expect(Bun.which('jq'), 'the block uses jq (apt-get install jq)').not.toBeNull()
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+  const readme = readFileSync(join(import.meta.dir, '../../docs/operations.md'), 'utf8')
   const section = readme.slice(readme.indexOf('## Command line'))
   const block = /```sh\n([\s\S]*?)```/.exec(section)?.[1]
   expect(block).toBeString()

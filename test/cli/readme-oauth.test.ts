@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { readmeBlock, runReadmeBlock } from '../helpers/readme'
 
-// README.md's OAuth example ("OAuth 2.1 authorization server"), run as pasted with bash, curl
+// docs/api.md's OAuth example ("OAuth 2.1 authorization server"), run as pasted with bash, curl
 // and jq against the built binary on a fresh data dir; only `KEY=` and `BASE=` are filled in.
 
 const bin = useBinary('herald-readme-oauth-')
@@ -15,9 +15,9 @@ afterAll(async () => {
   await server?.proc.exited
 })
 
-test('the README OAuth example runs by copy-paste and prints what the README says', async () => {
+test('the docs/api.md OAuth example runs by copy-paste and prints what the page says', async () => {
   expect(Bun.which('jq'), 'the example needs jq').not.toBeNull()
-  const block = readmeBlock('OAuth 2.1 authorization server')
+  const block = readmeBlock('OAuth 2.1 authorization server', 'docs/api.md')
 
   const env = { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: KEY } as Record<string, string>
   delete env.HERALD_PUBLIC_URL

@@ -2,19 +2,19 @@ import { expect } from 'bun:test'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 
-// README.md's shell examples, run as a reader pastes them (bash -euo pipefail, with curl and jq):
-// only the two lines a reader fills in are replaced, `KEY=` (the key printed on first run) and
-// `BASE=` (where the server listens).
+// The shell examples of README.md and docs/*.md, run as a reader pastes them (bash -euo pipefail,
+// with curl and jq): only the two lines a reader fills in are replaced, `KEY=` (the key printed on
+// first run) and `BASE=` (where the server listens).
 
 const root = join(import.meta.dir, '../..')
 
-/** The first ```sh block of README.md's `## <heading>` section; it leaves KEY= and BASE= to fill in. */
-export function readmeBlock(heading: string): string {
-  const readme = readFileSync(join(root, 'README.md'), 'utf8')
+/** The first ```sh block of `file`'s `## <heading>` section; it leaves KEY= and BASE= to fill in. */
+export function readmeBlock(heading: string, file = 'README.md'): string {
+  const readme = readFileSync(join(root, file), 'utf8')
   const section = readme.slice(readme.indexOf(`## ${heading}`))
   const end = section.indexOf('\n## ', 5)
   const block = /```sh\n([\s\S]*?)```/.exec(end < 0 ? section : section.slice(0, end))?.[1]
-  if (block === undefined) throw new Error(`README.md has no shell block in "${heading}"`)
+  if (block === undefined) throw new Error(`${file} has no shell block in "${heading}"`)
   expect(block).toMatch(/^KEY=hrld_…/m)
   expect(block).toMatch(/^BASE=http:\/\/localhost:8080$/m)
   return block

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { adminBody } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 
-// A cursor pages the list that issued it (README, "cursors bound to their list"): for the lists
+// A cursor pages the list that issued it (docs/api.md, Pagination): for the lists
 // under a parent (a list's members, a journey's or a sequence's enrollments, a contact's
 // activity), that is the parent's list. List A's cursor given to list B was read as a position
 // in B, so B's page started somewhere in the middle without a word.

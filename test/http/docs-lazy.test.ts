@@ -4,7 +4,7 @@ import { docsPlugin, lazyDocument } from '../../src/http/docs'
 import { buildOpenApiDocument } from '../../src/http/openapi'
 import { operations } from '../../src/http/operations'
 
-// The OpenAPI document is built on its first read, not at start (idle RSS, README Performance).
+// The OpenAPI document is built on its first read, not at start (idle RSS, docs/performance.md).
 // What /openapi.json and /docs serve must be what the plugin served with the document built up
 // front, byte for byte, and setting up the plugin or serving /docs must not build it.
 

@@ -1,4 +1,4 @@
-// How common MCP clients are pointed at Herald: one source for the README's snippets and the
+// How common MCP clients are pointed at Herald: one source for the snippets of docs/api.md and the
 // portal's "key for an AI assistant" page. `key` is the API key, or a placeholder for it.
 
 export interface ClientConfig {

@@ -1,4 +1,4 @@
-// Operations that are not tools, on purpose, with the reason (README, "MCP"). Every other
+// Operations that are not tools, on purpose, with the reason (docs/api.md, "MCP tool server"). Every other
 // operation of the registry becomes a tool; test/http/mcp/tools.test.ts fails when one is
 // neither a tool nor listed here.
 

@@ -79,7 +79,7 @@ export function mountMcp(
 
   // The SDK-backed server is built on the first /mcp/v1 request, not at start: the MCP SDK and
   // zod (./sdk.ts, all of ./server.ts's own imports) are ~7 MB of idle RSS that an instance no
-  // assistant talks to never needs (README, Performance: idle RSS). `bun build --compile`
+  // assistant talks to never needs (docs/performance.md: idle RSS). `bun build --compile`
   // bundles the dynamic import, so the executable loads it from itself. The catalog and the
   // server card stay eager (they need no SDK). A failed load is not kept: the next request tries again.
   let server: Promise<McpServe> | undefined

@@ -7,7 +7,7 @@ import { createPipeline } from '../../../src/http/pipeline'
 import { BASE, createTestApp } from '../../helpers/app'
 
 // The MCP SDK and zod are loaded on the first /mcp/v1 request past the credential check, not
-// when the app is built (idle RSS, README Performance): an instance no assistant talks to never
+// when the app is built (idle RSS, docs/performance.md): an instance no assistant talks to never
 // loads them. The first test catches a static import of the SDK from what the app loads (a fresh
 // process, since in this one another test may have loaded it already); the second, when the
 // server is loaded (a load started at mount and still in flight would pass the first).
