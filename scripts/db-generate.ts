@@ -1,5 +1,8 @@
-// `bun run db:generate [-- --name <name>]`: drizzle-kit writes the migration for the schema change
-// (the arguments go to drizzle-kit, e.g. its --name), then the embedded list is written again.
+// `bun run db:generate --name <what_it_does>`: drizzle-kit writes the migration for the schema
+// change (the arguments go to drizzle-kit, e.g. --custom for a hand-written one), then the
+// embedded list is written again. A name is required: drizzle-kit would otherwise pick a random
+// one, and a migration's name is how a reader of migrations/ finds what it changes (data files
+// record the names, so a migration is never renamed once released).
 // A script and not `drizzle-kit generate && bun run embed` because `bun run … -- args` appends the
 // arguments to the end of the whole command line, where the embed step would swallow them.
 import { join } from 'node:path'
@@ -8,6 +11,23 @@ const root = join(import.meta.dir, '..')
 const run = (cmd: string[]) =>
   Bun.spawnSync(cmd, { cwd: root, stdio: ['inherit', 'inherit', 'inherit'] }).exitCode
 
-const generated = run(['bunx', 'drizzle-kit', 'generate', ...Bun.argv.slice(2)])
+/** The --name (or --name=) argument, if any. */
+function nameOf(args: string[]): string | undefined {
+  const at = args.findIndex((a) => a === '--name' || a.startsWith('--name='))
+  if (at < 0) return undefined
+  const arg = args[at] as string
+  return arg === '--name' ? args[at + 1] : arg.slice('--name='.length)
+}
+
+const args = Bun.argv.slice(2)
+const name = nameOf(args)
+if (!name || !/^[a-z][a-z0-9_]*$/.test(name)) {
+  console.error(
+    'Name the migration for what it changes: bun run db:generate --name <what_it_does> ' +
+      '(lower case words joined by _, e.g. --name message_hit_counts); see migrations/README.md',
+  )
+  process.exit(1)
+}
+const generated = run(['bunx', 'drizzle-kit', 'generate', ...args])
 if (generated !== 0) process.exit(generated ?? 1)
 process.exit(run(['bun', 'run', join(root, 'scripts/embed-migrations.ts')]) ?? 1)
