@@ -13,8 +13,8 @@ import {
   testWebhookVerb,
   updateWebhookVerb,
 } from '../../services/webhooks/verbs'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Webhook = named(
   'Webhook',
