@@ -1,4 +1,4 @@
-// Typed service errors. Domain code throws these; src/http/respond.ts is the one place that
+// Typed service errors. Domain code throws these; src/http/rest/respond.ts is the one place that
 // turns them into HTTP statuses and the error body `{error: {code, message, request_id, details?}}`.
 
 export type ErrorCode =

@@ -13,7 +13,7 @@ export interface Logger {
   access?(line: AccessLine): void
 }
 
-/** The members of the access line (src/http/envelope.ts), in their order. */
+/** The members of the access line (src/http/rest/envelope.ts), in their order. */
 export type AccessLine = {
   method: string
   path: string

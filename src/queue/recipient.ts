@@ -2,7 +2,7 @@ import { type Channel, type ChannelProvider, ProviderError, type SendResult } fr
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
-import { createSuppressionCheck } from '../services/suppressions/manage'
+import { createSuppressionCheck } from '../services/suppressions/check'
 import { SEND_BUDGET_MS } from '../services/templates/render'
 import { type RenderPool, sendRenderer } from '../services/templates/render-pool'
 import { type Composed, composeRendered, recipientVariables } from './compose'

@@ -29,7 +29,7 @@ import { migrate } from '../../src/db/migrate'
 import * as schema from '../../src/db/schema'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { IMPORT_BATCH } from '../../src/services/imports/parse-protocol'
-import { segmentCondition } from '../../src/services/segments/manage'
+import { segmentCondition } from '../../src/services/segments/records'
 import type { RuleGroup } from '../../src/services/segments/rules'
 import { type CrmRow, crmRow, invalidRows, mix, writeCrmCsv } from './crm-export'
 import {

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { parseInvocation } from '../../src/cli/api/args'
 import { buildApiCatalog, CLI_EXCLUDED, GLOBAL_FLAGS } from '../../src/cli/api/commands'
 import { toolName } from '../../src/http/mcp/names'
-import { operations } from '../../src/http/operations'
+import { operations } from '../../src/http/rest/registry'
 
 // `herald api` commands are generated from the operation registry: a new operation is a new
 // command, or it is listed in CLI_EXCLUDED with its reason. Checked offline, against the same

@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import fc from 'fast-check'
-import type { Operation } from '../../src/http/operation'
-import { operations } from '../../src/http/operations'
+import type { Operation } from '../../src/http/rest/define-operation'
+import { operations } from '../../src/http/rest/registry'
 import { createTestApp } from '../helpers/app'
 
 // Property (issue 14): whatever bad input any operation gets — a body that is not an object, a

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { openapi } from '@elysiajs/openapi'
-import { docsPlugin, lazyDocument } from '../../src/http/docs'
-import { buildOpenApiDocument } from '../../src/http/openapi'
-import { operations } from '../../src/http/operations'
+import { docsPlugin, lazyDocument } from '../../src/http/openapi/docs'
+import { buildOpenApiDocument } from '../../src/http/openapi/document'
+import { operations } from '../../src/http/rest/registry'
 
 // The OpenAPI document is built on its first read, not at start (idle RSS, docs/performance.md).
 // What /openapi.json and /docs serve must be what the plugin served with the document built up

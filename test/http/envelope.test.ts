@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ServiceError } from '../../src/errors'
-import { handled } from '../../src/http/envelope'
+import { handled } from '../../src/http/rest/envelope'
 import type { LogFields, Logger } from '../../src/lib/log'
 
 // The one wrapper every door answers through: request id, error mapping, access log.

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { operations } from '../../src/http/operations'
-import { ERROR_STATUS } from '../../src/http/respond'
+import { operations } from '../../src/http/rest/registry'
+import { ERROR_STATUS } from '../../src/http/rest/respond'
 import { createTestApp } from '../helpers/app'
 
 const t = createTestApp()

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
-import { route } from '../../src/http/operation'
+import { route } from '../../src/http/rest/define-operation'
 import { defineVerb } from '../../src/services/verbs/define'
 import { RecordId, strict } from '../../src/services/verbs/schemas'
 

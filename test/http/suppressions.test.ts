@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { isSuppressed } from '../../src/services/suppressions/manage'
+import { isSuppressed } from '../../src/services/suppressions/check'
 import { createTestApp } from '../helpers/app'
 
 const t = createTestApp()

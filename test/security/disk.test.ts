@@ -12,7 +12,7 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { errorResponse } from '../../src/http/respond'
+import { errorResponse } from '../../src/http/rest/respond'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { useSmallVolume } from '../helpers/small-volume'
 

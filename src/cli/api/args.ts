@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import type { TSchema } from '@sinclair/typebox'
-import type { Json } from '../../http/openapi-schemas'
+import type { Json } from '../../http/openapi/schemas'
 import { coerceQuery, validate } from '../../lib/validate'
 import { UsageError } from '../usage'
 import { type ApiCommand, GLOBAL_FLAGS, type GlobalFlag, type MemberFlag } from './commands'

@@ -1,7 +1,7 @@
 import { toolName } from '../../http/mcp/names'
 import { toolInput } from '../../http/mcp/schema'
-import type { Json } from '../../http/openapi-schemas'
-import type { Operation } from '../../http/operation'
+import type { Json } from '../../http/openapi/schemas'
+import type { Operation } from '../../http/rest/define-operation'
 
 // `herald api <name>` commands are generated from the operation registry, like the MCP tools:
 // the same snake_case names (toolName) and the same member list and JSON Schemas (toolInput),

@@ -1,5 +1,5 @@
-import type { Json } from '../../http/openapi-schemas'
-import { operations } from '../../http/operations'
+import type { Json } from '../../http/openapi/schemas'
+import { operations } from '../../http/rest/registry'
 import { UsageError } from '../usage'
 import { parseInvocation } from './args'
 import { apiKey, baseUrl, ConnectionError, type Io, runInvocation } from './client'

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
-import { handled } from '../envelope'
+import { handled } from '../rest/envelope'
 import { createPortal } from './portal'
 
 // Mounts the portal on /admin. Two routes of its own and no global hook, so the REST hot path

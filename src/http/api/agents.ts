@@ -2,8 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { AGENT_IDENTITY_TYPES, AGENT_REGISTRATION_STATUSES } from '../../lib/enums'
 import { claimAgentVerb, registerAgentVerb, revokeAgentVerb } from '../../services/agents/verbs'
 import { DateTime, dataOf, Nullable, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 // The spec's "Programmatic registration, claim and revocation": no credential, each
 // with its own 20/min per-IP bucket. Not MCP tools (an MCP caller already holds a credential).

@@ -2,8 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { INTERVALS, METRICS } from '../../services/analytics/inputs'
 import { analyticsFunnelVerb, analyticsTrendsVerb } from '../../services/analytics/verbs'
 import { DateTime, dataOf, Nullable, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const windowMembers = {
   client_id: Uuid,

@@ -1,8 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
 import { createApiKeyVerb, listApiKeysVerb, revokeApiKeyVerb } from '../../services/api-keys/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi-schemas'
-import { route } from '../operation'
+import { ID_PATTERN, named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const ApiKey = named(
   'ApiKey',

@@ -12,8 +12,8 @@ import {
   updateCampaignVerb,
 } from '../../services/campaigns/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Campaign = named(
   'Campaign',

@@ -7,8 +7,8 @@ import {
   updateClientVerb,
 } from '../../services/clients/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Client = named(
   'Client',

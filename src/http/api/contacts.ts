@@ -9,8 +9,8 @@ import {
   updateContactVerb,
 } from '../../services/contacts/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi-schemas'
-import { route } from '../operation'
+import { ID_PATTERN, named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Str = (max: number) => t.Union([t.String({ maxLength: max }), t.Null()])
 

@@ -7,8 +7,8 @@ import {
   verifyDomainVerb,
 } from '../../services/domains/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const DnsRecord = named(
   'DnsRecord',

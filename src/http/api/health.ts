@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { healthVerb } from '../../services/instance/verbs'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 export const healthOperations = [
   route(healthVerb, {

@@ -4,8 +4,8 @@ import { exportContactsVerb } from '../../services/contacts/verbs'
 import { IMPORT_LIMIT } from '../../services/imports/create'
 import { createImportVerb, getImportVerb } from '../../services/imports/verbs'
 import { DateTime, dataOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Import = named(
   'ContactImport',

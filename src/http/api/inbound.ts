@@ -2,8 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { INBOUND_LIMIT } from '../../services/inbound/upload'
 import { receiveInboundVerb } from '../../services/inbound/verbs'
 import { dataOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Kind = t.Union(['bounce', 'complaint', 'reply', 'unsubscribe', 'ignored'].map((k) => t.Literal(k)))
 const InboundResult = named(

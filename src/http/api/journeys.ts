@@ -14,8 +14,8 @@ import {
   updateJourneyVerb,
 } from '../../services/journeys/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Journey = named(
   'Journey',

@@ -9,8 +9,8 @@ import {
   removeListMembersVerb,
 } from '../../services/lists/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 import { Contact } from './contacts'
 
 const ContactList = named(

@@ -2,8 +2,8 @@ import { Type as t } from '@sinclair/typebox'
 import { MessageStatus } from '../../services/messages/inputs'
 import { getMessageVerb, listMessagesVerb, sendMessageVerb } from '../../services/messages/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const messageMembers = {
   id: Uuid,

@@ -5,8 +5,8 @@ import {
   listOAuthClientsVerb,
 } from '../../services/oauth/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi-schemas'
-import { route } from '../operation'
+import { ID_PATTERN, named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 // Operators' registration of OAuth clients (admin:*). `client_id` is the workspace,
 // as everywhere in the API; the OAuth client's own id is `oauth_client_id`.

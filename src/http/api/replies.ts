@@ -1,8 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
 import { getReplyVerb, listRepliesVerb } from '../../services/replies/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Reply = named(
   'Reply',

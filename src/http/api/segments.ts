@@ -16,8 +16,8 @@ import {
   updateSegmentVerb,
 } from '../../services/segments/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { ID_PATTERN, named } from '../openapi-schemas'
-import { route } from '../operation'
+import { ID_PATTERN, named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 import { Contact } from './contacts'
 
 // Segment rules as the document describes them. The verbs check the outer shape

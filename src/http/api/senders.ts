@@ -7,8 +7,8 @@ import {
   updateSenderVerb,
 } from '../../services/senders/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Sender = named(
   'Sender',

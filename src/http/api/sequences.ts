@@ -13,8 +13,8 @@ import {
   updateSequenceVerb,
 } from '../../services/sequences/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const StepStats = t.Object({
   step: t.Integer({ description: 'Index into steps' }),

@@ -6,8 +6,8 @@ import {
   removeSuppressionVerb,
 } from '../../services/suppressions/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Suppression = named(
   'Suppression',

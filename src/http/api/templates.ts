@@ -9,8 +9,8 @@ import {
   updateTemplateVerb,
 } from '../../services/templates/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Template = named(
   'Template',

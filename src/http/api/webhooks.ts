@@ -13,8 +13,8 @@ import {
   testWebhookVerb,
   updateWebhookVerb,
 } from '../../services/webhooks/verbs'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const Webhook = named(
   'Webhook',
@@ -30,7 +30,7 @@ const Webhook = named(
     updated_at: DateTime,
   }),
 )
-// What the service enforces on `events` (src/services/webhooks/manage.ts), with its own messages.
+// What the service enforces on `events` (src/services/webhooks/records.ts), with its own messages.
 const Events = t.Array(named('EventType', EventName), { minItems: 1, maxItems: 20, uniqueItems: true })
 const WebhookWithSecret = named(
   'WebhookWithSecret',

@@ -1,7 +1,7 @@
 import { Type as t } from '@sinclair/typebox'
 import { mcpProtectedResourceVerb, protectedResourceVerb } from '../../services/instance/verbs'
-import { named } from '../openapi-schemas'
-import { route } from '../operation'
+import { named } from '../openapi/schemas'
+import { route } from '../rest/define-operation'
 
 const ProtectedResourceMetadata = named(
   'ProtectedResourceMetadata',

@@ -2,9 +2,9 @@ import type { FieldError } from '../../errors'
 import { ServiceError, validationFailed } from '../../errors'
 import { isPlainObject } from '../../lib/plain-object'
 import type { Actor } from '../../services/actors/actor'
-import type { Json } from '../openapi-schemas'
-import { idempotencyKeyProblem, type Pipeline, type RequestMeta, runOperation } from '../pipeline'
-import { errorResponse } from '../respond'
+import type { Json } from '../openapi/schemas'
+import { idempotencyKeyProblem, type Pipeline, type RequestMeta, runOperation } from '../rest/pipeline'
+import { errorResponse } from '../rest/respond'
 import type { ToolDef } from './tools'
 
 // A tool call is a REST request made in-process: the arguments are laid out as the operation's

@@ -1,5 +1,5 @@
 import { VERSION } from '../../version'
-import type { Json } from '../openapi-schemas'
+import type { Json } from '../openapi/schemas'
 import { prompts } from './prompt-list'
 import { resourceTemplates } from './resource-list'
 import type { ToolCatalog } from './tools'

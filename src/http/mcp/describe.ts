@@ -1,4 +1,4 @@
-import type { Operation } from '../operation'
+import type { Operation } from '../rest/define-operation'
 
 // Descriptions written for a model: what the tool does (the operation's own summary), when to
 // reach for it, and what it costs or risks. Generated for every operation, so a new operation

@@ -1,4 +1,4 @@
-import type { Json } from '../openapi-schemas'
+import type { Json } from '../openapi/schemas'
 import { prompts } from './prompt-list'
 import { type ResourceCaller, readResource } from './resources'
 import { ProtocolError, ProtocolErrorCode } from './sdk'

@@ -1,6 +1,6 @@
 import type { Actor } from '../../services/actors/actor'
-import type { Json } from '../openapi-schemas'
-import type { Pipeline } from '../pipeline'
+import type { Json } from '../openapi/schemas'
+import type { Pipeline } from '../rest/pipeline'
 import { type Outcome, runTool } from './call'
 import { JSON_TYPE, resourceTemplates, TEMPLATES } from './resource-list'
 import { ProtocolError, ProtocolErrorCode, ResourceNotFoundError } from './sdk'

@@ -1,6 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
-import { type Json, SchemaRegistry } from '../openapi-schemas'
-import type { Operation } from '../operation'
+import { type Json, SchemaRegistry } from '../openapi/schemas'
+import type { Operation } from '../rest/define-operation'
 
 // A tool's input is one JSON Schema object holding the operation's path ids, query members and
 // body members, converted by the OpenAPI document's own converter (free-form maps,

@@ -1,7 +1,7 @@
 import { isPlainObject } from '../../lib/plain-object'
 import type { Actor } from '../../services/actors/actor'
 import { VERSION } from '../../version'
-import type { Pipeline } from '../pipeline'
+import type { Pipeline } from '../rest/pipeline'
 import { answerTool, runTool } from './call'
 import { directAnswerer, plainToolCall, type ServerInfo } from './direct-call'
 import { MCP_BODY_LIMIT } from './limits'

@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { ApiKeyRef, CreateApiKeyInput, ListApiKeysInput } from './inputs'
-import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './manage'
+import { createApiKey, getApiKey, listApiKeys, revokeApiKey } from './records'
 
 export const listApiKeysVerb = defineVerb({
   name: 'api-keys.list',

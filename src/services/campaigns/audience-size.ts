@@ -3,7 +3,7 @@ import { ServiceError } from '../../errors'
 import { countSegment } from '../segments/count'
 import type { RuleGroup } from '../segments/rules'
 import { countAudience, segmentOf } from './audience'
-import { findCampaignRow } from './manage'
+import { findCampaignRow } from './records'
 
 /**
  * The audience a launch would count now: a list's maintained member count, or the segment's

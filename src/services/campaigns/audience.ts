@@ -5,7 +5,7 @@ import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db
 import { inTransaction } from '../../db/transaction'
 import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
-import { estimateSize, segmentCondition } from '../segments/manage'
+import { estimateSize, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
 import { OUTBOX_RULES } from './states'
 

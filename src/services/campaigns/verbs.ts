@@ -9,7 +9,7 @@ import {
   UpdateCampaignInput,
 } from './inputs'
 import { cancelCampaign, launchCampaign, pauseCampaign, startDueCampaigns } from './launch'
-import { createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign } from './manage'
+import { createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign } from './records'
 import { campaignStats } from './stats'
 
 export const listCampaignsVerb = defineVerb({

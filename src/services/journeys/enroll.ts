@@ -7,9 +7,9 @@ import { invalidField, invalidState } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { assertContactsOfClient } from '../lists/members'
-import { findSegmentRow, segmentCondition } from '../segments/manage'
+import { findSegmentRow, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
-import { findJourneyRow } from './manage'
+import { findJourneyRow } from './lifecycle'
 import type { JourneyNode } from './nodes'
 
 // Entering a journey: one INSERT … SELECT of enrollments (history starting at the trigger) and

@@ -4,7 +4,7 @@ import { invalidField, notFound, ServiceError } from '../../errors'
 import { iso } from '../../lib/time'
 import { defineVerb } from '../verbs/define'
 import { DeleteJourneyNodeInput, PutJourneyNodeInput } from './inputs'
-import { findJourneyRow, updateJourney } from './manage'
+import { findJourneyRow, updateJourney } from './lifecycle'
 
 // The portal's node editor changes one node at a time. Each edit reads the graph, changes the
 // one node and saves the graph through updateJourney (every check of a save, errors naming

@@ -4,7 +4,7 @@ import { cursorSeq, pageFrom } from '../../db/paginate'
 import { journeyEnrollments, journeyRuns } from '../../db/schema'
 import { idFilter } from '../id-filter'
 import type { ListEnrollmentsQuery } from './inputs'
-import { findJourneyRow } from './manage'
+import { findJourneyRow } from './lifecycle'
 import type { JourneyNode } from './nodes'
 import { presentEnrollment } from './present'
 

@@ -18,7 +18,7 @@ import {
   listJourneys,
   pauseJourney,
   updateJourney,
-} from './manage'
+} from './lifecycle'
 import { journeyStats, listEnrollments } from './reports'
 import { enterNewSegmentMembers } from './triggers'
 

@@ -1,14 +1,7 @@
 import { defineVerb } from '../verbs/define'
 import { CreateListInput, ListContactIdsInput, ListListsInput, ListMembersInput, ListRef } from './inputs'
-import {
-  addListMembers,
-  createList,
-  deleteList,
-  getList,
-  listLists,
-  listMembersPage,
-  removeListMembers,
-} from './manage'
+import { addListMembers, listMembersPage, removeListMembers } from './members'
+import { createList, deleteList, getList, listLists } from './records'
 
 export const listListsVerb = defineVerb({
   name: 'lists.list',

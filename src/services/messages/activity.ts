@@ -11,7 +11,7 @@ import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
 import { onComplaint } from '../journeys/triggers'
 import { onSequenceComplaint } from '../sequences/stops'
-import { suppress } from '../suppressions/manage'
+import { suppress } from '../suppressions/records'
 import { bumpCampaign } from './counters'
 import { firstClick, firstOpen, storedUserAgent } from './first-hits'
 

@@ -4,7 +4,7 @@ import { boundedAll, ReadTimeout } from '../../db/bounded-read'
 import { WITHIN_DEADLINE } from '../../db/deadline'
 import { contacts } from '../../db/schema'
 import { invalidField } from '../../errors'
-import { segmentCondition } from './manage'
+import { segmentCondition } from './records'
 import type { RuleGroup } from './rules'
 
 // Every count of a segment that answers a caller (create, update, the live estimate, the

@@ -4,7 +4,7 @@ import { segments } from '../../db/schema'
 import { ownerForCreate } from '../../db/tenant'
 import { countSegment, matchingIds, type SegmentRules } from './count'
 import type { EstimateSegmentInput, SegmentInput } from './inputs'
-import { findSegmentRow } from './manage'
+import { findSegmentRow } from './records'
 import type { RuleGroup } from './rules'
 
 // What the segment verbs read before they write (their `prepare`): the counts, on a read thread

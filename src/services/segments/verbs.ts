@@ -18,7 +18,7 @@ import {
   segmentContacts,
   storeSegmentSizes,
   updateSegment,
-} from './manage'
+} from './records'
 import { compileSegment, type RuleGroup } from './rules'
 import { previewPage, sizeAllSegments, sizeNewSegment, sizeSegmentUpdate, sizeUnsaved } from './sizing'
 

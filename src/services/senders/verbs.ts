@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { CreateSenderInput, ListSendersInput, SenderRef, UpdateSenderInput } from './inputs'
-import { createSender, deleteSender, getSender, listSenders, updateSender } from './manage'
+import { createSender, deleteSender, getSender, listSenders, updateSender } from './records'
 
 export const listSendersVerb = defineVerb({
   name: 'senders.list',

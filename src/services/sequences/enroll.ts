@@ -5,10 +5,10 @@ import { invalidField, ServiceError } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { assertContactsOfClient } from '../lists/members'
-import { findSegmentRow, segmentCondition } from '../segments/manage'
+import { findSegmentRow, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
 import type { EnrollSequenceBody } from './inputs'
-import { assertSequenceState, findSequenceRow } from './manage'
+import { assertSequenceState, findSequenceRow } from './lifecycle'
 import { delayMs, type SequenceStep } from './steps'
 
 // POST /sequences/{id}/enroll: contact_ids, a segment, a list, or any of them together (the

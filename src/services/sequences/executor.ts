@@ -8,7 +8,7 @@ import { createFailureHolds, pickDue } from '../../lib/due-picker'
 import { newId } from '../../lib/ids'
 import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
 import { iso } from '../../lib/time'
-import { createSuppressionCheck } from '../suppressions/manage'
+import { createSuppressionCheck } from '../suppressions/check'
 import { enrollNextSequenceChunk, sequenceEnrollmentsPending } from './enroll'
 import { delayMs, type SequenceStep } from './steps'
 

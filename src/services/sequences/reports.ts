@@ -8,7 +8,7 @@ import { invalidState, notFound } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { idFilter } from '../id-filter'
 import type { ListSequenceEnrollmentsQuery } from './inputs'
-import { findSequenceRow } from './manage'
+import { findSequenceRow } from './lifecycle'
 import { presentSequenceEnrollment, type StepStats } from './present'
 
 // What a sequence did: per-step message stats, each contact's run, and the manual stop.

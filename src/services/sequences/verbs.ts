@@ -17,7 +17,7 @@ import {
   listSequences,
   pauseSequence,
   updateSequence,
-} from './manage'
+} from './lifecycle'
 import { listSequenceEnrollments, stopSequenceEnrollment } from './reports'
 
 export const listSequencesVerb = defineVerb({

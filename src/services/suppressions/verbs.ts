@@ -5,7 +5,7 @@ import {
   RemoveSuppressionInput,
   SearchSuppressionsInput,
 } from './inputs'
-import { addSuppression, listSuppressions, removeSuppression, searchSuppressions } from './manage'
+import { addSuppression, listSuppressions, removeSuppression, searchSuppressions } from './records'
 
 export const listSuppressionsVerb = defineVerb({
   name: 'suppressions.list',

@@ -1,7 +1,7 @@
 import type { Ctx } from '../../context'
 import type { RenderDraftInput } from './inputs'
-import { checkContent, findTemplateRow } from './manage'
 import { previewWith } from './preview'
+import { checkContent, findTemplateRow } from './records'
 
 // The portal editor's live preview: unsaved text rendered exactly as templates.preview renders
 // the stored version (same engines, variables, missing variables, SMS info), checked by the same

@@ -8,8 +8,8 @@ import {
   TemplateRef,
   UpdateTemplateInput,
 } from './inputs'
-import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './manage'
 import { previewTemplate } from './preview'
+import { createTemplate, deleteTemplate, getTemplate, listTemplates, updateTemplate } from './records'
 
 export const listTemplatesVerb = defineVerb({
   name: 'templates.list',

@@ -12,11 +12,11 @@ import {
   UpdateUserInput,
   UserRef,
 } from './inputs'
-import { createUser, deleteUser, getUser, listUsers, resetPassword, updateUser } from './manage'
 import { generatePassword, hashPassword, verifyPassword } from './passwords'
+import { createUser, deleteUser, getUser, listUsers, resetPassword, updateUser } from './records'
 
 // Portal users. Managing them needs admin:* and, for a portal user, the owner role
-// (checked in ./manage.ts). Passwords are hashed in `prepare`: argon2id is slow on purpose and
+// (checked in ./records.ts). Passwords are hashed in `prepare`: argon2id is slow on purpose and
 // must not hold the write lock.
 
 const timezoneCheck = (input: { timezone?: string }): FieldError[] =>

@@ -8,7 +8,7 @@ import { iso, isoOrNull } from '../../lib/time'
 import type { AttemptResult } from '../../webhooks/attempt'
 import { DEFAULT_SCHEDULE, DEFAULT_TIMEOUT_MS, recordOutcome, send } from '../../webhooks/deliver'
 import type { EventType } from '../events/record'
-import { findWebhookRow } from './manage'
+import { findWebhookRow } from './records'
 
 type AttemptLog = {
   attempted_at: string

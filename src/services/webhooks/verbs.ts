@@ -15,11 +15,10 @@ import {
   deleteWebhook,
   getWebhook,
   listWebhooks,
-  revealSecret,
-  rotateSecret,
   updateWebhook,
   webhookUrlProblem,
-} from './manage'
+} from './records'
+import { revealSecret, rotateSecret } from './secret'
 
 export const listWebhooksVerb = defineVerb({
   name: 'webhooks.list',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { EXCLUDED } from '../../../src/http/mcp/excluded'
-import { operations } from '../../../src/http/operations'
+import { operations } from '../../../src/http/rest/registry'
 import { serveBinary, useBinary } from '../../helpers/binary'
 import { answerOf, connectMcp, SDKS } from '../../helpers/mcp'
 import { eventually } from '../../helpers/receiver'

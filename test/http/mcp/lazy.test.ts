@@ -2,8 +2,8 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Elysia } from 'elysia'
 import { mountMcp } from '../../../src/http/mcp/plugin'
-import { operations } from '../../../src/http/operations'
-import { createPipeline } from '../../../src/http/pipeline'
+import { createPipeline } from '../../../src/http/rest/pipeline'
+import { operations } from '../../../src/http/rest/registry'
 import { BASE, createTestApp } from '../../helpers/app'
 
 // The MCP SDK and zod are loaded on the first /mcp/v1 request past the credential check, not

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EXCLUDED } from '../../../src/http/mcp/excluded'
 import { MCP_BODY_LIMIT } from '../../../src/http/mcp/server'
-import { operations } from '../../../src/http/operations'
+import { operations } from '../../../src/http/rest/registry'
 import { createImportWorker } from '../../../src/services/imports/runner'
 import { createTestApp } from '../../helpers/app'
 import { answerOf, connectMcp, type McpClient, SDKS, serveApp } from '../../helpers/mcp'

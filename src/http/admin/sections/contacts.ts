@@ -9,7 +9,7 @@ import {
   searchContactsVerb,
   updateContactVerb,
 } from '../../../services/contacts/verbs'
-import { FILTERED_COUNT_CAP } from '../../../services/lists/manage'
+import { FILTERED_COUNT_CAP } from '../../../services/lists/members'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listMessagesVerb } from '../../../services/messages/verbs'
 import { invoke } from '../../../services/verbs/invoke'

@@ -1,6 +1,6 @@
 import { ServiceError } from '../../../errors'
 import { CAMPAIGN_CHANNELS, JOURNEY_STATUSES } from '../../../lib/enums'
-import { nodesEditable } from '../../../services/journeys/manage'
+import { nodesEditable } from '../../../services/journeys/lifecycle'
 import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
 import {
   JOURNEY_EVENTS,

@@ -2,7 +2,7 @@ import { ServiceError } from '../../../errors'
 import { SEQUENCE_STATUSES } from '../../../lib/enums'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listSegmentsVerb } from '../../../services/segments/verbs'
-import { stepsEditable } from '../../../services/sequences/manage'
+import { stepsEditable } from '../../../services/sequences/lifecycle'
 import {
   activateSequenceVerb,
   archiveSequenceVerb,

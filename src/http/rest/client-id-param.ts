@@ -1,4 +1,4 @@
-import type { Operation } from './operation'
+import type { Operation } from './define-operation'
 
 /**
  * Operations whose input takes `client_id` from the JSON body (contact search, API keys, OAuth

@@ -1,10 +1,10 @@
 import { Elysia } from 'elysia'
-import { providerCallbacks } from '../channels/registry'
-import type { AppContext } from '../context'
-import { createFeedback } from '../queue/feedback'
-import { handled } from './envelope'
-import { ANONYMOUS_BODY_LIMIT, readLimited } from './middleware/body'
-import { errorBody, jsonResponse } from './respond'
+import { providerCallbacks } from '../../channels/registry'
+import type { AppContext } from '../../context'
+import { createFeedback } from '../../queue/feedback'
+import { ANONYMOUS_BODY_LIMIT, readLimited } from '../middleware/body'
+import { handled } from '../rest/envelope'
+import { errorBody, jsonResponse } from '../rest/respond'
 
 // Delivery reports posted by channel providers, at the paths the configured providers declare.
 // They carry no API key: each provider authenticates and reads its own callback (Twilio's

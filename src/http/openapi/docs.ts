@@ -2,9 +2,9 @@ import { openapi } from '@elysiajs/openapi'
 import { Elysia } from 'elysia'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
-import { apiInfo, buildOpenApiDocument } from './openapi'
-import type { Json } from './openapi-schemas'
-import type { Operation } from './operation'
+import type { Operation } from '../rest/define-operation'
+import { apiInfo, buildOpenApiDocument } from './document'
+import type { Json } from './schemas'
 
 /**
  * /openapi.json and Swagger UI at /docs. The document comes from our operation registry; the

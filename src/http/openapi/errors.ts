@@ -1,7 +1,7 @@
-import type { ErrorCode } from '../errors'
-import { canonical, type Json, ref } from './openapi-schemas'
-import { isMutating, type Operation } from './operation'
-import { ERROR_STATUS } from './respond'
+import type { ErrorCode } from '../../errors'
+import { isMutating, type Operation } from '../rest/define-operation'
+import { ERROR_STATUS } from '../rest/respond'
+import { canonical, type Json, ref } from './schemas'
 
 // The error envelopes, response headers and error responses of the OpenAPI document.
 

@@ -1,9 +1,7 @@
 import type { Context, Elysia } from 'elysia'
+import type { Operation } from './define-operation'
 import { handled } from './envelope'
-import type { Operation } from './operation'
 import { type Pipeline, runOperation } from './pipeline'
-
-// Until provider-callbacks.ts answers through handled() too.
 
 /** `/api/v1/clients/{id}` → Elysia's `/api/v1/clients/:id`. */
 const toElysiaPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1')

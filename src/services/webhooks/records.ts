@@ -4,16 +4,13 @@ import { paginate } from '../../db/paginate'
 import { type WebhookRow, webhookDeliveries, webhooks } from '../../db/schema'
 import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
-import { decryptSecret, encryptSecret } from '../../lib/crypto'
+import { encryptSecret } from '../../lib/crypto'
 import { iso, isoOrNull } from '../../lib/time'
 import { notOneOf } from '../../lib/validate'
 import { generateSecret } from '../../webhooks/signing'
 import { checkTarget, hostResolver } from '../../webhooks/ssrf'
 import { EVENT_TYPES } from '../events/record'
 import type { ListWebhooksQuery, WebhookInput, WebhookPatch } from './inputs'
-
-/** After a rotation the previous secret keeps signing this long. */
-export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
 export function presentWebhook(row: WebhookRow) {
   return {
@@ -136,35 +133,4 @@ export function deleteWebhook(ctx: Ctx, id: string) {
   ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run()
   ctx.db.delete(webhooks).where(eq(webhooks.id, id)).run()
   return { id, deleted: true }
-}
-
-/** The current signing secret (admin only), and the previous one while it still signs. */
-export function revealSecret(ctx: Ctx, id: string) {
-  const row = findWebhookRow(ctx, id)
-  const overlap = row.previousSecret !== null && (row.previousSecretExpiresAt ?? 0) > ctx.clock.now()
-  return {
-    id: row.id,
-    secret: decryptSecret(ctx.secretKey, row.secret),
-    previous_secret: overlap ? decryptSecret(ctx.secretKey, row.previousSecret!) : null,
-    previous_secret_expires_at: overlap ? isoOrNull(row.previousSecretExpiresAt) : null,
-  }
-}
-
-/** A new secret; the old one signs alongside for 24 hours so receivers can switch over. */
-export function rotateSecret(ctx: Ctx, id: string) {
-  const row = findWebhookRow(ctx, id)
-  const secret = generateSecret()
-  const now = ctx.clock.now()
-  const expires = now + ROTATION_OVERLAP_MS
-  ctx.db
-    .update(webhooks)
-    .set({
-      secret: encryptSecret(ctx.secretKey, secret),
-      previousSecret: row.secret,
-      previousSecretExpiresAt: expires,
-      updatedAt: now,
-    })
-    .where(eq(webhooks.id, id))
-    .run()
-  return { id, secret, previous_secret_expires_at: iso(expires) }
 }

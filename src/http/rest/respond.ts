@@ -1,4 +1,4 @@
-import { type ErrorCode, ServiceError, storageFullError } from '../errors'
+import { type ErrorCode, ServiceError, storageFullError } from '../../errors'
 
 /** Every error code and its status; the OpenAPI document's error schemas come from it. */
 export const ERROR_STATUS: Readonly<Record<ErrorCode, number>> = {

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
-import type { AppContext } from '../context'
-import { recordClick, recordOpen, unsubscribeViaMessage } from '../services/messages/activity'
-import { resolveLinkToken, resolvePreviewToken } from '../services/tracking/resolve'
-import { handled } from './envelope'
-import { readLimited } from './middleware/body'
-import { errorBody, jsonResponse } from './respond'
+import type { AppContext } from '../../context'
+import { recordClick, recordOpen, unsubscribeViaMessage } from '../../services/messages/activity'
+import { resolveLinkToken, resolvePreviewToken } from '../../services/tracking/resolve'
+import { readLimited } from '../middleware/body'
+import { handled } from '../rest/envelope'
+import { errorBody, jsonResponse } from '../rest/respond'
 
 // The links inside messages: open pixel, click redirect, unsubscribe page and RFC 8058
 // one-click POST. They carry no credential: the signed token is the authority, and a token

@@ -1,12 +1,12 @@
 import type { TSchema } from '@sinclair/typebox'
-import { SCOPES } from '../lib/scopes'
-import { EVENT_TYPES } from '../services/events/record'
-import { API_VERSION } from '../version'
-import { takesClientIdFromBody } from './client-id-param'
-import { errorResponses, errorSchemas, HEADERS, header, responseHeaders } from './openapi-errors'
-import { dedupe, ID_PATTERN, type Json, ref, SchemaRegistry } from './openapi-schemas'
-import { webhookEntries } from './openapi-webhooks'
-import { isMutating, type Operation } from './operation'
+import { SCOPES } from '../../lib/scopes'
+import { EVENT_TYPES } from '../../services/events/record'
+import { API_VERSION } from '../../version'
+import { takesClientIdFromBody } from '../rest/client-id-param'
+import { isMutating, type Operation } from '../rest/define-operation'
+import { errorResponses, errorSchemas, HEADERS, header, responseHeaders } from './errors'
+import { dedupe, ID_PATTERN, type Json, ref, SchemaRegistry } from './schemas'
+import { webhookEntries } from './webhooks'
 
 // The OpenAPI document is generated from the operation registry: the same declarations that
 // route requests and check scopes. Never hand-written. Named schemas (resources, inputs, errors)

@@ -1,6 +1,6 @@
-import type { AccessLine, Logger } from '../lib/log'
+import type { AccessLine, Logger } from '../../lib/log'
+import { requestIdFor } from '../middleware/request-id'
 import { loggedPath } from './logged-path'
-import { requestIdFor } from './middleware/request-id'
 import type { RequestMeta } from './pipeline'
 import { errorResponse } from './respond'
 

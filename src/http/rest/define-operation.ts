@@ -1,6 +1,6 @@
 import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
-import type { Scope } from '../lib/scopes'
-import type { AnyVerb, Verb } from '../services/verbs/define'
+import type { Scope } from '../../lib/scopes'
+import type { AnyVerb, Verb } from '../../services/verbs/define'
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
 

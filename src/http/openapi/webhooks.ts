@@ -1,7 +1,7 @@
 import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
-import type { EventType } from '../services/events/record'
-import { MAX_CLICKED_LINKS } from '../services/messages/first-hits'
-import { type Json, named, ref, type SchemaRegistry } from './openapi-schemas'
+import type { EventType } from '../../services/events/record'
+import { MAX_CLICKED_LINKS } from '../../services/messages/first-hits'
+import { type Json, named, ref, type SchemaRegistry } from './schemas'
 
 // The spec's Events part in the document: one OpenAPI 3.1 `webhooks` entry per event type, with
 // the delivery envelope, each type's data and the Standard Webhooks headers, so an
