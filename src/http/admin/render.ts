@@ -4,7 +4,7 @@ import type { AlertBanner } from './alert-banner'
 import { assetUrl } from './assets'
 import { maskToken } from './csrf'
 import { createEngine } from './engine'
-import type { PageView, PortalRequest, Section } from './types'
+import { NAV_GROUPS, type NavGroup, type PageView, type PortalRequest, type Section } from './types'
 
 // Turns a handler's PageView into HTML: the page template inside the layout, or — for an htmx
 // swap (HX-Request) — the page alone plus the pieces outside <main> that change with it (the
@@ -13,6 +13,7 @@ import type { PageView, PortalRequest, Section } from './types'
 export interface NavEntry {
   path: string
   title: string
+  group: NavGroup
   roles?: readonly PortalRole[]
 }
 
@@ -31,9 +32,13 @@ const HTML = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-
 export function createRenderer(sections: readonly Section[]) {
   const engine = createEngine()
   const nav: NavEntry[] = sections
-    .filter((s) => s.nav !== false)
+    .flatMap((s) =>
+      s.nav === false
+        ? []
+        : [{ path: s.path, title: s.title, group: s.group, roles: s.roles, order: s.order }],
+    )
     .sort((a, b) => a.order - b.order)
-    .map(({ path, title, roles }) => ({ path, title, roles }))
+    .map(({ path, title, group, roles }) => ({ path, title, group, roles }))
   const assets = {
     htmx: assetUrl('htmx.min.js'),
     pico: assetUrl('pico.min.css'),
@@ -41,13 +46,24 @@ export function createRenderer(sections: readonly Section[]) {
     css: assetUrl('app.css'),
   }
 
-  /** The entries the user's role sees; the one whose path is the longest prefix of the current path is current. */
+  /**
+   * The entries the user's role sees, in their groups (a group with none left is not shown); the
+   * one whose path is the longest prefix of the current path is current.
+   */
   function navFor(path: string, role: PortalRole | null) {
     const visible = nav.filter((n) => !n.roles || (role !== null && n.roles.includes(role)))
     const current = visible
       .filter((n) => path === n.path || (n.path !== '/admin' && path.startsWith(`${n.path}/`)))
       .sort((a, b) => b.path.length - a.path.length)[0]
-    return visible.map(({ path, title }) => ({ path, title, current: path === current?.path }))
+    return Object.entries(NAV_GROUPS)
+      .map(([id, title]) => ({
+        id,
+        title,
+        entries: visible
+          .filter((n) => n.group === id)
+          .map(({ path, title }) => ({ path, title, current: path === current?.path })),
+      }))
+      .filter((g) => g.entries.length > 0)
   }
 
   function globals(view: PageView, chrome: Chrome) {

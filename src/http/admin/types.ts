@@ -64,15 +64,24 @@ export interface PortalRoute {
   readonly handler: Handler
 }
 
-/** One portal section: a nav entry and its routes. Registered in ./sections/index.ts. */
-export interface Section {
+/** The nav's groups, by what people do there, in the order the nav shows them. */
+export const NAV_GROUPS = {
+  audience: 'Audience',
+  messaging: 'Messaging',
+  activity: 'Activity',
+  insights: 'Insights',
+  setup: 'Setup',
+  admin: 'Admin',
+} as const
+
+export type NavGroup = keyof typeof NAV_GROUPS
+
+interface SectionBase {
   /** The nav link, and the prefix that marks it current. */
   readonly path: string
   readonly title: string
-  /** Position in the nav (lower first). */
+  /** Position in the nav (lower first, within its group). */
   readonly order: number
-  /** False for pages reached otherwise (the account page from the user menu). */
-  readonly nav?: boolean
   /**
    * The roles whose nav shows this section (default: every role). Only what the nav lists: the
    * verbs enforce the roles whatever the nav shows.
@@ -80,6 +89,21 @@ export interface Section {
   readonly roles?: readonly PortalRole[]
   readonly routes: readonly PortalRoute[]
 }
+
+/** One portal section: a nav entry and its routes. Registered in ./sections/index.ts. */
+export type Section = SectionBase &
+  (
+    | {
+        /** Listed in the nav (the default), under this group. */
+        readonly nav?: true
+        readonly group: NavGroup
+      }
+    | {
+        /** False for pages reached otherwise (the account page from the user menu). */
+        readonly nav: false
+        readonly group?: undefined
+      }
+  )
 
 export const page = (
   view: string,

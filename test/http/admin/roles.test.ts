@@ -20,6 +20,7 @@ const probe = defineSection({
   path: '/admin/probe',
   title: 'Probe',
   order: 5,
+  group: 'audience',
   routes: [
     {
       method: 'GET',

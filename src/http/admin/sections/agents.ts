@@ -41,6 +41,7 @@ export const agentsSection = defineSection({
   path: PATH,
   title: 'Agents',
   order: 92,
+  group: 'admin',
   roles: ['owner', 'admin'],
   routes: [
     indexRoute(PATH, listRegistrationsVerb, {

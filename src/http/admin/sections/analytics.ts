@@ -65,5 +65,6 @@ export const analyticsSection = defineSection({
   path: PATH,
   title: 'Analytics',
   order: 75,
+  group: 'insights',
   routes: [{ method: 'GET', path: PATH, handler: analyticsPage }],
 })

@@ -33,6 +33,7 @@ export const apiKeys = defineSection({
   path: PATH,
   title: 'API keys',
   order: 90,
+  group: 'admin',
   // The key verbs need admin:*, which only owners and admins hold.
   roles: ['owner', 'admin'],
   routes: [

@@ -229,6 +229,7 @@ export const campaignsSection = defineSection({
   path: PATH,
   title: 'Campaigns',
   order: 35,
+  group: 'messaging',
   routes: [
     {
       method: 'GET',

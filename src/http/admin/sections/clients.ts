@@ -43,6 +43,7 @@ export const clientsSection = defineSection({
   path: PATH,
   title: 'Clients',
   order: 100,
+  group: 'admin',
   roles: ['owner', 'admin'],
   routes: [
     {

@@ -86,6 +86,7 @@ export const contactsSection = defineSection({
   path: PATH,
   title: 'Contacts',
   order: 10,
+  group: 'audience',
   routes: [
     {
       method: 'GET',

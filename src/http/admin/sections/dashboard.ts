@@ -75,6 +75,7 @@ export const dashboard = defineSection({
   path: '/admin',
   title: 'Dashboard',
   order: 0,
+  group: 'insights',
   routes: [
     {
       method: 'GET',

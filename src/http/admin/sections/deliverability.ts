@@ -59,6 +59,7 @@ export const deliverabilitySection = defineSection({
   path: PATH,
   title: 'Deliverability',
   order: 76,
+  group: 'insights',
   routes: [
     {
       method: 'GET',

@@ -36,6 +36,7 @@ export const domainsSection = defineSection({
   path: PATH,
   title: 'Domains',
   order: 60,
+  group: 'setup',
   routes: [
     indexRoute(PATH, listDomainsVerb, { template: 'pages/domains/index', title: 'Domains', rows: 'domains' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },

@@ -36,6 +36,7 @@ export const importsSection = defineSection({
   path: PATH,
   title: 'Imports',
   order: 15,
+  group: 'audience',
   routes: [
     {
       method: 'GET',

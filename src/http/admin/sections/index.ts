@@ -27,7 +27,7 @@ import { usersSection } from './users'
 import { webhooksSection } from './webhooks'
 
 // The portal's sections, one module each. Adding a page: create ./<section>.ts with
-// defineSection({...}) and add it here (see ../README.md). The nav lists these, by `order`.
+// defineSection({...}) and add it here (see ../README.md). The nav lists these by group, then `order`.
 export const sections: readonly Section[] = [
   dashboard,
   contactsSection,

@@ -13,6 +13,7 @@ export const jobsSection = defineSection({
   path: PATH,
   title: 'Jobs',
   order: 95,
+  group: 'admin',
   roles: ['owner', 'admin'],
   routes: [
     {

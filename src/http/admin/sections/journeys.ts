@@ -248,6 +248,7 @@ export const journeysSection = defineSection({
   path: PATH,
   title: 'Journeys',
   order: 38,
+  group: 'messaging',
   routes: [
     indexRoute(PATH, listJourneysVerb, {
       template: 'pages/journeys/index',

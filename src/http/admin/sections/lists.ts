@@ -55,6 +55,7 @@ export const listsSection = defineSection({
   path: PATH,
   title: 'Lists',
   order: 20,
+  group: 'audience',
   routes: [
     indexRoute(PATH, listListsVerb, { template: 'pages/lists/index', title: 'Lists', rows: 'lists' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },

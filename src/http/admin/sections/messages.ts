@@ -38,6 +38,7 @@ export const messagesSection = defineSection({
   path: PATH,
   title: 'Messages',
   order: 45,
+  group: 'activity',
   routes: [
     {
       method: 'GET',

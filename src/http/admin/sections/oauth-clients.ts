@@ -37,6 +37,7 @@ export const oauthClientsSection = defineSection({
   path: PATH,
   title: 'OAuth clients',
   order: 93,
+  group: 'admin',
   roles: ['owner', 'admin'],
   routes: [
     indexRoute(PATH, listOAuthClientsVerb, {

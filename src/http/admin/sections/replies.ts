@@ -12,6 +12,7 @@ export const repliesSection = defineSection({
   path: PATH,
   title: 'Replies',
   order: 50,
+  group: 'activity',
   routes: [
     indexRoute(PATH, listRepliesVerb, {
       template: 'pages/replies/index',

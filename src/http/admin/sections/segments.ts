@@ -134,6 +134,7 @@ export const segmentsSection = defineSection({
   path: PATH,
   title: 'Segments',
   order: 25,
+  group: 'audience',
   routes: [
     indexRoute(PATH, listSegmentsVerb, {
       template: 'pages/segments/index',

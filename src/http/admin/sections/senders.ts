@@ -41,6 +41,7 @@ export const sendersSection = defineSection({
   path: PATH,
   title: 'Senders',
   order: 55,
+  group: 'setup',
   routes: [
     indexRoute(PATH, listSendersVerb, { template: 'pages/senders/index', title: 'Senders', rows: 'senders' }),
     { method: 'GET', path: `${PATH}/new`, handler: (req) => form(req, {}, {}) },

@@ -185,6 +185,7 @@ export const sequencesSection = defineSection({
   path: PATH,
   title: 'Sequences',
   order: 39,
+  group: 'messaging',
   routes: [
     indexRoute(PATH, listSequencesVerb, {
       template: 'pages/sequences/index',

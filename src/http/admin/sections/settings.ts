@@ -10,6 +10,7 @@ export const settingsSection = defineSection({
   path: '/admin/settings',
   title: 'Settings',
   order: 110,
+  group: 'admin',
   roles: ['owner', 'admin'],
   routes: [
     {

@@ -36,6 +36,7 @@ export const suppressionsSection = defineSection({
   path: PATH,
   title: 'Suppressions',
   order: 70,
+  group: 'audience',
   routes: [
     { method: 'GET', path: PATH, handler: (req) => listPage(req) },
     {

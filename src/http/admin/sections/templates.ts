@@ -140,6 +140,7 @@ export const templatesSection = defineSection({
   path: PATH,
   title: 'Templates',
   order: 30,
+  group: 'messaging',
   routes: [
     indexRoute(PATH, listTemplatesVerb, {
       template: 'pages/templates/index',

@@ -69,6 +69,7 @@ export const usersSection = defineSection({
   path: PATH,
   title: 'Users',
   order: 105,
+  group: 'admin',
   roles: ['owner'],
   routes: [
     {

@@ -65,6 +65,7 @@ export const webhooksSection = defineSection({
   path: PATH,
   title: 'Webhooks',
   order: 65,
+  group: 'setup',
   routes: [
     indexRoute(PATH, listWebhooksVerb, {
       template: 'pages/webhooks/index',
