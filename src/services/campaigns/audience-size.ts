@@ -17,14 +17,7 @@ export async function campaignAudience(ctx: Ctx, id: string) {
     return { id: c.id, total_recipients: null, problem: 'choose a list or a segment first' }
   try {
     if (c.listId) return { id: c.id, total_recipients: countAudience(ctx, c), problem: null }
-    const s = segmentOf(ctx, c)
-    const rules = {
-      clientId: c.clientId,
-      match: s.match,
-      groups: s.ruleGroups as RuleGroup[],
-      now: ctx.clock.now(),
-    }
-    return { id: c.id, total_recipients: await countSegment(ctx, rules), problem: null }
+    return { id: c.id, total_recipients: await countSegmentAudience(ctx, c), problem: null }
   } catch (err) {
     if (err instanceof ServiceError) return { id: c.id, total_recipients: null, problem: err.message }
     throw err
@@ -43,16 +36,20 @@ export async function countLaunchAudience(ctx: Ctx, id: string): Promise<Counted
   const c = findCampaignRow(ctx, id)
   if (c.listId || !c.segmentId) return null
   try {
-    const s = segmentOf(ctx, c)
-    const rules = {
-      clientId: c.clientId,
-      match: s.match,
-      groups: s.ruleGroups as RuleGroup[],
-      now: ctx.clock.now(),
-    }
-    return { total: await countSegment(ctx, rules) }
+    return { total: await countSegmentAudience(ctx, c) }
   } catch (err) {
     if (err instanceof ServiceError) return { refused: err }
     throw err
   }
+}
+
+/** The campaign's segment counted now, on a read thread within the segment time budget. */
+function countSegmentAudience(ctx: Ctx, c: ReturnType<typeof findCampaignRow>): Promise<number> {
+  const s = segmentOf(ctx, c)
+  return countSegment(ctx, {
+    clientId: c.clientId,
+    match: s.match,
+    groups: s.ruleGroups as RuleGroup[],
+    now: ctx.clock.now(),
+  })
 }
