@@ -27,11 +27,13 @@ const TIME_BOMB =
 /** One filter call that takes seconds: Liquid cannot interrupt it, the render thread is ended. */
 const SORT_BOMB = '{% assign a = (1..3000000) | sort | reverse | sort %}{{ a.size }}'
 /**
- * A loop of string filters that takes about twice the send budget on a quiet machine (longer on
- * a slower one) and stays within every other bound: Liquid stops it at the budget.
+ * A loop of string filters that, run to its end, takes more than the send budget on a quiet
+ * machine with a cold JIT and does more string work than a render may: what stops it depends on
+ * the machine and how warm the render thread is (the time budget, or the text bound first), but
+ * it never completes.
  */
 const FILTERS = '| upcase | downcase | replace: "a", "b" | split: "" | reverse | join: ""'
-const SEND_BOMB = `{% for a in (1..90000) %}{% assign x = "abcdefgh" | append: a ${FILTERS} ${FILTERS} | size %}{% endfor %}`
+const SEND_BOMB = `{% for a in (1..90000) %}{% assign x = "abcdefgh" | append: a ${FILTERS} ${FILTERS} ${FILTERS} ${FILTERS} | size %}{% endfor %}`
 /** A body far over 512 KiB from a few bytes of template (captures doubling a string). */
 const OUTPUT_BOMB =
   '{% capture s %}xxxxxxxxxxxxxxxx{% endcapture %}{% for i in (1..22) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s }}'
@@ -158,8 +160,8 @@ describe('2. a campaign whose template is a time bomb', () => {
     expect(messages).toHaveLength(5)
     for (const m of messages) {
       expect(m.status).toBe('failed')
-      expect(m.error).toBe(
-        'render failed: body_html: the template took longer than 1,000 ms to render (a loop too large?)',
+      expect(m.error).toMatch(
+        /^render failed: body_html: the template (took longer than 1,000 ms to render|builds too much text) \(a loop( or filter)? too large\?\)$/,
       )
     }
   })
