@@ -1,24 +1,16 @@
 import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { clients, oauthClients, oauthGrants, oauthRevokedTokens } from '../../db/schema'
-import { type Actor, oauthActor } from '../actors/actor'
+import { oauthActor } from '../actors/actor'
 import { isHeraldAudience } from './authorize'
 import { externalTokens } from './external'
 import { looksLikeJwt, verifyJwt } from './keys'
+import type { TokenOutcome } from './token-outcome'
 
 // Access tokens presented as `Authorization: Bearer` on REST and MCP: our signature, our issuer,
 // an audience of ours, a workspace, not expired, and its grant still standing (not revoked, its client not deleted, the token not
 // revoked on its own). One indexed look-up per request, so revocation takes effect at once.
 // In external identity provider mode, a token of that issuer is judged by ./external.ts instead.
-
-export type TokenOutcome =
-  | { ok: true; actor: Actor }
-  | {
-      ok: false
-      reason: 'unknown' | 'revoked' | 'expired' | 'client_suspended'
-      /** What the 401 says, when more than the reason's stock message helps (external tokens). */
-      message?: string
-    }
 
 export { looksLikeJwt }
 

@@ -7,9 +7,9 @@ import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
 import { OAUTH_SCOPES } from '../../lib/scopes'
 import { oauthActor } from '../actors/actor'
 import { ID_JAG_TYP } from '../agents/id-jag'
-import type { TokenOutcome } from './authenticate'
 import { JwksUnavailable, remoteKeySet } from './external-keys'
 import { looksLikeJwt } from './keys'
+import type { TokenOutcome } from './token-outcome'
 
 // External identity provider mode: an operator whose users sign in elsewhere names the
 // provider (HERALD_OAUTH_EXTERNAL_ISSUER + _JWKS_URL), and bearer JWTs it issued for Herald are

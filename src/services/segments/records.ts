@@ -10,7 +10,12 @@ import { iso, isoOrNull } from '../../lib/time'
 import { presentContact } from '../contacts/present'
 import type { SegmentInput } from './inputs'
 import { compileSegment, type RuleGroup } from './rules'
-import type { Sized } from './sizing'
+
+/** A size and when it was taken (./sizing.ts takes it, the verbs store it). */
+export interface Sized {
+  size: number
+  at: number
+}
 
 export function presentSegment(row: SegmentRow) {
   return {

@@ -4,17 +4,11 @@ import { segments } from '../../db/schema'
 import { ownerForCreate } from '../../db/tenant'
 import { countSegment, matchingIds, type SegmentRules } from './count'
 import type { EstimateSegmentInput, SegmentInput } from './inputs'
-import { findSegmentRow } from './records'
+import { findSegmentRow, type Sized } from './records'
 import type { RuleGroup } from './rules'
 
 // What the segment verbs read before they write (their `prepare`): the counts, on a read thread
 // within the time budget (./count.ts), so the verbs' synchronous parts only store and present.
-
-/** A size and when it was taken. */
-export interface Sized {
-  size: number
-  at: number
-}
 
 export async function sizeNewSegment(
   ctx: Ctx,
