@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/config'
-import { createAppContext } from '../src/context'
+import { createAppContext } from '../src/create-context'
 import { silentLogger } from '../src/lib/log'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'herald-openapi-'))

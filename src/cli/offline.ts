@@ -1,6 +1,7 @@
 import type { Flags } from '../config'
 import { loadConfig } from '../config'
-import { type Actor, type AppContext, createAppContext, withActor } from '../context'
+import { type Actor, type AppContext, withActor } from '../context'
+import { createAppContext } from '../create-context'
 import { silentLogger } from '../lib/log'
 import { systemActor } from '../services/actors/actor'
 

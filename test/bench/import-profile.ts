@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util'
 import { parse } from 'csv-parse/sync'
 import { openStore } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { createHooks } from '../../src/hooks'
 import { mapHeader } from '../../src/services/imports/columns'
 import { processImport } from '../../src/services/imports/process'
 import { readRow, rowProblem } from '../../src/services/imports/rows'
@@ -48,7 +49,7 @@ try {
   )
   t = performance.now()
   const p = await processImport(
-    store.db,
+    { db: store.db, hooks: createHooks() },
     { id: 'x', clientId, file: csv, listId: null, updateExisting: false },
     () => Date.now(),
     () => {},

@@ -29,7 +29,7 @@ const bob = await contact({
 const cat = await contact({ email: 'cat@initech.com', first_name: 'Cat', custom_fields: { plan: 'pro' } })
 const dan = await contact({ email: 'dan@acme.io', status: 'unsubscribed' })
 const opened = (contactId: string, daysAgo: number) =>
-  recordEvent(t.ctx.db, {
+  recordEvent(t.ctx, {
     clientId: acme,
     type: 'email.opened',
     contactId,

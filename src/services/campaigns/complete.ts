@@ -23,7 +23,7 @@ export function completeIfDone(app: AppContext, campaignId: string): boolean {
       .set({ status: 'sent', completedAt: now, updatedAt: now })
       .where(eq(campaigns.id, campaignId))
       .run()
-    recordEvent(app.db, {
+    recordEvent(app, {
       clientId: c.clientId,
       type: 'campaign.complete',
       campaignId: c.id,

@@ -6,7 +6,6 @@ import { conflict, type FieldError, notFound, validationFailed } from '../../err
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
-import { onContactCreated } from '../journeys/triggers'
 import { addMembers, assertListsOfClient, removeFromAllLists } from '../lists/members'
 import { bumpContactCount } from './counts'
 import type { ContactInput, ContactPatch } from './inputs'
@@ -38,7 +37,7 @@ export function findContactRow(ctx: Ctx, id: string) {
 }
 
 function recordUnsubscribe(ctx: Ctx, clientId: string, contactId: string, email: string, now: number) {
-  recordEvent(ctx.db, {
+  recordEvent(ctx, {
     clientId,
     type: 'contact.unsubscribed',
     contactId,
@@ -91,8 +90,8 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
   indexContactsAfter(ctx.sqlite, highWater)
   countUnreachableAfter(ctx.sqlite, clientId, highWater)
   bumpContactCount(ctx.db, clientId, 1)
-  for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
-  if (onContactCreated(ctx.db, clientId, row.id, now) > 0) ctx.workers.wake('journeys')
+  for (const listId of listIds) addMembers(ctx, listId, [row.id], now)
+  ctx.hooks.contactCreated.trigger({ clientId, contactIds: [row.id], at: now })
   return presentContact(row)
 }
 
@@ -138,7 +137,7 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
     .get()
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
     recordUnsubscribe(ctx, row.clientId, row.id, row.email, now)
-  for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
+  for (const listId of listIds) addMembers(ctx, listId, [row.id], now)
   return presentContact(row)
 }
 

@@ -1,8 +1,6 @@
-import type { Db } from '../../db/client'
 import { appendEvent } from '../../db/events'
+import type { EventRecorded, HookedDb } from '../../hooks'
 import { newId } from '../../lib/ids'
-import { onJourneyEvent } from '../journeys/triggers'
-import { onSequenceEvent } from '../sequences/stops'
 
 export const EVENT_TYPES = [
   'email.delivered',
@@ -15,25 +13,17 @@ export const EVENT_TYPES = [
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
 
-export interface EventInput {
-  clientId: string
+/** An event to write: what event.recorded carries, but its id, of one of the known types. */
+export interface EventInput extends Omit<EventRecorded, 'id' | 'type'> {
   type: EventType
-  occurredAt: number
-  contactId?: string | null
-  messageId?: string | null
-  campaignId?: string | null
-  journeyId?: string | null
-  sequenceId?: string | null
-  /** Event-specific members, already in webhook form (prefixed ids, ISO timestamps). */
-  data: Record<string, unknown>
 }
 
 /**
- * Appends one event with the next `seq` (src/db/events.ts). Call it inside the transaction of
- * the change that caused it. Prepared statements rather than the query builder: the send queue
- * writes one per message, and the builder costs ~15x more per insert.
+ * Appends one event with the next `seq` (src/db/events.ts) and fires event.recorded. Call it
+ * inside the transaction of the change that caused it. Prepared statements rather than the query
+ * builder: the send queue writes one per message, and the builder costs ~15x more per insert.
  */
-export function recordEvent(db: Db, input: EventInput): string {
+export function recordEvent({ db, hooks }: HookedDb, input: EventInput): string {
   const id = newId()
   appendEvent(db.$client, {
     id,
@@ -47,9 +37,6 @@ export function recordEvent(db: Db, input: EventInput): string {
     occurredAt: input.occurredAt,
     data: JSON.stringify(input.data),
   })
-  // Journeys listen to a few of these (waits for an event, event triggers, hard bounces).
-  onJourneyEvent(db, input)
-  // A reply, bounce or unsubscribe stops the contact's sequence runs.
-  onSequenceEvent(db, input)
+  hooks.eventRecorded.trigger({ id, ...input })
   return id
 }

@@ -1,10 +1,9 @@
 import { open } from 'node:fs/promises'
-import type { Db } from '../../db/client'
 import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
+import type { HookedDb } from '../../hooks'
 import { newId } from '../../lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
 import { countUnreachableAfter } from '../contacts/unreachable'
-import { contactCreatedJourneys, onContactsCreated } from '../journeys/triggers'
 import { detectDelimiter } from './columns'
 import { type Cell, type FromParser, ROW_CELLS, type ToParser } from './parse-protocol'
 import { contactProblem, type Parsed } from './rows'
@@ -77,11 +76,11 @@ async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<C
  * existing emails are skipped, or updated only where a value differs.
  */
 export async function processImport(
-  db: Db,
+  { db, hooks }: HookedDb,
   job: ImportJob,
   now: () => number,
-  /** After each batch's commit; `enrolled`: contacts of that batch that entered journeys. */
-  onBatch: (p: ImportProgress, enrolled: number) => void,
+  /** After each batch's commit. */
+  onBatch: (p: ImportProgress) => void,
 ): Promise<ImportProgress> {
   const sqlite = db.$client
   const handle = await open(job.file, 'r')
@@ -103,13 +102,12 @@ export async function processImport(
     if (p.errors.length < MAX_ERRORS) batchErrors.push({ row: line, message })
   }
 
-  const flush = sqlite.transaction((c: Cell[]): number => {
+  const flush = sqlite.transaction((c: Cell[]): void => {
     const t = now()
     batchErrors = []
     const highWater = contactsHighWater(sqlite)
-    // Journeys triggered by contact_created, asked once a batch: with none, nothing is collected.
-    const starting = contactCreatedJourneys(db, job.clientId)
-    const created: string[] | null = starting.length > 0 ? [] : null
+    // Whether anyone reacts to new contacts, asked once a batch: with none, nothing is collected.
+    const created: string[] | null = hooks.contactCreated.wants(job.clientId) ? [] : null
     const insertedBefore = p.inserted
     let added = 0
     for (let k = 0; k < c.length; k += ROW_CELLS) {
@@ -203,12 +201,13 @@ export async function processImport(
     batchErrors.sort((a, b) => a.row - b.row)
     p.errors.push(...batchErrors.slice(0, MAX_ERRORS - p.errors.length))
     batchErrors = []
-    return created ? onContactsCreated(db, starting, created, t) : 0
+    if (created && created.length > 0)
+      hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
   })
 
   for await (const cells of parsedBatches(job.file, delimiter)) {
-    const enrolled = flush.immediate(cells)
-    onBatch(p, enrolled)
+    flush.immediate(cells)
+    onBatch(p)
     // The batch's cells are garbage once written: collecting them now (~10 ms against the
     // batch's ~250 ms) keeps the server's heap from growing batches wide between collections,
     // ~70 MB of the 300 MB a million-row import may use, which pays for the larger transactions.

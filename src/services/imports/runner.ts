@@ -19,13 +19,10 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
     if (!job) return { worked: false }
     try {
       const p = await processImport(
-        ctx.db,
+        ctx,
         job,
         () => ctx.clock.now(),
-        (progress, enrolled) => {
-          saveImportProgress(ctx.db, job.id, progress, ctx.clock.now())
-          if (enrolled > 0) ctx.workers.wake('journeys')
-        },
+        (progress) => saveImportProgress(ctx.db, job.id, progress, ctx.clock.now()),
       )
       completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {

@@ -249,7 +249,7 @@ export function createJourneyExecutor(app: AppContext) {
               nodeId = next
               break
             case 'add_to_list':
-              addMembers(app.db, node.list_id as string, [contact.id], now)
+              addMembers(app, node.list_id as string, [contact.id], now)
               history({ node: node.id }, node.id)
               nodeId = next
               break
@@ -332,7 +332,7 @@ export function createJourneyExecutor(app: AppContext) {
     }
     app.db.update(contacts).set(set).where(eq(contacts.id, contact.id)).run()
     if (set.status === 'unsubscribed' && contact.status !== 'unsubscribed')
-      recordEvent(app.db, {
+      recordEvent(app, {
         clientId: journey.clientId,
         type: 'contact.unsubscribed',
         contactId: contact.id,

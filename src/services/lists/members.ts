@@ -4,8 +4,8 @@ import type { Db } from '../../db/client'
 import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom } from '../../db/paginate'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { type FieldError, validationFailed } from '../../errors'
+import type { HookedDb } from '../../hooks'
 import { presentContact } from '../contacts/present'
-import { listJoinWatched, onListJoined } from '../journeys/triggers'
 import { findListRow, presentList } from './records'
 
 const CHUNK = 500
@@ -58,10 +58,18 @@ export function assertListsOfClient(
   if (errors.length) throw validationFailed(errors)
 }
 
-/** Adds members (already a member is not an error); keeps member_count exact. Returns how many were new. */
-export function addMembers(db: Db, listId: string, contactIds: readonly string[], now: number): number {
-  // Journeys that start when someone joins this list learn who joined (only then: RETURNING costs).
-  if (listJoinWatched(db, listId)) {
+/**
+ * Adds members (already a member is not an error); keeps member_count exact and fires
+ * list.joined with who joined. Returns how many were new.
+ */
+export function addMembers(
+  { db, hooks }: HookedDb,
+  listId: string,
+  contactIds: readonly string[],
+  now: number,
+): number {
+  // Who joined is asked of the insert (RETURNING) only when someone listens for this list.
+  if (hooks.listJoined.wants(listId)) {
     const joined: string[] = []
     for (let i = 0; i < contactIds.length; i += CHUNK) {
       const rows = contactIds.slice(i, i + CHUNK).map((contactId) => ({ listId, contactId, addedAt: now }))
@@ -74,7 +82,7 @@ export function addMembers(db: Db, listId: string, contactIds: readonly string[]
         joined.push(r.id)
     }
     bumpMembers(db, listId, joined.length, now)
-    onListJoined(db, listId, joined, now)
+    if (joined.length > 0) hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
     return joined.length
   }
   let added = 0
@@ -178,7 +186,7 @@ export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
   const list = findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
   assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
-  const added = addMembers(ctx.db, id, unique, ctx.clock.now())
+  const added = addMembers(ctx, id, unique, ctx.clock.now())
   return { ...presentList(findListRow(ctx, id)), added }
 }
 

@@ -9,8 +9,6 @@ import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
 import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
-import { onComplaint } from '../journeys/triggers'
-import { onSequenceComplaint } from '../sequences/stops'
 import { suppress } from '../suppressions/records'
 import { bumpCampaign } from './counters'
 import { firstClick, firstOpen, storedUserAgent } from './first-hits'
@@ -70,7 +68,7 @@ export function recordDelivered(app: AppContext, m: MessageRow, at: number): voi
 
 /** email.delivered for a message the outbox just marked delivered (send or later report). */
 export function recordDeliveredEvent(app: AppContext, m: MessageRow, at: number, email?: string): void {
-  recordEvent(app.db, {
+  recordEvent(app, {
     ...refs(m),
     type: 'email.delivered',
     occurredAt: at,
@@ -116,7 +114,7 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
     if (!cur) return
     const machine = isMachineOpen(userAgent)
     if (firstOpen(app.sqlite, cur.seq, machine))
-      recordEvent(app.db, {
+      recordEvent(app, {
         ...refs(cur),
         type: 'email.opened',
         occurredAt: at,
@@ -160,7 +158,7 @@ export function recordClick(
     const cur = findMessage(app, m.id)
     if (!cur) return
     if (firstClick(app.sqlite, cur.seq, url))
-      recordEvent(app.db, {
+      recordEvent(app, {
         ...refs(cur),
         type: 'email.clicked',
         occurredAt: at,
@@ -199,7 +197,7 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
     if (cur.bouncedAt !== null && (bounce.type === 'soft' || hadHardBounce(app, cur.id))) return false
     const email = emailOf(app, cur)
     outbox(app).bounced(cur.seq, at)
-    recordEvent(app.db, {
+    recordEvent(app, {
       ...refs(cur),
       type: 'email.bounced',
       occurredAt: at,
@@ -237,8 +235,9 @@ const hadHardBounce = (app: AppContext, messageId: string) =>
     .get(messageId) !== null
 
 /**
- * A complaint (ARF feedback report): suppress and mark the contact complained. The first about a
- * message counts in the complaint rate, which may raise an alert or pause the client's campaigns.
+ * A complaint (ARF feedback report): suppress, mark the contact complained and fire the complaint
+ * hook. The first about a message counts in the complaint rate, which may raise an alert or
+ * pause the client's campaigns.
  */
 export function recordComplaint(app: AppContext, m: MessageRow, at: number): void {
   tx(app, () => {
@@ -250,8 +249,7 @@ export function recordComplaint(app: AppContext, m: MessageRow, at: number): voi
       healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
-    onComplaint(app.db, cur.contactId, at)
-    onSequenceComplaint(app.db, cur.contactId, at)
+    app.hooks.complaint.trigger({ clientId: cur.clientId, contactId: cur.contactId, messageId: cur.id, at })
     app.db
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })
@@ -267,7 +265,7 @@ export interface InboundReply {
   text: string | null
 }
 
-/** Stores a reply and records reply.received; returns the reply id. */
+/** Stores a reply, records reply.received and fires the reply hook; returns the reply id. */
 export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply, at: number): string {
   return tx(app, () => {
     const id = newId()
@@ -288,7 +286,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
         receivedAt: at,
       })
       .run()
-    recordEvent(app.db, {
+    recordEvent(app, {
       ...refs(m),
       type: 'reply.received',
       occurredAt: at,
@@ -301,6 +299,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
         received_at: iso(at),
       },
     })
+    app.hooks.reply.trigger({ replyId: id, ...refs(m), at })
     const cur = findMessage(app, m.id)
     if (cur && cur.repliedAt === null) {
       app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
@@ -335,7 +334,7 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
       app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
       addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
     }
-    recordEvent(app.db, {
+    recordEvent(app, {
       ...refs(m),
       type: 'contact.unsubscribed',
       occurredAt: at,

@@ -17,7 +17,7 @@ const contact = (
 const base = Date.parse('2026-11-23T10:00:00.000Z')
 // Five events, the last two at the same instant.
 for (const at of [0, 1000, 2000, 3000, 3000])
-  recordEvent(t.ctx.db, {
+  recordEvent(t.ctx, {
     clientId: acme,
     type: 'email.opened',
     occurredAt: base + at,

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../../src/config'
-import { createAppContext } from '../../../src/context'
+import { createAppContext } from '../../../src/create-context'
 import { registerJobs } from '../../../src/jobs'
 import { silentLogger } from '../../../src/lib/log'
 import { createSendWorker } from '../../../src/queue/worker'

@@ -105,7 +105,7 @@ describe('event', () => {
       exit,
     ])
     const clicked = (contactId: string, campaignId: string | null) =>
-      recordEvent(t.ctx.db, {
+      recordEvent(t.ctx, {
         clientId: j.clientId,
         type: 'email.clicked',
         contactId,

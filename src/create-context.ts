@@ -1,0 +1,51 @@
+import { join } from 'node:path'
+import type { Config } from './config'
+import type { AppContext } from './context'
+import { openStore } from './db/client'
+import { DB_FILE, ensureDataDir, loadSecretKey } from './db/data-dir'
+import { migrate } from './db/migrate'
+import { createHooks } from './hooks'
+import { createJobRegistry } from './jobs/registry'
+import type { Logger } from './lib/log'
+import { createLogger } from './lib/log'
+import type { Clock } from './lib/time'
+import { systemClock } from './lib/time'
+import { createWakers } from './lib/wakers'
+import { subscribeAutomation } from './services/automation'
+
+// Not in src/context.ts: every module imports that one for its types, and building an app
+// binds automation (which imports them too) to its hooks, which there would close a cycle.
+
+export interface ContextOptions {
+  clock?: Clock
+  log?: Logger
+}
+
+/** Opens (creating and migrating) the data directory's store; automation is bound to its hooks. */
+export function createAppContext(config: Config, options: ContextOptions = {}): AppContext {
+  ensureDataDir(config.dataDir)
+  const secretKey = loadSecretKey(config.dataDir, config.secretKey)
+  const store = openStore(join(config.dataDir, DB_FILE))
+  try {
+    migrate(store.sqlite)
+  } catch (err) {
+    store.sqlite.close()
+    throw err
+  }
+  const log = options.log ?? createLogger(config.log)
+  const app: AppContext = {
+    config,
+    store,
+    db: store.db,
+    sqlite: store.sqlite,
+    clock: options.clock ?? systemClock,
+    log,
+    secretKey,
+    jobs: createJobRegistry(log),
+    workers: createWakers(),
+    hooks: createHooks(),
+    lifecycle: { draining: false },
+  }
+  subscribeAutomation(app)
+  return app
+}
