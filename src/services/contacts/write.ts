@@ -92,7 +92,7 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
   countUnreachableAfter(ctx.sqlite, clientId, highWater)
   bumpContactCount(ctx.db, clientId, 1)
   for (const listId of listIds) addMembers(ctx.db, listId, [row.id], now)
-  if (onContactCreated(ctx.db, clientId, row.id, now) > 0) ctx.workers.wake('journeys')
+  if (onContactCreated(ctx.db, clientId, row.id, now) > 0) ctx.workers.wake('flows')
   return presentContact(row)
 }
 

@@ -24,7 +24,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         () => ctx.clock.now(),
         (progress, enrolled) => {
           saveImportProgress(ctx.db, job.id, progress, ctx.clock.now())
-          if (enrolled > 0) ctx.workers.wake('journeys')
+          if (enrolled > 0) ctx.workers.wake('flows')
         },
       )
       completeImport(ctx.db, job.id, p, ctx.clock.now())
