@@ -304,8 +304,9 @@ export function rebuildRollups(sqlite: Database, clientId: string | null): numbe
     const col = SOURCE_COLUMNS[c]
     const flags = ROLLUP_COUNTERS.map((k) => `${k === c ? 1 : 0} AS ${k}`).join(', ')
     return `SELECT client_id, ${col} - (${col} % ${QUARTER_MS}) AS bucket, channel,
-        coalesce(campaign_id, '') AS campaign_id, coalesce(journey_id, '') AS journey_id,
-        coalesce(sequence_id, '') AS sequence_id, ${flags}
+        coalesce(campaign_id, '') AS campaign_id,
+        CASE source_kind WHEN 'journey' THEN source_id ELSE '' END AS journey_id,
+        CASE source_kind WHEN 'sequence' THEN source_id ELSE '' END AS sequence_id, ${flags}
       FROM messages WHERE ${col} IS NOT NULL ${scope}`
   })
   const sums = ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')

@@ -83,7 +83,7 @@ describe('leased worker', () => {
     await second
     const waited = performance.now() - started
     await worker.stop()
-    expect(errors).toEqual(['journeys worker pass failed'])
+    expect(errors).toEqual(['flows worker pass failed'])
     expect(passes).toBe(2)
     // The first backoff is 50 ms, not the idle minute.
     expect(waited).toBeLessThan(5_000)
