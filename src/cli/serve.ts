@@ -8,9 +8,8 @@ import { DB_FILE } from '../db/data-dir'
 import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
-import { createJourneyWorker } from '../queue/journey-worker'
-import { createSequenceWorker } from '../queue/sequence-worker'
 import { startSending } from '../queue/start'
+import { createFlowWorker } from '../services/flows/worker'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
 import { VERSION } from '../version'
@@ -40,8 +39,7 @@ export async function serve(flags: Flags): Promise<void> {
   const importWorker = createImportWorker(ctx).start() // resumes imports a stop interrupted
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
   const sender = startSending(ctx) // resumes campaigns a stop interrupted
-  const journeyWorker = createJourneyWorker(ctx).start()
-  const sequenceWorker = createSequenceWorker(ctx).start()
+  const flowWorker = createFlowWorker(ctx).start()
   // smtp-server's code is loaded only when the listener is configured.
   const inbound =
     config.inboundSmtpPort !== null
@@ -86,13 +84,7 @@ export async function serve(flags: Flags): Promise<void> {
     if (timedOut) await server.stop(true)
     await inbound?.close()
     // Every worker ends its pass before the store closes; what they held is recovered at start.
-    await Promise.all([
-      sender.stop(),
-      webhookWorker.stop(),
-      importWorker.stop(),
-      journeyWorker.stop(),
-      sequenceWorker.stop(),
-    ])
+    await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
     ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     ctx.log.info('stopped', { forced: timedOut })

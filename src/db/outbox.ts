@@ -30,7 +30,7 @@ export const OPEN_MESSAGE_STATUSES = ['queued', 'sending'] as const
 const list = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', ')
 const OPEN = list(OPEN_MESSAGE_STATUSES)
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
-const TRANSACTIONAL = 'campaign_id IS NULL AND journey_id IS NULL AND sequence_id IS NULL'
+const TRANSACTIONAL = 'campaign_id IS NULL AND source_id IS NULL'
 
 function build(store: Store, rules: OutboxRules) {
   const { sqlite, db } = store

@@ -27,13 +27,18 @@ export const QUARTER_MS = 900_000
 export const quarterOf = (ms: number) => ms - (((ms % QUARTER_MS) + QUARTER_MS) % QUARTER_MS)
 
 /** Which message a count belongs to: its client, channel and source. */
+/** A message's source as the outbox stores it: a campaign, or a flow (journey, sequence). */
 export interface RollupSource {
   clientId: string
   channel: string
   campaignId: string | null
-  journeyId: string | null
-  sequenceId: string | null
+  sourceKind: 'journey' | 'sequence' | null
+  sourceId: string | null
 }
+
+/** The rollup keys' journey and sequence columns ('' = none). */
+const journeyOf = (s: RollupSource) => (s.sourceKind === 'journey' ? (s.sourceId ?? '') : '')
+const sequenceOf = (s: RollupSource) => (s.sourceKind === 'sequence' ? (s.sourceId ?? '') : '')
 
 /** Narrows a read to one source or channel ('' = the key's "none"). */
 export interface RollupFilter {
@@ -102,8 +107,8 @@ function addToSource(sqlite: Database, s: RollupSource, bucket: number, deltas: 
     bucket,
     s.channel,
     s.campaignId ?? '',
-    s.journeyId ?? '',
-    s.sequenceId ?? '',
+    journeyOf(s),
+    sequenceOf(s),
     ...v,
   )
 }
@@ -127,7 +132,7 @@ export function createRollupBatch() {
   return {
     add(s: RollupSource, at: number, counter: RollupCounter): void {
       const bucket = quarterOf(at)
-      const key = `${s.clientId}|${bucket}|${s.channel}|${s.campaignId ?? ''}|${s.journeyId ?? ''}|${s.sequenceId ?? ''}`
+      const key = `${s.clientId}|${bucket}|${s.channel}|${s.campaignId ?? ''}|${s.sourceKind ?? ''}|${s.sourceId ?? ''}`
       let e = pending.get(key)
       if (!e) {
         e = { s, at: bucket, d: {} }
@@ -299,8 +304,9 @@ export function rebuildRollups(sqlite: Database, clientId: string | null): numbe
     const col = SOURCE_COLUMNS[c]
     const flags = ROLLUP_COUNTERS.map((k) => `${k === c ? 1 : 0} AS ${k}`).join(', ')
     return `SELECT client_id, ${col} - (${col} % ${QUARTER_MS}) AS bucket, channel,
-        coalesce(campaign_id, '') AS campaign_id, coalesce(journey_id, '') AS journey_id,
-        coalesce(sequence_id, '') AS sequence_id, ${flags}
+        coalesce(campaign_id, '') AS campaign_id,
+        CASE source_kind WHEN 'journey' THEN source_id ELSE '' END AS journey_id,
+        CASE source_kind WHEN 'sequence' THEN source_id ELSE '' END AS sequence_id, ${flags}
       FROM messages WHERE ${col} IS NOT NULL ${scope}`
   })
   const sums = ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')

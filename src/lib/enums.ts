@@ -84,3 +84,17 @@ export type SequenceEnrollmentStatus = (typeof SEQUENCE_ENROLLMENT_STATUSES)[num
 /** Why a contact's run of a sequence stopped (null: it completed, or the sequence ended it). */
 export const SEQUENCE_STOP_REASONS = ['replied', 'bounced', 'unsubscribed', 'manual'] as const
 export type SequenceStopReason = (typeof SEQUENCE_STOP_REASONS)[number]
+
+/** The definitions the one flow engine runs: a journey's graph, a sequence's steps. */
+export const FLOW_KINDS = ['journey', 'sequence'] as const
+export type FlowKind = (typeof FLOW_KINDS)[number]
+
+export const FLOW_ENROLLMENT_STATUSES = ['active', 'completed', 'exited', 'stopped'] as const
+export type FlowEnrollmentStatus = (typeof FLOW_ENROLLMENT_STATUSES)[number]
+
+/** A journey's exit reasons and a sequence's stop reasons, in one column. */
+export const FLOW_END_REASONS = [...new Set([...EXIT_REASONS, ...SEQUENCE_STOP_REASONS])] as [
+  ExitReason | SequenceStopReason,
+  ...(ExitReason | SequenceStopReason)[],
+]
+export type FlowEndReason = ExitReason | SequenceStopReason

@@ -3,7 +3,7 @@
 // worker running (the CLI, a test without workers) does nothing. One registry per process
 // context, so two apps in one test process never wake each other's workers.
 
-export type WorkerName = 'send' | 'webhooks' | 'imports' | 'journeys' | 'sequences'
+export type WorkerName = 'send' | 'webhooks' | 'imports' | 'flows'
 
 export interface Wakers {
   /** Wakes the named worker if one is running. */

@@ -3,6 +3,7 @@ import type { AppContext } from '../context'
 import { outboxOf } from '../db/outbox'
 import { createGate, type Gate } from '../lib/gate'
 import { OUTBOX_RULES } from '../services/campaigns/states'
+import { createFlowSource } from '../services/flows/send-source'
 import { trackingKeyOf } from '../services/tracking/resolve'
 import { type BatchLane, createBatchProcessor } from './batch'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
@@ -11,8 +12,6 @@ import { createRecipientStep } from './recipient'
 import type { SendThreads } from './send-threads'
 import { sourcesOf } from './sources'
 import { createCampaignSource } from './sources/campaign'
-import { createJourneySource } from './sources/journey'
-import { createSequenceSource } from './sources/sequence'
 import { createTransactionalSource } from './sources/transactional'
 import type { MessageSource } from './sources/types'
 
@@ -61,8 +60,7 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities)
   const sources = sourcesOf([
     createCampaignSource(app, outbox, planner),
-    createJourneySource(app, planner),
-    createSequenceSource(app, planner),
+    createFlowSource(app, planner),
     createTransactionalSource(app, outbox, planner),
   ])
   const prepare = createRecipientStep(app, {

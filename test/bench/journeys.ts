@@ -192,10 +192,10 @@ async function main(): Promise<boolean> {
     // server's event loop it is measuring.
     const watch = new Database(join(dataDir, 'herald.db'), { readonly: true })
     const active = watch.query<{ n: number }, [string]>(
-      "SELECT count(*) AS n FROM journey_enrollments WHERE journey_id = ? AND status = 'active'",
+      "SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ? AND status = 'active'",
     )
     const open = watch.query<{ n: number }, [string]>(
-      "SELECT count(*) AS n FROM messages WHERE journey_id = ? AND status IN ('queued', 'sending')",
+      "SELECT count(*) AS n FROM messages WHERE source_id = ? AND status IN ('queued', 'sending')",
     )
     await until(async () => {
       await Bun.sleep(250)
@@ -222,7 +222,7 @@ async function main(): Promise<boolean> {
            (SELECT json_extract(value, '$.at') FROM json_each(history) WHERE json_extract(value, '$.node') = 's1') AS s1,
            (SELECT json_extract(value, '$.until') FROM json_each(history) WHERE json_extract(value, '$.node') = 'w') AS w_until,
            (SELECT json_extract(value, '$.at') FROM json_each(history) WHERE json_extract(value, '$.node') = 'c') AS c
-         FROM journey_enrollments WHERE journey_id = ?`,
+         FROM flow_enrollments WHERE flow_id = ?`,
       )
       .all(journey.id)
     db.close()

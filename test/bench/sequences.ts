@@ -13,9 +13,9 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { withActor } from '../../src/context'
 import { inTransaction } from '../../src/db/transaction'
-import { createSequenceWorker } from '../../src/queue/sequence-worker'
 import { createSendWorker } from '../../src/queue/worker'
 import { systemActor } from '../../src/services/actors/actor'
+import { createFlowWorker } from '../../src/services/flows/worker'
 import { enrollInSequence } from '../../src/services/sequences/enroll'
 import { enrollSequenceVerb } from '../../src/services/sequences/verbs'
 import { adminApi } from '../helpers/admin-api'
@@ -56,7 +56,7 @@ const seq = await call('POST', '/api/v1/sequences', {
 })
 await call('POST', `/api/v1/sequences/${seq.id}/activate`)
 const provider = recordingProvider()
-const executor = createSequenceWorker(t.ctx, { budgetMs: 50 })
+const executor = createFlowWorker(t.ctx, { budgetMs: 50 })
 const sender = createSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10 })
 
 const rate = (ms: number) => Math.round((N / ms) * 1000)
@@ -106,7 +106,7 @@ async function probed<T>(f: () => Promise<T>) {
 }
 const entered = (id: string) =>
   t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ?')
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
     .get(id)!.n
 
 const oneTxId = await segmentSequence('One transaction')

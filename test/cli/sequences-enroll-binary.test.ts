@@ -49,11 +49,11 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
   // Midway: part entered, the job still there with its cursor.
   const db = new Database(join(data, 'herald.db'))
   const atKill = db
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ?')
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
     .get(sequence.id)!.n
   const pending = db
     .query<{ cursor: number; max: number }, []>(
-      'SELECT cursor_seq AS cursor, max_contact_seq AS max FROM sequence_enroll_jobs',
+      'SELECT cursor_seq AS cursor, max_contact_seq AS max FROM flow_enroll_jobs',
     )
     .all()
   db.close()
@@ -69,10 +69,10 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
   const after = new Database(join(data, 'herald.db'))
   const runs = after
     .query<{ n: number; contacts: number }, [string]>(
-      'SELECT count(*) AS n, count(DISTINCT contact_id) AS contacts FROM sequence_enrollments WHERE sequence_id = ?',
+      'SELECT count(*) AS n, count(DISTINCT contact_id) AS contacts FROM flow_enrollments WHERE flow_id = ?',
     )
     .get(sequence.id)!
-  const jobsLeft = after.query('SELECT 1 FROM sequence_enroll_jobs').all().length
+  const jobsLeft = after.query('SELECT 1 FROM flow_enroll_jobs').all().length
   after.close()
   expect(runs).toEqual({ n: CONTACTS, contacts: CONTACTS })
   expect(jobsLeft).toBe(0)

@@ -6,10 +6,10 @@ import { afterAll, beforeAll, setDefaultTimeout } from 'bun:test'
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from 'playwright-core'
 import { withActor } from '../../src/context'
 import type { Clock } from '../../src/lib/time'
-import { createJourneyWorker } from '../../src/queue/journey-worker'
 import type { LeasedWorker } from '../../src/queue/leased-worker'
 import { startSending } from '../../src/queue/start'
 import { type PortalRole, systemActor } from '../../src/services/actors/actor'
+import { createFlowWorker } from '../../src/services/flows/worker'
 import { createImportWorker } from '../../src/services/imports/runner'
 import { createUserVerb } from '../../src/services/users/verbs'
 import { invoke } from '../../src/services/verbs/invoke'
@@ -94,7 +94,7 @@ export function usePortal(
       startSending(herald.ctx),
       createImportWorker(herald.ctx).start(),
       startWebhookWorker(herald.ctx),
-      createJourneyWorker(herald.ctx).start(),
+      createFlowWorker(herald.ctx).start(),
     )
 
   beforeAll(

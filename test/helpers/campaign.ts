@@ -52,7 +52,7 @@ export function countEmail(
 ): void {
   addToRollup(
     t.ctx.sqlite,
-    { clientId, channel: 'email', campaignId, journeyId: null, sequenceId: null },
+    { clientId, channel: 'email', campaignId, sourceKind: null, sourceId: null },
     at,
     d,
   )

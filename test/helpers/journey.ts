@@ -1,6 +1,6 @@
 import type { Clock } from '../../src/lib/time'
-import { createJourneyWorker } from '../../src/queue/journey-worker'
 import { createSendWorker } from '../../src/queue/worker'
+import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp, type TestApp } from './app'
 import { allChannels, recordingProvider } from './sender'
 
@@ -18,7 +18,7 @@ export async function journeyApp(env: Record<string, string> = {}) {
   const clock = testClock()
   const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', ...env }, clock })
   const provider = recordingProvider()
-  const journeys = createJourneyWorker(t.ctx)
+  const journeys = createFlowWorker(t.ctx)
   const sender = createSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10 })
   const tenant = await journeyTenant(t)
   /** Every due step and every queued send, until nothing is left to do now. */
@@ -28,7 +28,7 @@ export async function journeyApp(env: Record<string, string> = {}) {
       await sender.drain()
       const due = t.ctx.sqlite
         .query<{ n: number }, [number]>(
-          "SELECT count(*) AS n FROM journey_runs r JOIN journeys j ON j.id = r.journey_id WHERE j.status = 'active' AND r.next_run_at <= ?",
+          "SELECT count(*) AS n FROM flow_runs r JOIN journeys j ON j.id = r.flow_id WHERE j.status = 'active' AND r.next_run_at <= ?",
         )
         .get(clock.now())!.n
       if (due === 0) return

@@ -1,6 +1,6 @@
 import { createSmtpProvider } from '../../src/channels/smtp'
-import { createSequenceWorker } from '../../src/queue/sequence-worker'
 import { createSendWorker } from '../../src/queue/worker'
+import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp } from './app'
 import { journeyTenant, testClock } from './journey'
 import { allChannels, recordingProvider } from './sender'
@@ -22,7 +22,7 @@ export async function sequenceApp() {
     socketTimeout: 5000,
   })
   const recording = recordingProvider()
-  const sequences = createSequenceWorker(t.ctx)
+  const sequences = createFlowWorker(t.ctx)
   const sender = createSendWorker(t.ctx, {
     providers: { ...allChannels(recording), email: smtp },
     pollMs: 10,
@@ -31,9 +31,9 @@ export async function sequenceApp() {
   const dueNow = () =>
     t.ctx.sqlite
       .query<{ n: number }, [number]>(
-        `SELECT (SELECT count(*) FROM sequence_enrollments e JOIN sequences s ON s.id = e.sequence_id
-                 WHERE s.status = 'active' AND e.status = 'active' AND e.next_run_at <= ?1)
-              + (SELECT count(*) FROM messages m JOIN sequences s ON s.id = m.sequence_id
+        `SELECT (SELECT count(*) FROM flow_runs r JOIN sequences s ON s.id = r.flow_id
+                 WHERE s.status = 'active' AND r.next_run_at <= ?1)
+              + (SELECT count(*) FROM messages m JOIN sequences s ON s.id = m.source_id
                  WHERE s.status = 'active' AND m.status = 'queued' AND m.next_attempt_at <= ?1) AS n`,
       )
       .get(clock.now())!.n

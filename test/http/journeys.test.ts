@@ -603,7 +603,7 @@ describe('enroll', () => {
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     // Still in (its first step has not run): skipped.
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(0)
-    t.ctx.sqlite.query("UPDATE journey_enrollments SET status = 'completed' WHERE contact_id = ?").run(c)
+    t.ctx.sqlite.query("UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ?").run(c)
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     expect((await acme.enrollments(j.id)).length).toBe(2)
   })

@@ -141,7 +141,10 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
     theirJourney = await create(adminB, '/api/v1/journeys')
     theirSequence = await create(adminB, '/api/v1/sequences')
     const mark = (m: EmailOut, column: 'journey_id' | 'sequence_id', id: string) =>
-      t.ctx.sqlite.run(`UPDATE messages SET campaign_id = NULL, ${column} = ?1 WHERE id = ?2`, [id, m.id])
+      t.ctx.sqlite.run(
+        'UPDATE messages SET campaign_id = NULL, source_kind = ?1, source_id = ?2 WHERE id = ?3',
+        [column === 'journey_id' ? 'journey' : 'sequence', id, m.id],
+      )
     mark(a.out['ann@example.com']!, 'journey_id', journey)
     mark(a.out['bob@example.com']!, 'sequence_id', sequence)
     mark(b.out['cy@example.com']!, 'journey_id', theirJourney)

@@ -12,7 +12,7 @@ const t = createTestApp()
 function scripted(answers: (PassResult | Error)[]) {
   const calls = { recover: 0, pass: 0, settle: 0 }
   const worker = createLeasedWorker(t.ctx, {
-    name: 'journeys',
+    name: 'flows',
     recover: () => void calls.recover++,
     pass() {
       const a = answers[calls.pass++] ?? { worked: false }
@@ -46,7 +46,7 @@ describe('leased worker', () => {
     worker.start()
     await Bun.sleep(0)
     const before = calls.pass
-    t.ctx.workers.wake('journeys')
+    t.ctx.workers.wake('flows')
     expect(calls.pass).toBe(before) // not run synchronously inside wake()
     await new Promise<void>((resolve) => setImmediate(resolve))
     await Bun.sleep(0)
@@ -54,7 +54,7 @@ describe('leased worker', () => {
     await worker.stop()
     expect(calls.settle).toBe(1)
     // Stopped: a wake by name reaches nothing.
-    t.ctx.workers.wake('journeys')
+    t.ctx.workers.wake('flows')
     await new Promise<void>((resolve) => setImmediate(resolve))
     await Bun.sleep(0)
     expect(calls.pass).toBe(before + 1)
@@ -70,7 +70,7 @@ describe('leased worker', () => {
       resolveSecond = r
     })
     const worker = createLeasedWorker(ctx, {
-      name: 'journeys',
+      name: 'flows',
       pass() {
         passes++
         if (passes === 1) throw new Error('database is locked')
@@ -83,7 +83,7 @@ describe('leased worker', () => {
     await second
     const waited = performance.now() - started
     await worker.stop()
-    expect(errors).toEqual(['journeys worker pass failed'])
+    expect(errors).toEqual(['flows worker pass failed'])
     expect(passes).toBe(2)
     // The first backoff is 50 ms, not the idle minute.
     expect(waited).toBeLessThan(5_000)

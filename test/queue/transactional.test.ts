@@ -18,7 +18,7 @@ import { startSink } from '../helpers/smtp-sink'
 const row = (t: TestApp, id: string) =>
   t.ctx.sqlite
     .query(
-      'SELECT status, campaign_id, journey_id, sequence_id, provider, attempts, error, delivered_at FROM messages WHERE id = ?',
+      'SELECT status, campaign_id, source_kind, source_id, provider, attempts, error, delivered_at FROM messages WHERE id = ?',
     )
     .get(id) as Record<string, unknown>
 const content = (t: TestApp, id: string) =>
@@ -55,8 +55,8 @@ describe('a transactional message through the capture provider', () => {
     await eventually(async () => expect(row(t, m.id).status).toBe('delivered'))
     expect(row(t, m.id)).toMatchObject({
       campaign_id: null,
-      journey_id: null,
-      sequence_id: null,
+      source_kind: null,
+      source_id: null,
       provider: 'capture',
       attempts: 1,
       error: null,

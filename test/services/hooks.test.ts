@@ -41,7 +41,7 @@ async function inSequence(c: string): Promise<{ m: MessageRow; sequenceId: strin
   })
   await s.enroll(sequenceId, [c])
   await s.settle()
-  const m = t.ctx.db.select().from(messages).where(eq(messages.sequenceId, sequenceId)).get()!
+  const m = t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).get()!
   return { m, sequenceId }
 }
 

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { MESSAGE_STATUSES } from '../../lib/enums'
+import { FLOW_KINDS, MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
  * The send queue's outbox. A row is claimed with a lease (status `sending`,
@@ -15,10 +15,10 @@ export const messages = sqliteTable(
     id: text('id').notNull(),
     clientId: text('client_id').notNull(),
     campaignId: text('campaign_id'),
-    journeyId: text('journey_id'),
-    sequenceId: text('sequence_id'),
-    /** The journey node (a `send`) that queued the message: its content and per-node stats. */
-    journeyNode: text('journey_node'),
+    /** The flow that queued the message (`journey`, `sequence`), its id and the send node. */
+    sourceKind: text('source_kind', { enum: FLOW_KINDS }),
+    sourceId: text('source_id'),
+    sourceStep: text('source_step'),
     contactId: text('contact_id').notNull(),
     channel: text('channel').notNull(),
     to: text('to_address').notNull(),
@@ -51,18 +51,14 @@ export const messages = sqliteTable(
       .on(t.campaignId, t.contactId)
       .where(sql`campaign_id IS NOT NULL`),
     index('messages_campaign_status_idx').on(t.campaignId, t.status, t.seq),
-    // A journey's claims (due order) and stats; the transactional claim gets its own partial
-    // index so it never walks the (campaign_id IS NULL) journey messages.
-    index('messages_journey_due_idx')
-      .on(t.journeyId, t.status, t.nextAttemptAt)
-      .where(sql`journey_id IS NOT NULL`),
-    // A sequence's claims and per-step stats, like a journey's.
-    index('messages_sequence_due_idx')
-      .on(t.sequenceId, t.status, t.nextAttemptAt)
-      .where(sql`sequence_id IS NOT NULL`),
+    // A flow's claims (due order) and per-node stats; the transactional claim gets its own
+    // partial index so it never walks the (campaign_id IS NULL) flow messages.
+    index('messages_flow_due_idx')
+      .on(t.sourceId, t.status, t.nextAttemptAt)
+      .where(sql`source_id IS NOT NULL`),
     index('messages_transactional_idx')
       .on(t.status, t.nextAttemptAt)
-      .where(sql`campaign_id IS NULL AND journey_id IS NULL AND sequence_id IS NULL`),
+      .where(sql`campaign_id IS NULL AND source_id IS NULL`),
     index('messages_client_idx').on(t.clientId, t.id),
     index('messages_contact_idx').on(t.contactId),
     index('messages_provider_id_idx').on(t.providerMessageId),

@@ -5,7 +5,7 @@ import { transactionalContent } from '../../services/messages/enqueue'
 import { asError, type Planner, type SendPlan } from '../plan'
 import { type MessageSource, SEND } from './types'
 
-// Messages of their own (campaign, journey and sequence all null): a transactional or test
+// Messages of their own (no campaign, no flow): a transactional or test
 // send of one template or inline content to one contact. Nothing can pause them; each plans
 // alone (its payload row), one that cannot be planned fails, and they bump no counters.
 
@@ -14,7 +14,7 @@ const LANE = 'transactional'
 export function createTransactionalSource(app: AppContext, outbox: Outbox, planner: Planner): MessageSource {
   return {
     kind: 'transactional',
-    owns: (m) => m.campaignId === null && m.journeyId === null && m.sequenceId === null,
+    owns: (m) => m.campaignId === null && m.sourceId === null,
 
     due(now) {
       const next = outbox.nextTransactional()

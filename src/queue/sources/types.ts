@@ -3,11 +3,11 @@ import type { CampaignCounter } from '../../services/messages/counters'
 import type { Outcome } from '../outcome'
 import type { SendPlan } from '../plan'
 
-// Where a message comes from (a campaign, a transactional send, a journey or a sequence)
+// Where a message comes from (a campaign, a transactional send, a flow: journey or sequence)
 // and that source's rules. The send queue plans, checks, sends and records by message; what
 // differs between sources is behind this interface, one file per source.
 
-export type SourceKind = 'campaign' | 'transactional' | 'journey' | 'sequence'
+export type SourceKind = 'campaign' | 'transactional' | 'flow'
 
 /** Whether the source still sends a message now. */
 export type Verdict = { kind: 'send' } | { kind: 'defer'; at: number } | { kind: 'cancel'; reason: string }

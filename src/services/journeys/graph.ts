@@ -12,7 +12,7 @@ import {
   type NodeType,
   TRIGGERS,
   WAITING_TYPES,
-} from './nodes'
+} from '../flows/nodes'
 
 // The checks of a journey graph. On save: known node types, members valid for
 // their type (references to this client's records, durations, times of day, rule groups as in

@@ -1,12 +1,11 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { journeyQueue } from '../../db/journey-queue'
 import { paginate } from '../../db/paginate'
 import {
   campaigns,
+  flowRuns,
   type JourneyRow,
-  journeyRuns,
   journeys,
   lists,
   segments,
@@ -19,12 +18,13 @@ import { notFound, validationFailed } from '../../errors'
 import type { JourneyStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
 import { isTimeZone } from '../contacts/normalize'
+import { endEveryRun } from '../flows/lifecycle'
+import { type FlowNode, JOURNEY_EVENTS } from '../flows/nodes'
 import { segmentCostErrors } from '../segments/cost'
 import { compileSegment, type RuleGroup } from '../segments/rules'
 import { stateMachine, type Transition } from '../states'
 import { checkGraph, type GraphRefs } from './graph'
 import type { JourneyInput, JourneyPatch, ListJourneysQuery } from './inputs'
-import { JOURNEY_EVENTS, type JourneyNode } from './nodes'
 import { presentJourney } from './present'
 import { baselineSegment } from './triggers'
 
@@ -143,9 +143,9 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
     if (current.status === 'paused') {
       const kept = new Set(nodes.map((n) => n.id))
       const waiting = ctx.db
-        .selectDistinct({ node: journeyRuns.nodeId })
-        .from(journeyRuns)
-        .where(eq(journeyRuns.journeyId, id))
+        .selectDistinct({ node: flowRuns.nodeId })
+        .from(flowRuns)
+        .where(eq(flowRuns.flowId, id))
         .all()
         .filter((r) => !kept.has(r.node))
       if (waiting.length)
@@ -164,7 +164,7 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
       nodes,
       allowReentry: patch.allow_reentry ?? current.allowReentry,
       ...(current.status === 'paused' && patch.nodes !== undefined
-        ? triggerColumns(nodes as JourneyNode[])
+        ? triggerColumns(nodes as FlowNode[])
         : {}),
       // updated_at is the node editor's version (./node-verbs.ts): it moves on every change,
       // even two within one millisecond (or under a clock that stands still).
@@ -184,7 +184,7 @@ export function deleteJourney(ctx: Ctx, id: string) {
 }
 
 /** The trigger's kind and reference, copied out of the graph for the hooks' index. */
-function triggerColumns(nodes: JourneyNode[]) {
+function triggerColumns(nodes: FlowNode[]) {
   const t = nodes.find((n) => n.type === 'trigger')
   const kind = (t?.trigger as string) ?? null
   return {
@@ -206,7 +206,7 @@ export function activateJourney(ctx: Ctx, id: string) {
   assertJourneyState(row, 'activate')
   const now = ctx.clock.now()
   checkOrThrow(ctx.db, row.clientId, row.nodes, 'activate', now)
-  const trigger = triggerColumns(row.nodes as JourneyNode[])
+  const trigger = triggerColumns(row.nodes as FlowNode[])
   const updated = ctx.db
     .update(journeys)
     .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
@@ -216,7 +216,7 @@ export function activateJourney(ctx: Ctx, id: string) {
   // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
   if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
     baselineSegment(ctx.db, updated, now)
-  ctx.workers.wake('journeys')
+  ctx.workers.wake('flows')
   ctx.workers.wake('send')
   return presentJourney(updated)
 }
@@ -238,13 +238,8 @@ export function archiveJourney(ctx: Ctx, id: string) {
   const row = findJourneyRow(ctx, id)
   assertJourneyState(row, 'archive')
   const now = ctx.clock.now()
-  ctx.db.run(
-    sql`UPDATE journey_enrollments SET status = 'exited', exit_reason = 'archived', ended_at = ${now}, updated_at = ${now}
-        WHERE journey_id = ${id} AND status = 'active'`,
-  )
-  ctx.db.run(sql`DELETE FROM journey_runs WHERE journey_id = ${id}`)
+  endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
   ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
-  journeyQueue(ctx.sqlite).cancelQueued(id, 'journey archived')
   const updated = ctx.db
     .update(journeys)
     .set({ status: 'archived', archivedAt: now, updatedAt: now })

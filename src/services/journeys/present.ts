@@ -1,4 +1,4 @@
-import type { EnrollmentRow, JourneyRow } from '../../db/schema'
+import type { FlowEnrollmentRow, JourneyRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
 
 export function presentJourney(row: JourneyRow) {
@@ -17,15 +17,15 @@ export function presentJourney(row: JourneyRow) {
   }
 }
 
-export function presentEnrollment(row: EnrollmentRow, nextRunAt: number | null) {
+export function presentEnrollment(row: FlowEnrollmentRow, nextRunAt: number | null) {
   return {
-    journey_id: row.journeyId,
+    journey_id: row.flowId,
     client_id: row.clientId,
     contact_id: row.contactId,
     status: row.status,
     current_node: row.currentNode,
     next_run_at: row.status === 'active' ? isoOrNull(nextRunAt) : null,
-    exit_reason: row.exitReason,
+    exit_reason: row.endReason,
     entered_at: iso(row.enteredAt),
     ended_at: isoOrNull(row.endedAt),
     history: row.history,

@@ -1,64 +1,40 @@
-import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
+import { sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { cursorSeq, pageFrom } from '../../db/paginate'
-import { journeyEnrollments, journeyRuns } from '../../db/schema'
-import { idFilter } from '../id-filter'
+import { listFlowEnrollments } from '../flows/enrollments'
+import type { FlowNode } from '../flows/nodes'
 import type { ListEnrollmentsQuery } from './inputs'
 import { findJourneyRow } from './lifecycle'
-import type { JourneyNode } from './nodes'
 import { presentEnrollment } from './present'
 
 // What a journey did: its enrollments (each contact's path) and its stats.
 
 export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
   const journey = findJourneyRow(ctx, id)
-  const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, `journey_enrollments:${journey.id}`, page)
-  const where: (SQL | undefined)[] = [eq(journeyEnrollments.journeyId, journey.id)]
-  if (page.status) where.push(eq(journeyEnrollments.status, page.status))
-  const contactId = idFilter('contact_id', 'contact', page.contact_id)
-  if (contactId) where.push(eq(journeyEnrollments.contactId, contactId))
-  const filter = and(...where)
-  const rows = ctx.db
-    .select({ e: journeyEnrollments, next: journeyRuns.nextRunAt })
-    .from(journeyEnrollments)
-    .leftJoin(journeyRuns, eq(journeyRuns.enrollmentSeq, journeyEnrollments.seq))
-    .where(and(filter, after === null ? undefined : lt(journeyEnrollments.seq, after)))
-    .orderBy(desc(journeyEnrollments.seq))
-    .limit(limit + 1)
-    .all()
-  const total = ctx.db.select({ n: count() }).from(journeyEnrollments).where(filter).get()?.n ?? 0
-  return pageFrom(ctx.secretKey, rows, limit, {
-    collection: `journey_enrollments:${journey.id}`,
-    position: (r) => String(r.e.seq),
-    present: (r) => presentEnrollment(r.e, r.next),
-    total,
-    query: page,
-  })
+  return listFlowEnrollments(ctx, journey.id, `journey_enrollments:${journey.id}`, page, presentEnrollment)
 }
 
 export function journeyStats(ctx: Ctx, id: string) {
   const journey = findJourneyRow(ctx, id)
-  const byStatus = ctx.db.all<{ status: string; exit_reason: string | null; n: number }>(
-    sql`SELECT status, exit_reason, count(*) AS n FROM journey_enrollments WHERE journey_id = ${journey.id} GROUP BY status, exit_reason`,
+  const byStatus = ctx.db.all<{ status: string; end_reason: string | null; n: number }>(
+    sql`SELECT status, end_reason, count(*) AS n FROM flow_enrollments WHERE flow_id = ${journey.id} GROUP BY status, end_reason`,
   )
-  const sum = (f: (r: { status: string; exit_reason: string | null }) => boolean) =>
+  const sum = (f: (r: { status: string; end_reason: string | null }) => boolean) =>
     byStatus.filter(f).reduce((s, r) => s + r.n, 0)
   const passed = new Map(
     ctx.db
       .all<{ node_id: string; passed: number }>(
-        sql`SELECT node_id, passed FROM journey_node_counts WHERE journey_id = ${journey.id}`,
+        sql`SELECT node_id, passed FROM flow_node_counts WHERE flow_id = ${journey.id}`,
       )
       .map((r) => [r.node_id, r.passed]),
   )
   // Waiting at a node = active enrollments whose current_node it is, the node the enrollments
-  // list names. Not journey_runs.node_id: a run parked in a `wait` already points at the node
+  // list names. Not flow_runs.node_id: a run parked in a `wait` already points at the node
   // after it (that is where it resumes), so it would count the contact one node too far.
   const waiting = new Map(
     ctx.db
       .all<{ node_id: string; n: number }>(
-        sql`SELECT current_node AS node_id, count(*) AS n FROM journey_enrollments
-            WHERE journey_id = ${journey.id} AND status = 'active' GROUP BY current_node`,
+        sql`SELECT current_node AS node_id, count(*) AS n FROM flow_enrollments
+            WHERE flow_id = ${journey.id} AND status = 'active' GROUP BY current_node`,
       )
       .map((r) => [r.node_id, r.n]),
   )
@@ -74,18 +50,18 @@ export function journeyStats(ctx: Ctx, id: string) {
         bounced: number
         failed: number
       }>(
-        sql`SELECT journey_node AS node,
+        sql`SELECT source_step AS node,
               sum(status IN ('queued', 'sending')) AS queued,
               sum(sent_at IS NOT NULL) AS sent, sum(delivered_at IS NOT NULL) AS delivered,
               sum(opened_at IS NOT NULL) AS opened, sum(clicked_at IS NOT NULL) AS clicked,
               sum(bounced_at IS NOT NULL) AS bounced, sum(status = 'failed') AS failed
-            FROM messages WHERE journey_id = ${journey.id} GROUP BY journey_node`,
+            FROM messages WHERE source_id = ${journey.id} GROUP BY source_step`,
       )
       .map((r) => [r.node, r]),
   )
   const exitReasons: Record<string, number> = {}
   for (const r of byStatus)
-    if (r.exit_reason) exitReasons[r.exit_reason] = (exitReasons[r.exit_reason] ?? 0) + r.n
+    if (r.end_reason) exitReasons[r.end_reason] = (exitReasons[r.end_reason] ?? 0) + r.n
   return {
     journey_id: journey.id,
     client_id: journey.clientId,
@@ -94,9 +70,9 @@ export function journeyStats(ctx: Ctx, id: string) {
     active: sum((r) => r.status === 'active'),
     completed: sum((r) => r.status === 'completed'),
     exited: sum((r) => r.status === 'exited'),
-    goal_conversions: sum((r) => r.exit_reason === 'goal'),
+    goal_conversions: sum((r) => r.end_reason === 'goal'),
     exit_reasons: exitReasons,
-    nodes: (journey.nodes as JourneyNode[]).map((n) => {
+    nodes: (journey.nodes as FlowNode[]).map((n) => {
       const m = messages.get(n.id)
       return {
         id: n.id,

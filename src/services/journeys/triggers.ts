@@ -1,12 +1,13 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { journeyQueue } from '../../db/journey-queue'
+import { flowQueue } from '../../db/flow-queue'
 import { type JourneyRow, journeys, segments } from '../../db/schema'
+import { journeyFlow } from '../flows/definition'
+import { enterContacts, enterWhere } from '../flows/enroll'
+import { JOURNEY_EVENT_TYPES } from '../flows/nodes'
 import { segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
-import { enrollContacts, enrollWhere } from './enroll'
-import { JOURNEY_EVENT_TYPES } from './nodes'
 
 // The triggers that start journeys by themselves, called from where the thing
 // happens, in that transaction: a contact created, contacts joining a list, an event written
@@ -37,7 +38,7 @@ export function onContactsCreated(
   now: number,
 ): number {
   let n = 0
-  if (contactIds.length > 0) for (const j of starting) n += enrollContacts(db, j, contactIds, now)
+  if (contactIds.length > 0) for (const j of starting) n += enterContacts(db, journeyFlow(j), contactIds, now)
   return n
 }
 
@@ -48,7 +49,7 @@ export const listJoinWatched = (db: Db, listId: string) =>
 export function onListJoined(db: Db, listId: string, contactIds: readonly string[], now: number): void {
   if (contactIds.length === 0) return
   for (const j of listening(db, 'list_joined', eq(journeys.triggerRef, listId)))
-    enrollContacts(db, j, contactIds, now)
+    enterContacts(db, journeyFlow(j), contactIds, now)
 }
 
 export interface JourneyEvent {
@@ -63,19 +64,19 @@ export interface JourneyEvent {
 /** An event was just written: wake waiting contacts, start event journeys, take bounced ones out. */
 export function onJourneyEvent(db: Db, e: JourneyEvent): void {
   if (!JOURNEY_EVENT_TYPES.has(e.type) || !e.contactId) return
-  const q = journeyQueue(db.$client)
+  const q = flowQueue(db.$client)
   q.wakeWaiting(e.contactId, e.type, e.occurredAt)
   if (e.type === 'email.bounced' && e.data.bounce_type === 'hard')
-    q.leaveAll(e.contactId, 'bounced', e.occurredAt)
+    q.endContact(e.contactId, 'journey', { status: 'exited', reason: 'bounced' }, e.occurredAt)
   const forThisEvent = and(eq(journeys.clientId, e.clientId), eq(journeys.triggerEvent, e.type))
   for (const j of listening(db, 'event', forThisEvent))
     if (j.triggerRef === null || j.triggerRef === e.campaignId)
-      enrollContacts(db, j, [e.contactId], e.occurredAt)
+      enterContacts(db, journeyFlow(j), [e.contactId], e.occurredAt)
 }
 
 /** A spam complaint takes the contact out of every journey it is in. */
 export function onComplaint(db: Db, contactId: string, at: number): void {
-  journeyQueue(db.$client).leaveAll(contactId, 'complained', at)
+  flowQueue(db.$client).endContact(contactId, 'journey', { status: 'exited', reason: 'complained' }, at)
 }
 
 const seen = (journeyId: string) =>
@@ -112,12 +113,12 @@ export function enterNewSegmentMembers(ctx: Ctx): { journeys: number; enrolled: 
       continue
     }
     const fresh = sql`(${where}) AND NOT ${seen(j.id)}`
-    enrolled += enrollWhere(ctx.db, j, fresh, now)
+    enrolled += enterWhere(ctx.db, journeyFlow(j), fresh, now)
     ctx.db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
                    SELECT ${j.id}, contacts.id FROM contacts WHERE ${fresh}`)
     ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
                    AND contact_id NOT IN (SELECT contacts.id FROM contacts WHERE ${where})`)
   }
-  if (enrolled > 0) ctx.workers.wake('journeys')
+  if (enrolled > 0) ctx.workers.wake('flows')
   return { journeys: active.length, enrolled }
 }

@@ -1,6 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
-import { enrollVerb } from './enroll'
+import { countJourneyEnrollment, enrollVerb } from './enroll'
 import {
   CreateJourneyInput,
   EnrollInput,
@@ -95,7 +95,9 @@ export const enrollJourneyVerb = defineVerb({
   scope: 'journeys:write',
   input: EnrollInput,
   mutates: true,
-  run: (ctx, { id, ...input }) => enrollVerb(ctx, id, input),
+  // The audience is counted before the write transaction (the count reads all of it).
+  prepare: async (ctx, { id, ...input }) => countJourneyEnrollment(ctx, id, input),
+  run: (ctx, { id, ...input }, counted) => enrollVerb(ctx, id, input, counted),
 })
 
 export const listEnrollmentsVerb = defineVerb({

@@ -12,6 +12,7 @@ import { recordEvent } from '../events/record'
 import { suppress } from '../suppressions/records'
 import { bumpCampaign } from './counters'
 import { firstClick, firstOpen, storedUserAgent } from './first-hits'
+import { flowRefsOf } from './flow-refs'
 
 // What happens to a message after it left: delivery reports, opens, clicks, bounces, replies
 // and unsubscribes. Tracking routes, provider callbacks, the simulator and inbound mail all
@@ -26,11 +27,18 @@ const pid = (kind: 'message' | 'campaign' | 'contact', id: string | null) =>
 const idsOf = (m: MessageRow) => ({
   message_id: pid('message', m.id),
   campaign_id: pid('campaign', m.campaignId),
-  // A journey's messages name it (campaign_id null); other events keep their documented members.
-  ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
-  ...(m.sequenceId === null ? {} : { sequence_id: toPrefixedId('sequence', m.sequenceId) }),
+  // A flow's messages name it (campaign_id null); other events keep their documented members.
+  ...flowIdsOf(m),
   contact_id: pid('contact', m.contactId),
 })
+
+/** `journey_id` or `sequence_id` of a flow's message, in webhook form (nothing for others). */
+function flowIdsOf(m: MessageRow) {
+  const { journeyId, sequenceId } = flowRefsOf(m)
+  if (journeyId !== null) return { journey_id: toPrefixedId('journey', journeyId) }
+  if (sequenceId !== null) return { sequence_id: toPrefixedId('sequence', sequenceId) }
+  return {}
+}
 
 export function findMessage(app: AppContext, id: string): MessageRow | undefined {
   return app.db.select().from(messages).where(eq(messages.id, id)).get()
@@ -46,8 +54,7 @@ function refs(m: MessageRow) {
     contactId: m.contactId,
     messageId: m.id,
     campaignId: m.campaignId,
-    journeyId: m.journeyId,
-    sequenceId: m.sequenceId,
+    ...flowRefsOf(m),
   }
 }
 
@@ -276,8 +283,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
         clientId: m.clientId,
         messageId: m.id,
         campaignId: m.campaignId,
-        journeyId: m.journeyId,
-        sequenceId: m.sequenceId,
+        ...flowRefsOf(m),
         contactId: m.contactId,
         fromAddress: reply.from,
         subject: reply.subject,
@@ -342,8 +348,7 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
         contact_id: pid('contact', contact.id),
         email,
         campaign_id: pid('campaign', m.campaignId),
-        ...(m.journeyId === null ? {} : { journey_id: toPrefixedId('journey', m.journeyId) }),
-        ...(m.sequenceId === null ? {} : { sequence_id: toPrefixedId('sequence', m.sequenceId) }),
+        ...flowIdsOf(m),
         message_id: pid('message', m.id),
         source,
         unsubscribed_at: iso(at),

@@ -6,15 +6,17 @@ import { findVisible, listFilter } from '../../db/tenant'
 import { notFound } from '../../errors'
 import { iso, isoOrNull } from '../../lib/time'
 import { idFilter } from '../id-filter'
+import { flowRefsOf } from './flow-refs'
 import type { ListMessagesQuery } from './inputs'
 
 export function presentMessage(row: MessageRow, headers?: Record<string, string> | null) {
+  const flow = flowRefsOf(row)
   return {
     id: row.id,
     client_id: row.clientId,
     campaign_id: row.campaignId,
-    journey_id: row.journeyId,
-    sequence_id: row.sequenceId,
+    journey_id: flow.journeyId,
+    sequence_id: flow.sequenceId,
     contact_id: row.contactId,
     channel: row.channel,
     to: row.to,
@@ -42,9 +44,9 @@ export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   const journeyId = idFilter('journey_id', 'journey', page.journey_id)
-  if (journeyId) conditions.push(eq(messages.journeyId, journeyId))
+  if (journeyId) conditions.push(eq(messages.sourceId, journeyId), eq(messages.sourceKind, 'journey'))
   const sequenceId = idFilter('sequence_id', 'sequence', page.sequence_id)
-  if (sequenceId) conditions.push(eq(messages.sequenceId, sequenceId))
+  if (sequenceId) conditions.push(eq(messages.sourceId, sequenceId), eq(messages.sourceKind, 'sequence'))
   if (contactId) conditions.push(eq(messages.contactId, contactId))
   if (page.status) conditions.push(eq(messages.status, page.status))
   const result = paginate(ctx.db, ctx.secretKey, messages, messages.id, and(...conditions), page, (r) => r)

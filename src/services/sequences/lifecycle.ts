@@ -1,18 +1,19 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm'
+import { and, eq, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
 import { type SequenceRow, sequences } from '../../db/schema'
-import { sequenceQueue } from '../../db/sequence-queue'
 import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import type { SequenceStatus } from '../../lib/enums'
 import { newId, parseId } from '../../lib/ids'
+import { endEveryRun } from '../flows/lifecycle'
+import type { SequenceStep } from '../flows/linear'
 import { stateMachine, type Transition } from '../states'
 import type { ListSequencesQuery, SequenceInput, SequencePatch, SettingsInput } from './inputs'
 import { presentSequence } from './present'
 import { stepStats } from './reports'
-import { checkSender, checkSteps, normalizeSteps, type SequenceStep } from './steps'
+import { checkSender, checkSteps, normalizeSteps } from './steps'
 
 // A sequence's life: created draft → active ⇄ paused, any → archived
 // (terminal). Steps are checked on every save and again at activation (templates may have
@@ -155,7 +156,7 @@ export function activateSequence(ctx: Ctx, id: string) {
     .where(eq(sequences.id, id))
     .returning()
     .get()
-  ctx.workers.wake('sequences')
+  ctx.workers.wake('flows')
   ctx.workers.wake('send')
   return present(ctx.db, updated)
 }
@@ -178,11 +179,7 @@ export function archiveSequence(ctx: Ctx, id: string) {
   const row = findSequenceRow(ctx, id)
   assertSequenceState(row, 'archive')
   const now = ctx.clock.now()
-  ctx.db.run(
-    sql`UPDATE sequence_enrollments SET status = 'exited', next_run_at = NULL, ended_at = ${now}, updated_at = ${now}
-        WHERE sequence_id = ${id} AND status = 'active'`,
-  )
-  sequenceQueue(ctx.sqlite).cancelQueued(id, 'sequence archived')
+  endEveryRun(ctx.db, id, null, 'sequence archived', now)
   const updated = ctx.db
     .update(sequences)
     .set({ status: 'archived', archivedAt: now, updatedAt: now })

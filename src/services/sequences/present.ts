@@ -1,5 +1,6 @@
-import type { SequenceEnrollmentRow, SequenceRow } from '../../db/schema'
+import type { FlowEnrollmentRow, SequenceRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
+import { stepOfNode } from '../flows/linear'
 
 export interface StepStats {
   step: number
@@ -33,17 +34,39 @@ export function presentSequence(row: SequenceRow, stats: StepStats[]) {
   }
 }
 
-export function presentSequenceEnrollment(row: SequenceEnrollmentRow) {
+/**
+ * A run's history as the sequence API has always shown it: one entry per step that ran,
+ * `{step, message_id, channel, at}`, or `{step, message_id: null, skipped, at}` for a step that
+ * could not send. The flow's other entries (its waits) are not steps and are left out.
+ */
+function stepHistory(history: Record<string, unknown>[]) {
+  const out: Record<string, unknown>[] = []
+  for (const e of history) {
+    const step = typeof e.step === 'number' ? e.step : stepOfNode(e.node as string | undefined)
+    if (step === null) continue
+    out.push(
+      typeof e.skipped === 'string'
+        ? { step, message_id: null, skipped: e.skipped, at: e.at }
+        : { step, message_id: e.message_id ?? null, channel: e.channel, at: e.at },
+    )
+  }
+  return out
+}
+
+export function presentSequenceEnrollment(row: FlowEnrollmentRow, nextRunAt: number | null) {
+  const history = stepHistory(row.history)
+  // The last step run is the last that queued a message (a skipped step does not count).
+  const ran = history.filter((h) => h.message_id !== null).at(-1)
   return {
-    sequence_id: row.sequenceId,
+    sequence_id: row.flowId,
     client_id: row.clientId,
     contact_id: row.contactId,
     status: row.status,
-    current_step: row.currentStep,
-    next_run_at: row.status === 'active' ? isoOrNull(row.nextRunAt) : null,
-    stop_reason: row.stopReason,
+    current_step: (ran?.step as number | undefined) ?? null,
+    next_run_at: row.status === 'active' ? isoOrNull(nextRunAt) : null,
+    stop_reason: row.endReason,
     entered_at: iso(row.enteredAt),
     ended_at: isoOrNull(row.endedAt),
-    history: row.history,
+    history,
   }
 }

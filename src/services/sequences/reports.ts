@@ -1,12 +1,12 @@
-import { and, count, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
-import { cursorSeq, pageFrom } from '../../db/paginate'
-import { type SequenceRow, sequenceEnrollments } from '../../db/schema'
-import { sequenceQueue } from '../../db/sequence-queue'
+import { flowQueue } from '../../db/flow-queue'
+import { flowEnrollments, flowRuns, type SequenceRow } from '../../db/schema'
 import { invalidState, notFound } from '../../errors'
 import { parseId } from '../../lib/ids'
-import { idFilter } from '../id-filter'
+import { listFlowEnrollments } from '../flows/enrollments'
+import { stepOfNode } from '../flows/linear'
 import type { ListSequenceEnrollmentsQuery } from './inputs'
 import { findSequenceRow } from './lifecycle'
 import { presentSequenceEnrollment, type StepStats } from './present'
@@ -17,14 +17,13 @@ import { presentSequenceEnrollment, type StepStats } from './present'
 export function stepStats(db: Db, row: SequenceRow): StepStats[] {
   const counted = new Map(
     db
-      .all<Omit<StepStats, 'step'> & { step: number }>(
-        sql`SELECT sm.step AS step, count(m.sent_at) AS sent, count(m.delivered_at) AS delivered,
-              count(m.opened_at) AS opened, count(m.clicked_at) AS clicked, count(m.replied_at) AS replied,
-              count(m.bounced_at) AS bounced
-            FROM sequence_messages sm JOIN messages m ON m.seq = sm.message_seq
-            WHERE sm.sequence_id = ${row.id} GROUP BY sm.step`,
+      .all<Omit<StepStats, 'step'> & { node: string }>(
+        sql`SELECT source_step AS node, count(sent_at) AS sent, count(delivered_at) AS delivered,
+              count(opened_at) AS opened, count(clicked_at) AS clicked, count(replied_at) AS replied,
+              count(bounced_at) AS bounced
+            FROM messages WHERE source_id = ${row.id} GROUP BY source_step`,
       )
-      .map((r) => [r.step, r]),
+      .map((r) => [stepOfNode(r.node), r]),
   )
   return row.steps.map((_, step) => {
     const c = counted.get(step)
@@ -42,28 +41,13 @@ export function stepStats(db: Db, row: SequenceRow): StepStats[] {
 
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
-  const limit = page.limit ?? 50
-  const after = cursorSeq(ctx.secretKey, page.cursor, `sequence_enrollments:${sequence.id}`, page)
-  const where: (SQL | undefined)[] = [eq(sequenceEnrollments.sequenceId, sequence.id)]
-  if (page.status) where.push(eq(sequenceEnrollments.status, page.status))
-  const contactId = idFilter('contact_id', 'contact', page.contact_id)
-  if (contactId) where.push(eq(sequenceEnrollments.contactId, contactId))
-  const filter = and(...where)
-  const rows = ctx.db
-    .select()
-    .from(sequenceEnrollments)
-    .where(and(filter, after === null ? undefined : lt(sequenceEnrollments.seq, after)))
-    .orderBy(desc(sequenceEnrollments.seq))
-    .limit(limit + 1)
-    .all()
-  const total = ctx.db.select({ n: count() }).from(sequenceEnrollments).where(filter).get()?.n ?? 0
-  return pageFrom(ctx.secretKey, rows, limit, {
-    collection: `sequence_enrollments:${sequence.id}`,
-    position: (r) => String(r.seq),
-    present: presentSequenceEnrollment,
-    total,
-    query: page,
-  })
+  return listFlowEnrollments(
+    ctx,
+    sequence.id,
+    `sequence_enrollments:${sequence.id}`,
+    page,
+    presentSequenceEnrollment,
+  )
 }
 
 /** Stops one contact's active run (stop_reason manual) and cancels its queued messages. */
@@ -74,18 +58,16 @@ export function stopSequenceEnrollment(ctx: Ctx, id: string, contactIdRef: strin
     contactId &&
     ctx.db
       .select()
-      .from(sequenceEnrollments)
-      .where(
-        and(eq(sequenceEnrollments.sequenceId, sequence.id), eq(sequenceEnrollments.contactId, contactId)),
-      )
+      .from(flowEnrollments)
+      .where(and(eq(flowEnrollments.flowId, sequence.id), eq(flowEnrollments.contactId, contactId)))
       .get()
   if (!row) throw notFound('Enrollment')
   if (row.status !== 'active')
     throw invalidState(`This run is ${row.status}; only an active run can be stopped`, row.status, ['active'])
-  const q = sequenceQueue(ctx.sqlite)
-  const now = ctx.clock.now()
-  q.end(row.seq, 'stopped', 'manual', now)
+  const q = flowQueue(ctx.sqlite)
+  q.endEnrollment(row.seq, 'stopped', 'manual', ctx.clock.now())
   q.cancelContact(sequence.id, row.contactId, 'sequence stopped: manual')
-  const updated = ctx.db.select().from(sequenceEnrollments).where(eq(sequenceEnrollments.seq, row.seq)).get()!
-  return presentSequenceEnrollment(updated)
+  const updated = ctx.db.select().from(flowEnrollments).where(eq(flowEnrollments.seq, row.seq)).get()!
+  const run = ctx.db.select().from(flowRuns).where(eq(flowRuns.enrollmentSeq, row.seq)).get()
+  return presentSequenceEnrollment(updated, run?.nextRunAt ?? null)
 }

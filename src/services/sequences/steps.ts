@@ -3,8 +3,9 @@ import type { Db } from '../../db/client'
 import { senders, templates } from '../../db/schema'
 import type { FieldError } from '../../errors'
 import { a } from '../../lib/article'
-import { MAX_WAIT_MS, parseIsoDuration } from '../../lib/duration'
+import { MAX_WAIT_MS } from '../../lib/duration'
 import { parseId } from '../../lib/ids'
+import { delayMs, type SequenceStep } from '../flows/linear'
 import { htmlEngine, textEngine } from '../templates/engine'
 import { parseOrError } from '../templates/syntax'
 import type { StepInput } from './inputs'
@@ -12,24 +13,6 @@ import type { StepInput } from './inputs'
 // A sequence's steps as stored: the channel made explicit, references
 // as plain UUIDs, the delay as written. The checks that need the database or parsing run on
 // every save and again at activation, each failure naming `steps[i].member`.
-
-export interface SequenceStep {
-  channel: string
-  template_id: string | null
-  subject: string | null
-  body_html: string | null
-  body_text: string | null
-  delay: string | { days?: number; hours?: number; minutes?: number }
-}
-
-const MINUTE = 60_000
-
-/** The step's wait in ms, or null when the delay is not a duration we take. */
-export function delayMs(delay: SequenceStep['delay'] | undefined): number | null {
-  if (delay === undefined) return 0
-  if (typeof delay === 'string') return parseIsoDuration(delay)
-  return ((delay.days ?? 0) * 24 * 60 + (delay.hours ?? 0) * 60 + (delay.minutes ?? 0)) * MINUTE
-}
 
 /** Steps from the API into their stored form (ids as UUIDs, channel and delay filled in). */
 export function normalizeSteps(db: Db, clientId: string, steps: StepInput[]): SequenceStep[] {

@@ -1,9 +1,9 @@
 import type { Db } from '../../db/client'
-import { sequenceQueue } from '../../db/sequence-queue'
+import { flowQueue } from '../../db/flow-queue'
 
-// A reply, a bounce or an unsubscribe stops the contact's runs, in the
-// transaction that writes the event; their queued messages are cancelled. A reply stops only
-// the runs of sequences that stop on a reply (the default).
+// A reply, a bounce or an unsubscribe stops the contact's runs, in the transaction that writes
+// the event; their queued messages are cancelled. A reply stops only the runs of sequences that
+// stop on a reply (the default).
 
 const REASONS: Record<string, 'replied' | 'bounced' | 'unsubscribed'> = {
   'reply.received': 'replied',
@@ -11,9 +11,15 @@ const REASONS: Record<string, 'replied' | 'bounced' | 'unsubscribed'> = {
   'contact.unsubscribed': 'unsubscribed',
 }
 
+function stop(db: Db, contactId: string, reason: 'replied' | 'bounced' | 'unsubscribed', at: number) {
+  const q = flowQueue(db.$client)
+  const stopped = q.endContact(contactId, 'sequence', { status: 'stopped', reason }, at, reason === 'replied')
+  for (const id of stopped) q.cancelContact(id, contactId, `sequence stopped: ${reason}`)
+}
+
 /** A spam complaint is the strongest opt-out: the contact's runs stop as for an unsubscribe. */
 export function onSequenceComplaint(db: Db, contactId: string, at: number): void {
-  sequenceQueue(db.$client).stopContact(contactId, 'unsubscribed', at, false)
+  stop(db, contactId, 'unsubscribed', at)
 }
 
 export function onSequenceEvent(
@@ -21,6 +27,5 @@ export function onSequenceEvent(
   e: { type: string; contactId?: string | null; occurredAt: number },
 ): void {
   const reason = REASONS[e.type]
-  if (!reason || !e.contactId) return
-  sequenceQueue(db.$client).stopContact(e.contactId, reason, e.occurredAt, reason === 'replied')
+  if (reason && e.contactId) stop(db, e.contactId, reason, e.occurredAt)
 }

@@ -3,7 +3,7 @@
 // node and member), the graph as SVG with per-node counts, activation errors on the nodes,
 // activate / pause / archive behind a confirmation, and each contact's path.
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
-import { createJourneyWorker } from '../../../src/queue/journey-worker'
+import { createFlowWorker } from '../../../src/services/flows/worker'
 import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
@@ -12,7 +12,7 @@ setDefaultTimeout(60_000)
 
 const t = createTestApp({ env: PORTAL_ENV })
 const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
-const worker = createJourneyWorker(t.ctx)
+const worker = createFlowWorker(t.ctx)
 const owner = lazyOwner(t)
 const api = adminApi(t, key)
 

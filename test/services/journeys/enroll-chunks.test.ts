@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
-import { journeyQueue } from '../../../src/db/journey-queue'
 import { inTransaction } from '../../../src/db/transaction'
-import { enrollNextChunk, SYNC_ENROLL_LIMIT } from '../../../src/services/journeys/enroll'
+import { ENROLL_CHUNK_SEQS, enterNextChunk, SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
+import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp } from '../../helpers/journey'
 
 // A segment too large to enroll in the call: it answers with the count, and the journey worker
@@ -33,12 +33,12 @@ const segment = await j.call('POST', '/api/v1/segments', {
 })
 const count = (id: string) =>
   t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM journey_enrollments WHERE journey_id = ?')
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
     .get(id)!.n
 const distinct = (id: string) =>
   t.ctx.sqlite
     .query<{ n: number }, [string]>(
-      'SELECT count(DISTINCT contact_id) AS n FROM journey_enrollments WHERE journey_id = ?',
+      'SELECT count(DISTINCT contact_id) AS n FROM flow_enrollments WHERE flow_id = ?',
     )
     .get(id)!.n
 
@@ -53,20 +53,23 @@ test('a large segment: the call answers with the count, the worker enters them i
     contact_ids: [named],
   })
   expect(r).toEqual({ journey_id: id, enrolled: matching + 1, skipped: 0 })
-  // Only the named contact is in at the answer; the segment's come in chunks.
-  expect(count(id)).toBe(1)
+  // Nobody is in at the answer: the whole audience (named and matched) enters in chunks.
+  expect(count(id)).toBe(0)
   // A contact created after the call is not part of it, though it matches.
   await j.contact('late@example.com', { custom_fields: { bulk: 'yes' } })
-  // One chunk (what a pass starts with), then the rest.
-  expect(inTransaction(t.ctx.sqlite, () => enrollNextChunk(t.ctx))).toBe(2_000)
-  expect(count(id)).toBe(2_001)
-  // As after a restart: the matched contacts (a TEMP table) are gone; the job matches again from its cursor.
-  const job = t.ctx.sqlite.query<{ id: string }, []>('SELECT id FROM journey_enroll_jobs').get()!
-  journeyQueue(t.ctx.sqlite).scratchClear(job.id)
-  await j.journeys.drain()
+  // One chunk (what a pass starts with): the next ENROLL_CHUNK_SEQS contacts by seq, those
+  // matching entering; the job keeps its cursor in the database, so a new worker (as after a
+  // restart) carries on from it.
+  const first = inTransaction(t.ctx.sqlite, () => enterNextChunk(t.ctx))!
+  expect(first).toBeGreaterThan(ENROLL_CHUNK_SEQS * 0.8)
+  expect(first).toBeLessThanOrEqual(ENROLL_CHUNK_SEQS)
+  expect(count(id)).toBe(first)
+  const job = t.ctx.sqlite.query<{ cursor_seq: number }, []>('SELECT cursor_seq FROM flow_enroll_jobs').get()!
+  expect(job.cursor_seq).toBeGreaterThan(0)
+  await createFlowWorker(t.ctx).drain()
   expect(count(id)).toBe(matching + 1)
   expect(distinct(id)).toBe(matching + 1)
-  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM journey_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
   // Enrolling again skips them all.
   expect(await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })).toMatchObject({
     enrolled: 1,
@@ -83,5 +86,5 @@ test('archiving a journey drops its pending enrollment', async () => {
   await j.call('POST', `/api/v1/journeys/${id}/archive`)
   await j.journeys.drain()
   expect(count(id)).toBe(0)
-  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM journey_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
 })

@@ -35,7 +35,7 @@ let n = 0
 const person = (extra: Record<string, unknown> = {}) => j.contact(`p${n++}@example.com`, extra)
 const path = (e: { history: { node: string }[] }) => e.history.map((h) => h.node)
 const messagesOf = (journeyId: string): MessageRow[] =>
-  t.ctx.db.select().from(messages).where(eq(messages.journeyId, journeyId)).orderBy(messages.seq).all()
+  t.ctx.db.select().from(messages).where(eq(messages.sourceId, journeyId)).orderBy(messages.seq).all()
 /** Runs a journey for these contacts: enroll, then every step due now. */
 async function run(
   nodes: Record<string, unknown>[],
@@ -61,8 +61,9 @@ describe('send', () => {
     expect(path(e)).toEqual(['t', 's1', 'x'])
     const [m] = messagesOf(id)
     expect(m).toMatchObject({
-      journeyId: id,
-      journeyNode: 's1',
+      sourceKind: 'journey',
+      sourceId: id,
+      sourceStep: 's1',
       campaignId: null,
       status: 'delivered',
       contactId: c,

@@ -1,5 +1,5 @@
 import { expect, test } from 'bun:test'
-import { createJourneyExecutor } from '../../../src/services/journeys/executor'
+import { createFlowExecutor } from '../../../src/services/flows/executor'
 import { journeyApp } from '../../helpers/journey'
 
 // The executor's pass is a time slice: a batch stops at the budget and commits what it stepped
@@ -7,7 +7,7 @@ import { journeyApp } from '../../helpers/journey'
 // to whichever journey comes first. A budget of 0 makes a pass step exactly one run.
 
 const j = await journeyApp()
-const executor = createJourneyExecutor(j.t.ctx)
+const executor = createFlowExecutor(j.t.ctx)
 const nodes = [
   { id: 't', type: 'trigger', trigger: 'manual', next: 'w' },
   { id: 'w', type: 'wait', duration: 'P1D', next: 'x' },
@@ -16,7 +16,7 @@ const nodes = [
 const dueAt = (journeyId: string) =>
   j.t.ctx.sqlite
     .query<{ n: number }, [string, number]>(
-      'SELECT count(*) AS n FROM journey_runs WHERE journey_id = ? AND next_run_at <= ?',
+      'SELECT count(*) AS n FROM flow_runs WHERE flow_id = ? AND next_run_at <= ?',
     )
     .get(journeyId, j.clock.now())!.n
 

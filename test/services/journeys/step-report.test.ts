@@ -1,6 +1,6 @@
 import { afterAll, expect, spyOn, test } from 'bun:test'
-import { createJourneyWorker } from '../../../src/queue/journey-worker'
-import type { StepReport } from '../../../src/services/journeys/executor'
+import type { StepReport } from '../../../src/services/flows/executor'
+import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp, journeyTenant } from '../../helpers/journey'
 
 // A pass's report counts committed work only. A batch that throws rolls back (its runs stay
@@ -31,12 +31,12 @@ test('the runs of a batch that threw are not counted as stepped, queued or late'
     .run(JSON.stringify(nodes('P999999999999W')), broken)
   await j.enroll(broken, [await j.contact('a@example.com'), await j.contact('b@example.com')])
   const reports: StepReport[] = []
-  const worker = createJourneyWorker(t.ctx, { onPass: (r) => reports.push(r) })
+  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
 
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, webhooks: 0, lateness: [] })
-  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE journey_id = ?').get(broken)
+  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE source_id = ?').get(broken)
   expect(queued).toEqual({ n: 0 })
 
   const healthy = await other.journey([

@@ -83,7 +83,7 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'opened', next: 'x' },
       exit,
     ])
-    const msgs = t.ctx.db.select().from(messages).where(eq(messages.journeyId, source)).all()
+    const msgs = t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).all()
     const of = (c: string) => msgs.find((m) => m.contactId === c)!
     recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
     recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
@@ -128,7 +128,7 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'clicked', next: 'x' },
       exit,
     ])
-    const m = t.ctx.db.select().from(messages).where(eq(messages.journeyId, source)).get()!
+    const m = t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).get()!
     recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', j.clock.now())
     expect(await contactsOf(id)).toEqual([c])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)

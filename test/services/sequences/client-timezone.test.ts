@@ -17,7 +17,7 @@ const sentTo = (sequenceId: string, contactId: string) =>
   t.ctx.db
     .select()
     .from(messages)
-    .where(eq(messages.sequenceId, sequenceId))
+    .where(eq(messages.sourceId, sequenceId))
     .all()
     .filter((m) => m.contactId === contactId).length
 const window = { days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' }

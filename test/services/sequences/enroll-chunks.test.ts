@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { inTransaction } from '../../../src/db/transaction'
-import { createSequenceWorker } from '../../../src/queue/sequence-worker'
 import {
   ENROLL_CHUNK_SEQS,
-  enrollNextSequenceChunk,
+  enterNextChunk as enrollNextSequenceChunk,
   SYNC_ENROLL_LIMIT,
-} from '../../../src/services/sequences/enroll'
+} from '../../../src/services/flows/enroll'
+import { createFlowWorker } from '../../../src/services/flows/worker'
 import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
@@ -71,13 +71,13 @@ const runs = (id: string) =>
     .query<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }, [string]>(
       `SELECT count(*) AS n, count(DISTINCT e.contact_id) AS distinct_contacts,
          sum(c.client_id <> e.client_id) AS other_client, sum(c.status <> 'subscribed') AS unsubscribed
-       FROM sequence_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.sequence_id = ?`,
+       FROM flow_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.flow_id = ?`,
     )
     .get(id)!
 const jobs = (id: string) =>
   t.ctx.sqlite
     .query<{ cursor: number }, [string]>(
-      'SELECT cursor_seq AS cursor FROM sequence_enroll_jobs WHERE sequence_id = ?',
+      'SELECT cursor_seq AS cursor FROM flow_enroll_jobs WHERE flow_id = ?',
     )
     .all(id)
 
@@ -91,7 +91,7 @@ describe('a large enrollment enters in chunks', () => {
     expect(jobs(id)).toEqual([{ cursor: 0 }])
 
     const reports: { chunks: number; stepped: number }[] = []
-    const worker = createSequenceWorker(t.ctx, { onPass: (r) => reports.push(r) })
+    const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
     await worker.drain()
     expect(runs(id)).toEqual({
       n: ours.subscribed,
@@ -104,7 +104,7 @@ describe('a large enrollment enters in chunks', () => {
     // Every run's first step was taken (the message queued), the entering paced by the steps.
     const stepped = t.ctx.sqlite
       .query<{ n: number }, [string]>(
-        'SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ? AND current_step = 0',
+        "SELECT count(*) AS n FROM messages WHERE source_id = ? AND source_step = 'step-0'",
       )
       .get(id)!.n
     expect(stepped).toBe(ours.subscribed)
@@ -126,7 +126,7 @@ describe('a large enrollment enters in chunks', () => {
     const first = inTransaction(t.ctx.sqlite, () => enrollNextSequenceChunk(t.ctx))!
     expect(first).toBeGreaterThan(0)
     expect(jobs(id)).toEqual([{ cursor: ENROLL_CHUNK_SEQS }])
-    const worker = createSequenceWorker(t.ctx)
+    const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
     expect(runs(id)).toEqual({
@@ -135,7 +135,7 @@ describe('a large enrollment enters in chunks', () => {
       other_client: 0,
       unsubscribed: 0,
     })
-    const lateRuns = t.ctx.sqlite.query('SELECT 1 FROM sequence_enrollments WHERE contact_id = ?').all(lateId)
+    const lateRuns = t.ctx.sqlite.query('SELECT 1 FROM flow_enrollments WHERE contact_id = ?').all(lateId)
     expect(lateRuns).toHaveLength(0)
     // A new call takes it (and only it).
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
@@ -148,7 +148,7 @@ describe('a large enrollment enters in chunks', () => {
     await call('POST', `/api/v1/sequences/${id}/enroll`, { segment_id: segment.id })
     const late = `01a00000-0000-7000-8000-${String(TOTAL - 1).padStart(12, '0')}`
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { contact_ids: [late] })).enrolled).toBe(1)
-    const worker = createSequenceWorker(t.ctx)
+    const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
     expect(runs(id).distinct_contacts).toBe(runs(id).n)
@@ -162,7 +162,7 @@ describe('a large enrollment enters in chunks', () => {
     await call('POST', `/api/v1/sequences/${archived}/enroll`, { segment_id: segment.id })
     await call('POST', `/api/v1/sequences/${paused}/pause`)
     await call('POST', `/api/v1/sequences/${archived}/archive`)
-    const worker = createSequenceWorker(t.ctx)
+    const worker = createFlowWorker(t.ctx)
     await worker.drain()
     expect(runs(paused).n).toBe(0)
     expect(jobs(paused)).toEqual([{ cursor: 0 }])

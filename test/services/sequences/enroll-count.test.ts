@@ -3,7 +3,7 @@ import { expect, test } from 'bun:test'
 import { withActor } from '../../../src/context'
 import { inTransaction } from '../../../src/db/transaction'
 import { systemActor } from '../../../src/services/actors/actor'
-import { SYNC_ENROLL_LIMIT } from '../../../src/services/sequences/enroll'
+import { SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
 import { enrollSequenceVerb } from '../../../src/services/sequences/verbs'
 import { createTestApp } from '../../helpers/app'
 import { journeyTenant, testClock } from '../../helpers/journey'
@@ -36,11 +36,11 @@ const sequence = async () => {
 }
 const runs = (id: string) =>
   t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sequence_enrollments WHERE sequence_id = ?')
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
     .get(id)!.n
 const jobs = (id: string) =>
   t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM sequence_enroll_jobs WHERE sequence_id = ?')
+    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enroll_jobs WHERE flow_id = ?')
     .get(id)!.n
 
 test('prepare counts the audience while another connection holds the write lock', async () => {

@@ -31,7 +31,7 @@ const messagesOf = (sequenceId: string, contactId?: string): MessageRow[] =>
   t.ctx.db
     .select()
     .from(messages)
-    .where(eq(messages.sequenceId, sequenceId))
+    .where(eq(messages.sourceId, sequenceId))
     .orderBy(messages.seq)
     .all()
     .filter((m) => contactId === undefined || m.contactId === contactId)
@@ -64,7 +64,7 @@ describe('three email steps in one thread', () => {
     expect(mail[0]!.inReplyTo).toBeUndefined()
     const [m1] = messagesOf(id, c)
     // SMTP 250 is delivered (DESIGN §8).
-    expect(m1).toMatchObject({ sequenceId: id, campaignId: null, journeyId: null, status: 'delivered' })
+    expect(m1).toMatchObject({ sourceKind: 'sequence', sourceId: id, campaignId: null, status: 'delivered' })
     expect(mail[0]!.messageId).toStartWith(`<${m1!.id}@`)
     // Its events name the sequence (campaign_id null), in webhook form.
     const delivered = t.ctx.sqlite

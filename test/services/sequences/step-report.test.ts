@@ -1,6 +1,6 @@
 import { afterAll, expect, spyOn, test } from 'bun:test'
-import { createSequenceWorker } from '../../../src/queue/sequence-worker'
-import type { SequenceStepReport } from '../../../src/services/sequences/executor'
+import type { StepReport } from '../../../src/services/flows/executor'
+import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyTenant } from '../../helpers/journey'
 import { sequenceApp } from '../../helpers/sequence'
 
@@ -27,14 +27,14 @@ test('the runs of a batch that threw are not counted as stepped, queued or defer
     .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
     .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
   await s.enroll(broken, [await s.contact('a@example.com'), await s.contact('b@example.com')])
-  const reports: SequenceStepReport[] = []
-  const worker = createSequenceWorker(t.ctx, { onPass: (r) => reports.push(r) })
+  const reports: StepReport[] = []
+  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
 
   // Only the broken sequence is due: the pass did nothing that committed.
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, deferred: 0 })
-  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE sequence_id = ?').get(broken)
+  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE source_id = ?').get(broken)
   expect(queued).toEqual({ n: 0 })
 
   // With another tenant's sequence due too, only its run counts.

@@ -1,14 +1,8 @@
 import { ServiceError } from '../../../errors'
 import { CAMPAIGN_CHANNELS, JOURNEY_STATUSES } from '../../../lib/enums'
+import { JOURNEY_EVENTS, MEMBERS, NODE_TYPES, type NodeType, TRIGGERS } from '../../../services/flows/nodes'
 import { nodesEditable } from '../../../services/journeys/lifecycle'
 import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
-import {
-  JOURNEY_EVENTS,
-  MEMBERS,
-  NODE_TYPES,
-  type NodeType,
-  TRIGGERS,
-} from '../../../services/journeys/nodes'
 import {
   activateJourneyVerb,
   archiveJourneyVerb,

@@ -1,5 +1,6 @@
-// The node types of a journey graph: each type's members and the members that
-// point at other nodes. A node is a flat object `{id, type, next?, ...members of its type}`.
+// The node types of a flow: each type's members and the members that point at other nodes. A
+// node is a flat object `{id, type, next?, ...members of its type}`. A journey's graph is written
+// in them; a sequence's steps compile to them (./linear.ts).
 
 export const NODE_TYPES = [
   'trigger',
@@ -51,7 +52,7 @@ export const MEMBERS: Record<NodeType, string[]> = {
 export const allowedMembers = (type: NodeType) => [...COMMON, ...MEMBERS[type]]
 
 /** A node as stored (already checked). */
-export type JourneyNode = Record<string, unknown> & { id: string; type: NodeType }
+export type FlowNode = Record<string, unknown> & { id: string; type: NodeType }
 
 /** The nodes a node can go to, each with the member that names it. */
 export function edgesOf(node: Record<string, unknown>): { member: string; to: string }[] {

@@ -1,0 +1,244 @@
+import type { Database } from 'bun:sqlite'
+import type { FlowKind } from '../lib/enums'
+import { perConnection } from './prepared'
+
+// The flow executor's statements: due rows of `flow_runs` per flow, the step writes (history
+// appended to the enrollment, the next row, a message in the one outbox), the daily counts, the
+// ends a contact's events cause, and the flow lane of the send queue. Prepared once per
+// connection; the executor calls them inside its step transactions.
+
+export interface DueRun {
+  seq: number
+  enrollment_seq: number
+  flow_id: string
+  contact_id: string
+  node_id: string
+  next_run_at: number
+  wait_event: string | null
+  wait_since: number | null
+}
+
+/** Active flows of both kinds, and one flow's status, whichever table defines it. */
+const ACTIVE = `SELECT id, 'journey' AS kind FROM journeys WHERE status = 'active'
+  UNION ALL SELECT id, 'sequence' AS kind FROM sequences WHERE status = 'active'`
+
+const statements = perConnection((sqlite: Database) => ({
+  activeFlows: sqlite.prepare<{ id: string; kind: FlowKind }, []>(`${ACTIVE} ORDER BY id`),
+  status: sqlite.prepare<{ status: string }, [string]>(
+    'SELECT status FROM journeys WHERE id = ?1 UNION ALL SELECT status FROM sequences WHERE id = ?1',
+  ),
+  // Due rows of one flow, oldest due first, through flow_runs_due_idx.
+  due: sqlite.prepare<DueRun, [string, number, number]>(
+    `SELECT seq, enrollment_seq, flow_id, contact_id, node_id, next_run_at, wait_event, wait_since
+     FROM flow_runs WHERE flow_id = ?1 AND next_run_at <= ?2 ORDER BY next_run_at, seq LIMIT ?3`,
+  ),
+  nextDue: sqlite.prepare<{ at: number | null }, [string]>(
+    'SELECT min(next_run_at) AS at FROM flow_runs WHERE flow_id = ?1',
+  ),
+  moveRun: sqlite.prepare<never, [number, string, number, string | null, number | null]>(
+    'UPDATE flow_runs SET node_id = ?2, next_run_at = ?3, wait_event = ?4, wait_since = ?5, claimed = 0 WHERE seq = ?1',
+  ),
+  deleteRun: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE seq = ?1'),
+  historyOf: sqlite.prepare<{ history: string }, [number]>(
+    'SELECT history FROM flow_enrollments WHERE seq = ?1',
+  ),
+  bumpNode: sqlite.prepare<never, [string, string, number]>(
+    `INSERT INTO flow_node_counts (flow_id, node_id, passed) VALUES (?1, ?2, ?3)
+     ON CONFLICT (flow_id, node_id) DO UPDATE SET passed = passed + excluded.passed`,
+  ),
+  queueMessage: sqlite.prepare<
+    { seq: number },
+    [string, string, string, string, string, string, string, string, number]
+  >(
+    `INSERT INTO messages (id, client_id, source_kind, source_id, source_step, contact_id, channel, to_address, status, next_attempt_at, created_at)
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'queued', ?9, ?9) RETURNING seq`,
+  ),
+  storeThread: sqlite.prepare<never, [number, string]>(
+    'INSERT INTO message_threads (message_seq, thread) VALUES (?1, ?2)',
+  ),
+  threadOf: sqlite.prepare<{ thread: string }, [number]>(
+    'SELECT thread FROM message_threads WHERE message_seq = ?1',
+  ),
+  eventSince: sqlite.prepare<{ one: number }, [string, string, number]>(
+    'SELECT 1 AS one FROM events WHERE contact_id = ?1 AND type = ?2 AND occurred_at >= ?3 LIMIT 1',
+  ),
+  dailyCount: sqlite.prepare<{ n: number }, [string, string, number]>(
+    'SELECT queued AS n FROM flow_daily_counts WHERE client_id = ?1 AND sender_key = ?2 AND day = ?3',
+  ),
+  bumpDaily: sqlite.prepare<never, [string, string, number, number]>(
+    `INSERT INTO flow_daily_counts (client_id, sender_key, day, queued) VALUES (?1, ?2, ?3, ?4)
+     ON CONFLICT (client_id, sender_key, day) DO UPDATE SET queued = queued + excluded.queued`,
+  ),
+  // The send queue's flow lane: queued messages of active flows, by due time.
+  laneDue: sqlite.prepare<{ id: string; at: number | null }, []>(
+    `SELECT f.id AS id, (SELECT min(m.next_attempt_at) FROM messages m
+       WHERE m.source_id = f.id AND m.status = 'queued') AS at
+     FROM (${ACTIVE}) f ORDER BY f.id`,
+  ),
+  claimMessages: sqlite.prepare<{ seq: number }, [number, string, number, number]>(
+    `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+     WHERE seq IN (
+       SELECT seq FROM messages WHERE source_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
+       ORDER BY next_attempt_at LIMIT ?4
+     ) RETURNING seq`,
+  ),
+  cancelQueued: sqlite.prepare<never, [string, string]>(
+    "UPDATE messages SET status = 'cancelled', error = ?2 WHERE source_id = ?1 AND status = 'queued'",
+  ),
+  cancelContact: sqlite.prepare<never, [string, string, string]>(
+    "UPDATE messages SET status = 'cancelled', error = ?3 WHERE source_id = ?1 AND contact_id = ?2 AND status = 'queued'",
+  ),
+  // Wakes runs waiting for this event of this contact (wait_for_event).
+  wakeWaiting: sqlite.prepare<never, [string, string, number]>(
+    'UPDATE flow_runs SET next_run_at = ?3 WHERE contact_id = ?1 AND wait_event = ?2 AND next_run_at > ?3',
+  ),
+  // Ends a contact's active enrollments of one kind (`stopOnReplyOnly`: in sequences that stop
+  // on a reply), dropping their runs; the flows and enrollments ended.
+  endContact: sqlite.prepare<
+    { seq: number; flow_id: string },
+    [string, FlowKind, string, string | null, number, number]
+  >(
+    `UPDATE flow_enrollments SET status = ?3, end_reason = ?4, ended_at = ?5, updated_at = ?5
+     WHERE contact_id = ?1 AND flow_kind = ?2 AND status = 'active'
+       AND (?6 = 0 OR flow_id IN (SELECT id FROM sequences WHERE stop_on_reply = 1))
+     RETURNING seq, flow_id`,
+  ),
+  deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE enrollment_seq = ?1'),
+  endEnrollment: sqlite.prepare<never, [number, string, string | null, number]>(
+    `UPDATE flow_enrollments SET status = ?2, end_reason = ?3, ended_at = ?4, updated_at = ?4
+     WHERE seq = ?1 AND status = 'active'`,
+  ),
+  maxEnrollmentSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM flow_enrollments'),
+  maxContactSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM contacts'),
+}))
+
+/**
+ * One statement per step for its enrollment: the history entries appended (one prepared
+ * statement per count), the current node, and the end when it ended.
+ */
+const recorders = perConnection((sqlite: Database) => {
+  const byCount = new Map<number, ReturnType<Database['prepare']>>()
+  return (n: number) => {
+    let st = byCount.get(n)
+    if (!st) {
+      const appends = Array.from({ length: n }, (_, i) => `'$[#]', json(?${i + 7})`).join(', ')
+      st = sqlite.prepare(
+        `UPDATE flow_enrollments SET history = ${n > 0 ? `json_insert(history, ${appends})` : 'history'},
+           current_node = coalesce(?2, current_node), status = coalesce(?3, status),
+           end_reason = coalesce(?4, end_reason), ended_at = coalesce(?5, ended_at), updated_at = ?6
+         WHERE seq = ?1`,
+      )
+      byCount.set(n, st)
+    }
+    return st
+  }
+})
+
+export interface StepRecord {
+  entries: string[]
+  current: string | null
+  end: { status: 'completed' | 'exited' | 'stopped'; reason: string | null } | null
+}
+
+export interface QueuedMessage {
+  id: string
+  clientId: string
+  kind: FlowKind
+  flowId: string
+  nodeId: string
+  contactId: string
+  channel: string
+  to: string
+  /** Outbox ids of the run's earlier emails this one continues (empty: a new thread). */
+  thread: readonly string[]
+}
+
+export const flowQueue = (sqlite: Database) => {
+  const s = statements(sqlite)
+  const recorder = recorders(sqlite)
+  return {
+    activeFlows: () => s.activeFlows.all(),
+    status: (flowId: string) => s.status.get(flowId)?.status ?? null,
+    due: (flowId: string, now: number, limit: number) => s.due.all(flowId, now, limit),
+    nextDue: (flowId: string) => s.nextDue.get(flowId)?.at ?? null,
+    moveRun: (
+      seq: number,
+      nodeId: string,
+      at: number,
+      waitEvent: string | null = null,
+      waitSince: number | null = null,
+    ) => void s.moveRun.run(seq, nodeId, at, waitEvent, waitSince),
+    deleteRun: (seq: number) => void s.deleteRun.run(seq),
+    historyOf: (enrollmentSeq: number) =>
+      JSON.parse(s.historyOf.get(enrollmentSeq)?.history ?? '[]') as Record<string, unknown>[],
+    /** A step's effect on its enrollment, in one statement. */
+    record: (enrollmentSeq: number, r: StepRecord, now: number) =>
+      void recorder(r.entries.length).run(
+        enrollmentSeq,
+        r.current,
+        r.end?.status ?? null,
+        r.end?.reason ?? null,
+        r.end ? now : null,
+        now,
+        ...r.entries,
+      ),
+    bumpNode: (flowId: string, nodeId: string, n: number) => void s.bumpNode.run(flowId, nodeId, n),
+    /** A message of a send node in the outbox; its thread kept beside it when it continues one. */
+    queueMessage: (m: QueuedMessage, now: number) => {
+      const seq = s.queueMessage.get(
+        m.id,
+        m.clientId,
+        m.kind,
+        m.flowId,
+        m.nodeId,
+        m.contactId,
+        m.channel,
+        m.to,
+        now,
+      )!.seq
+      if (m.thread.length > 0) s.storeThread.run(seq, JSON.stringify(m.thread))
+      return seq
+    },
+    threadOf: (messageSeq: number) => {
+      const r = s.threadOf.get(messageSeq)
+      return r ? (JSON.parse(r.thread) as string[]) : []
+    },
+    eventSince: (contactId: string, type: string, since: number) =>
+      s.eventSince.get(contactId, type, since) !== null,
+    dailyCount: (clientId: string, senderKey: string, day: number) =>
+      s.dailyCount.get(clientId, senderKey, day)?.n ?? 0,
+    bumpDaily: (clientId: string, senderKey: string, day: number, n: number) =>
+      void s.bumpDaily.run(clientId, senderKey, day, n),
+    laneDue: () => s.laneDue.all(),
+    claimMessages: (flowId: string, now: number, leaseUntil: number, limit: number) =>
+      s.claimMessages.all(leaseUntil, flowId, now, limit).map((r) => r.seq),
+    cancelQueued: (flowId: string, reason: string) => void s.cancelQueued.run(flowId, reason),
+    cancelContact: (flowId: string, contactId: string, reason: string) =>
+      void s.cancelContact.run(flowId, contactId, reason),
+    wakeWaiting: (contactId: string, eventType: string, now: number) =>
+      void s.wakeWaiting.run(contactId, eventType, now),
+    /** Ends a contact's active enrollments of a kind and drops their runs; the flows ended. */
+    endContact: (
+      contactId: string,
+      kind: FlowKind,
+      end: { status: 'exited' | 'stopped'; reason: string | null },
+      now: number,
+      stopOnReplyOnly = false,
+    ) => {
+      const ended = s.endContact.all(contactId, kind, end.status, end.reason, now, stopOnReplyOnly ? 1 : 0)
+      for (const e of ended) s.deleteRunOf.run(e.seq)
+      return [...new Set(ended.map((e) => e.flow_id))]
+    },
+    /** Ends one enrollment (a manual stop) and drops its run. */
+    endEnrollment: (seq: number, status: 'exited' | 'stopped', reason: string | null, now: number) => {
+      s.endEnrollment.run(seq, status, reason, now)
+      s.deleteRunOf.run(seq)
+    },
+    /** The newest enrollment's seq (runs for the ones an INSERT … SELECT adds come after it). */
+    maxEnrollmentSeq: () => s.maxEnrollmentSeq.get()?.s ?? 0,
+    /** The newest contact's seq: a chunked enrollment takes the contacts up to it. */
+    maxContactSeq: () => s.maxContactSeq.get()?.s ?? 0,
+  }
+}
+
+export type FlowQueue = ReturnType<typeof flowQueue>

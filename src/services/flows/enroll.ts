@@ -1,0 +1,201 @@
+import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import type { Db } from '../../db/client'
+import { flowQueue } from '../../db/flow-queue'
+import { contacts, type FlowAudience, flowEnrollJobs } from '../../db/schema'
+import { newId } from '../../lib/ids'
+import { segmentCondition } from '../segments/records'
+import type { RuleGroup } from '../segments/rules'
+import { entryOf, type Flow, flowKindOf, loadFlow } from './definition'
+
+// Entering a flow, whatever the door (an enroll call, a trigger hook, the segment job): one
+// INSERT … SELECT of enrollments and one of their first runs, inside the caller's transaction.
+// A contact who is or ever was in the flow is skipped, unless it allows re-entry (then only one
+// who is in it now is); an outreach flow also skips contacts who are not `subscribed`.
+//
+// Up to SYNC_ENROLL_LIMIT contacts enter in the enroll call. A larger audience is counted in the
+// call and entered afterwards by the flow worker, in chunks of contacts walked by seq, one short
+// transaction each, between due steps: one INSERT … SELECT of 100,000 held the write lock (and
+// the event loop) for ~0.7 s. The contacts are those that existed at the call; a segment's rules
+// are the ones it had then, read as of the call's time.
+
+/** Up to this many new runs enter in the enroll call; more enter in chunks after it. */
+export const SYNC_ENROLL_LIMIT = 5_000
+/** Contacts (by seq, any client) one chunk looks at: a chunk enters at most this many. */
+export const ENROLL_CHUNK_SEQS = 2_000
+const IDS_PER_STATEMENT = 5_000
+
+/** Who may enter: not in the flow now, nor ever unless it allows re-entry. */
+const newcomer = (flow: Flow) =>
+  sql`${flow.options.subscribedOnly ? sql`contacts.status = 'subscribed' AND ` : sql``}NOT EXISTS (SELECT 1 FROM flow_enrollments e WHERE e.flow_id = ${flow.id} AND e.contact_id = contacts.id${
+    flow.options.allowReentry ? sql` AND e.status = 'active'` : sql``
+  })`
+
+/**
+ * Enrolls the contacts of the flow's client matching `where` (over `contacts`); how many
+ * entered. `at` overrides when the first step is due (a chunk of an earlier call).
+ */
+export function enterWhere(
+  db: Db,
+  flow: Flow,
+  where: SQL,
+  now: number,
+  options: { at?: number; range?: { after: number; upTo: number } } = {},
+): number {
+  const entry = entryOf(flow, now)
+  const range = options.range
+  const q = flowQueue(db.$client)
+  const before = q.maxEnrollmentSeq()
+  const inserted = db.run(sql`
+    INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
+    SELECT ${flow.kind}, ${flow.id}, ${flow.clientId}, contacts.id, ${entry.node ? 'active' : 'completed'}, ${entry.current}, NULL, ${JSON.stringify(entry.history)}, ${now}, ${entry.node ? null : now}, ${now}
+    FROM contacts ${range ? sql`NOT INDEXED` : sql``}
+    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
+      AND ${newcomer(flow)}
+  `) as unknown as { changes: number }
+  const n = inserted.changes
+  if (n === 0) return 0
+  if (entry.node)
+    db.run(sql`
+      INSERT INTO flow_runs (enrollment_seq, flow_id, contact_id, node_id, next_run_at)
+      SELECT seq, flow_id, contact_id, ${entry.node}, ${options.at ?? entry.at} FROM flow_enrollments
+      WHERE seq > ${before} AND flow_id = ${flow.id}
+    `)
+  if (entry.current) q.bumpNode(flow.id, entry.current, n)
+  return n
+}
+
+/** Enrolls the given contacts (ids of the flow's client; others are ignored). */
+export function enterContacts(db: Db, flow: Flow, contactIds: readonly string[], now: number): number {
+  let n = 0
+  for (let i = 0; i < contactIds.length; i += IDS_PER_STATEMENT)
+    n += enterWhere(
+      db,
+      flow,
+      inArray(contacts.id, contactIds.slice(i, i + IDS_PER_STATEMENT) as string[]),
+      now,
+    )
+  return n
+}
+
+/**
+ * The contacts of `clientId` an audience names (over `contacts`). A list is an IN over its
+ * members for the whole audience, and a lookup per contact for a chunk (an IN would copy the
+ * whole list for every chunk).
+ */
+export function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: number, chunk = false): SQL {
+  const parts: SQL[] = []
+  if (a.contact_ids.length) parts.push(inArray(contacts.id, a.contact_ids))
+  if (a.segment)
+    parts.push(segmentCondition(db, clientId, a.segment.match, a.segment.rule_groups as RuleGroup[], at))
+  if (a.list_id !== null)
+    parts.push(
+      chunk
+        ? sql`EXISTS (SELECT 1 FROM list_members m WHERE m.list_id = ${a.list_id} AND m.contact_id = ${contacts.id})`
+        : sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id})`,
+    )
+  return and(eq(contacts.clientId, clientId), or(...parts))!
+}
+
+/** How many contacts an enroll call names, and how many of them would enter. */
+export interface AudienceCount {
+  candidates: number
+  entering: number
+}
+
+export const countAudience = (db: Db, flow: Flow, where: SQL): AudienceCount =>
+  db
+    .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(flow)}), 0)` })
+    .from(contacts)
+    .where(where)
+    .get()!
+
+/**
+ * An enroll call's audience enters: at once when few (counted as inserted), else as a job the
+ * worker takes in chunks (counted by `counted`, which may be a few milliseconds old: the call then
+ * enters a few more itself, or leaves a few to the worker; who enters is decided by enterWhere).
+ */
+export function enrollAudience(
+  app: Pick<AppContext, 'db' | 'clock' | 'workers'>,
+  flow: Flow,
+  audience: FlowAudience,
+  counted: AudienceCount | null,
+  syncLimit = SYNC_ENROLL_LIMIT,
+): { enrolled: number; skipped: number; firstRunAt: number } {
+  const now = app.clock.now()
+  const where = audienceWhere(app.db, flow.clientId, audience, now)
+  const { candidates, entering } = counted ?? countAudience(app.db, flow, where)
+  const firstRunAt = entryOf(flow, now).at
+  let enrolled: number
+  if (entering <= syncLimit) enrolled = enterWhere(app.db, flow, where, now)
+  else {
+    app.db
+      .insert(flowEnrollJobs)
+      .values({
+        id: newId(),
+        flowId: flow.id,
+        clientId: flow.clientId,
+        audience,
+        maxContactSeq: flowQueue(app.db.$client).maxContactSeq(),
+        firstRunAt,
+        enteredAt: now,
+        createdAt: now,
+      })
+      .run()
+    enrolled = entering
+  }
+  if (enrolled > 0) app.workers.wake('flows')
+  // Never below zero when contacts joined the audience between the count and the insert.
+  return { enrolled, skipped: Math.max(0, candidates - enrolled), firstRunAt }
+}
+
+/** Flows whose jobs wait (paused, drafts); any other job goes on, or is dropped when its flow is gone. */
+const WAITING = sql`SELECT id FROM journeys WHERE status IN ('paused', 'draft')
+  UNION ALL SELECT id FROM sequences WHERE status IN ('paused', 'draft')`
+const LIVE = sql`SELECT id FROM journeys WHERE status <> 'archived'
+  UNION ALL SELECT id FROM sequences WHERE status <> 'archived'`
+
+/** Whether a chunked enrollment can go on (or be dropped): one read, so an idle pass takes no write lock. */
+export const enrollmentsPending = (db: Db): boolean =>
+  db
+    .select({ id: flowEnrollJobs.id })
+    .from(flowEnrollJobs)
+    .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
+    .limit(1)
+    .get() !== undefined
+
+/**
+ * One chunk of the oldest pending enrollment of an active flow (the worker calls it in its own
+ * transaction when no step is due): the next ENROLL_CHUNK_SEQS contacts by seq, those of the
+ * audience entering. A job whose flow is archived or gone is dropped; one of a paused flow
+ * waits. Returns how many entered, or null when no job can go on.
+ */
+export function enterNextChunk(
+  app: Pick<AppContext, 'db' | 'clock'>,
+  seqs = ENROLL_CHUNK_SEQS,
+): number | null {
+  app.db.delete(flowEnrollJobs).where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`).run()
+  const job = app.db
+    .select()
+    .from(flowEnrollJobs)
+    .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
+    .orderBy(flowEnrollJobs.createdAt, flowEnrollJobs.id)
+    .limit(1)
+    .get()
+  if (!job) return null
+  const kind = flowKindOf(app.db, job.flowId)
+  const found = kind && loadFlow(app.db, kind, job.flowId)
+  if (!found) return null
+  const upTo = Math.min(job.cursorSeq + seqs, job.maxContactSeq)
+  const where = audienceWhere(app.db, job.clientId, job.audience, job.enteredAt, true)
+  const now = app.clock.now()
+  // Due when the call said (a sequence's first delay), or now: a chunk entering later than its
+  // call is not late by the time its predecessors took.
+  const n = enterWhere(app.db, found.flow, where, now, {
+    at: Math.max(job.firstRunAt, now),
+    range: { after: job.cursorSeq, upTo },
+  })
+  if (upTo >= job.maxContactSeq) app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
+  else app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id)).run()
+  return n
+}

@@ -1,0 +1,437 @@
+import { inArray } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { type DueRun, flowQueue, type StepRecord } from '../../db/flow-queue'
+import { type ContactRow, contacts } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { SLICE_MS } from '../../lib/cooperate'
+import { createFailureHolds, pickDue } from '../../lib/due-picker'
+import { nextTimeOfDay, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
+import type { FlowKind } from '../../lib/enums'
+import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
+import { iso } from '../../lib/time'
+import { createSuppressionCheck } from '../suppressions/check'
+import { type Flow, loadFlow } from './definition'
+import { enrollmentsPending, enterNextChunk } from './enroll'
+import { createNodeActions } from './node-actions'
+import { type FlowNode, JOURNEY_EVENTS } from './nodes'
+import { type ContactTest, compileContactTest } from './rules-for-contact'
+
+// The flow executor. Each active enrollment's next step is a row of flow_runs due at
+// next_run_at. A batch of due rows of one flow is taken and stepped in ONE transaction: each
+// node's effect (a message queued in the outbox, a contact updated, a list joined, a webhook
+// delivery queued), the history entry, the node counts and the next row (or the end) commit
+// together. A crash rolls the whole batch back, so no step is lost and none repeats; the outbox
+// then sends each queued message once (same Message-ID on a resend). A step runs through the
+// nodes that need no waiting until a wait, a wait_for_event, a closed sending window or the end.
+
+/** Nodes one step may pass at most (cycles without a wait are refused on save; this is a guard). */
+const MAX_HOPS = 100
+
+export interface StepReport {
+  /** Runs stepped. */
+  stepped: number
+  /** Messages queued (the send worker is woken). */
+  queued: number
+  /** Webhook deliveries queued. */
+  webhooks: number
+  /** Sends held back by a sending window or a daily limit. */
+  deferred: number
+  /** Contacts entered from chunked enrollments, and the chunks that took. */
+  enrolled: number
+  chunks: number
+  /** How late each stepped run started, ms past its due time. */
+  lateness: number[]
+}
+
+type End = NonNullable<StepRecord['end']>
+
+/** A contact who can no longer be written to ends the run: how, by the flow's kind of audience. */
+function endFor(flow: Flow, contact: ContactRow | undefined): End | null {
+  if (!flow.options.outreach) {
+    if (!contact) return { status: 'exited', reason: 'erased' }
+    if (contact.status === 'bounced' || contact.status === 'complained')
+      return { status: 'exited', reason: contact.status }
+    return null
+  }
+  if (!contact) return { status: 'exited', reason: null }
+  switch (contact.status) {
+    case 'subscribed':
+      return null
+    case 'bounced':
+      return { status: 'stopped', reason: 'bounced' }
+    case 'unsubscribed':
+    case 'complained':
+      // A spam complaint is the strongest opt-out.
+      return { status: 'stopped', reason: 'unsubscribed' }
+    default:
+      // Blocked by an operator: not the contact's answer to this outreach; it ends it.
+      return { status: 'exited', reason: null }
+  }
+}
+
+export function createFlowExecutor(app: AppContext) {
+  const q = flowQueue(app.sqlite)
+  const isSuppressed = createSuppressionCheck(app.db)
+  const actions = createNodeActions(app)
+  // Compiled rule tests per flow version and node; recompiled when the flow changes (and every
+  // minute, since rules like within_last_days read the time when compiled).
+  const tests = new Map<string, { key: string; until: number; test: ContactTest }>()
+
+  function testOf(flow: Flow, node: FlowNode, now: number): ContactTest {
+    const id = `${flow.id}:${node.id}`
+    const key = String(flow.updatedAt)
+    const hit = tests.get(id)
+    if (hit && hit.key === key && hit.until > now) return hit.test
+    const test = compileContactTest(app.db, flow.clientId, node, now)
+    tests.set(id, { key, until: now + 60_000, test })
+    return test
+  }
+
+  /**
+   * Steps a batch of a flow's due runs in one transaction, in their order, until they are done
+   * or `deadline` (performance.now() ms) passes: the transaction then commits the runs stepped
+   * so far and the rest stay due. Returns how many were stepped. The batch's figures reach
+   * `report` only once it committed: a throw rolls its steps back, so they count for nothing.
+   */
+  function stepBatch(kind: FlowKind, flowId: string, runs: DueRun[], report: StepReport, deadline: number) {
+    const tally = { queued: 0, webhooks: 0, deferred: 0, lateness: [] as number[] }
+    const stepped = inTransaction(app.sqlite, () => {
+      // The client's time zone comes with the flow (once a batch): a wait `until` and a sending
+      // window read a contact without a zone of its own in it (else UTC).
+      const found = loadFlow(app.db, kind, flowId)
+      // Paused or archived since the runs were read: they wait (or were removed).
+      if (!found || found.flow.status !== 'active') return 0
+      const { flow, clientZone } = found
+      const now = app.clock.now()
+      const nodes = new Map(flow.nodes.map((n) => [n.id, n]))
+      const goals = flow.nodes.filter((n) => n.type === 'goal')
+      const byId = new Map(
+        app.db
+          .select()
+          .from(contacts)
+          .where(inArray(contacts.id, [...new Set(runs.map((r) => r.contact_id))]))
+          .all()
+          .map((c) => [c.id, c]),
+      )
+      const counts = new Map<string, number>()
+      const count = (nodeId: string) => counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
+      // The daily limit's count for the flow's sender, read once a batch and kept here.
+      const senderKey = flow.options.senderId ?? 'default'
+      const day = utcDay(now)
+      const limit = flow.options.dailyLimit
+      let sentToday = limit === null ? 0 : q.dailyCount(flow.clientId, senderKey, day)
+      const sentBefore = sentToday
+
+      let stepped = 0
+      for (const run of runs) {
+        if (stepped > 0 && performance.now() >= deadline) break
+        stepped++
+        tally.lateness.push(Math.max(0, now - run.next_run_at))
+        const contact = byId.get(run.contact_id)
+        // What the step does to the enrollment is written once, after the chain (one statement).
+        const record: StepRecord = { entries: [], current: null, end: null }
+        const history = (entry: Record<string, unknown>, current: string) => {
+          record.entries.push(JSON.stringify({ ...entry, at: iso(now) }))
+          record.current = current
+        }
+        const end = (e: End) => {
+          record.end = e
+          q.deleteRun(run.seq)
+        }
+        // The run's earlier emails, read once when an outreach email continues its thread.
+        let thread: string[] | null = null
+        const threadOf = () => {
+          thread ??= q
+            .historyOf(run.enrollment_seq)
+            .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
+            .map((h) => h.message_id as string)
+          return thread
+        }
+
+        let nodeId: string | null = run.node_id
+        // A wait_for_event resolves: the event came (on_event) or the time ran out (on_timeout).
+        if (run.wait_event !== null) {
+          const node = nodes.get(run.node_id)
+          const hit = q.eventSince(run.contact_id, run.wait_event, run.wait_since ?? 0)
+          const timeoutAt = (run.wait_since ?? 0) + (parseIsoDuration(String(node?.timeout)) ?? 0)
+          if (!hit && now < timeoutAt) {
+            q.moveRun(run.seq, run.node_id, timeoutAt, run.wait_event, run.wait_since)
+            continue
+          }
+          history({ node: run.node_id, result: hit ? 'event' : 'timeout' }, run.node_id)
+          nodeId = ((hit ? node?.on_event : node?.on_timeout) as string | undefined) ?? null
+        }
+
+        let hops = 0
+        let parked = false
+        while (!parked) {
+          if (nodeId === null) {
+            end({ status: 'completed', reason: null })
+            break
+          }
+          const node = nodes.get(nodeId)
+          if (!node) {
+            // A journey's graph changed under a waiting contact (refused on save; kept as a
+            // guard); a sequence's steps were shortened while it waited: it is done.
+            end(
+              flow.options.outreach
+                ? { status: 'completed', reason: null }
+                : { status: 'exited', reason: 'manual' },
+            )
+            break
+          }
+          const ended = endFor(flow, contact)
+          if (ended || !contact) {
+            end(ended ?? { status: 'exited', reason: null })
+            break
+          }
+          // A goal met at any point ends the flow as a conversion.
+          const reached = goals.find((g) => testOf(flow, g, now)(contact.id))
+          if (reached) {
+            count(reached.id)
+            history({ node: reached.id, goal: true }, reached.id)
+            end({ status: 'completed', reason: 'goal' })
+            break
+          }
+          if (++hops > MAX_HOPS) {
+            q.moveRun(run.seq, nodeId, now)
+            break
+          }
+          const next = (typeof node.next === 'string' ? node.next : null) as string | null
+          switch (node.type) {
+            case 'trigger':
+              count(node.id)
+              history({ node: node.id }, node.id)
+              nodeId = next
+              break
+            case 'send': {
+              const email = ((node.channel as string) ?? 'email') === 'email'
+              if (contact.status !== 'subscribed' || (email && isSuppressed(flow.clientId, contact.email))) {
+                // Outreach never writes to a suppressed address: the run ends there.
+                if (flow.options.outreach) {
+                  end({ status: 'exited', reason: null })
+                  parked = true
+                  break
+                }
+                count(node.id)
+                const skipped = contact.status !== 'subscribed' ? `contact_${contact.status}` : 'suppressed'
+                history({ node: node.id, skipped }, node.id)
+                nodeId = next
+                break
+              }
+              const window = flow.options.sendingWindow
+              const open = window ? nextWindowAt(now, window, contact.timezone ?? clientZone) : now
+              if (open > now) {
+                q.moveRun(run.seq, node.id, open)
+                tally.deferred++
+                parked = true
+                break
+              }
+              if (!email && !contact.phone) {
+                count(node.id)
+                history({ node: node.id, skipped: 'no_phone' }, node.id)
+                nodeId = next
+                break
+              }
+              if (email && limit !== null) {
+                if (sentToday >= limit) {
+                  q.moveRun(run.seq, node.id, nextUtcDay(now))
+                  tally.deferred++
+                  parked = true
+                  break
+                }
+                sentToday++
+              }
+              count(node.id)
+              const id = actions.queueMessage(
+                flow,
+                node,
+                contact,
+                now,
+                email && flow.options.outreach ? threadOf() : [],
+              )
+              tally.queued++
+              if (email && flow.options.outreach) threadOf().push(id)
+              history(
+                flow.options.outreach
+                  ? { node: node.id, message_id: id, channel: node.channel ?? 'email' }
+                  : { node: node.id, message_id: id },
+                node.id,
+              )
+              nodeId = next
+              break
+            }
+            case 'wait': {
+              count(node.id)
+              const due =
+                typeof node.duration === 'string'
+                  ? now + (parseIsoDuration(node.duration) ?? 0)
+                  : nextTimeOfDay(
+                      now,
+                      parseTimeOfDay(String(node.until)) ?? 0,
+                      contact.timezone ?? clientZone ?? 'UTC',
+                    )
+              history({ node: node.id, until: iso(due) }, node.id)
+              // A wait already over (PT0S) is not a trip through the queue: the path goes on in
+              // this step, so the next node starts at its due time instead of behind every run
+              // due meanwhile (still bounded by MAX_HOPS, like any chain).
+              if (next === null) nodeId = null
+              else if (due <= now) nodeId = next
+              else {
+                q.moveRun(run.seq, next, due)
+                parked = true
+              }
+              break
+            }
+            case 'wait_for_event': {
+              count(node.id)
+              const type = JOURNEY_EVENTS[String(node.event)] ?? ''
+              history({ node: node.id, waiting_for: node.event }, node.id)
+              q.moveRun(run.seq, node.id, now + (parseIsoDuration(String(node.timeout)) ?? 0), type, now)
+              parked = true
+              break
+            }
+            case 'condition': {
+              count(node.id)
+              const yes = testOf(flow, node, now)(contact.id)
+              history({ node: node.id, result: yes ? 'yes' : 'no' }, node.id)
+              nodeId = ((yes ? node.yes : node.no) as string | undefined) ?? null
+              break
+            }
+            case 'split': {
+              count(node.id)
+              const { index, branch } = pickBranch(node)
+              history(
+                { node: node.id, branch: index, ...(branch.name ? { branch_name: branch.name } : {}) },
+                node.id,
+              )
+              nodeId = branch.next
+              break
+            }
+            case 'webhook': {
+              count(node.id)
+              const deliveryId = actions.queueWebhook(flow, node, contact, now)
+              if (deliveryId) tally.webhooks++
+              history(
+                deliveryId
+                  ? { node: node.id, delivery_id: deliveryId }
+                  : { node: node.id, skipped: 'webhook_gone' },
+                node.id,
+              )
+              nodeId = next
+              break
+            }
+            case 'goal':
+              // Reached on the path and not met (a met goal ended the flow above): go on.
+              count(node.id)
+              history({ node: node.id, goal: false }, node.id)
+              nodeId = next
+              break
+            case 'exit':
+              count(node.id)
+              history({ node: node.id }, node.id)
+              nodeId = null
+              break
+            default:
+              // update_contact, add_to_list, remove_from_list: an effect, then the next node.
+              count(node.id)
+              actions.apply(flow, node, contact, now)
+              history({ node: node.id }, node.id)
+              nodeId = next
+          }
+        }
+        if (record.entries.length > 0 || record.end) q.record(run.enrollment_seq, record, now)
+      }
+      for (const [nodeId, n] of counts) q.bumpNode(flowId, nodeId, n)
+      if (sentToday > sentBefore) q.bumpDaily(flow.clientId, senderKey, day, sentToday - sentBefore)
+      return stepped
+    })
+    report.stepped += stepped
+    report.queued += tally.queued
+    report.webhooks += tally.webhooks
+    report.deferred += tally.deferred
+    report.lateness.push(...tally.lateness)
+    return stepped
+  }
+
+  // A flow whose batch threw is held back with a growing delay (src/lib/due-picker.ts).
+  const holds = createFailureHolds()
+
+  /**
+   * One pass, about `budgetMs` of synchronous work (the worker yields a turn of the event loop
+   * between passes, so requests and the send queue's slices interleave with it). Due runs
+   * first, in due-time order: each batch is of the active flow whose oldest due run is the
+   * oldest, so a flow with a backlog never starves another, and a batch stops at the budget
+   * (the rest stay due). Only when nothing is due does a pending chunked enrollment enter its
+   * next chunk (one transaction); that chunk's first steps are then due and go next. So a large
+   * enrollment enters at the pace the executor takes its steps, and the due steps of other flows
+   * (waits ending, events) never queue behind 100,000 entries.
+   */
+  function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
+    const report: StepReport = {
+      stepped: 0,
+      queued: 0,
+      webhooks: 0,
+      deferred: 0,
+      enrolled: 0,
+      chunks: 0,
+      lateness: [],
+    }
+    const deadline = performance.now() + budgetMs
+    let nextAt: number | null = null
+    let kinds = new Map(q.activeFlows().map((f) => [f.id, f.kind]))
+    let active = new Set(kinds.keys())
+    // At least one step batch (of at least one run) or one chunk a pass, whatever the budget.
+    for (let first = true; first || performance.now() < deadline; first = false) {
+      const now = app.clock.now()
+      const due = pickDue(active, q.nextDue, now, holds)
+      const pick = due.pick
+      nextAt = due.nextAt
+      if (pick !== null) {
+        // A throw rolls the batch back (its runs stay due) and holds the flow back, so the
+        // other flows go on.
+        const stepped = holds.attempt(
+          pick,
+          now,
+          () => stepBatch(kinds.get(pick)!, pick, q.due(pick, now, batch), report, deadline),
+          (retryAt, err) =>
+            app.log.error(`${kinds.get(pick)} step failed; its due runs wait`, {
+              [`${kinds.get(pick)}_id`]: pick,
+              retry_at: iso(retryAt),
+              error: String((err as Error)?.stack ?? err),
+            }),
+        )
+        // Not active any more (paused since the list was read) or held: its runs wait.
+        if (stepped === 0) active.delete(pick)
+        continue
+      }
+      if (!enrollmentsPending(app.db)) break
+      const n = inTransaction(app.sqlite, () => enterNextChunk(app))
+      if (n === null) break
+      report.enrolled += n
+      report.chunks++
+      // The chunk's flow may have been activated since the list was read.
+      if (n > 0) {
+        kinds = new Map(q.activeFlows().map((f) => [f.id, f.kind]))
+        active = new Set(kinds.keys())
+      }
+    }
+    if (report.queued > 0) app.workers.wake('send')
+    if (report.webhooks > 0) app.workers.wake('webhooks')
+    return { ...report, nextAt }
+  }
+
+  return { pass }
+}
+
+/** A split's branch, by weight. */
+function pickBranch(node: FlowNode) {
+  const branches = node.branches as { weight: number; next: string; name?: string }[]
+  const total = branches.reduce((s, b) => s + b.weight, 0)
+  let pick = Math.random() * total
+  for (const [index, branch] of branches.entries()) {
+    pick -= branch.weight
+    if (pick < 0) return { index, branch }
+  }
+  return { index: branches.length - 1, branch: branches.at(-1)! }
+}
