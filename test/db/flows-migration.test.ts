@@ -3,6 +3,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
+import type { OutgoingEmail } from '../../src/channels/types'
 import { loadConfig } from '../../src/config'
 import { createAppContext } from '../../src/create-context'
 import { silentLogger } from '../../src/lib/log'
@@ -129,7 +130,7 @@ describe('the runs carry on from where they waited', () => {
       expect(a).toMatchObject({ status: 'active', current_step: 1 })
       const history = a.history as { step: number; message_id: string }[]
       expect(history.map((h) => h.step)).toEqual([0, 1])
-      const sent = provider.sent.find((m) => m.id === history[1]!.message_id)!
+      const sent = provider.sent.find((m) => m.id === history[1]!.message_id) as OutgoingEmail
       expect(sent.subject).toMatch(/^Re: /)
       expect(sent.headers?.['In-Reply-To']).toBe(firstEmails.get(b.contact_id))
       continued++

@@ -1,6 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { ENROLLMENT_STATUSES, JOURNEY_STATUSES } from '../../lib/enums'
-import { idRef, Name, OwningClient, pageQueryMembers, RecordId, strict } from '../verbs/schemas'
+import { enrollInput, listEnrollmentsInput, listFlowsInput } from '../flows/inputs'
+import { Name, OwningClient, RecordId, strict } from '../verbs/schemas'
 
 // What the journey verbs take, shared by every door. A node's members depend on its type, so
 // the schema fixes only the outer shape; ./graph.ts checks each node and names it in the 422.
@@ -28,32 +29,14 @@ export const CreateJourneyInput = t.Object({ client_id: OwningClient, ...journey
 export const UpdateJourneyInput = t.Object({ id: RecordId, ...t.Partial(JourneyFields).properties }, strict)
 export type JourneyPatch = Omit<Static<typeof UpdateJourneyInput>, 'id'>
 
-export const ListJourneysInput = t.Object(
-  { ...pageQueryMembers, client_id: t.Optional(t.String()), status: t.Optional(JourneyStatus) },
-  strict,
-)
+export const ListJourneysInput = listFlowsInput(JourneyStatus)
 export type ListJourneysQuery = Static<typeof ListJourneysInput>
 
 export const JourneyRef = t.Object({ id: RecordId }, strict)
 
-export const EnrollInput = t.Object(
-  {
-    id: RecordId,
-    contact_ids: t.Optional(t.Array(idRef('contact'), { maxItems: 10_000 })),
-    segment_id: t.Optional(idRef('segment')),
-  },
-  strict,
-)
+export const EnrollInput = enrollInput({})
 
-export const ListEnrollmentsInput = t.Object(
-  {
-    id: RecordId,
-    ...pageQueryMembers,
-    status: t.Optional(EnrollmentStatus),
-    contact_id: t.Optional(idRef('contact')),
-  },
-  strict,
-)
+export const ListEnrollmentsInput = listEnrollmentsInput(EnrollmentStatus)
 export type ListEnrollmentsQuery = Omit<Static<typeof ListEnrollmentsInput>, 'id'>
 
 // The portal's node editor changes one node at a time (./node-verbs.ts). `expected_updated_at`

@@ -1,15 +1,7 @@
 import { type Static, Type as t } from '@sinclair/typebox'
 import { CAMPAIGN_CHANNELS, SEQUENCE_ENROLLMENT_STATUSES, SEQUENCE_STATUSES } from '../../lib/enums'
-import {
-  idRef,
-  Name,
-  Nullable,
-  OwningClient,
-  pageQueryMembers,
-  RecordId,
-  strict,
-  Text,
-} from '../verbs/schemas'
+import { enrollInput, listEnrollmentsInput, listFlowsInput } from '../flows/inputs'
+import { idRef, Name, Nullable, OwningClient, RecordId, strict, Text } from '../verbs/schemas'
 
 // What the sequence verbs take, shared by every door. The schema fixes each step's shape; the
 // checks that need the database or parsing (templates of this client, content that renders,
@@ -92,34 +84,15 @@ export const CreateSequenceInput = t.Object({ client_id: OwningClient, ...sequen
 export const UpdateSequenceInput = t.Object({ id: RecordId, ...t.Partial(SequenceFields).properties }, strict)
 export type SequencePatch = Omit<Static<typeof UpdateSequenceInput>, 'id'>
 
-export const ListSequencesInput = t.Object(
-  { ...pageQueryMembers, client_id: t.Optional(t.String()), status: t.Optional(SequenceStatus) },
-  strict,
-)
+export const ListSequencesInput = listFlowsInput(SequenceStatus)
 export type ListSequencesQuery = Static<typeof ListSequencesInput>
 
 export const SequenceRef = t.Object({ id: RecordId }, strict)
 
-export const EnrollSequenceInput = t.Object(
-  {
-    id: RecordId,
-    contact_ids: t.Optional(t.Array(idRef('contact'), { maxItems: 10_000 })),
-    segment_id: t.Optional(idRef('segment')),
-    list_id: t.Optional(idRef('list')),
-  },
-  strict,
-)
+export const EnrollSequenceInput = enrollInput({ list_id: t.Optional(idRef('list')) })
 export type EnrollSequenceBody = Omit<Static<typeof EnrollSequenceInput>, 'id'>
 
-export const ListSequenceEnrollmentsInput = t.Object(
-  {
-    id: RecordId,
-    ...pageQueryMembers,
-    status: t.Optional(SequenceEnrollmentStatus),
-    contact_id: t.Optional(idRef('contact')),
-  },
-  strict,
-)
+export const ListSequenceEnrollmentsInput = listEnrollmentsInput(SequenceEnrollmentStatus)
 export type ListSequenceEnrollmentsQuery = Omit<Static<typeof ListSequenceEnrollmentsInput>, 'id'>
 
 export const StopEnrollmentInput = t.Object({ id: RecordId, contact_id: RecordId }, strict)
