@@ -12,7 +12,7 @@ import type { SequenceStep } from '../flows/linear'
 import { stateMachine, type Transition } from '../states'
 import type { ListSequencesQuery, SequenceInput, SequencePatch, SettingsInput } from './inputs'
 import { presentSequence } from './present'
-import { stepStats } from './reports'
+import { stepStats } from './step-stats'
 import { checkSender, checkSteps, normalizeSteps } from './steps'
 
 // A sequence's life: created draft → active ⇄ paused, any → archived

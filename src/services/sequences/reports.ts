@@ -1,43 +1,15 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import type { Db } from '../../db/client'
 import { flowQueue } from '../../db/flow-queue'
-import { flowEnrollments, flowRuns, type SequenceRow } from '../../db/schema'
+import { flowEnrollments, flowRuns } from '../../db/schema'
 import { invalidState, notFound } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { listFlowEnrollments } from '../flows/enrollments'
-import { stepOfNode } from '../flows/linear'
 import type { ListSequenceEnrollmentsQuery } from './inputs'
 import { findSequenceRow } from './lifecycle'
-import { presentSequenceEnrollment, type StepStats } from './present'
+import { presentSequenceEnrollment } from './present'
 
-// What a sequence did: per-step message stats, each contact's run, and the manual stop.
-
-/** Per step: messages sent, delivered, opened, clicked, replied, bounced (each message once). */
-export function stepStats(db: Db, row: SequenceRow): StepStats[] {
-  const counted = new Map(
-    db
-      .all<Omit<StepStats, 'step'> & { node: string }>(
-        sql`SELECT source_step AS node, count(sent_at) AS sent, count(delivered_at) AS delivered,
-              count(opened_at) AS opened, count(clicked_at) AS clicked, count(replied_at) AS replied,
-              count(bounced_at) AS bounced
-            FROM messages WHERE source_id = ${row.id} GROUP BY source_step`,
-      )
-      .map((r) => [stepOfNode(r.node), r]),
-  )
-  return row.steps.map((_, step) => {
-    const c = counted.get(step)
-    return {
-      step,
-      sent: c?.sent ?? 0,
-      delivered: c?.delivered ?? 0,
-      opened: c?.opened ?? 0,
-      clicked: c?.clicked ?? 0,
-      replied: c?.replied ?? 0,
-      bounced: c?.bounced ?? 0,
-    }
-  })
-}
+// What a sequence did: each contact's run, and the manual stop.
 
 export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
   const sequence = findSequenceRow(ctx, id)
