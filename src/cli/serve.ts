@@ -9,6 +9,7 @@ import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { startSending } from '../queue/start'
+import { sendDeps } from '../sending'
 import { createFlowWorker } from '../services/flows/worker'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
@@ -38,7 +39,7 @@ export async function serve(flags: Flags): Promise<void> {
   ctx.jobs.start()
   const importWorker = createImportWorker(ctx).start() // resumes imports a stop interrupted
   const webhookWorker = startWebhookWorker(ctx, { schedule: config.webhookRetrySchedule ?? undefined })
-  const sender = startSending(ctx) // resumes campaigns a stop interrupted
+  const sender = startSending(ctx, sendDeps) // resumes campaigns a stop interrupted
   const flowWorker = createFlowWorker(ctx).start()
   // smtp-server's code is loaded only when the listener is configured.
   const inbound =

@@ -1,6 +1,9 @@
 export const HOUR_MS = 3_600_000
 export const DAY_MS = 86_400_000
 
+/** The start (UTC midnight) of the day of `ms`. */
+export const dayOf = (ms: number) => ms - (ms % DAY_MS)
+
 // Recently formatted timestamps: a record read again and again (a client on every request, a
 // campaign polled) formats the same few values each time. Bounded by dropping them all when full.
 const ISO_CACHE_MAX = 4096

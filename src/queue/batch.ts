@@ -5,7 +5,8 @@ import type { MessageRow } from '../db/schema'
 import { createSlice } from '../lib/cooperate'
 import type { Gate } from '../lib/gate'
 import { createHeapNudge } from '../lib/heap-nudge'
-import { createOutcomeWriter, type Finished, type Outcome } from './outcome'
+import type { Finished, Outcome } from './outcome'
+import type { OutcomeWriter } from './outcome-writer'
 import type { SendPlan } from './plan'
 import type { RecipientStep } from './recipient'
 import type { Sources } from './sources'
@@ -46,11 +47,10 @@ const HEAP_NUDGE_BYTES = 16 * 1024 * 1024
 
 export function createBatchProcessor(
   app: AppContext,
-  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep },
+  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep; writeOutcomes: OutcomeWriter },
 ) {
   const { clock } = app
-  const { outbox, sources, prepare } = deps
-  const writeOutcomes = createOutcomeWriter(app, outbox, sources)
+  const { outbox, sources, prepare, writeOutcomes } = deps
   const nudgeHeap = createHeapNudge({ budget: HEAP_NUDGE_BYTES })
 
   return async function processBatch(rows: MessageRow[], lane: BatchLane): Promise<void> {

@@ -4,7 +4,6 @@ import type { ContactRow, MessageRow } from '../db/schema'
 import { trackLinks } from '../lib/html-links'
 import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
 import type { RenderedMessage, RenderVariables } from '../services/templates/render'
-import { contactVariables } from '../services/templates/variables'
 import type { SendPlan } from './plan'
 
 // One recipient's message: the template rendered with their data, every link wrapped in a
@@ -36,17 +35,18 @@ const linkOf =
   (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
     `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
 
-/** What one recipient's render reads: the plan's variables, the contact and their unsubscribe link. */
+/** What one recipient's render reads: the plan's variables, the contact's and their unsubscribe link. */
 export function recipientVariables(
   settings: ComposeSettings,
   key: Buffer,
   plan: Pick<ComposePlan, 'variables'>,
   message: Pick<MessageRow, 'id' | 'clientId'>,
-  contact: ContactRow,
+  /** The contact as a template sees it (`contact.*`). */
+  contact: Record<string, unknown>,
 ): RenderVariables {
   return {
     ...plan.variables,
-    contact: contactVariables(contact),
+    contact,
     unsubscribe_url: linkOf(settings.publicUrl, key, message)('unsubscribe'),
   }
 }

@@ -1,18 +1,8 @@
-import type { AppContext } from '../context'
-import type { Outbox } from '../db/outbox'
-import { createRollupBatch } from '../db/rollups'
 import type { MessageRow } from '../db/schema'
-import { inTransaction } from '../db/transaction'
-import { recordDeliveredEvent } from '../services/messages/activity'
-import type { CampaignCounter } from '../services/messages/counters'
 import type { Composed } from './compose'
-import type { Sources } from './sources'
-import type { MessageSource } from './sources/types'
 
-// How a claimed message ended this attempt. A batch's outcomes (each a status transition of
-// src/db/outbox.ts), their events and their sources' counters are written in one transaction:
-// after a crash a message is either recorded with all its consequences or still claimed, and
-// then sent again with the same Message-ID.
+// How a claimed message ended this attempt. Sources, the recipient step and the outcome writer
+// (outcome-writer.ts) all speak it; it imports nothing of theirs, so none of them cycles through it.
 
 export type Outcome =
   | {
@@ -39,87 +29,4 @@ export type Outcome =
 export interface Finished {
   message: MessageRow
   outcome: Outcome
-}
-
-export function createOutcomeWriter(app: AppContext, outbox: Outbox, sources: Sources) {
-  return function writeOutcomes(batch: readonly Finished[]): void {
-    const now = app.clock.now()
-    // Counters are summed per source and key (a campaign) and added once per group.
-    const tallies = new Map<MessageSource, Map<string, Partial<Record<CampaignCounter, number>>>>()
-    const count = (m: MessageRow, c: CampaignCounter) => {
-      const source = sources.of(m)
-      const key = source.tallyKey(m)
-      if (key === null) return
-      let byKey = tallies.get(source)
-      if (!byKey) {
-        byKey = new Map()
-        tallies.set(source, byKey)
-      }
-      const d = byKey.get(key) ?? {}
-      d[c] = (d[c] ?? 0) + 1
-      byKey.set(key, d)
-    }
-    // Analytics rollups: summed per source and quarter-hour, one upsert each per batch.
-    const rollups = createRollupBatch()
-    inTransaction(app.sqlite, () => {
-      for (const { message: m, outcome: o } of batch) {
-        switch (o.kind) {
-          case 'sent': {
-            let nowDelivered = false
-            if (o.delivered) nowDelivered = outbox.sentDelivered(m.seq, o.provider, o.providerMessageId, now)
-            else outbox.sent(m.seq, o.provider, o.providerMessageId, now)
-            const r = o.composed.rendered
-            outbox.storeContent(
-              m.seq,
-              r.subject,
-              o.keepContent ? r.body_html : null,
-              o.keepContent ? r.body_text : null,
-              storedHeaders(o.composed),
-            )
-            count(m, 'sent')
-            rollups.add(m, now, 'sent')
-            if (nowDelivered) {
-              count(m, 'delivered')
-              rollups.add(m, now, 'delivered')
-              recordDeliveredEvent(app, m, now, o.composed.email)
-            }
-            break
-          }
-          case 'retry':
-            outbox.retry(m.seq, o.provider, o.error, o.at)
-            break
-          case 'failed':
-            if (outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
-            break
-          case 'skipped':
-            outbox.skipped(m.seq, o.reason)
-            count(m, 'skipped')
-            break
-          case 'deferred':
-            outbox.deferred(m.seq, o.at)
-            break
-          case 'cancelled':
-            outbox.cancelled(m.seq, o.reason)
-            break
-          case 'abandoned':
-            break
-        }
-      }
-      for (const [source, byKey] of tallies) for (const [key, deltas] of byKey) source.tally(key, deltas)
-      rollups.flush(app.sqlite)
-    })
-  }
-}
-
-/** The headers a reader of GET /messages/{id} wants to see, lower-case names. */
-function storedHeaders({ outgoing, headers }: Composed): Record<string, string> {
-  const out: Record<string, string> = { 'message-id': outgoing.messageId, to: outgoing.to }
-  if (outgoing.channel === 'email') {
-    out.from = outgoing.from.name ? `"${outgoing.from.name}" <${outgoing.from.email}>` : outgoing.from.email
-    out.subject = outgoing.subject
-    if (outgoing.replyTo) out['reply-to'] = outgoing.replyTo
-    out['return-path'] = `<${outgoing.envelopeFrom}>`
-  }
-  for (const [k, v] of Object.entries(headers)) out[k.toLowerCase()] = v
-  return out
 }

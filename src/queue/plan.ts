@@ -1,11 +1,10 @@
 import type { Channel, DkimSigning, ProviderCapabilities } from '../channels/types'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
+import type { ClientRow } from '../db/schema'
 import type { ResolvedSender } from '../services/campaigns/sender'
-import { type WarmupPlan, warmupFor } from '../services/deliverability/warmup'
-import { dkimForSender } from '../services/domains/dkim'
+import type { WarmupPlan } from '../services/deliverability/warmup'
 import type { RenderableTemplate } from '../services/templates/render'
-import { clientVariables } from '../services/templates/variables'
 
 // What is the same for every message a source sends with one content (a campaign's, a
 // template's), worked out once and reused: content, sender, DKIM key, variables.
@@ -43,11 +42,22 @@ export interface PlanInput {
   bulk: boolean
 }
 
+/** What planning asks of the domain (part of SendDeps, deps.ts). */
+export interface PlanDeps {
+  /** The signing of mail from `fromEmail` with its domain's key; null when it has none. */
+  dkimForSender(app: AppContext, clientId: string, fromEmail: string): DkimSigning | null
+  /** The warm-up a send from a new domain is under (starting it); null when over or off. */
+  warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null
+  /** What a template sees as `client.*`. */
+  clientVariables(client: Pick<ClientRow, 'id' | 'name' | 'industry'>): Record<string, unknown>
+}
+
 /** Builds plans; `capabilities` says whether the channel's provider signs for real inboxes. */
 export function createPlanner(
   app: AppContext,
   outbox: Outbox,
   capabilities: (channel: Channel) => ProviderCapabilities,
+  deps: PlanDeps,
 ) {
   const host = new URL(app.config.publicUrl).hostname
   return function plan(input: PlanInput): SendPlan {
@@ -56,7 +66,7 @@ export function createPlanner(
     const { sender } = input
     const dkim =
       sender && capabilities(input.channel).needsVerifiedSender
-        ? dkimForSender(app, input.clientId, sender.fromEmail)
+        ? deps.dkimForSender(app, input.clientId, sender.fromEmail)
         : null
     return {
       channel: input.channel,
@@ -65,9 +75,9 @@ export function createPlanner(
       sender,
       dkim,
       // Mail signed for real inboxes warms its domain up (capture and the simulator do not sign).
-      warmup: dkim ? warmupFor(app, input.clientId, dkim.domainName) : null,
+      warmup: dkim ? deps.warmupFor(app, input.clientId, dkim.domainName) : null,
       idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
-      variables: { ...input.variables, client: clientVariables(client) },
+      variables: { ...input.variables, client: deps.clientVariables(client) },
       bulk: input.bulk,
     }
   }

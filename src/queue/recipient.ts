@@ -2,11 +2,10 @@ import { type Channel, type ChannelProvider, ProviderError, type SendResult } fr
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
-import { createSuppressionCheck } from '../services/suppressions/check'
-import { SEND_BUDGET_MS } from '../services/templates/render'
-import { type RenderPool, sendRenderer } from '../services/templates/render-pool'
+import type { RenderPool } from '../services/templates/render-pool'
 import { type Composed, composeRendered, recipientVariables } from './compose'
 import { sendWithin } from './deadline'
+import type { SendDeps } from './deps'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
 import { createRenderAhead } from './render-ahead'
@@ -32,8 +31,9 @@ export interface RecipientOptions {
   outbox: Outbox
   /** Composes and sends the messages of the channels it serves off the main thread. */
   threads?: SendThreads | null
-  /** Renders the other messages (default: the process's send render pool). */
+  /** Renders the other messages (default: the send render pool of `deps`). */
   renderer?: RenderPool
+  deps: SendDeps
 }
 
 export type RecipientStep = (
@@ -50,13 +50,14 @@ const held = (v: Exclude<Verdict, { kind: 'send' }>): Outcome =>
 
 export function createRecipientStep(app: AppContext, options: RecipientOptions): RecipientStep {
   const { clock } = app
-  const { providers, retryDelays } = options
-  const isSuppressed = createSuppressionCheck(app.db)
+  const { providers, retryDelays, deps } = options
+  const { contactVariables, sendBudgetMs } = deps
+  const isSuppressed = deps.suppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
-  const limits = createWindowLimits(options.outbox, app.config, app)
+  const limits = createWindowLimits(options.outbox, app.config, { app, deps })
   const timeoutMs = app.config.sendTimeoutMs
   const threads = options.threads ?? null
-  const renderer = options.renderer ?? sendRenderer()
+  const renderer = options.renderer ?? deps.renderer()
   const ahead = createRenderAhead(RENDER_AHEAD)
 
   // The outcome of a send, whichever thread made it (no closures per message: capture's path is hot).
@@ -102,9 +103,9 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     const provider = providers[channel]
     // Rendered on the render pool (never on this thread, nor on a send thread, where a render
     // that runs away would hold that thread's sends), within the send budget, ahead of the turn.
-    const variables = recipientVariables(app.config, options.key, plan, m, contact)
+    const variables = recipientVariables(app.config, options.key, plan, m, contactVariables(contact))
     const rendered = ahead.add(() =>
-      renderer.render({ content: plan.content, variables, budgetMs: SEND_BUDGET_MS }),
+      renderer.render({ content: plan.content, variables, budgetMs: sendBudgetMs }),
     )
     return async () => {
       await bucket.take()

@@ -1,18 +1,18 @@
 import { closeProviders, createProviders, kindsOf } from '../channels/registry'
 import type { Channel } from '../channels/types'
 import type { AppContext } from '../context'
-import { trackingKeyOf } from '../services/tracking/resolve'
-import { createFeedback } from './feedback'
+import type { SendDeps } from './deps'
 import type { LeasedWorker } from './leased-worker'
 import { createSendThreads } from './send-threads'
 import { createSendWorker } from './worker'
 
 /**
  * The instance's sending: providers from the configuration, their feedback, the send threads
- * for the channels whose provider runs off the main thread (SMTP), and the worker.
+ * for the channels whose provider runs off the main thread (SMTP), and the worker; the domain's
+ * part comes in `deps` (src/sending.ts).
  */
-export function startSending(app: AppContext): LeasedWorker {
-  const providers = createProviders(app.config, createFeedback(app))
+export function startSending(app: AppContext, deps: SendDeps): LeasedWorker {
+  const providers = createProviders(app.config, deps.feedback(app))
   const kinds = kindsOf(app.config)
   const offThread = Object.fromEntries(
     (Object.entries(providers) as [Channel, (typeof providers)[Channel]][])
@@ -23,13 +23,13 @@ export function startSending(app: AppContext): LeasedWorker {
     app.config.sendThreads > 0 && Object.keys(offThread).length > 0
       ? createSendThreads({
           config: app.config,
-          key: trackingKeyOf(app),
+          key: deps.trackingKey(app),
           kinds: offThread,
           count: app.config.sendThreads,
           log: app.log,
         })
       : null
-  const worker = createSendWorker(app, { providers, threads }).start()
+  const worker = createSendWorker(app, deps, { providers, threads }).start()
   return {
     ...worker,
     async stop() {

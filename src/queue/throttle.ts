@@ -1,13 +1,8 @@
 import type { Config } from '../config'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
-import {
-  dayOf,
-  saveWarmupCount,
-  type WarmupPlan,
-  warmupCap,
-  warmupSentOn,
-} from '../services/deliverability/warmup'
+import { dayOf } from '../lib/time'
+import type { WarmupPlan } from '../services/deliverability/warmup'
 
 // The operator's sending limits: an instance-wide rate (token bucket, burst of
 // one second's worth), a per-recipient-domain limit per minute and a per-client cap per hour.
@@ -59,11 +54,19 @@ interface Window {
   count: number
 }
 
+/** The warm-up rules and counts the limits read and save (part of SendDeps, deps.ts). */
+export interface WarmupDeps {
+  /** The warm-up cap of the UTC day of `now`; null once the schedule is over. */
+  warmupCap(startedAt: number, now: number): number | null
+  warmupSentOn(app: AppContext, domainId: string, day: number): number
+  saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): void
+}
+
 export function createWindowLimits(
   outbox: Pick<Outbox, 'sentSince'>,
   config: Pick<Config, 'domainThrottle' | 'clientHourlyCap' | 'domainThrottles' | 'emailProvider'>,
   /** Reads and saves warm-up counts (absent: no warm-up, as in unit tests of the windows). */
-  app?: AppContext,
+  warming?: { app: AppContext; deps: WarmupDeps },
 ) {
   const { domainThrottle, clientHourlyCap, domainThrottles } = config
   const providerDefaults = config.emailProvider === 'smtp'
@@ -77,7 +80,7 @@ export function createWindowLimits(
   }
   const domains = new Map<string, Window>()
   const clients = new Map<string, Window>()
-  const warming = new Map<string, Window>()
+  const warmed = new Map<string, Window>()
   const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
     // Every entry of a map shares one window length: when a new window starts, the old entries
     // are all stale, so the map never grows past the keys of one window.
@@ -106,18 +109,20 @@ export function createWindowLimits(
         const start = now - (now % 60_000)
         checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000])
       }
-      const cap = warmup && app ? warmupCap(warmup.startedAt, now) : null
+      const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
       let day = 0
-      if (warmup && app && cap !== null) {
+      if (warmup && warming && cap !== null) {
         day = dayOf(now)
-        const w = windowOf(warming, warmup.domainId, day, () => warmupSentOn(app, warmup.domainId, day))
+        const w = windowOf(warmed, warmup.domainId, day, () =>
+          warming.deps.warmupSentOn(warming.app, warmup.domainId, day),
+        )
         checks.push([w, cap, day + 86_400_000])
       }
       for (const [w, max, end] of checks) if (w.count >= max) return end
       for (const [w] of checks) w.count++
       // The day's count is saved as it goes, so a restart does not start the day over.
-      if (warmup && app && cap !== null)
-        saveWarmupCount(app, warmup.domainId, day, warming.get(warmup.domainId)!.count)
+      if (warmup && warming && cap !== null)
+        warming.deps.saveWarmupCount(warming.app, warmup.domainId, day, warmed.get(warmup.domainId)!.count)
       return null
     },
   }

@@ -2,17 +2,14 @@ import type { Channel, ChannelProvider } from '../channels/types'
 import type { AppContext } from '../context'
 import { outboxOf } from '../db/outbox'
 import { createGate, type Gate } from '../lib/gate'
-import { OUTBOX_RULES } from '../services/campaigns/states'
-import { createFlowSource } from '../services/flows/send-source'
-import { trackingKeyOf } from '../services/tracking/resolve'
 import { type BatchLane, createBatchProcessor } from './batch'
+import type { SendDeps } from './deps'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
+import { createOutcomeWriter } from './outcome-writer'
 import { createPlanner } from './plan'
 import { createRecipientStep } from './recipient'
 import type { SendThreads } from './send-threads'
 import { sourcesOf } from './sources'
-import { createCampaignSource } from './sources/campaign'
-import { createTransactionalSource } from './sources/transactional'
 import type { MessageSource } from './sources/types'
 
 // The send worker. The outbox is the truth: each pass lets every source do its
@@ -21,7 +18,8 @@ import type { MessageSource } from './sources/types'
 // checks each message at send time, sends through the channel's provider with bounded
 // concurrency, and writes each outcome with its event and counters in one transaction (grouped
 // every 25 ms). A crash leaves at most the sends of the last moments unrecorded; on start what
-// was claimed is queued again and resent with the same Message-ID.
+// was claimed is queued again and resent with the same Message-ID. The sources and the domain's
+// rules come in `deps` (deps.ts), wired in src/sending.ts.
 
 export interface SendWorkerOptions {
   providers: Record<Channel, ChannelProvider>
@@ -43,7 +41,7 @@ const IDLE_POLL_MS = 1_000
 /** Batches of one lane in flight at once: the one starting its sends, and the one finishing. */
 const GROUPS_PER_LANE = 2
 
-export function createSendWorker(app: AppContext, options: SendWorkerOptions): LeasedWorker {
+export function createSendWorker(app: AppContext, deps: SendDeps, options: SendWorkerOptions): LeasedWorker {
   const { clock } = app
   // Under HERALD_SEND_RATE a batch is at most one second's worth, so a pause takes hold in a second.
   const batchSize = Math.min(options.batchSize ?? 250, app.config.sendRate ?? Number.POSITIVE_INFINITY)
@@ -56,21 +54,19 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
   // second's worth so that a pause takes hold within a second.
   let refills = false
 
-  const outbox = outboxOf(app.store, OUTBOX_RULES)
-  const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities)
-  const sources = sourcesOf([
-    createCampaignSource(app, outbox, planner),
-    createFlowSource(app, planner),
-    createTransactionalSource(app, outbox, planner),
-  ])
+  const outbox = outboxOf(app.store, deps.outboxRules)
+  const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities, deps)
+  const sources = sourcesOf(deps.sources.map((create) => create(app, outbox, planner)))
   const prepare = createRecipientStep(app, {
     providers: options.providers,
     retryDelays,
-    key: trackingKeyOf(app),
+    key: deps.trackingKey(app),
     outbox,
     threads: options.threads,
+    deps,
   })
-  const processBatch = createBatchProcessor(app, { outbox, sources, prepare })
+  const writeOutcomes = createOutcomeWriter(app, outbox, sources, deps.recordDelivered)
+  const processBatch = createBatchProcessor(app, { outbox, sources, prepare, writeOutcomes })
 
   // Each lane's claim is sent as a group of its own. A lane whose group is still starting its
   // sends is not claimed again, and the others are: one campaign's slow tail (a provider call
@@ -207,5 +203,5 @@ export function createSendWorker(app: AppContext, options: SendWorkerOptions): L
 }
 
 /** The send worker, started (tests that do not drive it pass by pass). */
-export const startSendWorker = (app: AppContext, options: SendWorkerOptions) =>
-  createSendWorker(app, options).start()
+export const startSendWorker = (app: AppContext, deps: SendDeps, options: SendWorkerOptions) =>
+  createSendWorker(app, deps, options).start()

@@ -15,11 +15,12 @@ import { parseArgs } from 'node:util'
 import { createProvider } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, setRollupWrites } from '../../src/db/rollups'
-import { createFeedback } from '../../src/queue/feedback'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { METRICS } from '../../src/services/analytics/inputs'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { BenchError, fmt, progress, runBench } from './lib'
 
@@ -356,7 +357,7 @@ async function sendRates() {
       })
     ).body.data
     setRollupWrites(t.ctx.sqlite, mode !== 'off')
-    const worker = createSendWorker(t.ctx, { providers })
+    const worker = createSendWorker(t.ctx, sendDeps, { providers })
     const began = performance.now()
     const cpu = process.cpuUsage()
     const launched = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {

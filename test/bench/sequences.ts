@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util'
 import { withActor } from '../../src/context'
 import { inTransaction } from '../../src/db/transaction'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { systemActor } from '../../src/services/actors/actor'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { enrollInSequence } from '../../src/services/sequences/enroll'
@@ -57,7 +58,7 @@ const seq = await call('POST', '/api/v1/sequences', {
 await call('POST', `/api/v1/sequences/${seq.id}/activate`)
 const provider = recordingProvider()
 const executor = createFlowWorker(t.ctx, { budgetMs: 50 })
-const sender = createSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10 })
+const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
 
 const rate = (ms: number) => Math.round((N / ms) * 1000)
 const timed = async <T>(f: () => Promise<T>) => {

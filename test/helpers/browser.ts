@@ -8,6 +8,7 @@ import { withActor } from '../../src/context'
 import type { Clock } from '../../src/lib/time'
 import type { LeasedWorker } from '../../src/queue/leased-worker'
 import { startSending } from '../../src/queue/start'
+import { sendDeps } from '../../src/sending'
 import { type PortalRole, systemActor } from '../../src/services/actors/actor'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createImportWorker } from '../../src/services/imports/runner'
@@ -91,7 +92,7 @@ export function usePortal(
   herald.app.listen({ port, hostname: '127.0.0.1' })
   if (options.workers)
     workers.push(
-      startSending(herald.ctx),
+      startSending(herald.ctx, sendDeps),
       createImportWorker(herald.ctx).start(),
       startWebhookWorker(herald.ctx),
       createFlowWorker(herald.ctx).start(),

@@ -1,5 +1,6 @@
 import type { Clock } from '../../src/lib/time'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp, type TestApp } from './app'
 import { allChannels, recordingProvider } from './sender'
@@ -19,7 +20,7 @@ export async function journeyApp(env: Record<string, string> = {}) {
   const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', ...env }, clock })
   const provider = recordingProvider()
   const journeys = createFlowWorker(t.ctx)
-  const sender = createSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10 })
+  const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
   const tenant = await journeyTenant(t)
   /** Every due step and every queued send, until nothing is left to do now. */
   const settle = async () => {

@@ -1,6 +1,7 @@
 import { afterAll } from 'bun:test'
 import type { Channel, ChannelProvider, Outgoing, SendResult } from '../../src/channels/types'
 import { type SendWorkerOptions, startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import type { TestApp } from './app'
 
 /** A provider that records what it was given and answers with `answer` (default: delivered). */
@@ -39,7 +40,11 @@ export function startTestSender(
   provider: ChannelProvider = recordingProvider(),
   options: Partial<SendWorkerOptions> = {},
 ) {
-  const worker = startSendWorker(t.ctx, { providers: allChannels(provider), pollMs: 10, ...options })
+  const worker = startSendWorker(t.ctx, sendDeps, {
+    providers: allChannels(provider),
+    pollMs: 10,
+    ...options,
+  })
   afterAll(() => worker.stop())
   return worker
 }

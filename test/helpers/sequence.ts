@@ -1,5 +1,6 @@
 import { createSmtpProvider } from '../../src/channels/smtp'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp } from './app'
 import { journeyTenant, testClock } from './journey'
@@ -23,7 +24,7 @@ export async function sequenceApp() {
   })
   const recording = recordingProvider()
   const sequences = createFlowWorker(t.ctx)
-  const sender = createSendWorker(t.ctx, {
+  const sender = createSendWorker(t.ctx, sendDeps, {
     providers: { ...allChannels(recording), email: smtp },
     pollMs: 10,
   })

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -16,7 +17,7 @@ const reader = t.key({ scopes: ['campaigns:read', 'contacts:read'], clientId: ac
 const globexKey = t.key({ scopes: ['admin:*'], clientId: globex })
 
 const provider = recordingProvider()
-const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
+const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
 
 const data = async (method: string, path: string, body: unknown, key = writer) =>
   (await t.call(method, path, { key, body })).body.data

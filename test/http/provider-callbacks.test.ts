@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { createProviders } from '../../src/channels/registry'
-import { createFeedback } from '../../src/queue/feedback'
 import { startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { eventually } from '../helpers/receiver'
 
@@ -40,7 +41,7 @@ const t = createTestApp({
     HERALD_TWILIO_FROM: '+14155550100',
   },
 })
-const worker = startSendWorker(t.ctx, {
+const worker = startSendWorker(t.ctx, sendDeps, {
   providers: createProviders(t.ctx.config, createFeedback(t.ctx)),
   pollMs: 10,
 })

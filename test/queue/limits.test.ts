@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -12,7 +13,7 @@ function appWithClock(env: Record<string, string>) {
   const t = createTestApp({ env, clock })
   const provider = recordingProvider()
   // Driven pass by pass: what is held stays held however many passes run, until the clock moves.
-  const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
   return { t, clock, provider, worker }
 }
 

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
 import { createWindowLimits } from '../../src/queue/throttle'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../src/services/deliverability/health-debounce'
 import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/warmup'
 import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
@@ -109,7 +110,7 @@ describe('warm-up of a new sending domain', () => {
     })
     await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
     const counts = () =>
       Object.fromEntries(
         t.ctx.sqlite
@@ -140,12 +141,12 @@ describe('warm-up of a new sending domain', () => {
 
     // A new worker (a restart) the same day still has the day's 50 counted: nothing more goes.
     clock.t += 60 * 60_000
-    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
     expect(counts()).toEqual({ delivered: 50, queued: 10 })
 
     // The next UTC day's cap is 100.
     clock.t = Date.parse('2026-11-24T00:00:00.000Z')
-    await createSendWorker(t.ctx, { providers: allChannels(provider) }).drain()
+    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
     expect(counts()).toEqual({ delivered: 60 })
     expect(await s.status()).toBe('sent')
   })
@@ -167,7 +168,7 @@ describe('warm-up of a new sending domain', () => {
     })
     await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await createSendWorker(t2.ctx, { providers: allChannels(provider) }).drain()
+    await createSendWorker(t2.ctx, sendDeps, { providers: allChannels(provider) }).drain()
     expect(await s.status()).toBe('sent')
   })
 })
@@ -175,7 +176,7 @@ describe('warm-up of a new sending domain', () => {
 describe('alerts over the last 1,000 sends, and the automatic pause', () => {
   const clock = { t: T0, now: () => clock.t }
   const t = createTestApp({ clock })
-  const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 
   /** Sends made before (as the outcome writer records them), `minutes` ago. */
   const earlier = (clientId: string, minutes: number, d: { sent: number; bounced?: number }) =>

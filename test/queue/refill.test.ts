@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import type { SendResult } from '../../src/channels/types'
 import { startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
@@ -22,7 +23,11 @@ const provider = recordingProvider(
     ),
 )
 // Batches of 10: the 30 recipients take three, so two batch boundaries are crossed.
-const worker = startSendWorker(t.ctx, { providers: allChannels(provider), batchSize: 10, pollMs: 10 })
+const worker = startSendWorker(t.ctx, sendDeps, {
+  providers: allChannels(provider),
+  batchSize: 10,
+  pollMs: 10,
+})
 afterAll(() => worker.stop())
 
 test('across batch boundaries the lane keeps exactly HERALD_SEND_CONCURRENCY sends in flight', async () => {

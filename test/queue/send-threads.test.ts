@@ -2,9 +2,10 @@ import { afterAll, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createProviders } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
-import { createFeedback } from '../../src/queue/feedback'
 import { createSendThreads } from '../../src/queue/send-threads'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { trackingKeyOf } from '../../src/services/tracking/resolve'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
@@ -54,7 +55,7 @@ function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000, batch
     count: threadCount,
     log: t.ctx.log,
   })
-  const worker = createSendWorker(t.ctx, { providers: all, threads, batchSize })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: all, threads, batchSize })
   cleanups.push(async () => {
     await worker.stop()
     await threads.close()

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { ProviderError } from '../../src/channels/types'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
@@ -160,7 +161,7 @@ describe('pause, resume and cancel', () => {
   // pass that sent nothing, not a wait that happened to be long enough.
   const t = createTestApp()
   const provider = recordingProvider()
-  const worker = createSendWorker(t.ctx, { providers: allChannels(provider), batchSize: 20 })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), batchSize: 20 })
   const emails = Array.from({ length: 150 }, (_, i) => `p${i}@example.com`)
 
   /** Launches and runs passes until at least `n` messages went out. */
@@ -229,7 +230,7 @@ describe('a pause takes hold within a second under HERALD_SEND_RATE', () => {
   // With a send rate a batch is at most one second's worth, so a pause waits for at most that.
   const t = createTestApp({ env: { HERALD_SEND_RATE: '100' } })
   const provider = recordingProvider()
-  const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
 
   test('one pass sends at most the rate; after the pause the next sends nothing', async () => {
     const s = await setup(

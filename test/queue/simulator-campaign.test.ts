@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { createSimulatorProvider } from '../../src/channels/simulator'
-import { createFeedback } from '../../src/queue/feedback'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'

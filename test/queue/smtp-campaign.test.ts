@@ -2,8 +2,9 @@ import { afterAll, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { simpleParser } from 'mailparser'
 import { closeProviders, createProviders } from '../../src/channels/registry'
-import { createFeedback } from '../../src/queue/feedback'
 import { startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
@@ -24,7 +25,7 @@ const t = createTestApp({
   },
 })
 const providers = createProviders(t.ctx.config, createFeedback(t.ctx))
-const worker = startSendWorker(t.ctx, { providers, pollMs: 10 })
+const worker = startSendWorker(t.ctx, sendDeps, { providers, pollMs: 10 })
 afterAll(async () => {
   await worker.stop()
   await closeProviders(providers)

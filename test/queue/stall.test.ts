@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { createSmtpProvider, SMTP_CAPABILITIES } from '../../src/channels/smtp'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
@@ -25,7 +26,7 @@ const email: ChannelProvider = {
 }
 const sms = recordingProvider()
 const providers = { email, sms, voice: sms, whatsapp: sms, rcs: sms } as Record<Channel, ChannelProvider>
-const worker = createSendWorker(t.ctx, { providers })
+const worker = createSendWorker(t.ctx, sendDeps, { providers })
 afterAll(async () => {
   await worker.stop()
   await smtp.close()
@@ -109,7 +110,7 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
 test('any provider is bounded: a call that never settles is a retryable failure at the deadline', async () => {
   const hang = recordingProvider('capture', () => new Promise(() => {}))
   const app = createTestApp({ env: { HERALD_SEND_TIMEOUT_MS: '200' }, clock })
-  const w = createSendWorker(app.ctx, {
+  const w = createSendWorker(app.ctx, sendDeps, {
     providers: { email: hang, sms: hang, voice: hang, whatsapp: hang, rcs: hang },
   })
   const s = await campaignTenant(app, ['hang@example.com'])

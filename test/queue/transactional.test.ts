@@ -1,9 +1,10 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { simpleParser } from 'mailparser'
 import { closeProviders, createProviders } from '../../src/channels/registry'
-import { createFeedback } from '../../src/queue/feedback'
 import { startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { enqueueMessage } from '../../src/services/messages/enqueue'
+import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
@@ -142,7 +143,7 @@ describe('a transactional message over real SMTP', async () => {
     env: { HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, HERALD_DNS_SERVERS: dns.address },
   })
   const providers = createProviders(t.ctx.config, createFeedback(t.ctx))
-  const worker = startSendWorker(t.ctx, { providers, pollMs: 10 })
+  const worker = startSendWorker(t.ctx, sendDeps, { providers, pollMs: 10 })
   afterAll(async () => {
     await worker.stop()
     await closeProviders(providers)

@@ -3,6 +3,7 @@ import { join } from 'node:path'
 import { eq } from 'drizzle-orm'
 import { idempotencyKeys, messagePayloads, messages } from '../../src/db/schema'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -23,7 +24,7 @@ const platformWriter = t.key({ scopes: ['campaigns:write'] })
 const platformReader = t.key({ scopes: ['analytics:read'] })
 
 const provider = recordingProvider()
-const worker = createSendWorker(t.ctx, { providers: allChannels(provider) })
+const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
 
 const ok = async (method: string, path: string, body: unknown, key: string) => {
   const r = await t.call(method, path, { key, body })

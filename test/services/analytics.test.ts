@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { runCli } from '../../src/cli'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import {
   recordBounce,
   recordClick,
@@ -25,7 +26,7 @@ const at = (s: string) => Date.parse(s)
 function setup(start = '2026-03-08T04:30:00.000Z') {
   const clock = { t: at(start), now: () => clock.t }
   const t = createTestApp({ clock })
-  const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
+  const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
   return { t, clock, worker }
 }
 

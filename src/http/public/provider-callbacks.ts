@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
 import { providerCallbacks } from '../../channels/registry'
 import type { AppContext } from '../../context'
-import { createFeedback } from '../../queue/feedback'
+import { createFeedback } from '../../services/messages/feedback'
 import { ANONYMOUS_BODY_LIMIT, readLimited } from '../middleware/body'
 import { handled } from '../rest/envelope'
 import { errorBody, jsonResponse } from '../rest/respond'

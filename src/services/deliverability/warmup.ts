@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { domains, domainWarmups } from '../../db/schema'
-import { DAY_MS, iso } from '../../lib/time'
+import { DAY_MS, dayOf, iso } from '../../lib/time'
 
 // Warm-up of a new sending domain: mailbox providers distrust a domain that starts
 // sending in volume, so from its first send on its mail is capped per UTC day on a schedule that
@@ -20,8 +20,6 @@ export interface WarmupPlan {
   domain: string
   startedAt: number
 }
-
-export const dayOf = (ms: number) => ms - (ms % DAY_MS)
 
 /** The cap of the UTC day of `now`, or null once the schedule is over. */
 export function warmupCap(startedAt: number, now: number): number | null {

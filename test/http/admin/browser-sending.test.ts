@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'bun:test'
 import type { Locator } from 'playwright-core'
 import { startSending } from '../../../src/queue/start'
+import { sendDeps } from '../../../src/sending'
 import { adminApi } from '../../helpers/admin-api'
 import {
   expectCleanPage,
@@ -135,7 +136,7 @@ describe('content and sending (browser)', () => {
     expect(await progress.getAttribute('hx-trigger')).toBe('every 2s')
 
     // The real send worker (capture provider) runs; the polled bar reaches sent.
-    const worker = startSending(herald.ctx)
+    const worker = startSending(herald.ctx, sendDeps)
     try {
       await page.waitForSelector('#campaign-live[data-status="sent"]', { timeout: 30_000 })
     } finally {

@@ -5,6 +5,7 @@
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { createCaptureProvider } from '../../../src/channels/capture'
 import { createSendWorker } from '../../../src/queue/worker'
+import { sendDeps } from '../../../src/sending'
 import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { allChannels } from '../../helpers/sender'
@@ -14,7 +15,7 @@ import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helper
 setDefaultTimeout(60_000)
 
 const t = createTestApp({ env: PORTAL_ENV })
-const worker = createSendWorker(t.ctx, { providers: allChannels(createCaptureProvider()) })
+const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(createCaptureProvider()) })
 const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const other = t.client('Other')
 const otherKey = t.key({ scopes: ['admin:*'], clientId: other })

@@ -4,6 +4,7 @@ import { createAppContext } from '../../../src/create-context'
 import { registerJobs } from '../../../src/jobs'
 import { silentLogger } from '../../../src/lib/log'
 import { createSendWorker } from '../../../src/queue/worker'
+import { sendDeps } from '../../../src/sending'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../../src/services/deliverability/health-debounce'
 import { recordBounce, recordComplaint } from '../../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../../helpers/app'
@@ -19,7 +20,7 @@ import { allChannels, recordingProvider } from '../../helpers/sender'
 const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
 const t = createTestApp({ clock })
 registerJobs(t.ctx)
-const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
+const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 const healthJob = (ctx = t.ctx) => ctx.jobs.runNow('deliverability.health')
 
 /** Sends counted an hour before the test's clock. */

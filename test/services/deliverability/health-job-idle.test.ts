@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { registerJobs } from '../../../src/jobs'
 import { createSendWorker } from '../../../src/queue/worker'
+import { sendDeps } from '../../../src/sending'
 import { HEALTH_CHECK_INTERVAL_MS } from '../../../src/services/deliverability/health-debounce'
 import { recordComplaint } from '../../../src/services/messages/activity'
 import { createTestApp } from '../../helpers/app'
@@ -16,7 +17,7 @@ import { allChannels, recordingProvider } from '../../helpers/sender'
 const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
 const t = createTestApp({ clock })
 registerJobs(t.ctx)
-const worker = createSendWorker(t.ctx, { providers: allChannels(recordingProvider()) })
+const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 const fire = () => t.ctx.jobs.tick('deliverability.health')
 
 /** Rows changed on the app's connection since it opened: any write moves it. */

@@ -1,13 +1,14 @@
 import type { AppContext } from '../../context'
 import type { Outbox } from '../../db/outbox'
-import { resolveSender } from '../../services/campaigns/sender'
-import { transactionalContent } from '../../services/messages/enqueue'
-import { asError, type Planner, type SendPlan } from '../plan'
-import { type MessageSource, SEND } from './types'
+import { asError, type Planner, type SendPlan } from '../../queue/plan'
+import { type MessageSource, SEND } from '../../queue/sources/types'
+import { resolveSender } from '../campaigns/sender'
+import { transactionalContent } from './enqueue'
 
-// Messages of their own (no campaign, no flow): a transactional or test
-// send of one template or inline content to one contact. Nothing can pause them; each plans
-// alone (its payload row), one that cannot be planned fails, and they bump no counters.
+// The send queue's source (a MessageSource, wired in src/sending.ts) of messages of their own
+// (no campaign, no flow): a transactional or test send of one template or
+// inline content to one contact. Nothing can pause them; each plans alone (its payload row), one
+// that cannot be planned fails, and they bump no counters.
 
 const LANE = 'transactional'
 

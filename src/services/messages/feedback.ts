@@ -1,5 +1,5 @@
-import type { ChannelFeedback } from '../channels/types'
-import type { AppContext } from '../context'
+import type { ChannelFeedback } from '../../channels/types'
+import type { AppContext } from '../../context'
 import {
   findMessage,
   recordBounce,
@@ -8,9 +8,9 @@ import {
   recordFailed,
   recordOpen,
   recordReply,
-} from '../services/messages/activity'
-import { messageByProviderId } from '../services/messages/provider-status'
-import { snippetOf } from '../services/messages/snippet'
+} from './activity'
+import { messageByProviderId } from './provider-status'
+import { snippetOf } from './snippet'
 
 /** What providers report after a send (simulated traffic, status callbacks), recorded as real traffic is. */
 export function createFeedback(app: AppContext): ChannelFeedback {

@@ -1,20 +1,21 @@
 import type { AppContext } from '../../context'
 import type { Outbox } from '../../db/outbox'
 import type { CampaignRow } from '../../db/schema'
-import { snapshotChunk } from '../../services/campaigns/audience'
-import { completeIfDone } from '../../services/campaigns/complete'
-import { assertSendable } from '../../services/campaigns/content'
-import { failCampaign } from '../../services/campaigns/launch'
-import { resolveSender } from '../../services/campaigns/sender'
-import { PAUSED, SENDING } from '../../services/campaigns/states'
-import { bumpCampaign } from '../../services/messages/counters'
-import { asError, PLAN_TTL_MS, type Planner, type SendPlan } from '../plan'
-import { type MessageSource, SEND, type Verdict } from './types'
+import { asError, PLAN_TTL_MS, type Planner, type SendPlan } from '../../queue/plan'
+import { type MessageSource, SEND, type Verdict } from '../../queue/sources/types'
+import { bumpCampaign } from '../messages/counters'
+import { snapshotChunk } from './audience'
+import { completeIfDone } from './complete'
+import { assertSendable } from './content'
+import { failCampaign } from './launch'
+import { resolveSender } from './sender'
+import { PAUSED, SENDING } from './states'
 
-// A campaign's messages: the audience is copied into the outbox after launch (also while
-// paused), each sending campaign is a lane of its own, a pause holds its messages within a
-// second, a cancel or failure drops them, 25 refusals and nothing sent fail it, and it
-// completes with campaign.complete once nothing is queued or in flight.
+// A campaign's messages, as the send queue sees them (a MessageSource, wired in src/sending.ts):
+// the audience is copied into the outbox after launch (also while paused), each sending campaign
+// is a lane of its own, a pause holds its messages within a second, a cancel or failure drops
+// them, 25 refusals and nothing sent fail it, and it completes with campaign.complete once
+// nothing is queued or in flight.
 
 /** A campaign whose first this-many messages all failed permanently is failed as a whole. */
 const REFUSED_EVERYTHING = 25
