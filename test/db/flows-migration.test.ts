@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config'
 import { createAppContext } from '../../src/create-context'
 import { silentLogger } from '../../src/lib/log'
 import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { testClock } from '../helpers/journey'
 import { allChannels, recordingProvider } from '../helpers/sender'
@@ -77,7 +78,7 @@ describe('every read answers as before the upgrade', () => {
 describe('the runs carry on from where they waited', () => {
   const provider = recordingProvider()
   const flows = createFlowWorker(ctx)
-  const sender = createSendWorker(ctx, { providers: allChannels(provider), pollMs: 10 })
+  const sender = createSendWorker(ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
   beforeAll(async () => {
     // Three days on: A's hour, B's day and S's two days are over; S's third step (three days
     // after its second) is not.
