@@ -22,95 +22,118 @@ export interface DueRun {
 const ACTIVE = `SELECT id, 'journey' AS kind FROM journeys WHERE status = 'active'
   UNION ALL SELECT id, 'sequence' AS kind FROM sequences WHERE status = 'active'`
 
-const statements = perConnection((sqlite: Database) => ({
-  activeFlows: sqlite.prepare<{ id: string; kind: FlowKind }, []>(`${ACTIVE} ORDER BY id`),
-  status: sqlite.prepare<{ status: string }, [string]>(
-    'SELECT status FROM journeys WHERE id = ?1 UNION ALL SELECT status FROM sequences WHERE id = ?1',
-  ),
-  // Due rows of one flow, oldest due first, through flow_runs_due_idx.
-  due: sqlite.prepare<DueRun, [string, number, number]>(
-    `SELECT seq, enrollment_seq, flow_id, contact_id, node_id, next_run_at, wait_event, wait_since
+// A chunked enrollment's contacts (their seqs), matched once when the worker first takes the job
+// and then entered in chunks: a TEMP table of the connection. After a restart it is empty and
+// the job's audience is matched again from its cursor, so nothing depends on it surviving.
+const SCRATCH = 'temp.flow_enroll_scratch'
+
+const statements = perConnection((sqlite: Database) => {
+  sqlite.run(
+    'CREATE TEMP TABLE IF NOT EXISTS flow_enroll_scratch (job_id TEXT NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY (job_id, seq)) WITHOUT ROWID',
+  )
+  return {
+    scratchNth: sqlite.prepare<{ seq: number }, [string, number]>(
+      `SELECT seq FROM ${SCRATCH} WHERE job_id = ?1 ORDER BY seq LIMIT 1 OFFSET ?2`,
+    ),
+    scratchLast: sqlite.prepare<{ seq: number | null }, [string]>(
+      `SELECT max(seq) AS seq FROM ${SCRATCH} WHERE job_id = ?1`,
+    ),
+    scratchDrop: sqlite.prepare<never, [string, number]>(
+      `DELETE FROM ${SCRATCH} WHERE job_id = ?1 AND seq <= ?2`,
+    ),
+    scratchClear: sqlite.prepare<never, [string]>(`DELETE FROM ${SCRATCH} WHERE job_id = ?1`),
+    activeFlows: sqlite.prepare<{ id: string; kind: FlowKind }, []>(`${ACTIVE} ORDER BY id`),
+    status: sqlite.prepare<{ status: string }, [string]>(
+      'SELECT status FROM journeys WHERE id = ?1 UNION ALL SELECT status FROM sequences WHERE id = ?1',
+    ),
+    // Due rows of one flow, oldest due first, through flow_runs_due_idx.
+    due: sqlite.prepare<DueRun, [string, number, number]>(
+      `SELECT seq, enrollment_seq, flow_id, contact_id, node_id, next_run_at, wait_event, wait_since
      FROM flow_runs WHERE flow_id = ?1 AND next_run_at <= ?2 ORDER BY next_run_at, seq LIMIT ?3`,
-  ),
-  nextDue: sqlite.prepare<{ at: number | null }, [string]>(
-    'SELECT min(next_run_at) AS at FROM flow_runs WHERE flow_id = ?1',
-  ),
-  moveRun: sqlite.prepare<never, [number, string, number, string | null, number | null]>(
-    'UPDATE flow_runs SET node_id = ?2, next_run_at = ?3, wait_event = ?4, wait_since = ?5, claimed = 0 WHERE seq = ?1',
-  ),
-  deleteRun: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE seq = ?1'),
-  historyOf: sqlite.prepare<{ history: string }, [number]>(
-    'SELECT history FROM flow_enrollments WHERE seq = ?1',
-  ),
-  bumpNode: sqlite.prepare<never, [string, string, number]>(
-    `INSERT INTO flow_node_counts (flow_id, node_id, passed) VALUES (?1, ?2, ?3)
+    ),
+    nextDue: sqlite.prepare<{ at: number | null }, [string]>(
+      'SELECT min(next_run_at) AS at FROM flow_runs WHERE flow_id = ?1',
+    ),
+    moveRun: sqlite.prepare<never, [number, string, number, string | null, number | null]>(
+      'UPDATE flow_runs SET node_id = ?2, next_run_at = ?3, wait_event = ?4, wait_since = ?5, claimed = 0 WHERE seq = ?1',
+    ),
+    deleteRun: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE seq = ?1'),
+    historyOf: sqlite.prepare<{ history: string }, [number]>(
+      'SELECT history FROM flow_enrollments WHERE seq = ?1',
+    ),
+    bumpNode: sqlite.prepare<never, [string, string, number]>(
+      `INSERT INTO flow_node_counts (flow_id, node_id, passed) VALUES (?1, ?2, ?3)
      ON CONFLICT (flow_id, node_id) DO UPDATE SET passed = passed + excluded.passed`,
-  ),
-  queueMessage: sqlite.prepare<
-    { seq: number },
-    [string, string, string, string, string, string, string, string, number]
-  >(
-    `INSERT INTO messages (id, client_id, source_kind, source_id, source_step, contact_id, channel, to_address, status, next_attempt_at, created_at)
+    ),
+    queueMessage: sqlite.prepare<
+      { seq: number },
+      [string, string, string, string, string, string, string, string, number]
+    >(
+      `INSERT INTO messages (id, client_id, source_kind, source_id, source_step, contact_id, channel, to_address, status, next_attempt_at, created_at)
      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 'queued', ?9, ?9) RETURNING seq`,
-  ),
-  storeThread: sqlite.prepare<never, [number, string]>(
-    'INSERT INTO message_threads (message_seq, thread) VALUES (?1, ?2)',
-  ),
-  threadOf: sqlite.prepare<{ thread: string }, [number]>(
-    'SELECT thread FROM message_threads WHERE message_seq = ?1',
-  ),
-  eventSince: sqlite.prepare<{ one: number }, [string, string, number]>(
-    'SELECT 1 AS one FROM events WHERE contact_id = ?1 AND type = ?2 AND occurred_at >= ?3 LIMIT 1',
-  ),
-  dailyCount: sqlite.prepare<{ n: number }, [string, string, number]>(
-    'SELECT queued AS n FROM flow_daily_counts WHERE client_id = ?1 AND sender_key = ?2 AND day = ?3',
-  ),
-  bumpDaily: sqlite.prepare<never, [string, string, number, number]>(
-    `INSERT INTO flow_daily_counts (client_id, sender_key, day, queued) VALUES (?1, ?2, ?3, ?4)
+    ),
+    storeThread: sqlite.prepare<never, [number, string]>(
+      'INSERT INTO message_threads (message_seq, thread) VALUES (?1, ?2)',
+    ),
+    threadOf: sqlite.prepare<{ thread: string }, [number]>(
+      'SELECT thread FROM message_threads WHERE message_seq = ?1',
+    ),
+    eventSince: sqlite.prepare<{ one: number }, [string, string, number]>(
+      'SELECT 1 AS one FROM events WHERE contact_id = ?1 AND type = ?2 AND occurred_at >= ?3 LIMIT 1',
+    ),
+    dailyCount: sqlite.prepare<{ n: number }, [string, string, number]>(
+      'SELECT queued AS n FROM flow_daily_counts WHERE client_id = ?1 AND sender_key = ?2 AND day = ?3',
+    ),
+    bumpDaily: sqlite.prepare<never, [string, string, number, number]>(
+      `INSERT INTO flow_daily_counts (client_id, sender_key, day, queued) VALUES (?1, ?2, ?3, ?4)
      ON CONFLICT (client_id, sender_key, day) DO UPDATE SET queued = queued + excluded.queued`,
-  ),
-  // The send queue's flow lane: queued messages of active flows, by due time.
-  laneDue: sqlite.prepare<{ id: string; at: number | null }, []>(
-    `SELECT f.id AS id, (SELECT min(m.next_attempt_at) FROM messages m
+    ),
+    // The send queue's flow lane: queued messages of active flows, by due time.
+    laneDue: sqlite.prepare<{ id: string; at: number | null }, []>(
+      `SELECT f.id AS id, (SELECT min(m.next_attempt_at) FROM messages m
        WHERE m.source_id = f.id AND m.status = 'queued') AS at
      FROM (${ACTIVE}) f ORDER BY f.id`,
-  ),
-  claimMessages: sqlite.prepare<{ seq: number }, [number, string, number, number]>(
-    `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
+    ),
+    claimMessages: sqlite.prepare<{ seq: number }, [number, string, number, number]>(
+      `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
      WHERE seq IN (
        SELECT seq FROM messages WHERE source_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
        ORDER BY next_attempt_at LIMIT ?4
      ) RETURNING seq`,
-  ),
-  cancelQueued: sqlite.prepare<never, [string, string]>(
-    "UPDATE messages SET status = 'cancelled', error = ?2 WHERE source_id = ?1 AND status = 'queued'",
-  ),
-  cancelContact: sqlite.prepare<never, [string, string, string]>(
-    "UPDATE messages SET status = 'cancelled', error = ?3 WHERE source_id = ?1 AND contact_id = ?2 AND status = 'queued'",
-  ),
-  // Wakes runs waiting for this event of this contact (wait_for_event).
-  wakeWaiting: sqlite.prepare<never, [string, string, number]>(
-    'UPDATE flow_runs SET next_run_at = ?3 WHERE contact_id = ?1 AND wait_event = ?2 AND next_run_at > ?3',
-  ),
-  // Ends a contact's active enrollments of one kind (`stopOnReplyOnly`: in sequences that stop
-  // on a reply), dropping their runs; the flows and enrollments ended.
-  endContact: sqlite.prepare<
-    { seq: number; flow_id: string },
-    [string, FlowKind, string, string | null, number, number]
-  >(
-    `UPDATE flow_enrollments SET status = ?3, end_reason = ?4, ended_at = ?5, updated_at = ?5
+    ),
+    cancelQueued: sqlite.prepare<never, [string, string]>(
+      "UPDATE messages SET status = 'cancelled', error = ?2 WHERE source_id = ?1 AND status = 'queued'",
+    ),
+    cancelContact: sqlite.prepare<never, [string, string, string]>(
+      "UPDATE messages SET status = 'cancelled', error = ?3 WHERE source_id = ?1 AND contact_id = ?2 AND status = 'queued'",
+    ),
+    // Wakes runs waiting for this event of this contact (wait_for_event).
+    wakeWaiting: sqlite.prepare<never, [string, string, number]>(
+      'UPDATE flow_runs SET next_run_at = ?3 WHERE contact_id = ?1 AND wait_event = ?2 AND next_run_at > ?3',
+    ),
+    // Ends a contact's active enrollments of one kind (`stopOnReplyOnly`: in sequences that stop
+    // on a reply), dropping their runs; the flows and enrollments ended.
+    endContact: sqlite.prepare<
+      { seq: number; flow_id: string },
+      [string, FlowKind, string, string | null, number, number]
+    >(
+      `UPDATE flow_enrollments SET status = ?3, end_reason = ?4, ended_at = ?5, updated_at = ?5
      WHERE contact_id = ?1 AND flow_kind = ?2 AND status = 'active'
        AND (?6 = 0 OR flow_id IN (SELECT id FROM sequences WHERE stop_on_reply = 1))
      RETURNING seq, flow_id`,
-  ),
-  deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE enrollment_seq = ?1'),
-  endEnrollment: sqlite.prepare<never, [number, string, string | null, number]>(
-    `UPDATE flow_enrollments SET status = ?2, end_reason = ?3, ended_at = ?4, updated_at = ?4
+    ),
+    deleteRunOf: sqlite.prepare<never, [number]>('DELETE FROM flow_runs WHERE enrollment_seq = ?1'),
+    endEnrollment: sqlite.prepare<never, [number, string, string | null, number]>(
+      `UPDATE flow_enrollments SET status = ?2, end_reason = ?3, ended_at = ?4, updated_at = ?4
      WHERE seq = ?1 AND status = 'active'`,
-  ),
-  maxEnrollmentSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM flow_enrollments'),
-  maxContactSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM contacts'),
-}))
+    ),
+    maxEnrollmentSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM flow_enrollments'),
+    maxContactSeq: sqlite.prepare<{ s: number | null }, []>('SELECT max(seq) AS s FROM contacts'),
+  }
+})
+
+/** The jobs whose contacts this connection's scratch table holds. */
+const filled = new WeakMap<Database, Set<string>>()
 
 /**
  * One statement per step for its enrollment: the history entries appended (one prepared
@@ -157,6 +180,23 @@ export const flowQueue = (sqlite: Database) => {
   const s = statements(sqlite)
   const recorder = recorders(sqlite)
   return {
+    /** The scratch table's name (enrollment fills it with one INSERT … SELECT of the audience). */
+    scratch: SCRATCH,
+    /** Whether this connection's scratch holds the job's contacts (false after a restart). */
+    isFilled: (jobId: string) => filled.get(sqlite)?.has(jobId) ?? false,
+    markFilled: (jobId: string) => {
+      const set = filled.get(sqlite) ?? new Set<string>()
+      filled.set(sqlite, set)
+      set.add(jobId)
+    },
+    /** The seq ending the job's next chunk of `size` contacts, or null when none is left. */
+    scratchChunkEnd: (jobId: string, size: number) =>
+      s.scratchNth.get(jobId, size - 1)?.seq ?? s.scratchLast.get(jobId)?.seq ?? null,
+    scratchDrop: (jobId: string, upTo: number) => void s.scratchDrop.run(jobId, upTo),
+    scratchClear: (jobId: string) => {
+      s.scratchClear.run(jobId)
+      filled.get(sqlite)?.delete(jobId)
+    },
     activeFlows: () => s.activeFlows.all(),
     status: (flowId: string) => s.status.get(flowId)?.status ?? null,
     due: (flowId: string, now: number, limit: number) => s.due.all(flowId, now, limit),

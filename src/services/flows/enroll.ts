@@ -21,8 +21,12 @@ import { entryOf, type Flow, flowKindOf, loadFlow } from './definition'
 
 /** Up to this many new runs enter in the enroll call; more enter in chunks after it. */
 export const SYNC_ENROLL_LIMIT = 5_000
-/** Contacts (by seq, any client) one chunk looks at: a chunk enters at most this many. */
-export const ENROLL_CHUNK_SEQS = 2_000
+/**
+ * Contacts of the audience one chunk enters. Their first steps come due together, so the chunk
+ * bounds how late the last of them starts (a chunk's work, ~0.1 s) and how long the entry holds
+ * the write lock.
+ */
+export const ENROLL_CHUNK = 2_000
 const IDS_PER_STATEMENT = 5_000
 
 /** Who may enter: not in the flow now, nor ever unless it allows re-entry. */
@@ -78,22 +82,14 @@ export function enterContacts(db: Db, flow: Flow, contactIds: readonly string[],
   return n
 }
 
-/**
- * The contacts of `clientId` an audience names (over `contacts`). A list is an IN over its
- * members for the whole audience, and a lookup per contact for a chunk (an IN would copy the
- * whole list for every chunk).
- */
-export function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: number, chunk = false): SQL {
+/** The contacts of `clientId` an audience names (over `contacts`). */
+export function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: number): SQL {
   const parts: SQL[] = []
   if (a.contact_ids.length) parts.push(inArray(contacts.id, a.contact_ids))
   if (a.segment)
     parts.push(segmentCondition(db, clientId, a.segment.match, a.segment.rule_groups as RuleGroup[], at))
   if (a.list_id !== null)
-    parts.push(
-      chunk
-        ? sql`EXISTS (SELECT 1 FROM list_members m WHERE m.list_id = ${a.list_id} AND m.contact_id = ${contacts.id})`
-        : sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id})`,
-    )
+    parts.push(sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id})`)
   return and(eq(contacts.clientId, clientId), or(...parts))!
 }
 
@@ -166,15 +162,20 @@ export const enrollmentsPending = (db: Db): boolean =>
 
 /**
  * One chunk of the oldest pending enrollment of an active flow (the worker calls it in its own
- * transaction when no step is due): the next ENROLL_CHUNK_SEQS contacts by seq, those of the
- * audience entering. A job whose flow is archived or gone is dropped; one of a paused flow
- * waits. Returns how many entered, or null when no job can go on.
+ * transaction when no step is due). The job's audience is matched once, into the connection's
+ * scratch table (a segment's rules may read a whole list: matched per chunk they would be read
+ * again for every chunk); each chunk then enters the next ENROLL_CHUNK of those contacts by seq.
+ * A job whose flow is archived or gone is dropped; one of a paused flow waits. Returns how many
+ * entered, or null when no job can go on.
  */
-export function enterNextChunk(
-  app: Pick<AppContext, 'db' | 'clock'>,
-  seqs = ENROLL_CHUNK_SEQS,
-): number | null {
-  app.db.delete(flowEnrollJobs).where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`).run()
+export function enterNextChunk(app: Pick<AppContext, 'db' | 'clock'>, size = ENROLL_CHUNK): number | null {
+  const q = flowQueue(app.db.$client)
+  for (const gone of app.db
+    .delete(flowEnrollJobs)
+    .where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`)
+    .returning({ id: flowEnrollJobs.id })
+    .all())
+    q.scratchClear(gone.id)
   const job = app.db
     .select()
     .from(flowEnrollJobs)
@@ -186,16 +187,33 @@ export function enterNextChunk(
   const kind = flowKindOf(app.db, job.flowId)
   const found = kind && loadFlow(app.db, kind, job.flowId)
   if (!found) return null
-  const upTo = Math.min(job.cursorSeq + seqs, job.maxContactSeq)
-  const where = audienceWhere(app.db, job.clientId, job.audience, job.enteredAt, true)
+  const done = () => {
+    app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
+    q.scratchClear(job.id)
+  }
+  // After a restart the scratch is empty: match the rest of the job again, once.
+  if (!q.isFilled(job.id)) {
+    const where = audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
+    app.db.run(sql`INSERT INTO ${sql.raw(q.scratch)} (job_id, seq)
+      SELECT ${job.id}, contacts.seq FROM contacts
+      WHERE contacts.seq > ${job.cursorSeq} AND contacts.seq <= ${job.maxContactSeq} AND (${where})`)
+    q.markFilled(job.id)
+  }
+  const upTo = q.scratchChunkEnd(job.id, size)
+  if (upTo === null) {
+    done()
+    return 0
+  }
   const now = app.clock.now()
+  const chunk = sql`contacts.seq IN (SELECT seq FROM ${sql.raw(q.scratch)} WHERE job_id = ${job.id} AND seq > ${job.cursorSeq} AND seq <= ${upTo})`
   // Due when the call said (a sequence's first delay), or now: a chunk entering later than its
   // call is not late by the time its predecessors took.
-  const n = enterWhere(app.db, found.flow, where, now, {
+  const n = enterWhere(app.db, found.flow, chunk, now, {
     at: Math.max(job.firstRunAt, now),
     range: { after: job.cursorSeq, upTo },
   })
-  if (upTo >= job.maxContactSeq) app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
+  q.scratchDrop(job.id, upTo)
+  if (upTo >= job.maxContactSeq || q.scratchChunkEnd(job.id, 1) === null) done()
   else app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id)).run()
   return n
 }
