@@ -105,6 +105,9 @@ export function createFlowExecutor(app: AppContext) {
       const now = app.clock.now()
       const nodes = new Map(flow.nodes.map((n) => [n.id, n]))
       const goals = flow.nodes.filter((n) => n.type === 'goal')
+      const firstEmail = flow.nodes.find(
+        (n) => n.type === 'send' && ((n.channel as string) ?? 'email') === 'email',
+      )
       const byId = new Map(
         app.db
           .select()
@@ -138,13 +141,17 @@ export function createFlowExecutor(app: AppContext) {
           record.end = e
           q.deleteRun(run.seq)
         }
-        // The run's earlier emails, read once when an outreach email continues its thread.
+        // The run's earlier emails, read once when an outreach email continues its thread (the
+        // flow's first email node starts one: nothing is read for it).
         let thread: string[] | null = null
-        const threadOf = () => {
-          thread ??= q
-            .historyOf(run.enrollment_seq)
-            .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
-            .map((h) => h.message_id as string)
+        const threadOf = (node: FlowNode) => {
+          thread ??=
+            node === firstEmail
+              ? []
+              : q
+                  .historyOf(run.enrollment_seq)
+                  .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
+                  .map((h) => h.message_id as string)
           return thread
         }
 
@@ -243,15 +250,10 @@ export function createFlowExecutor(app: AppContext) {
                 sentToday++
               }
               count(node.id)
-              const id = actions.queueMessage(
-                flow,
-                node,
-                contact,
-                now,
-                email && flow.options.outreach ? threadOf() : [],
-              )
+              const thread = email && flow.options.outreach ? threadOf(node) : null
+              const id = actions.queueMessage(flow, node, contact, now, thread ?? [])
               tally.queued++
-              if (email && flow.options.outreach) threadOf().push(id)
+              thread?.push(id)
               history(
                 flow.options.outreach
                   ? { node: node.id, message_id: id, channel: node.channel ?? 'email' }

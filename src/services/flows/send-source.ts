@@ -43,8 +43,19 @@ export function createFlowSource(app: AppContext, planner: Planner): MessageSour
         ? { kind: 'defer', at: app.clock.now() }
         : { kind: 'cancel', reason: `${kind ?? 'flow'} ${status ?? 'deleted'}` }
 
-  // An email continuing a thread is its own key (its headers, on the node's cached plan).
-  const threaded = (m: { channel: string; seq: number }) => (m.channel === 'email' ? q.threadOf(m.seq) : [])
+  // An email continuing a thread is its own key (its headers, on the node's cached plan). The
+  // thread read for its key is kept for its plan, asked right after.
+  const read = new Map<number, string[]>()
+  const threaded = (m: { channel: string; seq: number }) => {
+    if (m.channel !== 'email') return []
+    let thread = read.get(m.seq)
+    if (thread === undefined) {
+      if (read.size >= 1_000) read.clear()
+      thread = q.threadOf(m.seq)
+      read.set(m.seq, thread)
+    }
+    return thread
+  }
 
   return {
     kind: 'flow',
