@@ -5,15 +5,16 @@ import { type ContactRow, contacts } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { SLICE_MS } from '../../lib/cooperate'
 import { createFailureHolds, pickDue } from '../../lib/due-picker'
-import { nextTimeOfDay, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
 import type { FlowKind } from '../../lib/enums'
-import { nextUtcDay, nextWindowAt, utcDay } from '../../lib/sending-window'
+import { utcDay } from '../../lib/sending-window'
 import { iso } from '../../lib/time'
 import { createSuppressionCheck } from '../suppressions/check'
 import { type Flow, loadFlow } from './definition'
 import { enrollmentsPending, enterNextChunk } from './enroll'
 import { createNodeActions } from './node-actions'
-import { type FlowNode, JOURNEY_EVENTS } from './nodes'
+import { NODE_SPECS } from './node-types'
+import { type End, PARKED, type Parked, type StepScope } from './node-types/spec'
+import type { FlowNode } from './nodes'
 import { type ContactTest, compileContactTest } from './rules-for-contact'
 
 // The flow executor. Each active enrollment's next step is a row of flow_runs due at
@@ -23,6 +24,7 @@ import { type ContactTest, compileContactTest } from './rules-for-contact'
 // together. A crash rolls the whole batch back, so no step is lost and none repeats; the outbox
 // then sends each queued message once (same Message-ID on a resend). A step runs through the
 // nodes that need no waiting until a wait, a wait_for_event, a closed sending window or the end.
+// What each node type does is its own file in ./node-types/.
 
 /** Nodes one step may pass at most (cycles without a wait are refused on save; this is a guard). */
 const MAX_HOPS = 100
@@ -42,8 +44,6 @@ export interface StepReport {
   /** How late each stepped run started, ms past its due time. */
   lateness: number[]
 }
-
-type End = NonNullable<StepRecord['end']>
 
 /** A contact who can no longer be written to ends the run: how, by the flow's kind of audience. */
 function endFor(flow: Flow, contact: ContactRow | undefined): End | null {
@@ -133,50 +133,85 @@ export function createFlowExecutor(app: AppContext) {
         const contact = byId.get(run.contact_id)
         // What the step does to the enrollment is written once, after the chain (one statement).
         const record: StepRecord = { entries: [], current: null, end: null }
-        const history = (entry: Record<string, unknown>, current: string) => {
-          record.entries.push(JSON.stringify({ ...entry, at: iso(now) }))
-          record.current = current
-        }
-        const end = (e: End) => {
+        const end = (e: End): Parked => {
           record.end = e
           q.deleteRun(run.seq)
+          return PARKED
         }
         // The run's earlier emails, read once when an outreach email continues its thread (the
         // flow's first email node starts one: nothing is read for it).
         let thread: string[] | null = null
-        const threadOf = (node: FlowNode) => {
-          thread ??=
-            node === firstEmail
-              ? []
-              : q
-                  .historyOf(run.enrollment_seq)
-                  .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
-                  .map((h) => h.message_id as string)
-          return thread
-        }
+        const scope: StepScope | null = contact
+          ? {
+              flow,
+              contact,
+              now,
+              clientZone,
+              count: (node) => count(node.id),
+              history(entry, current) {
+                record.entries.push(JSON.stringify({ ...entry, at: iso(now) }))
+                record.current = current
+              },
+              park(nodeId, at, waitEvent = null, since = null) {
+                q.moveRun(run.seq, nodeId, at, waitEvent, since)
+                return PARKED
+              },
+              end,
+              test: (node) => testOf(flow, node, now)(contact.id),
+              eventSince: (type, since) => q.eventSince(contact.id, type, since),
+              sending: {
+                suppressed: (email) => isSuppressed(flow.clientId, email),
+                takeDaily() {
+                  if (limit === null) return true
+                  if (sentToday >= limit) return false
+                  sentToday++
+                  return true
+                },
+                thread(node) {
+                  thread ??=
+                    node === firstEmail
+                      ? []
+                      : q
+                          .historyOf(run.enrollment_seq)
+                          .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
+                          .map((h) => h.message_id as string)
+                  return thread
+                },
+                queueMessage(node, earlier) {
+                  tally.queued++
+                  return actions.queueMessage(flow, node, contact, now, earlier)
+                },
+                deferred: () => void tally.deferred++,
+              },
+              act: {
+                queueWebhook(node) {
+                  const id = actions.queueWebhook(flow, node, contact, now)
+                  if (id) tally.webhooks++
+                  return id
+                },
+                apply: (node) => actions.apply(flow, node, contact, now),
+              },
+            }
+          : null
 
-        let nodeId: string | null = run.node_id
-        // A wait_for_event resolves: the event came (on_event) or the time ran out (on_timeout).
-        if (run.wait_event !== null) {
-          const node = nodes.get(run.node_id)
-          const hit = q.eventSince(run.contact_id, run.wait_event, run.wait_since ?? 0)
-          const timeoutAt = (run.wait_since ?? 0) + (parseIsoDuration(String(node?.timeout)) ?? 0)
-          if (!hit && now < timeoutAt) {
-            q.moveRun(run.seq, run.node_id, timeoutAt, run.wait_event, run.wait_since)
-            continue
-          }
-          history({ node: run.node_id, result: hit ? 'event' : 'timeout' }, run.node_id)
-          nodeId = ((hit ? node?.on_event : node?.on_timeout) as string | undefined) ?? null
-        }
+        let next: string | null | Parked = run.node_id
+        // A run waiting at a node comes due: the node says where it goes on (an event came, or
+        // the time ran out).
+        const waitingAt = nodes.get(run.node_id)
+        if (run.wait_event !== null && scope && waitingAt)
+          next =
+            NODE_SPECS[waitingAt.type].resume?.(scope, waitingAt, {
+              wait_event: run.wait_event,
+              wait_since: run.wait_since,
+            }) ?? next
 
         let hops = 0
-        let parked = false
-        while (!parked) {
-          if (nodeId === null) {
+        while (next !== PARKED) {
+          if (next === null) {
             end({ status: 'completed', reason: null })
             break
           }
-          const node = nodes.get(nodeId)
+          const node = nodes.get(next)
           if (!node) {
             // A journey's graph changed under a waiting contact (refused on save; kept as a
             // guard); a sequence's steps were shortened while it waited: it is done.
@@ -188,159 +223,23 @@ export function createFlowExecutor(app: AppContext) {
             break
           }
           const ended = endFor(flow, contact)
-          if (ended || !contact) {
+          if (ended || !scope) {
             end(ended ?? { status: 'exited', reason: null })
             break
           }
           // A goal met at any point ends the flow as a conversion.
-          const reached = goals.find((g) => testOf(flow, g, now)(contact.id))
+          const reached = goals.find((g) => scope.test(g))
           if (reached) {
             count(reached.id)
-            history({ node: reached.id, goal: true }, reached.id)
+            scope.history({ node: reached.id, goal: true }, reached.id)
             end({ status: 'completed', reason: 'goal' })
             break
           }
           if (++hops > MAX_HOPS) {
-            q.moveRun(run.seq, nodeId, now)
+            q.moveRun(run.seq, node.id, now)
             break
           }
-          const next = (typeof node.next === 'string' ? node.next : null) as string | null
-          switch (node.type) {
-            case 'trigger':
-              count(node.id)
-              history({ node: node.id }, node.id)
-              nodeId = next
-              break
-            case 'send': {
-              const email = ((node.channel as string) ?? 'email') === 'email'
-              if (contact.status !== 'subscribed' || (email && isSuppressed(flow.clientId, contact.email))) {
-                // Outreach never writes to a suppressed address: the run ends there.
-                if (flow.options.outreach) {
-                  end({ status: 'exited', reason: null })
-                  parked = true
-                  break
-                }
-                count(node.id)
-                const skipped = contact.status !== 'subscribed' ? `contact_${contact.status}` : 'suppressed'
-                history({ node: node.id, skipped }, node.id)
-                nodeId = next
-                break
-              }
-              const window = flow.options.sendingWindow
-              const open = window ? nextWindowAt(now, window, contact.timezone ?? clientZone) : now
-              if (open > now) {
-                q.moveRun(run.seq, node.id, open)
-                tally.deferred++
-                parked = true
-                break
-              }
-              if (!email && !contact.phone) {
-                count(node.id)
-                history({ node: node.id, skipped: 'no_phone' }, node.id)
-                nodeId = next
-                break
-              }
-              if (email && limit !== null) {
-                if (sentToday >= limit) {
-                  q.moveRun(run.seq, node.id, nextUtcDay(now))
-                  tally.deferred++
-                  parked = true
-                  break
-                }
-                sentToday++
-              }
-              count(node.id)
-              const thread = email && flow.options.outreach ? threadOf(node) : null
-              const id = actions.queueMessage(flow, node, contact, now, thread ?? [])
-              tally.queued++
-              thread?.push(id)
-              history(
-                flow.options.outreach
-                  ? { node: node.id, message_id: id, channel: node.channel ?? 'email' }
-                  : { node: node.id, message_id: id },
-                node.id,
-              )
-              nodeId = next
-              break
-            }
-            case 'wait': {
-              count(node.id)
-              const due =
-                typeof node.duration === 'string'
-                  ? now + (parseIsoDuration(node.duration) ?? 0)
-                  : nextTimeOfDay(
-                      now,
-                      parseTimeOfDay(String(node.until)) ?? 0,
-                      contact.timezone ?? clientZone ?? 'UTC',
-                    )
-              history({ node: node.id, until: iso(due) }, node.id)
-              // A wait already over (PT0S) is not a trip through the queue: the path goes on in
-              // this step, so the next node starts at its due time instead of behind every run
-              // due meanwhile (still bounded by MAX_HOPS, like any chain).
-              if (next === null) nodeId = null
-              else if (due <= now) nodeId = next
-              else {
-                q.moveRun(run.seq, next, due)
-                parked = true
-              }
-              break
-            }
-            case 'wait_for_event': {
-              count(node.id)
-              const type = JOURNEY_EVENTS[String(node.event)] ?? ''
-              history({ node: node.id, waiting_for: node.event }, node.id)
-              q.moveRun(run.seq, node.id, now + (parseIsoDuration(String(node.timeout)) ?? 0), type, now)
-              parked = true
-              break
-            }
-            case 'condition': {
-              count(node.id)
-              const yes = testOf(flow, node, now)(contact.id)
-              history({ node: node.id, result: yes ? 'yes' : 'no' }, node.id)
-              nodeId = ((yes ? node.yes : node.no) as string | undefined) ?? null
-              break
-            }
-            case 'split': {
-              count(node.id)
-              const { index, branch } = pickBranch(node)
-              history(
-                { node: node.id, branch: index, ...(branch.name ? { branch_name: branch.name } : {}) },
-                node.id,
-              )
-              nodeId = branch.next
-              break
-            }
-            case 'webhook': {
-              count(node.id)
-              const deliveryId = actions.queueWebhook(flow, node, contact, now)
-              if (deliveryId) tally.webhooks++
-              history(
-                deliveryId
-                  ? { node: node.id, delivery_id: deliveryId }
-                  : { node: node.id, skipped: 'webhook_gone' },
-                node.id,
-              )
-              nodeId = next
-              break
-            }
-            case 'goal':
-              // Reached on the path and not met (a met goal ended the flow above): go on.
-              count(node.id)
-              history({ node: node.id, goal: false }, node.id)
-              nodeId = next
-              break
-            case 'exit':
-              count(node.id)
-              history({ node: node.id }, node.id)
-              nodeId = null
-              break
-            default:
-              // update_contact, add_to_list, remove_from_list: an effect, then the next node.
-              count(node.id)
-              actions.apply(flow, node, contact, now)
-              history({ node: node.id }, node.id)
-              nodeId = next
-          }
+          next = NODE_SPECS[node.type].step(scope, node)
         }
         if (record.entries.length > 0 || record.end) q.record(run.enrollment_seq, record, now)
       }
@@ -424,16 +323,4 @@ export function createFlowExecutor(app: AppContext) {
   }
 
   return { pass }
-}
-
-/** A split's branch, by weight. */
-function pickBranch(node: FlowNode) {
-  const branches = node.branches as { weight: number; next: string; name?: string }[]
-  const total = branches.reduce((s, b) => s + b.weight, 0)
-  let pick = Math.random() * total
-  for (const [index, branch] of branches.entries()) {
-    pick -= branch.weight
-    if (pick < 0) return { index, branch }
-  }
-  return { index: branches.length - 1, branch: branches.at(-1)! }
 }

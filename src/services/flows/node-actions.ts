@@ -17,7 +17,13 @@ export function createNodeActions(app: AppContext) {
   const q = flowQueue(app.sqlite)
 
   /** A send node's message in the outbox (its content is planned when it is sent); its id. */
-  function queueMessage(flow: Flow, node: FlowNode, contact: ContactRow, now: number, thread: string[]) {
+  function queueMessage(
+    flow: Flow,
+    node: FlowNode,
+    contact: ContactRow,
+    now: number,
+    thread: readonly string[],
+  ) {
     const channel = (node.channel as string) ?? 'email'
     const id = newId()
     q.queueMessage(

@@ -31,26 +31,6 @@ export const JOURNEY_EVENTS: Record<string, string> = {
 }
 export const JOURNEY_EVENT_TYPES = new Set(Object.values(JOURNEY_EVENTS))
 
-/** Members every node may carry. `label` and `position` are for the portal's drawing. */
-const COMMON = ['id', 'type', 'label', 'position']
-
-/** The members each type allows besides the common ones. */
-export const MEMBERS: Record<NodeType, string[]> = {
-  trigger: ['trigger', 'segment_id', 'list_id', 'event', 'campaign_id', 'next'],
-  send: ['channel', 'template_id', 'sender_id', 'next'],
-  wait: ['duration', 'until', 'next'],
-  wait_for_event: ['event', 'timeout', 'on_event', 'on_timeout'],
-  condition: ['match', 'rule_groups', 'yes', 'no'],
-  split: ['branches'],
-  update_contact: ['fields', 'next'],
-  add_to_list: ['list_id', 'next'],
-  remove_from_list: ['list_id', 'next'],
-  webhook: ['webhook_id', 'next'],
-  goal: ['match', 'rule_groups', 'next'],
-  exit: [],
-}
-export const allowedMembers = (type: NodeType) => [...COMMON, ...MEMBERS[type]]
-
 /** A node as stored (already checked). */
 export type FlowNode = Record<string, unknown> & { id: string; type: NodeType }
 
@@ -66,6 +46,3 @@ export function edgesOf(node: Record<string, unknown>): { member: string; to: st
     })
   return out
 }
-
-/** Waits break cycles: a loop through one runs at most once per wait. */
-export const WAITING_TYPES: ReadonlySet<string> = new Set(['wait', 'wait_for_event'])

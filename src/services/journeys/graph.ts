@@ -1,18 +1,12 @@
 import type { FieldError } from '../../errors'
 import { a } from '../../lib/article'
-import { MAX_WAIT_MS, parseIsoDuration, parseTimeOfDay } from '../../lib/duration'
-import { CAMPAIGN_CHANNELS } from '../../lib/enums'
-import { type IdKind, notAnIdMessage, parseId } from '../../lib/ids'
+import { notAnIdMessage, parseId } from '../../lib/ids'
 import { LINE_PATTERN, notOneOf, quoteValue } from '../../lib/validate'
-import {
-  allowedMembers,
-  edgesOf,
-  JOURNEY_EVENTS,
-  NODE_TYPES,
-  type NodeType,
-  TRIGGERS,
-  WAITING_TYPES,
-} from '../flows/nodes'
+import { allowedMembers, isWaiting, NODE_SPECS } from '../flows/node-types'
+import type { GraphRefs } from '../flows/node-types/spec'
+import { edgesOf, JOURNEY_EVENTS, NODE_TYPES, type NodeType } from '../flows/nodes'
+
+export type { GraphRefs } from '../flows/node-types/spec'
 
 // The checks of a journey graph. On save: known node types, members valid for
 // their type (references to this client's records, durations, times of day, rule groups as in
@@ -20,25 +14,9 @@ import {
 // trigger, every branch of a branching node set, every node reachable from the trigger. Every
 // failure names the node and member, `nodes[s1].template_id`; two triggers name each trigger node.
 
-/** What the checks look up in the database, for the journey's own client. */
-export interface GraphRefs {
-  /** The template's channel, or null when the client has no such template. */
-  templateChannel(id: string): string | null
-  sender(id: string): boolean
-  list(id: string): boolean
-  segment(id: string): boolean
-  webhook(id: string): boolean
-  campaign(id: string): boolean
-  /** Rule groups checked as a segment's (errors with paths below `rule_groups`). */
-  rules(match: 'all' | 'any', groups: unknown): FieldError[]
-  timeZone(name: string): boolean
-}
-
 const ID_RE = /^[A-Za-z0-9_-]{1,64}$/
 const LINE = new RegExp(LINE_PATTERN)
 export const MAX_NODES = 200
-const CONTACT_FIELDS = ['first_name', 'last_name', 'company', 'timezone', 'status', 'custom_fields']
-const SETTABLE_STATUSES = ['subscribed', 'unsubscribed', 'blocked']
 
 export function checkGraph(raw: unknown[], refs: GraphRefs, mode: 'save' | 'activate'): FieldError[] {
   const errors: FieldError[] = []
@@ -71,7 +49,7 @@ export function checkGraph(raw: unknown[], refs: GraphRefs, mode: 'save' | 'acti
     for (const e of edgesOf(node))
       if (!ids.has(e.to))
         errors.push({ field: `nodes[${id}].${e.member}`, message: `no node has the id ${quoteValue(e.to)}` })
-      else if (e.to === id && !WAITING_TYPES.has(node.type as string))
+      else if (e.to === id && !isWaiting(node.type))
         errors.push({
           field: `nodes[${id}].${e.member}`,
           message: 'a node cannot lead to itself (put a wait in between)',
@@ -83,7 +61,7 @@ export function checkGraph(raw: unknown[], refs: GraphRefs, mode: 'save' | 'acti
   const visit = (id: string, trail: string[]) => {
     state.set(id, 1)
     const node = ids.get(id)!
-    if (!WAITING_TYPES.has(node.type as string))
+    if (!isWaiting(node.type))
       for (const e of edgesOf(node)) {
         if (!ids.has(e.to) || e.to === id) continue
         const s = state.get(e.to)
@@ -121,10 +99,7 @@ function activationErrors(ids: Map<string, Record<string, unknown>>): FieldError
           message: 'is required to activate (every path must end)',
         })
     }
-    const branches = { condition: ['yes', 'no'], wait_for_event: ['on_event', 'on_timeout'] }[
-      node.type as string
-    ]
-    for (const member of branches ?? []) need(member)
+    for (const member of NODE_SPECS[node.type as NodeType]?.branches ?? []) need(member)
   }
   // Every node is reachable from the trigger.
   const seen = new Set<string>()
@@ -150,11 +125,10 @@ function checkMembers(
   const err = (member: string, message: string) => errors.push({ field: `${path}.${member}`, message })
   const allowed = allowedMembers(type)
   for (const k of Object.keys(node)) if (!allowed.includes(k)) err(k, `is not a member of ${a(type)} node`)
-  const optString = (member: string) => {
-    const v = node[member]
-    if (v !== undefined && v !== null && typeof v !== 'string') err(member, 'must be a string')
+  for (const m of ['next', 'yes', 'no', 'on_event', 'on_timeout']) {
+    const v = node[m]
+    if (v !== undefined && v !== null && typeof v !== 'string') err(m, 'must be a string')
   }
-  for (const m of ['next', 'yes', 'no', 'on_event', 'on_timeout']) optString(m)
   if (
     node.label !== undefined &&
     (typeof node.label !== 'string' || node.label.length > 200 || !LINE.test(node.label))
@@ -171,189 +145,67 @@ function checkMembers(
     )
       err('position', 'must be {x, y} (numbers)')
   }
-  /** A reference member: an id of a record the lookup finds; returns the UUID. */
-  const ref = (member: string, what: IdKind, exists: (id: string) => boolean, required: boolean) => {
-    const v = node[member]
-    if (v === undefined || v === null) {
-      if (required) err(member, `is required (${a(what)} id)`)
-      return null
-    }
-    const id = typeof v === 'string' ? parseId(v) : null
-    if (id === null) {
-      err(member, notAnIdMessage(what))
-      return null
-    }
-    if (!exists(id)) err(member, `no such ${what} in this client`)
-    return id
-  }
-  const rules = () => {
-    const match = node.match ?? 'all'
-    if (match !== 'all' && match !== 'any') err('match', notOneOf(match, ['all', 'any']))
-    if (!Array.isArray(node.rule_groups) || node.rule_groups.length === 0 || node.rule_groups.length > 20) {
-      err('rule_groups', 'must be 1 to 20 groups [{match, rules: [...]}] as in segments')
-      return
-    }
-    const shapeErrors: FieldError[] = []
-    node.rule_groups.forEach((g, i) => {
-      const group = g as { match?: unknown; rules?: unknown }
-      if (
-        !group ||
-        typeof group !== 'object' ||
-        (group.match !== 'all' && group.match !== 'any') ||
-        !Array.isArray(group.rules) ||
-        group.rules.length === 0 ||
-        group.rules.length > 50 ||
-        group.rules.some((r) => !r || typeof r !== 'object' || Array.isArray(r))
-      )
-        shapeErrors.push({
-          field: `${path}.rule_groups[${i}]`,
-          message: 'must be {match: all|any, rules: [1 to 50 rule objects]}',
-        })
-      else
-        for (const k of Object.keys(group))
-          if (k !== 'match' && k !== 'rules')
-            shapeErrors.push({ field: `${path}.rule_groups[${i}].${k}`, message: 'is not a known member' })
-    })
-    if (shapeErrors.length) return void errors.push(...shapeErrors)
-    for (const e of refs.rules(match === 'any' ? 'any' : 'all', node.rule_groups))
-      errors.push({ field: `${path}.${e.field}`, message: e.message })
-  }
-  const event = (required: boolean) => {
-    const v = node.event
-    if (v === undefined && !required) return
-    if (typeof v !== 'string' || !JOURNEY_EVENTS[v]) err('event', notOneOf(v, Object.keys(JOURNEY_EVENTS)))
-  }
+  NODE_SPECS[type].check?.({
+    node,
+    refs,
+    err,
+    ref(member, what, exists, required) {
+      const v = node[member]
+      if (v === undefined || v === null) {
+        if (required) err(member, `is required (${a(what)} id)`)
+        return null
+      }
+      const id = typeof v === 'string' ? parseId(v) : null
+      if (id === null) {
+        err(member, notAnIdMessage(what))
+        return null
+      }
+      if (!exists(id)) err(member, `no such ${what} in this client`)
+      return id
+    },
+    rules: () => checkRules(node, path, refs, errors),
+    event(required) {
+      const v = node.event
+      if (v === undefined && !required) return
+      if (typeof v !== 'string' || !JOURNEY_EVENTS[v]) err('event', notOneOf(v, Object.keys(JOURNEY_EVENTS)))
+    },
+  })
+}
 
-  switch (type) {
-    case 'trigger': {
-      const kind = node.trigger
-      if (!(TRIGGERS as readonly unknown[]).includes(kind)) {
-        err('trigger', notOneOf(kind, TRIGGERS))
-        break
-      }
-      const only = (members: string[]) => {
-        for (const m of ['segment_id', 'list_id', 'event', 'campaign_id'])
-          if (!members.includes(m) && node[m] !== undefined)
-            err(m, `does not apply to ${a(String(kind))} trigger`)
-      }
-      if (kind === 'segment_entered') {
-        only(['segment_id'])
-        ref('segment_id', 'segment', refs.segment, true)
-      } else if (kind === 'list_joined') {
-        only(['list_id'])
-        ref('list_id', 'list', refs.list, true)
-      } else if (kind === 'event') {
-        only(['event', 'campaign_id'])
-        event(true)
-        ref('campaign_id', 'campaign', refs.campaign, false)
-      } else only([])
-      break
-    }
-    case 'send': {
-      const channel = node.channel ?? 'email'
-      if (!(CAMPAIGN_CHANNELS as readonly unknown[]).includes(channel))
-        err('channel', notOneOf(channel, CAMPAIGN_CHANNELS))
-      const id = ref('template_id', 'template', (id) => refs.templateChannel(id) !== null, true)
-      if (id && typeof channel === 'string') {
-        const tc = refs.templateChannel(id)
-        if (tc !== null && tc !== channel)
-          err('template_id', `is ${a(tc)} template; this node sends ${channel}`)
-      }
-      if (channel !== 'email' && node.sender_id !== undefined) err('sender_id', 'applies to email only')
-      ref('sender_id', 'sender', refs.sender, false)
-      break
-    }
-    case 'wait': {
-      const hasDuration = node.duration !== undefined
-      const hasUntil = node.until !== undefined
-      if (hasDuration === hasUntil)
-        err(
-          hasDuration ? 'until' : 'duration',
-          'give either duration (ISO 8601, e.g. P2D) or until (HH:MM), not both',
-        )
-      const wait = typeof node.duration === 'string' ? parseIsoDuration(node.duration) : null
-      if (hasDuration && wait === null)
-        err(
-          'duration',
-          `${quoteValue(node.duration)} is not an ISO 8601 duration in weeks, days, hours, minutes or seconds (e.g. P2D, PT4H, PT30S)`,
-        )
-      else if (hasDuration && wait! > MAX_WAIT_MS) err('duration', 'must be at most 365 days')
-      if (hasUntil && (typeof node.until !== 'string' || parseTimeOfDay(node.until) === null))
-        err('until', `${quoteValue(node.until)} is not a time of day HH:MM (24-hour)`)
-      break
-    }
-    case 'wait_for_event': {
-      event(true)
-      const timeout = typeof node.timeout === 'string' ? parseIsoDuration(node.timeout) : null
-      if (timeout === null)
-        err('timeout', `${quoteValue(node.timeout)} is not an ISO 8601 duration (e.g. P3D)`)
-      else if (timeout > MAX_WAIT_MS) err('timeout', 'must be at most 365 days')
-      break
-    }
-    case 'condition':
-    case 'goal':
-      rules()
-      break
-    case 'split': {
-      const b = node.branches
-      if (!Array.isArray(b) || b.length < 2 || b.length > 10) {
-        err('branches', 'must be 2 to 10 branches [{weight, next, name?}]')
-        break
-      }
-      b.forEach((branch, i) => {
-        const br = branch as Record<string, unknown>
-        if (!br || typeof br !== 'object') {
-          err(`branches[${i}]`, 'must be {weight, next, name?}')
-          return
-        }
-        for (const k of Object.keys(br))
-          if (!['weight', 'next', 'name'].includes(k)) err(`branches[${i}].${k}`, 'is not a known member')
-        if (typeof br.weight !== 'number' || !(br.weight > 0) || br.weight > 1_000_000)
-          err(`branches[${i}].weight`, 'must be a number above 0')
-        if (typeof br.next !== 'string') err(`branches[${i}].next`, 'is required (a node id)')
-        if (
-          br.name !== undefined &&
-          (typeof br.name !== 'string' || br.name.length > 200 || !LINE.test(br.name))
-        )
-          err(`branches[${i}].name`, 'must be one line of at most 200 characters')
-      })
-      break
-    }
-    case 'update_contact': {
-      const f = node.fields as Record<string, unknown> | undefined
-      if (!f || typeof f !== 'object' || Array.isArray(f) || Object.keys(f).length === 0) {
-        err('fields', `must be an object with some of: ${CONTACT_FIELDS.join(', ')}`)
-        break
-      }
-      for (const [k, v] of Object.entries(f)) {
-        const p = `fields.${k}`
-        if (!CONTACT_FIELDS.includes(k))
-          err(p, `is not a field a journey may set; use: ${CONTACT_FIELDS.join(', ')}`)
-        else if (k === 'status') {
-          if (!SETTABLE_STATUSES.includes(v as string)) err(p, notOneOf(v, SETTABLE_STATUSES))
-        } else if (k === 'timezone') {
-          if (v !== null && (typeof v !== 'string' || !refs.timeZone(v)))
-            err(p, 'must be an IANA time zone or null')
-        } else if (k === 'custom_fields') {
-          if (!v || typeof v !== 'object' || Array.isArray(v) || Object.keys(v).length > 100)
-            err(p, 'must be an object of at most 100 members (null removes one)')
-          else
-            for (const [ck, cv] of Object.entries(v))
-              if (ck.length === 0 || ck.length > 64) err(`${p}.${ck}`, 'keys are 1 to 64 characters')
-              else if (cv !== null && JSON.stringify(cv).length > 2048) err(`${p}.${ck}`, 'is over 2 KiB')
-        } else if (v !== null && (typeof v !== 'string' || v.length > 200 || !LINE.test(v)))
-          err(p, 'must be one line of at most 200 characters, or null')
-      }
-      break
-    }
-    case 'add_to_list':
-    case 'remove_from_list':
-      ref('list_id', 'list', refs.list, true)
-      break
-    case 'webhook':
-      ref('webhook_id', 'webhook', refs.webhook, true)
-      break
-    case 'exit':
-      break
+/** `match` and `rule_groups` as in segments, each failure below the node's path. */
+function checkRules(node: Record<string, unknown>, path: string, refs: GraphRefs, errors: FieldError[]) {
+  const match = node.match ?? 'all'
+  if (match !== 'all' && match !== 'any')
+    errors.push({ field: `${path}.match`, message: notOneOf(match, ['all', 'any']) })
+  if (!Array.isArray(node.rule_groups) || node.rule_groups.length === 0 || node.rule_groups.length > 20) {
+    errors.push({
+      field: `${path}.rule_groups`,
+      message: 'must be 1 to 20 groups [{match, rules: [...]}] as in segments',
+    })
+    return
   }
+  const shapeErrors: FieldError[] = []
+  node.rule_groups.forEach((g, i) => {
+    const group = g as { match?: unknown; rules?: unknown }
+    if (
+      !group ||
+      typeof group !== 'object' ||
+      (group.match !== 'all' && group.match !== 'any') ||
+      !Array.isArray(group.rules) ||
+      group.rules.length === 0 ||
+      group.rules.length > 50 ||
+      group.rules.some((r) => !r || typeof r !== 'object' || Array.isArray(r))
+    )
+      shapeErrors.push({
+        field: `${path}.rule_groups[${i}]`,
+        message: 'must be {match: all|any, rules: [1 to 50 rule objects]}',
+      })
+    else
+      for (const k of Object.keys(group))
+        if (k !== 'match' && k !== 'rules')
+          shapeErrors.push({ field: `${path}.rule_groups[${i}].${k}`, message: 'is not a known member' })
+  })
+  if (shapeErrors.length) return void errors.push(...shapeErrors)
+  for (const e of refs.rules(match === 'any' ? 'any' : 'all', node.rule_groups))
+    errors.push({ field: `${path}.${e.field}`, message: e.message })
 }

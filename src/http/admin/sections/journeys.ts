@@ -1,6 +1,7 @@
 import { ServiceError } from '../../../errors'
 import { CAMPAIGN_CHANNELS, JOURNEY_STATUSES } from '../../../lib/enums'
-import { JOURNEY_EVENTS, MEMBERS, NODE_TYPES, type NodeType, TRIGGERS } from '../../../services/flows/nodes'
+import { NODE_SPECS } from '../../../services/flows/node-types'
+import { JOURNEY_EVENTS, NODE_TYPES, type NodeType, TRIGGERS } from '../../../services/flows/nodes'
 import { nodesEditable } from '../../../services/journeys/lifecycle'
 import { deleteJourneyNodeVerb, putJourneyNodeVerb } from '../../../services/journeys/node-verbs'
 import {
@@ -175,7 +176,7 @@ async function nodeForm(
   const others = (j.nodes as Node[])
     .filter((n) => n.id !== node.id)
     .map((n) => ({ value: n.id, label: `${n.id} (${n.type})` }))
-  const fields = ['label', ...MEMBERS[node.type as NodeType]].map((member) => {
+  const fields = ['label', ...NODE_SPECS[node.type as NodeType].members].map((member) => {
     const raw = node[member]
     const value = given
       ? (given[member] ?? '')
@@ -214,7 +215,7 @@ async function nodeForm(
 function nodeFromForm(req: PortalRequest, node: Node): { node: Node; errors: Record<string, string> } {
   const out: Node = { id: node.id, type: node.type }
   const errors: Record<string, string> = {}
-  for (const member of ['label', ...MEMBERS[node.type as NodeType]]) {
+  for (const member of ['label', ...NODE_SPECS[node.type as NodeType].members]) {
     const v = text(req, member)?.trim()
     if (!v) continue
     if (JSON_MEMBERS.has(member))
