@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { listFlowEnrollments } from '../flows/enrollments'
+import { messageStatsByNode } from '../flows/message-stats'
 import type { FlowNode } from '../flows/nodes'
 import type { ListEnrollmentsQuery } from './inputs'
 import { findJourneyRow } from './lifecycle'
@@ -38,27 +39,7 @@ export function journeyStats(ctx: Ctx, id: string) {
       )
       .map((r) => [r.node_id, r.n]),
   )
-  const messages = new Map(
-    ctx.db
-      .all<{
-        node: string
-        queued: number
-        sent: number
-        delivered: number
-        opened: number
-        clicked: number
-        bounced: number
-        failed: number
-      }>(
-        sql`SELECT source_step AS node,
-              sum(status IN ('queued', 'sending')) AS queued,
-              sum(sent_at IS NOT NULL) AS sent, sum(delivered_at IS NOT NULL) AS delivered,
-              sum(opened_at IS NOT NULL) AS opened, sum(clicked_at IS NOT NULL) AS clicked,
-              sum(bounced_at IS NOT NULL) AS bounced, sum(status = 'failed') AS failed
-            FROM messages WHERE source_id = ${journey.id} GROUP BY source_step`,
-      )
-      .map((r) => [r.node, r]),
-  )
+  const messagesOf = messageStatsByNode(ctx.db, journey.id)
   const exitReasons: Record<string, number> = {}
   for (const r of byStatus)
     if (r.end_reason) exitReasons[r.end_reason] = (exitReasons[r.end_reason] ?? 0) + r.n
@@ -73,24 +54,14 @@ export function journeyStats(ctx: Ctx, id: string) {
     goal_conversions: sum((r) => r.end_reason === 'goal'),
     exit_reasons: exitReasons,
     nodes: (journey.nodes as FlowNode[]).map((n) => {
-      const m = messages.get(n.id)
+      const { queued, sent, delivered, opened, clicked, bounced, failed } = messagesOf(n.id)
       return {
         id: n.id,
         type: n.type,
         passed: passed.get(n.id) ?? 0,
         waiting: waiting.get(n.id) ?? 0,
         ...(n.type === 'send'
-          ? {
-              messages: {
-                queued: m?.queued ?? 0,
-                sent: m?.sent ?? 0,
-                delivered: m?.delivered ?? 0,
-                opened: m?.opened ?? 0,
-                clicked: m?.clicked ?? 0,
-                bounced: m?.bounced ?? 0,
-                failed: m?.failed ?? 0,
-              },
-            }
+          ? { messages: { queued, sent, delivered, opened, clicked, bounced, failed } }
           : {}),
       }
     }),

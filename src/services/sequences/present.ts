@@ -1,16 +1,10 @@
 import type { FlowEnrollmentRow, SequenceRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
 import { stepOfNode } from '../flows/linear'
+import type { NodeMessageStats } from '../flows/message-stats'
 
-export interface StepStats {
-  step: number
-  sent: number
-  delivered: number
-  opened: number
-  clicked: number
-  replied: number
-  bounced: number
-}
+/** A step's message figures, as GET /sequences/{id} gives them. */
+export type StepStats = { step: number } & Omit<NodeMessageStats, 'queued' | 'failed'>
 
 export function presentSequence(row: SequenceRow, stats: StepStats[]) {
   return {
