@@ -33,6 +33,7 @@ import m29 from '../../migrations/0029_oauth_used_assertions.sql' with { type: '
 import m30 from '../../migrations/0030_client_unreachable_count.sql' with { type: 'text' }
 import m31 from '../../migrations/0031_message_hit_counts.sql' with { type: 'text' }
 import m32 from '../../migrations/0032_flows_one_engine.sql' with { type: 'text' }
+import m33 from '../../migrations/0033_client_sending_profiles.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -68,4 +69,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0030_client_unreachable_count', sql: m30 },
   { tag: '0031_message_hit_counts', sql: m31 },
   { tag: '0032_flows_one_engine', sql: m32 },
+  { tag: '0033_client_sending_profiles', sql: m33 },
 ]
