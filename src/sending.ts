@@ -7,6 +7,7 @@ import { createFlowSource } from './services/flows/send-source'
 import { recordDeliveredEvent } from './services/messages/activity'
 import { createFeedback } from './services/messages/feedback'
 import { createTransactionalSource } from './services/messages/send-source'
+import { effectiveProfile } from './services/sending-profiles/effective'
 import { createSuppressionCheck } from './services/suppressions/check'
 import { SEND_BUDGET_MS } from './services/templates/render'
 import { sendRenderer } from './services/templates/render-pool'
@@ -27,6 +28,7 @@ export const sendDeps: SendDeps = {
   outboxRules: OUTBOX_RULES,
   trackingKey: trackingKeyOf,
   feedback: createFeedback,
+  sendingProfile: effectiveProfile,
   dkimForSender,
   warmupFor,
   warmupCap,

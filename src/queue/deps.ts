@@ -3,6 +3,7 @@ import type { AppContext } from '../context'
 import type { Db } from '../db/client'
 import type { Outbox, OutboxRules } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
+import type { EffectiveProfile } from '../services/sending-profiles/effective'
 import type { RenderPool } from '../services/templates/render-pool'
 import type { PlanDeps, Planner } from './plan'
 import type { MessageSource } from './sources/types'
@@ -23,6 +24,8 @@ export interface SendDeps extends PlanDeps, WarmupDeps {
   outboxRules: OutboxRules
   /** The key signing tracking links, the open pixel and VERP addresses. */
   trackingKey(app: AppContext): Buffer
+  /** The client's sending accounts, `inherit` resolved against the instance settings. */
+  sendingProfile(app: AppContext, clientId: string): EffectiveProfile
   /** Records what providers report after a send (delivery, opens, bounces, replies). */
   feedback(app: AppContext): ChannelFeedback
   /** What a template sees as `contact.*`. */

@@ -52,11 +52,11 @@ export interface PlanDeps {
   clientVariables(client: Pick<ClientRow, 'id' | 'name' | 'industry'>): Record<string, unknown>
 }
 
-/** Builds plans; `capabilities` says whether the channel's provider signs for real inboxes. */
+/** Builds plans; `capabilities` says whether the client's provider of a channel signs for real inboxes. */
 export function createPlanner(
   app: AppContext,
   outbox: Outbox,
-  capabilities: (channel: Channel) => ProviderCapabilities,
+  capabilities: (clientId: string, channel: Channel) => ProviderCapabilities,
   deps: PlanDeps,
 ) {
   const host = new URL(app.config.publicUrl).hostname
@@ -65,7 +65,7 @@ export function createPlanner(
     if (!client) throw new Error('the client no longer exists')
     const { sender } = input
     const dkim =
-      sender && capabilities(input.channel).needsVerifiedSender
+      sender && capabilities(input.clientId, input.channel).needsVerifiedSender
         ? deps.dkimForSender(app, input.clientId, sender.fromEmail)
         : null
     return {

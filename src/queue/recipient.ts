@@ -1,4 +1,4 @@
-import { type Channel, type ChannelProvider, ProviderError, type SendResult } from '../channels/types'
+import { type ChannelProvider, ProviderError, type SendResult } from '../channels/types'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
@@ -8,6 +8,7 @@ import { sendWithin } from './deadline'
 import type { SendDeps } from './deps'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
+import type { ProfileProviders } from './profile-providers'
 import { createRenderAhead } from './render-ahead'
 import type { SendThreads } from './send-threads'
 import type { MessageSource, Verdict } from './sources/types'
@@ -24,7 +25,8 @@ const RENDER_AHEAD = 64
 const SUSPENDED_RECHECK_MS = 30_000
 
 export interface RecipientOptions {
-  providers: Record<Channel, ChannelProvider>
+  /** The provider of each client's messages (its sending profile's, or the instance's). */
+  profiles: ProfileProviders
   retryDelays: readonly number[]
   /** The tracking-token key. */
   key: Buffer
@@ -50,7 +52,7 @@ const held = (v: Exclude<Verdict, { kind: 'send' }>): Outcome =>
 
 export function createRecipientStep(app: AppContext, options: RecipientOptions): RecipientStep {
   const { clock } = app
-  const { providers, retryDelays, deps } = options
+  const { profiles, retryDelays, deps } = options
   const { contactVariables, sendBudgetMs } = deps
   const isSuppressed = deps.suppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
@@ -98,9 +100,13 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       return { kind: 'skipped', reason: 'suppressed' }
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
-    const deferTo = limits.reserve(m.clientId, to, now, plan.warmup)
+    const route = profiles.route(m.clientId, channel)
+    const deferTo = limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
     if (deferTo !== null) return { kind: 'deferred', at: deferTo }
-    const provider = providers[channel]
+    const { provider } = route
+    // A client's own SMTP account goes through pools of its own on the send threads.
+    const thread =
+      threads && (route.smtp !== null || (!route.own && threads.serves(channel))) ? threads : null
     // Rendered on the render pool (never on this thread, nor on a send thread, where a render
     // that runs away would hold that thread's sends), within the send budget, ahead of the turn.
     const variables = recipientVariables(app.config, options.key, plan, m, contactVariables(contact))
@@ -116,8 +122,8 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       const r = await rendered()
       if (!r.ok) return unrenderable(r.field ? `${r.field}: ${r.message}` : r.message)
       const unsubscribeUrl = variables.unsubscribe_url!
-      if (threads?.serves(channel)) {
-        const t = await threads.send(plan, m, contact, keepContent, r.rendered, unsubscribeUrl)
+      if (thread) {
+        const t = await thread.send(plan, m, contact, keepContent, r.rendered, unsubscribeUrl, route.smtp)
         if (t.kind === 'sent') return sent(provider, t, t.composed, keepContent)
         if (t.kind === 'refused') return refused(provider, m, t.error, t.retryable)
         if (t.kind === 'unrenderable') return unrenderable(t.error)

@@ -30,12 +30,18 @@ export interface SendJob {
   /** The message's template, rendered on the render pool (a send thread never renders). */
   rendered: RenderedMessage
   unsubscribeUrl: string
+  /** The client's own SMTP account to send through (a `target` sent before), else the instance's provider. */
+  target: string | null
 }
 
 export type ToThread =
   /** First message: the configuration, the tracking-token key, the provider kind of each channel served. */
   | { type: 'init'; config: Config; key: Uint8Array; kinds: Partial<Record<Channel, string>> }
   | { type: 'plan'; id: number; spec: PlanSpec }
+  /** A client's own SMTP account: the thread opens a pool of `pool` connections to `url` for it. */
+  | { type: 'target'; key: string; url: string; pool: number }
+  /** A client's account was let go (its profile changed, or it sat idle): close its pool. */
+  | { type: 'drop'; key: string }
   /** Drop every plan (the main thread's plan numbers start over). */
   | { type: 'forget' }
   /** Sends queued in one turn of the main thread, posted together. */

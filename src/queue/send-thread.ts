@@ -22,6 +22,8 @@ interface Setup {
 }
 let setup: Setup | null = null
 const plans = new Map<number, ComposePlan | Error>()
+/** The providers of clients' own SMTP accounts, by target key. */
+const targets = new Map<string, ChannelProvider>()
 
 // Providers that run off the main thread report nothing after the send (no status callbacks,
 // no simulated traffic): their feedback has nowhere to go from here.
@@ -85,9 +87,12 @@ function recorded(c: Composed, keepContent: boolean): Composed {
 async function run(s: Setup, job: SendJob): Promise<JobAnswer> {
   const plan = plans.get(job.plan)
   if (plan instanceof Error) return { job: job.job, kind: 'unrenderable', error: plan.message }
-  const provider = plan && s.providers[plan.channel]
-  if (!plan || !provider)
-    return { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
+  if (!plan) return { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
+  const provider = job.target === null ? s.providers[plan.channel] : targets.get(job.target)
+  if (!provider)
+    return job.target === null
+      ? { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
+      : { job: job.job, kind: 'refused', error: 'the SMTP account was let go; sent again', retryable: true }
   let composed: Composed
   try {
     composed = composeRendered(
@@ -151,13 +156,24 @@ self.onmessage = (event: MessageEvent<ToThread>) => {
     case 'forget':
       plans.clear()
       break
+    case 'target':
+      if (!targets.has(m.key))
+        targets.set(
+          m.key,
+          createProvider('smtp', { ...setup!.config, smtpUrl: m.url, smtpPool: m.pool }, noFeedback),
+        )
+      break
+    case 'drop':
+      void targets.get(m.key)?.close()
+      targets.delete(m.key)
+      break
     case 'send':
       for (const job of m.jobs) void run(setup!, job).then(answer)
       break
     case 'close':
-      void Promise.all(Object.values(setup?.providers ?? {}).map((p) => p.close())).finally(() =>
-        post({ type: 'closed' }),
-      )
+      void Promise.all(
+        [...Object.values(setup?.providers ?? {}), ...targets.values()].map((p) => p.close()),
+      ).finally(() => post({ type: 'closed' }))
       break
   }
 }

@@ -5,6 +5,7 @@ import type { ContactRow, MessageRow } from '../db/schema'
 import type { Logger } from '../lib/log'
 import type { RenderedMessage } from '../services/templates/render'
 import type { SendPlan } from './plan'
+import type { SmtpTarget } from './profile-providers'
 import type { FromThread, JobAnswer, PlanSpec, SendJob, ToThread } from './send-thread-protocol'
 
 // The send threads: for channels whose provider costs CPU per message (SMTP: MIME,
@@ -34,7 +35,10 @@ export type ThreadResult = JobAnswer | { kind: 'lost' }
 export interface SendThreads {
   /** Channels whose sends go through the threads. */
   serves(channel: Channel): boolean
-  /** Composes and sends one claimed message on a thread. */
+  /**
+   * Composes and sends one claimed message on a thread, through the client's own SMTP account
+   * when `target` names one (each thread keeps a share of its pool), else the instance's provider.
+   */
   send(
     plan: SendPlan,
     message: MessageRow,
@@ -42,7 +46,10 @@ export interface SendThreads {
     keepContent: boolean,
     rendered: RenderedMessage,
     unsubscribeUrl: string,
+    target?: SmtpTarget | null,
   ): Promise<ThreadResult>
+  /** Closes the pools of a client's SMTP account on every thread. */
+  drop(target: SmtpTarget): void
   /** Ends thread `index` at once, as a crash would (what the tests of a dying thread use). */
   kill(index: number): void
   /** Live threads (a dead one's replacement counts once started). */
@@ -83,6 +90,8 @@ interface Slot {
   owed: Map<number, { resolve: (r: ThreadResult) => void; since: number }>
   /** Plans this thread has been sent. */
   plans: Set<number>
+  /** Clients' SMTP accounts this thread has been sent. */
+  targets: Set<string>
   /** Jobs of this turn, posted together. */
   queued: SendJob[]
   closed: (() => void) | null
@@ -104,9 +113,14 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     earlyDeaths: 0,
     owed: new Map(),
     plans: new Set(),
+    targets: new Set(),
     queued: [],
     closed: null,
   }))
+
+  /** This thread's share of a pool of `size` connections (at least one each). */
+  const shareOf = (size: number, slot: Slot) =>
+    Math.max(1, Math.floor(size / slots.length) + (slot.index < size % slots.length ? 1 : 0))
 
   function spawn(slot: Slot) {
     if (closing) return
@@ -137,11 +151,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     })
     worker.addEventListener('close', () => died(slot, worker))
     // HERALD_SMTP_POOL is the number of connections to the relay, shared between the threads.
-    const count = slots.length
-    const smtpPool = Math.max(
-      1,
-      Math.floor(config.smtpPool / count) + (slot.index < config.smtpPool % count ? 1 : 0),
-    )
+    const smtpPool = shareOf(config.smtpPool, slot)
     const init: ToThread = {
       type: 'init',
       config: { ...config, smtpPool },
@@ -156,6 +166,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     if (slot.worker !== worker) return
     slot.worker = null
     slot.plans.clear()
+    slot.targets.clear()
     slot.queued = []
     const lost = [...slot.owed.values()]
     slot.owed.clear()
@@ -270,12 +281,17 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
   return {
     serves: (channel) => served.has(channel),
 
-    async send(plan, message, contact, keepContent, rendered, unsubscribeUrl) {
+    async send(plan, message, contact, keepContent, rendered, unsubscribeUrl, target = null) {
       const planId = planIdOf(plan)
       const slot = await liveSlot()
       if (!slot.plans.has(planId)) {
         slot.plans.add(planId)
         slot.worker!.postMessage({ type: 'plan', id: planId, spec: specs.get(planId)! } satisfies ToThread)
+      }
+      if (target && !slot.targets.has(target.key)) {
+        slot.targets.add(target.key)
+        const { key, url, pool } = target
+        slot.worker!.postMessage({ type: 'target', key, url, pool: shareOf(pool, slot) } satisfies ToThread)
       }
       const job = ++jobs
       return new Promise<ThreadResult>((resolve) => {
@@ -290,10 +306,17 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
             keepContent,
             rendered,
             unsubscribeUrl,
+            target: target?.key ?? null,
           }) === 1
         )
           queueMicrotask(() => flush(slot))
       })
+    },
+
+    drop(target) {
+      for (const slot of slots)
+        if (slot.targets.delete(target.key))
+          slot.worker?.postMessage({ type: 'drop', key: target.key } satisfies ToThread)
     },
 
     kill(index) {

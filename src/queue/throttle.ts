@@ -10,7 +10,8 @@ import type { WarmupPlan } from '../services/deliverability/warmup'
 // Mail that reaches real inboxes (the smtp provider) also keeps under per-minute defaults for
 // the big mailbox providers (HERALD_DOMAIN_THROTTLES overrides them and adds others; the
 // domains of one provider share its limit) and under the warm-up cap of a new sending domain
-// (one UTC day per window, deferred to the next day).
+// (one UTC day per window, deferred to the next day). A client's sending profile brings its
+// throttles and hourly cap; a client with its own account has domain windows of its own.
 
 /** Per-minute limits of the big mailbox providers, by the name of the provider's group. */
 export const DEFAULT_DOMAIN_THROTTLES: Readonly<Record<string, number>> = {
@@ -62,21 +63,40 @@ export interface WarmupDeps {
   saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): void
 }
 
+/** The limits of the account a message goes through: a client's own, or the instance's. */
+export interface AccountLimits {
+  /** Names the account's recipient-domain windows ('' for the instance's account). */
+  key: string
+  /** Per-minute limits by recipient domain (or provider group). */
+  throttles: Readonly<Record<string, number>>
+  hourlyCap: number | null
+  /** Mail reaching real inboxes keeps under the big mailbox providers' defaults. */
+  smtp: boolean
+}
+
 export function createWindowLimits(
   outbox: Pick<Outbox, 'sentSince'>,
   config: Pick<Config, 'domainThrottle' | 'clientHourlyCap' | 'domainThrottles' | 'emailProvider'>,
   /** Reads and saves warm-up counts (absent: no warm-up, as in unit tests of the windows). */
   warming?: { app: AppContext; deps: WarmupDeps },
 ) {
-  const { domainThrottle, clientHourlyCap, domainThrottles } = config
-  const providerDefaults = config.emailProvider === 'smtp'
+  const { domainThrottle } = config
+  const instance: AccountLimits = {
+    key: '',
+    throttles: config.domainThrottles,
+    hourlyCap: config.clientHourlyCap,
+    smtp: config.emailProvider === 'smtp',
+  }
   /** The window key and per-minute limit of a recipient domain, or null when unlimited. */
-  const domainLimit = (domain: string): [string, number] | null => {
+  const domainLimit = (domain: string, account: AccountLimits): [string, number] | null => {
+    const { throttles } = account
     const group = PROVIDER_GROUPS[domain]
-    const set = domainThrottles[domain] ?? (group ? domainThrottles[group] : undefined)
-    if (set !== undefined) return [domainThrottles[domain] !== undefined ? domain : group!, set]
-    if (group && providerDefaults) return [group, DEFAULT_DOMAIN_THROTTLES[group]!]
-    return domainThrottle === null ? null : [domain, domainThrottle]
+    const set = throttles[domain] ?? (group ? throttles[group] : undefined)
+    // An account's windows are its own: two clients' relays each get the providers' limit.
+    const named = (name: string) => (account.key === '' ? name : `${account.key}|${name}`)
+    if (set !== undefined) return [named(throttles[domain] !== undefined ? domain : group!), set]
+    if (group && account.smtp) return [named(group), DEFAULT_DOMAIN_THROTTLES[group]!]
+    return domainThrottle === null ? null : [named(domain), domainThrottle]
   }
   const domains = new Map<string, Window>()
   const clients = new Map<string, Window>()
@@ -94,9 +114,16 @@ export function createWindowLimits(
     return w
   }
   return {
-    /** Reserves a send for (client, recipient); returns the time to defer to when over a limit. */
-    reserve(clientId: string, to: string, now: number, warmup: WarmupPlan | null = null): number | null {
+    /** Reserves a send for (client, recipient) under its account's limits; returns the time to defer to when over a limit. */
+    reserve(
+      clientId: string,
+      to: string,
+      now: number,
+      warmup: WarmupPlan | null = null,
+      account: AccountLimits = instance,
+    ): number | null {
       const checks: [Window, number, number][] = []
+      const clientHourlyCap = account.hourlyCap
       if (clientHourlyCap !== null) {
         const start = now - (now % 3_600_000)
         // After a restart the hour's earlier sends still count.
@@ -104,7 +131,9 @@ export function createWindowLimits(
         checks.push([w, clientHourlyCap, start + 3_600_000])
       }
       // Recipient domains are an email notion; phone numbers have none.
-      const limit = to.includes('@') ? domainLimit(to.slice(to.lastIndexOf('@') + 1).toLowerCase()) : null
+      const limit = to.includes('@')
+        ? domainLimit(to.slice(to.lastIndexOf('@') + 1).toLowerCase(), account)
+        : null
       if (limit !== null) {
         const start = now - (now % 60_000)
         checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000])

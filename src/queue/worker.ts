@@ -7,6 +7,7 @@ import type { SendDeps } from './deps'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
 import { createOutcomeWriter } from './outcome-writer'
 import { createPlanner } from './plan'
+import { createProfileProviders } from './profile-providers'
 import { createRecipientStep } from './recipient'
 import type { SendThreads } from './send-threads'
 import { sourcesOf } from './sources'
@@ -22,6 +23,7 @@ import type { MessageSource } from './sources/types'
 // rules come in `deps` (deps.ts), wired in src/sending.ts.
 
 export interface SendWorkerOptions {
+  /** The instance's providers; a client with accounts of its own gets providers made from them. */
   providers: Record<Channel, ChannelProvider>
   /** Messages claimed per pass, shared fairly between the sources' lanes. */
   batchSize?: number
@@ -55,10 +57,21 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
   let refills = false
 
   const outbox = outboxOf(app.store, deps.outboxRules)
-  const planner = createPlanner(app, outbox, (channel) => options.providers[channel].capabilities, deps)
+  const profiles = createProfileProviders(app, {
+    instance: options.providers,
+    profileOf: (clientId) => deps.sendingProfile(app, clientId),
+    feedback: () => deps.feedback(app),
+    dropped: (target) => options.threads?.drop(target),
+  })
+  const planner = createPlanner(
+    app,
+    outbox,
+    (clientId, channel) => profiles.route(clientId, channel).provider.capabilities,
+    deps,
+  )
   const sources = sourcesOf(deps.sources.map((create) => create(app, outbox, planner)))
   const prepare = createRecipientStep(app, {
-    providers: options.providers,
+    profiles,
     retryDelays,
     key: deps.trackingKey(app),
     outbox,
@@ -195,9 +208,10 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
       return this
     },
     // No refill once stopping: the sends in flight end, no new batch starts meanwhile.
-    stop() {
+    async stop() {
       stopping = true
-      return worker.stop()
+      await worker.stop()
+      await profiles.close()
     },
   }
 }
