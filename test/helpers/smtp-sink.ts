@@ -42,11 +42,12 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
     disableReverseLookup: true,
     authOptional: true,
     closeTimeout: 1000,
-    ...options,
     onAuth(auth, _session, done) {
       if (auth.username === 'herald' && auth.password === 's3cret') done(null, { user: auth.username })
       else done(Object.assign(new Error('Authentication failed'), { responseCode: 535 }))
     },
+    ...options, // an `onAuth` of the test's (its own credentials) wins
+
     onRcptTo(address, session, done) {
       if (stall.has(address.address.split('@')[1] ?? '')) {
         stalled.push(session.id)

@@ -1,0 +1,104 @@
+import { afterAll, expect, test } from 'bun:test'
+import { closeProviders, createProviders } from '../../src/channels/registry'
+import { startSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
+import { createFeedback } from '../../src/services/messages/feedback'
+import { createTestApp } from '../helpers/app'
+import { eventually } from '../helpers/receiver'
+
+// SMS per client: two clients, each with its own Twilio account in its sending profile, against
+// a local server speaking Twilio's Messages API that checks each account's credentials. Both
+// campaigns run at once; each account receives only its client's texts, from its own number,
+// while the instance's provider (capture) sends none.
+
+const ACCOUNTS: Record<string, string> = {
+  AC00000000000000000000000000000001: 'token-one',
+  AC00000000000000000000000000000002: 'token-two',
+}
+const posted: { account: string; form: URLSearchParams }[] = []
+const twilio = Bun.serve({
+  port: 0,
+  hostname: '127.0.0.1',
+  async fetch(req) {
+    const m = /^\/2010-04-01\/Accounts\/(\w+)\/Messages\.json$/.exec(new URL(req.url).pathname)
+    const account = m?.[1] ?? ''
+    if (req.method !== 'POST' || !ACCOUNTS[account])
+      return Response.json({ code: 20404, message: 'not found' }, { status: 404 })
+    if (req.headers.get('authorization') !== `Basic ${btoa(`${account}:${ACCOUNTS[account]}`)}`)
+      return Response.json({ code: 20003, message: 'Authenticate' }, { status: 401 })
+    posted.push({ account, form: new URLSearchParams(await req.text()) })
+    return Response.json(
+      { sid: `SM${String(posted.length).padStart(32, '0')}`, status: 'queued' },
+      { status: 201 },
+    )
+  },
+})
+afterAll(() => twilio.stop(true))
+
+const t = createTestApp()
+const providers = createProviders(t.ctx.config, createFeedback(t.ctx))
+const worker = startSendWorker(t.ctx, sendDeps, { providers, pollMs: 10 })
+afterAll(async () => {
+  await worker.stop()
+  await closeProviders(providers)
+})
+
+/** A client whose SMS go through `account`, with a campaign to `phones`. */
+async function smsClient(name: string, account: string, from: string, phones: string[]) {
+  const clientId = t.client(name)
+  const key = t.key({ scopes: ['admin:*'], clientId })
+  const call = async (method: string, path: string, body?: unknown) => {
+    const r = await t.call(method, path, { key, body })
+    if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
+    return r.body.data
+  }
+  const put = await t.call('PUT', `/api/v1/clients/${clientId}/sending`, {
+    body: {
+      sms: {
+        provider: 'twilio',
+        twilio_account_sid: account,
+        twilio_auth_token: ACCOUNTS[account],
+        twilio_base_url: `http://127.0.0.1:${twilio.port}`,
+        from,
+      },
+    },
+  })
+  expect(put.status).toBe(200)
+  const list = await call('POST', '/api/v1/lists', { name: 'Phones' })
+  for (const [i, phone] of phones.entries())
+    await call('POST', '/api/v1/contacts', { email: `${name}${i}@example.com`, phone, list_ids: [list.id] })
+  const campaign = await call('POST', '/api/v1/campaigns', {
+    name: 'SMS',
+    channel: 'sms',
+    list_id: list.id,
+    body_text: `Hi from ${name}`,
+  })
+  return { call, campaign }
+}
+
+test('two clients with their own Twilio accounts: each account gets only its client texts', async () => {
+  const one = await smsClient('one', 'AC00000000000000000000000000000001', '+14155550101', [
+    '+14155550111',
+    '+14155550112',
+  ])
+  const two = await smsClient('two', 'AC00000000000000000000000000000002', '+14155550102', ['+14155550121'])
+  await Promise.all(
+    [one, two].map((c) => c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })),
+  )
+  await eventually(async () => {
+    for (const c of [one, two])
+      expect((await c.call('GET', `/api/v1/campaigns/${c.campaign.id}`)).status).toBe('sent')
+  })
+  const by = (account: string) =>
+    posted
+      .filter((p) => p.account === account)
+      .map((p) => [p.form.get('To'), p.form.get('From'), p.form.get('Body')])
+      .sort()
+  expect(by('AC00000000000000000000000000000001')).toEqual([
+    ['+14155550111', '+14155550101', 'Hi from one'],
+    ['+14155550112', '+14155550101', 'Hi from one'],
+  ])
+  expect(by('AC00000000000000000000000000000002')).toEqual([['+14155550121', '+14155550102', 'Hi from two']])
+  const msgs = await one.call('GET', `/api/v1/messages?campaign_id=${one.campaign.id}`)
+  expect(msgs.map((m: { provider: string }) => m.provider)).toEqual(['twilio', 'twilio'])
+})
