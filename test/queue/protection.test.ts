@@ -73,6 +73,35 @@ describe('per recipient domain throttles', () => {
   })
 })
 
+describe("a client's sending profile", () => {
+  const own = (key: string, throttles: Record<string, number>, hourlyCap: number | null = null) => ({
+    key,
+    throttles,
+    hourlyCap,
+    smtp: true,
+  })
+
+  test('an own account has its own domain windows and limits; inheriting clients share the instance windows', () => {
+    const limits = createWindowLimits(noOutbox, config({ HERALD_SMTP_URL: 'smtp://127.0.0.1:2525' }))
+    const a = own('client-a', { 'gmail.com': 2 })
+    const b = own('client-b', { 'gmail.com': 3 })
+    const reserve = (client: string, account?: ReturnType<typeof own>) =>
+      limits.reserve(client, 'x@gmail.com', T0, null, account)
+    expect([1, 2, 3].map(() => reserve('a', a))).toEqual([null, null, MINUTE_END])
+    expect([1, 2, 3, 4].map(() => reserve('b', b))).toEqual([null, null, null, MINUTE_END])
+    // Neither touched the instance's Gmail window (600 a minute by default).
+    expect(reserve('c')).toBeNull()
+  })
+
+  test("the profile's hourly cap replaces HERALD_CLIENT_HOURLY_CAP", () => {
+    const limits = createWindowLimits(noOutbox, config({ HERALD_CLIENT_HOURLY_CAP: '100' }))
+    const capped = own('client-a', {}, 2)
+    const at = (i: number) => limits.reserve('a', `p${i}@small.example`, T0, null, capped)
+    expect([0, 1, 2].map(at)).toEqual([null, null, Date.parse('2026-11-23T11:00:00.000Z')])
+    expect(limits.reserve('b', 'q@small.example', T0)).toBeNull()
+  })
+})
+
 describe('warm-up of a new sending domain', () => {
   test('the schedule: 50 on day 1, doubling, no cap after day 15', () => {
     const start = Date.parse('2026-11-23T18:00:00Z')

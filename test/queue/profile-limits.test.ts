@@ -1,0 +1,43 @@
+import { expect, test } from 'bun:test'
+import { createSendWorker } from '../../src/queue/worker'
+import { sendDeps } from '../../src/sending'
+import { createTestApp, type TestApp } from '../helpers/app'
+import { campaignTenant } from '../helpers/campaign'
+import { allChannels, recordingProvider } from '../helpers/sender'
+
+// The hourly cap of a client's sending profile holds its sends through the worker, and only
+// its own: a client without one sends everything in the same pass.
+
+const clock = { t: Date.parse('2026-11-23T10:00:00.000Z'), now: () => clock.t }
+const t = createTestApp({ clock })
+
+const counts = (app: TestApp, campaignId: string) =>
+  Object.fromEntries(
+    app.ctx.sqlite
+      .query<{ status: string; n: number }, [string]>(
+        'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
+      )
+      .all(campaignId)
+      .map((r) => [r.status, r.n]),
+  )
+
+test("a profile's hourly cap defers its client's sends to the next hour, not another client's", async () => {
+  const emails = (p: string) => Array.from({ length: 5 }, (_, i) => `${p}${i}@customer.example`)
+  const capped = await campaignTenant(t, emails('c'))
+  const free = await campaignTenant(t, emails('f'))
+  const put = await t.call('PUT', `/api/v1/clients/${capped.clientId}/sending`, {
+    body: { email: { provider: 'inherit', hourly_cap: 2 } },
+  })
+  expect(put.status).toBe(200)
+  for (const s of [capped, free])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+  await createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider('capture')) }).drain()
+  expect(counts(t, capped.campaign.id)).toEqual({ delivered: 2, queued: 3 })
+  expect(counts(t, free.campaign.id)).toEqual({ delivered: 5 })
+  const at = t.ctx.sqlite
+    .query<{ at: number }, [string]>(
+      "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
+    )
+    .get(capped.campaign.id)!.at
+  expect(new Date(at).toISOString()).toBe('2026-11-23T11:00:00.000Z')
+})
