@@ -60,14 +60,31 @@ export function channelCapabilities(config: Settings, channel: Channel): Provide
   return capabilities
 }
 
+/** The query naming the client whose own account a provider's callback reports for. */
+export const CALLBACK_CLIENT_PARAM = 'client'
+
 /**
  * The callbacks the configured providers declare (each is the same as its provider's
- * `callback`), so the HTTP layer can mount them before, or without, any send worker.
+ * `callback`), so the HTTP layer can mount them before, or without, any send worker. With
+ * `clientTwilioTokens`, the Twilio callback is always there: a client's own account reports with
+ * its client named in the URL (`?client=`), checked with that client's tokens.
  */
-export function providerCallbacks(config: Settings): ProviderCallback[] {
+export function providerCallbacks(
+  config: Settings,
+  clientTwilioTokens?: (clientId: string) => readonly string[],
+): ProviderCallback[] {
   const kinds = new Set(Object.values(kindsOf(config)))
+  const instanceToken = kinds.has('twilio') ? config.twilioAuthToken : null
   const out: ProviderCallback[] = []
-  if (kinds.has('twilio') && config.twilioAuthToken) out.push(twilioStatusCallback(config.twilioAuthToken))
+  if (clientTwilioTokens)
+    out.push(
+      twilioStatusCallback((url) => {
+        const clientId = new URL(url).searchParams.get(CALLBACK_CLIENT_PARAM)
+        if (clientId !== null) return clientTwilioTokens(clientId)
+        return instanceToken ? [instanceToken] : []
+      }),
+    )
+  else if (instanceToken) out.push(twilioStatusCallback(instanceToken))
   return out
 }
 

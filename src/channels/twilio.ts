@@ -191,12 +191,17 @@ export function parseTwilioStatus(params: Record<string, string>): TwilioStatus 
  * the URL Twilio was given and the form parameters); delivered or failed are reported as
  * feedback, intermediate states change nothing, and a SID that is not ours is acknowledged.
  */
-export function twilioStatusCallback(authToken: string): ProviderCallback {
+export function twilioStatusCallback(
+  /** The auth token, or the tokens that may have signed a request to this URL (clients' own accounts). */
+  tokens: string | ((url: string) => readonly string[]),
+): ProviderCallback {
   return {
     path: TWILIO_STATUS_PATH,
     handle(request, feedback) {
       const params = Object.fromEntries(new URLSearchParams(request.body))
-      if (!verifyTwilioSignature(authToken, request.url, params, request.headers.get('x-twilio-signature')))
+      const signature = request.headers.get('x-twilio-signature')
+      const candidates = typeof tokens === 'string' ? [tokens] : tokens(request.url)
+      if (!candidates.some((token) => verifyTwilioSignature(token, request.url, params, signature)))
         return {
           ok: false,
           status: 403,

@@ -1,4 +1,4 @@
-import { createProvider, type ProviderSettings } from '../channels/registry'
+import { CALLBACK_CLIENT_PARAM, createProvider, type ProviderSettings } from '../channels/registry'
 import type { Channel, ChannelFeedback, ChannelProvider } from '../channels/types'
 import type { AppContext } from '../context'
 import type { EffectiveProfile } from '../services/sending-profiles/effective'
@@ -131,7 +131,17 @@ export function createProfileProviders(app: AppContext, options: ProfileProvider
     const settings = settingsOf(app, profile, channel)
     const kind = channel === 'email' ? profile.email.provider : profile.text[channel].provider
     feedback ??= options.feedback()
-    const provider = createProvider(kind, settings, feedback)
+    const made = createProvider(kind, settings, feedback)
+    // Its reports name the client, so that they are checked with the client's credentials.
+    const provider: ChannelProvider = made.callback
+      ? {
+          ...made,
+          callback: {
+            ...made.callback,
+            path: `${made.callback.path}?${CALLBACK_CLIENT_PARAM}=${encodeURIComponent(profile.clientId)}`,
+          },
+        }
+      : made
     const smtp =
       kind === 'smtp'
         ? { key: `${profile.clientId}@${profile.version}`, url: settings.smtpUrl!, pool: settings.smtpPool }

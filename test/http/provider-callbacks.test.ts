@@ -152,7 +152,7 @@ describe('SMS through the Twilio adapter', () => {
     )
   })
 
-  test('a body over 64 KiB is 413; without a Twilio provider the callback route is 404', async () => {
+  test("a body over 64 KiB is 413; without a Twilio provider of the instance's the route refuses what no token signed", async () => {
     const big = await t.app.handle(
       new Request(CALLBACK, {
         method: 'POST',
@@ -162,8 +162,13 @@ describe('SMS through the Twilio adapter', () => {
     )
     expect(big.status).toBe(413)
     expect((await big.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
+    // Served all the same: clients' own Twilio accounts report there, naming the client.
     const plain = createTestApp()
-    const r = await plain.app.handle(new Request(CALLBACK, { method: 'POST', body: 'MessageSid=SM1' }))
-    expect(r.status).toBe(404)
+    for (const url of [CALLBACK, `${CALLBACK}?client=nobody`]) {
+      const r = await plain.app.handle(
+        new Request(url, { method: 'POST', headers: { 'x-twilio-signature': sign({}, TOKEN) }, body: '' }),
+      )
+      expect(r.status).toBe(403)
+    }
   })
 })

@@ -93,9 +93,7 @@ const signer = async (raw: Buffer) => {
   const { results } = await dkimVerify(raw, {
     resolver: (name: string, type: string) => dns.resolve(name, type),
   } as never)
-  return results.map((r: { status: { result: string }; signingDomain: string }) =>
-    r.status.result === 'pass' ? r.signingDomain : r.status.result,
-  )
+  return results.map((r) => (r.status.result === 'pass' ? r.signingDomain : r.status.result))
 }
 
 for (const threadCount of [2, 0])

@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
 import { closeProviders, createProviders } from '../../src/channels/registry'
 import { startSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -9,7 +10,8 @@ import { eventually } from '../helpers/receiver'
 // SMS per client: two clients, each with its own Twilio account in its sending profile, against
 // a local server speaking Twilio's Messages API that checks each account's credentials. Both
 // campaigns run at once; each account receives only its client's texts, from its own number,
-// while the instance's provider (capture) sends none.
+// while the instance's provider (capture) sends none. Their status callbacks name the client
+// and are checked with that client's token.
 
 const ACCOUNTS: Record<string, string> = {
   AC00000000000000000000000000000001: 'token-one',
@@ -73,7 +75,27 @@ async function smsClient(name: string, account: string, from: string, phones: st
     list_id: list.id,
     body_text: `Hi from ${name}`,
   })
-  return { call, campaign }
+  return { clientId, call, campaign }
+}
+
+/** Posts a status report to `url` signed with `token`, as Twilio does. */
+const report = (url: string, params: Record<string, string>, token: string) => {
+  const payload = Object.keys(params)
+    .sort()
+    .map((k) => k + params[k])
+    .join('')
+  return t.app.handle(
+    new Request(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'x-twilio-signature': createHmac('sha1', token)
+          .update(url + payload)
+          .digest('base64'),
+      },
+      body: new URLSearchParams(params).toString(),
+    }),
+  )
 }
 
 test('two clients with their own Twilio accounts: each account gets only its client texts', async () => {
@@ -101,4 +123,15 @@ test('two clients with their own Twilio accounts: each account gets only its cli
   expect(by('AC00000000000000000000000000000002')).toEqual([['+14155550121', '+14155550102', 'Hi from two']])
   const msgs = await one.call('GET', `/api/v1/messages?campaign_id=${one.campaign.id}`)
   expect(msgs.map((m: { provider: string }) => m.provider)).toEqual(['twilio', 'twilio'])
+
+  // A delivery report for client one's message: its URL names the client; only its token signs it.
+  const sent = posted.find((p) => p.form.get('To') === '+14155550111')!
+  const url = sent.form.get('StatusCallback')!
+  expect(url).toBe(`http://localhost:8080/api/v1/inbound/twilio/status?client=${one.clientId}`)
+  const sid = msgs.find((m: { to: string }) => m.to === '+14155550111').provider_message_id
+  const params = { MessageSid: sid, MessageStatus: 'delivered' }
+  expect((await report(url, params, 'token-two')).status).toBe(403)
+  expect((await report(url, params, 'token-one')).status).toBe(204)
+  const after = await one.call('GET', `/api/v1/messages?campaign_id=${one.campaign.id}`)
+  expect(after.find((m: { to: string }) => m.to === '+14155550111').status).toBe('delivered')
 })

@@ -2,11 +2,13 @@ import { Elysia } from 'elysia'
 import { providerCallbacks } from '../../channels/registry'
 import type { AppContext } from '../../context'
 import { createFeedback } from '../../services/messages/feedback'
+import { twilioTokensOf } from '../../services/sending-profiles/twilio-tokens'
 import { ANONYMOUS_BODY_LIMIT, readLimited } from '../middleware/body'
 import { handled } from '../rest/envelope'
 import { errorBody, jsonResponse } from '../rest/respond'
 
-// Delivery reports posted by channel providers, at the paths the configured providers declare.
+// Delivery reports posted by channel providers, at the paths the configured providers declare
+// (and Twilio's always: clients' own accounts report there too).
 // They carry no API key: each provider authenticates and reads its own callback (Twilio's
 // X-Twilio-Signature is checked in src/channels/twilio.ts) and reports what it learnt as feedback.
 
@@ -20,7 +22,7 @@ const MAX_CALLBACK_BODY = ANONYMOUS_BODY_LIMIT
 export function providerCallbacksPlugin(app: AppContext) {
   const plugin = new Elysia({ name: 'herald-provider-callbacks' })
   const feedback = createFeedback(app)
-  for (const callback of providerCallbacks(app.config))
+  for (const callback of providerCallbacks(app.config, (clientId) => twilioTokensOf(app, clientId)))
     plugin.post(
       callback.path,
       ({ request }) =>

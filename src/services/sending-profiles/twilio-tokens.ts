@@ -1,0 +1,18 @@
+import type { AppContext } from '../../context'
+import { decryptSecret } from '../../lib/crypto'
+import { TEXT_CHANNELS } from './inputs'
+import { profileRow } from './records'
+
+/**
+ * The auth tokens of a client's own Twilio accounts: the status callbacks of its messages are
+ * signed with one of them. None for a client without any (or no such client).
+ */
+export function twilioTokensOf(app: AppContext, clientId: string): string[] {
+  const profile = profileRow(app, clientId)?.profile
+  if (!profile) return []
+  const sealed = TEXT_CHANNELS.flatMap((c) => {
+    const channel = profile[c]
+    return channel?.provider === 'twilio' && channel.twilio_auth_token ? [channel.twilio_auth_token] : []
+  })
+  return [...new Set(sealed.map((token) => decryptSecret(app.secretKey, token)))]
+}
