@@ -5,18 +5,24 @@ import { findMessage } from '../../src/services/messages/activity'
 import type { TestApp } from './app'
 import { eventually } from './receiver'
 
-/**
- * A fresh tenant with an admin key, a list of one contact per address (first names P0, P1…)
- * and a draft campaign over it (`campaign` members override the defaults).
- */
-export async function campaignTenant(t: TestApp, emails: string[], campaign: Record<string, unknown> = {}) {
-  const clientId = t.client('Acme')
+/** A fresh client, an admin key of its own, and `call`, which answers `data` or throws. */
+export function tenant(t: TestApp, name = 'Acme') {
+  const clientId = t.client(name)
   const key = t.key({ scopes: ['admin:*'], clientId })
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await t.call(method, path, { key, body })
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
     return r.body.data
   }
+  return { clientId, key, call }
+}
+
+/**
+ * A fresh tenant with an admin key, a list of one contact per address (first names P0, P1…)
+ * and a draft campaign over it (`campaign` members override the defaults).
+ */
+export async function campaignTenant(t: TestApp, emails: string[], campaign: Record<string, unknown> = {}) {
+  const { clientId, key, call } = tenant(t)
   const list = await call('POST', '/api/v1/lists', { name: 'L' })
   const contacts: Record<string, string> = {}
   for (const [i, email] of emails.entries())

@@ -5,6 +5,7 @@ import { startSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
+import { tenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
 
 // SMS per client: two clients, each with its own Twilio account in its sending profile, against
@@ -47,13 +48,7 @@ afterAll(async () => {
 
 /** A client whose SMS go through `account`, with a campaign to `phones`. */
 async function smsClient(name: string, account: string, from: string, phones: string[]) {
-  const clientId = t.client(name)
-  const key = t.key({ scopes: ['admin:*'], clientId })
-  const call = async (method: string, path: string, body?: unknown) => {
-    const r = await t.call(method, path, { key, body })
-    if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
-    return r.body.data
-  }
+  const { clientId, call } = tenant(t, name)
   const put = await t.call('PUT', `/api/v1/clients/${clientId}/sending`, {
     body: {
       sms: {
