@@ -5,8 +5,8 @@ import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
-// The hourly cap of a client's sending profile holds its sends through the worker, and only
-// its own: a client without one sends everything in the same pass.
+// A client's sending profile sets its own rules: its hourly cap holds its sends through the
+// worker, and only its own; its own SMTP account makes its mail real, so its sender must be verified.
 
 const clock = { t: Date.parse('2026-11-23T10:00:00.000Z'), now: () => clock.t }
 const t = createTestApp({ clock })
@@ -40,4 +40,21 @@ test("a profile's hourly cap defers its client's sends to the next hour, not ano
     )
     .get(capped.campaign.id)!.at
   expect(new Date(at).toISOString()).toBe('2026-11-23T11:00:00.000Z')
+})
+
+test("a client with its own SMTP account needs a verified sender, though the instance's is capture", async () => {
+  const own = await campaignTenant(t, ['o@customer.example'])
+  const other = await campaignTenant(t, ['p@customer.example'])
+  for (const s of [own, other])
+    await s.call('POST', '/api/v1/senders', { from_email: 'hi@unverified.example', from_name: 'Hi' })
+  const put = await t.call('PUT', `/api/v1/clients/${own.clientId}/sending`, {
+    body: { email: { provider: 'smtp', smtp_url: 'smtp://127.0.0.1:9' } },
+  })
+  expect(put.status).toBe(200)
+  const launch = (s: typeof own) =>
+    t.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { key: s.key, body: { confirm: true } })
+  const refused = await launch(own)
+  expect(refused.status).toBe(409)
+  expect(refused.body.error.message).toContain('no verified sender')
+  expect((await launch(other)).status).toBe(200)
 })

@@ -5,6 +5,7 @@ import { type SenderRow, senders } from '../../db/schema'
 import { invalidField, invalidState } from '../../errors'
 import type { CampaignStatus } from '../../lib/enums'
 import { presentSender, verifiedDomainsFor } from '../senders/present'
+import { profileRow } from '../sending-profiles/records'
 
 export interface ResolvedSender {
   fromEmail: string
@@ -12,8 +13,15 @@ export interface ResolvedSender {
   replyTo: string | null
 }
 
-/** Capture and simulator reach no real inbox, so they may send from unverified addresses. */
-export const sendsForReal = (app: AppContext) => channelCapabilities(app.config, 'email').needsVerifiedSender
+/**
+ * Capture and simulator reach no real inbox, so they may send from unverified addresses. The
+ * client's own email account decides when it has one, else the instance's provider.
+ */
+export function sendsForReal(app: AppContext, clientId: string): boolean {
+  const own = profileRow(app, clientId)?.profile.email.provider
+  const emailProvider = own && own !== 'inherit' ? own : app.config.emailProvider
+  return channelCapabilities({ ...app.config, emailProvider }, 'email').needsVerifiedSender
+}
 
 /** Who sends: a campaign (its status names the 409), or a message of its own. */
 export interface SenderOwner {
@@ -48,7 +56,7 @@ export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
   const verified = verifiedDomainsFor(app.db, rows)
   const usable = rows.find((r) => presentSender(r, verified).verified)
   if (usable) return asSender(usable)
-  if (!sendsForReal(app)) {
+  if (!sendsForReal(app, c.clientId)) {
     const any = rows[0]
     if (any) return asSender(any)
     return { fromEmail: app.config.defaultFrom, fromName: null, replyTo: null }
