@@ -3,6 +3,7 @@ import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import type { SMTPServerOptions } from 'smtp-server'
 import { closeProviders, createProviders } from '../../src/channels/registry'
 import { createSendThreads } from '../../src/queue/send-threads'
+import { startSending } from '../../src/queue/start'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFeedback } from '../../src/services/messages/feedback'
@@ -176,3 +177,22 @@ for (const threadCount of [2, 0])
       await eventually(async () => expect(oldSessions.every((id) => two.sink.closed.has(id))).toBe(true))
     }, 20_000)
   })
+
+describe('an instance that sends no SMTP of its own', async () => {
+  const t = createTestApp({
+    env: { HERALD_DNS_SERVERS: dns.address, HERALD_SEND_THREADS: '2', HERALD_WARMUP: 'off' },
+  })
+  const worker = startSending(t.ctx, sendDeps)
+  afterAll(() => worker.stop(), 20_000)
+
+  test("a client's own relay gets its mail through send threads started on first use", async () => {
+    const own = await relay('own', 'pw-own')
+    const s = await client(t, 'own.example', ['o0@example.com', 'o1@example.com'], own.url())
+    await s.launchAndWait()
+    expect(own.sink.received.map((m) => [m.rcptTo[0], m.user]).sort()).toEqual([
+      ['o0@example.com', 'own'],
+      ['o1@example.com', 'own'],
+    ])
+    for (const m of own.sink.received) expect(await signer(m.raw)).toEqual(['own.example'])
+  }, 20_000)
+})
