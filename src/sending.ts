@@ -8,6 +8,7 @@ import { recordDeliveredEvent } from './services/messages/activity'
 import { createFeedback } from './services/messages/feedback'
 import { createTransactionalSource } from './services/messages/send-source'
 import { effectiveProfile } from './services/sending-profiles/effective'
+import { footerOf } from './services/sending-profiles/footer'
 import { createSuppressionCheck } from './services/suppressions/check'
 import { SEND_BUDGET_MS } from './services/templates/render'
 import { sendRenderer } from './services/templates/render-pool'
@@ -34,7 +35,7 @@ export const sendDeps: SendDeps = {
   warmupCap,
   warmupSentOn,
   saveWarmupCount,
-  clientVariables,
+  clientVariables: (app, client) => clientVariables(client, footerOf(app.db, client.id)),
   contactVariables,
   suppressionCheck: createSuppressionCheck,
   renderer: sendRenderer,
