@@ -21,7 +21,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import dns2 from 'dns2'
 import nodemailer from 'nodemailer'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { smtpTransportOptions } from '../../src/channels/smtp'
@@ -34,12 +33,12 @@ import {
   fmt,
   type Herald,
   progress,
-  ROOT,
   runBench,
   startHerald,
   stopHerald,
   track,
 } from './lib'
+import { startDns, startSink } from './smtp-parts'
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
 /** Sends in flight, the raw blast's and Herald's (HERALD_SEND_CONCURRENCY) alike (--in-flight). */
@@ -97,42 +96,6 @@ async function blast(port: number, n: number, pool: number, inFlight: number) {
   const signedBefore = await run((i) => transport.sendMail({ envelope: envelope(i), raw: presigned[i]! }))
   transport.close()
   console.log(JSON.stringify({ signing, signedBefore, signingCpuMs }))
-}
-
-/** An authoritative TXT server on loopback for the domain's DKIM/SPF/DMARC records. */
-async function startDns(zone: Map<string, string[]>) {
-  const server = dns2.createServer({
-    udp: true,
-    handle: (request, send) => {
-      const response = dns2.Packet.createResponseFromRequest(request)
-      const q = request.questions[0]!
-      const parts = zone.get(q.name.toLowerCase())
-      if (parts)
-        response.answers.push({
-          name: q.name,
-          type: dns2.Packet.TYPE.TXT,
-          class: dns2.Packet.CLASS.IN,
-          ttl: 60,
-          data: parts,
-        } as never)
-      send(response)
-    },
-  })
-  const address = await new Promise<{ port: number }>((resolve) => {
-    server.on('listening', (a: { udp: { port: number } }) => resolve(a.udp))
-    server.listen({ udp: { port: 0, address: '127.0.0.1' } })
-  })
-  return { address: `127.0.0.1:${address.port}`, close: () => server.close() }
-}
-
-async function startSink(cpus: string | null) {
-  const cmd = [process.execPath, 'run', join(ROOT, 'test/bench/smtp.ts'), 'sink']
-  const sink = track(
-    Bun.spawn(cpus ? ['taskset', '-c', cpus, ...cmd] : cmd, { stdout: 'pipe', stderr: 'inherit' }),
-  )
-  const port = Number(new TextDecoder().decode((await sink.stdout.getReader().read()).value).trim())
-  if (!port) throw new BenchError('the sink did not start')
-  return { sink, port }
 }
 
 async function rawBaseline(
