@@ -38,7 +38,7 @@ import {
   stopHerald,
   track,
 } from './lib'
-import { startDns, startSink } from './smtp-parts'
+import { startDns, startSink, verifiedSender } from './smtp-parts'
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
 /** Sends in flight, the raw blast's and Herald's (HERALD_SEND_CONCURRENCY) alike (--in-flight). */
@@ -154,12 +154,7 @@ async function campaignRate(
     const clientId = (await api<{ data: { id: string }[] }>(h, 'GET', '/api/v1/clients')).body.data[0]!.id
     const q = `?client_id=${clientId}`
     if (!listId) {
-      const domain = (await api(h, 'POST', `/api/v1/domains${q}`, { domain: 'news.example' })).body.data
-      for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
-        zone.set(r.name.toLowerCase(), r.value_parts ?? [r.value])
-      if (!(await api(h, 'POST', `/api/v1/domains/${domain.id}/verify`)).body.data.verified)
-        throw new BenchError('the domain did not verify')
-      await api(h, 'POST', `/api/v1/senders${q}`, { from_email: 'offers@news.example', from_name: 'News' })
+      await verifiedSender(h, zone, q, 'news.example')
       listId = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'All' })).body.data.id as string
       const csv = [
         'email,first_name,company',

@@ -24,7 +24,7 @@ import {
   startHerald,
   stopHerald,
 } from './lib'
-import { startDns, startSink } from './smtp-parts'
+import { startDns, startSink, verifiedSender } from './smtp-parts'
 
 const KEY = `hrld_${'Bench0Profiles1Smtp2Key3'.repeat(2)}`
 const BAR = 0.9
@@ -52,12 +52,7 @@ async function tenant(h: Herald, zone: Map<string, string[]>, name: string, port
     email: { provider: 'smtp', smtp_url: `smtp://127.0.0.1:${port}`, pool: POOL },
   })
   const q = `?client_id=${clientId}`
-  const domain = (await api(h, 'POST', `/api/v1/domains${q}`, { domain: `${name}.example` })).body.data
-  for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
-    zone.set(r.name.toLowerCase(), r.value_parts ?? [r.value])
-  if (!(await api(h, 'POST', `/api/v1/domains/${domain.id}/verify`)).body.data.verified)
-    throw new BenchError('the domain did not verify')
-  await api(h, 'POST', `/api/v1/senders${q}`, { from_email: `offers@${name}.example`, from_name: name })
+  await verifiedSender(h, zone, q, `${name}.example`)
   const list = async (size: number) => {
     const id = (await api(h, 'POST', `/api/v1/lists${q}`, { name: `${size}` })).body.data.id as string
     const csv = [
@@ -134,6 +129,7 @@ async function main(): Promise<boolean> {
     const b = await tenant(h, zone, 'beta', sinks[1]!.port)
     const one: number[] = []
     const two: number[] = []
+    const split: number[] = []
     for (let round = 1; round <= ROUNDS; round++) {
       progress(`round ${round}: one profile`)
       one.push(await send(h, [[a, a.full]]))
@@ -144,14 +140,25 @@ async function main(): Promise<boolean> {
           [b, b.half],
         ]),
       )
+      // What two campaigns at once cost whatever their profiles: the same split, one profile.
+      progress(`round ${round}: two campaigns of one profile at once`)
+      split.push(
+        await send(h, [
+          [a, a.half],
+          [a, a.half],
+        ]),
+      )
     }
-    const best = { one: Math.max(...one), two: Math.max(...two) }
+    const best = { one: Math.max(...one), two: Math.max(...two), split: Math.max(...split) }
     const ratio = best.two / best.one
     console.log('| Measure | Value |\n|---|---|')
-    console.log(`| one profile, msgs/s (best of ${ROUNDS}) | ${fmt(best.one)} |`)
-    console.log(`| two profiles at once, msgs/s (best of ${ROUNDS}) | ${fmt(best.two)} |`)
-    console.log(`| two / one (bar ≥ ${BAR}) | ${fmt(ratio, 2)} ${ratio >= BAR ? 'pass' : 'MISSED'} |`)
-    console.log(JSON.stringify({ profiles_smtp: { recipients: N, one, two, ratio } }))
+    console.log(`| one profile, one campaign, msgs/s (best of ${ROUNDS}) | ${fmt(best.one)} |`)
+    console.log(`| two profiles at once, a campaign each, msgs/s (best of ${ROUNDS}) | ${fmt(best.two)} |`)
+    console.log(`| one profile, two campaigns at once, msgs/s (best of ${ROUNDS}) | ${fmt(best.split)} |`)
+    console.log(
+      `| two profiles / one (bar ≥ ${BAR}) | ${fmt(ratio, 2)} ${ratio >= BAR ? 'pass' : 'MISSED'} |`,
+    )
+    console.log(JSON.stringify({ profiles_smtp: { recipients: N, one, two, split, ratio } }))
     return ratio >= BAR
   } finally {
     if (h) await stopHerald(h)

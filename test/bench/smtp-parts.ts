@@ -1,9 +1,10 @@
 import { join } from 'node:path'
 import dns2 from 'dns2'
-import { BenchError, ROOT, track } from './lib'
+import { api, BenchError, type Herald, ROOT, track } from './lib'
 
-// The pieces of the SMTP benches: a DNS server for the sending domain's records and an SMTP
-// sink in a child process (test/bench/smtp.ts), optionally pinned to cores.
+// The pieces of the SMTP benches: a DNS server for the sending domain's records, a verified,
+// DKIM-signing sender, and an SMTP sink in a child process (test/bench/smtp.ts), optionally
+// pinned to cores.
 
 /** An authoritative TXT server on loopback for the domain's DKIM/SPF/DMARC records. */
 export async function startDns(zone: Map<string, string[]>) {
@@ -39,4 +40,14 @@ export async function startSink(cpus: string | null) {
   const port = Number(new TextDecoder().decode((await sink.stdout.getReader().read()).value).trim())
   if (!port) throw new BenchError('the sink did not start')
   return { sink, port }
+}
+
+/** A verified sender `offers@<domain>` for the client of `query` (`?client_id=…`), its records in `zone`. */
+export async function verifiedSender(h: Herald, zone: Map<string, string[]>, query: string, domain: string) {
+  const d = (await api(h, 'POST', `/api/v1/domains${query}`, { domain })).body.data
+  for (const r of d.dns_records as { name: string; value: string; value_parts?: string[] }[])
+    zone.set(r.name.toLowerCase(), r.value_parts ?? [r.value])
+  if (!(await api(h, 'POST', `/api/v1/domains/${d.id}/verify`)).body.data.verified)
+    throw new BenchError('the domain did not verify')
+  await api(h, 'POST', `/api/v1/senders${query}`, { from_email: `offers@${domain}`, from_name: domain })
 }
