@@ -38,7 +38,7 @@ import {
   stopHerald,
   track,
 } from './lib'
-import { startDns, startSink, verifiedSender } from './smtp-parts'
+import { sendingEnds, startDns, startSink, verifiedSender } from './smtp-parts'
 
 const KEY = `hrld_${'Bench0Smtp1Campaign2Key3'.repeat(2)}`
 /** Sends in flight, the raw blast's and Herald's (HERALD_SEND_CONCURRENCY) alike (--in-flight). */
@@ -182,11 +182,7 @@ async function campaignRate(
     const cpu0 = { herald: threadTicks(h.proc.pid), sink: processTicks(sink.pid) }
     const t0 = performance.now()
     await api(h, 'POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
-    let status = 'sending'
-    while (status === 'sending') {
-      await Bun.sleep(50)
-      status = (await api(h, 'GET', `/api/v1/campaigns/${c.id}`)).body.data.status as string
-    }
+    const status = await sendingEnds(h, c.id as string)
     const seconds = (performance.now() - t0) / 1000
     const cpu = cpuShares(h.proc.pid, cpu0, processTicks(sink.pid), seconds)
     const stats = (await api(h, 'GET', `/api/v1/campaigns/${c.id}/stats`)).body.data

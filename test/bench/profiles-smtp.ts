@@ -24,7 +24,7 @@ import {
   startHerald,
   stopHerald,
 } from './lib'
-import { startDns, startSink, verifiedSender } from './smtp-parts'
+import { sendingEnds, startDns, startSink, verifiedSender } from './smtp-parts'
 
 const KEY = `hrld_${'Bench0Profiles1Smtp2Key3'.repeat(2)}`
 const BAR = 0.9
@@ -92,11 +92,7 @@ async function send(h: Herald, runs: [Tenant, string][]): Promise<number> {
   const t0 = performance.now()
   await Promise.all(ids.map((id) => api(h, 'POST', `/api/v1/campaigns/${id}/launch`, { confirm: true })))
   for (const id of ids) {
-    let status = 'sending'
-    while (status === 'sending') {
-      await Bun.sleep(50)
-      status = (await api(h, 'GET', `/api/v1/campaigns/${id}`)).body.data.status as string
-    }
+    const status = await sendingEnds(h, id)
     if (status !== 'sent') throw new BenchError(`campaign ${id} ended ${status}`)
   }
   const seconds = (performance.now() - t0) / 1000

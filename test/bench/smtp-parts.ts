@@ -51,3 +51,13 @@ export async function verifiedSender(h: Herald, zone: Map<string, string[]>, que
     throw new BenchError('the domain did not verify')
   await api(h, 'POST', `/api/v1/senders${query}`, { from_email: `offers@${domain}`, from_name: domain })
 }
+
+/** Waits while the campaign is sending; its status after. */
+export async function sendingEnds(h: Herald, campaignId: string): Promise<string> {
+  let status = 'sending'
+  while (status === 'sending') {
+    await Bun.sleep(50)
+    status = (await api(h, 'GET', `/api/v1/campaigns/${campaignId}`)).body.data.status as string
+  }
+  return status
+}
