@@ -98,8 +98,8 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       return { kind: 'skipped', reason: 'suppressed' }
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
-    const deferTo = limits.reserve(m.clientId, to, now, plan.warmup)
-    if (deferTo !== null) return { kind: 'deferred', at: deferTo }
+    const over = limits.reserve(m.clientId, to, now, plan.warmup)
+    if (over !== null) return { kind: 'deferred', at: over.at, reason: over.reason }
     const provider = providers[channel]
     // Rendered on the render pool (never on this thread, nor on a send thread, where a render
     // that runs away would hold that thread's sends), within the send budget, ahead of the turn.

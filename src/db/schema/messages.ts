@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { FLOW_KINDS, MESSAGE_STATUSES } from '../../lib/enums'
+import { DEFER_REASONS, FLOW_KINDS, MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
  * The send queue's outbox. A row is claimed with a lease (status `sending`,
@@ -27,6 +27,8 @@ export const messages = sqliteTable(
     provider: text('provider'),
     providerMessageId: text('provider_message_id'),
     error: text('error'),
+    /** Why a queued message waits past its turn (`warmup`, `throttle`, `hourly_cap`); null otherwise. */
+    deferReason: text('defer_reason', { enum: DEFER_REASONS }),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
     createdAt: integer('created_at').notNull(),
@@ -64,9 +66,11 @@ export const messages = sqliteTable(
     index('messages_provider_id_idx').on(t.providerMessageId),
     // In-flight rows only (the condition must match the queries' exactly for SQLite to use it):
     // lease expiry and crash recovery find them without scanning the outbox.
-    index('messages_inflight_idx')
-      .on(t.nextAttemptAt)
-      .where(sql`status = 'sending'`),
+    // Messages held back by a sending limit, for a campaign's `deferred` (small: only those waiting).
+    index('messages_deferred_idx')
+      .on(t.campaignId, t.deferReason, t.nextAttemptAt)
+      .where(sql`status = 'queued' AND defer_reason IS NOT NULL`),
+    index('messages_inflight_idx').on(t.nextAttemptAt).where(sql`status = 'sending'`),
   ],
 )
 
