@@ -62,7 +62,7 @@ export interface Config {
    * (HERALD_DOMAIN_THROTTLES, `gmail.com=600,yahoo.com=300`; src/queue/throttle.ts).
    */
   readonly domainThrottles: Readonly<Record<string, number>>
-  /** Warm-up of new sending domains (HERALD_WARMUP, default on; src/services/deliverability/warmup.ts). */
+  /** The warm-up default of new sending domains (HERALD_WARMUP, default on; each domain may change its own). */
   readonly warmup: boolean
   readonly clientHourlyCap: number | null
   /** Domain of VERP bounce+/reply+ addresses and the mailto: unsubscribe (HERALD_INBOUND_DOMAIN). */
