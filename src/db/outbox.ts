@@ -58,11 +58,12 @@ function build(store: Store, rules: OutboxRules) {
     nextTransactional: sqlite.prepare<{ at: number | null }, []>(
       `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
     ),
+    // A message back from a lease is due now: no sending limit holds it (a stale reason would).
     expireLeases: sqlite.prepare<never, [number]>(
-      "UPDATE messages SET status = 'queued' WHERE status = 'sending' AND next_attempt_at <= ?1",
+      "UPDATE messages SET status = 'queued', defer_reason = NULL WHERE status = 'sending' AND next_attempt_at <= ?1",
     ),
     requeueInflight: sqlite.prepare<never, [number]>(
-      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1 WHERE status = 'sending'`,
+      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1, defer_reason = NULL WHERE status = 'sending'`,
     ),
     sent: sqlite.prepare<never, [number, string, string | null, number]>(
       `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL

@@ -27,7 +27,10 @@ export const messages = sqliteTable(
     provider: text('provider'),
     providerMessageId: text('provider_message_id'),
     error: text('error'),
-    /** Why a queued message waits past its turn (`warmup`, `throttle`, `hourly_cap`); null otherwise. */
+    /**
+     * The sending limit (`warmup`, `throttle`, `hourly_cap`) that last deferred it, written with the
+     * deferral; cleared when it goes back to the queue for another reason. Read only while queued.
+     */
     deferReason: text('defer_reason', { enum: DEFER_REASONS }),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
