@@ -69,11 +69,13 @@ export const messages = sqliteTable(
     index('messages_provider_id_idx').on(t.providerMessageId),
     // In-flight rows only (the condition must match the queries' exactly for SQLite to use it):
     // lease expiry and crash recovery find them without scanning the outbox.
+    index('messages_inflight_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'sending'`),
     // Messages held back by a sending limit, for a campaign's `deferred` (small: only those waiting).
     index('messages_deferred_idx')
       .on(t.campaignId, t.deferReason, t.nextAttemptAt)
       .where(sql`status = 'queued' AND defer_reason IS NOT NULL`),
-    index('messages_inflight_idx').on(t.nextAttemptAt).where(sql`status = 'sending'`),
   ],
 )
 
