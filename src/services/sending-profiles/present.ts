@@ -2,10 +2,11 @@ import type { Ctx } from '../../context'
 import type { SendingProfileRow, StoredProfile, StoredTextChannel } from '../../db/schema'
 import { decryptSecret } from '../../lib/crypto'
 import { isoOrNull } from '../../lib/time'
+import { lastReceived } from '../esp-feedback/record'
 import { TEXT_CHANNELS } from './inputs'
 
 // A profile as the API shows it: secrets masked (`smtp://user:•••@host:587`, `*_set: true`), the
-// feedback URLs to paste into each provider's console.
+// feedback URLs to paste into each provider's console, with when each provider last posted.
 
 const MASK = '•••'
 
@@ -29,13 +30,14 @@ const text = (c: StoredTextChannel) => ({
 })
 
 export function presentProfile(
-  ctx: Pick<Ctx, 'config' | 'secretKey'>,
+  ctx: Pick<Ctx, 'config' | 'secretKey' | 'db'>,
   clientId: string,
   row: SendingProfileRow | undefined,
 ) {
   const p: StoredProfile | null = row?.profile ?? null
   const url = (provider: string) =>
     row ? `${ctx.config.publicUrl}/hooks/${provider}/${row.feedbackToken}` : null
+  const received = lastReceived(ctx, clientId)
   const smtp = p?.email.smtp_url ? maskedSmtpUrl(decryptSecret(ctx.secretKey, p.email.smtp_url)) : null
   return {
     client_id: clientId,
@@ -57,6 +59,12 @@ export function presentProfile(
       urls: row
         ? { ses: url('ses'), postmark: url('postmark'), mailgun: url('mailgun'), sendgrid: url('sendgrid') }
         : null,
+      last_received_at: {
+        ses: isoOrNull(received.ses),
+        postmark: isoOrNull(received.postmark),
+        mailgun: isoOrNull(received.mailgun),
+        sendgrid: isoOrNull(received.sendgrid),
+      },
     },
     version: row?.version ?? 0,
     updated_at: isoOrNull(row?.updatedAt ?? null),
