@@ -8,14 +8,12 @@ import { isObject, str, timeOf } from './types'
 
 type Obj = Record<string, unknown>
 
-/** The Message-ID header SES saw on the message (ours, `<outbox-id@domain>`). */
+/** The Message-ID header the message had (ours, `<outbox-id@domain>`), as SES lists it. */
 function rfcIdOf(mail: Obj): string | null {
-  const common = isObject(mail.commonHeaders) ? str(mail.commonHeaders.messageId) : null
-  if (common) return common
   const headers = Array.isArray(mail.headers) ? mail.headers : []
   for (const h of headers)
     if (isObject(h) && String(h.name).toLowerCase() === 'message-id') return str(h.value)
-  return null
+  return isObject(mail.commonHeaders) ? str(mail.commonHeaders.messageId) : null
 }
 
 export function sesEvents(message: string, now: number): EspEvent[] {
