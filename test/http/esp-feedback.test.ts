@@ -187,6 +187,14 @@ function sesEvent(out: EmailOut, type: 'Bounce' | 'Complaint' | 'Delivery', extr
 }
 const notification = (message: string, version: '1' | '2' = '1', certUrl = CERT_URL) =>
   snsMessage({ Type: 'Notification', Message: message }, version, certUrl)
+/** A bounce notification about `out` (one recipient unless `bounce` says otherwise). */
+const sesBounce = (out: EmailOut, bounceType: string, bounce: object = {}, version: '1' | '2' = '1') =>
+  notification(
+    sesEvent(out, 'Bounce', {
+      bounce: { bounceType, bouncedRecipients: [{ emailAddress: out.to }], ...bounce },
+    }),
+    version,
+  )
 const snsHeaders = (type: string) => ({
   'content-type': 'text/plain; charset=UTF-8',
   'x-amz-sns-message-type': type,
@@ -213,24 +221,23 @@ describe('SES through SNS', () => {
 
   test('a permanent bounce (SHA256 signature) → hard bounce, suppression, email.bounced webhook; a repeat counts once', async () => {
     const ann = m('ann@example.com')
-    const body = notification(
-      sesEvent(ann, 'Bounce', {
-        bounce: {
-          feedbackId: '0100017a-feedback',
-          bounceType: 'Permanent',
-          bounceSubType: 'General',
-          bouncedRecipients: [
-            {
-              emailAddress: ann.to,
-              action: 'failed',
-              status: '5.1.1',
-              diagnosticCode: 'smtp; 550 5.1.1 user unknown',
-            },
-          ],
-          timestamp: '2026-11-28T10:00:05.000Z',
-          reportingMTA: 'dsn; a8-30.smtp-out.amazonses.com',
-        },
-      }),
+    const body = sesBounce(
+      ann,
+      'Permanent',
+      {
+        feedbackId: '0100017a-feedback',
+        bounceSubType: 'General',
+        bouncedRecipients: [
+          {
+            emailAddress: ann.to,
+            action: 'failed',
+            status: '5.1.1',
+            diagnosticCode: 'smtp; 550 5.1.1 user unknown',
+          },
+        ],
+        timestamp: '2026-11-28T10:00:05.000Z',
+        reportingMTA: 'dsn; a8-30.smtp-out.amazonses.com',
+      },
       '2',
     )
     const r = await post(`ses/${TOKEN}`, body, snsHeaders('Notification'))
@@ -255,15 +262,7 @@ describe('SES through SNS', () => {
 
   test('a transient bounce is soft: counted, the address not suppressed', async () => {
     const bob = m('bob@example.com')
-    const body = notification(
-      sesEvent(bob, 'Bounce', {
-        bounce: {
-          bounceType: 'Transient',
-          bounceSubType: 'MailboxFull',
-          bouncedRecipients: [{ emailAddress: bob.to }],
-        },
-      }),
-    )
+    const body = sesBounce(bob, 'Transient', { bounceSubType: 'MailboxFull' })
     expect((await post(`ses/${TOKEN}`, body)).status).toBe(200)
     expect(eventsOf(bob.id, 'email.bounced')).toEqual([expect.objectContaining({ bounce_type: 'soft' })])
     expect(suppression(bob.to)).toBeNull()
