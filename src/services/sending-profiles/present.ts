@@ -3,7 +3,6 @@ import type { SendingProfileRow, StoredProfile, StoredTextChannel } from '../../
 import { decryptSecret } from '../../lib/crypto'
 import { isoOrNull } from '../../lib/time'
 import { lastReceived } from '../esp-feedback/record'
-import { TEXT_CHANNELS } from './inputs'
 
 // A profile as the API shows it: secrets masked (`smtp://user:•••@host:587`, `*_set: true`), the
 // feedback URLs to paste into each provider's console, with when each provider last posted.
@@ -21,7 +20,7 @@ export function maskedSmtpUrl(url: string): string {
   }
 }
 
-const text = (c: StoredTextChannel) => ({
+const text = (c: StoredTextChannel = { provider: 'inherit' }) => ({
   provider: c.provider,
   twilio_account_sid: c.twilio_account_sid ?? null,
   auth_token_set: c.twilio_auth_token !== undefined,
@@ -48,7 +47,10 @@ export function presentProfile(
       throttles: p?.email.throttles ?? {},
       hourly_cap: p?.email.hourly_cap ?? null,
     },
-    ...Object.fromEntries(TEXT_CHANNELS.map((c) => [c, text(p?.[c] ?? { provider: 'inherit' })])),
+    sms: text(p?.sms),
+    voice: text(p?.voice),
+    whatsapp: text(p?.whatsapp),
+    rcs: text(p?.rcs),
     default_sender_id: p?.default_sender_id ?? null,
     footer: { company: p?.footer.company ?? null, postal_address: p?.footer.postal_address ?? null },
     feedback: {

@@ -1,3 +1,4 @@
+import { spansEveryClient } from '../actors/actor'
 import { defineVerb } from '../verbs/define'
 import { addressErrors, shapeErrors } from './checks'
 import { testSendingProfile } from './connection-test'
@@ -20,9 +21,10 @@ export const putSendingProfileVerb = defineVerb({
   input: PutSendingInput,
   mutates: true,
   check: ({ id: _id, ...profile }) => shapeErrors(profile),
-  // Where a tenant's relay and Twilio endpoint resolve is looked up before the transaction (DNS).
+  // Where a tenant's relay and Twilio endpoint resolve is looked up before the transaction (DNS);
+  // a caller whose authority spans every client (the agency) may name any host.
   prepare: async (ctx, { id: _id, ...profile }) =>
-    ctx.actor.clientId === null ? [] : addressErrors(ctx, profile),
+    spansEveryClient(ctx.actor) ? [] : addressErrors(ctx, profile),
   run: (ctx, { id, ...profile }, found) => putSendingProfile(ctx, id, profile, found),
 })
 
