@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac, createSign, generateKeyPairSync, sign } from 'node:crypto'
 import { espFeedbackPlugin } from '../../src/http/public/esp-feedback'
+import { loggedPath } from '../../src/http/rest/logged-path'
 import { fanOut } from '../../src/webhooks/fanout'
 import { BASE, createTestApp } from '../helpers/app'
 import { recordingProvider, startTestSender } from '../helpers/sender'
@@ -591,6 +592,10 @@ describe('the feedback door', () => {
     expect(r.status).toBe(200)
     expect(await r.json()).toEqual({ recorded: 0, ignored: 1 })
     expect(snapshot()).toEqual(before)
+  })
+
+  test('the access log names the route, never the token', () => {
+    expect(loggedPath(`/hooks/ses/${TOKEN}`)).toBe('/hooks/ses/:token')
   })
 
   test('a body over 64 KiB → 413', async () => {
