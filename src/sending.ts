@@ -7,6 +7,7 @@ import { createFlowSource } from './services/flows/send-source'
 import { recordDeliveredEvent } from './services/messages/activity'
 import { createFeedback } from './services/messages/feedback'
 import { createTransactionalSource } from './services/messages/send-source'
+import { footerOf } from './services/sending-profiles/footer'
 import { createSuppressionCheck } from './services/suppressions/check'
 import { SEND_BUDGET_MS } from './services/templates/render'
 import { sendRenderer } from './services/templates/render-pool'
@@ -32,7 +33,7 @@ export const sendDeps: SendDeps = {
   warmupCap,
   warmupSentOn,
   saveWarmupCount,
-  clientVariables,
+  clientVariables: (app, client) => clientVariables(client, footerOf(app.db, client.id)),
   contactVariables,
   suppressionCheck: createSuppressionCheck,
   renderer: sendRenderer,

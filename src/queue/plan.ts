@@ -48,8 +48,11 @@ export interface PlanDeps {
   dkimForSender(app: AppContext, clientId: string, fromEmail: string): DkimSigning | null
   /** The warm-up a send from a new domain is under (starting it); null when over or off. */
   warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null
-  /** What a template sees as `client.*`. */
-  clientVariables(client: Pick<ClientRow, 'id' | 'name' | 'industry'>): Record<string, unknown>
+  /** What a template sees as `client.*` (its footer included). */
+  clientVariables(
+    app: AppContext,
+    client: Pick<ClientRow, 'id' | 'name' | 'industry'>,
+  ): Record<string, unknown>
 }
 
 /** Builds plans; `capabilities` says whether the channel's provider signs for real inboxes. */
@@ -77,7 +80,7 @@ export function createPlanner(
       // Mail signed for real inboxes warms its domain up (capture and the simulator do not sign).
       warmup: dkim ? deps.warmupFor(app, input.clientId, dkim.domainName) : null,
       idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
-      variables: { ...input.variables, client: deps.clientVariables(client) },
+      variables: { ...input.variables, client: deps.clientVariables(app, client) },
       bulk: input.bulk,
     }
   }

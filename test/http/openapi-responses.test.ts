@@ -197,6 +197,11 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('GET', '/api/v1/clients?limit=2')
     await ok('GET', `/api/v1/clients/${c.id}`)
     await ok('PATCH', `/api/v1/clients/${c.id}`, { body: { status: 'suspended' } })
+    await ok('GET', `/api/v1/clients/${acme}/sending`)
+    await ok('PUT', `/api/v1/clients/${acme}/sending`, {
+      body: { email: { provider: 'capture' }, footer: { company: 'Acme', postal_address: '1 Main St' } },
+    })
+    await ok('POST', `/api/v1/clients/${acme}/sending/test`, { body: { channel: 'sms' } })
     const k = await ok('POST', '/api/v1/api-keys', {
       body: { name: 'CI', scopes: ['contacts:read'], client_id: acme, tier: 'growth' },
     })

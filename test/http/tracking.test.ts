@@ -204,6 +204,35 @@ describe('unsubscribe', () => {
     expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
   })
 
+  test('the unsubscribe pages, previews and sent mail name the sender of record (client.footer)', async () => {
+    const s = await sentMessage('hal@example.com')
+    const footer = { company: 'Acme Ltd', postal_address: '1 Main St, Springfield' }
+    expect((await t.call('PUT', `/api/v1/clients/${s.clientId}/sending`, { body: { footer } })).status).toBe(
+      200,
+    )
+    const ask = await (await hit('GET', s.unsubscribe)).text()
+    expect(ask).toContain('Stop receiving these messages from Acme Ltd?')
+    expect(ask).toContain('1 Main St, Springfield')
+    const done = await (await hit('POST', s.unsubscribe, { body: '' })).text()
+    expect(done).toContain('Acme Ltd · 1 Main St, Springfield')
+    const body_html = '<p>{{ client.footer.company }}, {{ client.footer.postal_address }}</p>'
+    const tpl = (
+      await t.call('POST', '/api/v1/templates', { key: s.key, body: { name: 'F', subject: 'Hi', body_html } })
+    ).body.data
+    const p = (await t.call('POST', `/api/v1/templates/${tpl.id}/preview`, { key: s.key, body: {} })).body
+      .data
+    expect(p.body_html).toContain('Acme Ltd, 1 Main St, Springfield')
+    const post = async (path: string, body?: unknown) =>
+      (await t.call('POST', path, { key: s.key, body })).body.data
+    const list = await post('/api/v1/lists', { name: 'F' })
+    await post('/api/v1/contacts', { email: 'ida@example.com', list_ids: [list.id] })
+    const c = await post('/api/v1/campaigns', { name: 'F', list_id: list.id, template_id: tpl.id })
+    await post(`/api/v1/campaigns/${c.id}/launch`, { confirm: true })
+    await eventually(async () => expect((await s.get(`/api/v1/campaigns/${c.id}`)).status).toBe('sent'))
+    const [m] = await s.get(`/api/v1/messages?campaign_id=${c.id}`)
+    expect((await s.get(`/api/v1/messages/${m.id}`)).body_html).toContain('Acme Ltd, 1 Main St, Springfield')
+  })
+
   test('the page’s confirm button (a POST without the one-click body) unsubscribes too', async () => {
     const s = await sentMessage('fay@example.com')
     const r = await hit('POST', s.unsubscribe, { body: '' })

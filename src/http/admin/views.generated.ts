@@ -70,43 +70,44 @@ import v66 from '../../../views/pages/segments/show.liquid' with { type: 'text' 
 import v67 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
 import v68 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
 import v69 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v83 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v84 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v85 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v86 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v87 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v88 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v89 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v90 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v91 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v92 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v93 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v94 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v95 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v96 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v97 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
-import v98 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v99 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v100 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v101 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v102 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v103 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v104 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v105 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v106 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/sending/index.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v84 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v85 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v86 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v87 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v88 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v89 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v90 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v91 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v92 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v93 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v94 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v95 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v96 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v97 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v98 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v99 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v100 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v101 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v102 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v103 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v104 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v105 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v106 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v107 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -188,43 +189,44 @@ export const embeddedViews: Record<string, string> = {
   'pages/senders/delete.liquid': v67,
   'pages/senders/form.liquid': v68,
   'pages/senders/index.liquid': v69,
-  'pages/sequences/archive.liquid': v70,
-  'pages/sequences/form.liquid': v71,
-  'pages/sequences/index.liquid': v72,
-  'pages/sequences/show.liquid': v73,
-  'pages/settings/index.liquid': v74,
-  'pages/suppressions/index.liquid': v75,
-  'pages/suppressions/remove.liquid': v76,
-  'pages/templates/delete.liquid': v77,
-  'pages/templates/draft-preview.liquid': v78,
-  'pages/templates/fields.liquid': v79,
-  'pages/templates/index.liquid': v80,
-  'pages/templates/new.liquid': v81,
-  'pages/templates/preview.liquid': v82,
-  'pages/templates/show.liquid': v83,
-  'pages/users/delete.liquid': v84,
-  'pages/users/edit.liquid': v85,
-  'pages/users/index.liquid': v86,
-  'pages/users/new.liquid': v87,
-  'pages/users/password.liquid': v88,
-  'pages/users/reset.liquid': v89,
-  'pages/webhooks/delete.liquid': v90,
-  'pages/webhooks/index.liquid': v91,
-  'pages/webhooks/new.liquid': v92,
-  'pages/webhooks/reveal.liquid': v93,
-  'pages/webhooks/rotate.liquid': v94,
-  'pages/webhooks/secret.liquid': v95,
-  'pages/webhooks/show.liquid': v96,
-  'partials/alert-banner.liquid': v97,
-  'partials/count-bars.liquid': v98,
-  'partials/field-error.liquid': v99,
-  'partials/flash.liquid': v100,
-  'partials/form-error.liquid': v101,
-  'partials/head.liquid': v102,
-  'partials/line-chart.liquid': v103,
-  'partials/nav.liquid': v104,
-  'partials/swap.liquid': v105,
-  'partials/workspace.liquid': v106,
+  'pages/sending/index.liquid': v70,
+  'pages/sequences/archive.liquid': v71,
+  'pages/sequences/form.liquid': v72,
+  'pages/sequences/index.liquid': v73,
+  'pages/sequences/show.liquid': v74,
+  'pages/settings/index.liquid': v75,
+  'pages/suppressions/index.liquid': v76,
+  'pages/suppressions/remove.liquid': v77,
+  'pages/templates/delete.liquid': v78,
+  'pages/templates/draft-preview.liquid': v79,
+  'pages/templates/fields.liquid': v80,
+  'pages/templates/index.liquid': v81,
+  'pages/templates/new.liquid': v82,
+  'pages/templates/preview.liquid': v83,
+  'pages/templates/show.liquid': v84,
+  'pages/users/delete.liquid': v85,
+  'pages/users/edit.liquid': v86,
+  'pages/users/index.liquid': v87,
+  'pages/users/new.liquid': v88,
+  'pages/users/password.liquid': v89,
+  'pages/users/reset.liquid': v90,
+  'pages/webhooks/delete.liquid': v91,
+  'pages/webhooks/index.liquid': v92,
+  'pages/webhooks/new.liquid': v93,
+  'pages/webhooks/reveal.liquid': v94,
+  'pages/webhooks/rotate.liquid': v95,
+  'pages/webhooks/secret.liquid': v96,
+  'pages/webhooks/show.liquid': v97,
+  'partials/alert-banner.liquid': v98,
+  'partials/count-bars.liquid': v99,
+  'partials/field-error.liquid': v100,
+  'partials/flash.liquid': v101,
+  'partials/form-error.liquid': v102,
+  'partials/head.liquid': v103,
+  'partials/line-chart.liquid': v104,
+  'partials/nav.liquid': v105,
+  'partials/swap.liquid': v106,
+  'partials/workspace.liquid': v107,
 }
 
 /** Static assets by file name, served under /admin/static/. */

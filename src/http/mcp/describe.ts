@@ -36,6 +36,7 @@ function when(o: Operation): string {
   if (o.method === 'GET')
     return hasId(o) ? 'Use it when you already have the id (from a list or search).' : ''
   if (o.method === 'PATCH') return 'Partial update: members left out keep their values.'
+  if (o.method === 'PUT') return 'Replaces the whole record: members left out take their defaults.'
   if (o.method === 'POST' && /^create/.test(o.id)) return 'Returns the new record with its id.'
   return ''
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../../services/messages/activity'
+import { type Footer, footerOf } from '../../services/sending-profiles/footer'
 import { resolveLinkToken, resolvePreviewToken } from '../../services/tracking/resolve'
 import { readLimited } from '../middleware/body'
 import { handled } from '../rest/envelope'
@@ -33,6 +34,15 @@ const LINK_HEADERS: Readonly<Record<string, string>> = {
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`
+
+/** Who sends, and their postal address, under the unsubscribe pages (CAN-SPAM). */
+const senderOfRecord = (f: Footer) =>
+  f.company || f.postal_address
+    ? `<footer><small>${[f.company, f.postal_address]
+        .filter((x): x is string => !!x)
+        .map(escapeHtml)
+        .join(' · ')}</small></footer>`
+    : ''
 
 /** What a template preview's unsubscribe link opens, by GET or POST: nothing is changed. */
 const PREVIEW_PAGE = page(
@@ -94,12 +104,14 @@ export function trackingPlugin(app: AppContext) {
       '/u/:token',
       route((token, _request, requestId) => {
         if (resolvePreviewToken(app, token)) return html(200, PREVIEW_PAGE)
-        if (!resolveLinkToken(app, token, 'unsubscribe')) return notFound(requestId)
+        const found = resolveLinkToken(app, token, 'unsubscribe')
+        if (!found) return notFound(requestId)
+        const from = footerOf(app.db, found.message.clientId)
         return html(
           200,
           page(
             'Unsubscribe',
-            `<h1>Unsubscribe</h1><p>Stop receiving these messages?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+            `<h1>Unsubscribe</h1><p>Stop receiving these messages${from.company ? ` from ${escapeHtml(from.company)}` : ''}?</p><form method="post"><button type="submit">Unsubscribe</button></form>${senderOfRecord(from)}`,
           ),
         )
       }),
@@ -129,7 +141,7 @@ export function trackingPlugin(app: AppContext) {
           200,
           page(
             'Unsubscribed',
-            `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>`,
+            `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>${senderOfRecord(footerOf(app.db, found.message.clientId))}`,
           ),
         )
       }),

@@ -2,7 +2,7 @@ import { type TObject, type TSchema, Type as t } from '@sinclair/typebox'
 import type { Scope } from '../../lib/scopes'
 import type { AnyVerb, Verb } from '../../services/verbs/define'
 
-export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE'
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
 
 interface OperationBase {
   /** operationId in OpenAPI, and the MCP tool name (in snake_case). */

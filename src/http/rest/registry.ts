@@ -16,6 +16,7 @@ import { oauthClientOperations } from '../api/oauth-clients'
 import { replyOperations } from '../api/replies'
 import { segmentOperations } from '../api/segments'
 import { senderOperations } from '../api/senders'
+import { sendingProfileOperations } from '../api/sending-profiles'
 import { sequenceOperations } from '../api/sequences'
 import { suppressionOperations } from '../api/suppressions'
 import { templateOperations } from '../api/templates'
@@ -29,6 +30,7 @@ export const operations: readonly Operation[] = [
   ...wellKnownOperations,
   ...agentOperations,
   ...clientOperations,
+  ...sendingProfileOperations,
   ...apiKeyOperations,
   ...oauthClientOperations,
   ...importOperations,

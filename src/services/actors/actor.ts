@@ -66,6 +66,13 @@ export function userActor(user: {
   }
 }
 
+/**
+ * Whether the actor's authority spans every client: a platform-wide key or token, or a portal
+ * owner or admin (who may be working in one workspace, but could switch to any).
+ */
+export const spansEveryClient = (actor: Actor) =>
+  actor.clientId === null || (actor.user !== undefined && actor.user.clients === null)
+
 /** An OAuth access token: its scopes and its `tenant` claim. */
 export function oauthActor(token: {
   subject: string

@@ -8,6 +8,7 @@ import { parseId } from '../../lib/ids'
 import { isPlainObject } from '../../lib/plain-object'
 import { smsInfo } from '../../lib/sms'
 import { encodePreviewToken } from '../../lib/tracking-token'
+import { footerOf } from '../sending-profiles/footer'
 import { trackingKeyOf } from '../tracking/resolve'
 import type { PreviewInput } from './inputs'
 import { findTemplateRow } from './records'
@@ -79,7 +80,7 @@ export async function previewWith(
         ...(isPlainObject(sampleContact.custom) ? sampleContact.custom : {}),
       },
     },
-    client: { ...(client ? clientVariables(client) : {}), ...sample.client },
+    client: { ...(client ? clientVariables(client, footerOf(ctx.db, client.id)) : {}), ...sample.client },
     campaign: { ...sample.campaign },
     // A link of its own kind: it opens a page saying this was a preview, and never unsubscribes.
     unsubscribe_url:

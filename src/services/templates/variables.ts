@@ -1,7 +1,8 @@
 import type { ClientRow, ContactRow } from '../../db/schema'
 import { iso } from '../../lib/time'
 
-// What a template sees: `contact.*` (with `contact.custom.*`), `client.*`, `campaign.*` and
+// What a template sees: `contact.*` (with `contact.custom.*`), `client.*` (with `client.footer.*`),
+// `campaign.*` and
 // `unsubscribe_url`. The campaign engine builds the same shapes per recipient.
 
 export function contactVariables(row: ContactRow): Record<string, unknown> {
@@ -19,6 +20,10 @@ export function contactVariables(row: ContactRow): Record<string, unknown> {
   }
 }
 
-export function clientVariables(row: Pick<ClientRow, 'id' | 'name' | 'industry'>): Record<string, unknown> {
-  return { id: row.id, name: row.name, industry: row.industry }
+/** `client.*`: the client, and `client.footer.{company, postal_address}` for CAN-SPAM footers. */
+export function clientVariables(
+  row: Pick<ClientRow, 'id' | 'name' | 'industry'>,
+  footer: { company: string | null; postal_address: string | null },
+): Record<string, unknown> {
+  return { id: row.id, name: row.name, industry: row.industry, footer }
 }

@@ -19,6 +19,7 @@ import { oauthClientsSection } from './oauth-clients'
 import { repliesSection } from './replies'
 import { segmentsSection } from './segments'
 import { sendersSection } from './senders'
+import { sendingSection } from './sending'
 import { sequencesSection } from './sequences'
 import { settingsSection } from './settings'
 import { suppressionsSection } from './suppressions'
@@ -48,6 +49,7 @@ export const sections: readonly Section[] = [
   agentsSection,
   oauthClientsSection,
   sendersSection,
+  sendingSection,
   domainsSection,
   webhooksSection,
   jobsSection,
