@@ -29,7 +29,7 @@ const domainPatch = {
     t.Boolean({ description: 'false: no warm-up cap (a domain that arrives with its reputation)' }),
   ),
 }
-export type DomainPatch = Static<typeof DomainPatchFields>
 const DomainPatchFields = t.Object(domainPatch, strict)
+export type DomainPatch = Static<typeof DomainPatchFields>
 
 export const UpdateDomainInput = t.Object({ id: RecordId, ...domainPatch }, strict)

@@ -1,7 +1,6 @@
 import { eq } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { domains } from '../../db/schema'
-import { warmupOn } from '../deliverability/warmup'
 import type { DomainPatch } from './inputs'
 import { findDomainRow } from './read'
 import { presentWithProgress } from './warmup'
@@ -10,9 +9,10 @@ import { presentWithProgress } from './warmup'
 // one that should build it. Send plans are cached a few seconds, so the next batches follow it.
 export function updateDomain(ctx: Ctx, id: string, patch: DomainPatch) {
   const current = findDomainRow(ctx, id)
+  if (patch.warmup === undefined) return presentWithProgress(ctx, current)
   const row = ctx.db
     .update(domains)
-    .set({ warmup: patch.warmup ?? warmupOn(ctx.config, current.warmup), updatedAt: ctx.clock.now() })
+    .set({ warmup: patch.warmup, updatedAt: ctx.clock.now() })
     .where(eq(domains.id, current.id))
     .returning()
     .get()
