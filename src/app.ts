@@ -6,6 +6,7 @@ import { mountMcp } from './http/mcp/plugin'
 import { externalTokenHook } from './http/middleware/external-token'
 import { oauthPlugin } from './http/oauth/plugin'
 import { docsPlugin } from './http/openapi/docs'
+import { espFeedbackPlugin } from './http/public/esp-feedback'
 import { providerCallbacksPlugin } from './http/public/provider-callbacks'
 import { trackingPlugin } from './http/public/tracking'
 import { handled } from './http/rest/envelope'
@@ -38,6 +39,7 @@ export function createApp(ctx: AppContext) {
   registerFormats()
   app.use(trackingPlugin(ctx))
   app.use(providerCallbacksPlugin(ctx))
+  app.use(espFeedbackPlugin(ctx))
   // The admin portal: its own two routes under /admin, no hook on the API's path.
   app.use(portalPlugin(ctx))
   // The OAuth authorization server: /oauth2/* and its metadata.

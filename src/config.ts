@@ -25,6 +25,11 @@ export interface Config {
   /** … or `ip4:`/`ip6:<address>` (HERALD_SENDING_IP). */
   readonly sendingIp: string | null
   readonly webhookAllowPrivate: boolean
+  /**
+   * Hosts (`host` or `host:port`) besides `sns.<region>.amazonaws.com` an SNS message's
+   * SigningCertURL may name (HERALD_SNS_CERT_HOSTS): a test's own signing certificate server.
+   */
+  readonly snsCertHosts: readonly string[]
   /** Delays before each webhook attempt in ms (HERALD_WEBHOOK_RETRY_SCHEDULE); null = the default. */
   readonly webhookRetrySchedule: readonly number[] | null
   /** Requests in flight to one webhook endpoint at once (HERALD_WEBHOOK_CONCURRENCY). */
@@ -62,7 +67,7 @@ export interface Config {
    * (HERALD_DOMAIN_THROTTLES, `gmail.com=600,yahoo.com=300`; src/queue/throttle.ts).
    */
   readonly domainThrottles: Readonly<Record<string, number>>
-  /** Warm-up of new sending domains (HERALD_WARMUP, default on; src/services/deliverability/warmup.ts). */
+  /** The warm-up default of new sending domains (HERALD_WARMUP, default on; each domain may change its own). */
   readonly warmup: boolean
   readonly clientHourlyCap: number | null
   /** Domain of VERP bounce+/reply+ addresses and the mailto: unsubscribe (HERALD_INBOUND_DOMAIN). */
@@ -188,6 +193,13 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
+  const snsCertHosts = (env.HERALD_SNS_CERT_HOSTS ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean)
+  for (const host of snsCertHosts)
+    if (!/^(\[[0-9a-f:]+\]|[\w.-]+)(:\d{1,5})?$/i.test(host))
+      throw new ConfigError(`HERALD_SNS_CERT_HOSTS entry "${host}" must be host or host:port`)
   for (const server of dnsServers)
     if (!/^(\[[0-9a-f:]+\]|[\w.-]+)(:\d{1,5})?$/i.test(server))
       throw new ConfigError(`HERALD_DNS_SERVERS entry "${server}" must be host or host:port`)
@@ -297,6 +309,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     spfInclude,
     sendingIp,
     webhookAllowPrivate: bool('HERALD_WEBHOOK_ALLOW_PRIVATE', env.HERALD_WEBHOOK_ALLOW_PRIVATE),
+    snsCertHosts: Object.freeze(snsCertHosts),
     webhookRetrySchedule: schedule('HERALD_WEBHOOK_RETRY_SCHEDULE', env.HERALD_WEBHOOK_RETRY_SCHEDULE),
     webhookConcurrency: int('HERALD_WEBHOOK_CONCURRENCY', env.HERALD_WEBHOOK_CONCURRENCY ?? '16', 1, 256),
     log: oneOf('HERALD_LOG', env.HERALD_LOG ?? 'json', ['json', 'pretty'] as const),
@@ -377,6 +390,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   spfInclude: { env: 'HERALD_SPF_INCLUDE' },
   sendingIp: { env: 'HERALD_SENDING_IP' },
   webhookAllowPrivate: { env: 'HERALD_WEBHOOK_ALLOW_PRIVATE' },
+  snsCertHosts: { env: 'HERALD_SNS_CERT_HOSTS' },
   webhookRetrySchedule: { env: 'HERALD_WEBHOOK_RETRY_SCHEDULE' },
   webhookConcurrency: { env: 'HERALD_WEBHOOK_CONCURRENCY' },
   log: { env: 'HERALD_LOG' },

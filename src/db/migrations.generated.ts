@@ -34,6 +34,8 @@ import m30 from '../../migrations/0030_client_unreachable_count.sql' with { type
 import m31 from '../../migrations/0031_message_hit_counts.sql' with { type: 'text' }
 import m32 from '../../migrations/0032_flows_one_engine.sql' with { type: 'text' }
 import m33 from '../../migrations/0033_client_sending_profiles.sql' with { type: 'text' }
+import m34 from '../../migrations/0034_esp_feedback_receipts.sql' with { type: 'text' }
+import m35 from '../../migrations/0035_domain_warmup_defer_reason.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -70,4 +72,6 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0031_message_hit_counts', sql: m31 },
   { tag: '0032_flows_one_engine', sql: m32 },
   { tag: '0033_client_sending_profiles', sql: m33 },
+  { tag: '0034_esp_feedback_receipts', sql: m34 },
+  { tag: '0035_domain_warmup_defer_reason', sql: m35 },
 ]

@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { eq, inArray } from 'drizzle-orm'
+import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
 import {
   type CampaignRow,
@@ -57,11 +58,12 @@ function build(store: Store, rules: OutboxRules) {
     nextTransactional: sqlite.prepare<{ at: number | null }, []>(
       `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
     ),
+    // A message back from a lease is due now: no sending limit holds it (a stale reason would).
     expireLeases: sqlite.prepare<never, [number]>(
-      "UPDATE messages SET status = 'queued' WHERE status = 'sending' AND next_attempt_at <= ?1",
+      "UPDATE messages SET status = 'queued', defer_reason = NULL WHERE status = 'sending' AND next_attempt_at <= ?1",
     ),
     requeueInflight: sqlite.prepare<never, [number]>(
-      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1 WHERE status = 'sending'`,
+      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1, defer_reason = NULL WHERE status = 'sending'`,
     ),
     sent: sqlite.prepare<never, [number, string, string | null, number]>(
       `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
@@ -90,7 +92,8 @@ function build(store: Store, rules: OutboxRules) {
        VALUES (?1, ?2, ?3, ?4, ?5)`,
     ),
     retry: sqlite.prepare<never, [number, string, string, number]>(
-      `UPDATE messages SET provider = ?2, error = ?3, next_attempt_at = ?4, status = ${backToQueue} WHERE seq = ?1`,
+      `UPDATE messages SET provider = ?2, error = ?3, next_attempt_at = ?4, defer_reason = NULL,
+         status = ${backToQueue} WHERE seq = ?1`,
     ),
     // A failure reported after the send does not undo a delivery, nor count twice.
     failed: sqlite.prepare<never, [number, string | null, string]>(
@@ -100,9 +103,10 @@ function build(store: Store, rules: OutboxRules) {
     skipped: sqlite.prepare<never, [number, string]>(
       "UPDATE messages SET status = 'skipped', skip_reason = ?2 WHERE seq = ?1",
     ),
-    deferred: sqlite.prepare<never, [number, number]>(
-      `UPDATE messages SET attempts = max(attempts - 1, 0), next_attempt_at = ?2, status = ${backToQueue}
-       WHERE seq = ?1`,
+    // The reason is written with the deferral itself: no other write tells why a message waits.
+    deferred: sqlite.prepare<never, [number, number, DeferReason | null]>(
+      `UPDATE messages SET attempts = max(attempts - 1, 0), next_attempt_at = ?2, defer_reason = ?3,
+         status = ${backToQueue} WHERE seq = ?1`,
     ),
     cancelled: sqlite.prepare<never, [number, string | null]>(
       "UPDATE messages SET status = 'cancelled', error = ?2 WHERE seq = ?1",
@@ -201,8 +205,8 @@ function build(store: Store, rules: OutboxRules) {
     failed: (seq: number, provider: string | null, error: string) =>
       changed(q.failed.run(seq, provider, error)),
     skipped: (seq: number, reason: string) => void q.skipped.run(seq, reason),
-    /** Back in the queue until `at`, the attempt not counted (throttle, cap, paused). */
-    deferred: (seq: number, at: number) => void q.deferred.run(seq, at),
+    /** Back in the queue until `at`, the attempt not counted (throttle, cap, paused), and why. */
+    deferred: (seq: number, at: number, reason: DeferReason | null) => void q.deferred.run(seq, at, reason),
     cancelled: (seq: number, reason: string | null) => void q.cancelled.run(seq, reason),
     /** Everything a campaign still had queued will never be sent. */
     cancelQueued: (campaignId: string, reason: string | null) => void q.cancelQueued.run(campaignId, reason),

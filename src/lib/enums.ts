@@ -38,6 +38,10 @@ export const MESSAGE_STATUSES = [
 ] as const
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number]
 
+/** The sending limits that hold a queued message back past its turn. */
+export const DEFER_REASONS = ['warmup', 'throttle', 'hourly_cap'] as const
+export type DeferReason = (typeof DEFER_REASONS)[number]
+
 export const SUPPRESSION_SOURCES = ['api', 'unsubscribe', 'hard_bounce', 'complaint', 'admin'] as const
 export type SuppressionSource = (typeof SUPPRESSION_SOURCES)[number]
 

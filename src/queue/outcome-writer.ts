@@ -74,7 +74,7 @@ export function createOutcomeWriter(
             count(m, 'skipped')
             break
           case 'deferred':
-            outbox.deferred(m.seq, o.at)
+            outbox.deferred(m.seq, o.at, o.reason ?? null)
             break
           case 'cancelled':
             outbox.cancelled(m.seq, o.reason)

@@ -1,4 +1,5 @@
 import type { MessageRow } from '../db/schema'
+import type { DeferReason } from '../lib/enums'
 import type { Composed } from './compose'
 
 // How a claimed message ended this attempt. Sources, the recipient step and the outcome writer
@@ -16,8 +17,11 @@ export type Outcome =
   | { kind: 'retry'; provider: string; error: string; at: number }
   | { kind: 'failed'; provider: string | null; error: string }
   | { kind: 'skipped'; reason: string }
-  /** Not attempted (throttle, cap, source paused): back in the queue, attempt not counted. */
-  | { kind: 'deferred'; at: number }
+  /**
+   * Not attempted (throttle, cap, source paused): back in the queue, attempt not counted.
+   * `reason`: the sending limit that held it (absent for a paused source or suspended client).
+   */
+  | { kind: 'deferred'; at: number; reason?: DeferReason }
   /** Its source stopped after the claim (campaign cancelled or failed). */
   | { kind: 'cancelled'; reason: string | null }
   /**

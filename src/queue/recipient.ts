@@ -101,8 +101,8 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
     const route = profiles.route(m.clientId, channel)
-    const deferTo = limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
-    if (deferTo !== null) return { kind: 'deferred', at: deferTo }
+    const over = limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
+    if (over !== null) return { kind: 'deferred', at: over.at, reason: over.reason }
     const { provider } = route
     // A client's own SMTP account goes through pools of its own on the send threads.
     const thread =

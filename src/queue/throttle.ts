@@ -1,6 +1,7 @@
 import type { Config } from '../config'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
+import type { DeferReason } from '../lib/enums'
 import { dayOf } from '../lib/time'
 import type { WarmupPlan } from '../services/deliverability/warmup'
 
@@ -53,6 +54,12 @@ export function createRateBucket(ratePerSecond: number | null, now: () => number
 interface Window {
   start: number
   count: number
+}
+
+/** Over a limit: the end of its window, and which limit it was (a campaign's `deferred` says). */
+export interface Deferral {
+  at: number
+  reason: DeferReason
 }
 
 /** The warm-up rules and counts the limits read and save (part of SendDeps, deps.ts). */
@@ -114,21 +121,24 @@ export function createWindowLimits(
     return w
   }
   return {
-    /** Reserves a send for (client, recipient) under its account's limits; returns the time to defer to when over a limit. */
+    /**
+     * Reserves a send for (client, recipient) under its account's limits; returns when and why
+     * to defer when over a limit.
+     */
     reserve(
       clientId: string,
       to: string,
       now: number,
       warmup: WarmupPlan | null = null,
       account: AccountLimits = instance,
-    ): number | null {
-      const checks: [Window, number, number][] = []
+    ): Deferral | null {
+      const checks: [Window, number, number, DeferReason][] = []
       const clientHourlyCap = account.hourlyCap
       if (clientHourlyCap !== null) {
         const start = now - (now % 3_600_000)
         // After a restart the hour's earlier sends still count.
         const w = windowOf(clients, clientId, start, () => outbox.sentSince(clientId, start))
-        checks.push([w, clientHourlyCap, start + 3_600_000])
+        checks.push([w, clientHourlyCap, start + 3_600_000, 'hourly_cap'])
       }
       // Recipient domains are an email notion; phone numbers have none.
       const limit = to.includes('@')
@@ -136,7 +146,7 @@ export function createWindowLimits(
         : null
       if (limit !== null) {
         const start = now - (now % 60_000)
-        checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000])
+        checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000, 'throttle'])
       }
       const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
       let day = 0
@@ -145,9 +155,9 @@ export function createWindowLimits(
         const w = windowOf(warmed, warmup.domainId, day, () =>
           warming.deps.warmupSentOn(warming.app, warmup.domainId, day),
         )
-        checks.push([w, cap, day + 86_400_000])
+        checks.push([w, cap, day + 86_400_000, 'warmup'])
       }
-      for (const [w, max, end] of checks) if (w.count >= max) return end
+      for (const [w, max, at, reason] of checks) if (w.count >= max) return { at, reason }
       for (const [w] of checks) w.count++
       // The day's count is saved as it goes, so a restart does not start the day over.
       if (warmup && warming && cap !== null)

@@ -15,6 +15,8 @@ export interface AttemptOptions {
   timeoutMs: number
   /** How host names are looked up (HERALD_DNS_SERVERS); the system resolver by default. */
   resolve?: HostResolver
+  /** POST (the body) by default; a GET sends no body (an SNS subscription's confirmation link). */
+  method?: 'GET' | 'POST'
 }
 
 /**
@@ -64,7 +66,7 @@ async function readExcerpt(res: Response, limit: number): Promise<string> {
 }
 
 /**
- * One POST to the endpoint: SSRF check after DNS, then a connection to an address that check
+ * One POST (or GET) to the endpoint: SSRF check after DNS, then a connection to an address that check
  * approved (tried in order while a connection cannot be made), no redirects followed, bounded
  * time and body.
  */
@@ -84,9 +86,9 @@ export async function attemptDelivery(
   const timer = setTimeout(() => controller.abort(), options.timeoutMs)
   const post = (href: string, extra: Record<string, string>, tls?: { serverName: string }) =>
     fetch(href, {
-      method: 'POST',
+      method: options.method ?? 'POST',
       headers: { ...headers, ...extra },
-      body,
+      ...(options.method === 'GET' ? {} : { body }),
       redirect: 'manual',
       signal: controller.signal,
       ...(tls ? { tls } : {}),

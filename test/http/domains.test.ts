@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { beforeAll, describe, expect, test } from 'bun:test'
 import { createPrivateKey } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { withActor } from '../../src/context'
@@ -188,6 +188,56 @@ describe('tenancy and reads', () => {
     const del = await t.call('DELETE', `/api/v1/domains/${d.id}`, { key: acmeAdmin })
     expect(del.body.data).toEqual({ id: d.id, client_id: acme, deleted: true })
     expect((await t.call('GET', `/api/v1/domains/${d.id}`, { key: acmeReader })).status).toBe(404)
+  })
+})
+
+describe('PATCH /domains/{id}', () => {
+  // Domains the rows act on, added before the table runs.
+  let mine: Domain
+  let theirs: Domain
+  beforeAll(async () => {
+    mine = await addDomain('warm.example')
+    theirs = await addDomain('theirs.example', t.key({ scopes: ['admin:*'], clientId: globex }))
+  })
+  const item = () => `/api/v1/domains/${mine.id}`
+  const rows: Scenario[] = [
+    { name: 'warm-up off', body: { warmup: false }, status: 200 },
+    { name: 'warm-up on', body: { warmup: true }, status: 200 },
+    { name: 'an empty patch changes nothing', body: {}, status: 200 },
+    invalid('warmup not a boolean', { warmup: 'no' }, 'warmup'),
+    invalid('warmup null', { warmup: null }, 'warmup'),
+    invalid('unknown member', { domain: 'other.example' }, 'domain'),
+    {
+      name: 'another tenant’s domain',
+      path: () => `/api/v1/domains/${theirs.id}`,
+      body: { warmup: false },
+      status: 404,
+      code: 'NOT_FOUND',
+    },
+    {
+      name: 'a key without admin:*',
+      key: () => acmeReader,
+      body: { warmup: false },
+      status: 403,
+      code: 'FORBIDDEN',
+    },
+  ]
+  scenarios(
+    t,
+    { method: 'PATCH', path: '', key: () => acmeAdmin },
+    rows.map((r) => ({ path: item, ...r })),
+  )
+
+  test('the change is kept, answered as GET answers it, and leaves another tenant’s domain alone', async () => {
+    expect(theirs.warmup).toBe(true) // HERALD_WARMUP is on by default
+    const off = await t.call('PATCH', item(), { key: acmeAdmin, body: { warmup: false } })
+    expect(off.body.data).toMatchObject({ id: mine.id, warmup: false, warmup_progress: null })
+    const read = await t.call('GET', item(), { key: acmeReader })
+    expect(read.body.data).toEqual(off.body.data)
+    const list = await t.call('GET', '/api/v1/domains?limit=200', { key: acmeReader })
+    expect(list.body.data.find((d: Domain) => d.id === mine.id).warmup).toBe(false)
+    const other = await t.call('GET', `/api/v1/domains/${theirs.id}`, { key: globexReader })
+    expect(other.body.data.warmup).toBe(true)
   })
 })
 

@@ -391,6 +391,7 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('GET', `/api/v1/domains/${domain.id}`, as(key))
     await ok('GET', '/api/v1/domains', as(key))
     await ok('POST', `/api/v1/domains/${domain.id}/verify`, as(key))
+    await ok('PATCH', `/api/v1/domains/${domain.id}`, as(key, { body: { warmup: false } }))
     const spare = await ok('POST', '/api/v1/domains', as(key, { body: { domain: 'spare.test' } }))
     await ok('DELETE', `/api/v1/domains/${spare.id}`, as(key))
 

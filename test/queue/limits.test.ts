@@ -29,6 +29,10 @@ const byStatus = async (t: TestApp, key: string, campaignId: string) => {
   return out
 }
 
+/** The campaign's `deferred`, as GET /campaigns/{id} answers it. */
+const deferred = async (s: Awaited<ReturnType<typeof campaignTenant>>) =>
+  (await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)).deferred
+
 describe('HERALD_DOMAIN_THROTTLE', () => {
   const { t, clock, provider, worker } = appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
 
@@ -50,9 +54,11 @@ describe('HERALD_DOMAIN_THROTTLE', () => {
       .get() as { at: number; attempts: number }
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-23T10:01:00.000Z')
     expect(waiting.attempts).toBe(0) // waiting for a window is not a failed attempt
+    expect(await deferred(s)).toEqual({ count: 1, reason: 'throttle', until: '2026-11-23T10:01:00.000Z' })
     clock.t += 30_000
     await worker.drain()
     expect(await s.status()).toBe('sent')
+    expect(await deferred(s)).toBeNull()
     expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(4)
   })
 })
@@ -75,12 +81,17 @@ describe('HERALD_CLIENT_HOURLY_CAP', () => {
     expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(3)
     expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
     expect(await other.status()).toBe('sent')
+    const held = { count: 2, reason: 'hourly_cap', until: '2026-11-23T11:00:00.000Z' }
+    expect(await deferred(s)).toEqual(held)
+    expect(await deferred(other)).toBeNull()
     clock.t += 30 * 60_000 + 1 // 10:30:30 — the same hour as sending started: still held
     await worker.drain()
     expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)
+    expect(await deferred(s)).toEqual(held)
     clock.t += 30 * 60_000 // 11:00:30 — a new hour
     await worker.drain()
     expect(await s.status()).toBe('sent')
+    expect(await deferred(s)).toBeNull()
     expect((await byStatus(t, s.key, s.campaign.id)).delivered).toHaveLength(5)
   })
 })
@@ -100,6 +111,9 @@ describe('a suspended client', () => {
     await worker.drain()
     expect(provider.sent.filter((m) => m.clientId === s.clientId)).toHaveLength(0)
     expect((await byStatus(t, t.adminKey, s.campaign.id)).queued).toHaveLength(2)
+    // Suspension is not a sending limit: the campaign's status tells it, not `deferred`.
+    const c = await t.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
+    expect(c.body.data.deferred).toBeNull()
     expect((await patch('active')).status).toBe(200)
     clock.t += 31_000
     await worker.drain()

@@ -27,7 +27,8 @@ describe('per recipient domain throttles', () => {
       const r = limits.reserve('c1', to, T0)
       if (r !== null) {
         deferred++
-        deferTo = r
+        deferTo = r.at
+        expect(r.reason).toBe('throttle')
       }
     }
     return { accepted: n - deferred, deferred, deferTo }
@@ -86,7 +87,7 @@ describe("a client's sending profile", () => {
     const a = own('client-a', { 'gmail.com': 2 })
     const b = own('client-b', { 'gmail.com': 3 })
     const reserve = (client: string, account?: ReturnType<typeof own>) =>
-      limits.reserve(client, 'x@gmail.com', T0, null, account)
+      limits.reserve(client, 'x@gmail.com', T0, null, account)?.at ?? null
     expect([1, 2, 3].map(() => reserve('a', a))).toEqual([null, null, MINUTE_END])
     expect([1, 2, 3, 4].map(() => reserve('b', b))).toEqual([null, null, null, MINUTE_END])
     // Neither touched the instance's Gmail window (600 a minute by default).
@@ -97,7 +98,11 @@ describe("a client's sending profile", () => {
     const limits = createWindowLimits(noOutbox, config({ HERALD_CLIENT_HOURLY_CAP: '100' }))
     const capped = own('client-a', {}, 2)
     const at = (i: number) => limits.reserve('a', `p${i}@small.example`, T0, null, capped)
-    expect([0, 1, 2].map(at)).toEqual([null, null, Date.parse('2026-11-23T11:00:00.000Z')])
+    expect([0, 1, 2].map(at)).toEqual([
+      null,
+      null,
+      { at: Date.parse('2026-11-23T11:00:00.000Z'), reason: 'hourly_cap' },
+    ])
     expect(limits.reserve('b', 'q@small.example', T0)).toBeNull()
   })
 })
@@ -123,23 +128,31 @@ describe('warm-up of a new sending domain', () => {
     needsVerifiedSender: true,
   }
 
-  test("sends above the day's cap wait for the next day; a restart keeps the count", async () => {
+  /** A tenant whose campaign of `n` sends from a verified domain `domain`; its domain as added. */
+  async function fromDomain(app: TestApp, domain: string, n: number) {
     const s = await campaignTenant(
-      t,
-      Array.from({ length: 60 }, (_, i) => `p${i}@customer.example`),
+      app,
+      Array.from({ length: n }, (_, i) => `p${i}@customer.example`),
     )
-    const dom = await s.call('POST', '/api/v1/domains', { domain: 'news.acme.example' })
-    t.ctx.sqlite.run(
+    const dom = await s.call('POST', '/api/v1/domains', { domain })
+    app.ctx.sqlite.run(
       "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
       [dom.id],
     )
-    const sender = await s.call('POST', '/api/v1/senders', {
-      from_email: 'hi@news.acme.example',
-      from_name: 'Acme',
-    })
+    const sender = await s.call('POST', '/api/v1/senders', { from_email: `hi@${domain}`, from_name: 'Acme' })
     await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
+    return { ...s, dom }
+  }
+  const campaignOf = async (s: Awaited<ReturnType<typeof fromDomain>>) =>
+    s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
+  const drain = (app: TestApp) =>
+    createSendWorker(app.ctx, sendDeps, { providers: allChannels(provider) }).drain()
+
+  test("sends above the day's cap wait for the next day; a restart keeps the count", async () => {
+    const s = await fromDomain(t, 'news.acme.example', 60)
+    expect(s.dom).toMatchObject({ warmup: true, warmup_progress: null })
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
+    await drain(t)
     const counts = () =>
       Object.fromEntries(
         t.ctx.sqlite
@@ -157,6 +170,18 @@ describe('warm-up of a new sending domain', () => {
       .get(s.campaign.id)!
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-24T00:00:00.000Z')
     expect(waiting.attempts).toBe(0)
+    // The campaign says why it waits, and until when; the domain where its warm-up stands.
+    expect((await campaignOf(s)).deferred).toEqual({
+      count: 10,
+      reason: 'warmup',
+      until: '2026-11-24T00:00:00.000Z',
+    })
+    expect((await s.call('GET', `/api/v1/domains/${s.dom.id}`)).warmup_progress).toEqual({
+      started_at: '2026-11-23T22:00:00.000Z',
+      day: 1,
+      daily_cap: 50,
+      sent_today: 50,
+    })
     const score = (await s.call('GET', '/api/v1/deliverability/score')).warmup
     expect(score).toEqual([
       expect.objectContaining({
@@ -170,35 +195,57 @@ describe('warm-up of a new sending domain', () => {
 
     // A new worker (a restart) the same day still has the day's 50 counted: nothing more goes.
     clock.t += 60 * 60_000
-    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
+    await drain(t)
     expect(counts()).toEqual({ delivered: 50, queued: 10 })
+    expect((await campaignOf(s)).deferred).toMatchObject({ count: 10, reason: 'warmup' })
 
     // The next UTC day's cap is 100.
     clock.t = Date.parse('2026-11-24T00:00:00.000Z')
-    await createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()
+    await drain(t)
     expect(counts()).toEqual({ delivered: 60 })
     expect(await s.status()).toBe('sent')
+    expect((await campaignOf(s)).deferred).toBeNull()
   })
 
-  test('HERALD_WARMUP=off sends everything at once', async () => {
-    const t2 = createTestApp({ clock, env: { HERALD_WARMUP: 'off' } })
-    const s = await campaignTenant(
-      t2,
-      Array.from({ length: 60 }, (_, i) => `q${i}@customer.example`),
-    )
-    const dom = await s.call('POST', '/api/v1/domains', { domain: 'mail.acme.example' })
-    t2.ctx.sqlite.run(
-      "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
-      [dom.id],
-    )
-    const sender = await s.call('POST', '/api/v1/senders', {
-      from_email: 'hi@mail.acme.example',
-      from_name: 'Acme',
-    })
-    await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
+  test('a domain with warm-up off (PATCH) sends everything at once; on again, it warms up', async () => {
+    const s = await fromDomain(t, 'known.acme.example', 60)
+    const off = await s.call('PATCH', `/api/v1/domains/${s.dom.id}`, { warmup: false })
+    expect(off).toMatchObject({ id: s.dom.id, warmup: false, warmup_progress: null })
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
-    await createSendWorker(t2.ctx, sendDeps, { providers: allChannels(provider) }).drain()
+    await drain(t)
     expect(await s.status()).toBe('sent')
+    expect((await campaignOf(s)).deferred).toBeNull()
+    expect((await s.call('GET', `/api/v1/domains/${s.dom.id}`)).warmup).toBe(false)
+
+    // Switched on, the domain's next campaign is under the cap (its warm-up starts then).
+    expect((await s.call('PATCH', `/api/v1/domains/${s.dom.id}`, { warmup: true })).warmup).toBe(true)
+    clock.t += 10_000 // past the send plans' cache
+    const next = await s.call('POST', '/api/v1/campaigns', {
+      name: 'Second',
+      list_id: s.list.id,
+      subject: 'Hi',
+      body_html: '<p>Hi</p>',
+      sender_id: (await campaignOf(s)).sender_id,
+    })
+    await s.call('POST', `/api/v1/campaigns/${next.id}/launch`, { confirm: true })
+    await drain(t)
+    const again = await s.call('GET', `/api/v1/campaigns/${next.id}`)
+    expect(again.deferred).toMatchObject({ count: 10, reason: 'warmup' })
+    expect((await s.call('GET', `/api/v1/domains/${s.dom.id}`)).warmup_progress).toMatchObject({
+      day: 1,
+      daily_cap: 50,
+      sent_today: 50,
+    })
+  })
+
+  test('HERALD_WARMUP=off: new domains start with warm-up off and send everything at once', async () => {
+    const t2 = createTestApp({ clock, env: { HERALD_WARMUP: 'off' } })
+    const s = await fromDomain(t2, 'mail.acme.example', 60)
+    expect(s.dom.warmup).toBe(false)
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    await drain(t2)
+    expect(await s.status()).toBe('sent')
+    expect((await campaignOf(s)).deferred).toBeNull()
   })
 })
 

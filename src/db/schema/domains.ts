@@ -38,6 +38,11 @@ export const domains = sqliteTable(
     status: text('status', { enum: DOMAIN_STATUSES }).notNull().default('pending'),
     checks: text('checks', { mode: 'json' }).$type<DomainChecks>(),
     verifiedAt: integer('verified_at'),
+    /**
+     * Whether its mail is under the warm-up cap. Set from HERALD_WARMUP when the domain is added;
+     * null (domains added before the flag existed) follows HERALD_WARMUP.
+     */
+    warmup: integer('warmup', { mode: 'boolean' }),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
   },

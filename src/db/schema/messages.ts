@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { FLOW_KINDS, MESSAGE_STATUSES } from '../../lib/enums'
+import { DEFER_REASONS, FLOW_KINDS, MESSAGE_STATUSES } from '../../lib/enums'
 
 /**
  * The send queue's outbox. A row is claimed with a lease (status `sending`,
@@ -27,6 +27,11 @@ export const messages = sqliteTable(
     provider: text('provider'),
     providerMessageId: text('provider_message_id'),
     error: text('error'),
+    /**
+     * The sending limit (`warmup`, `throttle`, `hourly_cap`) that last deferred it, written with the
+     * deferral; cleared when it goes back to the queue for another reason. Read only while queued.
+     */
+    deferReason: text('defer_reason', { enum: DEFER_REASONS }),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
     createdAt: integer('created_at').notNull(),
@@ -67,6 +72,10 @@ export const messages = sqliteTable(
     index('messages_inflight_idx')
       .on(t.nextAttemptAt)
       .where(sql`status = 'sending'`),
+    // Messages held back by a sending limit, for a campaign's `deferred` (small: only those waiting).
+    index('messages_deferred_idx')
+      .on(t.campaignId, t.deferReason, t.nextAttemptAt)
+      .where(sql`status = 'queued' AND defer_reason IS NOT NULL`),
   ],
 )
 

@@ -35,6 +35,21 @@ const Campaign = named(
     total_sent: Nullable(t.Integer()),
     skipped: t.Integer(),
     failure_reason: Nullable(t.String()),
+    deferred: Nullable(
+      t.Object(
+        {
+          count: t.Integer({ description: 'Messages waiting' }),
+          reason: t.Union([t.Literal('warmup'), t.Literal('throttle'), t.Literal('hourly_cap')], {
+            description: 'The limit holding back the most of them',
+          }),
+          until: DateTime,
+        },
+        {
+          description:
+            'While a sending limit (domain warm-up, a per-domain throttle, the hourly cap) holds messages back; null otherwise',
+        },
+      ),
+    ),
     launched_at: Nullable(DateTime),
     completed_at: Nullable(DateTime),
     created_at: DateTime,

@@ -4,6 +4,7 @@ import {
   deleteDomainVerb,
   getDomainVerb,
   listDomainsVerb,
+  updateDomainVerb,
   verifyDomainVerb,
 } from '../../services/domains/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
@@ -47,6 +48,20 @@ const Domain = named(
     dkim_selector: t.String(),
     dns_records: t.Array(DnsRecord),
     verification: Nullable(t.Object({ checked_at: DateTime, dkim: Check, spf: Check, dmarc: Check })),
+    warmup: t.Boolean({
+      description: 'Whether its mail is under the warm-up cap (new domains: HERALD_WARMUP)',
+    }),
+    warmup_progress: Nullable(
+      t.Object(
+        {
+          started_at: DateTime,
+          day: t.Integer({ description: 'Day of the warm-up, 1 on the day of the first send' }),
+          daily_cap: t.Integer({ description: "Today's cap (UTC day)" }),
+          sent_today: t.Integer(),
+        },
+        { description: 'While it warms up; null when warm-up is off, not started or over' },
+      ),
+    ),
     verified_at: Nullable(DateTime),
     created_at: DateTime,
     updated_at: DateTime,
@@ -82,6 +97,14 @@ export const domainOperations = [
     path: ITEM,
     tag,
     summary: 'Get a sending domain',
+    response: dataOf(Domain),
+  }),
+  route(updateDomainVerb, {
+    id: 'updateDomain',
+    method: 'PATCH',
+    path: ITEM,
+    tag,
+    summary: 'Update a sending domain: {"warmup": false} lifts the warm-up cap of a domain with a reputation',
     response: dataOf(Domain),
   }),
   route(deleteDomainVerb, {

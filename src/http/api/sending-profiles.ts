@@ -45,6 +45,13 @@ const SendingProfile = named(
       sendgrid: Nullable(t.Object({ public_key: t.String() })),
       /** Where each provider posts its notifications (null until the profile is first saved). */
       urls: Nullable(t.Object({ ses: Url, postmark: Url, mailgun: Url, sendgrid: Url })),
+      /** When each provider last posted an authenticated notification (null: never). */
+      last_received_at: t.Object({
+        ses: Nullable(DateTime),
+        postmark: Nullable(DateTime),
+        mailgun: Nullable(DateTime),
+        sendgrid: Nullable(DateTime),
+      }),
     }),
     version: t.Integer(),
     updated_at: Nullable(DateTime),

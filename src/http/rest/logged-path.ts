@@ -8,6 +8,9 @@ const TOKEN_ROUTES = ['/t/o/', '/t/c/', '/u/'] as const
 export function loggedPath(path: string): string {
   // Most paths are /api/…, /admin/… or /mcp: one character rules them out.
   const second = path.charCodeAt(1)
+  // ESP feedback URLs name their client by a token too: /hooks/{provider}/{token}.
+  if (second === 104 /* h */ && path.startsWith('/hooks/'))
+    return path.replace(/^(\/hooks\/[^/]*\/).*$/, '$1:token')
   if (second !== 116 /* t */ && second !== 117 /* u */) return path
   for (const prefix of TOKEN_ROUTES) if (path.startsWith(prefix)) return `${prefix}:token`
   return path

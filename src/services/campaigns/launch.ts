@@ -99,7 +99,7 @@ export function pauseCampaign(ctx: Ctx, id: string) {
     .where(eq(campaigns.id, id))
     .returning()
     .get()
-  return presentCampaign(row)
+  return presentCampaign(row, null)
 }
 
 /** cancel: what is still queued will never be sent; what is in flight finishes. */
@@ -114,7 +114,7 @@ export function cancelCampaign(ctx: Ctx, id: string) {
     .where(eq(campaigns.id, id))
     .returning()
     .get()
-  return presentCampaign(row)
+  return presentCampaign(row, null)
 }
 
 /**

@@ -1,7 +1,9 @@
 import type { CampaignRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
+import type { CampaignDeferral } from './deferred'
 
-export function presentCampaign(row: CampaignRow) {
+/** `deferred`: what of it a sending limit holds back (deferred.ts), null when nothing waits. */
+export function presentCampaign(row: CampaignRow, deferred: CampaignDeferral | null) {
   return {
     id: row.id,
     client_id: row.clientId,
@@ -20,6 +22,7 @@ export function presentCampaign(row: CampaignRow) {
     total_sent: row.launchedAt === null ? null : row.sent,
     skipped: row.skipped,
     failure_reason: row.failureReason,
+    deferred,
     launched_at: isoOrNull(row.launchedAt),
     completed_at: isoOrNull(row.completedAt),
     created_at: iso(row.createdAt),

@@ -9,6 +9,7 @@ import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
 import { assertInlineParses } from './content'
+import { deferralOf, deferralsOf } from './deferred'
 import type { CampaignInput, ListCampaignsQuery } from './inputs'
 import { presentCampaign } from './present'
 import { assertTransition } from './states'
@@ -101,7 +102,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
     })
     .returning()
     .get()
-  return presentCampaign(row)
+  return presentCampaign(row, null)
 }
 
 export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignInput>) {
@@ -163,16 +164,27 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
     .where(eq(campaigns.id, id))
     .returning()
     .get()
-  return presentCampaign(row)
+  return presentCampaign(row, deferralOf(ctx.db, row))
 }
 
-export const getCampaign = (ctx: Ctx, id: string) => presentCampaign(findCampaignRow(ctx, id))
+export function getCampaign(ctx: Ctx, id: string) {
+  const row = findCampaignRow(ctx, id)
+  return presentCampaign(row, deferralOf(ctx.db, row))
+}
 
 export function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, campaigns.clientId, page.client_id)]
   if (page.status) conditions.push(eq(campaigns.status, page.status))
   if (page.search) conditions.push(sql`${campaigns.name} LIKE ${`%${escapeLike(page.search)}%`} ESCAPE '\\'`)
-  return paginate(ctx.db, ctx.secretKey, campaigns, campaigns.id, and(...conditions), page, presentCampaign)
+  const result = paginate(ctx.db, ctx.secretKey, campaigns, campaigns.id, and(...conditions), page, (r) => r)
+  const deferred = deferralsOf(
+    ctx.db,
+    result.data.filter((r) => r.status === 'sending').map((r) => r.id),
+  )
+  return {
+    data: result.data.map((r) => presentCampaign(r, deferred.get(r.id) ?? null)),
+    pagination: result.pagination,
+  }
 }
 
 /**

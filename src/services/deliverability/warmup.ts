@@ -1,14 +1,16 @@
 import { and, eq } from 'drizzle-orm'
+import type { Config } from '../../config'
 import type { AppContext } from '../../context'
-import { domains, domainWarmups } from '../../db/schema'
+import { type DomainWarmupRow, domains, domainWarmups } from '../../db/schema'
 import { DAY_MS, dayOf, iso } from '../../lib/time'
 
 // Warm-up of a new sending domain: mailbox providers distrust a domain that starts
 // sending in volume, so from its first send on its mail is capped per UTC day on a schedule that
 // roughly doubles; what is over the day's cap waits for the next day (deferred, not failed).
 // Only mail that reaches real inboxes warms up: the plan asks for it when the provider signs
-// with the domain's DKIM key (SMTP), never for capture or the simulator. HERALD_WARMUP=off
-// turns it off (a domain moved from another platform with its reputation).
+// with the domain's DKIM key (SMTP), never for capture or the simulator. Each domain has its own
+// switch (PATCH /domains/{id} {warmup: false} for one that arrives with its reputation);
+// HERALD_WARMUP is the switch of new domains, and of older ones that never set theirs.
 
 /** Daily caps of days 1, 2, 3… since the first send; from day 16 on no cap. */
 export const WARMUP_SCHEDULE = [
@@ -27,18 +29,20 @@ export function warmupCap(startedAt: number, now: number): number | null {
   return WARMUP_SCHEDULE[Math.max(0, day)] ?? null
 }
 
+/** Whether a domain's mail is under warm-up: its own switch, else the instance's. */
+export const warmupOn = (config: Pick<Config, 'warmup'>, flag: boolean | null) => flag ?? config.warmup
+
 /**
  * The warm-up a send from `domainName` (a verified domain of the client) is under, starting it
  * with this first send; null when it is over or off.
  */
 export function warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null {
-  if (!app.config.warmup) return null
   const domain = app.db
-    .select({ id: domains.id })
+    .select({ id: domains.id, warmup: domains.warmup })
     .from(domains)
     .where(and(eq(domains.clientId, clientId), eq(domains.domain, domainName)))
     .get()
-  if (!domain) return null
+  if (!domain || !warmupOn(app.config, domain.warmup)) return null
   const now = app.clock.now()
   app.db
     .insert(domainWarmups)
@@ -68,21 +72,25 @@ export function saveWarmupCount(app: AppContext, domainId: string, day: number, 
 export function warmupStatus(app: AppContext, clientId: string) {
   const now = app.clock.now()
   return app.db
-    .select()
+    .select({ w: domainWarmups, on: domains.warmup })
     .from(domainWarmups)
+    .innerJoin(domains, eq(domains.id, domainWarmups.domainId))
     .where(eq(domainWarmups.clientId, clientId))
     .all()
-    .map((w) => {
-      const cap = app.config.warmup ? warmupCap(w.startedAt, now) : null
-      return {
-        domain_id: w.domainId,
-        domain: w.domain,
-        started_at: iso(w.startedAt),
-        day: Math.floor((dayOf(now) - dayOf(w.startedAt)) / DAY_MS) + 1,
-        daily_cap: cap,
-        sent_today: w.day === dayOf(now) ? w.sent : 0,
-        complete: cap === null,
-        completes_on: iso(dayOf(w.startedAt) + WARMUP_SCHEDULE.length * DAY_MS).slice(0, 10),
-      }
-    })
+    .map(({ w, on }) => presentWarmup(w, warmupOn(app.config, on), now))
+}
+
+/** Where one domain's warm-up stands on the UTC day of `now`; off or over: no cap, complete. */
+export function presentWarmup(w: DomainWarmupRow, on: boolean, now: number) {
+  const cap = on ? warmupCap(w.startedAt, now) : null
+  return {
+    domain_id: w.domainId,
+    domain: w.domain,
+    started_at: iso(w.startedAt),
+    day: Math.floor((dayOf(now) - dayOf(w.startedAt)) / DAY_MS) + 1,
+    daily_cap: cap,
+    sent_today: w.day === dayOf(now) ? w.sent : 0,
+    complete: cap === null,
+    completes_on: iso(dayOf(w.startedAt) + WARMUP_SCHEDULE.length * DAY_MS).slice(0, 10),
+  }
 }

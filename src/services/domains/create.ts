@@ -74,10 +74,12 @@ export function createDomain(ctx: Ctx, { clientId, domain, key }: PreparedDomain
       dkimSelector: pickSelector(ctx, domain),
       dkimPublicKey: key.publicKey,
       dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
+      // The instance switch is the default; PATCH changes it for this domain alone.
+      warmup: ctx.config.warmup,
       createdAt: now,
       updatedAt: now,
     })
     .returning()
     .get()
-  return presentDomain(row, ctx.config)
+  return presentDomain(row, ctx.config, null)
 }

@@ -23,3 +23,13 @@ export type ListDomainsQuery = Static<typeof FilterDomainsInput>
 export const CreateDomainInput = t.Object({ ...CreateQuery.properties, ...domainFields }, strict)
 
 export const DomainRef = t.Object({ id: RecordId }, strict)
+
+const domainPatch = {
+  warmup: t.Optional(
+    t.Boolean({ description: 'false: no warm-up cap (a domain that arrives with its reputation)' }),
+  ),
+}
+const DomainPatchFields = t.Object(domainPatch, strict)
+export type DomainPatch = Static<typeof DomainPatchFields>
+
+export const UpdateDomainInput = t.Object({ id: RecordId, ...domainPatch }, strict)

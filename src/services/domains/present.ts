@@ -1,7 +1,16 @@
 import type { Config } from '../../config'
 import type { CheckResult, DomainRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
+import { warmupOn } from '../deliverability/warmup'
 import { dnsRecords } from './records'
+
+/** Where a warming domain stands today (warmup.ts reads it). */
+export interface WarmupProgress {
+  started_at: string
+  day: number
+  daily_cap: number
+  sent_today: number
+}
 
 const check = (c: CheckResult) => ({
   verified: c.outcome === 'pass',
@@ -10,7 +19,12 @@ const check = (c: CheckResult) => ({
   found: c.found,
 })
 
-export function presentDomain(row: DomainRow, config: Pick<Config, 'spfInclude' | 'sendingIp'>) {
+/** `progress`: where its warm-up stands today, null when it is off, not started or over. */
+export function presentDomain(
+  row: DomainRow,
+  config: Pick<Config, 'spfInclude' | 'sendingIp' | 'warmup'>,
+  progress: WarmupProgress | null,
+) {
   return {
     id: row.id,
     client_id: row.clientId,
@@ -30,6 +44,8 @@ export function presentDomain(row: DomainRow, config: Pick<Config, 'spfInclude' 
           dmarc: check(row.checks.dmarc),
         }
       : null,
+    warmup: warmupOn(config, row.warmup),
+    warmup_progress: progress,
     verified_at: isoOrNull(row.verifiedAt),
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),

@@ -6,6 +6,7 @@ import { findVisible, listFilter } from '../../db/tenant'
 import { notFound } from '../../errors'
 import type { ListDomainsQuery } from './inputs'
 import { presentDomain } from './present'
+import { presentWithProgress, warmupProgressOf } from './warmup'
 
 export function findDomainRow(ctx: Ctx, id: string) {
   const row = findVisible(ctx.db, ctx.actor, domains, id)
@@ -13,7 +14,7 @@ export function findDomainRow(ctx: Ctx, id: string) {
   return row
 }
 
-export const getDomain = (ctx: Ctx, id: string) => presentDomain(findDomainRow(ctx, id), ctx.config)
+export const getDomain = (ctx: Ctx, id: string) => presentWithProgress(ctx, findDomainRow(ctx, id))
 
 export function listDomains(ctx: Ctx, page: ListDomainsQuery) {
   const where = and(
@@ -24,9 +25,12 @@ export function listDomains(ctx: Ctx, page: ListDomainsQuery) {
         ? eq(domains.status, 'verified')
         : ne(domains.status, 'verified'),
   )
-  return paginate(ctx.db, ctx.secretKey, domains, domains.id, where, page, (row) =>
-    presentDomain(row, ctx.config),
-  )
+  const result = paginate(ctx.db, ctx.secretKey, domains, domains.id, where, page, (row) => row)
+  const progress = warmupProgressOf(ctx, result.data)
+  return {
+    data: result.data.map((row) => presentDomain(row, ctx.config, progress.get(row.id) ?? null)),
+    pagination: result.pagination,
+  }
 }
 
 /** Senders keep their rows; they simply stop being verified. */

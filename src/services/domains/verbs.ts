@@ -1,8 +1,15 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
 import { createDomain, prepareDomain } from './create'
-import { CreateDomainInput, DomainRef, FilterDomainsInput, ListDomainsInput } from './inputs'
+import {
+  CreateDomainInput,
+  DomainRef,
+  FilterDomainsInput,
+  ListDomainsInput,
+  UpdateDomainInput,
+} from './inputs'
 import { deleteDomain, getDomain, listDomains } from './read'
+import { updateDomain } from './update'
 import { applyRechecks, lookUpDomain, recheckDomains, recordChecks } from './verify'
 
 export const listDomainsVerb = defineVerb({
@@ -37,6 +44,14 @@ export const getDomainVerb = defineVerb({
   input: DomainRef,
   mutates: false,
   run: (ctx, { id }) => getDomain(ctx, id),
+})
+
+export const updateDomainVerb = defineVerb({
+  name: 'domains.update',
+  scope: 'admin:*',
+  input: UpdateDomainInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateDomain(ctx, id, patch),
 })
 
 export const deleteDomainVerb = defineVerb({

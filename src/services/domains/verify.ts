@@ -6,9 +6,9 @@ import { notFound } from '../../errors'
 import { dkimRecordValue } from '../../lib/dkim-key'
 import { checkDkim, checkDmarc, checkSpf } from './checks'
 import { createTxtResolver, type TxtResolver } from './dns'
-import { presentDomain } from './present'
 import { findDomainRow } from './read'
 import { dkimName, dmarcName, dmarcValue, spfMechanism, spfValue } from './records'
+import { presentWithProgress } from './warmup'
 
 /** The three DNS checks, run concurrently. */
 export async function runChecks(
@@ -78,7 +78,7 @@ export async function lookUpDomain(ctx: Ctx, id: string): Promise<LookedUp> {
 export function recordChecks(ctx: Ctx, { id, checks }: LookedUp) {
   const updated = applyChecks(ctx, id, checks)
   if (!updated) throw notFound('Domain')
-  return presentDomain(updated, ctx.config)
+  return presentWithProgress(ctx, updated)
 }
 
 /** What the daily re-check looked up: each verified (or broken) domain with its fresh checks. */

@@ -2,9 +2,10 @@ import type { Ctx } from '../../context'
 import type { SendingProfileRow, StoredProfile, StoredTextChannel } from '../../db/schema'
 import { decryptSecret } from '../../lib/crypto'
 import { isoOrNull } from '../../lib/time'
+import { lastReceived } from '../esp-feedback/record'
 
 // A profile as the API shows it: secrets masked (`smtp://user:•••@host:587`, `*_set: true`), the
-// feedback URLs to paste into each provider's console.
+// feedback URLs to paste into each provider's console, with when each provider last posted.
 
 const MASK = '•••'
 
@@ -28,13 +29,14 @@ const text = (c: StoredTextChannel = { provider: 'inherit' }) => ({
 })
 
 export function presentProfile(
-  ctx: Pick<Ctx, 'config' | 'secretKey'>,
+  ctx: Pick<Ctx, 'config' | 'secretKey' | 'db'>,
   clientId: string,
   row: SendingProfileRow | undefined,
 ) {
   const p: StoredProfile | null = row?.profile ?? null
   const url = (provider: string) =>
     row ? `${ctx.config.publicUrl}/hooks/${provider}/${row.feedbackToken}` : null
+  const received = lastReceived(ctx, clientId)
   const smtp = p?.email.smtp_url ? maskedSmtpUrl(decryptSecret(ctx.secretKey, p.email.smtp_url)) : null
   return {
     client_id: clientId,
@@ -59,6 +61,12 @@ export function presentProfile(
       urls: row
         ? { ses: url('ses'), postmark: url('postmark'), mailgun: url('mailgun'), sendgrid: url('sendgrid') }
         : null,
+      last_received_at: {
+        ses: isoOrNull(received.ses),
+        postmark: isoOrNull(received.postmark),
+        mailgun: isoOrNull(received.mailgun),
+        sendgrid: isoOrNull(received.sendgrid),
+      },
     },
     version: row?.version ?? 0,
     updated_at: isoOrNull(row?.updatedAt ?? null),

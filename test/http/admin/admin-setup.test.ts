@@ -83,6 +83,21 @@ describe('/admin/domains', () => {
     expect((await b.get(`/admin/domains/${id}`)).text).toContain('is verified')
     expect((await b.get(`/admin/domains/${id}/delete`)).text).toContain('Delete the domain mail.shop.test?')
   })
+
+  test('warm-up: shown on the page, switched off and on again with its button', async () => {
+    const b = await signIn(t)
+    const id = idFrom((await b.post('/admin/domains', { domain: 'reputed.shop.test' })).location)
+    const warmup = async () =>
+      /<section id="domain-warmup"[\s\S]*?<\/section>/.exec((await b.get(`/admin/domains/${id}`)).text)![0]
+    expect(await warmup()).toContain('Turn warm-up off')
+    const off = await b.post(`/admin/domains/${id}/warmup`, { warmup: 'off' })
+    expect(off.status).toBe(303)
+    expect((await t.call('GET', `/api/v1/domains/${id}`)).body.data.warmup).toBe(false)
+    expect(await warmup()).toContain('Off: the domain')
+    await b.post(`/admin/domains/${id}/warmup`, { warmup: 'on' })
+    expect((await t.call('GET', `/api/v1/domains/${id}`)).body.data.warmup).toBe(true)
+    expect(await warmup()).toContain('Turn warm-up off')
+  })
 })
 
 describe('roles on senders and domains', () => {
@@ -101,11 +116,15 @@ describe('roles on senders and domains', () => {
     expect((await member.get(`/admin/senders/${sender.id}/edit`)).status).toBe(404)
     expect((await member.get(`/admin/domains/${domainId}`)).status).toBe(404)
     expect((await member.post(`/admin/domains/${domainId}/verify`)).status).toBe(404)
+    // Switching warm-up takes admin:*, which a member's role has not: refused before the look-up.
+    expect((await member.post(`/admin/domains/${domainId}/warmup`, { warmup: 'off' })).status).toBe(403)
     expect((await member.get('/admin/senders')).text).not.toContain('a@roles.test')
     const viewer = await signIn(t, await makeUser(t, { role: 'viewer' }))
     expect((await viewer.get(`/admin/domains/${domainId}`)).status).toBe(200)
     expect((await viewer.post(`/admin/senders/${sender.id}/delete`)).status).toBe(403)
     expect((await viewer.post('/admin/domains', { domain: 'viewer.test' })).status).toBe(403)
+    expect((await viewer.post(`/admin/domains/${domainId}/warmup`, { warmup: 'off' })).status).toBe(403)
+    expect((await t.call('GET', `/api/v1/domains/${domainId}`)).body.data.warmup).toBe(true)
   })
 })
 

@@ -40,6 +40,9 @@ describe('the Sending page', () => {
     expect(page.text).toContain(`smtp://herald:•••@127.0.0.1:${sink.port}`)
     expect(page.text).not.toContain('s3cret')
     expect(page.text).toMatch(/\/hooks\/postmark\/[A-Za-z0-9]+/)
+    // No provider has posted yet: the last notification column says so.
+    expect(page.text).toContain('Last notification')
+    expect(page.text).toContain('none yet')
     // Saved again with the URL left blank: the stored one stays.
     expect(
       (await b.post('/admin/sending', { email_provider: 'smtp', footer_company: 'Acme Ltd' })).status,

@@ -32,9 +32,10 @@ describe('the operation registry', () => {
     }
   })
 
-  // Searches and previews are POSTs for their bodies, and change nothing.
-  const postReads = new Set(['contacts.search', 'templates.preview'])
-  test('a GET never mutates; every other method does, but for searches and previews', () => {
+  // Searches and previews are POSTs for their bodies, and change nothing; so is a test of a
+  // client's sending account (it connects and logs in, and sends and stores nothing).
+  const postReads = new Set(['contacts.search', 'templates.preview', 'clients.sending.test'])
+  test('a GET never mutates; every other method does, but for searches, previews and account tests', () => {
     for (const o of operations)
       expect(o.verb?.mutates, o.id).toBe(o.method !== 'GET' && !postReads.has(o.verb!.name))
   })

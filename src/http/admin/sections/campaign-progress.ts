@@ -1,5 +1,6 @@
 // A campaign's progress from its maintained counters (sent, skipped, failed of total_recipients):
-// shared by the dashboard's running campaigns and the campaign page's polled bar.
+// shared by the dashboard's running campaigns and the campaign page's polled bar. `held` says
+// what a sending limit holds back, in words.
 
 export interface CampaignLike {
   id: string
@@ -8,7 +9,15 @@ export interface CampaignLike {
   total_recipients: number | null
   total_sent: number | null
   skipped: number
+  deferred: { count: number; reason: 'warmup' | 'throttle' | 'hourly_cap'; until: string } | null
 }
+
+/** The limit as the sentence "Held back by …" names it. */
+export const HELD_BY = {
+  warmup: 'warm-up',
+  throttle: 'a per-domain throttle',
+  hourly_cap: 'the hourly sending cap',
+} as const
 
 export function campaignProgress(c: CampaignLike, failed = 0) {
   const total = c.total_recipients ?? 0
@@ -22,5 +31,6 @@ export function campaignProgress(c: CampaignLike, failed = 0) {
     remaining: c.status === 'sending' || c.status === 'paused' ? Math.max(0, total - done) : 0,
     percent: total > 0 ? Math.floor((done / total) * 100) : c.status === 'sent' ? 100 : 0,
     live: c.status === 'sending' || c.status === 'scheduled',
+    held: c.deferred ? { ...c.deferred, by: HELD_BY[c.deferred.reason] } : null,
   }
 }

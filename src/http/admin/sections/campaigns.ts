@@ -13,9 +13,10 @@ import {
   pauseCampaignVerb,
   updateCampaignVerb,
 } from '../../../services/campaigns/verbs'
+import { getDomainVerb } from '../../../services/domains/verbs'
 import { listListsVerb } from '../../../services/lists/verbs'
 import { listSegmentsVerb } from '../../../services/segments/verbs'
-import { listSendersVerb } from '../../../services/senders/verbs'
+import { getSenderVerb, listSendersVerb } from '../../../services/senders/verbs'
 import { listTemplatesVerb } from '../../../services/templates/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { countBars, lineChart } from '../charts'
@@ -29,7 +30,8 @@ import { needsWorkspace, nextPageUrl, queryValue } from './links'
 // schedule in the user's time zone); launch behind a confirmation page that shows how many
 // recipients the launch will count (campaigns.audience: the same counter as the launch) and
 // posts confirm=true; pause, resume (a launch of a paused campaign) and cancel (behind a
-// confirmation); the campaign's page with a polled progress bar while it sends, and its stats
+// confirmation); the campaign's page with a polled progress bar while it sends (and what a
+// sending limit holds back, with the domain whose warm-up it waits for), and its stats
 // as SVG charts (counters, and its activity over time from the analytics trends verb).
 
 const PATH = '/admin/campaigns'
@@ -134,7 +136,20 @@ async function form(
 async function progressOf(req: PortalRequest, id: string) {
   const c = await invoke(getCampaignVerb, req.ctx, { id })
   const stats = await invoke(campaignStatsVerb, req.ctx, { id })
-  return { campaign: c, stats, progress: campaignProgress(c, stats.failed) }
+  return {
+    campaign: c,
+    stats,
+    progress: campaignProgress(c, stats.failed),
+    warming: await warmingDomain(req, c),
+  }
+}
+
+/** The domain whose warm-up holds the campaign back (its sender's), when that is the reason. */
+async function warmingDomain(req: PortalRequest, c: Campaign): Promise<string | null> {
+  if (c.deferred?.reason !== 'warmup' || !c.sender_id) return null
+  const sender = await invoke(getSenderVerb, req.ctx, { id: c.sender_id })
+  if (sender.domain_id) return (await invoke(getDomainVerb, req.ctx, { id: sender.domain_id })).domain
+  return sender.from_email.slice(sender.from_email.lastIndexOf('@') + 1)
 }
 
 const STAT_BARS = [

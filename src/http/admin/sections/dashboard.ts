@@ -16,7 +16,8 @@ import { campaignProgress } from './campaign-progress'
 // The dashboard: what an operator must act on. Totals from the list verbs (maintained counters
 // for contacts; small tables otherwise); the last 30 days of sends, deliveries, opens and clicks
 // from the analytics trends verb (rollups, never the events); running campaigns with a polled
-// progress bar; what waits in their queues (from the campaigns' counters); webhook endpoints
+// progress bar; what waits in their queues (from the campaigns' counters) and what of it a
+// sending limit holds back (each campaign's `deferred`); webhook endpoints
 // failing; domains not verified. A figure the user's role may not read is left out rather than
 // failing the page.
 
@@ -68,7 +69,13 @@ async function running(req: PortalRequest) {
     const page = await readable(() => invoke(listCampaignsVerb, req.ctx, { status, limit: 20 }))
     for (const c of page?.data ?? []) campaigns.push(campaignProgress(c))
   }
-  return { campaigns, queued: campaigns.reduce((n, c) => n + c.remaining, 0) }
+  // A client held back by a sending limit is told so here, not only on each campaign's page.
+  const held = campaigns.filter((c) => c.held !== null)
+  return {
+    campaigns,
+    queued: campaigns.reduce((n, c) => n + c.remaining, 0),
+    held: held.length ? { campaigns: held.length, count: held.reduce((n, c) => n + c.held!.count, 0) } : null,
+  }
 }
 
 export const dashboard = defineSection({
@@ -104,7 +111,7 @@ export const dashboard = defineSection({
             href: '/admin/api-keys',
           },
         ].filter((f) => f.value !== null)
-        const { campaigns, queued } = await running(req)
+        const { campaigns, queued, held } = await running(req)
         // What counts as failing or unverified is the verbs' filter, over every row.
         const failing = await readable(() =>
           invoke(filterWebhooksVerb, req.ctx, { failing: true, limit: 200 }),
@@ -117,6 +124,7 @@ export const dashboard = defineSection({
           activity: await activity(req),
           campaigns,
           queued,
+          held,
           failing: failing?.data ?? null,
           unverified: unverified?.data ?? null,
         })

@@ -3,6 +3,7 @@ import {
   deleteDomainVerb,
   getDomainVerb,
   listDomainsVerb,
+  updateDomainVerb,
   verifyDomainVerb,
 } from '../../../services/domains/verbs'
 import { invoke } from '../../../services/verbs/invoke'
@@ -14,7 +15,8 @@ import { indexRoute, needsWorkspace } from './links'
 // Sending domains: the DNS records to publish (DKIM, SPF, DMARC), each with a copy
 // button; "Verify" runs domains.verify (its DNS look-ups in the verb's prepare, outside the
 // transaction) and the page shows, for each record that fails, what DNS answered and what was
-// expected, in the verb's own words.
+// expected, in the verb's own words. Its warm-up: where it stands, and a button to switch it
+// off (a domain that arrives with its reputation) or on again.
 
 const PATH = '/admin/domains'
 
@@ -90,6 +92,20 @@ export const domainsSection = defineSection({
           message: d.verified
             ? `${d.domain} is verified${failing.length ? ` (still to fix: ${failing.join(', ').toUpperCase()})` : ''}.`
             : `${d.domain} is not verified yet: ${failing.map((p) => p.toUpperCase()).join(', ')} failed — see the reason under each record.`,
+        })
+      },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/warmup`,
+      handler: async (req) => {
+        const warmup = text(req, 'warmup') === 'on'
+        const d = await invoke(updateDomainVerb, req.ctx, { id: req.params.id, warmup })
+        return redirect(`${PATH}/${d.id}`, {
+          kind: 'success',
+          message: warmup
+            ? `Warm-up is on for ${d.domain}: its mail keeps under the daily cap.`
+            : `Warm-up is off for ${d.domain}: its mail is no longer capped per day.`,
         })
       },
     },
