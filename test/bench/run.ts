@@ -13,6 +13,8 @@
 //     default 5,000): a DKIM-signed campaign over SMTP against a raw nodemailer blast that signs each
 //     message, pinned and unpinned in the same run; its table and figures join these, and a missed
 //     bar fails the run.
+//  Sending profiles (test/bench/profiles-smtp.ts, its own process; HERALD_BENCH_PROFILE_RECIPIENTS,
+//     default 4,000): two clients' own SMTP accounts sending at once ≥ 0.9 × one alone, same run.
 //  CSV import (issue 15, test/bench/audience.ts --import-only, its own process; HERALD_BENCH_IMPORT_ROWS,
 //     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
@@ -312,6 +314,8 @@ async function main(): Promise<boolean> {
   const portal = await script(runPortalBench)
   // SMTP + DKIM (test/bench/campaign-smtp.ts, its own servers and data): its table and JSON line join ours.
   const smtp = await script(runSmtpBench)
+  // Two sending profiles at once against one (test/bench/profiles-smtp.ts, its own server and data).
+  const profiles = await script(runProfilesBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
@@ -348,6 +352,7 @@ async function main(): Promise<boolean> {
     ...analytics.table,
     ...portal.table,
     ...smtp.table,
+    ...profiles.table,
     ...journeys.table,
     ...csvImport.table,
   ]
@@ -393,6 +398,7 @@ async function main(): Promise<boolean> {
       analytics: analytics.json,
       portal: portal.json,
       smtp: smtp.json,
+      profiles: profiles.json,
       journeys: journeys.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
@@ -405,7 +411,8 @@ async function main(): Promise<boolean> {
     journeys.pass &&
     csvImport.pass &&
     portal.pass &&
-    smtp.pass
+    smtp.pass &&
+    profiles.pass
   )
 }
 
@@ -462,6 +469,17 @@ function runSmtpBench(): Promise<ScriptBench> {
     'campaign-smtp.ts',
     ['--recipients', recipients],
     `a ${recipients}-recipient DKIM campaign against a raw nodemailer blast`,
+  )
+}
+
+/** Two sending profiles at once ≥ 0.9 × one (HERALD_BENCH_PROFILE_RECIPIENTS, default 4,000). */
+function runProfilesBench(): Promise<ScriptBench> {
+  const recipients = process.env.HERALD_BENCH_PROFILE_RECIPIENTS ?? '4000'
+  return runBenchScript(
+    'profiles',
+    'profiles-smtp.ts',
+    ['--recipients', recipients],
+    `${recipients} DKIM messages through one sending profile, then two at once`,
   )
 }
 
