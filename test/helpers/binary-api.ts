@@ -32,22 +32,31 @@ export function binaryApi(base: string, key: string): { body: ApiCall; call: Api
 }
 
 export interface SendingAudience {
-  /** `?client_id=…` of the bootstrap workspace, for creating in it. */
+  /** `?client_id=…` of the workspace set up, for creating in it. */
   q: string
   list: { id: string }
 }
 
 /**
- * In the first workspace: `domain` added, its records published on `dns` and verified, a sender
+ * In the first workspace (or `clientId`): `domain` added, its records published on `dns` and verified, a sender
  * `from`@domain, and a list of `contacts` addresses (`<prefix><i>@inbox.example`) imported.
  */
 export async function sendingAudience(
   call: ApiCall,
   dns: TestDnsServer,
-  o: { domain: string; from: string; fromName: string; contacts: number; prefix: string; importMs: number },
+  o: {
+    domain: string
+    from: string
+    fromName: string
+    contacts: number
+    prefix: string
+    importMs: number
+    /** The client to set up (default: the first one). */
+    clientId?: string
+  },
 ): Promise<SendingAudience> {
-  const clients = (await call('GET', '/api/v1/clients')) as { id: string }[]
-  const q = `?client_id=${clients[0]!.id}`
+  const clientId = o.clientId ?? ((await call('GET', '/api/v1/clients')) as { id: string }[])[0]!.id
+  const q = `?client_id=${clientId}`
   const domain = await call('POST', `/api/v1/domains${q}`, { domain: o.domain })
   for (const r of domain.dns_records as { name: string; value: string; value_parts?: string[] }[])
     dns.zone.set(r.name, [r.value_parts ?? [r.value]])

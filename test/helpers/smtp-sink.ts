@@ -31,6 +31,14 @@ export interface Sink {
   close(): Promise<void>
 }
 
+/** An `onAuth` that lets in only `user` with `password` (a relay of one account's own). */
+export const onlyLogin =
+  (user: string, password: string): NonNullable<SMTPServerOptions['onAuth']> =>
+  (auth, _session, done) =>
+    auth.username === user && auth.password === password
+      ? done(null, { user })
+      : done(Object.assign(new Error('Authentication failed'), { responseCode: 535 }))
+
 export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> {
   const received: Received[] = []
   const refuse = new Map<string, number>()

@@ -1,6 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
-import type { SMTPServerOptions } from 'smtp-server'
 import { closeProviders, createProviders } from '../../src/channels/registry'
 import { createSendThreads } from '../../src/queue/send-threads'
 import { startSending } from '../../src/queue/start'
@@ -12,7 +11,7 @@ import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
 import { eventually } from '../helpers/receiver'
-import { type Sink, startSink } from '../helpers/smtp-sink'
+import { onlyLogin, type Sink, startSink } from '../helpers/smtp-sink'
 
 // Each client sends through its own accounts: two clients with an SMTP relay each (each its own
 // AUTH credentials), campaigns launched at once, on the send threads and on the main thread.
@@ -28,11 +27,7 @@ afterAll(async () => {
 
 /** A relay accepting only `user`/`pass`. */
 async function relay(user: string, pass: string) {
-  const onAuth: SMTPServerOptions['onAuth'] = (auth, _session, done) =>
-    auth.username === user && auth.password === pass
-      ? done(null, { user })
-      : done(Object.assign(new Error('Authentication failed'), { responseCode: 535 }))
-  const sink = await startSink({ disabledCommands: ['STARTTLS'], onAuth })
+  const sink = await startSink({ disabledCommands: ['STARTTLS'], onAuth: onlyLogin(user, pass) })
   sinks.push(sink)
   return { sink, url: (password = pass) => `smtp://${user}:${password}@127.0.0.1:${sink.port}` }
 }
