@@ -10,7 +10,7 @@ import type { AccountLimits } from './throttle'
 // IDLE_CLOSE_MS, and on stop. A client's profile is read at most once per PROFILE_TTL_MS, so
 // the hot path never queries per message and a PUT takes hold within a second.
 
-export const PROFILE_TTL_MS = 1_000
+const PROFILE_TTL_MS = 1_000
 const IDLE_CLOSE_MS = 5 * 60_000
 const SWEEP_MS = 60_000
 /** Twilio's own API, for a profile that names no base URL. */

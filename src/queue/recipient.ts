@@ -8,7 +8,7 @@ import { sendWithin } from './deadline'
 import type { SendDeps } from './deps'
 import type { Outcome } from './outcome'
 import type { SendPlan } from './plan'
-import type { ProfileProviders } from './profile-providers'
+import type { ProfileProviders, Route } from './profile-providers'
 import { createRenderAhead } from './render-ahead'
 import type { SendThreads } from './send-threads'
 import type { MessageSource, Verdict } from './sources/types'
@@ -100,7 +100,13 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
       return { kind: 'skipped', reason: 'suppressed' }
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
-    const route = profiles.route(m.clientId, channel)
+    let route: Route
+    try {
+      route = profiles.route(m.clientId, channel)
+    } catch (err) {
+      // A profile that cannot be read or made into a provider (a secret no longer decrypts).
+      return { kind: 'failed', provider: null, error: `sending account: ${(err as Error).message}` }
+    }
     const over = limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
     if (over !== null) return { kind: 'deferred', at: over.at, reason: over.reason }
     const { provider } = route

@@ -130,3 +130,24 @@ test('two clients with their own Twilio accounts: each account gets only its cli
   const after = await one.call('GET', `/api/v1/messages?campaign_id=${one.campaign.id}`)
   expect(after.find((m: { to: string }) => m.to === '+14155550111').status).toBe('delivered')
 })
+
+test('a profile whose secret no longer decrypts fails its messages with the reason; the others send', async () => {
+  const broken = await smsClient('broken', 'AC00000000000000000000000000000001', '+14155550103', [
+    '+14155550131',
+  ])
+  const fine = await smsClient('fine', 'AC00000000000000000000000000000002', '+14155550104', ['+14155550141'])
+  // As after the instance key changed: the stored token is unreadable.
+  t.ctx.sqlite.run(
+    "UPDATE sending_profiles SET profile = json_set(profile, '$.sms.twilio_auth_token', 'v1:x:y:z') WHERE client_id = ?",
+    [broken.clientId],
+  )
+  for (const c of [broken, fine])
+    await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })
+  await eventually(async () => {
+    const [m] = await broken.call('GET', `/api/v1/messages?campaign_id=${broken.campaign.id}`)
+    expect(m).toMatchObject({ status: 'failed' })
+    expect(m.error).toStartWith('sending account: ')
+    expect((await fine.call('GET', `/api/v1/campaigns/${fine.campaign.id}`)).status).toBe('sent')
+  })
+  expect(posted.some((p) => p.form.get('To') === '+14155550131')).toBe(false)
+})
