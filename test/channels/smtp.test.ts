@@ -267,5 +267,9 @@ describe('smtp reply mapping', () => {
     expect(queueId('250 2.0.0 Ok: queued as 4XyZ1b2C3d')).toBe('4XyZ1b2C3d')
     expect(queueId('250 OK id=1rAbCd-000123-Ef')).toBe('1rAbCd-000123-Ef')
     expect(queueId('250 2.0.0 OK 1700000000 x1si123 - gsmtp')).toBeNull()
+    // Amazon SES: its notifications name the message by this id.
+    expect(queueId('250 Ok 0100018c2f5e3a1b-3f2a1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d-000000')).toBe(
+      '0100018c2f5e3a1b-3f2a1c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d-000000',
+    )
   })
 })
