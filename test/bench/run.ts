@@ -17,6 +17,8 @@
 //     default 4,000): two clients' own SMTP accounts sending at once ≥ 0.9 × one alone, same run.
 //  CSV import (issue 15, test/bench/audience.ts --import-only, its own process; HERALD_BENCH_IMPORT_ROWS,
 //     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
+//  ESP feedback (test/bench/esp-feedback.ts, its own process; HERALD_BENCH_FEEDBACK_NOTIFICATIONS,
+//     default 300): a provider's bounce notification → suppression and webhook queued, p99 <= 1 s.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
 //     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -316,6 +318,8 @@ async function main(): Promise<boolean> {
   const smtp = await script(runSmtpBench)
   // Two sending profiles at once against one (test/bench/profiles-smtp.ts, its own server and data).
   const profiles = await script(runProfilesBench)
+  // ESP feedback (test/bench/esp-feedback.ts, its own server and data): its table and JSON line join ours.
+  const feedback = await script(runFeedbackBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
@@ -353,6 +357,7 @@ async function main(): Promise<boolean> {
     ...portal.table,
     ...smtp.table,
     ...profiles.table,
+    ...feedback.table,
     ...journeys.table,
     ...csvImport.table,
   ]
@@ -399,6 +404,7 @@ async function main(): Promise<boolean> {
       portal: portal.json,
       smtp: smtp.json,
       profiles: profiles.json,
+      feedback: feedback.json,
       journeys: journeys.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
@@ -412,7 +418,8 @@ async function main(): Promise<boolean> {
     csvImport.pass &&
     portal.pass &&
     smtp.pass &&
-    profiles.pass
+    profiles.pass &&
+    feedback.pass
   )
 }
 
@@ -453,6 +460,17 @@ async function runBenchScript(
 function runJourneyBench(): Promise<ScriptBench> {
   const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
   return runBenchScript('journeys', 'journeys.ts', ['--contacts', contacts], `${contacts} contacts`)
+}
+
+/** A provider's bounce notification → suppression and webhook queued (HERALD_BENCH_FEEDBACK_NOTIFICATIONS, default 300). */
+function runFeedbackBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_FEEDBACK_NOTIFICATIONS ?? '300'
+  return runBenchScript(
+    'feedback',
+    'esp-feedback.ts',
+    ['--notifications', n],
+    `${n} Mailgun bounce notifications`,
+  )
 }
 
 /** The CSV import bars (HERALD_BENCH_IMPORT_ROWS, default 1,000,000). */

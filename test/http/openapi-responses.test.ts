@@ -199,7 +199,7 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('PATCH', `/api/v1/clients/${c.id}`, { body: { status: 'suspended' } })
     await ok('GET', `/api/v1/clients/${acme}/sending`)
     await ok('PUT', `/api/v1/clients/${acme}/sending`, {
-      body: { email: { provider: 'capture' }, footer: { company: 'Acme', postal_address: '1 Main St' } },
+      body: { email: { provider: 'inherit' }, footer: { company: 'Acme', postal_address: '1 Main St' } },
     })
     await ok('POST', `/api/v1/clients/${acme}/sending/test`, { body: { channel: 'sms' } })
     const k = await ok('POST', '/api/v1/api-keys', {
