@@ -97,7 +97,8 @@ export function createSmtpProvider(options: SmtpProviderOptions): ChannelProvide
 
 // Amazon SES answers `250 Ok <message id>`; its bounce and complaint notifications name the
 // message by that id (`mail.messageId`).
-const SES_ID = /^250 Ok (0[0-9a-f]{15}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{6})\s*$/i
+const SES_ID =
+  /^250 Ok (0[0-9a-f]{15}-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-\d{6})\s*$/i
 
 /** The queue id in a 250 reply: Postfix `queued as X`, Exim `id=X`, SES's message id; null if none. */
 export function queueId(response: string | undefined): string | null {
