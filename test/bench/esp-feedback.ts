@@ -1,4 +1,4 @@
-// ESP feedback bar (issue 24), `bun run test/bench/esp-feedback.ts [--notifications N]` (default
+// ESP feedback bar, `bun run test/bench/esp-feedback.ts [--notifications N]` (default
 // 300), on dist/herald with the capture provider: a client with a Mailgun signing key in its
 // sending profile and a webhook subscribed to email.bounced sends N messages; then a signed
 // Mailgun "failed permanent" notification per message is posted, one at a time, and each is
