@@ -18,9 +18,15 @@ export interface DueRun {
   wait_since: number | null
 }
 
-/** Active flows of both kinds, and one flow's status, whichever table defines it. */
-const ACTIVE = `SELECT id, 'journey' AS kind FROM journeys WHERE status = 'active'
-  UNION ALL SELECT id, 'sequence' AS kind FROM sequences WHERE status = 'active'`
+/**
+ * The ids (and kinds) of the flows of both tables whose status meets `condition`: one query over
+ * the journeys and sequences that define them.
+ */
+export const flowsWhere = (condition: string) =>
+  `SELECT id, 'journey' AS kind FROM journeys WHERE ${condition}
+  UNION ALL SELECT id, 'sequence' AS kind FROM sequences WHERE ${condition}`
+
+const ACTIVE = flowsWhere("status = 'active'")
 
 // A chunked enrollment's contacts (their seqs), matched once when the worker first takes the job
 // and then entered in chunks: a TEMP table of the connection. After a restart it is empty and

@@ -232,6 +232,19 @@ export async function checkTarget(
   const url = new URL(raw)
   const host = normaliseHost(url.hostname)
   if (allowPrivate || isIP(host)) return { target: { url, host, addresses: [] } }
+  const found = await publicAddresses(host, resolve)
+  return 'problem' in found ? found : { target: { url, host, addresses: found.addresses } }
+}
+
+/**
+ * The addresses a host name resolves to when every one is public, else why not. A name that
+ * does not resolve is refused (`unresolved`): accepting it would leave the decision to whatever
+ * it points at later.
+ */
+export async function publicAddresses(
+  host: string,
+  resolve: HostResolver,
+): Promise<{ problem: string; unresolved?: true } | { addresses: string[] }> {
   const found = await resolve(host)
   if ('error' in found)
     return { problem: `could not be resolved: looking up ${host} failed (${found.error})`, unresolved: true }
@@ -241,7 +254,7 @@ export async function checkTarget(
     const why = addressProblem(address)
     if (why) return { problem: `must resolve to a public address (${host} resolves to ${address}, ${why})` }
   }
-  return { target: { url, host, addresses: found.addresses } }
+  return { addresses: found.addresses }
 }
 
 /** checkTarget's verdict only: the problem, or null when the target may be called. */

@@ -89,6 +89,12 @@ describe('GET and PUT /clients/{id}/sending', () => {
       field: 'email.smtp_url',
       message: expect.stringMatching(/public address/),
     })
+    // A name is judged by what it resolves to.
+    const named = await put({ email: { provider: 'smtp', smtp_url: 'smtp://u:p@localhost:2525' } }, acmeAdmin)
+    expect(named.status).toBe(422)
+    expect(named.body.error.details[0].message).toMatch(
+      /must resolve to a public address \(localhost resolves to/,
+    )
     // A platform-wide caller may name the agency's own relay on loopback.
     expect((await put({ email: { provider: 'smtp', smtp_url: 'smtp://u:p@127.0.0.1:2525' } })).status).toBe(
       200,

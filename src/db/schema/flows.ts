@@ -121,4 +121,3 @@ export const messageThreads = sqliteTable('message_threads', {
 })
 
 export type FlowEnrollmentRow = typeof flowEnrollments.$inferSelect
-export type FlowEnrollJobRow = typeof flowEnrollJobs.$inferSelect

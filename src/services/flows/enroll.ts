@@ -1,7 +1,7 @@
 import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import type { Db } from '../../db/client'
-import { flowQueue } from '../../db/flow-queue'
+import { flowQueue, flowsWhere } from '../../db/flow-queue'
 import { contacts, type FlowAudience, flowEnrollJobs } from '../../db/schema'
 import { newId } from '../../lib/ids'
 import { segmentCondition } from '../segments/records'
@@ -146,10 +146,8 @@ export function enrollAudience(
 }
 
 /** Flows whose jobs wait (paused, drafts); any other job goes on, or is dropped when its flow is gone. */
-const WAITING = sql`SELECT id FROM journeys WHERE status IN ('paused', 'draft')
-  UNION ALL SELECT id FROM sequences WHERE status IN ('paused', 'draft')`
-const LIVE = sql`SELECT id FROM journeys WHERE status <> 'archived'
-  UNION ALL SELECT id FROM sequences WHERE status <> 'archived'`
+const WAITING = sql.raw(`SELECT id FROM (${flowsWhere("status IN ('paused', 'draft')")})`)
+const LIVE = sql.raw(`SELECT id FROM (${flowsWhere("status <> 'archived'")})`)
 
 /** Whether a chunked enrollment can go on (or be dropped): one read, so an idle pass takes no write lock. */
 export const enrollmentsPending = (db: Db): boolean =>

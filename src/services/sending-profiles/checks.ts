@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto'
 import { isIP } from 'node:net'
 import type { AppContext } from '../../context'
 import type { FieldError } from '../../lib/validate'
-import { addressProblem, hostResolver, normaliseHost } from '../../webhooks/ssrf'
+import { addressProblem, hostResolver, normaliseHost, publicAddresses } from '../../webhooks/ssrf'
 import { type SendingProfileInput, TEXT_CHANNELS } from './inputs'
 
 // The checks of a sending profile that need no database: URL shapes, sender numbers, the
@@ -12,7 +12,7 @@ import { type SendingProfileInput, TEXT_CHANNELS } from './inputs'
 const FROM = /^(\+[1-9]\d{6,14}|MG[0-9a-f]{32}|whatsapp:\+[1-9]\d{6,14})$/i
 
 /** The SMTP URL's host and port when it is one we can use, else why not. */
-export function smtpUrlProblem(raw: string): string | null {
+function smtpUrlProblem(raw: string): string | null {
   let url: URL
   try {
     url = new URL(raw)
@@ -34,7 +34,7 @@ function httpUrlProblem(raw: string): string | null {
 }
 
 /** A base64 DER SPKI of a P-256 key (what SendGrid shows), or why not. */
-export function p256KeyProblem(base64: string): string | null {
+function p256KeyProblem(base64: string): string | null {
   try {
     const key = createPublicKey({ key: Buffer.from(base64, 'base64'), format: 'der', type: 'spki' })
     return key.asymmetricKeyDetails?.namedCurve === 'prime256v1' ? null : 'must be a P-256 (prime256v1) key'
@@ -95,20 +95,13 @@ export async function addressErrors(app: AppContext, input: SendingProfileInput)
   const resolve = hostResolver(app.config.dnsServers)
   const errors: FieldError[] = []
   for (const { field, host } of targets) {
-    const addresses = isIP(host) ? [host] : await resolve(host)
-    if (!Array.isArray(addresses) && 'error' in addresses) {
-      errors.push({ field, message: `could not be resolved: looking up ${host} failed (${addresses.error})` })
+    if (isIP(host)) {
+      const why = addressProblem(host)
+      if (why) errors.push({ field, message: `must be a public address (${host} is ${why})` })
       continue
     }
-    const list = Array.isArray(addresses) ? addresses : addresses.addresses
-    if (list.length === 0) errors.push({ field, message: `must resolve: ${host} has no address` })
-    for (const address of list) {
-      const why = addressProblem(address)
-      if (why) {
-        errors.push({ field, message: `must be a public address (${host} resolves to ${address}, ${why})` })
-        break
-      }
-    }
+    const found = await publicAddresses(host, resolve)
+    if ('problem' in found) errors.push({ field, message: found.problem })
   }
   return errors
 }

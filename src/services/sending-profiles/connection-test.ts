@@ -37,10 +37,7 @@ function smtpStep(err: SmtpError, implicitTls: boolean): string {
   }
 }
 
-export function testSmtp(
-  url: string,
-  tlsRejectUnauthorized = true,
-): Promise<{ ok: boolean; detail: string }> {
+function testSmtp(url: string): Promise<{ ok: boolean; detail: string }> {
   const { auth, ...target } = parseConnectionUrl(url) as {
     auth?: { user: string; pass: string }
     host?: string
@@ -53,7 +50,6 @@ export function testSmtp(
       connectionTimeout: TIMEOUT_MS,
       greetingTimeout: TIMEOUT_MS,
       socketTimeout: TIMEOUT_MS,
-      tls: { rejectUnauthorized: tlsRejectUnauthorized },
     } as ConstructorParameters<typeof SMTPConnection>[0])
     let settled = false
     const done = (ok: boolean, detail: string) => {

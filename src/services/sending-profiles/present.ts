@@ -10,7 +10,7 @@ import { lastReceived } from '../esp-feedback/record'
 const MASK = '•••'
 
 /** The SMTP URL with its password masked. */
-export function maskedSmtpUrl(url: string): string {
+function maskedSmtpUrl(url: string): string {
   try {
     const u = new URL(url)
     if (u.password) u.password = MASK

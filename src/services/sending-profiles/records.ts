@@ -20,7 +20,7 @@ import { presentProfile } from './present'
 
 const INHERIT_TEXT: StoredTextChannel = { provider: 'inherit' }
 
-export const EMPTY_PROFILE: StoredProfile = {
+const EMPTY_PROFILE: StoredProfile = {
   email: { provider: 'inherit' },
   sms: INHERIT_TEXT,
   voice: INHERIT_TEXT,
