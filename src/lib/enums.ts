@@ -102,3 +102,28 @@ export const FLOW_END_REASONS = [...new Set([...EXIT_REASONS, ...SEQUENCE_STOP_R
   ...(ExitReason | SequenceStopReason)[],
 ]
 export type FlowEndReason = ExitReason | SequenceStopReason
+
+export const LIST_OPT_INS = ['single', 'double'] as const
+export type ListOptIn = (typeof LIST_OPT_INS)[number]
+
+/** A contact's place on a list: only `confirmed` members are sent to. */
+export const MEMBERSHIP_STATUSES = ['unconfirmed', 'confirmed', 'unsubscribed'] as const
+export type MembershipStatus = (typeof MEMBERSHIP_STATUSES)[number]
+
+export const CONSENT_ACTIONS = ['subscribed', 'confirmed', 'unsubscribed'] as const
+export type ConsentAction = (typeof CONSENT_ACTIONS)[number]
+
+/** Where a consent record came from. */
+export const CONSENT_SOURCES = [
+  'form',
+  'api',
+  'import',
+  'preferences',
+  'unsubscribe_link',
+  'admin',
+  'sms',
+] as const
+export type ConsentSource = (typeof CONSENT_SOURCES)[number]
+
+export const FORM_STATUSES = ['active', 'disabled'] as const
+export type FormStatus = (typeof FORM_STATUSES)[number]

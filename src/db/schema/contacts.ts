@@ -24,6 +24,8 @@ export const contacts = sqliteTable(
     phone: text('phone'),
     status: text('status', { enum: CONTACT_STATUSES }).notNull().default('subscribed'),
     timezone: text('timezone'),
+    /** Replied STOP by SMS: no SMS, voice or WhatsApp is sent until START. */
+    smsOptOut: integer('sms_opt_out', { mode: 'boolean' }).notNull().default(false),
     customFields: text('custom_fields', { mode: 'json' })
       .$type<Record<string, unknown>>()
       .notNull()

@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto'
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../../services/messages/activity'
-import { type Footer, footerOf } from '../../services/sending-profiles/footer'
+import { footerOf } from '../../services/sending-profiles/footer'
 import { resolveLinkToken, resolvePreviewToken } from '../../services/tracking/resolve'
 import { readLimited } from '../middleware/body'
 import { handled } from '../rest/envelope'
 import { errorBody, jsonResponse } from '../rest/respond'
+import { escapeHtml, htmlResponse, publicPage } from './layout'
 
 // The links inside messages: open pixel, click redirect, unsubscribe page and RFC 8058
 // one-click POST. They carry no credential: the signed token is the authority, and a token
@@ -16,15 +16,11 @@ import { errorBody, jsonResponse } from '../rest/respond'
 const PIXEL = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64')
 const NO_STORE = { 'cache-control': 'no-store, private' }
 
-const STYLE =
-  'body{font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem;line-height:1.5;color:#222}button{font:inherit;padding:.6rem 1.2rem;border-radius:.4rem;border:1px solid #444;background:#222;color:#fff;cursor:pointer}'
-
 // Every answer on these routes: nothing may frame it (a framed unsubscribe button is a
 // clickjacking target), the token in its URL never leaves in a Referer, no type sniffing. The
 // pixel, the redirect and the errors need nothing else; the pages need their one inline style
 // (allowed by its hash, no 'unsafe-inline') and a form that posts back to Herald.
 const LOCKED_DOWN = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
-const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`
 const LINK_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': LOCKED_DOWN,
   'x-frame-options': 'DENY',
@@ -32,36 +28,14 @@ const LINK_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 }
 
-const page = (title: string, body: string) =>
-  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="robots" content="noindex"><title>${title}</title><style>${STYLE}</style></head><body>${body}</body></html>`
-
-/** Who sends, and their postal address, under the unsubscribe pages (CAN-SPAM). */
-const senderOfRecord = (f: Footer) =>
-  f.company || f.postal_address
-    ? `<footer><small>${[f.company, f.postal_address]
-        .filter((x): x is string => !!x)
-        .map(escapeHtml)
-        .join(' · ')}</small></footer>`
-    : ''
-
 /** What a template preview's unsubscribe link opens, by GET or POST: nothing is changed. */
-const PREVIEW_PAGE = page(
-  'Unsubscribe (preview)',
-  '<h1>Unsubscribe (preview)</h1><p>This is a template preview. In a sent message this link opens the unsubscribe page for its recipient; here nothing was changed and no one was unsubscribed.</p>',
-)
-
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
+const PREVIEW_PAGE = publicPage({
+  title: 'Unsubscribe (preview)',
+  body: '<h1>Unsubscribe (preview)</h1><p>This is a template preview. In a sent message this link opens the unsubscribe page for its recipient; here nothing was changed and no one was unsubscribed.</p>',
+})
 
 export function trackingPlugin(app: AppContext) {
-  const html = (status: number, body: string) =>
-    new Response(body, {
-      status,
-      headers: {
-        'content-type': 'text/html; charset=utf-8',
-        'content-security-policy': PAGE_CSP,
-        ...NO_STORE,
-      },
-    })
+  const html = htmlResponse
 
   /**
    * A handler in the HTTP envelope (request id, error mapping, access log), given its token; its
@@ -109,10 +83,11 @@ export function trackingPlugin(app: AppContext) {
         const from = footerOf(app.db, found.message.clientId)
         return html(
           200,
-          page(
-            'Unsubscribe',
-            `<h1>Unsubscribe</h1><p>Stop receiving these messages${from.company ? ` from ${escapeHtml(from.company)}` : ''}?</p><form method="post"><button type="submit">Unsubscribe</button></form>${senderOfRecord(from)}`,
-          ),
+          publicPage({
+            title: 'Unsubscribe',
+            body: `<h1>Unsubscribe</h1><p>Stop receiving these messages${from.company ? ` from ${escapeHtml(from.company)}` : ''}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+            from,
+          }),
         )
       }),
       { parse: 'none', detail: { hide: true } },
@@ -139,10 +114,11 @@ export function trackingPlugin(app: AppContext) {
         if (oneClick) return new Response(null, { status: 200, headers: NO_STORE })
         return html(
           200,
-          page(
-            'Unsubscribed',
-            `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>${senderOfRecord(footerOf(app.db, found.message.clientId))}`,
-          ),
+          publicPage({
+            title: 'Unsubscribed',
+            body: `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>`,
+            from: footerOf(app.db, found.message.clientId),
+          }),
         )
       }),
       { parse: 'none', detail: { hide: true } },

@@ -5,8 +5,10 @@ import { findVisible, ownerForCreate } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
+import { consentSourceOf, recordConsents } from '../consents/record'
 import { recordEvent } from '../events/record'
-import { addMembers, assertListsOfClient, removeFromAllLists } from '../lists/members'
+import { assertListsOfClient } from '../lists/members'
+import { addMembers, removeFromAllLists } from '../lists/membership'
 import { bumpContactCount } from './counts'
 import type { ContactInput, ContactPatch } from './inputs'
 import { checkCustomFields, normalizeContactFields } from './normalize'
@@ -51,6 +53,9 @@ function recordUnsubscribe(ctx: Ctx, clientId: string, contactId: string, email:
       unsubscribed_at: iso(now),
     },
   })
+  recordConsents(ctx.db, { source: consentSourceOf(ctx.actor) }, [
+    { clientId, contactId, action: 'unsubscribed', at: now },
+  ])
 }
 
 export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: string) {
@@ -90,7 +95,8 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
   indexContactsAfter(ctx.sqlite, highWater)
   countUnreachableAfter(ctx.sqlite, clientId, highWater)
   bumpContactCount(ctx.db, clientId, 1)
-  for (const listId of listIds) addMembers(ctx, listId, [row.id], now)
+  for (const listId of listIds)
+    addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
   ctx.hooks.contactCreated.trigger({ clientId, contactIds: [row.id], at: now })
   return presentContact(row)
 }
@@ -137,7 +143,8 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
     .get()
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
     recordUnsubscribe(ctx, row.clientId, row.id, row.email, now)
-  for (const listId of listIds) addMembers(ctx, listId, [row.id], now)
+  for (const listId of listIds)
+    addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
   return presentContact(row)
 }
 

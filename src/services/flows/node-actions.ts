@@ -5,7 +5,7 @@ import { type ContactRow, contacts, webhookDeliveries, webhooks } from '../../db
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { recordEvent } from '../events/record'
-import { addMembers, removeMembers } from '../lists/members'
+import { addMembers, removeMembers } from '../lists/membership'
 import { contactVariables } from '../templates/variables'
 import type { Flow } from './definition'
 import type { FlowNode } from './nodes'

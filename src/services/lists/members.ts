@@ -4,8 +4,9 @@ import type { Db } from '../../db/client'
 import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom } from '../../db/paginate'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { type FieldError, validationFailed } from '../../errors'
-import type { HookedDb } from '../../hooks'
+import { consentSourceOf } from '../consents/record'
 import { presentContact } from '../contacts/present'
+import { addMembers, removeMembers } from './membership'
 import { findListRow, presentList } from './records'
 
 const CHUNK = 500
@@ -56,82 +57,6 @@ export function assertListsOfClient(
     found.has(id) ? [] : [{ field: indexed ? `${field}[${i}]` : field, message: 'no such list' }],
   )
   if (errors.length) throw validationFailed(errors)
-}
-
-/**
- * Adds members (already a member is not an error); keeps member_count exact and fires
- * list.joined with who joined. Returns how many were new.
- */
-export function addMembers(
-  { db, hooks }: HookedDb,
-  listId: string,
-  contactIds: readonly string[],
-  now: number,
-): number {
-  // Who joined is asked of the insert (RETURNING) only when someone listens for this list.
-  if (hooks.listJoined.wants(listId)) {
-    const joined: string[] = []
-    for (let i = 0; i < contactIds.length; i += CHUNK) {
-      const rows = contactIds.slice(i, i + CHUNK).map((contactId) => ({ listId, contactId, addedAt: now }))
-      for (const r of db
-        .insert(listMembers)
-        .values(rows)
-        .onConflictDoNothing()
-        .returning({ id: listMembers.contactId })
-        .all())
-        joined.push(r.id)
-    }
-    bumpMembers(db, listId, joined.length, now)
-    if (joined.length > 0) hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
-    return joined.length
-  }
-  let added = 0
-  for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const rows = contactIds.slice(i, i + CHUNK).map((contactId) => ({ listId, contactId, addedAt: now }))
-    const result = db.insert(listMembers).values(rows).onConflictDoNothing().run() as unknown as {
-      changes: number
-    }
-    added += result.changes
-  }
-  bumpMembers(db, listId, added, now)
-  return added
-}
-
-function bumpMembers(db: Db, listId: string, added: number, now: number) {
-  if (added > 0)
-    db.update(lists)
-      .set({ memberCount: sql`${lists.memberCount} + ${added}`, updatedAt: now })
-      .where(eq(lists.id, listId))
-      .run()
-}
-
-export function removeMembers(db: Db, listId: string, contactIds: readonly string[], now: number): number {
-  let removed = 0
-  for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const result = db
-      .delete(listMembers)
-      .where(
-        and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
-      )
-      .run() as unknown as { changes: number }
-    removed += result.changes
-  }
-  if (removed > 0)
-    db.update(lists)
-      .set({ memberCount: sql`${lists.memberCount} - ${removed}`, updatedAt: now })
-      .where(eq(lists.id, listId))
-      .run()
-  return removed
-}
-
-/** Removes a contact from every list it is in (erasure), keeping each member_count exact. */
-export function removeFromAllLists(db: Db, contactId: string, now: number): void {
-  const memberships = db
-    .select({ listId: listMembers.listId })
-    .from(listMembers)
-    .where(eq(listMembers.contactId, contactId))
-    .all()
-  for (const { listId } of memberships) removeMembers(db, listId, [contactId], now)
 }
 
 /** Filtered totals are exact up to this many; above it the portal says "more than". */
@@ -186,7 +111,9 @@ export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
   const list = findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
   assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
-  const added = addMembers(ctx, id, unique, ctx.clock.now())
+  const added = addMembers(ctx, id, unique, ctx.clock.now(), {
+    consent: { source: consentSourceOf(ctx.actor) },
+  }).length
   return { ...presentList(findListRow(ctx, id)), added }
 }
 
@@ -195,6 +122,8 @@ export function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {
   const unique = [...new Set(contactIds)]
   // Not a member is not an error, but a contact the caller cannot see is (422), as on add.
   assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
-  const removed = removeMembers(ctx.db, id, unique, ctx.clock.now())
+  const removed = removeMembers(ctx.db, id, unique, ctx.clock.now(), {
+    source: consentSourceOf(ctx.actor),
+  }).length
   return { ...presentList(findListRow(ctx, id)), removed }
 }

@@ -7,6 +7,7 @@ import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
+import { recordConsents } from '../consents/record'
 import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
 import { suppress } from '../suppressions/records'
@@ -326,6 +327,9 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
     const email = contact?.email ?? m.to
     suppress(app.db, m.clientId, email, 'unsubscribe', `unsubscribed (${source})`, at)
     if (!contact || contact.status === 'unsubscribed') return false
+    recordConsents(app.db, { source: 'unsubscribe_link' }, [
+      { clientId: m.clientId, contactId: contact.id, action: 'unsubscribed', at },
+    ])
     // A bounced, complained or blocked contact keeps that status (it says more); the opt-out is
     // still recorded and the address suppressed.
     if (contact.status === 'subscribed')

@@ -1,0 +1,282 @@
+import { and, eq, inArray, sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { listMembers, lists } from '../../db/schema'
+import type { HookedDb } from '../../hooks'
+import type { MembershipStatus } from '../../lib/enums'
+import { type ConsentOrigin, recordConsents } from '../consents/record'
+
+// Membership status changes, keeping each list's member_count (confirmed) and unconfirmed_count
+// exact in the caller's transaction, firing list.joined for whoever became a confirmed member and,
+// when told where the change came from, writing a consent row per contact that changed.
+
+const CHUNK = 500
+
+export interface AddOptions {
+  /** `unconfirmed` waits for the person to confirm (double opt-in). Default `confirmed`. */
+  status?: 'confirmed' | 'unconfirmed'
+  /**
+   * Whether a member who left this list (`unsubscribed`) is taken back. An explicit add by an
+   * operator or a person asking again through a form does; a re-imported file does not.
+   */
+  revive?: boolean
+  /** Records a `subscribed` consent row for each contact that changed. */
+  consent?: ConsentOrigin
+}
+
+interface Delta {
+  confirmed: number
+  unconfirmed: number
+}
+
+function bumpCounts(db: Db, listId: string, d: Delta, now: number) {
+  if (d.confirmed === 0 && d.unconfirmed === 0) return
+  db.update(lists)
+    .set({
+      memberCount: sql`${lists.memberCount} + ${d.confirmed}`,
+      unconfirmedCount: sql`${lists.unconfirmedCount} + ${d.unconfirmed}`,
+      updatedAt: now,
+    })
+    .where(eq(lists.id, listId))
+    .run()
+}
+
+const countOf = (status: MembershipStatus): Delta => ({
+  confirmed: status === 'confirmed' ? 1 : 0,
+  unconfirmed: status === 'unconfirmed' ? 1 : 0,
+})
+
+function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
+  const found = new Map<string, MembershipStatus>()
+  for (const r of db
+    .select({ id: listMembers.contactId, status: listMembers.status })
+    .from(listMembers)
+    .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, [...contactIds])))
+    .all())
+    found.set(r.id, r.status)
+  return found
+}
+
+const clientOfList = (db: Db, listId: string) =>
+  db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).get()?.clientId ?? ''
+
+/**
+ * Puts contacts on a list with `status` (already there with that status, or confirmed when
+ * `unconfirmed` is asked, is no change). Returns the contacts whose membership changed.
+ */
+export function addMembers(
+  { db, hooks }: HookedDb,
+  listId: string,
+  contactIds: readonly string[],
+  now: number,
+  options: AddOptions = {},
+): string[] {
+  const target = options.status ?? 'confirmed'
+  const revive = options.revive ?? true
+  const changed: string[] = []
+  const joined: string[] = []
+  const delta: Delta = { confirmed: 0, unconfirmed: 0 }
+  for (let i = 0; i < contactIds.length; i += CHUNK) {
+    const chunk = contactIds.slice(i, i + CHUNK)
+    const existing = statusesOf(db, listId, chunk)
+    const fresh: string[] = []
+    const moved: string[] = []
+    for (const id of chunk) {
+      const was = existing.get(id)
+      if (was === undefined) fresh.push(id)
+      else if (was === target || was === 'confirmed' || (was === 'unsubscribed' && !revive)) continue
+      else moved.push(id)
+    }
+    if (fresh.length > 0)
+      db.insert(listMembers)
+        .values(
+          fresh.map((contactId) => ({
+            listId,
+            contactId,
+            status: target,
+            addedAt: now,
+            confirmedAt: target === 'confirmed' ? now : null,
+          })),
+        )
+        .onConflictDoNothing()
+        .run()
+    if (moved.length > 0)
+      db.update(listMembers)
+        .set({ status: target, addedAt: now, confirmedAt: target === 'confirmed' ? now : null })
+        .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, moved)))
+        .run()
+    for (const id of moved) {
+      const was = countOf(existing.get(id)!)
+      delta.confirmed -= was.confirmed
+      delta.unconfirmed -= was.unconfirmed
+    }
+    const now_ = countOf(target)
+    delta.confirmed += now_.confirmed * (fresh.length + moved.length)
+    delta.unconfirmed += now_.unconfirmed * (fresh.length + moved.length)
+    changed.push(...fresh, ...moved)
+    if (target === 'confirmed') joined.push(...fresh, ...moved)
+  }
+  bumpCounts(db, listId, delta, now)
+  if (options.consent && changed.length > 0) {
+    const clientId = clientOfList(db, listId)
+    recordConsents(
+      db,
+      options.consent,
+      changed.map((contactId) => ({ clientId, contactId, listId, action: 'subscribed' as const, at: now })),
+    )
+  }
+  if (joined.length > 0) hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
+  return changed
+}
+
+/**
+ * Confirms a contact's unconfirmed memberships of `listIds` (a confirmation link, a second
+ * click changes nothing). Returns the lists confirmed now.
+ */
+export function confirmMemberships(
+  hdb: HookedDb,
+  contactId: string,
+  listIds: readonly string[],
+  now: number,
+  consent?: ConsentOrigin,
+): string[] {
+  const confirmed: string[] = []
+  for (const listId of listIds) {
+    const row = hdb.db
+      .update(listMembers)
+      .set({ status: 'confirmed', confirmedAt: now })
+      .where(
+        and(
+          eq(listMembers.listId, listId),
+          eq(listMembers.contactId, contactId),
+          eq(listMembers.status, 'unconfirmed'),
+        ),
+      )
+      .returning({ id: listMembers.contactId })
+      .get()
+    if (!row) continue
+    bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)
+    confirmed.push(listId)
+    hdb.hooks.listJoined.trigger({ listId, contactIds: [contactId], at: now })
+  }
+  if (consent && confirmed.length > 0) {
+    const clientId = clientOfList(hdb.db, confirmed[0]!)
+    recordConsents(
+      hdb.db,
+      consent,
+      confirmed.map((listId) => ({ clientId, contactId, listId, action: 'confirmed' as const, at: now })),
+    )
+  }
+  return confirmed
+}
+
+/**
+ * Marks contacts as having left a list (the preference centre): the row stays, so the list
+ * remembers they asked, and they no longer count or receive. Returns who changed.
+ */
+export function unsubscribeMembers(
+  db: Db,
+  listId: string,
+  contactIds: readonly string[],
+  now: number,
+  consent?: ConsentOrigin,
+): string[] {
+  const changed: string[] = []
+  const delta: Delta = { confirmed: 0, unconfirmed: 0 }
+  for (let i = 0; i < contactIds.length; i += CHUNK) {
+    const existing = statusesOf(db, listId, contactIds.slice(i, i + CHUNK))
+    const leaving = [...existing].filter(([, status]) => status !== 'unsubscribed')
+    if (leaving.length === 0) continue
+    db.update(listMembers)
+      .set({ status: 'unsubscribed' })
+      .where(
+        and(
+          eq(listMembers.listId, listId),
+          inArray(
+            listMembers.contactId,
+            leaving.map(([id]) => id),
+          ),
+        ),
+      )
+      .run()
+    for (const [id, status] of leaving) {
+      const was = countOf(status)
+      delta.confirmed -= was.confirmed
+      delta.unconfirmed -= was.unconfirmed
+      changed.push(id)
+    }
+  }
+  bumpCounts(db, listId, delta, now)
+  if (consent && changed.length > 0) {
+    const clientId = clientOfList(db, listId)
+    recordConsents(
+      db,
+      consent,
+      changed.map((contactId) => ({ clientId, contactId, listId, action: 'unsubscribed' as const, at: now })),
+    )
+  }
+  return changed
+}
+
+/** Takes contacts off a list entirely (the row goes). Returns who was removed. */
+export function removeMembers(
+  db: Db,
+  listId: string,
+  contactIds: readonly string[],
+  now: number,
+  consent?: ConsentOrigin,
+): string[] {
+  const removed: string[] = []
+  const delta: Delta = { confirmed: 0, unconfirmed: 0 }
+  for (let i = 0; i < contactIds.length; i += CHUNK) {
+    for (const r of db
+      .delete(listMembers)
+      .where(
+        and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
+      )
+      .returning({ id: listMembers.contactId, status: listMembers.status })
+      .all()) {
+      const was = countOf(r.status)
+      delta.confirmed -= was.confirmed
+      delta.unconfirmed -= was.unconfirmed
+      // Leaving a list one had already left is not a new unsubscribe.
+      if (r.status !== 'unsubscribed') removed.push(r.id)
+    }
+  }
+  bumpCounts(db, listId, delta, now)
+  if (consent && removed.length > 0) {
+    const clientId = clientOfList(db, listId)
+    recordConsents(
+      db,
+      consent,
+      removed.map((contactId) => ({ clientId, contactId, listId, action: 'unsubscribed' as const, at: now })),
+    )
+  }
+  return removed
+}
+
+/** Removes a contact from every list it is in (erasure), keeping each list's counts exact. */
+export function removeFromAllLists(db: Db, contactId: string, now: number): void {
+  const memberships = db
+    .select({ listId: listMembers.listId })
+    .from(listMembers)
+    .where(eq(listMembers.contactId, contactId))
+    .all()
+  for (const { listId } of memberships) removeMembers(db, listId, [contactId], now)
+}
+
+/**
+ * Drops unconfirmed memberships added before `before` (nobody confirmed within the window);
+ * returns how many went.
+ */
+export function purgeUnconfirmed(db: Db, before: number, now: number, limit = 5_000): number {
+  const rows = db
+    .select({ listId: listMembers.listId, contactId: listMembers.contactId })
+    .from(listMembers)
+    .where(and(eq(listMembers.status, 'unconfirmed'), sql`${listMembers.addedAt} < ${before}`))
+    .limit(limit)
+    .all()
+  const byList = new Map<string, string[]>()
+  for (const r of rows) byList.set(r.listId, [...(byList.get(r.listId) ?? []), r.contactId])
+  for (const [listId, ids] of byList) removeMembers(db, listId, ids, now)
+  return rows.length
+}
