@@ -31,7 +31,7 @@ describe('consent records', () => {
   const cases: {
     name: string
     act: (x: Awaited<ReturnType<typeof setup>>) => Promise<void>
-    expected: (x: Awaited<ReturnType<typeof setup>>) => unknown[]
+    expected: (x: Awaited<ReturnType<typeof setup>>) => (string | null)[][]
   }[] = [
     {
       name: 'API: add to a list, again (no change), remove',

@@ -75,7 +75,7 @@ describe('membership status keeps both counts exact', () => {
     expect(seen).toEqual([])
     confirmMemberships(t.ctx, ids[0]!, [list.id], now)
     addMembers(t.ctx, list.id, [ids[1]!], now)
-    expect(seen).toEqual([[ids[0]], [ids[1]]])
+    expect(seen).toEqual([[ids[0]!], [ids[1]!]])
     t.ctx.hooks.listJoined.unbind(bound)
   })
 
