@@ -131,6 +131,18 @@ describe('consent records', () => {
       expect(await consentsOf(x.key, x.contact)).toEqual(c.expected(x))
     })
 
+  test('erasing the contact removes its consent records', async () => {
+    const x = await setup()
+    await x.call('POST', `/api/v1/lists/${x.list.id}/contacts`, { contact_ids: [x.contact] })
+    const count = () =>
+      t.ctx.sqlite.query('SELECT count(*) AS n FROM consents WHERE contact_id = ?').get(x.contact) as {
+        n: number
+      }
+    expect(count().n).toBe(1)
+    await x.call('DELETE', `/api/v1/contacts/${x.contact}`)
+    expect(count().n).toBe(0)
+  })
+
   test('another client’s contact’s consents and export are 404', async () => {
     const a = await setup()
     const b = await setup()
