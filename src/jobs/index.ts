@@ -2,7 +2,8 @@ import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
 import { purgeRegistrationsVerb } from '../services/agents/verbs'
-import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
+import { decisionDue } from '../services/campaigns/ab-schedule'
+import { decideDueTestsVerb, startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { healthChecksDue } from '../services/deliverability/health-debounce'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
@@ -37,6 +38,16 @@ export function registerJobs(ctx: AppContext): void {
     description: 'Start scheduled campaigns whose scheduled_at has come (checked every second)',
     run: async () => {
       await runAs(ctx, 'campaigns.start-scheduled', startScheduledCampaignsVerb)
+    },
+  })
+  ctx.jobs.register({
+    name: 'campaigns.decide-ab-tests',
+    schedule: '* * * * * *',
+    description:
+      'Choose the winner of each A/B test whose duration has passed and send it to the rest of the audience (checked every second; skipped while no test is due)',
+    due: () => decisionDue(ctx),
+    run: async () => {
+      await runAs(ctx, 'campaigns.decide-ab-tests', decideDueTestsVerb)
     },
   })
   ctx.jobs.register({

@@ -445,6 +445,28 @@ describe('every operation answers what /openapi.json declares', () => {
     ).toBe('scheduled')
     await ok('POST', `/api/v1/campaigns/${later.id}/pause`, as(key))
     await ok('POST', `/api/v1/campaigns/${later.id}/cancel`, as(key))
+    // An A/B campaign: its variants and state in every answer, the stats per variant, a pick.
+    const ab = await ok(
+      'POST',
+      '/api/v1/campaigns',
+      as(key, {
+        body: {
+          ...body,
+          name: 'A/B',
+          variants: [
+            { name: 'A', subject: 'One' },
+            { name: 'B', subject: 'Two' },
+          ],
+          ab_test: { test_share: 0.5, metric: 'open_rate', duration: 'PT1H' },
+        },
+      }),
+    )
+    await ok('POST', `/api/v1/campaigns/${ab.id}/launch`, as(key, { body: { confirm: true } }))
+    await eventually(async () =>
+      expect((await ok('GET', `/api/v1/campaigns/${ab.id}`, as(key))).ab_test_state.phase).toBe('testing'),
+    )
+    await ok('GET', `/api/v1/campaigns/${ab.id}/stats`, as(key))
+    await ok('POST', `/api/v1/campaigns/${ab.id}/ab-test/winner`, as(key, { body: { variant: 'B' } }))
     const draft = await ok('POST', '/api/v1/campaigns', as(key, { body: { name: 'Draft' } }))
     await ok('DELETE', `/api/v1/campaigns/${draft.id}`, as(key))
 

@@ -7,6 +7,7 @@ import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
+import { drawTestGroups, HELD_FOR_DECISION } from './ab-groups'
 import { OUTBOX_RULES } from './states'
 
 // The audience snapshot: launch counts the audience and returns; the send worker then copies
@@ -81,6 +82,8 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)
+    // An A/B test's messages wait until the whole audience is in and the groups are drawn.
+    const due = c.abTest ? HELD_FOR_DECISION : now
     for (const r of rows)
       outbox.queueCampaignMessage(
         newId(),
@@ -90,6 +93,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
         c.channel,
         c.channel === 'email' ? r.email : (r.phone ?? ''),
         now,
+        due,
       )
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
@@ -100,6 +104,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
         .set({ snapshotCursor: cursor, snapshotDone: true, totalRecipients: total })
         .where(eq(campaigns.id, c.id))
         .run()
+      drawTestGroups(app, outbox, c, now)
     } else app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
     return done
   })

@@ -8,6 +8,7 @@ import { type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
+import { checkAbTest } from './ab-test'
 import { assertInlineParses } from './content'
 import { deferralOf, deferralsOf } from './deferred'
 import type { CampaignInput, ListCampaignsQuery } from './inputs'
@@ -84,6 +85,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
     senderId: input.sender_id ?? null,
   }
   checkReferences(ctx.db, clientId, values, errors)
+  const ab = checkAbTest(ctx.db, clientId, values.channel, input, null, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const now = ctx.clock.now()
   const row = ctx.db
@@ -96,6 +98,8 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
       bodyHtml: input.body_html ?? null,
       bodyText: input.body_text ?? null,
       scheduledAt: scheduledAt ?? null,
+      variants: ab.variants ?? null,
+      abTest: ab.abTest ?? null,
       ...values,
       createdAt: now,
       updatedAt: now,
@@ -149,6 +153,13 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
   )
   if (refs.listId && refs.segmentId && (patch.list_id || patch.segment_id))
     errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
+  // A test under way keeps its variants and rules: its groups were drawn from them.
+  if (current.launchedAt !== null && (patch.variants !== undefined || patch.ab_test !== undefined))
+    errors.push({
+      field: patch.variants !== undefined ? 'variants' : 'ab_test',
+      message: 'an A/B test cannot change once the campaign has launched',
+    })
+  const ab = checkAbTest(ctx.db, current.clientId, refs.channel, patch, current, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const row = ctx.db
     .update(campaigns)
@@ -159,6 +170,8 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
       bodyHtml: pick(patch.body_html, current.bodyHtml),
       bodyText: pick(patch.body_text, current.bodyText),
       scheduledAt: pick(scheduledAt, current.scheduledAt),
+      variants: pick(ab.variants, current.variants),
+      abTest: pick(ab.abTest, current.abTest),
       updatedAt: ctx.clock.now(),
     })
     .where(eq(campaigns.id, id))
