@@ -25,6 +25,7 @@ export const Contact = named(
     company: Str(200),
     phone: t.Union([t.String({ description: 'E.164' }), t.Null()]),
     status: named('ContactStatus', t.Union(CONTACT_STATUSES.map((s) => t.Literal(s)))),
+    sms_opt_out: t.Boolean({ description: 'Replied STOP: no SMS, voice, WhatsApp or RCS is sent' }),
     timezone: t.Union([t.String(), t.Null()]),
     custom_fields: t.Record(t.String(), t.Unknown()),
     created_at: DateTime,
