@@ -105,9 +105,10 @@ import v101 from '../../../views/partials/flash.liquid' with { type: 'text' }
 import v102 from '../../../views/partials/form-error.liquid' with { type: 'text' }
 import v103 from '../../../views/partials/head.liquid' with { type: 'text' }
 import v104 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v105 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v106 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v107 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v105 from '../../../views/partials/list-options.liquid' with { type: 'text' }
+import v106 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v107 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v108 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -224,9 +225,10 @@ export const embeddedViews: Record<string, string> = {
   'partials/form-error.liquid': v102,
   'partials/head.liquid': v103,
   'partials/line-chart.liquid': v104,
-  'partials/nav.liquid': v105,
-  'partials/swap.liquid': v106,
-  'partials/workspace.liquid': v107,
+  'partials/list-options.liquid': v105,
+  'partials/nav.liquid': v106,
+  'partials/swap.liquid': v107,
+  'partials/workspace.liquid': v108,
 }
 
 /** Static assets by file name, served under /admin/static/. */

@@ -1,7 +1,14 @@
 import { defineVerb } from '../verbs/define'
-import { CreateListInput, ListContactIdsInput, ListListsInput, ListMembersInput, ListRef } from './inputs'
+import {
+  CreateListInput,
+  ListContactIdsInput,
+  ListListsInput,
+  ListMembersInput,
+  ListRef,
+  UpdateListInput,
+} from './inputs'
 import { addListMembers, listMembersPage, removeListMembers } from './members'
-import { createList, deleteList, getList, listLists } from './records'
+import { createList, deleteList, getList, listLists, updateList } from './records'
 
 export const listListsVerb = defineVerb({
   name: 'lists.list',
@@ -25,6 +32,14 @@ export const getListVerb = defineVerb({
   input: ListRef,
   mutates: false,
   run: (ctx, { id }) => getList(ctx, id),
+})
+
+export const updateListVerb = defineVerb({
+  name: 'lists.update',
+  scope: 'lists:write',
+  input: UpdateListInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateList(ctx, id, patch),
 })
 
 export const deleteListVerb = defineVerb({
