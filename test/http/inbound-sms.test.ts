@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { consents, contacts, replies } from '../../src/db/schema'
+import { loggedPath } from '../../src/http/rest/logged-path'
 import { BASE, createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
@@ -111,6 +112,8 @@ describe('who may post', () => {
   test('the sending profile shows the inbound SMS URL', () => {
     expect(URL_).toMatch(new RegExp(`^${BASE}/hooks/twilio/sms/\\w{20,}$`))
     expect(profile.sms.help_text).toBeNull()
+    // The access log names the route, never the token.
+    expect(loggedPath(new URL(URL_).pathname)).toBe('/hooks/twilio/sms/:token')
   })
 
   const rows: [string, Parameters<typeof text>[2], number][] = [

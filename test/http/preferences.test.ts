@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { consents, contacts, listMembers, lists, suppressions } from '../../src/db/schema'
+import { loggedPath } from '../../src/http/rest/logged-path'
 import {
   encodeLinkToken,
   encodePreviewToken,
@@ -137,6 +138,7 @@ describe('the page', () => {
     expect(html).toContain('name="unsubscribe_all"')
     expect(html).toMatch(/name="nonce" value="[0-9a-z]+\.[\w-]{22}"/)
     expect(html).not.toContain('<script')
+    expect(loggedPath(p.path)).toBe('/p/:token') // the access log never writes the token
   })
 })
 

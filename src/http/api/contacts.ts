@@ -93,6 +93,7 @@ export const contactOperations = [
           company: 'Acme',
           phone: '+14155550123',
           status: 'subscribed',
+          sms_opt_out: false,
           timezone: 'America/Los_Angeles',
           custom_fields: { plan: 'pro' },
           created_at: '2026-11-22T05:21:00.000Z',
