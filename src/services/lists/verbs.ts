@@ -1,5 +1,12 @@
 import { defineVerb } from '../verbs/define'
-import { CreateListInput, ListContactIdsInput, ListListsInput, ListMembersInput, ListRef } from './inputs'
+import {
+  AddListContactsInput,
+  CreateListInput,
+  ListContactIdsInput,
+  ListListsInput,
+  ListMembersInput,
+  ListRef,
+} from './inputs'
 import { addListMembers, listMembersPage, removeListMembers } from './members'
 import { createList, deleteList, getList, listLists } from './records'
 
@@ -47,9 +54,9 @@ export const listListMembersVerb = defineVerb({
 export const addListMembersVerb = defineVerb({
   name: 'lists.add-contacts',
   scope: 'lists:write',
-  input: ListContactIdsInput,
+  input: AddListContactsInput,
   mutates: true,
-  run: (ctx, { id, contact_ids }) => addListMembers(ctx, id, contact_ids),
+  run: (ctx, { id, contact_ids, double_opt_in }) => addListMembers(ctx, id, contact_ids, double_opt_in),
 })
 
 export const removeListMembersVerb = defineVerb({
