@@ -298,6 +298,22 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('POST', `/api/v1/lists/${list.id}/contacts/remove`, as(key, { body: { contact_ids: [bob.id] } }))
     const other = await ok('POST', '/api/v1/lists', as(key, { body: { name: 'Old' } }))
     await ok('DELETE', `/api/v1/lists/${other.id}`, as(key))
+    const form = await ok(
+      'POST',
+      '/api/v1/forms',
+      as(key, {
+        body: { name: 'Signup', list_ids: [list.id], fields: ['first_name'], consent_text: 'Yes, please' },
+      }),
+    )
+    await ok('GET', '/api/v1/forms', as(key))
+    await ok('GET', `/api/v1/forms/${form.id}`, as(key))
+    await ok(
+      'PATCH',
+      `/api/v1/forms/${form.id}`,
+      as(key, { body: { success_url: 'https://acme.io/thanks' } }),
+    )
+    await ok('GET', `/api/v1/forms/${form.id}/embed`, as(key))
+    await ok('DELETE', `/api/v1/forms/${form.id}`, as(key))
 
     const job = await ok(
       'POST',
