@@ -13,9 +13,16 @@ const PAYLOAD_BYTES = 1 + 16 + 16 + 8
 export type ConfirmVia = 'form' | 'list'
 const VIA_BYTE: Record<ConfirmVia, number> = { form: 1, list: 2 }
 
-/** The key confirmation tokens are signed with, derived from the instance secret. */
+const keys = new WeakMap<Uint8Array, Buffer>()
+
+/** The key confirmation tokens are signed with, derived from the instance secret (once). */
 export function confirmKey(secret: Uint8Array): Buffer {
-  return createHmac('sha256', secret).update('herald form confirmation v1').digest()
+  let key = keys.get(secret)
+  if (!key) {
+    key = createHmac('sha256', secret).update('herald form confirmation v1').digest()
+    keys.set(secret, key)
+  }
+  return key
 }
 
 const sign = (key: Buffer, payload: Buffer) =>

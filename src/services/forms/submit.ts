@@ -60,9 +60,13 @@ export function submitForm(app: AppContext, form: FormRow, req: SubmitRequest): 
     const contactId = known?.id ?? createAsForm(app, form, sub.contact)
     const listIds = listsOf(app, form)
     const status = form.doubleOptIn ? 'unconfirmed' : 'confirmed'
+    let joined = false
     for (const listId of listIds)
-      addMembers(app, listId, [contactId], now, { status, revive: true, consent: origin })
-    if (!form.doubleOptIn || !awaitsConfirmation(app, contactId, listIds)) return false
+      joined =
+        addMembers(app, listId, [contactId], now, { status, revive: true, consent: origin }).length > 0 ||
+        joined
+    // Asked again while still unconfirmed: nothing changed, but the person may want the link again.
+    if (!form.doubleOptIn || (!joined && !awaitsConfirmation(app, contactId, listIds))) return false
     return queueConfirmation(
       app,
       {
