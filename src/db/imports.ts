@@ -129,14 +129,22 @@ const statements = perConnection((sqlite: Database) => ({
     'UPDATE contacts SET first_name = ?1, last_name = ?2, company = ?3, phone = ?4, status = ?5, timezone = ?6, custom_fields = ?7, updated_at = ?8 WHERE id = ?9',
   ),
   addMember: sqlite.prepare<unknown, [string, string, number]>(
-    'INSERT OR IGNORE INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, ?3)',
+    "INSERT OR IGNORE INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
+  ),
+  // An import confirms at once: someone still waiting on a double opt-in is confirmed by it; one
+  // who left the list stays gone.
+  confirmMember: sqlite.prepare<unknown, [string, string, number]>(
+    "UPDATE list_members SET status = 'confirmed', confirmed_at = ?3 WHERE list_id = ?1 AND contact_id = ?2 AND status = 'unconfirmed'",
+  ),
+  consent: sqlite.prepare<unknown, [string, string, string, number]>(
+    "INSERT INTO consents (client_id, contact_id, list_id, action, source, at) VALUES (?1, ?2, ?3, 'subscribed', 'import', ?4)",
   ),
   // Same counters as bumpContactCount (contacts/counts.ts) and the list verbs.
   bumpClient: sqlite.prepare<unknown, [number, string]>(
     'UPDATE clients SET contact_count = contact_count + ?1 WHERE id = ?2',
   ),
-  bumpList: sqlite.prepare<unknown, [number, number, string]>(
-    'UPDATE lists SET member_count = member_count + ?1, updated_at = ?2 WHERE id = ?3',
+  bumpList: sqlite.prepare<unknown, [number, number, number, string]>(
+    'UPDATE lists SET member_count = member_count + ?1, unconfirmed_count = unconfirmed_count - ?2, updated_at = ?3 WHERE id = ?4',
   ),
 }))
 
@@ -174,15 +182,23 @@ export function importWriter(sqlite: Database) {
     updateContact(id: string, values: ContactUpdate, at: number): void {
       s.update.run(...values, at, id)
     },
-    /** Adds the contact to the list unless already a member; true when added. */
-    addMember(listId: string, contactId: string, at: number): boolean {
-      return s.addMember.run(listId, contactId, at).changes === 1
+    /**
+     * Makes the contact a confirmed member of the list, with its consent row: `added` when new,
+     * `confirmed` when it was waiting for a double opt-in, null when nothing changed.
+     */
+    addMember(clientId: string, listId: string, contactId: string, at: number): 'added' | 'confirmed' | null {
+      let change: 'added' | 'confirmed' | null = null
+      if (s.addMember.run(listId, contactId, at).changes === 1) change = 'added'
+      else if (s.confirmMember.run(listId, contactId, at).changes === 1) change = 'confirmed'
+      if (change) s.consent.run(clientId, contactId, listId, at)
+      return change
     },
     bumpClientContacts(clientId: string, by: number): void {
       s.bumpClient.run(by, clientId)
     },
-    bumpListMembers(listId: string, by: number, at: number): void {
-      s.bumpList.run(by, at, listId)
+    /** `confirmed` members more, `fromUnconfirmed` of them were waiting for a double opt-in. */
+    bumpListMembers(listId: string, confirmed: number, fromUnconfirmed: number, at: number): void {
+      s.bumpList.run(confirmed, fromUnconfirmed, at, listId)
     },
   }
 }

@@ -37,7 +37,8 @@ import m33 from '../../migrations/0033_client_sending_profiles.sql' with { type:
 import m34 from '../../migrations/0034_esp_feedback_receipts.sql' with { type: 'text' }
 import m35 from '../../migrations/0035_domain_warmup_defer_reason.sql' with { type: 'text' }
 import m36 from '../../migrations/0036_audience_growth.sql' with { type: 'text' }
-import m37 from '../../migrations/0037_opt_in_confirmations.sql' with { type: 'text' }
+import m37 from '../../migrations/0037_campaign_ab_and_local_time.sql' with { type: 'text' }
+import m38 from '../../migrations/0038_opt_in_confirmations.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -77,5 +78,6 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0034_esp_feedback_receipts', sql: m34 },
   { tag: '0035_domain_warmup_defer_reason', sql: m35 },
   { tag: '0036_audience_growth', sql: m36 },
-  { tag: '0037_opt_in_confirmations', sql: m37 },
+  { tag: '0037_campaign_ab_and_local_time', sql: m37 },
+  { tag: '0038_opt_in_confirmations', sql: m38 },
 ]

@@ -45,7 +45,7 @@ function build(store: Store, rules: OutboxRules) {
       `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
        WHERE seq IN (
          SELECT seq FROM messages WHERE campaign_id = ?2 AND status = 'queued' AND next_attempt_at <= ?3
-         ORDER BY seq LIMIT ?4
+         ORDER BY next_attempt_at, seq LIMIT ?4
        ) RETURNING seq`,
     ),
     claimTransactional: sqlite.prepare<{ seq: number }, [number, number, number]>(

@@ -296,6 +296,9 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('POST', `/api/v1/lists/${list.id}/contacts`, as(key, { body: { contact_ids: [bob.id] } }))
     await ok('GET', `/api/v1/lists/${list.id}/contacts`, as(key))
     await ok('POST', `/api/v1/lists/${list.id}/contacts/remove`, as(key, { body: { contact_ids: [bob.id] } }))
+    await ok('PATCH', `/api/v1/lists/${list.id}`, as(key, { body: { opt_in: 'double', public: true } }))
+    await ok('GET', `/api/v1/contacts/${bob.id}/consents`, as(key))
+    await ok('GET', `/api/v1/contacts/${bob.id}/export`, as(key))
     const other = await ok('POST', '/api/v1/lists', as(key, { body: { name: 'Old' } }))
     await ok('DELETE', `/api/v1/lists/${other.id}`, as(key))
     const form = await ok(

@@ -26,6 +26,15 @@ export const campaigns = sqliteTable(
     segmentId: text('segment_id'),
     senderId: text('sender_id'),
     scheduledAt: integer('scheduled_at'),
+    /** `HH:MM`: each recipient gets the campaign at that wall-clock time in their own zone. */
+    sendAtLocal: text('send_at_local'),
+    /** An A/B test's contents (2 to 5), in order: a message's `variant` indexes this. */
+    variants: text('variants', { mode: 'json' }).$type<CampaignVariant[]>(),
+    abTest: text('ab_test', { mode: 'json' }).$type<AbTestSettings>(),
+    /** When the test share was released; the winner is decided `ab_test.duration` later. */
+    abStartedAt: integer('ab_started_at'),
+    /** The decision, once made (exactly once): the winning index, when, why, the figures then. */
+    abDecision: text('ab_decision', { mode: 'json' }).$type<AbDecision>(),
     totalRecipients: integer('total_recipients'),
     failureReason: text('failure_reason'),
     /** Audience copy: last contact id copied, and done flag. Null cursor = not started. */
@@ -55,3 +64,28 @@ export const campaigns = sqliteTable(
 )
 
 export type CampaignRow = typeof campaigns.$inferSelect
+
+export interface CampaignVariant {
+  name: string
+  subject?: string | null
+  template_id?: string | null
+  body_html?: string | null
+  body_text?: string | null
+}
+
+export interface AbTestSettings {
+  /** The share of the audience that tests the variants (0 < share < 1). */
+  test_share: number
+  metric: 'open_rate' | 'click_rate'
+  /** ISO 8601 duration as given (`PT4H`), and in milliseconds. */
+  duration: string
+  duration_ms: number
+}
+
+export interface AbDecision {
+  winner: number
+  decided_at: number
+  /** `metric` when the test ran its course, `manual` when an operator chose early. */
+  reason: 'metric' | 'manual'
+  figures: { sent: number; opened: number; clicked: number; open_rate: number; click_rate: number }[]
+}

@@ -32,6 +32,8 @@ export const messages = sqliteTable(
      * deferral; cleared when it goes back to the queue for another reason. Read only while queued.
      */
     deferReason: text('defer_reason', { enum: DEFER_REASONS }),
+    /** A campaign's A/B variant (index into campaigns.variants); null for the rest until decided. */
+    variant: integer('variant'),
     attempts: integer('attempts').notNull().default(0),
     nextAttemptAt: integer('next_attempt_at').notNull(),
     createdAt: integer('created_at').notNull(),
@@ -55,7 +57,9 @@ export const messages = sqliteTable(
     uniqueIndex('messages_campaign_contact_idx')
       .on(t.campaignId, t.contactId)
       .where(sql`campaign_id IS NOT NULL`),
-    index('messages_campaign_status_idx').on(t.campaignId, t.status, t.seq),
+    // The campaign claim walks due messages in order: messages held for an A/B decision or a
+    // recipient's local hour wait at the end of the range instead of being scanned past.
+    index('messages_campaign_due_idx').on(t.campaignId, t.status, t.nextAttemptAt),
     // A flow's claims (due order) and per-node stats; the transactional claim gets its own
     // partial index so it never walks the (campaign_id IS NULL) flow messages.
     index('messages_flow_due_idx')

@@ -109,10 +109,11 @@ import v105 from '../../../views/partials/flash.liquid' with { type: 'text' }
 import v106 from '../../../views/partials/form-error.liquid' with { type: 'text' }
 import v107 from '../../../views/partials/head.liquid' with { type: 'text' }
 import v108 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v109 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v110 from '../../../views/partials/signup-form-fields.liquid' with { type: 'text' }
-import v111 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v112 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v109 from '../../../views/partials/list-options.liquid' with { type: 'text' }
+import v110 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v111 from '../../../views/partials/signup-form-fields.liquid' with { type: 'text' }
+import v112 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v113 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -233,10 +234,11 @@ export const embeddedViews: Record<string, string> = {
   'partials/form-error.liquid': v106,
   'partials/head.liquid': v107,
   'partials/line-chart.liquid': v108,
-  'partials/nav.liquid': v109,
-  'partials/signup-form-fields.liquid': v110,
-  'partials/swap.liquid': v111,
-  'partials/workspace.liquid': v112,
+  'partials/list-options.liquid': v109,
+  'partials/nav.liquid': v110,
+  'partials/signup-form-fields.liquid': v111,
+  'partials/swap.liquid': v112,
+  'partials/workspace.liquid': v113,
 }
 
 /** Static assets by file name, served under /admin/static/. */

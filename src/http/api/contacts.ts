@@ -1,6 +1,8 @@
 import { Type as t } from '@sinclair/typebox'
-import { CONTACT_STATUSES } from '../../lib/enums'
+import { CONSENT_ACTIONS, CONSENT_SOURCES, CONTACT_STATUSES } from '../../lib/enums'
+import { listConsentsVerb } from '../../services/consents/verbs'
 import {
+  accessExportVerb,
   createContactVerb,
   eraseContactVerb,
   getContactVerb,
@@ -29,6 +31,22 @@ export const Contact = named(
     custom_fields: t.Record(t.String(), t.Unknown()),
     created_at: DateTime,
     updated_at: DateTime,
+  }),
+)
+
+const Consent = named(
+  'Consent',
+  t.Object({
+    contact_id: Uuid,
+    list_id: t.Union([Uuid, t.Null()]),
+    list_name: t.Union([t.String(), t.Null()]),
+    action: t.Union(CONSENT_ACTIONS.map((a) => t.Literal(a))),
+    source: t.Union(CONSENT_SOURCES.map((a) => t.Literal(a))),
+    form_id: t.Union([Uuid, t.Null()]),
+    ip: t.Union([t.String(), t.Null()]),
+    user_agent: t.Union([t.String(), t.Null()]),
+    consent_text: t.Union([t.String(), t.Null()]),
+    at: DateTime,
   }),
 )
 
@@ -121,5 +139,24 @@ export const contactOperations = [
     tag,
     summary: 'Erase a contact (GDPR): personal data removed, anonymised event counts kept',
     response: dataOf(t.Object({ id: Uuid, deleted: t.Boolean() })),
+  }),
+  route(listConsentsVerb, {
+    id: 'listContactConsents',
+    method: 'GET',
+    path: `${ITEM}/consents`,
+    tag,
+    summary: 'Consent records of a contact: every subscribe, confirm and unsubscribe, newest first',
+    query: ['limit', 'cursor'],
+    answer: 'as-is',
+    response: pageOf(Consent),
+  }),
+  route(accessExportVerb, {
+    id: 'exportContactData',
+    method: 'GET',
+    path: `${ITEM}/export`,
+    tag,
+    summary:
+      'Everything held about one person (an access request): fields, memberships, consents, messages without bodies, events, replies, suppressions',
+    response: dataOf(t.Object({}, { additionalProperties: true })),
   }),
 ]

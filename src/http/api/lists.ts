@@ -7,6 +7,7 @@ import {
   listListMembersVerb,
   listListsVerb,
   removeListMembersVerb,
+  updateListVerb,
 } from '../../services/lists/verbs'
 import { DateTime, dataOf, pageOf, Uuid } from '../../services/verbs/schemas'
 import { named } from '../openapi/schemas'
@@ -20,7 +21,11 @@ const ContactList = named(
     client_id: Uuid,
     name: t.String(),
     description: t.Union([t.String(), t.Null()]),
-    member_count: t.Integer(),
+    opt_in: t.Union([t.Literal('single'), t.Literal('double')]),
+    public: t.Boolean(),
+    public_name: t.Union([t.String(), t.Null()]),
+    member_count: t.Integer({ description: 'Confirmed members: the ones campaigns reach' }),
+    unconfirmed_count: t.Integer({ description: 'Members still to confirm a double opt-in' }),
     created_at: DateTime,
     updated_at: DateTime,
   }),
@@ -57,6 +62,14 @@ export const listOperations = [
     summary: 'Get a list (member_count is exact)',
     response: dataOf(ContactList),
   }),
+  route(updateListVerb, {
+    id: 'updateList',
+    method: 'PATCH',
+    path: ITEM,
+    tag,
+    summary: 'Change a list: name, description, opt-in, preference-centre visibility',
+    response: dataOf(ContactList),
+  }),
   route(deleteListVerb, {
     id: 'deleteList',
     method: 'DELETE',
@@ -70,10 +83,15 @@ export const listOperations = [
     method: 'GET',
     path: `${ITEM}/contacts`,
     tag,
-    summary: 'Members of a list',
+    summary: 'Members of a list, confirmed and unconfirmed, each with its membership_status',
     query: ['limit', 'cursor'],
     answer: 'as-is',
-    response: pageOf(Contact),
+    response: pageOf(
+      t.Composite([
+        Contact,
+        t.Object({ membership_status: t.Union([t.Literal('unconfirmed'), t.Literal('confirmed')]) }),
+      ]),
+    ),
   }),
   route(addListMembersVerb, {
     id: 'addListContacts',

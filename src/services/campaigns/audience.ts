@@ -13,7 +13,8 @@ import { OUTBOX_RULES } from './states'
 // it into the outbox in chunks keyed by contact id, recording the cursor in the same
 // transaction as each chunk, so a crash resumes the copy and nothing is inserted twice (the
 // outbox is unique per campaign and contact). Contacts and list memberships newer than the
-// launch are not part of the snapshot.
+// launch are not part of the snapshot, and only confirmed members are: someone who has not
+// confirmed a double opt-in, or left the list, is not in the audience.
 
 export const SNAPSHOT_CHUNK = 2_000
 
@@ -53,7 +54,7 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
     return app.sqlite
       .query<Recipient, [string, string, number, number]>(
         `SELECT c.id, c.email, c.phone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
-         WHERE lm.list_id = ?1 AND lm.contact_id > ?2 AND lm.added_at <= ?3
+         WHERE lm.list_id = ?1 AND lm.contact_id > ?2 AND lm.status = 'confirmed' AND lm.confirmed_at <= ?3
          ORDER BY lm.contact_id LIMIT ?4`,
       )
       .all(c.listId, after, launchedAt, SNAPSHOT_CHUNK)

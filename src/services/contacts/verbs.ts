@@ -1,4 +1,5 @@
 import { defineVerb } from '../verbs/define'
+import { accessExport } from './access-export'
 import { browseContacts, contactActivity } from './browse'
 import { exportContacts } from './export'
 import {
@@ -91,4 +92,13 @@ export const contactActivityVerb = defineVerb({
   input: ContactActivityInput,
   mutates: false,
   run: (ctx, input) => contactActivity(ctx, input),
+})
+
+/** Everything held about one person, as one JSON document (a data subject's access request). */
+export const accessExportVerb = defineVerb({
+  name: 'contacts.access-export',
+  scope: 'any',
+  input: ContactRef,
+  mutates: false,
+  run: (ctx, { id }) => accessExport(ctx, id),
 })

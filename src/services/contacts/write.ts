@@ -1,6 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
-import { clients, contacts, events } from '../../db/schema'
+import { clients, consents, contacts, events } from '../../db/schema'
 import { findVisible, ownerForCreate } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, toPrefixedId } from '../../lib/ids'
@@ -172,6 +172,8 @@ export function eraseContact(ctx: Ctx, id: string) {
   ctx.db.run(
     sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
   )
+  // Consent records hold the person's address, IP and browser: they go with the person.
+  ctx.db.delete(consents).where(eq(consents.contactId, id)).run()
   ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
   bumpContactCount(ctx.db, row.clientId, -1)
   return { id: row.id, deleted: true }

@@ -89,7 +89,9 @@ export function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: num
   if (a.segment)
     parts.push(segmentCondition(db, clientId, a.segment.match, a.segment.rule_groups as RuleGroup[], at))
   if (a.list_id !== null)
-    parts.push(sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id})`)
+    parts.push(
+      sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id} AND status = 'confirmed')`,
+    )
   return and(eq(contacts.clientId, clientId), or(...parts))!
 }
 

@@ -110,6 +110,7 @@ export async function processImport(
     const created: string[] | null = hooks.contactCreated.wants(job.clientId) ? [] : null
     const insertedBefore = p.inserted
     let added = 0
+    let confirmed = 0
     for (let k = 0; k < c.length; k += ROW_CELLS) {
       p.processed++
       const line = c[k] as number
@@ -192,9 +193,13 @@ export async function processImport(
           } else p.skipped++
         } else p.skipped++
       }
-      if (job.listId && w.addMember(job.listId, contactId, t)) added++
+      if (job.listId) {
+        const change = w.addMember(job.clientId, job.listId, contactId, t)
+        if (change) added++
+        if (change === 'confirmed') confirmed++
+      }
     }
-    if (job.listId && added > 0) w.bumpListMembers(job.listId, added, t)
+    if (job.listId && added > 0) w.bumpListMembers(job.listId, added, confirmed, t)
     indexContactsAfter(sqlite, highWater)
     countUnreachableAfter(sqlite, job.clientId, highWater)
     w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)

@@ -1,4 +1,4 @@
-import { and, desc, eq, inArray, lt, sql } from 'drizzle-orm'
+import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom } from '../../db/paginate'
@@ -64,27 +64,35 @@ export function assertListsOfClient(
 export const FILTERED_COUNT_CAP = 10_000
 
 export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
-  return membersPage(ctx, findListRow(ctx, id), page)
+  return membersPage(ctx, findListRow(ctx, id), page, undefined, true)
 }
 
 /**
- * A list's members, newest contact first, optionally of one status. Driven by the list's primary
- * key (list_id, contact_id) walked backwards from the cursor, each member joined to its contact:
- * a page reads about `limit` members, where `id IN (SELECT … list)` materialised every member
- * (200,000 for a fifth of a million contacts) on every page. The total is the maintained
- * member_count, or a capped count over the members when a status narrows it.
+ * A list's members (confirmed and unconfirmed; those who left are not members), newest contact
+ * first, optionally of one contact status. Driven by the list's primary key (list_id,
+ * contact_id) walked backwards from the cursor, each member joined to its contact: a page reads
+ * about `limit` members, where `id IN (SELECT … list)` materialised every member (200,000 for a
+ * fifth of a million contacts) on every page. The total is the maintained counts, or a capped
+ * count over the members when a status narrows it.
  */
-export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?: string) {
+export function membersPage(
+  ctx: Ctx,
+  list: ListRow,
+  page: PageRequest,
+  status?: string,
+  withMembership = false,
+) {
   const limit = page.limit ?? DEFAULT_LIMIT
   const query = { ...page, status }
   const after = cursorPosition(ctx.secretKey, page.cursor, `list_members:${list.id}`, undefined, query)
   const where = and(
     eq(listMembers.listId, list.id),
     eq(contacts.clientId, list.clientId),
+    ne(listMembers.status, 'unsubscribed'),
     status === undefined ? undefined : eq(contacts.status, status as ContactRow['status']),
   )
   const rows = ctx.db
-    .select({ contact: contacts })
+    .select({ contact: contacts, membership: listMembers.status })
     .from(listMembers)
     .innerJoin(contacts, eq(contacts.id, listMembers.contactId))
     .where(and(where, after === null ? undefined : lt(listMembers.contactId, after)))
@@ -95,14 +103,17 @@ export function membersPage(ctx: Ctx, list: ListRow, page: PageRequest, status?:
   // than …"), so a status of a 200,000-member list costs a bounded count, not a join of them all.
   const total =
     status === undefined
-      ? list.memberCount
+      ? list.memberCount + list.unconfirmedCount
       : (ctx.db.all<{ n: number }>(
-          sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+          sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
         )[0]?.n ?? 0)
   return pageFrom(ctx.secretKey, rows, limit, {
     collection: `list_members:${list.id}`,
     position: (r) => r.contact.id,
-    present: (r) => presentContact(r.contact),
+    present: (r) =>
+      withMembership
+        ? { ...presentContact(r.contact), membership_status: r.membership }
+        : presentContact(r.contact),
     total,
     query,
   })

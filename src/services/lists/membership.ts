@@ -124,7 +124,8 @@ export function addMembers(
       changed.map((contactId) => ({ clientId, contactId, listId, action: 'subscribed' as const, at: now })),
     )
   }
-  if (joined.length > 0) hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
+  if (joined.length > 0 && hooks.listJoined.wants(listId))
+    hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
   return changed
 }
 
@@ -156,7 +157,8 @@ export function confirmMemberships(
     if (!row) continue
     bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)
     confirmed.push(listId)
-    hdb.hooks.listJoined.trigger({ listId, contactIds: [contactId], at: now })
+    if (hdb.hooks.listJoined.wants(listId))
+      hdb.hooks.listJoined.trigger({ listId, contactIds: [contactId], at: now })
   }
   if (consent && confirmed.length > 0) {
     const clientId = clientOfList(hdb.db, confirmed[0]!)

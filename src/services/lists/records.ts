@@ -6,7 +6,7 @@ import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { notFound } from '../../errors'
 import { newId } from '../../lib/ids'
 import { iso } from '../../lib/time'
-import type { ListFields } from './inputs'
+import type { ListFields, ListPatch } from './inputs'
 
 export function presentList(row: ListRow) {
   return {
@@ -14,7 +14,11 @@ export function presentList(row: ListRow) {
     client_id: row.clientId,
     name: row.name,
     description: row.description,
+    opt_in: row.optIn,
+    public: row.public,
+    public_name: row.publicName,
     member_count: row.memberCount,
+    unconfirmed_count: row.unconfirmedCount,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
   }
@@ -40,9 +44,30 @@ export function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) 
       clientId,
       name: input.name,
       description: input.description ?? null,
+      optIn: input.opt_in ?? 'single',
+      public: input.public ?? false,
+      publicName: input.public_name ?? null,
       createdAt: now,
       updatedAt: now,
     })
+    .returning()
+    .get()
+  return presentList(row)
+}
+
+export function updateList(ctx: Ctx, id: string, patch: ListPatch) {
+  const current = findListRow(ctx, id)
+  const row = ctx.db
+    .update(lists)
+    .set({
+      name: patch.name ?? current.name,
+      description: patch.description === undefined ? current.description : patch.description,
+      optIn: patch.opt_in ?? current.optIn,
+      public: patch.public ?? current.public,
+      publicName: patch.public_name === undefined ? current.publicName : patch.public_name,
+      updatedAt: ctx.clock.now(),
+    })
+    .where(eq(lists.id, id))
     .returning()
     .get()
   return presentList(row)

@@ -6,9 +6,10 @@ import {
   ListListsInput,
   ListMembersInput,
   ListRef,
+  UpdateListInput,
 } from './inputs'
 import { addListMembers, listMembersPage, removeListMembers } from './members'
-import { createList, deleteList, getList, listLists } from './records'
+import { createList, deleteList, getList, listLists, updateList } from './records'
 
 export const listListsVerb = defineVerb({
   name: 'lists.list',
@@ -32,6 +33,14 @@ export const getListVerb = defineVerb({
   input: ListRef,
   mutates: false,
   run: (ctx, { id }) => getList(ctx, id),
+})
+
+export const updateListVerb = defineVerb({
+  name: 'lists.update',
+  scope: 'lists:write',
+  input: UpdateListInput,
+  mutates: true,
+  run: (ctx, { id, ...patch }) => updateList(ctx, id, patch),
 })
 
 export const deleteListVerb = defineVerb({

@@ -306,7 +306,8 @@ function compileRule(
       (value as string[]).map((v) => sql`${v}`),
       sql`, `,
     )
-    const sub = sql`SELECT contact_id FROM list_members WHERE list_id IN (${ids})`
+    // A member is someone confirmed on the list: not waiting for a double opt-in, not gone.
+    const sub = sql`SELECT contact_id FROM list_members WHERE list_id IN (${ids}) AND status = 'confirmed'`
     return op === 'in' ? sql`contacts.id IN (${sub})` : sql`contacts.id NOT IN (${sub})`
   }
   if (field === 'created_at') {

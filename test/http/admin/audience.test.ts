@@ -224,6 +224,38 @@ describe('lists pages', () => {
   })
 })
 
+describe('list settings and a contact’s consent', () => {
+  test('opt-in and preference-centre settings save; the contact page lists consent and exports JSON', async () => {
+    const b = await owner()
+    const created = await b.post('/admin/lists', { name: 'Weekly', opt_in: 'double', public: 'on' })
+    expect(created.status).toBe(303)
+    const id = idFrom(created.location)
+    expect(await api('GET', `/api/v1/lists/${id}`)).toMatchObject({ opt_in: 'double', public: true })
+    const saved = await b.post(`/admin/lists/${id}/settings`, { opt_in: 'single', public_name: 'The weekly' })
+    expect(saved.status).toBe(303)
+    expect(await api('GET', `/api/v1/lists/${id}`)).toMatchObject({
+      opt_in: 'single',
+      public: false,
+      public_name: 'The weekly',
+    })
+    expect((await b.post(`/admin/lists/${id}/settings`, { opt_in: 'triple' })).status).toBe(422)
+
+    const c = await api('POST', '/api/v1/contacts', { email: 'consent@x.io' })
+    await b.post(`/admin/lists/${id}/add`, { ids: `${c.id}\n` })
+    const detail = await b.get(`/admin/contacts/${c.id}`)
+    expect(detail.text).toContain('id="consents-h"')
+    expect(detail.text).toMatch(
+      /<td>subscribed<\/td>\s*<td><a href="\/admin\/lists\/[^"]+">Weekly<\/a><\/td>\s*<td>admin<\/td>/,
+    )
+    const file = await b.get(`/admin/contacts/${c.id}/export`)
+    expect(file.status).toBe(200)
+    expect(JSON.parse(file.text).data.consents.items[0]).toMatchObject({
+      action: 'subscribed',
+      source: 'admin',
+    })
+  })
+})
+
 describe('segments pages', () => {
   const rule = (g: number, r: number, fields: Record<string, string | string[]>) =>
     Object.fromEntries(Object.entries(fields).map(([k, v]) => [`g${g}.r${r}.${k}`, v]))

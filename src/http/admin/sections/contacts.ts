@@ -1,5 +1,7 @@
 import { CONTACT_STATUSES } from '../../../lib/enums'
+import { listConsentsVerb } from '../../../services/consents/verbs'
 import {
+  accessExportVerb,
   browseContactsVerb,
   contactActivityVerb,
   createContactVerb,
@@ -170,6 +172,7 @@ export const contactsSection = defineSection({
         const cursor = queryValue(req, 'cursor')
         const activity = await invoke(contactActivityVerb, req.ctx, { id: contact.id, limit: 25, cursor })
         const messages = await invoke(listMessagesVerb, req.ctx, { contact_id: contact.id, limit: 25 })
+        const consents = await invoke(listConsentsVerb, req.ctx, { id: contact.id, limit: 50 })
         const custom = Object.entries(contact.custom_fields ?? {}).map(([key, value]) => ({
           key,
           value: typeof value === 'string' ? value : JSON.stringify(value),
@@ -182,6 +185,23 @@ export const contactsSection = defineSection({
           messages: messages.data,
           more_messages: messages.pagination.has_more,
           messages_total: messages.pagination.total,
+          consents: consents.data,
+          consents_total: consents.pagination.total,
+        })
+      },
+    },
+    {
+      // The access request's answer, as the person would receive it: one JSON file.
+      method: 'GET',
+      path: `${PATH}/:id/export`,
+      handler: async (req) => {
+        const data = await invoke(accessExportVerb, req.ctx, { id: req.params.id })
+        return new Response(JSON.stringify({ data }, null, 2), {
+          headers: {
+            'content-type': 'application/json; charset=utf-8',
+            'content-disposition': `attachment; filename="contact-${data.contact.id}.json"`,
+            'cache-control': 'no-store',
+          },
         })
       },
     },

@@ -7,6 +7,7 @@ import {
   listListMembersVerb,
   listListsVerb,
   removeListMembersVerb,
+  updateListVerb,
 } from '../../../services/lists/verbs'
 import { invoke } from '../../../services/verbs/invoke'
 import { confirmedAction } from '../confirmed'
@@ -15,7 +16,7 @@ import { defineSection, type PortalRequest, page, redirect } from '../types'
 import { indexRoute, needsWorkspace, nextPageUrl, queryValue } from './links'
 
 // Lists: the lists with their maintained member counts, create, a list's page with
-// its members (paginated), adding members found by a search of their email or name (or pasted
+// its members (paginated) and its opt-in settings, adding members found by a search of their email or name (or pasted
 // ids), removing members, and deleting the list behind a confirmation page.
 
 const PATH = '/admin/lists'
@@ -43,6 +44,13 @@ async function listPage(req: PortalRequest, errors: FieldErrors = {}, given: Rec
   })
 }
 
+/** The opt-in settings as the create and settings forms send them. */
+const optionsOf = (req: PortalRequest) => ({
+  opt_in: text(req, 'opt_in') as 'single' | 'double' | undefined,
+  public: req.form?.get('public') === 'on',
+  public_name: text(req, 'public_name') ?? null,
+})
+
 /** Ids pasted into the form (one per line, or separated by commas or spaces) and ticked boxes. */
 function contactIds(req: PortalRequest): string[] {
   const pasted = (text(req, 'ids') ?? '').split(/[\s,;]+/).filter(Boolean)
@@ -66,7 +74,7 @@ export const listsSection = defineSection({
         submit(
           req,
           createListVerb,
-          { name: text(req, 'name') ?? '', description: text(req, 'description') },
+          { name: text(req, 'name') ?? '', description: text(req, 'description'), ...optionsOf(req) },
           {
             done: (l) =>
               redirect(`${PATH}/${l.id}`, { kind: 'success', message: `Created the list “${l.name}”.` }),
@@ -75,6 +83,21 @@ export const listsSection = defineSection({
         ),
     },
     { method: 'GET', path: `${PATH}/:id`, handler: (req) => listPage(req) },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/settings`,
+      handler: (req) =>
+        submit(
+          req,
+          updateListVerb,
+          { id: req.params.id, ...optionsOf(req) },
+          {
+            done: (l) =>
+              redirect(`${PATH}/${l.id}`, { kind: 'success', message: 'Saved the list’s settings.' }),
+            retry: (errors) => listPage(req, errors, values(req)),
+          },
+        ),
+    },
     {
       method: 'POST',
       path: `${PATH}/:id/add`,
