@@ -7,6 +7,7 @@ import { externalTokenHook } from './http/middleware/external-token'
 import { oauthPlugin } from './http/oauth/plugin'
 import { docsPlugin } from './http/openapi/docs'
 import { espFeedbackPlugin } from './http/public/esp-feedback'
+import { formsPlugin } from './http/public/forms'
 import { inboundSmsPlugin } from './http/public/inbound-sms'
 import { preferencesPlugin } from './http/public/preferences'
 import { providerCallbacksPlugin } from './http/public/provider-callbacks'
@@ -41,6 +42,7 @@ export function createApp(ctx: AppContext) {
   registerFormats()
   app.use(trackingPlugin(ctx))
   app.use(preferencesPlugin(ctx))
+  app.use(formsPlugin(ctx))
   app.use(providerCallbacksPlugin(ctx))
   app.use(inboundSmsPlugin(ctx))
   app.use(espFeedbackPlugin(ctx))

@@ -10,6 +10,7 @@ import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
+import { purgeUnconfirmedVerb } from '../services/lists/purge-unconfirmed'
 import { purgeOAuthVerb } from '../services/oauth/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
@@ -110,6 +111,20 @@ export function registerJobs(ctx: AppContext): void {
     description: "Recompute every segment's estimated_size",
     run: async () => {
       await runAs(ctx, 'segments.refresh', refreshSegmentSizesVerb)
+    },
+  })
+  ctx.jobs.register({
+    name: 'lists.purge-unconfirmed',
+    schedule: '47 4 * * *',
+    description: 'Remove double opt-in memberships left unconfirmed for 30 days (in chunks)',
+    run: async () => {
+      let removed = 0
+      for (let more = true; more; ) {
+        const r = await runAs(ctx, 'lists.purge-unconfirmed', purgeUnconfirmedVerb)
+        removed += r.removed
+        more = r.more
+      }
+      if (removed > 0) ctx.log.info('unconfirmed memberships purged', { removed })
     },
   })
   ctx.jobs.register({

@@ -39,8 +39,8 @@ export function trackingKey(secret: Uint8Array): Buffer {
   return createHmac('sha256', secret).update('herald tracking tokens v1').digest()
 }
 
-const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex')
-const uuidOf = (b: Buffer) => {
+export const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex')
+export const uuidOf = (b: Buffer) => {
   const h = b.toString('hex')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }

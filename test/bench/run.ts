@@ -19,6 +19,9 @@
 //     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
 //  ESP feedback (test/bench/esp-feedback.ts, its own process; HERALD_BENCH_FEEDBACK_NOTIFICATIONS,
 //     default 300): a provider's bounce notification → suppression and webhook queued, p99 <= 1 s.
+//  Signup forms (test/bench/forms.ts, its own process; HERALD_BENCH_FORM_SUBMISSIONS, default 4,000):
+//     200 concurrent submitters POST /f/{id} ≥ 0.5 × POST /api/v1/contacts in the same run, p95 <= 20 ms,
+//     each stored and its confirmation queued; the hosted page <= 30 KB with no script.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
 //     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -320,6 +323,8 @@ async function main(): Promise<boolean> {
   const profiles = await script(runProfilesBench)
   // ESP feedback (test/bench/esp-feedback.ts, its own server and data): its table and JSON line join ours.
   const feedback = await script(runFeedbackBench)
+  // Signup forms (test/bench/forms.ts, its own server and data): its table and JSON line join ours.
+  const signup = await script(runFormsBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
@@ -358,6 +363,7 @@ async function main(): Promise<boolean> {
     ...smtp.table,
     ...profiles.table,
     ...feedback.table,
+    ...signup.table,
     ...journeys.table,
     ...csvImport.table,
   ]
@@ -405,6 +411,7 @@ async function main(): Promise<boolean> {
       smtp: smtp.json,
       profiles: profiles.json,
       feedback: feedback.json,
+      forms: signup.json,
       journeys: journeys.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
@@ -419,7 +426,8 @@ async function main(): Promise<boolean> {
     portal.pass &&
     smtp.pass &&
     profiles.pass &&
-    feedback.pass
+    feedback.pass &&
+    signup.pass
   )
 }
 
@@ -471,6 +479,12 @@ function runFeedbackBench(): Promise<ScriptBench> {
     ['--notifications', n],
     `${n} Mailgun bounce notifications`,
   )
+}
+
+/** Public signup form posts against the contacts API (HERALD_BENCH_FORM_SUBMISSIONS, default 4,000). */
+function runFormsBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_FORM_SUBMISSIONS ?? '4000'
+  return runBenchScript('forms', 'forms.ts', ['--submissions', n], `${n} signup form submissions`)
 }
 
 /** The CSV import bars (HERALD_BENCH_IMPORT_ROWS, default 1,000,000). */

@@ -301,6 +301,22 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('GET', `/api/v1/contacts/${bob.id}/export`, as(key))
     const other = await ok('POST', '/api/v1/lists', as(key, { body: { name: 'Old' } }))
     await ok('DELETE', `/api/v1/lists/${other.id}`, as(key))
+    const form = await ok(
+      'POST',
+      '/api/v1/forms',
+      as(key, {
+        body: { name: 'Signup', list_ids: [list.id], fields: ['first_name'], consent_text: 'Yes, please' },
+      }),
+    )
+    await ok('GET', '/api/v1/forms', as(key))
+    await ok('GET', `/api/v1/forms/${form.id}`, as(key))
+    await ok(
+      'PATCH',
+      `/api/v1/forms/${form.id}`,
+      as(key, { body: { success_url: 'https://acme.io/thanks' } }),
+    )
+    await ok('GET', `/api/v1/forms/${form.id}/embed`, as(key))
+    await ok('DELETE', `/api/v1/forms/${form.id}`, as(key))
 
     const job = await ok(
       'POST',

@@ -16,16 +16,16 @@ import { countUnreachableAfter } from './unreachable'
 import { recordUnsubscribe } from './unsubscribe'
 
 /** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
-function clientNoOf(ctx: Ctx, clientId: string): number {
+export function clientNoOf(ctx: Pick<Ctx, 'db'>, clientId: string): number {
   const row = ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
   if (!row) throw notFound('Client')
   return row.no
 }
 
 // Spelled on client_no so it is answered by the unique key's index.
-function findByEmail(ctx: Ctx, clientNo: number, email: string) {
+export function findByEmail(ctx: Pick<Ctx, 'db'>, clientNo: number, email: string) {
   return ctx.db
-    .select({ id: contacts.id })
+    .select({ id: contacts.id, status: contacts.status })
     .from(contacts)
     .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
     .get()
