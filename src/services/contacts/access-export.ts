@@ -75,7 +75,7 @@ export function accessExport(ctx: Ctx, id: string) {
   const messageSection = bounded(messageRows)
   return {
     exported_at: iso(ctx.clock.now()),
-    contact: { ...presentContact(contact), sms_opt_out: contact.smsOptOut },
+    contact: presentContact(contact),
     memberships: {
       ...membershipSection,
       items: membershipSection.items.map((m) => ({

@@ -11,6 +11,7 @@ import {
   launchCampaignVerb,
   listCampaignsVerb,
   pauseCampaignVerb,
+  pickWinnerVerb,
   updateCampaignVerb,
 } from '../../../services/campaigns/verbs'
 import { getDomainVerb } from '../../../services/domains/verbs'
@@ -141,8 +142,29 @@ async function progressOf(req: PortalRequest, id: string) {
     stats,
     progress: campaignProgress(c, stats.failed),
     warming: await warmingDomain(req, c),
+    ab: abTestOf(c, 'variants' in stats ? stats.variants : [], req.ctx.clock.now()),
   }
 }
+
+/**
+ * An A/B test as the page shows it: the variants side by side with their figures, the time left
+ * before the winner is chosen, and whether an operator may still choose it.
+ */
+function abTestOf(c: Campaign, figures: readonly AbVariantStats[], now: number) {
+  const state = c.ab_test_state
+  if (!state || !c.variants || !c.ab_test) return null
+  const left = state.decides_at && state.phase === 'testing' ? Date.parse(state.decides_at) - now : null
+  return {
+    state,
+    test: c.ab_test,
+    share_percent: Math.round(c.ab_test.test_share * 100),
+    variants: c.variants.map((v, i) => ({ ...v, ...figures[i], subject: v.subject || c.subject })),
+    minutes_left: left === null ? null : Math.max(0, Math.ceil(left / 60_000)),
+    can_pick: state.phase === 'testing' && ['sending', 'paused', 'sent'].includes(c.status),
+  }
+}
+
+type AbVariantStats = { name: string; sent: number; opened: number; clicked: number; winner: boolean }
 
 /** The domain whose warm-up holds the campaign back (its sender's), when that is the reason. */
 async function warmingDomain(req: PortalRequest, c: Campaign): Promise<string | null> {
@@ -349,6 +371,16 @@ export const campaignsSection = defineSection({
               : `Launched: sending to ${Number(total).toLocaleString('en-US')} recipient(s).`,
         })
       },
+    },
+    {
+      method: 'POST',
+      path: `${PATH}/:id/winner`,
+      handler: (req) =>
+        act(
+          req,
+          () => invoke(pickWinnerVerb, req.ctx, { id: req.params.id!, variant: text(req, 'variant') ?? '' }),
+          `Chose “${text(req, 'variant') ?? ''}”: the rest of the audience gets it now.`,
+        ),
     },
     {
       method: 'POST',
