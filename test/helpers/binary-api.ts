@@ -97,6 +97,8 @@ export async function smtpWorld(env: Record<string, string> = {}) {
 
 export interface KeyedServer {
   proc: Subprocess
+  /** `http://127.0.0.1:<port>` */
+  base: string
   body: ApiCall
   call: ApiCall
 }
@@ -123,7 +125,7 @@ export function keyedServers(
     )
     running.add(proc)
     void proc.exited.then(() => running.delete(proc))
-    return { proc, ...binaryApi(base, key) }
+    return { proc, base, ...binaryApi(base, key) }
   }
 }
 
