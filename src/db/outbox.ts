@@ -121,6 +121,15 @@ function build(store: Store, rules: OutboxRules) {
       `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)`,
     ),
+    // The same, due at a time of its own (a recipient's local hour): a second statement, so the
+    // plain copy keeps its own.
+    queueCampaignMessageDue: sqlite.prepare<
+      never,
+      [string, string, string, string, string, string, number, number]
+    >(
+      `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?8, ?7)`,
+    ),
     queueMessage: sqlite.prepare<{ seq: number }, [string, string, string, string, string, number]>(
       `INSERT INTO messages (id, client_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, 'queued', ?6, ?6) RETURNING seq`,
@@ -178,6 +187,17 @@ function build(store: Store, rules: OutboxRules) {
       to: string,
       now: number,
     ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now),
+    /** A campaign message not claimed before `due`. */
+    queueCampaignMessageDue: (
+      id: string,
+      clientId: string,
+      campaignId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+      due: number,
+    ) => void q.queueCampaignMessageDue.run(id, clientId, campaignId, contactId, channel, to, now, due),
     /** A message of its own (no campaign), queued now; its seq. */
     queueMessage: (
       id: string,

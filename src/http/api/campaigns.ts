@@ -31,6 +31,11 @@ const Campaign = named(
     body_html: Nullable(t.String()),
     body_text: Nullable(t.String()),
     scheduled_at: Nullable(DateTime),
+    send_at_local: Nullable(
+      t.String({
+        description: "HH:MM in each recipient's zone (local-time delivery); null sends to everyone at once",
+      }),
+    ),
     total_recipients: Nullable(t.Integer()),
     total_sent: Nullable(t.Integer()),
     skipped: t.Integer(),

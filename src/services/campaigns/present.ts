@@ -18,6 +18,7 @@ export function presentCampaign(row: CampaignRow, deferred: CampaignDeferral | n
     body_html: row.bodyHtml,
     body_text: row.bodyText,
     scheduled_at: isoOrNull(row.scheduledAt),
+    send_at_local: row.sendAtLocal,
     total_recipients: row.totalRecipients,
     total_sent: row.launchedAt === null ? null : row.sent,
     skipped: row.skipped,

@@ -11,6 +11,7 @@ import { parseIsoDateTime } from '../../lib/time'
 import { assertInlineParses } from './content'
 import { deferralOf, deferralsOf } from './deferred'
 import type { CampaignInput, ListCampaignsQuery } from './inputs'
+import { abTestOf, checkLaunchedLocalTime, checkLocalTime } from './local-time-checks'
 import { presentCampaign } from './present'
 import { assertTransition } from './states'
 
@@ -76,6 +77,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
   assertInlineParses(input)
   const errors: FieldError[] = []
   const scheduledAt = parseSchedule(input.scheduled_at, errors)
+  checkLocalTime(input.send_at_local ?? null, abTestOf(input), errors)
   const values = {
     channel: input.channel ?? 'email',
     templateId: input.template_id ?? null,
@@ -96,6 +98,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
       bodyHtml: input.body_html ?? null,
       bodyText: input.body_text ?? null,
       scheduledAt: scheduledAt ?? null,
+      sendAtLocal: input.send_at_local ?? null,
       ...values,
       createdAt: now,
       updatedAt: now,
@@ -149,6 +152,10 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
   )
   if (refs.listId && refs.segmentId && (patch.list_id || patch.segment_id))
     errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
+  const sendAtLocal = pick(patch.send_at_local, current.sendAtLocal)
+  const abTest = abTestOf(patch)
+  checkLocalTime(sendAtLocal, abTest === undefined ? current.abTest : abTest, errors)
+  checkLaunchedLocalTime(current, patch, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const row = ctx.db
     .update(campaigns)
@@ -159,6 +166,7 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
       bodyHtml: pick(patch.body_html, current.bodyHtml),
       bodyText: pick(patch.body_text, current.bodyText),
       scheduledAt: pick(scheduledAt, current.scheduledAt),
+      sendAtLocal,
       updatedAt: ctx.clock.now(),
     })
     .where(eq(campaigns.id, id))
