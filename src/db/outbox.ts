@@ -33,6 +33,17 @@ const OPEN = list(OPEN_MESSAGE_STATUSES)
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
 const TRANSACTIONAL = 'campaign_id IS NULL AND source_id IS NULL'
 
+/** A campaign message as the copy queues it, in the insert's order. */
+type CampaignMessage = [
+  id: string,
+  clientId: string,
+  campaignId: string,
+  contactId: string,
+  channel: string,
+  to: string,
+  now: number,
+]
+
 function build(store: Store, rules: OutboxRules) {
   const { sqlite, db } = store
   const stopped = list(rules.stoppedCampaign)
@@ -178,26 +189,10 @@ function build(store: Store, rules: OutboxRules) {
       db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
 
     // Status transitions.
-    queueCampaignMessage: (
-      id: string,
-      clientId: string,
-      campaignId: string,
-      contactId: string,
-      channel: string,
-      to: string,
-      now: number,
-    ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now),
+    queueCampaignMessage: (...m: CampaignMessage) => void q.queueCampaignMessage.run(...m),
     /** A campaign message not claimed before `due`. */
-    queueCampaignMessageDue: (
-      id: string,
-      clientId: string,
-      campaignId: string,
-      contactId: string,
-      channel: string,
-      to: string,
-      now: number,
-      due: number,
-    ) => void q.queueCampaignMessageDue.run(id, clientId, campaignId, contactId, channel, to, now, due),
+    queueCampaignMessageDue: (due: number, ...m: CampaignMessage) =>
+      void q.queueCampaignMessageDue.run(...m, due),
     /** A message of its own (no campaign), queued now; its seq. */
     queueMessage: (
       id: string,

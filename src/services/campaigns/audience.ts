@@ -88,7 +88,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     for (const r of rows) {
       const to = c.channel === 'email' ? r.email : (r.phone ?? '')
       if (dueOf)
-        outbox.queueCampaignMessageDue(newId(), c.clientId, c.id, r.id, c.channel, to, now, dueOf(r.timezone))
+        outbox.queueCampaignMessageDue(dueOf(r.timezone), newId(), c.clientId, c.id, r.id, c.channel, to, now)
       else outbox.queueCampaignMessage(newId(), c.clientId, c.id, r.id, c.channel, to, now)
     }
     const done = rows.length < SNAPSHOT_CHUNK

@@ -119,19 +119,25 @@ describe('09:00 in a dozen zones, on the day New York springs forward', () => {
   })
 })
 
+/** A campaign at 09:00 local without scheduled_at, launched now and copied. */
+async function launchedAtNine(s: Awaited<ReturnType<typeof audience>>, name: string) {
+  const c = await s.call('POST', '/api/v1/campaigns', {
+    name,
+    list_id: s.list.id,
+    subject: name,
+    body_text: 'Hello',
+    send_at_local: '09:00',
+  })
+  await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
+  await at(clock.t)
+  return c
+}
+
 describe('without scheduled_at: the next 09:00 in each zone after the launch', () => {
   test('pause holds the zones due meanwhile, resume sends them at once, cancel drops the rest', async () => {
     clock.t = Date.parse('2026-10-24T23:00:00.000Z') // Tokyo's 08:00 on the 25th, Berlin's 01:00
     const s = await audience(['Asia/Tokyo', 'Europe/Berlin', 'America/New_York', 'America/Los_Angeles'])
-    const c = await s.call('POST', '/api/v1/campaigns', {
-      name: 'Next morning',
-      list_id: s.list.id,
-      subject: 'Morning',
-      body_text: 'Hello',
-      send_at_local: '09:00',
-    })
-    await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
-    await at(clock.t)
+    const c = await launchedAtNine(s, 'Next morning')
     // Tokyo's next 09:00 is in an hour; Berlin's falls on its switch day (CET again by then).
     const tokyo = Date.parse('2026-10-25T00:00:00.000Z')
     const berlin = Date.parse('2026-10-25T08:00:00.000Z')
@@ -160,15 +166,7 @@ describe('without scheduled_at: the next 09:00 in each zone after the launch', (
   test('paused before its first hour, resumed: scheduled again until then', async () => {
     clock.t = Date.parse('2026-10-26T10:00:00.000Z')
     const s = await audience(['America/New_York'])
-    const c = await s.call('POST', '/api/v1/campaigns', {
-      name: 'Later',
-      list_id: s.list.id,
-      subject: 'Later',
-      body_text: 'Hello',
-      send_at_local: '09:00',
-    })
-    await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
-    await at(clock.t)
+    const c = await launchedAtNine(s, 'Later')
     expect((await s.call('POST', `/api/v1/campaigns/${c.id}/pause`)).status).toBe('paused')
     const back = await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
     expect(back.status).toBe('scheduled')
