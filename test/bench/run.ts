@@ -19,6 +19,9 @@
 //     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
 //  ESP feedback (test/bench/esp-feedback.ts, its own process; HERALD_BENCH_FEEDBACK_NOTIFICATIONS,
 //     default 300): a provider's bounce notification → suppression and webhook queued, p99 <= 1 s.
+//  Local-time delivery (test/bench/local-time.ts, its own process; HERALD_BENCH_LOCAL_TIME_RECIPIENTS,
+//     default 100,000): a campaign at 09:00 in 24 zones over a simulated day on an injected clock;
+//     every message leaves within 60 s after its recipient's 09:00, none before.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
 //     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -322,6 +325,8 @@ async function main(): Promise<boolean> {
   const feedback = await script(runFeedbackBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
+  // Local-time delivery (test/bench/local-time.ts, in process on data of its own): the same.
+  const localTime = await script(runLocalTimeBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
   const csvImport = await script(runImportBench)
   const bare = best(bareRuns)
@@ -359,6 +364,7 @@ async function main(): Promise<boolean> {
     ...profiles.table,
     ...feedback.table,
     ...journeys.table,
+    ...localTime.table,
     ...csvImport.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
@@ -406,6 +412,7 @@ async function main(): Promise<boolean> {
       profiles: profiles.json,
       feedback: feedback.json,
       journeys: journeys.json,
+      local_time: localTime.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
@@ -415,6 +422,7 @@ async function main(): Promise<boolean> {
     (mcp === null || (mcp.tools_list_pass && mcp.ratio_pass)) &&
     analytics.pass &&
     journeys.pass &&
+    localTime.pass &&
     csvImport.pass &&
     portal.pass &&
     smtp.pass &&
@@ -460,6 +468,17 @@ async function runBenchScript(
 function runJourneyBench(): Promise<ScriptBench> {
   const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
   return runBenchScript('journeys', 'journeys.ts', ['--contacts', contacts], `${contacts} contacts`)
+}
+
+/** Local-time delivery over 24 zones (HERALD_BENCH_LOCAL_TIME_RECIPIENTS, default 100,000). */
+function runLocalTimeBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_LOCAL_TIME_RECIPIENTS ?? '100000'
+  return runBenchScript(
+    'local-time',
+    'local-time.ts',
+    ['--recipients', n],
+    `${n} recipients at 09:00 in 24 zones`,
+  )
 }
 
 /** A provider's bounce notification → suppression and webhook queued (HERALD_BENCH_FEEDBACK_NOTIFICATIONS, default 300). */
