@@ -7,6 +7,9 @@ import { externalTokenHook } from './http/middleware/external-token'
 import { oauthPlugin } from './http/oauth/plugin'
 import { docsPlugin } from './http/openapi/docs'
 import { espFeedbackPlugin } from './http/public/esp-feedback'
+import { formsPlugin } from './http/public/forms'
+import { inboundSmsPlugin } from './http/public/inbound-sms'
+import { preferencesPlugin } from './http/public/preferences'
 import { providerCallbacksPlugin } from './http/public/provider-callbacks'
 import { trackingPlugin } from './http/public/tracking'
 import { handled } from './http/rest/envelope'
@@ -38,7 +41,10 @@ export function createApp(ctx: AppContext) {
   // The docs plugin's generator registers its own string formats when loaded; ours decide.
   registerFormats()
   app.use(trackingPlugin(ctx))
+  app.use(preferencesPlugin(ctx))
+  app.use(formsPlugin(ctx))
   app.use(providerCallbacksPlugin(ctx))
+  app.use(inboundSmsPlugin(ctx))
   app.use(espFeedbackPlugin(ctx))
   // The admin portal: its own two routes under /admin, no hook on the API's path.
   app.use(portalPlugin(ctx))

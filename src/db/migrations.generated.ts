@@ -38,6 +38,8 @@ import m34 from '../../migrations/0034_esp_feedback_receipts.sql' with { type: '
 import m35 from '../../migrations/0035_domain_warmup_defer_reason.sql' with { type: 'text' }
 import m36 from '../../migrations/0036_audience_growth.sql' with { type: 'text' }
 import m37 from '../../migrations/0037_campaign_ab_and_local_time.sql' with { type: 'text' }
+import m38 from '../../migrations/0038_contacts_phone_index.sql' with { type: 'text' }
+import m39 from '../../migrations/0039_opt_in_confirmations.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -78,4 +80,6 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0035_domain_warmup_defer_reason', sql: m35 },
   { tag: '0036_audience_growth', sql: m36 },
   { tag: '0037_campaign_ab_and_local_time', sql: m37 },
+  { tag: '0038_contacts_phone_index', sql: m38 },
+  { tag: '0039_opt_in_confirmations', sql: m39 },
 ]

@@ -33,17 +33,6 @@ const OPEN = list(OPEN_MESSAGE_STATUSES)
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
 const TRANSACTIONAL = 'campaign_id IS NULL AND source_id IS NULL'
 
-/** A campaign message as the copy queues it, in the insert's order. */
-type CampaignMessage = [
-  id: string,
-  clientId: string,
-  campaignId: string,
-  contactId: string,
-  channel: string,
-  to: string,
-  now: number,
-]
-
 function build(store: Store, rules: OutboxRules) {
   const { sqlite, db } = store
   const stopped = list(rules.stoppedCampaign)
@@ -128,18 +117,23 @@ function build(store: Store, rules: OutboxRules) {
     bounced: sqlite.prepare<never, [number, number]>(
       "UPDATE messages SET status = 'bounced', bounced_at = coalesce(bounced_at, ?2) WHERE seq = ?1",
     ),
-    queueCampaignMessage: sqlite.prepare<never, [string, string, string, string, string, string, number]>(
-      `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
-       VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?7, ?7)`,
-    ),
-    // The same, due at a time of its own (a recipient's local hour): a second statement, so the
-    // plain copy keeps its own.
-    queueCampaignMessageDue: sqlite.prepare<
+    queueCampaignMessage: sqlite.prepare<
       never,
       [string, string, string, string, string, string, number, number]
     >(
       `INSERT OR IGNORE INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
        VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'queued', ?8, ?7)`,
+    ),
+    // A/B tests: the queued messages to draw the groups from, a test message's variant and due
+    // time, and the rest released with the winner.
+    campaignQueued: sqlite.prepare<{ seq: number; contact_id: string }, [string]>(
+      "SELECT seq, contact_id FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
+    ),
+    setVariant: sqlite.prepare<never, [number, number, number]>(
+      'UPDATE messages SET variant = ?2, next_attempt_at = ?3 WHERE seq = ?1',
+    ),
+    releaseRest: sqlite.prepare<never, [string, number, number]>(
+      "UPDATE messages SET variant = ?2, next_attempt_at = ?3 WHERE campaign_id = ?1 AND status = 'queued' AND variant IS NULL",
     ),
     queueMessage: sqlite.prepare<{ seq: number }, [string, string, string, string, string, number]>(
       `INSERT INTO messages (id, client_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
@@ -189,10 +183,24 @@ function build(store: Store, rules: OutboxRules) {
       db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
 
     // Status transitions.
-    queueCampaignMessage: (...m: CampaignMessage) => void q.queueCampaignMessage.run(...m),
-    /** A campaign message not claimed before `due`. */
-    queueCampaignMessageDue: (due: number, ...m: CampaignMessage) =>
-      void q.queueCampaignMessageDue.run(...m, due),
+    queueCampaignMessage: (
+      id: string,
+      clientId: string,
+      campaignId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+      /** When it may be sent: now, or later (held for an A/B decision, a recipient's local hour). */
+      due: number = now,
+    ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now, due),
+    /** An A/B campaign's queued messages (seq and contact), to draw the test groups from. */
+    campaignQueued: (campaignId: string) => q.campaignQueued.all(campaignId),
+    /** A test message: its variant, due at `due`. */
+    setVariant: (seq: number, variant: number, due: number) => void q.setVariant.run(seq, variant, due),
+    /** The messages held for the decision get the winner and are due at `now`; how many. */
+    releaseRest: (campaignId: string, winner: number, now: number) =>
+      q.releaseRest.run(campaignId, winner, now).changes,
     /** A message of its own (no campaign), queued now; its seq. */
     queueMessage: (
       id: string,

@@ -2,13 +2,15 @@ import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
 import { systemActor } from '../services/actors/actor'
 import { purgeRegistrationsVerb } from '../services/agents/verbs'
-import { startScheduledCampaignsVerb } from '../services/campaigns/verbs'
+import { decisionDue } from '../services/campaigns/ab-schedule'
+import { decideDueTestsVerb, startScheduledCampaignsVerb } from '../services/campaigns/verbs'
 import { healthChecksDue } from '../services/deliverability/health-debounce'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
+import { purgeUnconfirmedVerb } from '../services/lists/purge-unconfirmed'
 import { purgeOAuthVerb } from '../services/oauth/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
 import type { Verb } from '../services/verbs/define'
@@ -37,6 +39,16 @@ export function registerJobs(ctx: AppContext): void {
     description: 'Start scheduled campaigns whose scheduled_at has come (checked every second)',
     run: async () => {
       await runAs(ctx, 'campaigns.start-scheduled', startScheduledCampaignsVerb)
+    },
+  })
+  ctx.jobs.register({
+    name: 'campaigns.decide-ab-tests',
+    schedule: '* * * * * *',
+    description:
+      'Choose the winner of each A/B test whose duration has passed and send it to the rest of the audience (checked every second; skipped while no test is due)',
+    due: () => decisionDue(ctx),
+    run: async () => {
+      await runAs(ctx, 'campaigns.decide-ab-tests', decideDueTestsVerb)
     },
   })
   ctx.jobs.register({
@@ -99,6 +111,20 @@ export function registerJobs(ctx: AppContext): void {
     description: "Recompute every segment's estimated_size",
     run: async () => {
       await runAs(ctx, 'segments.refresh', refreshSegmentSizesVerb)
+    },
+  })
+  ctx.jobs.register({
+    name: 'lists.purge-unconfirmed',
+    schedule: '47 4 * * *',
+    description: 'Remove double opt-in memberships left unconfirmed for 30 days (in chunks)',
+    run: async () => {
+      let removed = 0
+      for (let more = true; more; ) {
+        const r = await runAs(ctx, 'lists.purge-unconfirmed', purgeUnconfirmedVerb)
+        removed += r.removed
+        more = r.more
+      }
+      if (removed > 0) ctx.log.info('unconfirmed memberships purged', { removed })
     },
   })
   ctx.jobs.register({

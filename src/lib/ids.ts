@@ -22,6 +22,7 @@ export const ID_PREFIXES = {
   event: 'evt',
   reply: 'rpl',
   apiKey: 'key',
+  form: 'frm',
 } as const
 
 export type IdKind = keyof typeof ID_PREFIXES
@@ -43,6 +44,7 @@ const ID_NAMES: Record<IdKind, string> = {
   event: 'event',
   reply: 'reply',
   apiKey: 'API key',
+  form: 'form',
 }
 
 /** The ways an id of this kind may be written, as parseId takes them: `cli_… or a UUID`. */

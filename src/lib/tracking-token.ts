@@ -8,9 +8,27 @@ import { createHmac, timingSafeEqual } from 'node:crypto'
 // A template preview renders `unsubscribe_url` as a token of its own kind (`preview_unsubscribe`):
 // it names the template, not a message, and is signed under a scope no client id can take, so it
 // can neither be read as a real unsubscribe token nor made from one; its page changes nothing.
+//
+// A `preferences` token names a contact rather than a message (the preference centre is the
+// person's, whichever message linked to it) and is signed for the contact's client; its preview
+// twin `preview_preferences` names a template, like `preview_unsubscribe`.
 
-export type LinkKind = 'open' | 'click' | 'unsubscribe' | 'preview_unsubscribe'
-const KIND_BYTE: Record<LinkKind, number> = { open: 1, click: 2, unsubscribe: 3, preview_unsubscribe: 4 }
+export type LinkKind =
+  | 'open'
+  | 'click'
+  | 'unsubscribe'
+  | 'preview_unsubscribe'
+  | 'preferences'
+  | 'preview_preferences'
+export type PreviewKind = 'preview_unsubscribe' | 'preview_preferences'
+const KIND_BYTE: Record<LinkKind, number> = {
+  open: 1,
+  click: 2,
+  unsubscribe: 3,
+  preview_unsubscribe: 4,
+  preferences: 5,
+  preview_preferences: 6,
+}
 /** What a preview token is signed for, in place of a client id (client ids are UUIDs). */
 export const PREVIEW_SCOPE = 'template preview'
 const BYTE_KIND = new Map(Object.entries(KIND_BYTE).map(([k, v]) => [v, k as LinkKind]))
@@ -21,8 +39,8 @@ export function trackingKey(secret: Uint8Array): Buffer {
   return createHmac('sha256', secret).update('herald tracking tokens v1').digest()
 }
 
-const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex')
-const uuidOf = (b: Buffer) => {
+export const uuidBytes = (uuid: string) => Buffer.from(uuid.replaceAll('-', ''), 'hex')
+export const uuidOf = (b: Buffer) => {
   const h = b.toString('hex')
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
 }
@@ -40,13 +58,20 @@ export function encodeLinkToken(
   return `${payload.toString('base64url')}.${sign(key, clientId, payload).toString('base64url')}`
 }
 
-/** The `unsubscribe_url` of a template preview: names the template, signed for PREVIEW_SCOPE. */
-export const encodePreviewToken = (key: Buffer, templateId: string): string =>
-  encodeLinkToken(key, PREVIEW_SCOPE, 'preview_unsubscribe', templateId)
+/** The `unsubscribe_url` (or `preferences_url`) of a template preview: names the template, signed for PREVIEW_SCOPE. */
+export const encodePreviewToken = (
+  key: Buffer,
+  templateId: string,
+  kind: PreviewKind = 'preview_unsubscribe',
+): string => encodeLinkToken(key, PREVIEW_SCOPE, kind, templateId)
+
+/** The preference centre of a contact, below the public URL: `/p/<token>`. */
+export const preferencesPath = (key: Buffer, clientId: string, contactId: string): string =>
+  `/p/${encodeLinkToken(key, clientId, 'preferences', contactId)}`
 
 export interface DecodedLink {
   kind: LinkKind
-  /** The message a token names (for `preview_unsubscribe`, the template). */
+  /** The message a token names (a preview's: the template; `preferences`: the contact). */
   messageId: string
   url: string | null
   /** True when the signature is right for the message's client. */

@@ -2,7 +2,7 @@ import type { Outgoing } from '../channels/types'
 import type { Config } from '../config'
 import type { ContactRow, MessageRow } from '../db/schema'
 import { trackLinks } from '../lib/html-links'
-import { encodeLinkToken, encodeVerpToken } from '../lib/tracking-token'
+import { encodeLinkToken, encodeVerpToken, preferencesPath } from '../lib/tracking-token'
 import type { RenderedMessage, RenderVariables } from '../services/templates/render'
 import type { SendPlan } from './plan'
 
@@ -35,12 +35,15 @@ const linkOf =
   (kind: 'open' | 'click' | 'unsubscribe', url?: string) =>
     `${base}/${kind === 'open' ? 't/o' : kind === 'click' ? 't/c' : 'u'}/${encodeLinkToken(key, message.clientId, kind, message.id, url)}`
 
-/** What one recipient's render reads: the plan's variables, the contact's and their unsubscribe link. */
+/**
+ * What one recipient's render reads: the plan's variables, the contact's, their unsubscribe link
+ * and their preference centre.
+ */
 export function recipientVariables(
   settings: ComposeSettings,
   key: Buffer,
   plan: Pick<ComposePlan, 'variables'>,
-  message: Pick<MessageRow, 'id' | 'clientId'>,
+  message: Pick<MessageRow, 'id' | 'clientId' | 'contactId'>,
   /** The contact as a template sees it (`contact.*`). */
   contact: Record<string, unknown>,
 ): RenderVariables {
@@ -48,6 +51,7 @@ export function recipientVariables(
     ...plan.variables,
     contact,
     unsubscribe_url: linkOf(settings.publicUrl, key, message)('unsubscribe'),
+    preferences_url: settings.publicUrl + preferencesPath(key, message.clientId, message.contactId),
   }
 }
 

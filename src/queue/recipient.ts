@@ -98,6 +98,8 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     const channel = plan.channel
     if (channel === 'email' && isSuppressed(m.clientId, contact.email))
       return { kind: 'skipped', reason: 'suppressed' }
+    // STOP by SMS: the number asked for no more texts, calls or WhatsApp messages from this client.
+    if (channel !== 'email' && contact.smsOptOut) return { kind: 'skipped', reason: 'sms_opted_out' }
     if (channel !== 'email' && !contact.phone) return { kind: 'skipped', reason: 'no_phone' }
     const to = channel === 'email' ? contact.email : contact.phone!
     let route: Route

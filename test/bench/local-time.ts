@@ -10,15 +10,13 @@
 // Prints a Markdown table and one JSON line; exit code 1 when the bar is missed.
 
 import { parseArgs } from 'node:util'
-import { createProvider } from '../../src/channels/registry'
-import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { wallClock } from '../../src/lib/zoned-time'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { startDueCampaigns } from '../../src/services/campaigns/launch'
 import { firstDueAt } from '../../src/services/campaigns/local-due'
-import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
+import { captureProviders, insertListContacts, keepAlive } from './in-process'
 import { BenchError, fmt, progress, runBench } from './lib'
 
 const BAR_MS = 60_000
@@ -86,9 +84,7 @@ function simulatedClock(start: number) {
 }
 
 async function main(): Promise<boolean> {
-  // Nothing else holds the event loop open here (no server): the render threads are unref'd, so
-  // a wait for one of them must not let the process end.
-  const keepAlive = setInterval(() => {}, 60_000)
+  const release = keepAlive()
   // scheduled_at gives the day: 2026-03-29 in each zone as it reads 12:00 UTC (Auckland's 30th),
   // the morning Europe moves to summer time. The launch is a day before.
   const clock = simulatedClock(Date.parse('2026-03-28T12:00:00.000Z'))
@@ -105,26 +101,8 @@ async function main(): Promise<boolean> {
   progress(
     `inserting ${fmt(N)} contacts over ${ZONES.length - 1} zones (${ZONES.at(-1)![1]}/${WEIGHT} without one)`,
   )
-  const now = clock.now()
-  t.ctx.sqlite.transaction(() => {
-    const c = t.ctx.sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, client_no, email, first_name, timezone, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, 'subscribed', '{}', ?6, ?6)",
-    )
-    const m = t.ctx.sqlite.prepare(
-      "INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
-    )
-    for (let i = 0; i < N; i++) {
-      const id = Bun.randomUUIDv7()
-      c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, zoneAt(i), now)
-      m.run(list.id, id, now)
-    }
-    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [N, list.id])
-    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [N, clientId])
-  })()
-  const capture = createProvider('capture', t.ctx.config, createFeedback(t.ctx))
-  const providers = Object.fromEntries(
-    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((ch) => [ch, capture]),
-  ) as Record<Channel, ChannelProvider>
+  insertListContacts(t, clientId, list.id, N, clock.now(), zoneAt)
+  const { capture, providers } = captureProviders(t)
   const worker = createSendWorker(t.ctx, sendDeps, { providers })
 
   const c = await call('POST', '/api/v1/campaigns', {
@@ -210,7 +188,7 @@ async function main(): Promise<boolean> {
   }
   await capture.close()
   t.close()
-  clearInterval(keepAlive)
+  release()
   if (sent !== N) throw new BenchError(`${fmt(sent)} of ${fmt(N)} sent`)
   const pass = worst <= BAR_MS && earliest >= 0
   const order = statuses.join(' → ')

@@ -22,6 +22,9 @@
 //  Local-time delivery (test/bench/local-time.ts, its own process; HERALD_BENCH_LOCAL_TIME_RECIPIENTS,
 //     default 100,000): a campaign at 09:00 in 24 zones over a simulated day on an injected clock;
 //     every message leaves within 60 s after its recipient's 09:00, none before.
+//  Signup forms (test/bench/forms.ts, its own process; HERALD_BENCH_FORM_SUBMISSIONS, default 4,000):
+//     200 concurrent submitters POST /f/{id} ≥ 0.5 × POST /api/v1/contacts in the same run, p95 <= 20 ms,
+//     each stored and its confirmation queued; the hosted page <= 30 KB with no script.
 //  Journeys (issue 11, test/bench/journeys.ts, its own process; HERALD_BENCH_JOURNEY_CONTACTS,
 //     default 100,000): its table and figures join these, and a missed journey bar fails the run.
 // Prints a Markdown summary and, last, one JSON line with every figure. Exits 1 if bar 1 or 3 is missed.
@@ -323,6 +326,8 @@ async function main(): Promise<boolean> {
   const profiles = await script(runProfilesBench)
   // ESP feedback (test/bench/esp-feedback.ts, its own server and data): its table and JSON line join ours.
   const feedback = await script(runFeedbackBench)
+  // Signup forms (test/bench/forms.ts, its own server and data): its table and JSON line join ours.
+  const signup = await script(runFormsBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
   // Local-time delivery (test/bench/local-time.ts, in process on data of its own): the same.
@@ -363,6 +368,7 @@ async function main(): Promise<boolean> {
     ...smtp.table,
     ...profiles.table,
     ...feedback.table,
+    ...signup.table,
     ...journeys.table,
     ...localTime.table,
     ...csvImport.table,
@@ -411,6 +417,7 @@ async function main(): Promise<boolean> {
       smtp: smtp.json,
       profiles: profiles.json,
       feedback: feedback.json,
+      forms: signup.json,
       journeys: journeys.json,
       local_time: localTime.json,
       import: csvImport.json,
@@ -427,7 +434,8 @@ async function main(): Promise<boolean> {
     portal.pass &&
     smtp.pass &&
     profiles.pass &&
-    feedback.pass
+    feedback.pass &&
+    signup.pass
   )
 }
 
@@ -490,6 +498,12 @@ function runFeedbackBench(): Promise<ScriptBench> {
     ['--notifications', n],
     `${n} Mailgun bounce notifications`,
   )
+}
+
+/** Public signup form posts against the contacts API (HERALD_BENCH_FORM_SUBMISSIONS, default 4,000). */
+function runFormsBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_FORM_SUBMISSIONS ?? '4000'
+  return runBenchScript('forms', 'forms.ts', ['--submissions', n], `${n} signup form submissions`)
 }
 
 /** The CSV import bars (HERALD_BENCH_IMPORT_ROWS, default 1,000,000). */

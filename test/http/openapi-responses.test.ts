@@ -301,6 +301,22 @@ describe('every operation answers what /openapi.json declares', () => {
     await ok('GET', `/api/v1/contacts/${bob.id}/export`, as(key))
     const other = await ok('POST', '/api/v1/lists', as(key, { body: { name: 'Old' } }))
     await ok('DELETE', `/api/v1/lists/${other.id}`, as(key))
+    const form = await ok(
+      'POST',
+      '/api/v1/forms',
+      as(key, {
+        body: { name: 'Signup', list_ids: [list.id], fields: ['first_name'], consent_text: 'Yes, please' },
+      }),
+    )
+    await ok('GET', '/api/v1/forms', as(key))
+    await ok('GET', `/api/v1/forms/${form.id}`, as(key))
+    await ok(
+      'PATCH',
+      `/api/v1/forms/${form.id}`,
+      as(key, { body: { success_url: 'https://acme.io/thanks' } }),
+    )
+    await ok('GET', `/api/v1/forms/${form.id}/embed`, as(key))
+    await ok('DELETE', `/api/v1/forms/${form.id}`, as(key))
 
     const job = await ok(
       'POST',
@@ -445,6 +461,28 @@ describe('every operation answers what /openapi.json declares', () => {
     ).toBe('scheduled')
     await ok('POST', `/api/v1/campaigns/${later.id}/pause`, as(key))
     await ok('POST', `/api/v1/campaigns/${later.id}/cancel`, as(key))
+    // An A/B campaign: its variants and state in every answer, the stats per variant, a pick.
+    const ab = await ok(
+      'POST',
+      '/api/v1/campaigns',
+      as(key, {
+        body: {
+          ...body,
+          name: 'A/B',
+          variants: [
+            { name: 'A', subject: 'One' },
+            { name: 'B', subject: 'Two' },
+          ],
+          ab_test: { test_share: 0.5, metric: 'open_rate', duration: 'PT1H' },
+        },
+      }),
+    )
+    await ok('POST', `/api/v1/campaigns/${ab.id}/launch`, as(key, { body: { confirm: true } }))
+    await eventually(async () =>
+      expect((await ok('GET', `/api/v1/campaigns/${ab.id}`, as(key))).ab_test_state.phase).toBe('testing'),
+    )
+    await ok('GET', `/api/v1/campaigns/${ab.id}/stats`, as(key))
+    await ok('POST', `/api/v1/campaigns/${ab.id}/ab-test/winner`, as(key, { body: { variant: 'B' } }))
     const draft = await ok('POST', '/api/v1/campaigns', as(key, { body: { name: 'Draft' } }))
     await ok('DELETE', `/api/v1/campaigns/${draft.id}`, as(key))
 

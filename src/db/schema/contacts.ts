@@ -39,6 +39,10 @@ export const contacts = sqliteTable(
     index('contacts_client_id_idx').on(t.clientId, t.id),
     // The portal's status filter: newest first within a status, and its count, without a scan.
     index('contacts_client_status_idx').on(t.clientId, t.status, t.id),
+    // An inbound text (STOP, START, a reply) finds the client's contacts with that number.
+    index('contacts_client_phone_idx')
+      .on(t.clientId, t.phone)
+      .where(sql`${t.phone} IS NOT NULL`),
   ],
 )
 

@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { FORM_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
 
@@ -29,3 +29,19 @@ export const forms = sqliteTable(
 )
 
 export type FormRow = typeof forms.$inferSelect
+
+/**
+ * When a double opt-in confirmation was last sent to a contact through a form (or a list, for
+ * members added by the API): asking again within the hour sends no second message, so a form
+ * cannot be used to flood someone's inbox.
+ */
+export const optInConfirmations = sqliteTable(
+  'opt_in_confirmations',
+  {
+    /** The form's id, or the list's. */
+    sourceId: text('source_id').notNull(),
+    contactId: text('contact_id').notNull(),
+    sentAt: integer('sent_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceId, t.contactId] })],
+)

@@ -26,6 +26,8 @@ export interface StoredTextChannel {
   twilio_auth_token?: string
   twilio_base_url?: string
   from?: string
+  /** SMS only: the answer to HELP/INFO (a default naming the client when unset). */
+  help_text?: string
 }
 
 export interface StoredProfile {

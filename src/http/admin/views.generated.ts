@@ -38,78 +38,83 @@ import v34 from '../../../views/pages/domains/index.liquid' with { type: 'text' 
 import v35 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
 import v36 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
 import v37 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v39 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v40 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v41 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v42 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
-import v43 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v44 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v45 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v46 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v47 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v48 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v49 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v50 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v51 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v52 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v53 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/oauth-clients/created.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/oauth-clients/delete.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/oauth-clients/index.liquid' with { type: 'text' }
-import v58 from '../../../views/pages/oauth-clients/new.liquid' with { type: 'text' }
-import v59 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
-import v60 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
-import v61 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v62 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v63 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v64 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/sending/index.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v83 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v84 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v85 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v86 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v87 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v88 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v89 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v90 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v91 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v92 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v93 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v94 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v95 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v96 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v97 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v98 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v99 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
-import v100 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v101 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v102 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v103 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v104 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v105 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v106 from '../../../views/partials/list-options.liquid' with { type: 'text' }
-import v107 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v108 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v109 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/forms/delete.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/forms/edit.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/forms/index.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/forms/show.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/oauth-clients/created.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/oauth-clients/delete.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/oauth-clients/index.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/oauth-clients/new.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/sending/index.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v84 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v85 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v86 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v87 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v88 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v89 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v90 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v91 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v92 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v93 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v94 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v95 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v96 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v97 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v98 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v99 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v100 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v101 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v102 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v103 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v104 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v105 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v106 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v107 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v108 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v109 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v110 from '../../../views/partials/list-options.liquid' with { type: 'text' }
+import v111 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v112 from '../../../views/partials/signup-form-fields.liquid' with { type: 'text' }
+import v113 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v114 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -159,78 +164,83 @@ export const embeddedViews: Record<string, string> = {
   'pages/domains/new.liquid': v35,
   'pages/domains/show.liquid': v36,
   'pages/errors/error.liquid': v37,
-  'pages/imports/index.liquid': v38,
-  'pages/imports/new.liquid': v39,
-  'pages/imports/progress.liquid': v40,
-  'pages/imports/show.liquid': v41,
-  'pages/jobs/index.liquid': v42,
-  'pages/journeys/archive.liquid': v43,
-  'pages/journeys/index.liquid': v44,
-  'pages/journeys/new.liquid': v45,
-  'pages/journeys/node.liquid': v46,
-  'pages/journeys/show.liquid': v47,
-  'pages/lists/delete.liquid': v48,
-  'pages/lists/index.liquid': v49,
-  'pages/lists/new.liquid': v50,
-  'pages/lists/show.liquid': v51,
-  'pages/login/index.liquid': v52,
-  'pages/messages/index.liquid': v53,
-  'pages/messages/show.liquid': v54,
-  'pages/oauth-clients/created.liquid': v55,
-  'pages/oauth-clients/delete.liquid': v56,
-  'pages/oauth-clients/index.liquid': v57,
-  'pages/oauth-clients/new.liquid': v58,
-  'pages/oauth/consent.liquid': v59,
-  'pages/oauth/error.liquid': v60,
-  'pages/replies/index.liquid': v61,
-  'pages/replies/show.liquid': v62,
-  'pages/segments/builder.liquid': v63,
-  'pages/segments/delete.liquid': v64,
-  'pages/segments/estimate.liquid': v65,
-  'pages/segments/index.liquid': v66,
-  'pages/segments/show.liquid': v67,
-  'pages/senders/delete.liquid': v68,
-  'pages/senders/form.liquid': v69,
-  'pages/senders/index.liquid': v70,
-  'pages/sending/index.liquid': v71,
-  'pages/sequences/archive.liquid': v72,
-  'pages/sequences/form.liquid': v73,
-  'pages/sequences/index.liquid': v74,
-  'pages/sequences/show.liquid': v75,
-  'pages/settings/index.liquid': v76,
-  'pages/suppressions/index.liquid': v77,
-  'pages/suppressions/remove.liquid': v78,
-  'pages/templates/delete.liquid': v79,
-  'pages/templates/draft-preview.liquid': v80,
-  'pages/templates/fields.liquid': v81,
-  'pages/templates/index.liquid': v82,
-  'pages/templates/new.liquid': v83,
-  'pages/templates/preview.liquid': v84,
-  'pages/templates/show.liquid': v85,
-  'pages/users/delete.liquid': v86,
-  'pages/users/edit.liquid': v87,
-  'pages/users/index.liquid': v88,
-  'pages/users/new.liquid': v89,
-  'pages/users/password.liquid': v90,
-  'pages/users/reset.liquid': v91,
-  'pages/webhooks/delete.liquid': v92,
-  'pages/webhooks/index.liquid': v93,
-  'pages/webhooks/new.liquid': v94,
-  'pages/webhooks/reveal.liquid': v95,
-  'pages/webhooks/rotate.liquid': v96,
-  'pages/webhooks/secret.liquid': v97,
-  'pages/webhooks/show.liquid': v98,
-  'partials/alert-banner.liquid': v99,
-  'partials/count-bars.liquid': v100,
-  'partials/field-error.liquid': v101,
-  'partials/flash.liquid': v102,
-  'partials/form-error.liquid': v103,
-  'partials/head.liquid': v104,
-  'partials/line-chart.liquid': v105,
-  'partials/list-options.liquid': v106,
-  'partials/nav.liquid': v107,
-  'partials/swap.liquid': v108,
-  'partials/workspace.liquid': v109,
+  'pages/forms/delete.liquid': v38,
+  'pages/forms/edit.liquid': v39,
+  'pages/forms/index.liquid': v40,
+  'pages/forms/show.liquid': v41,
+  'pages/imports/index.liquid': v42,
+  'pages/imports/new.liquid': v43,
+  'pages/imports/progress.liquid': v44,
+  'pages/imports/show.liquid': v45,
+  'pages/jobs/index.liquid': v46,
+  'pages/journeys/archive.liquid': v47,
+  'pages/journeys/index.liquid': v48,
+  'pages/journeys/new.liquid': v49,
+  'pages/journeys/node.liquid': v50,
+  'pages/journeys/show.liquid': v51,
+  'pages/lists/delete.liquid': v52,
+  'pages/lists/index.liquid': v53,
+  'pages/lists/new.liquid': v54,
+  'pages/lists/show.liquid': v55,
+  'pages/login/index.liquid': v56,
+  'pages/messages/index.liquid': v57,
+  'pages/messages/show.liquid': v58,
+  'pages/oauth-clients/created.liquid': v59,
+  'pages/oauth-clients/delete.liquid': v60,
+  'pages/oauth-clients/index.liquid': v61,
+  'pages/oauth-clients/new.liquid': v62,
+  'pages/oauth/consent.liquid': v63,
+  'pages/oauth/error.liquid': v64,
+  'pages/replies/index.liquid': v65,
+  'pages/replies/show.liquid': v66,
+  'pages/segments/builder.liquid': v67,
+  'pages/segments/delete.liquid': v68,
+  'pages/segments/estimate.liquid': v69,
+  'pages/segments/index.liquid': v70,
+  'pages/segments/show.liquid': v71,
+  'pages/senders/delete.liquid': v72,
+  'pages/senders/form.liquid': v73,
+  'pages/senders/index.liquid': v74,
+  'pages/sending/index.liquid': v75,
+  'pages/sequences/archive.liquid': v76,
+  'pages/sequences/form.liquid': v77,
+  'pages/sequences/index.liquid': v78,
+  'pages/sequences/show.liquid': v79,
+  'pages/settings/index.liquid': v80,
+  'pages/suppressions/index.liquid': v81,
+  'pages/suppressions/remove.liquid': v82,
+  'pages/templates/delete.liquid': v83,
+  'pages/templates/draft-preview.liquid': v84,
+  'pages/templates/fields.liquid': v85,
+  'pages/templates/index.liquid': v86,
+  'pages/templates/new.liquid': v87,
+  'pages/templates/preview.liquid': v88,
+  'pages/templates/show.liquid': v89,
+  'pages/users/delete.liquid': v90,
+  'pages/users/edit.liquid': v91,
+  'pages/users/index.liquid': v92,
+  'pages/users/new.liquid': v93,
+  'pages/users/password.liquid': v94,
+  'pages/users/reset.liquid': v95,
+  'pages/webhooks/delete.liquid': v96,
+  'pages/webhooks/index.liquid': v97,
+  'pages/webhooks/new.liquid': v98,
+  'pages/webhooks/reveal.liquid': v99,
+  'pages/webhooks/rotate.liquid': v100,
+  'pages/webhooks/secret.liquid': v101,
+  'pages/webhooks/show.liquid': v102,
+  'partials/alert-banner.liquid': v103,
+  'partials/count-bars.liquid': v104,
+  'partials/field-error.liquid': v105,
+  'partials/flash.liquid': v106,
+  'partials/form-error.liquid': v107,
+  'partials/head.liquid': v108,
+  'partials/line-chart.liquid': v109,
+  'partials/list-options.liquid': v110,
+  'partials/nav.liquid': v111,
+  'partials/signup-form-fields.liquid': v112,
+  'partials/swap.liquid': v113,
+  'partials/workspace.liquid': v114,
 }
 
 /** Static assets by file name, served under /admin/static/. */

@@ -1,5 +1,10 @@
 import { Type as t } from '@sinclair/typebox'
-import { CampaignChannel, CampaignStatus } from '../../services/campaigns/inputs'
+import {
+  AbTestInput,
+  CampaignChannel,
+  CampaignStatus,
+  CampaignVariantInput,
+} from '../../services/campaigns/inputs'
 import {
   campaignStatsVerb,
   cancelCampaignVerb,
@@ -9,11 +14,35 @@ import {
   launchCampaignVerb,
   listCampaignsVerb,
   pauseCampaignVerb,
+  pickWinnerVerb,
   updateCampaignVerb,
 } from '../../services/campaigns/verbs'
 import { DateTime, dataOf, Nullable, pageOf, Uuid } from '../../services/verbs/schemas'
 import { named } from '../openapi/schemas'
 import { route } from '../rest/define-operation'
+
+const AbTestState = named(
+  'AbTestState',
+  t.Object(
+    {
+      phase: t.Union([t.Literal('waiting'), t.Literal('testing'), t.Literal('decided')]),
+      started_at: Nullable(DateTime),
+      decides_at: Nullable(DateTime),
+      winner: Nullable(t.String({ description: 'The winning variant’s name' })),
+      decided_at: Nullable(DateTime),
+      reason: Nullable(t.Union([t.Literal('metric'), t.Literal('manual')])),
+    },
+    { description: 'Where the A/B test stands; null for a campaign without one' },
+  ),
+)
+
+const Figures = {
+  sent: t.Integer(),
+  opened: t.Integer(),
+  clicked: t.Integer(),
+  open_rate: t.Number(),
+  click_rate: t.Number(),
+}
 
 const Campaign = named(
   'Campaign',
@@ -36,6 +65,9 @@ const Campaign = named(
         description: "HH:MM in each recipient's zone (local-time delivery); null sends to everyone at once",
       }),
     ),
+    variants: Nullable(t.Array(named('CampaignVariant', CampaignVariantInput))),
+    ab_test: Nullable(named('AbTest', AbTestInput)),
+    ab_test_state: Nullable(AbTestState),
     total_recipients: Nullable(t.Integer()),
     total_sent: Nullable(t.Integer()),
     skipped: t.Integer(),
@@ -80,6 +112,18 @@ const Stats = named(
     machine_opened: t.Integer({ description: 'Opens by mail privacy proxies; not in opened or open_rate' }),
     open_rate: t.Number({ description: 'Unique opens / delivered' }),
     click_rate: t.Number({ description: 'Unique clicks / delivered' }),
+    variants: t.Optional(
+      t.Array(
+        t.Object({
+          name: t.String(),
+          ...Figures,
+          delivered: t.Integer(),
+          winner: t.Boolean(),
+          at_decision: Nullable(t.Object(Figures, { description: 'The figures the winner was chosen on' })),
+        }),
+        { description: 'A/B campaigns only: each variant’s figures' },
+      ),
+    ),
   }),
 )
 
@@ -190,6 +234,14 @@ export const campaignOperations = [
     tag,
     summary: 'Cancel a scheduled, sending or paused campaign; queued messages are dropped',
     response: dataOf(Campaign),
+  }),
+  route(pickWinnerVerb, {
+    id: 'pickCampaignWinner',
+    method: 'POST',
+    path: `${ITEM}/ab-test/winner`,
+    tag,
+    summary: 'End an A/B test now with the variant you choose; the rest of the audience gets it',
+    response: dataOf(AbTestState),
   }),
   route(campaignStatsVerb, {
     id: 'getCampaignStats',

@@ -98,7 +98,9 @@ export const listOperations = [
     method: 'POST',
     path: `${ITEM}/contacts`,
     tag,
-    summary: 'Add up to 10,000 contacts (already a member is not an error)',
+    summary:
+      'Add up to 10,000 contacts (already a member is not an error); ?double_opt_in=true adds them unconfirmed and sends each a confirmation',
+    query: ['double_opt_in'],
     response: dataOf(t.Composite([ContactList, t.Object({ added: t.Integer() })])),
   }),
   route(removeListMembersVerb, {

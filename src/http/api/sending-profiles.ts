@@ -32,7 +32,10 @@ const SendingProfile = named(
       throttles: t.Record(t.String(), t.Integer()),
       hourly_cap: Nullable(t.Integer()),
     }),
-    sms: TextChannelProfile,
+    sms: t.Object({
+      ...TextChannelProfile.properties,
+      help_text: Nullable(t.String({ description: 'The reply to HELP or INFO (null: the default)' })),
+    }),
     voice: TextChannelProfile,
     whatsapp: TextChannelProfile,
     rcs: TextChannelProfile,
@@ -44,7 +47,17 @@ const SendingProfile = named(
       mailgun: Nullable(t.Object({ signing_key_set: t.Boolean() })),
       sendgrid: Nullable(t.Object({ public_key: t.String() })),
       /** Where each provider posts its notifications (null until the profile is first saved). */
-      urls: Nullable(t.Object({ ses: Url, postmark: Url, mailgun: Url, sendgrid: Url })),
+      urls: Nullable(
+        t.Object({
+          ses: Url,
+          postmark: Url,
+          mailgun: Url,
+          sendgrid: Url,
+          twilio_sms: t.String({
+            description: 'Inbound SMS (STOP, START, HELP, replies): the number’s Messaging webhook',
+          }),
+        }),
+      ),
       /** When each provider last posted an authenticated notification (null: never). */
       last_received_at: t.Object({
         ses: Nullable(DateTime),

@@ -83,3 +83,14 @@ export function createIpLimiter(perMinute: number) {
 }
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>
+
+/**
+ * Like createIpLimiter, one bucket per client IP and `key` together (a public form: each form
+ * has its own allowance, so one busy page does not lock an address out of another).
+ */
+export function createKeyedIpLimiter(perMinute: number) {
+  const take = createBuckets()
+  const limit = { perMinute, burst: perMinute }
+  return (ip: string, key: string, now: number): RateDecision =>
+    take(`${addressGroup(ip)}|${key}`, limit, now)
+}

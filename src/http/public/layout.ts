@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto'
+import { escapeHtml } from '../../lib/html-escape'
 import type { Footer } from '../../services/sending-profiles/footer'
+
+export { escapeHtml }
 
 // The one small layout of every page a contact sees (unsubscribe, preference centre, signup form,
 // confirmation): the client's name on top, the sender of record underneath, one inline style
@@ -10,8 +13,6 @@ const STYLE =
 
 /** The pages' policy: their one style, forms posting back to Herald, nothing may frame them. */
 export const PAGE_CSP = `default-src 'none'; style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`
-
-export const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** Who sends, and their postal address (CAN-SPAM). */
 export const senderOfRecord = (f: Footer) =>

@@ -1,8 +1,9 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
+import { preferencesPath } from '../../lib/tracking-token'
 import { recordClick, recordOpen, unsubscribeViaMessage } from '../../services/messages/activity'
 import { footerOf } from '../../services/sending-profiles/footer'
-import { resolveLinkToken, resolvePreviewToken } from '../../services/tracking/resolve'
+import { resolveLinkToken, resolvePreviewToken, trackingKeyOf } from '../../services/tracking/resolve'
 import { readLimited } from '../middleware/body'
 import { handled } from '../rest/envelope'
 import { errorBody, jsonResponse } from '../rest/respond'
@@ -80,12 +81,16 @@ export function trackingPlugin(app: AppContext) {
         if (resolvePreviewToken(app, token)) return html(200, PREVIEW_PAGE)
         const found = resolveLinkToken(app, token, 'unsubscribe')
         if (!found) return notFound(requestId)
-        const from = footerOf(app.db, found.message.clientId)
+        const m = found.message
+        const from = footerOf(app.db, m.clientId)
+        const preferences = escapeHtml(
+          app.config.publicUrl + preferencesPath(trackingKeyOf(app), m.clientId, m.contactId),
+        )
         return html(
           200,
           publicPage({
             title: 'Unsubscribe',
-            body: `<h1>Unsubscribe</h1><p>Stop receiving these messages${from.company ? ` from ${escapeHtml(from.company)}` : ''}?</p><form method="post"><button type="submit">Unsubscribe</button></form>`,
+            body: `<h1>Unsubscribe</h1><p>Stop receiving these messages${from.company ? ` from ${escapeHtml(from.company)}` : ''}?</p><form method="post"><button type="submit">Unsubscribe</button></form><p><a href="${preferences}">Manage your preferences instead</a></p>`,
             from,
           }),
         )

@@ -6,6 +6,7 @@ import { clientOperations } from '../api/clients'
 import { contactOperations } from '../api/contacts'
 import { deliverabilityOperations } from '../api/deliverability'
 import { domainOperations } from '../api/domains'
+import { formOperations } from '../api/forms'
 import { healthOperations } from '../api/health'
 import { importOperations } from '../api/imports'
 import { inboundOperations } from '../api/inbound'
@@ -36,6 +37,7 @@ export const operations: readonly Operation[] = [
   ...importOperations,
   ...contactOperations,
   ...listOperations,
+  ...formOperations,
   ...segmentOperations,
   ...suppressionOperations,
   ...templateOperations,

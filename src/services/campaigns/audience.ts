@@ -7,6 +7,7 @@ import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
+import { drawTestGroups, HELD_FOR_DECISION } from './ab-groups'
 import { copiedAtLocalTime, localDueTimes } from './local-due'
 import { OUTBOX_RULES } from './states'
 
@@ -83,14 +84,20 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)
-    // A local-time campaign's messages are due at each recipient's hour; the others now.
+    // An A/B test's messages wait until the whole audience is in and the groups are drawn; a
+    // local-time campaign's are due at each recipient's hour; the others now.
     const dueOf = localDueTimes(app, c)
-    for (const r of rows) {
-      const to = c.channel === 'email' ? r.email : (r.phone ?? '')
-      if (dueOf)
-        outbox.queueCampaignMessageDue(dueOf(r.timezone), newId(), c.clientId, c.id, r.id, c.channel, to, now)
-      else outbox.queueCampaignMessage(newId(), c.clientId, c.id, r.id, c.channel, to, now)
-    }
+    for (const r of rows)
+      outbox.queueCampaignMessage(
+        newId(),
+        c.clientId,
+        c.id,
+        r.id,
+        c.channel,
+        c.channel === 'email' ? r.email : (r.phone ?? ''),
+        now,
+        c.abTest ? HELD_FOR_DECISION : dueOf ? dueOf(r.timezone) : now,
+      )
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
     if (done) {
@@ -105,6 +112,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
         })
         .where(eq(campaigns.id, c.id))
         .run()
+      drawTestGroups(app, outbox, c, now)
     } else app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
     return done
   })

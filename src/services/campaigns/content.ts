@@ -27,24 +27,66 @@ export function campaignContent(app: AppContext, c: CampaignRow): RenderableTemp
   }
 }
 
-/** A campaign can send when its content has what its channel needs (422 naming what is missing). */
+/**
+ * What variant `index` of an A/B campaign renders: the campaign's content with what the variant
+ * changes. A variant's template replaces the campaign's content (its subject still wins over the
+ * template's); its bodies replace the campaign's bodies; its subject replaces the subject.
+ */
+export function variantContent(app: AppContext, c: CampaignRow, index: number): RenderableTemplate {
+  const v = c.variants?.[index]
+  if (!v) throw invalidField('variants', `the campaign has no variant ${index}`)
+  const id = `${c.id}#${index}`
+  if (v.template_id) {
+    const t = app.db.select().from(templates).where(eq(templates.id, v.template_id)).get()
+    if (!t) throw invalidField(`variants[${index}].template_id`, 'the template no longer exists')
+    return {
+      ...t,
+      id,
+      updatedAt: Math.max(t.updatedAt, c.updatedAt),
+      subject: v.subject || c.subject || t.subject,
+    }
+  }
+  const base = campaignContent(app, c)
+  const bodies = v.body_html || v.body_text
+  return {
+    id,
+    updatedAt: Math.max(base.updatedAt, c.updatedAt),
+    channel: c.channel,
+    subject: v.subject || base.subject,
+    bodyHtml: bodies ? (v.body_html ?? null) : base.bodyHtml,
+    bodyText: bodies ? (v.body_text ?? null) : base.bodyText,
+  }
+}
+
+/**
+ * A campaign can send when its content (each variant's, for an A/B test) has what its channel
+ * needs: 422 naming what is missing. Answers the campaign's own content.
+ */
 export function assertSendable(app: AppContext, c: CampaignRow): RenderableTemplate {
   const errors: FieldError[] = []
   if (!c.listId && !c.segmentId)
     errors.push({ field: 'list_id', message: 'a campaign needs list_id or segment_id to launch' })
-  const content = campaignContent(app, c)
+  if (c.variants && c.abTest)
+    c.variants.forEach((_, i) => {
+      checkContent(c, variantContent(app, c, i), `variants[${i}].`, errors)
+    })
+  else checkContent(c, campaignContent(app, c), '', errors)
+  if (errors.length > 0) throw validationFailed(errors)
+  return campaignContent(app, c)
+}
+
+function checkContent(c: CampaignRow, content: RenderableTemplate, prefix: string, errors: FieldError[]) {
   const where = c.templateId ? 'template_id' : 'body_text'
   if (c.channel === 'email') {
-    if (!content.subject) errors.push({ field: 'subject', message: 'an email campaign needs a subject' })
+    if (!content.subject)
+      errors.push({ field: `${prefix}subject`, message: 'an email campaign needs a subject' })
     if (!content.bodyHtml && !content.bodyText)
       errors.push({
-        field: c.templateId ? 'template_id' : 'body_html',
+        field: `${prefix}${c.templateId ? 'template_id' : 'body_html'}`,
         message: 'an email campaign needs body_html or body_text',
       })
   } else if (!content.bodyText)
-    errors.push({ field: where, message: `a ${c.channel} campaign needs body_text` })
-  if (errors.length > 0) throw validationFailed(errors)
-  return content
+    errors.push({ field: `${prefix}${where}`, message: `a ${c.channel} campaign needs body_text` })
 }
 
 /** Inline Liquid must parse (422 with line and column), as templates must. */

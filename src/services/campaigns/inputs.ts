@@ -17,6 +17,33 @@ import {
 export const CampaignChannel = t.Union(CAMPAIGN_CHANNELS.map((c) => t.Literal(c)))
 export const CampaignStatus = t.Union(CAMPAIGN_STATUSES.map((s) => t.Literal(s)))
 
+/** One content of an A/B test: what it changes of the campaign's own. */
+export const CampaignVariantInput = t.Object(
+  {
+    name: t.String({ minLength: 1, maxLength: 100 }),
+    subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
+    template_id: t.Optional(Nullable(idRef('template'))),
+    body_html: t.Optional(Nullable(Text(512 * 1024))),
+    body_text: t.Optional(Nullable(Text(128 * 1024))),
+  },
+  strict,
+)
+
+export const AbTestInput = t.Object(
+  {
+    test_share: t.Number({
+      exclusiveMinimum: 0,
+      exclusiveMaximum: 1,
+      description: 'The share of the audience that tests the variants, e.g. 0.2',
+    }),
+    metric: t.Union([t.Literal('open_rate'), t.Literal('click_rate')]),
+    duration: t.String({
+      description: 'How long the test runs before the winner is chosen (ISO 8601, PT4H)',
+    }),
+  },
+  strict,
+)
+
 export const campaignFields = {
   name: Name,
   subject: t.Optional(Nullable(t.String({ maxLength: 998 }))),
@@ -38,6 +65,8 @@ export const campaignFields = {
       }),
     ),
   ),
+  variants: t.Optional(Nullable(t.Array(CampaignVariantInput, { minItems: 2, maxItems: 5 }))),
+  ab_test: t.Optional(Nullable(AbTestInput)),
 }
 const CampaignFields = t.Object(campaignFields, strict)
 export type CampaignInput = Static<typeof CampaignFields>
@@ -61,5 +90,13 @@ export const CampaignRef = t.Object({ id: RecordId }, strict)
 
 export const LaunchCampaignInput = t.Object(
   { id: RecordId, confirm: t.Boolean({ description: 'Must be true' }) },
+  strict,
+)
+
+export const PickWinnerInput = t.Object(
+  {
+    id: RecordId,
+    variant: t.String({ minLength: 1, maxLength: 100, description: 'The winning variant’s name' }),
+  },
   strict,
 )

@@ -9,9 +9,6 @@ export function checkLocalTime(sendAtLocal: string | null, abTest: unknown, erro
     errors.push({ field: 'send_at_local', message: 'cannot be combined with an A/B test' })
 }
 
-/** The A/B settings a campaign input carries, if any. */
-export const abTestOf = (input: object): unknown => (input as { ab_test?: unknown }).ab_test
-
 /**
  * Once launched, a local-time campaign's recipients are queued at their instants: the time and
  * the day cannot change any more (cancel it and send another instead).

@@ -1,5 +1,6 @@
 import type { CampaignRow } from '../../db/schema'
 import { iso, isoOrNull } from '../../lib/time'
+import { presentAbTest, presentAbTestState } from './ab-test'
 import type { CampaignDeferral } from './deferred'
 
 /** `deferred`: what of it a sending limit holds back (deferred.ts), null when nothing waits. */
@@ -19,6 +20,9 @@ export function presentCampaign(row: CampaignRow, deferred: CampaignDeferral | n
     body_text: row.bodyText,
     scheduled_at: isoOrNull(row.scheduledAt),
     send_at_local: row.sendAtLocal,
+    variants: row.variants,
+    ab_test: presentAbTest(row),
+    ab_test_state: presentAbTestState(row),
     total_recipients: row.totalRecipients,
     total_sent: row.launchedAt === null ? null : row.sent,
     skipped: row.skipped,

@@ -8,10 +8,11 @@ import { type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
 import { escapeLike } from '../../lib/like'
 import { parseIsoDateTime } from '../../lib/time'
+import { checkAbTest } from './ab-test'
 import { assertInlineParses } from './content'
 import { deferralOf, deferralsOf } from './deferred'
 import type { CampaignInput, ListCampaignsQuery } from './inputs'
-import { abTestOf, checkLaunchedLocalTime, checkLocalTime } from './local-time-checks'
+import { checkLaunchedLocalTime, checkLocalTime } from './local-time-checks'
 import { presentCampaign } from './present'
 import { assertTransition } from './states'
 
@@ -77,7 +78,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
   assertInlineParses(input)
   const errors: FieldError[] = []
   const scheduledAt = parseSchedule(input.scheduled_at, errors)
-  checkLocalTime(input.send_at_local ?? null, abTestOf(input), errors)
+  checkLocalTime(input.send_at_local ?? null, input.ab_test, errors)
   const values = {
     channel: input.channel ?? 'email',
     templateId: input.template_id ?? null,
@@ -86,6 +87,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
     senderId: input.sender_id ?? null,
   }
   checkReferences(ctx.db, clientId, values, errors)
+  const ab = checkAbTest(ctx.db, clientId, values.channel, input, null, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const now = ctx.clock.now()
   const row = ctx.db
@@ -99,6 +101,8 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
       bodyText: input.body_text ?? null,
       scheduledAt: scheduledAt ?? null,
       sendAtLocal: input.send_at_local ?? null,
+      variants: ab.variants ?? null,
+      abTest: ab.abTest ?? null,
       ...values,
       createdAt: now,
       updatedAt: now,
@@ -153,9 +157,15 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
   if (refs.listId && refs.segmentId && (patch.list_id || patch.segment_id))
     errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
   const sendAtLocal = pick(patch.send_at_local, current.sendAtLocal)
-  const abTest = abTestOf(patch)
-  checkLocalTime(sendAtLocal, abTest === undefined ? current.abTest : abTest, errors)
+  checkLocalTime(sendAtLocal, patch.ab_test === undefined ? current.abTest : patch.ab_test, errors)
   checkLaunchedLocalTime(current, patch, errors)
+  // A test under way keeps its variants and rules: its groups were drawn from them.
+  if (current.launchedAt !== null && (patch.variants !== undefined || patch.ab_test !== undefined))
+    errors.push({
+      field: patch.variants !== undefined ? 'variants' : 'ab_test',
+      message: 'an A/B test cannot change once the campaign has launched',
+    })
+  const ab = checkAbTest(ctx.db, current.clientId, refs.channel, patch, current, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const row = ctx.db
     .update(campaigns)
@@ -167,6 +177,8 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
       bodyText: pick(patch.body_text, current.bodyText),
       scheduledAt: pick(scheduledAt, current.scheduledAt),
       sendAtLocal,
+      variants: pick(ab.variants, current.variants),
+      abTest: pick(ab.abTest, current.abTest),
       updatedAt: ctx.clock.now(),
     })
     .where(eq(campaigns.id, id))

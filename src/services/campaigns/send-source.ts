@@ -6,7 +6,7 @@ import { type MessageSource, SEND, type Verdict } from '../../queue/sources/type
 import { bumpCampaign } from '../messages/counters'
 import { snapshotChunk } from './audience'
 import { completeIfDone } from './complete'
-import { assertSendable } from './content'
+import { assertSendable, variantContent } from './content'
 import { failCampaign } from './launch'
 import { resolveSender } from './sender'
 import { PAUSED, SCHEDULED, SENDING } from './states'
@@ -16,6 +16,9 @@ import { PAUSED, SCHEDULED, SENDING } from './states'
 // is a lane of its own, a pause holds its messages within a second, a cancel or failure drops
 // them, 25 refusals and nothing sent fail it, and it completes with campaign.complete once
 // nothing is queued or in flight.
+
+/** Between a campaign id and a variant index in a plan key (never part of a UUID). */
+const VARIANT_MARK = '#'
 
 /** A campaign whose first this-many messages all failed permanently is failed as a whole. */
 const REFUSED_EVERYTHING = 25
@@ -73,17 +76,20 @@ export function createCampaignSource(
     due: (now) => ({ lanes: sending, nextAt: sending.length > 0 ? now : null }),
     claim: (campaignId, now, leaseUntil, limit) => outbox.claimCampaign(campaignId, now, leaseUntil, limit),
 
-    planKey: (m) => m.campaignId!,
+    // An A/B campaign's variants render apart: one plan per campaign and variant.
+    planKey: (m) => (m.variant === null ? m.campaignId! : `${m.campaignId}${VARIANT_MARK}${m.variant}`),
     plan(m) {
       const campaignId = m.campaignId!
+      const key = m.variant === null ? campaignId : `${campaignId}${VARIANT_MARK}${m.variant}`
       const now = app.clock.now()
       const campaign = outbox.campaignRow(campaignId)
       if (!campaign) return new Error('the campaign no longer exists')
-      const hit = plans.get(campaignId)
+      const hit = plans.get(key)
       if (hit && hit.until > now && hit.plan.campaign.updatedAt === campaign.updatedAt)
         return { ...hit.plan, campaign }
       try {
-        const content = assertSendable(app, campaign)
+        const content =
+          m.variant === null ? assertSendable(app, campaign) : variantContent(app, campaign, m.variant)
         const plan: CampaignPlan = {
           ...planner({
             clientId: campaign.clientId,
@@ -95,7 +101,7 @@ export function createCampaignSource(
           }),
           campaign,
         }
-        plans.set(campaignId, { plan, until: now + PLAN_TTL_MS })
+        plans.set(key, { plan, until: now + PLAN_TTL_MS })
         return plan
       } catch (err) {
         return asError(err)
@@ -112,9 +118,10 @@ export function createCampaignSource(
     tally: (campaignId, deltas) => bumpCampaign(app.db, campaignId, deltas),
 
     afterBatch({ plans: used, lastFailure }) {
-      for (const [campaignId, plan] of used) {
+      for (const [key, plan] of used) {
+        const campaignId = key.split(VARIANT_MARK, 1)[0]!
         if (plan instanceof Error) {
-          plans.delete(campaignId)
+          plans.delete(key)
           failCampaign(app, campaignId, `cannot send: ${plan.message}`)
           continue
         }

@@ -1,6 +1,14 @@
 import type { Ctx } from '../../context'
+import { variantStats } from './ab-decide'
 import { presentStats } from './present'
 import { findCampaignRow } from './records'
 
-/** One row read: the counters are kept with the events as they are written. */
-export const campaignStats = (ctx: Ctx, id: string) => presentStats(findCampaignRow(ctx, id))
+/**
+ * One row read: the counters are kept with the events as they are written. An A/B campaign adds
+ * each variant's figures (one grouped read of its messages).
+ */
+export function campaignStats(ctx: Ctx, id: string) {
+  const row = findCampaignRow(ctx, id)
+  const variants = variantStats(ctx, row)
+  return variants ? { ...presentStats(row), variants } : presentStats(row)
+}

@@ -1,11 +1,13 @@
 import { defineVerb } from '../verbs/define'
 import { NoInput } from '../verbs/schemas'
+import { decideDueTests, pickWinner } from './ab-decide'
 import { campaignAudience, countLaunchAudience } from './audience-size'
 import {
   CampaignRef,
   CreateCampaignInput,
   LaunchCampaignInput,
   ListCampaignsInput,
+  PickWinnerInput,
   UpdateCampaignInput,
 } from './inputs'
 import { cancelCampaign, launchCampaign, pauseCampaign, startDueCampaigns } from './launch'
@@ -118,4 +120,22 @@ export const campaignLocalScheduleVerb = defineVerb({
   input: CampaignRef,
   mutates: false,
   run: (ctx, { id }) => localSchedule(ctx, id),
+})
+
+/** An operator ends an A/B test early with the variant they choose. */
+export const pickWinnerVerb = defineVerb({
+  name: 'campaigns.pick-winner',
+  scope: 'campaigns:launch',
+  input: PickWinnerInput,
+  mutates: true,
+  run: (ctx, { id, variant }) => pickWinner(ctx, id, variant),
+})
+
+/** The decision job's verb: every A/B test whose duration has passed gets its winner. */
+export const decideDueTestsVerb = defineVerb({
+  name: 'campaigns.decide-ab-tests',
+  scope: 'admin:*',
+  input: NoInput,
+  mutates: true,
+  run: (ctx) => decideDueTests(ctx),
 })

@@ -24,7 +24,7 @@ export const contactFields = {
 }
 const ContactFields = t.Object(contactFields, strict)
 export type ContactInput = Static<typeof ContactFields>
-export type ContactPatch = Partial<ContactInput>
+export type ContactPatch = Partial<ContactInput> & { sms_opt_out?: boolean }
 
 export const ListContactsInput = t.Object({ ...pageQueryMembers, client_id: t.Optional(t.String()) }, strict)
 export type ListContactsInput = Static<typeof ListContactsInput>
@@ -60,7 +60,14 @@ export const ContactActivityInput = t.Object({ id: RecordId, ...pageQueryMembers
 export type ContactActivityInput = Static<typeof ContactActivityInput>
 
 export const UpdateContactInput = t.Object(
-  { id: RecordId, ...contactFields, email: t.Optional(contactFields.email) },
+  {
+    id: RecordId,
+    ...contactFields,
+    email: t.Optional(contactFields.email),
+    sms_opt_out: t.Optional(
+      t.Boolean({ description: 'true: no SMS, voice, WhatsApp or RCS is sent (as after STOP)' }),
+    ),
+  },
   strict,
 )
 

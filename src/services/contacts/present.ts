@@ -11,6 +11,7 @@ export function presentContact(row: ContactRow) {
     company: row.company,
     phone: row.phone,
     status: row.status,
+    sms_opt_out: row.smsOptOut,
     timezone: row.timezone,
     custom_fields: row.customFields,
     created_at: iso(row.createdAt),

@@ -3,10 +3,8 @@ import type { Ctx } from '../../context'
 import { clients, consents, contacts, events } from '../../db/schema'
 import { findVisible, ownerForCreate } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
-import { newId, toPrefixedId } from '../../lib/ids'
-import { iso } from '../../lib/time'
+import { newId } from '../../lib/ids'
 import { consentSourceOf, recordConsents } from '../consents/record'
-import { recordEvent } from '../events/record'
 import { assertListsOfClient } from '../lists/members'
 import { addMembers, removeFromAllLists } from '../lists/membership'
 import { bumpContactCount } from './counts'
@@ -15,18 +13,19 @@ import { checkCustomFields, normalizeContactFields } from './normalize'
 import { presentContact } from './present'
 import { contactsHighWater, indexContactsAfter } from './search-index'
 import { countUnreachableAfter } from './unreachable'
+import { recordUnsubscribe } from './unsubscribe'
 
 /** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
-function clientNoOf(ctx: Ctx, clientId: string): number {
+export function clientNoOf(ctx: Pick<Ctx, 'db'>, clientId: string): number {
   const row = ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
   if (!row) throw notFound('Client')
   return row.no
 }
 
 // Spelled on client_no so it is answered by the unique key's index.
-function findByEmail(ctx: Ctx, clientNo: number, email: string) {
+export function findByEmail(ctx: Pick<Ctx, 'db'>, clientNo: number, email: string) {
   return ctx.db
-    .select({ id: contacts.id })
+    .select({ id: contacts.id, status: contacts.status })
     .from(contacts)
     .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
     .get()
@@ -36,26 +35,6 @@ export function findContactRow(ctx: Ctx, id: string) {
   const row = findVisible(ctx.db, ctx.actor, contacts, id)
   if (!row) throw notFound('Contact')
   return row
-}
-
-function recordUnsubscribe(ctx: Ctx, clientId: string, contactId: string, email: string, now: number) {
-  recordEvent(ctx, {
-    clientId,
-    type: 'contact.unsubscribed',
-    contactId,
-    occurredAt: now,
-    data: {
-      contact_id: toPrefixedId('contact', contactId),
-      email,
-      campaign_id: null,
-      message_id: null,
-      source: 'api',
-      unsubscribed_at: iso(now),
-    },
-  })
-  recordConsents(ctx.db, { source: consentSourceOf(ctx.actor) }, [
-    { clientId, contactId, action: 'unsubscribed', at: now },
-  ])
 }
 
 export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: string) {
@@ -135,6 +114,7 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
       phone: phone === undefined ? current.phone : phone,
       timezone: pick(patch.timezone, current.timezone),
       status: pick(patch.status, current.status),
+      smsOptOut: pick(patch.sms_opt_out, current.smsOptOut),
       customFields,
       updatedAt: now,
     })
@@ -142,7 +122,16 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
     .returning()
     .get()
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
-    recordUnsubscribe(ctx, row.clientId, row.id, row.email, now)
+    recordUnsubscribe(ctx, row, { source: 'api', consent: { source: consentSourceOf(ctx.actor) }, at: now })
+  if (row.smsOptOut !== current.smsOptOut)
+    recordConsents(ctx.db, { source: consentSourceOf(ctx.actor) }, [
+      {
+        clientId: row.clientId,
+        contactId: row.id,
+        action: row.smsOptOut ? 'unsubscribed' : 'subscribed',
+        at: now,
+      },
+    ])
   for (const listId of listIds)
     addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
   return presentContact(row)

@@ -1,9 +1,8 @@
-import { eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { type SendingProfileRow, sendingProfiles } from '../../db/schema'
 import { decryptSecret, safeEqual } from '../../lib/crypto'
 import { attemptDelivery } from '../../webhooks/attempt'
 import { hostResolver } from '../../webhooks/ssrf'
+import { profileByToken } from '../sending-profiles/records'
 import { mailgunEvents, mailgunSigned } from './mailgun'
 import { basicCredentials, postmarkEvents } from './postmark'
 import { noteReceived, recordEspEvents } from './record'
@@ -25,10 +24,6 @@ export interface EspRequest {
 
 const refused: EspOutcome = { ok: false, status: 401, message: 'Unknown feedback URL or bad credentials' }
 const badBody = (what: string): EspOutcome => ({ ok: false, status: 400, message: `The body is not ${what}` })
-
-function profileByToken(app: AppContext, token: string): SendingProfileRow | undefined {
-  return app.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).get()
-}
 
 function json(body: string): { ok: true; value: unknown } | { ok: false } {
   try {

@@ -52,3 +52,13 @@ export const ListContactIdsInput = t.Object(
   },
   strict,
 )
+
+export const AddListContactsInput = t.Object(
+  {
+    ...ListContactIdsInput.properties,
+    double_opt_in: t.Optional(
+      t.Boolean({ description: 'Added unconfirmed, and each is sent a confirmation message' }),
+    ),
+  },
+  strict,
+)

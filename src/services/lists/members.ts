@@ -6,6 +6,7 @@ import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../
 import { type FieldError, validationFailed } from '../../errors'
 import { consentSourceOf } from '../consents/record'
 import { presentContact } from '../contacts/present'
+import { askListConfirmations } from '../forms/confirmation'
 import { addMembers, removeMembers } from './membership'
 import { findListRow, presentList } from './records'
 
@@ -118,14 +119,18 @@ export function membersPage(
   })
 }
 
-export function addListMembers(ctx: Ctx, id: string, contactIds: string[]) {
+export function addListMembers(ctx: Ctx, id: string, contactIds: string[], doubleOptIn = false) {
   const list = findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
   assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
-  const added = addMembers(ctx, id, unique, ctx.clock.now(), {
+  const now = ctx.clock.now()
+  const added = addMembers(ctx, id, unique, now, {
+    status: doubleOptIn ? 'unconfirmed' : 'confirmed',
     consent: { source: consentSourceOf(ctx.actor) },
-  }).length
-  return { ...presentList(findListRow(ctx, id)), added }
+  })
+  // Double opt-in: each new member confirms through a link before anything else reaches them.
+  if (doubleOptIn && askListConfirmations(ctx, list, added, now) > 0) ctx.workers.wake('send')
+  return { ...presentList(findListRow(ctx, id)), added: added.length }
 }
 
 export function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {

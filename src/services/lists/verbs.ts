@@ -1,5 +1,6 @@
 import { defineVerb } from '../verbs/define'
 import {
+  AddListContactsInput,
   CreateListInput,
   ListContactIdsInput,
   ListListsInput,
@@ -62,9 +63,9 @@ export const listListMembersVerb = defineVerb({
 export const addListMembersVerb = defineVerb({
   name: 'lists.add-contacts',
   scope: 'lists:write',
-  input: ListContactIdsInput,
+  input: AddListContactsInput,
   mutates: true,
-  run: (ctx, { id, contact_ids }) => addListMembers(ctx, id, contact_ids),
+  run: (ctx, { id, contact_ids, double_opt_in }) => addListMembers(ctx, id, contact_ids, double_opt_in),
 })
 
 export const removeListMembersVerb = defineVerb({

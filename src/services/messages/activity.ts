@@ -7,7 +7,7 @@ import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
 import { iso } from '../../lib/time'
 import { OUTBOX_RULES } from '../campaigns/states'
-import { recordConsents } from '../consents/record'
+import { optOutContact } from '../contacts/unsubscribe'
 import { healthAfterBounceOrComplaint } from '../deliverability/health-debounce'
 import { recordEvent } from '../events/record'
 import { suppress } from '../suppressions/records'
@@ -324,40 +324,24 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
 export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: string, at: number): boolean {
   return tx(app, () => {
     const contact = app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).get()
-    const email = contact?.email ?? m.to
-    suppress(app.db, m.clientId, email, 'unsubscribe', `unsubscribed (${source})`, at)
-    if (!contact || contact.status === 'unsubscribed') return false
-    recordConsents(app.db, { source: 'unsubscribe_link' }, [
-      { clientId: m.clientId, contactId: contact.id, action: 'unsubscribed', at },
-    ])
-    // A bounced, complained or blocked contact keeps that status (it says more); the opt-out is
-    // still recorded and the address suppressed.
-    if (contact.status === 'subscribed')
-      app.db
-        .update(contacts)
-        .set({ status: 'unsubscribed', updatedAt: at })
-        .where(eq(contacts.id, contact.id))
-        .run()
+    if (!contact) {
+      suppress(app.db, m.clientId, m.to, 'unsubscribe', `unsubscribed (${source})`, at)
+      return false
+    }
+    const changed = optOutContact(app, contact, {
+      source,
+      consent: { source: 'unsubscribe_link' },
+      at,
+      refs: refs(m),
+      data: { campaign_id: pid('campaign', m.campaignId), ...flowIdsOf(m), message_id: pid('message', m.id) },
+    })
+    if (!changed) return false
     // The message's first unsubscribe is the one analytics counts (once per message).
     const cur = findMessage(app, m.id)
     if (cur && cur.unsubscribedAt === null) {
       app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
       addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
     }
-    recordEvent(app, {
-      ...refs(m),
-      type: 'contact.unsubscribed',
-      occurredAt: at,
-      data: {
-        contact_id: pid('contact', contact.id),
-        email,
-        campaign_id: pid('campaign', m.campaignId),
-        ...flowIdsOf(m),
-        message_id: pid('message', m.id),
-        source,
-        unsubscribed_at: iso(at),
-      },
-    })
     bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })
     return true
   })

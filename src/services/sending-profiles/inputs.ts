@@ -44,6 +44,22 @@ const TextProfile = t.Object(
   strict,
 )
 
+/** SMS also says what a HELP or INFO text is answered with. */
+const SmsProfile = t.Object(
+  {
+    ...TextProfile.properties,
+    help_text: t.Optional(
+      t.String({
+        minLength: 1,
+        maxLength: 320,
+        description:
+          'The reply to HELP or INFO (default "<client name>: reply STOP to unsubscribe, START to resubscribe.")',
+      }),
+    ),
+  },
+  strict,
+)
+
 const Feedback = t.Object(
   {
     ses: t.Optional(t.Object({ enabled: t.Boolean() }, strict)),
@@ -83,7 +99,7 @@ const Feedback = t.Object(
 
 const profileFields = {
   email: t.Optional(EmailProfile),
-  sms: t.Optional(TextProfile),
+  sms: t.Optional(SmsProfile),
   voice: t.Optional(TextProfile),
   whatsapp: t.Optional(TextProfile),
   rcs: t.Optional(TextProfile),

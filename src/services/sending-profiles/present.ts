@@ -47,7 +47,7 @@ export function presentProfile(
       throttles: p?.email.throttles ?? {},
       hourly_cap: p?.email.hourly_cap ?? null,
     },
-    sms: text(p?.sms),
+    sms: { ...text(p?.sms), help_text: p?.sms.help_text ?? null },
     voice: text(p?.voice),
     whatsapp: text(p?.whatsapp),
     rcs: text(p?.rcs),
@@ -59,7 +59,14 @@ export function presentProfile(
       mailgun: p?.feedback.mailgun ? { signing_key_set: true } : null,
       sendgrid: p?.feedback.sendgrid ? { public_key: p.feedback.sendgrid.public_key } : null,
       urls: row
-        ? { ses: url('ses'), postmark: url('postmark'), mailgun: url('mailgun'), sendgrid: url('sendgrid') }
+        ? {
+            ses: url('ses'),
+            postmark: url('postmark'),
+            mailgun: url('mailgun'),
+            sendgrid: url('sendgrid'),
+            // Inbound texts (STOP, START, HELP, replies): the Messaging webhook of the Twilio number.
+            twilio_sms: url('twilio/sms'),
+          }
         : null,
       last_received_at: {
         ses: isoOrNull(received.ses),

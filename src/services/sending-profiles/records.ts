@@ -35,6 +35,11 @@ export function profileRow(ctx: Pick<Ctx, 'db'>, clientId: string): SendingProfi
   return ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.clientId, clientId)).get()
 }
 
+/** The profile whose feedback URLs carry `token` (ESP notifications, inbound SMS). */
+export function profileByToken(ctx: Pick<Ctx, 'db'>, token: string): SendingProfileRow | undefined {
+  return ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).get()
+}
+
 export function getSendingProfile(ctx: Ctx, clientId: string) {
   const client = findClientRow(ctx, clientId)
   return presentProfile(ctx, client.id, profileRow(ctx, client.id))
@@ -78,6 +83,7 @@ function merge(
           : {}),
       ...(given.twilio_base_url !== undefined ? { twilio_base_url: given.twilio_base_url } : {}),
       ...(given.from !== undefined ? { from: given.from } : {}),
+      ...(channel === 'sms' && input.sms?.help_text !== undefined ? { help_text: input.sms.help_text } : {}),
     }
     if (stored.provider === 'twilio') {
       if (!stored.twilio_account_sid)

@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context'
+import type { StoredProfile } from '../../db/schema'
 import { decryptSecret } from '../../lib/crypto'
 import { TEXT_CHANNELS } from './inputs'
 import { profileRow } from './records'
@@ -15,4 +16,15 @@ export function twilioTokensOf(app: AppContext, clientId: string): string[] {
     return channel?.provider === 'twilio' && channel.twilio_auth_token ? [channel.twilio_auth_token] : []
   })
   return [...new Set(sealed.map((token) => decryptSecret(app.secretKey, token)))]
+}
+
+/**
+ * The auth token that signs texts posted to a client's inbound SMS URL: its own Twilio account
+ * for SMS, else the instance's (null when there is neither, and nothing can be verified).
+ */
+export function inboundSmsToken(app: AppContext, profile: StoredProfile): string | null {
+  const sms = profile.sms
+  if (sms.provider === 'twilio' && sms.twilio_auth_token)
+    return decryptSecret(app.secretKey, sms.twilio_auth_token)
+  return app.config.twilioAuthToken
 }

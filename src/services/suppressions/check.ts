@@ -18,7 +18,14 @@ export function createSuppressionCheck(db: Db) {
     query.get({ clientId, email: email.trim().toLowerCase() }) !== undefined
 }
 
-/** One-off check; hot paths build the prepared check once with createSuppressionCheck. */
+const checks = new WeakMap<Db, ReturnType<typeof createSuppressionCheck>>()
+
+/** One check, through a statement prepared once per connection (public forms call it per post). */
 export function isSuppressed(db: Db, clientId: string, email: string): boolean {
-  return createSuppressionCheck(db)(clientId, email)
+  let check = checks.get(db)
+  if (!check) {
+    check = createSuppressionCheck(db)
+    checks.set(db, check)
+  }
+  return check(clientId, email)
 }

@@ -85,6 +85,8 @@ export async function previewWith(
     // A link of its own kind: it opens a page saying this was a preview, and never unsubscribes.
     unsubscribe_url:
       sample.unsubscribe_url ?? `${ctx.config.publicUrl}/u/${encodePreviewToken(trackingKeyOf(ctx), row.id)}`,
+    // Likewise: a preview page of the preference centre that shows no one's lists.
+    preferences_url: `${ctx.config.publicUrl}/p/${encodePreviewToken(trackingKeyOf(ctx), row.id, 'preview_preferences')}`,
   }
   const r = await previewRenderer().render({
     content,

@@ -42,14 +42,15 @@ function htmlToText(html: string): string {
 }
 
 /**
- * What a template sees: contact.* (with contact.custom.*), client.*, campaign.* and
- * unsubscribe_url. Unknown members are allowed (and printable).
+ * What a template sees: contact.* (with contact.custom.*), client.*, campaign.*,
+ * unsubscribe_url and preferences_url. Unknown members are allowed (and printable).
  */
 export interface RenderVariables {
   contact: Record<string, unknown>
   client?: Record<string, unknown>
   campaign?: Record<string, unknown>
   unsubscribe_url?: string
+  preferences_url?: string
   [name: string]: unknown
 }
 

@@ -2,8 +2,8 @@ import type { ClientRow, ContactRow } from '../../db/schema'
 import { iso } from '../../lib/time'
 
 // What a template sees: `contact.*` (with `contact.custom.*`), `client.*` (with `client.footer.*`),
-// `campaign.*` and
-// `unsubscribe_url`. The campaign engine builds the same shapes per recipient.
+// `campaign.*`, `unsubscribe_url` and `preferences_url`. The campaign engine builds the same shapes
+// per recipient.
 
 export function contactVariables(row: ContactRow): Record<string, unknown> {
   return {

@@ -1,7 +1,13 @@
 import type { AppContext } from '../../context'
 import type { MessageRow } from '../../db/schema'
 import { isRedirectable } from '../../lib/html-links'
-import { decodeLinkToken, type LinkKind, PREVIEW_SCOPE, trackingKey } from '../../lib/tracking-token'
+import {
+  decodeLinkToken,
+  type LinkKind,
+  PREVIEW_SCOPE,
+  type PreviewKind,
+  trackingKey,
+} from '../../lib/tracking-token'
 import { findMessage } from '../messages/activity'
 
 const keys = new WeakMap<Uint8Array, Buffer>()
@@ -22,7 +28,7 @@ export const trackingKeyOf = (app: AppContext): Buffer => {
 export function resolveLinkToken(
   app: AppContext,
   token: string,
-  kind: Exclude<LinkKind, 'preview_unsubscribe'>,
+  kind: Exclude<LinkKind, PreviewKind | 'preferences'>,
 ): { message: MessageRow; url: string | null } | null {
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== kind) return null
@@ -37,9 +43,13 @@ export function resolveLinkToken(
  * null otherwise. Needs no lookup: the token changes nothing, so a deleted template's link still
  * opens the preview page.
  */
-export function resolvePreviewToken(app: AppContext, token: string): { templateId: string } | null {
+export function resolvePreviewToken(
+  app: AppContext,
+  token: string,
+  kind: PreviewKind = 'preview_unsubscribe',
+): { templateId: string } | null {
   const decoded = decodeLinkToken(token)
-  if (!decoded || decoded.kind !== 'preview_unsubscribe') return null
+  if (!decoded || decoded.kind !== kind) return null
   if (!decoded.verify(trackingKeyOf(app), PREVIEW_SCOPE)) return null
   return { templateId: decoded.messageId }
 }

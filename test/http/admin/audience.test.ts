@@ -247,6 +247,8 @@ describe('list settings and a contact’s consent', () => {
     expect(detail.text).toMatch(
       /<td>subscribed<\/td>\s*<td><a href="\/admin\/lists\/[^"]+">Weekly<\/a><\/td>\s*<td>admin<\/td>/,
     )
+    await api('PATCH', `/api/v1/contacts/${c.id}`, { sms_opt_out: true })
+    expect((await b.get(`/admin/contacts/${c.id}`)).text).toContain('replied STOP')
     const file = await b.get(`/admin/contacts/${c.id}/export`)
     expect(file.status).toBe(200)
     expect(JSON.parse(file.text).data.consents.items[0]).toMatchObject({

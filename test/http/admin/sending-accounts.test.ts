@@ -57,6 +57,21 @@ describe('the Sending page', () => {
     )
   })
 
+  test('the answer to HELP is saved and shown; the inbound SMS URL is there to copy', async () => {
+    const b = await owner()
+    await b.post('/admin/workspace', { workspace: acme, next: '/admin/sending' })
+    const help = 'Acme: text STOP to stop'
+    expect((await b.post('/admin/sending', { sms_provider: 'inherit', sms_help_text: help })).status).toBe(
+      303,
+    )
+    const profile = (await t.call('GET', `/api/v1/clients/${acme}/sending`)).body.data
+    expect(profile.sms.help_text).toBe(help)
+    const page = (await b.get('/admin/sending')).text
+    expect(page).toContain(`value="${help}"`)
+    expect(page).toContain(`value="${profile.feedback.urls.twilio_sms}"`)
+    expect(profile.feedback.urls.twilio_sms).toMatch(/\/hooks\/twilio\/sms\/[A-Za-z0-9]+$/)
+  })
+
   test('a refusal comes back next to its fieldset', async () => {
     const b = await owner()
     await b.post('/admin/workspace', { workspace: acme, next: '/admin/sending' })

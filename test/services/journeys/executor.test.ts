@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { type MessageRow, messages } from '../../../src/db/schema'
+import { pickByWeight, unitOf } from '../../../src/lib/seeded'
 import {
   findMessage,
   recordBounce,
@@ -263,6 +264,9 @@ describe('condition and split', () => {
       expect(path(e)[2]).toBe(split.branch === 0 ? 'a' : 'b')
       expect(split.branch_name).toBe(split.branch === 0 ? 'A' : 'B')
     }
+    // The draw is the flow's, the node's and the contact's: computed again, it is the same.
+    for (const e of all)
+      expect(e.history[1]!.branch).toBe(pickByWeight([1, 1], unitOf(`${id}:p:${e.contact_id}`)))
     // 60 fair coin flips all alike: 2 in 10^18.
     const a = all.filter((e) => e.history[1]!.branch === 0).length
     expect(a).toBeGreaterThan(0)

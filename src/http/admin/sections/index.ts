@@ -10,6 +10,7 @@ import { contactsSection } from './contacts'
 import { dashboard } from './dashboard'
 import { deliverabilitySection } from './deliverability'
 import { domainsSection } from './domains'
+import { formsSection } from './forms'
 import { importsSection } from './imports'
 import { jobsSection } from './jobs'
 import { journeysSection } from './journeys'
@@ -35,6 +36,7 @@ export const sections: readonly Section[] = [
   importsSection,
   listsSection,
   segmentsSection,
+  formsSection,
   templatesSection,
   campaignsSection,
   messagesSection,

@@ -1,3 +1,4 @@
+import { pickByWeight, unitOf } from '../../../lib/seeded'
 import { LINE_PATTERN } from '../../../lib/validate'
 import type { FlowNode } from '../nodes'
 import type { NodeSpec } from './spec'
@@ -31,19 +32,22 @@ export const split: NodeSpec = {
   },
   step(s, node) {
     s.count(node)
-    const { index, branch } = pickBranch(node)
+    const { index, branch } = pickBranch(node, `${s.flow.id}:${node.id}:${s.contact.id}`)
     s.history({ node: node.id, branch: index, ...(branch.name ? { branch_name: branch.name } : {}) }, node.id)
     return branch.next
   },
 }
 
-function pickBranch(node: FlowNode) {
+/**
+ * The branch a contact takes, drawn from the flow, node and contact: the same contact always
+ * takes the same branch of a split (an entry run again, a step retried after a crash), as an A/B
+ * campaign's recipient always gets the same variant.
+ */
+function pickBranch(node: FlowNode, key: string) {
   const branches = node.branches as { weight: number; next: string; name?: string }[]
-  const total = branches.reduce((sum, b) => sum + b.weight, 0)
-  let pick = Math.random() * total
-  for (const [index, branch] of branches.entries()) {
-    pick -= branch.weight
-    if (pick < 0) return { index, branch }
-  }
-  return { index: branches.length - 1, branch: branches.at(-1)! }
+  const index = pickByWeight(
+    branches.map((b) => b.weight),
+    unitOf(key),
+  )
+  return { index, branch: branches[index]! }
 }

@@ -1,0 +1,1 @@
+CREATE INDEX `contacts_client_phone_idx` ON `contacts` (`client_id`,`phone`) WHERE "contacts"."phone" IS NOT NULL;

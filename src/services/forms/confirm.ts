@@ -1,0 +1,85 @@
+import { and, eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { contacts, forms, lists } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { type ConfirmClaims, confirmKey, decodeConfirmToken } from '../../lib/confirm-token'
+import type { ConsentOrigin } from '../consents/record'
+import { confirmMemberships } from '../lists/membership'
+import { isSuppressed } from '../suppressions/check'
+
+// A confirmation link followed: the contact's unconfirmed memberships of the form's lists (or
+// the one list) become confirmed. A second click finds nothing left to confirm and shows the
+// same page. A token that does not verify, has expired or names what is gone is no link at all.
+
+export const CONFIRM_TTL_MS = 7 * 24 * 60 * 60 * 1000
+
+export interface ConfirmOutcome {
+  clientId: string
+  /** Where the person goes next (the form's confirmed_url), or null for Herald's page. */
+  redirect: string | null
+  /** The lists confirmed by this click (none on a repeat). */
+  confirmed: string[]
+}
+
+interface Target {
+  clientId: string
+  listIds: string[]
+  redirect: string | null
+  origin: ConsentOrigin
+}
+
+function targetOf(
+  app: AppContext,
+  claims: ConfirmClaims,
+  who: Pick<ConsentOrigin, 'ip' | 'userAgent'>,
+): Target | null {
+  if (claims.via === 'list') {
+    const list = app.db
+      .select({ clientId: lists.clientId })
+      .from(lists)
+      .where(eq(lists.id, claims.sourceId))
+      .get()
+    if (!list) return null
+    // Members added by the API and confirmed by the person: the subscription's door was the API.
+    return {
+      clientId: list.clientId,
+      listIds: [claims.sourceId],
+      redirect: null,
+      origin: { source: 'api', ...who },
+    }
+  }
+  const form = app.db.select().from(forms).where(eq(forms.id, claims.sourceId)).get()
+  if (!form) return null
+  return {
+    clientId: form.clientId,
+    listIds: form.listIds,
+    redirect: form.confirmedUrl,
+    origin: { source: 'form', formId: form.id, consentText: form.consentText, ...who },
+  }
+}
+
+export function confirmByToken(
+  app: AppContext,
+  token: string,
+  who: { ip: string; userAgent: string | null },
+): ConfirmOutcome | null {
+  const claims = decodeConfirmToken(confirmKey(app.secretKey), token)
+  const now = app.clock.now()
+  if (!claims || now - claims.issuedAt > CONFIRM_TTL_MS || claims.issuedAt > now + 60_000) return null
+  const target = targetOf(app, claims, who)
+  if (!target) return null
+  const contact = app.db
+    .select({ email: contacts.email, status: contacts.status })
+    .from(contacts)
+    .where(and(eq(contacts.id, claims.contactId), eq(contacts.clientId, target.clientId)))
+    .get()
+  if (!contact) return null
+  // Someone who has opted out (or is suppressed) since is not subscribed again by an old link.
+  const reachable = contact.status === 'subscribed' && !isSuppressed(app.db, target.clientId, contact.email)
+  const confirmed = reachable
+    ? inTransaction(app.sqlite, () =>
+        confirmMemberships(app, claims.contactId, target.listIds, now, target.origin),
+      )
+    : []
+  return { clientId: target.clientId, redirect: target.redirect, confirmed }
+}

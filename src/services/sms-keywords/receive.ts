@@ -1,0 +1,133 @@
+import { and, desc, eq, inArray, isNotNull } from 'drizzle-orm'
+import { verifyTwilioSignature } from '../../channels/twilio'
+import type { AppContext } from '../../context'
+import { type ContactRow, contacts, messages } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
+import { recordConsents } from '../consents/record'
+import { normalizePhone } from '../contacts/normalize'
+import { findMessage, recordReply } from '../messages/activity'
+import { snippetOf } from '../messages/snippet'
+import { footerOf } from '../sending-profiles/footer'
+import { profileByToken } from '../sending-profiles/records'
+import { inboundSmsToken } from '../sending-profiles/twilio-tokens'
+import { keywordOf } from './keywords'
+
+// A text someone sent to a client's Twilio number, posted to `/hooks/twilio/sms/{token}`: the
+// token names the client (its sending profile's feedback token), X-Twilio-Signature proves Twilio
+// sent it. STOP and START change the SMS opt-out of every contact of the client with that number
+// (carriers opt out a number, not a person); HELP is answered with the client's help text;
+// anything else is stored as a reply to the latest text that number was sent.
+
+export interface InboundSmsRequest {
+  /** The URL Twilio requested (the public URL, which its signature covers). */
+  url: string
+  headers: Headers
+  body: string
+}
+
+export type InboundSmsOutcome =
+  | { ok: false; status: 401 | 404; message: string }
+  | {
+      ok: true
+      /** What Twilio texts back (TwiML <Message>), if anything. */
+      reply: string | null
+      did: 'opted_out' | 'opted_in' | 'help' | 'reply' | 'ignored'
+    }
+
+const MAX_REPLY_TEXT = 16 * 1024
+
+export const defaultHelpText = (company: string | null) =>
+  `${company ? `${company}: r` : 'R'}eply STOP to unsubscribe, START to resubscribe.`
+
+function contactsByPhone(app: AppContext, clientId: string, phone: string): ContactRow[] {
+  return app.db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.clientId, clientId), eq(contacts.phone, phone)))
+    .limit(100)
+    .all()
+}
+
+/** Sets the SMS opt-out of these contacts, with a consent row for each that changed. */
+function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optOut: boolean, at: number) {
+  const changing = people.filter((c) => c.smsOptOut !== optOut)
+  if (changing.length === 0) return
+  app.db
+    .update(contacts)
+    .set({ smsOptOut: optOut, updatedAt: at })
+    .where(
+      inArray(
+        contacts.id,
+        changing.map((c) => c.id),
+      ),
+    )
+    .run()
+  recordConsents(
+    app.db,
+    { source: 'sms' },
+    changing.map((c) => ({
+      clientId: c.clientId,
+      contactId: c.id,
+      action: optOut ? ('unsubscribed' as const) : ('subscribed' as const),
+      at,
+    })),
+  )
+}
+
+/** The latest text sent to any of these contacts: what a reply from their number answers. */
+function latestSmsTo(app: AppContext, people: readonly ContactRow[]) {
+  const row = app.db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(
+      and(
+        inArray(
+          messages.contactId,
+          people.map((c) => c.id),
+        ),
+        eq(messages.channel, 'sms'),
+        isNotNull(messages.sentAt),
+      ),
+    )
+    .orderBy(desc(messages.seq))
+    .limit(1)
+    .get()
+  return row ? findMessage(app, row.id) : undefined
+}
+
+export function receiveInboundSms(app: AppContext, token: string, req: InboundSmsRequest): InboundSmsOutcome {
+  const row = profileByToken(app, token)
+  if (!row) return { ok: false, status: 404, message: 'No such inbound SMS URL' }
+  const params = Object.fromEntries(new URLSearchParams(req.body))
+  const authToken = inboundSmsToken(app, row.profile)
+  if (!authToken || !verifyTwilioSignature(authToken, req.url, params, req.headers.get('x-twilio-signature')))
+    return { ok: false, status: 401, message: 'X-Twilio-Signature does not match this request' }
+
+  const text = params.Body ?? ''
+  const keyword = keywordOf(text)
+  // HELP is answered whoever asks (carriers require it); it reads and stores nothing.
+  if (keyword === 'help') {
+    const help = row.profile.sms.help_text ?? defaultHelpText(footerOf(app.db, row.clientId).company)
+    return { ok: true, reply: help, did: 'help' }
+  }
+  const phone = normalizePhone(params.From ?? '')
+  const people = phone ? contactsByPhone(app, row.clientId, phone) : []
+  if (people.length === 0) return { ok: true, reply: null, did: 'ignored' }
+  const at = app.clock.now()
+  return inTransaction(app.sqlite, (): InboundSmsOutcome => {
+    if (keyword === 'stop' || keyword === 'start') {
+      setSmsOptOut(app, people, keyword === 'stop', at)
+      // Twilio itself answers STOP and START with the carrier's confirmation.
+      return { ok: true, reply: null, did: keyword === 'stop' ? 'opted_out' : 'opted_in' }
+    }
+    const answered = latestSmsTo(app, people)
+    if (!answered) return { ok: true, reply: null, did: 'ignored' }
+    recordReply(
+      app,
+      answered,
+      { from: phone!, subject: null, snippet: snippetOf(text), text: text.slice(0, MAX_REPLY_TEXT) },
+      at,
+    )
+    return { ok: true, reply: null, did: 'reply' }
+  })
+}
