@@ -12,16 +12,14 @@
 // code 1 when a bar is missed.
 
 import { parseArgs } from 'node:util'
-import { createProvider } from '../../src/channels/registry'
-import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, setRollupWrites } from '../../src/db/rollups'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { METRICS } from '../../src/services/analytics/inputs'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
-import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp, type TestApp } from '../helpers/app'
+import { captureProviders, insertListContacts, keepAlive } from './in-process'
 import { BenchError, fmt, progress, runBench } from './lib'
 
 const BARS = { p95Ms: 30, rollupCost: 0.1 }
@@ -308,30 +306,14 @@ async function latency(t: TestApp, name: string, paths: () => string) {
 // 2. The send rate with and without the rollup writes.
 
 async function sendRates() {
+  const release = keepAlive()
   const t = createTestApp()
   const clientId = t.client('Sender')
   const key = t.key({ scopes: ['admin:*'], clientId })
   const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'All' } })).body.data
   const now = Date.now()
-  t.ctx.sqlite.transaction(() => {
-    const c = t.ctx.sqlite.prepare(
-      "INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, 'subscribed', '{}', ?5, ?5)",
-    )
-    const m = t.ctx.sqlite.prepare(
-      'INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, ?3)',
-    )
-    for (let i = 0; i < RECIPIENTS; i++) {
-      const id = Bun.randomUUIDv7()
-      c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, now)
-      m.run(list.id, id, now)
-    }
-    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [RECIPIENTS, list.id])
-    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [RECIPIENTS, clientId])
-  })()
-  const capture = createProvider('capture', t.ctx.config, createFeedback(t.ctx))
-  const providers = Object.fromEntries(
-    (['email', 'sms', 'voice', 'whatsapp', 'rcs'] as Channel[]).map((c) => [c, capture]),
-  ) as Record<Channel, ChannelProvider>
+  insertListContacts(t, clientId, list.id, RECIPIENTS, now)
+  const { capture, providers } = captureProviders(t)
   const html = `<html><body><h1>Hello {{ contact.first_name }}</h1>${'<p>News of the week, with a <a href="https://example.com/x">link</a>.</p>'.repeat(20)}<a href="{{ unsubscribe_url }}">unsubscribe</a></body></html>`
 
   // Wall-clock rates, and rates per CPU-second of this process: on a shared 2-core machine other
@@ -381,6 +363,7 @@ async function sendRates() {
     )
   }
   setRollupWrites(t.ctx.sqlite, true)
+  release()
   const rows = t.ctx.sqlite.query<{ n: number }, []>('SELECT sum(sent) AS n FROM analytics_rollups').get()!.n
   if (rows !== RECIPIENTS * (ROUNDS + 1))
     throw new BenchError(`rollups counted ${rows} sends, expected ${RECIPIENTS * (ROUNDS + 1)}`)

@@ -19,6 +19,9 @@
 //     default 1,000,000): rate, ratio to a raw insert in the same run, peak RSS; a missed bar fails the run.
 //  ESP feedback (test/bench/esp-feedback.ts, its own process; HERALD_BENCH_FEEDBACK_NOTIFICATIONS,
 //     default 300): a provider's bounce notification → suppression and webhook queued, p99 <= 1 s.
+//  Local-time delivery (test/bench/local-time.ts, its own process; HERALD_BENCH_LOCAL_TIME_RECIPIENTS,
+//     default 100,000): a campaign at 09:00 in 24 zones over a simulated day on an injected clock;
+//     every message leaves within 60 s after its recipient's 09:00, none before.
 //  Signup forms (test/bench/forms.ts, its own process; HERALD_BENCH_FORM_SUBMISSIONS, default 4,000):
 //     200 concurrent submitters POST /f/{id} ≥ 0.5 × POST /api/v1/contacts in the same run, p95 <= 20 ms,
 //     each stored and its confirmation queued; the hosted page <= 30 KB with no script.
@@ -327,6 +330,8 @@ async function main(): Promise<boolean> {
   const signup = await script(runFormsBench)
   // Journeys (test/bench/journeys.ts, its own server and data): its table and JSON line join ours.
   const journeys = await script(runJourneyBench)
+  // Local-time delivery (test/bench/local-time.ts, in process on data of its own): the same.
+  const localTime = await script(runLocalTimeBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
   const csvImport = await script(runImportBench)
   const bare = best(bareRuns)
@@ -365,6 +370,7 @@ async function main(): Promise<boolean> {
     ...feedback.table,
     ...signup.table,
     ...journeys.table,
+    ...localTime.table,
     ...csvImport.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
@@ -413,6 +419,7 @@ async function main(): Promise<boolean> {
       feedback: feedback.json,
       forms: signup.json,
       journeys: journeys.json,
+      local_time: localTime.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
@@ -422,6 +429,7 @@ async function main(): Promise<boolean> {
     (mcp === null || (mcp.tools_list_pass && mcp.ratio_pass)) &&
     analytics.pass &&
     journeys.pass &&
+    localTime.pass &&
     csvImport.pass &&
     portal.pass &&
     smtp.pass &&
@@ -468,6 +476,17 @@ async function runBenchScript(
 function runJourneyBench(): Promise<ScriptBench> {
   const contacts = process.env.HERALD_BENCH_JOURNEY_CONTACTS ?? '100000'
   return runBenchScript('journeys', 'journeys.ts', ['--contacts', contacts], `${contacts} contacts`)
+}
+
+/** Local-time delivery over 24 zones (HERALD_BENCH_LOCAL_TIME_RECIPIENTS, default 100,000). */
+function runLocalTimeBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_LOCAL_TIME_RECIPIENTS ?? '100000'
+  return runBenchScript(
+    'local-time',
+    'local-time.ts',
+    ['--recipients', n],
+    `${n} recipients at 09:00 in 24 zones`,
+  )
 }
 
 /** A provider's bounce notification → suppression and webhook queued (HERALD_BENCH_FEEDBACK_NOTIFICATIONS, default 300). */

@@ -19,101 +19,102 @@ import v15 from '../../../views/pages/campaigns/fields.liquid' with { type: 'tex
 import v16 from '../../../views/pages/campaigns/index.liquid' with { type: 'text' }
 import v17 from '../../../views/pages/campaigns/launch.liquid' with { type: 'text' }
 import v18 from '../../../views/pages/campaigns/live.liquid' with { type: 'text' }
-import v19 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
-import v20 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
-import v21 from '../../../views/pages/clients/form.liquid' with { type: 'text' }
-import v22 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
-import v23 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
-import v24 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
-import v25 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
-import v26 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
-import v27 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
-import v28 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
-import v29 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
-import v30 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
-import v31 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
-import v32 from '../../../views/pages/domains/delete.liquid' with { type: 'text' }
-import v33 from '../../../views/pages/domains/index.liquid' with { type: 'text' }
-import v34 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
-import v35 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
-import v36 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
-import v37 from '../../../views/pages/forms/delete.liquid' with { type: 'text' }
-import v38 from '../../../views/pages/forms/edit.liquid' with { type: 'text' }
-import v39 from '../../../views/pages/forms/index.liquid' with { type: 'text' }
-import v40 from '../../../views/pages/forms/show.liquid' with { type: 'text' }
-import v41 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
-import v42 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
-import v43 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
-import v44 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
-import v45 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
-import v46 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
-import v47 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
-import v48 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
-import v49 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
-import v50 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
-import v51 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
-import v52 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
-import v53 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
-import v54 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
-import v55 from '../../../views/pages/login/index.liquid' with { type: 'text' }
-import v56 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
-import v57 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
-import v58 from '../../../views/pages/oauth-clients/created.liquid' with { type: 'text' }
-import v59 from '../../../views/pages/oauth-clients/delete.liquid' with { type: 'text' }
-import v60 from '../../../views/pages/oauth-clients/index.liquid' with { type: 'text' }
-import v61 from '../../../views/pages/oauth-clients/new.liquid' with { type: 'text' }
-import v62 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
-import v63 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
-import v64 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
-import v65 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
-import v66 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
-import v67 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
-import v68 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
-import v69 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
-import v70 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
-import v71 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
-import v72 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
-import v73 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
-import v74 from '../../../views/pages/sending/index.liquid' with { type: 'text' }
-import v75 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
-import v76 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
-import v77 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
-import v78 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
-import v79 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
-import v80 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
-import v81 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
-import v82 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
-import v83 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
-import v84 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
-import v85 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
-import v86 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
-import v87 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
-import v88 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
-import v89 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
-import v90 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
-import v91 from '../../../views/pages/users/index.liquid' with { type: 'text' }
-import v92 from '../../../views/pages/users/new.liquid' with { type: 'text' }
-import v93 from '../../../views/pages/users/password.liquid' with { type: 'text' }
-import v94 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
-import v95 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
-import v96 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
-import v97 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
-import v98 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
-import v99 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
-import v100 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
-import v101 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
-import v102 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
-import v103 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
-import v104 from '../../../views/partials/field-error.liquid' with { type: 'text' }
-import v105 from '../../../views/partials/flash.liquid' with { type: 'text' }
-import v106 from '../../../views/partials/form-error.liquid' with { type: 'text' }
-import v107 from '../../../views/partials/head.liquid' with { type: 'text' }
-import v108 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
-import v109 from '../../../views/partials/list-options.liquid' with { type: 'text' }
-import v110 from '../../../views/partials/nav.liquid' with { type: 'text' }
-import v111 from '../../../views/partials/signup-form-fields.liquid' with { type: 'text' }
-import v112 from '../../../views/partials/swap.liquid' with { type: 'text' }
-import v113 from '../../../views/partials/workspace.liquid' with { type: 'text' }
+import v19 from '../../../views/pages/campaigns/local-zones.liquid' with { type: 'text' }
+import v20 from '../../../views/pages/campaigns/new.liquid' with { type: 'text' }
+import v21 from '../../../views/pages/campaigns/show.liquid' with { type: 'text' }
+import v22 from '../../../views/pages/clients/form.liquid' with { type: 'text' }
+import v23 from '../../../views/pages/clients/index.liquid' with { type: 'text' }
+import v24 from '../../../views/pages/clients/status.liquid' with { type: 'text' }
+import v25 from '../../../views/pages/contacts/erase.liquid' with { type: 'text' }
+import v26 from '../../../views/pages/contacts/form.liquid' with { type: 'text' }
+import v27 from '../../../views/pages/contacts/index.liquid' with { type: 'text' }
+import v28 from '../../../views/pages/contacts/show.liquid' with { type: 'text' }
+import v29 from '../../../views/pages/dashboard/index.liquid' with { type: 'text' }
+import v30 from '../../../views/pages/dashboard/running.liquid' with { type: 'text' }
+import v31 from '../../../views/pages/deliverability/client.liquid' with { type: 'text' }
+import v32 from '../../../views/pages/deliverability/overview.liquid' with { type: 'text' }
+import v33 from '../../../views/pages/domains/delete.liquid' with { type: 'text' }
+import v34 from '../../../views/pages/domains/index.liquid' with { type: 'text' }
+import v35 from '../../../views/pages/domains/new.liquid' with { type: 'text' }
+import v36 from '../../../views/pages/domains/show.liquid' with { type: 'text' }
+import v37 from '../../../views/pages/errors/error.liquid' with { type: 'text' }
+import v38 from '../../../views/pages/forms/delete.liquid' with { type: 'text' }
+import v39 from '../../../views/pages/forms/edit.liquid' with { type: 'text' }
+import v40 from '../../../views/pages/forms/index.liquid' with { type: 'text' }
+import v41 from '../../../views/pages/forms/show.liquid' with { type: 'text' }
+import v42 from '../../../views/pages/imports/index.liquid' with { type: 'text' }
+import v43 from '../../../views/pages/imports/new.liquid' with { type: 'text' }
+import v44 from '../../../views/pages/imports/progress.liquid' with { type: 'text' }
+import v45 from '../../../views/pages/imports/show.liquid' with { type: 'text' }
+import v46 from '../../../views/pages/jobs/index.liquid' with { type: 'text' }
+import v47 from '../../../views/pages/journeys/archive.liquid' with { type: 'text' }
+import v48 from '../../../views/pages/journeys/index.liquid' with { type: 'text' }
+import v49 from '../../../views/pages/journeys/new.liquid' with { type: 'text' }
+import v50 from '../../../views/pages/journeys/node.liquid' with { type: 'text' }
+import v51 from '../../../views/pages/journeys/show.liquid' with { type: 'text' }
+import v52 from '../../../views/pages/lists/delete.liquid' with { type: 'text' }
+import v53 from '../../../views/pages/lists/index.liquid' with { type: 'text' }
+import v54 from '../../../views/pages/lists/new.liquid' with { type: 'text' }
+import v55 from '../../../views/pages/lists/show.liquid' with { type: 'text' }
+import v56 from '../../../views/pages/login/index.liquid' with { type: 'text' }
+import v57 from '../../../views/pages/messages/index.liquid' with { type: 'text' }
+import v58 from '../../../views/pages/messages/show.liquid' with { type: 'text' }
+import v59 from '../../../views/pages/oauth-clients/created.liquid' with { type: 'text' }
+import v60 from '../../../views/pages/oauth-clients/delete.liquid' with { type: 'text' }
+import v61 from '../../../views/pages/oauth-clients/index.liquid' with { type: 'text' }
+import v62 from '../../../views/pages/oauth-clients/new.liquid' with { type: 'text' }
+import v63 from '../../../views/pages/oauth/consent.liquid' with { type: 'text' }
+import v64 from '../../../views/pages/oauth/error.liquid' with { type: 'text' }
+import v65 from '../../../views/pages/replies/index.liquid' with { type: 'text' }
+import v66 from '../../../views/pages/replies/show.liquid' with { type: 'text' }
+import v67 from '../../../views/pages/segments/builder.liquid' with { type: 'text' }
+import v68 from '../../../views/pages/segments/delete.liquid' with { type: 'text' }
+import v69 from '../../../views/pages/segments/estimate.liquid' with { type: 'text' }
+import v70 from '../../../views/pages/segments/index.liquid' with { type: 'text' }
+import v71 from '../../../views/pages/segments/show.liquid' with { type: 'text' }
+import v72 from '../../../views/pages/senders/delete.liquid' with { type: 'text' }
+import v73 from '../../../views/pages/senders/form.liquid' with { type: 'text' }
+import v74 from '../../../views/pages/senders/index.liquid' with { type: 'text' }
+import v75 from '../../../views/pages/sending/index.liquid' with { type: 'text' }
+import v76 from '../../../views/pages/sequences/archive.liquid' with { type: 'text' }
+import v77 from '../../../views/pages/sequences/form.liquid' with { type: 'text' }
+import v78 from '../../../views/pages/sequences/index.liquid' with { type: 'text' }
+import v79 from '../../../views/pages/sequences/show.liquid' with { type: 'text' }
+import v80 from '../../../views/pages/settings/index.liquid' with { type: 'text' }
+import v81 from '../../../views/pages/suppressions/index.liquid' with { type: 'text' }
+import v82 from '../../../views/pages/suppressions/remove.liquid' with { type: 'text' }
+import v83 from '../../../views/pages/templates/delete.liquid' with { type: 'text' }
+import v84 from '../../../views/pages/templates/draft-preview.liquid' with { type: 'text' }
+import v85 from '../../../views/pages/templates/fields.liquid' with { type: 'text' }
+import v86 from '../../../views/pages/templates/index.liquid' with { type: 'text' }
+import v87 from '../../../views/pages/templates/new.liquid' with { type: 'text' }
+import v88 from '../../../views/pages/templates/preview.liquid' with { type: 'text' }
+import v89 from '../../../views/pages/templates/show.liquid' with { type: 'text' }
+import v90 from '../../../views/pages/users/delete.liquid' with { type: 'text' }
+import v91 from '../../../views/pages/users/edit.liquid' with { type: 'text' }
+import v92 from '../../../views/pages/users/index.liquid' with { type: 'text' }
+import v93 from '../../../views/pages/users/new.liquid' with { type: 'text' }
+import v94 from '../../../views/pages/users/password.liquid' with { type: 'text' }
+import v95 from '../../../views/pages/users/reset.liquid' with { type: 'text' }
+import v96 from '../../../views/pages/webhooks/delete.liquid' with { type: 'text' }
+import v97 from '../../../views/pages/webhooks/index.liquid' with { type: 'text' }
+import v98 from '../../../views/pages/webhooks/new.liquid' with { type: 'text' }
+import v99 from '../../../views/pages/webhooks/reveal.liquid' with { type: 'text' }
+import v100 from '../../../views/pages/webhooks/rotate.liquid' with { type: 'text' }
+import v101 from '../../../views/pages/webhooks/secret.liquid' with { type: 'text' }
+import v102 from '../../../views/pages/webhooks/show.liquid' with { type: 'text' }
+import v103 from '../../../views/partials/alert-banner.liquid' with { type: 'text' }
+import v104 from '../../../views/partials/count-bars.liquid' with { type: 'text' }
+import v105 from '../../../views/partials/field-error.liquid' with { type: 'text' }
+import v106 from '../../../views/partials/flash.liquid' with { type: 'text' }
+import v107 from '../../../views/partials/form-error.liquid' with { type: 'text' }
+import v108 from '../../../views/partials/head.liquid' with { type: 'text' }
+import v109 from '../../../views/partials/line-chart.liquid' with { type: 'text' }
+import v110 from '../../../views/partials/list-options.liquid' with { type: 'text' }
+import v111 from '../../../views/partials/nav.liquid' with { type: 'text' }
+import v112 from '../../../views/partials/signup-form-fields.liquid' with { type: 'text' }
+import v113 from '../../../views/partials/swap.liquid' with { type: 'text' }
+import v114 from '../../../views/partials/workspace.liquid' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
 import a0 from '../../../views/static/app.css' with { type: 'text' }
 // @ts-ignore: an asset read as text (TypeScript has no type for it)
@@ -144,101 +145,102 @@ export const embeddedViews: Record<string, string> = {
   'pages/campaigns/index.liquid': v16,
   'pages/campaigns/launch.liquid': v17,
   'pages/campaigns/live.liquid': v18,
-  'pages/campaigns/new.liquid': v19,
-  'pages/campaigns/show.liquid': v20,
-  'pages/clients/form.liquid': v21,
-  'pages/clients/index.liquid': v22,
-  'pages/clients/status.liquid': v23,
-  'pages/contacts/erase.liquid': v24,
-  'pages/contacts/form.liquid': v25,
-  'pages/contacts/index.liquid': v26,
-  'pages/contacts/show.liquid': v27,
-  'pages/dashboard/index.liquid': v28,
-  'pages/dashboard/running.liquid': v29,
-  'pages/deliverability/client.liquid': v30,
-  'pages/deliverability/overview.liquid': v31,
-  'pages/domains/delete.liquid': v32,
-  'pages/domains/index.liquid': v33,
-  'pages/domains/new.liquid': v34,
-  'pages/domains/show.liquid': v35,
-  'pages/errors/error.liquid': v36,
-  'pages/forms/delete.liquid': v37,
-  'pages/forms/edit.liquid': v38,
-  'pages/forms/index.liquid': v39,
-  'pages/forms/show.liquid': v40,
-  'pages/imports/index.liquid': v41,
-  'pages/imports/new.liquid': v42,
-  'pages/imports/progress.liquid': v43,
-  'pages/imports/show.liquid': v44,
-  'pages/jobs/index.liquid': v45,
-  'pages/journeys/archive.liquid': v46,
-  'pages/journeys/index.liquid': v47,
-  'pages/journeys/new.liquid': v48,
-  'pages/journeys/node.liquid': v49,
-  'pages/journeys/show.liquid': v50,
-  'pages/lists/delete.liquid': v51,
-  'pages/lists/index.liquid': v52,
-  'pages/lists/new.liquid': v53,
-  'pages/lists/show.liquid': v54,
-  'pages/login/index.liquid': v55,
-  'pages/messages/index.liquid': v56,
-  'pages/messages/show.liquid': v57,
-  'pages/oauth-clients/created.liquid': v58,
-  'pages/oauth-clients/delete.liquid': v59,
-  'pages/oauth-clients/index.liquid': v60,
-  'pages/oauth-clients/new.liquid': v61,
-  'pages/oauth/consent.liquid': v62,
-  'pages/oauth/error.liquid': v63,
-  'pages/replies/index.liquid': v64,
-  'pages/replies/show.liquid': v65,
-  'pages/segments/builder.liquid': v66,
-  'pages/segments/delete.liquid': v67,
-  'pages/segments/estimate.liquid': v68,
-  'pages/segments/index.liquid': v69,
-  'pages/segments/show.liquid': v70,
-  'pages/senders/delete.liquid': v71,
-  'pages/senders/form.liquid': v72,
-  'pages/senders/index.liquid': v73,
-  'pages/sending/index.liquid': v74,
-  'pages/sequences/archive.liquid': v75,
-  'pages/sequences/form.liquid': v76,
-  'pages/sequences/index.liquid': v77,
-  'pages/sequences/show.liquid': v78,
-  'pages/settings/index.liquid': v79,
-  'pages/suppressions/index.liquid': v80,
-  'pages/suppressions/remove.liquid': v81,
-  'pages/templates/delete.liquid': v82,
-  'pages/templates/draft-preview.liquid': v83,
-  'pages/templates/fields.liquid': v84,
-  'pages/templates/index.liquid': v85,
-  'pages/templates/new.liquid': v86,
-  'pages/templates/preview.liquid': v87,
-  'pages/templates/show.liquid': v88,
-  'pages/users/delete.liquid': v89,
-  'pages/users/edit.liquid': v90,
-  'pages/users/index.liquid': v91,
-  'pages/users/new.liquid': v92,
-  'pages/users/password.liquid': v93,
-  'pages/users/reset.liquid': v94,
-  'pages/webhooks/delete.liquid': v95,
-  'pages/webhooks/index.liquid': v96,
-  'pages/webhooks/new.liquid': v97,
-  'pages/webhooks/reveal.liquid': v98,
-  'pages/webhooks/rotate.liquid': v99,
-  'pages/webhooks/secret.liquid': v100,
-  'pages/webhooks/show.liquid': v101,
-  'partials/alert-banner.liquid': v102,
-  'partials/count-bars.liquid': v103,
-  'partials/field-error.liquid': v104,
-  'partials/flash.liquid': v105,
-  'partials/form-error.liquid': v106,
-  'partials/head.liquid': v107,
-  'partials/line-chart.liquid': v108,
-  'partials/list-options.liquid': v109,
-  'partials/nav.liquid': v110,
-  'partials/signup-form-fields.liquid': v111,
-  'partials/swap.liquid': v112,
-  'partials/workspace.liquid': v113,
+  'pages/campaigns/local-zones.liquid': v19,
+  'pages/campaigns/new.liquid': v20,
+  'pages/campaigns/show.liquid': v21,
+  'pages/clients/form.liquid': v22,
+  'pages/clients/index.liquid': v23,
+  'pages/clients/status.liquid': v24,
+  'pages/contacts/erase.liquid': v25,
+  'pages/contacts/form.liquid': v26,
+  'pages/contacts/index.liquid': v27,
+  'pages/contacts/show.liquid': v28,
+  'pages/dashboard/index.liquid': v29,
+  'pages/dashboard/running.liquid': v30,
+  'pages/deliverability/client.liquid': v31,
+  'pages/deliverability/overview.liquid': v32,
+  'pages/domains/delete.liquid': v33,
+  'pages/domains/index.liquid': v34,
+  'pages/domains/new.liquid': v35,
+  'pages/domains/show.liquid': v36,
+  'pages/errors/error.liquid': v37,
+  'pages/forms/delete.liquid': v38,
+  'pages/forms/edit.liquid': v39,
+  'pages/forms/index.liquid': v40,
+  'pages/forms/show.liquid': v41,
+  'pages/imports/index.liquid': v42,
+  'pages/imports/new.liquid': v43,
+  'pages/imports/progress.liquid': v44,
+  'pages/imports/show.liquid': v45,
+  'pages/jobs/index.liquid': v46,
+  'pages/journeys/archive.liquid': v47,
+  'pages/journeys/index.liquid': v48,
+  'pages/journeys/new.liquid': v49,
+  'pages/journeys/node.liquid': v50,
+  'pages/journeys/show.liquid': v51,
+  'pages/lists/delete.liquid': v52,
+  'pages/lists/index.liquid': v53,
+  'pages/lists/new.liquid': v54,
+  'pages/lists/show.liquid': v55,
+  'pages/login/index.liquid': v56,
+  'pages/messages/index.liquid': v57,
+  'pages/messages/show.liquid': v58,
+  'pages/oauth-clients/created.liquid': v59,
+  'pages/oauth-clients/delete.liquid': v60,
+  'pages/oauth-clients/index.liquid': v61,
+  'pages/oauth-clients/new.liquid': v62,
+  'pages/oauth/consent.liquid': v63,
+  'pages/oauth/error.liquid': v64,
+  'pages/replies/index.liquid': v65,
+  'pages/replies/show.liquid': v66,
+  'pages/segments/builder.liquid': v67,
+  'pages/segments/delete.liquid': v68,
+  'pages/segments/estimate.liquid': v69,
+  'pages/segments/index.liquid': v70,
+  'pages/segments/show.liquid': v71,
+  'pages/senders/delete.liquid': v72,
+  'pages/senders/form.liquid': v73,
+  'pages/senders/index.liquid': v74,
+  'pages/sending/index.liquid': v75,
+  'pages/sequences/archive.liquid': v76,
+  'pages/sequences/form.liquid': v77,
+  'pages/sequences/index.liquid': v78,
+  'pages/sequences/show.liquid': v79,
+  'pages/settings/index.liquid': v80,
+  'pages/suppressions/index.liquid': v81,
+  'pages/suppressions/remove.liquid': v82,
+  'pages/templates/delete.liquid': v83,
+  'pages/templates/draft-preview.liquid': v84,
+  'pages/templates/fields.liquid': v85,
+  'pages/templates/index.liquid': v86,
+  'pages/templates/new.liquid': v87,
+  'pages/templates/preview.liquid': v88,
+  'pages/templates/show.liquid': v89,
+  'pages/users/delete.liquid': v90,
+  'pages/users/edit.liquid': v91,
+  'pages/users/index.liquid': v92,
+  'pages/users/new.liquid': v93,
+  'pages/users/password.liquid': v94,
+  'pages/users/reset.liquid': v95,
+  'pages/webhooks/delete.liquid': v96,
+  'pages/webhooks/index.liquid': v97,
+  'pages/webhooks/new.liquid': v98,
+  'pages/webhooks/reveal.liquid': v99,
+  'pages/webhooks/rotate.liquid': v100,
+  'pages/webhooks/secret.liquid': v101,
+  'pages/webhooks/show.liquid': v102,
+  'partials/alert-banner.liquid': v103,
+  'partials/count-bars.liquid': v104,
+  'partials/field-error.liquid': v105,
+  'partials/flash.liquid': v106,
+  'partials/form-error.liquid': v107,
+  'partials/head.liquid': v108,
+  'partials/line-chart.liquid': v109,
+  'partials/list-options.liquid': v110,
+  'partials/nav.liquid': v111,
+  'partials/signup-form-fields.liquid': v112,
+  'partials/swap.liquid': v113,
+  'partials/workspace.liquid': v114,
 }
 
 /** Static assets by file name, served under /admin/static/. */

@@ -60,6 +60,11 @@ const Campaign = named(
     body_html: Nullable(t.String()),
     body_text: Nullable(t.String()),
     scheduled_at: Nullable(DateTime),
+    send_at_local: Nullable(
+      t.String({
+        description: "HH:MM in each recipient's zone (local-time delivery); null sends to everyone at once",
+      }),
+    ),
     variants: Nullable(t.Array(named('CampaignVariant', CampaignVariantInput))),
     ab_test: Nullable(named('AbTest', AbTestInput)),
     ab_test_state: Nullable(AbTestState),

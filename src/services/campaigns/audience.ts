@@ -8,6 +8,7 @@ import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
 import { drawTestGroups, HELD_FOR_DECISION } from './ab-groups'
+import { copiedAtLocalTime, localDueTimes } from './local-due'
 import { OUTBOX_RULES } from './states'
 
 // The audience snapshot: launch counts the audience and returns; the send worker then copies
@@ -44,6 +45,7 @@ interface Recipient {
   id: string
   email: string
   phone: string | null
+  timezone: string | null
 }
 
 function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipient[] {
@@ -54,7 +56,7 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
       throw invalidField('list_id', 'the list was deleted before the audience was copied')
     return app.sqlite
       .query<Recipient, [string, string, number, number]>(
-        `SELECT c.id, c.email, c.phone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
+        `SELECT c.id, c.email, c.phone, c.timezone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
          WHERE lm.list_id = ?1 AND lm.contact_id > ?2 AND lm.status = 'confirmed' AND lm.confirmed_at <= ?3
          ORDER BY lm.contact_id LIMIT ?4`,
       )
@@ -63,7 +65,7 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
   const s = segmentOf(app, c)
   const where = segmentCondition(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], launchedAt)
   return app.db
-    .select({ id: contacts.id, email: contacts.email, phone: contacts.phone })
+    .select({ id: contacts.id, email: contacts.email, phone: contacts.phone, timezone: contacts.timezone })
     .from(contacts)
     .where(and(where, gt(contacts.id, after), lte(contacts.createdAt, launchedAt)))
     .orderBy(asc(contacts.id))
@@ -82,8 +84,9 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)
-    // An A/B test's messages wait until the whole audience is in and the groups are drawn.
-    const due = c.abTest ? HELD_FOR_DECISION : now
+    // An A/B test's messages wait until the whole audience is in and the groups are drawn; a
+    // local-time campaign's are due at each recipient's hour; the others now.
+    const dueOf = localDueTimes(app, c)
     for (const r of rows)
       outbox.queueCampaignMessage(
         newId(),
@@ -93,7 +96,7 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
         c.channel,
         c.channel === 'email' ? r.email : (r.phone ?? ''),
         now,
-        due,
+        c.abTest ? HELD_FOR_DECISION : dueOf ? dueOf(r.timezone) : now,
       )
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
@@ -101,7 +104,12 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
       const total = outbox.campaignMessageCount(c.id)
       app.db
         .update(campaigns)
-        .set({ snapshotCursor: cursor, snapshotDone: true, totalRecipients: total })
+        .set({
+          snapshotCursor: cursor,
+          snapshotDone: true,
+          totalRecipients: total,
+          ...copiedAtLocalTime(app, c),
+        })
         .where(eq(campaigns.id, c.id))
         .run()
       drawTestGroups(app, outbox, c, now)

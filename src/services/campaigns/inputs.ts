@@ -55,6 +55,16 @@ export const campaignFields = {
   body_html: t.Optional(Nullable(Text(512 * 1024))),
   body_text: t.Optional(Nullable(Text(128 * 1024))),
   scheduled_at: t.Optional(Nullable(t.String({ format: 'date-time' }))),
+  send_at_local: t.Optional(
+    Nullable(
+      t.String({
+        pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+        'x-pattern-message': 'must be a time of day HH:MM, 00:00 to 23:59',
+        description:
+          "HH:MM: each recipient gets the campaign at this time in their zone (the contact's, else the client's, else UTC), on scheduled_at's date when given, else at its next occurrence",
+      }),
+    ),
+  ),
   variants: t.Optional(Nullable(t.Array(CampaignVariantInput, { minItems: 2, maxItems: 5 }))),
   ab_test: t.Optional(Nullable(AbTestInput)),
 }

@@ -7,6 +7,7 @@ import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
 import type { CountedAudience } from './audience-size'
 import { assertSendable } from './content'
+import { launchAtLocalTime, startAtLocalTime } from './local-time'
 import { presentCampaign } from './present'
 import { findCampaignRow } from './records'
 import { resolveSender } from './sender'
@@ -71,7 +72,8 @@ export function launchCampaign(
   const now = ctx.clock.now()
   const ahead = c.scheduledAt !== null && c.scheduledAt > now
   let row: CampaignRow
-  if (c.status === 'paused' && c.startedAt !== null) {
+  if (c.sendAtLocal) row = launchAtLocalTime(ctx, c, now, counted)
+  else if (c.status === 'paused' && c.startedAt !== null) {
     row = ctx.db
       .update(campaigns)
       .set({ status: 'sending', updatedAt: now })
@@ -153,15 +155,20 @@ export function startDueCampaigns(app: AppContext): number {
     try {
       inTransaction(app.sqlite, () => {
         assertReady(app, c)
-        startSending(app, c, now)
+        if (c.sendAtLocal) startAtLocalTime(app, c, now)
+        else startSending(app, c, now)
       })
     } catch (err) {
       const reason = err instanceof ServiceError ? err.message : String(err)
-      app.db
+      const failed = app.db
         .update(campaigns)
         .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
         .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
-        .run()
+        .returning({ id: campaigns.id })
+        .all()
+      // A local-time campaign waits with its audience already queued.
+      if (failed.length > 0 && c.launchedAt !== null)
+        outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
       app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason })
     }
   }

@@ -19,6 +19,7 @@ export function presentCampaign(row: CampaignRow, deferred: CampaignDeferral | n
     body_html: row.bodyHtml,
     body_text: row.bodyText,
     scheduled_at: isoOrNull(row.scheduledAt),
+    send_at_local: row.sendAtLocal,
     variants: row.variants,
     ab_test: presentAbTest(row),
     ab_test_state: presentAbTestState(row),

@@ -12,6 +12,7 @@ import { checkAbTest } from './ab-test'
 import { assertInlineParses } from './content'
 import { deferralOf, deferralsOf } from './deferred'
 import type { CampaignInput, ListCampaignsQuery } from './inputs'
+import { checkLaunchedLocalTime, checkLocalTime } from './local-time-checks'
 import { presentCampaign } from './present'
 import { assertTransition } from './states'
 
@@ -77,6 +78,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
   assertInlineParses(input)
   const errors: FieldError[] = []
   const scheduledAt = parseSchedule(input.scheduled_at, errors)
+  checkLocalTime(input.send_at_local ?? null, input.ab_test, errors)
   const values = {
     channel: input.channel ?? 'email',
     templateId: input.template_id ?? null,
@@ -98,6 +100,7 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
       bodyHtml: input.body_html ?? null,
       bodyText: input.body_text ?? null,
       scheduledAt: scheduledAt ?? null,
+      sendAtLocal: input.send_at_local ?? null,
       variants: ab.variants ?? null,
       abTest: ab.abTest ?? null,
       ...values,
@@ -153,6 +156,9 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
   )
   if (refs.listId && refs.segmentId && (patch.list_id || patch.segment_id))
     errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
+  const sendAtLocal = pick(patch.send_at_local, current.sendAtLocal)
+  checkLocalTime(sendAtLocal, patch.ab_test === undefined ? current.abTest : patch.ab_test, errors)
+  checkLaunchedLocalTime(current, patch, errors)
   // A test under way keeps its variants and rules: its groups were drawn from them.
   if (current.launchedAt !== null && (patch.variants !== undefined || patch.ab_test !== undefined))
     errors.push({
@@ -170,6 +176,7 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
       bodyHtml: pick(patch.body_html, current.bodyHtml),
       bodyText: pick(patch.body_text, current.bodyText),
       scheduledAt: pick(scheduledAt, current.scheduledAt),
+      sendAtLocal,
       variants: pick(ab.variants, current.variants),
       abTest: pick(ab.abTest, current.abTest),
       updatedAt: ctx.clock.now(),

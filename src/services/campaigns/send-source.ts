@@ -9,7 +9,7 @@ import { completeIfDone } from './complete'
 import { assertSendable, variantContent } from './content'
 import { failCampaign } from './launch'
 import { resolveSender } from './sender'
-import { PAUSED, SENDING } from './states'
+import { PAUSED, SCHEDULED, SENDING } from './states'
 
 // A campaign's messages, as the send queue sees them (a MessageSource, wired in src/sending.ts):
 // the audience is copied into the outbox after launch (also while paused), each sending campaign
@@ -57,6 +57,8 @@ export function createCampaignSource(
       const copying = [
         ...active.filter((c) => !c.snapshot_done).map((c) => c.id),
         ...outbox.unfinishedCopiesIn(PAUSED).filter((id) => !failedCopies.has(id)),
+        // A local-time campaign is copied at launch and waits, scheduled, for its first recipient.
+        ...outbox.unfinishedCopiesIn(SCHEDULED).filter((id) => !failedCopies.has(id)),
       ]
       for (const id of copying) {
         try {

@@ -17,6 +17,8 @@ const STATES = stateMachine<CampaignStatus, typeof TRANSITIONS>('campaign', TRAN
 
 /** The campaign sends: its messages are claimed. */
 export const SENDING: CampaignStatus = 'sending'
+/** Waiting for its time (a local-time campaign: for its first recipient's, its audience queued). */
+export const SCHEDULED: CampaignStatus = 'scheduled'
 /** Held by the operator: messages wait (the audience copy goes on). */
 export const PAUSED: CampaignStatus = 'paused'
 /** Stopped before the end: whatever is still queued, or comes back to the queue, is cancelled. */

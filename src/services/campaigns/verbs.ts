@@ -11,6 +11,7 @@ import {
   UpdateCampaignInput,
 } from './inputs'
 import { cancelCampaign, launchCampaign, pauseCampaign, startDueCampaigns } from './launch'
+import { localSchedule } from './local-schedule'
 import { createCampaign, deleteCampaign, getCampaign, listCampaigns, updateCampaign } from './records'
 import { campaignStats } from './stats'
 
@@ -110,6 +111,15 @@ export const campaignAudienceVerb = defineVerb({
   mutates: false,
   prepare: (ctx, { id }) => campaignAudience(ctx, id),
   run: (_ctx, _input, audience) => audience,
+})
+
+/** The next zones a local-time campaign reaches and how many wait for each (portal-only read). */
+export const campaignLocalScheduleVerb = defineVerb({
+  name: 'campaigns.local-schedule',
+  scope: 'any',
+  input: CampaignRef,
+  mutates: false,
+  run: (ctx, { id }) => localSchedule(ctx, id),
 })
 
 /** An operator ends an A/B test early with the variant they choose. */

@@ -4,6 +4,7 @@ import { instantOfWall } from '../../../lib/zoned-time'
 import { analyticsTrendsVerb } from '../../../services/analytics/verbs'
 import {
   campaignAudienceVerb,
+  campaignLocalScheduleVerb,
   campaignStatsVerb,
   cancelCampaignVerb,
   createCampaignVerb,
@@ -80,6 +81,7 @@ function fieldsOf(req: PortalRequest) {
     body_html: nullable('body_html'),
     body_text: nullable('body_text'),
     scheduled_at: scheduledAt(req),
+    send_at_local: nullable('send_at_local'),
   }
 }
 
@@ -143,6 +145,7 @@ async function progressOf(req: PortalRequest, id: string) {
     progress: campaignProgress(c, stats.failed),
     warming: await warmingDomain(req, c),
     ab: abTestOf(c, 'variants' in stats ? stats.variants : [], req.ctx.clock.now()),
+    local: c.send_at_local ? await invoke(campaignLocalScheduleVerb, req.ctx, { id }) : null,
   }
 }
 
@@ -353,22 +356,25 @@ export const campaignsSection = defineSection({
       path: `${PATH}/:id/launch`,
       handler: async (req) => {
         const confirm = text(req, 'confirm') === 'true'
-        let total: number | null = null
+        let launched = null as { total_recipients: number | null; status: string } | null
         const answer = await act(
           req,
           async () => {
-            total = (await invoke(launchCampaignVerb, req.ctx, { id: req.params.id!, confirm }))
-              .total_recipients
+            launched = await invoke(launchCampaignVerb, req.ctx, { id: req.params.id!, confirm })
           },
           '',
         )
-        if (answer.flash?.kind === 'error') return answer
+        if (answer.flash?.kind === 'error' || !launched) return answer
+        const { total_recipients: total, status } = launched
+        const count = `${Number(total).toLocaleString('en-US')} recipient(s)`
         return redirect(answer.to, {
           kind: 'success',
           message:
             total === null
               ? 'Scheduled: the campaign starts at its time.'
-              : `Launched: sending to ${Number(total).toLocaleString('en-US')} recipient(s).`,
+              : status === 'scheduled'
+                ? `Launched: ${count}, each at their local time; it starts with the first of them.`
+                : `Launched: sending to ${count}.`,
         })
       },
     },

@@ -1,0 +1,54 @@
+import { eq } from 'drizzle-orm'
+import type { AppContext } from '../../context'
+import { type CampaignRow, clients } from '../../db/schema'
+import { instantOnLocalDay, isKnownZone, minutesOf, nextLocalTimeOfDay } from '../../lib/local-time-of-day'
+import { localDate } from '../../lib/zoned-time'
+
+// When each recipient of a local-time campaign is due (the audience copy stamps its messages
+// with it), and when the first of them is.
+
+/** The client's zone, the fallback of contacts without one (UTC when it has none either). */
+export function zoneOfClient(app: AppContext, clientId: string): string {
+  const tz = app.db.select({ tz: clients.timezone }).from(clients).where(eq(clients.id, clientId)).get()?.tz
+  return tz && isKnownZone(tz) ? tz : 'UTC'
+}
+
+/**
+ * Each recipient's due instant, from their zone (null: the client's); null for a campaign
+ * without a local time. One computation per zone: a whole chunk shares a few dozen at most.
+ */
+export function localDueTimes(app: AppContext, c: CampaignRow): ((zone: string | null) => number) | null {
+  if (!c.sendAtLocal) return null
+  const minutes = minutesOf(c.sendAtLocal)
+  const fallback = zoneOfClient(app, c.clientId)
+  const from = c.launchedAt ?? app.clock.now()
+  const day = c.scheduledAt
+  const at = new Map<string, number>()
+  return (zone) => {
+    const tz = zone && isKnownZone(zone) ? zone : fallback
+    let due = at.get(tz)
+    if (due === undefined) {
+      due =
+        day !== null
+          ? instantOnLocalDay(localDate(day, tz), minutes, tz)
+          : nextLocalTimeOfDay(from, minutes, tz)
+      at.set(tz, due)
+    }
+    return due
+  }
+}
+
+/** When the campaign's first queued message is due; null when none is queued. */
+export function firstDueAt(app: AppContext, campaignId: string): number | null {
+  return (
+    app.sqlite
+      .query<{ at: number | null }, [string]>(
+        "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
+      )
+      .get(campaignId)?.at ?? null
+  )
+}
+
+/** What the end of the copy sets on a local-time campaign: it starts when its first recipient is due. */
+export const copiedAtLocalTime = (app: AppContext, c: CampaignRow) =>
+  c.sendAtLocal ? { scheduledAt: firstDueAt(app, c.id) ?? app.clock.now() } : {}
