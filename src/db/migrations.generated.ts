@@ -40,6 +40,7 @@ import m36 from '../../migrations/0036_audience_growth.sql' with { type: 'text' 
 import m37 from '../../migrations/0037_campaign_ab_and_local_time.sql' with { type: 'text' }
 import m38 from '../../migrations/0038_contacts_phone_index.sql' with { type: 'text' }
 import m39 from '../../migrations/0039_opt_in_confirmations.sql' with { type: 'text' }
+import m40 from '../../migrations/0040_campaign_variant_counts.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -82,4 +83,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0037_campaign_ab_and_local_time', sql: m37 },
   { tag: '0038_contacts_phone_index', sql: m38 },
   { tag: '0039_opt_in_confirmations', sql: m39 },
+  { tag: '0040_campaign_variant_counts', sql: m40 },
 ]

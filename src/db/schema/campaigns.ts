@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { CAMPAIGN_CHANNELS, CAMPAIGN_STATUSES } from '../../lib/enums'
 import { clients } from './clients'
 
@@ -64,6 +64,23 @@ export const campaigns = sqliteTable(
 )
 
 export type CampaignRow = typeof campaigns.$inferSelect
+
+/**
+ * An A/B campaign's running figures per variant, kept with the campaign's own counters in the
+ * same transactions, so per-variant stats are a few rows read, not a pass over the outbox.
+ */
+export const campaignVariantCounts = sqliteTable(
+  'campaign_variant_counts',
+  {
+    campaignId: text('campaign_id').notNull(),
+    variant: integer('variant').notNull(),
+    sent: integer('sent').notNull().default(0),
+    delivered: integer('delivered').notNull().default(0),
+    opened: integer('opened').notNull().default(0),
+    clicked: integer('clicked').notNull().default(0),
+  },
+  (t) => [primaryKey({ columns: [t.campaignId, t.variant] })],
+)
 
 export interface CampaignVariant {
   name: string

@@ -1,7 +1,7 @@
 import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { outboxOf } from '../../db/outbox'
-import { type AbDecision, type CampaignRow, campaigns } from '../../db/schema'
+import { type AbDecision, type CampaignRow, campaigns, campaignVariantCounts } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField, invalidState } from '../../errors'
 import { setNextDecision } from './ab-schedule'
@@ -21,20 +21,25 @@ const rate = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) 
 
 /** Each variant's figures now, in variant order (rates are fractions of delivered, as in stats). */
 export function variantFigures(
-  app: Pick<AppContext, 'sqlite'>,
+  app: Pick<AppContext, 'db'>,
   c: CampaignRow,
 ): (VariantFigures & { delivered: number })[] {
-  const byVariant = new Map<number, { sent: number; delivered: number; opened: number; clicked: number }>()
-  for (const r of app.sqlite
-    .query<{ variant: number; sent: number; delivered: number; opened: number; clicked: number }, [string]>(
-      `SELECT variant, count(sent_at) AS sent, count(delivered_at) AS delivered, count(opened_at) AS opened,
-         count(clicked_at) AS clicked
-       FROM messages WHERE campaign_id = ?1 AND variant IS NOT NULL GROUP BY variant`,
-    )
-    .all(c.id))
-    byVariant.set(r.variant, r)
+  const byVariant = new Map(
+    app.db
+      .select()
+      .from(campaignVariantCounts)
+      .where(eq(campaignVariantCounts.campaignId, c.id))
+      .all()
+      .map((r) => [r.variant, r]),
+  )
   return (c.variants ?? []).map((_, i) => {
-    const f = byVariant.get(i) ?? { sent: 0, delivered: 0, opened: 0, clicked: 0 }
+    const r = byVariant.get(i)
+    const f = {
+      sent: r?.sent ?? 0,
+      delivered: r?.delivered ?? 0,
+      opened: r?.opened ?? 0,
+      clicked: r?.clicked ?? 0,
+    }
     return { ...f, open_rate: rate(f.opened, f.delivered), click_rate: rate(f.clicked, f.delivered) }
   })
 }
@@ -135,7 +140,7 @@ export function pickWinner(ctx: Ctx, id: string, name: string) {
 }
 
 /** A campaign's per-variant stats, with the winner marked and its figures at decision time. */
-export function variantStats(app: Pick<AppContext, 'sqlite'>, c: CampaignRow) {
+export function variantStats(app: Pick<AppContext, 'db'>, c: CampaignRow) {
   if (!c.variants || !c.abTest) return null
   const figures = variantFigures(app, c)
   return c.variants.map((v, i) => ({

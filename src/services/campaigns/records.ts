@@ -2,7 +2,15 @@ import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
-import { type CampaignRow, campaigns, lists, segments, senders, templates } from '../../db/schema'
+import {
+  type CampaignRow,
+  campaigns,
+  campaignVariantCounts,
+  lists,
+  segments,
+  senders,
+  templates,
+} from '../../db/schema'
 import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import { newId, parseId } from '../../lib/ids'
@@ -223,6 +231,7 @@ export function deleteCampaign(ctx: Ctx, id: string) {
     sql`DELETE FROM message_first_hits WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
   ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
+  ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id)).run()
   ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
   return { id, deleted: true }
 }

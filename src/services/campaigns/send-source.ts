@@ -114,8 +114,12 @@ export function createCampaignSource(
       return stateVerdict(fresh ? outbox.campaignStatus(m.campaignId!) : plan.campaign.status)
     },
 
-    tallyKey: (m) => m.campaignId,
-    tally: (campaignId, deltas) => bumpCampaign(app.db, campaignId, deltas),
+    // An A/B test's messages also count for their variant.
+    tallyKey: (m) => (m.variant === null ? m.campaignId : `${m.campaignId}${VARIANT_MARK}${m.variant}`),
+    tally: (key, deltas) => {
+      const [campaignId, variant] = key.split(VARIANT_MARK) as [string, string | undefined]
+      bumpCampaign(app.db, campaignId, deltas, variant === undefined ? null : Number(variant))
+    },
 
     afterBatch({ plans: used, lastFailure }) {
       for (const [key, plan] of used) {

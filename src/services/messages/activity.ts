@@ -69,7 +69,7 @@ export function recordDelivered(app: AppContext, m: MessageRow, at: number): voi
     const cur = findMessage(app, m.id)
     if (!cur || !outbox(app).delivered(cur.seq, at)) return
     recordDeliveredEvent(app, cur, at)
-    bumpCampaign(app.db, cur.campaignId, { delivered: 1 })
+    bumpCampaign(app.db, cur.campaignId, { delivered: 1 }, cur.variant)
     addToRollup(app.sqlite, cur, at, { delivered: 1 })
   })
 }
@@ -144,7 +144,7 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
     }
     if (cur.openedAt === null) {
       app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
-      bumpCampaign(app.db, cur.campaignId, { opened: 1 })
+      bumpCampaign(app.db, cur.campaignId, { opened: 1 }, cur.variant)
       addToRollup(app.sqlite, cur, at, { opened: 1 })
     }
   })
@@ -184,7 +184,7 @@ export function recordClick(
     if (Object.keys(set).length === 0) return
     app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
     const firsts = { clicked: set.clickedAt ? 1 : 0, opened: set.openedAt ? 1 : 0 }
-    bumpCampaign(app.db, cur.campaignId, firsts)
+    bumpCampaign(app.db, cur.campaignId, firsts, cur.variant)
     addToRollup(app.sqlite, cur, at, firsts)
   })
 }

@@ -13,11 +13,18 @@ export type CampaignCounter =
   | 'bounced'
   | 'unsubscribed'
 
-/** Adds to a campaign's running totals; call it in the transaction that writes the events. */
+/** The counters an A/B test compares its variants on. */
+const VARIANT_COUNTERS = ['sent', 'delivered', 'opened', 'clicked'] as const
+
+/**
+ * Adds to a campaign's running totals, and to its variant's when the message has one (an A/B
+ * test); call it in the transaction that writes the events.
+ */
 export function bumpCampaign(
   db: Db,
   campaignId: string | null,
   deltas: Partial<Record<CampaignCounter, number>>,
+  variant: number | null = null,
 ): void {
   if (!campaignId) return
   const sets = Object.entries(deltas)
@@ -25,4 +32,14 @@ export function bumpCampaign(
     .map(([column, n]) => sql`${sql.identifier(column)} = ${sql.identifier(column)} + ${n}`)
   if (sets.length === 0) return
   db.run(sql`UPDATE campaigns SET ${sql.join(sets, sql`, `)} WHERE id = ${campaignId}`)
+  if (variant === null) return
+  const d = VARIANT_COUNTERS.map((k) => deltas[k] ?? 0)
+  if (d.every((n) => n === 0)) return
+  db.run(
+    sql`INSERT INTO campaign_variant_counts (campaign_id, variant, sent, delivered, opened, clicked)
+        VALUES (${campaignId}, ${variant}, ${d[0]}, ${d[1]}, ${d[2]}, ${d[3]})
+        ON CONFLICT (campaign_id, variant) DO UPDATE SET sent = sent + excluded.sent,
+          delivered = delivered + excluded.delivered, opened = opened + excluded.opened,
+          clicked = clicked + excluded.clicked`,
+  )
 }
