@@ -22,6 +22,8 @@
 //  Local-time delivery (test/bench/local-time.ts, its own process; HERALD_BENCH_LOCAL_TIME_RECIPIENTS,
 //     default 100,000): a campaign at 09:00 in 24 zones over a simulated day on an injected clock;
 //     every message leaves within 60 s after its recipient's 09:00, none before.
+//  A/B campaigns (test/bench/ab-campaign.ts, its own process; HERALD_BENCH_AB_RECIPIENTS, default
+//     100,000): an A/B campaign sends at ≥ 0.9 × a plain campaign's rate, same run.
 //  Signup forms (test/bench/forms.ts, its own process; HERALD_BENCH_FORM_SUBMISSIONS, default 4,000):
 //     200 concurrent submitters POST /f/{id} ≥ 0.5 × POST /api/v1/contacts in the same run, p95 <= 20 ms,
 //     each stored and its confirmation queued; the hosted page <= 30 KB with no script.
@@ -332,6 +334,8 @@ async function main(): Promise<boolean> {
   const journeys = await script(runJourneyBench)
   // Local-time delivery (test/bench/local-time.ts, in process on data of its own): the same.
   const localTime = await script(runLocalTimeBench)
+  // A/B against plain (test/bench/ab-campaign.ts, its own server and data): the same.
+  const abTest = await script(runAbBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
   const csvImport = await script(runImportBench)
   const bare = best(bareRuns)
@@ -371,6 +375,7 @@ async function main(): Promise<boolean> {
     ...signup.table,
     ...journeys.table,
     ...localTime.table,
+    ...abTest.table,
     ...csvImport.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
@@ -420,6 +425,7 @@ async function main(): Promise<boolean> {
       forms: signup.json,
       journeys: journeys.json,
       local_time: localTime.json,
+      ab_test: abTest.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
@@ -430,6 +436,7 @@ async function main(): Promise<boolean> {
     analytics.pass &&
     journeys.pass &&
     localTime.pass &&
+    abTest.pass &&
     csvImport.pass &&
     portal.pass &&
     smtp.pass &&
@@ -487,6 +494,12 @@ function runLocalTimeBench(): Promise<ScriptBench> {
     ['--recipients', n],
     `${n} recipients at 09:00 in 24 zones`,
   )
+}
+
+/** An A/B campaign against a plain one (HERALD_BENCH_AB_RECIPIENTS, default 100,000). */
+function runAbBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_AB_RECIPIENTS ?? '100000'
+  return runBenchScript('ab-test', 'ab-campaign.ts', ['--recipients', n], `${n}-recipient A/B campaign`)
 }
 
 /** A provider's bounce notification → suppression and webhook queued (HERALD_BENCH_FEEDBACK_NOTIFICATIONS, default 300). */
