@@ -115,9 +115,11 @@ export function transactionalContent(
     if (!p.subject) return t
     return { ...t, id: `${t.id}/${m.id}`, subject: p.subject }
   }
+  // Inline content is keyed by what it says, not by the message: the same text sent to many
+  // (a double opt-in confirmation, an app's receipt) is parsed once and then rendered from cache.
   return {
-    id: `message/${m.id}`,
-    updatedAt: m.createdAt,
+    id: `inline/${Bun.hash.wyhash(`${channel}\u0000${p.subject ?? ''}\u0000${p.bodyHtml ?? ''}\u0000${p.bodyText ?? ''}`).toString(36)}`,
+    updatedAt: 0,
     channel,
     subject: p.subject,
     bodyHtml: p.bodyHtml,
