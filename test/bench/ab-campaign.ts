@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { importCrmAudience } from './crm-audience'
 import { HTML, TEXT } from './fixtures'
 import {
   api,
@@ -31,14 +32,6 @@ const TEST_SHARE = 0.2
 const { values } = parseArgs({ options: { recipients: { type: 'string', default: '100000' } } })
 const N = Number(values.recipients)
 if (!Number.isInteger(N) || N < 1000) throw new BenchError('--recipients must be a whole number >= 1000')
-
-/** A CRM-style export: names, companies, plans, as the campaigns bench imports. */
-function csv(n: number): string {
-  const rows = ['email,first_name,last_name,company,plan']
-  for (let i = 0; i < n; i++)
-    rows.push(`person${i}@customer${i % 50}.example,P${i},L${i},Company ${i % 97},${i % 3 ? 'pro' : 'team'}`)
-  return rows.join('\n')
-}
 
 type Stats = { status: string; sent: number }
 // Progress is read from the campaign (its maintained counters), as the plain round does; the
@@ -71,22 +64,7 @@ async function main(): Promise<boolean> {
     const q = `?client_id=${clientId}`
     const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
     progress(`importing ${fmt(N)} contacts`)
-    const job = (
-      await api<{ data: { id: string } }>(
-        h,
-        'POST',
-        `/api/v1/contacts/imports${q}&list_id=${list.id}`,
-        csv(N),
-        'text/csv',
-      )
-    ).body.data
-    for (;;) {
-      const s = (await api<{ data: { status: string } }>(h, 'GET', `/api/v1/contacts/imports/${job.id}`)).body
-        .data
-      if (s.status === 'completed') break
-      if (s.status === 'failed') throw new BenchError('import failed')
-      await Bun.sleep(200)
-    }
+    await importCrmAudience(h, clientId, list.id as string, N)
     const template = (
       await api(h, 'POST', `/api/v1/templates${q}`, {
         name: 'Spring',

@@ -11,13 +11,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { importCrmAudience } from './crm-audience'
 import { HTML, TEXT } from './fixtures'
 import {
   api,
   BenchError,
   ensureBinary,
   fmt,
-  type Herald,
   procStatusMb,
   progress,
   runBench,
@@ -32,38 +32,6 @@ const { values } = parseArgs({ options: { recipients: { type: 'string', default:
 const N = Number(values.recipients)
 if (!Number.isInteger(N) || N < 1000) throw new BenchError('--recipients must be a whole number >= 1000')
 
-function csv(n: number): string {
-  const rows = ['email,first_name,last_name,company,plan']
-  for (let i = 0; i < n; i++)
-    rows.push(`person${i}@customer${i % 50}.example,P${i},L${i},Company ${i % 97},${i % 3 ? 'pro' : 'team'}`)
-  return rows.join('\n')
-}
-
-async function importAudience(h: Herald, clientId: string, listId: string) {
-  const job = (
-    await api<{ data: { id: string } }>(
-      h,
-      'POST',
-      `/api/v1/contacts/imports?client_id=${clientId}&list_id=${listId}`,
-      csv(N),
-      'text/csv',
-    )
-  ).body.data
-  for (;;) {
-    const s = (
-      await api<{ data: { status: string; processed: number; errors: unknown[] } }>(
-        h,
-        'GET',
-        `/api/v1/contacts/imports/${job.id}`,
-      )
-    ).body.data
-    if (s.status === 'completed') return
-    if (s.status === 'failed')
-      throw new BenchError(`import failed: ${JSON.stringify(s.errors).slice(0, 300)}`)
-    await Bun.sleep(200)
-  }
-}
-
 async function main(): Promise<boolean> {
   await ensureBinary()
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-cmp-'))
@@ -73,7 +41,7 @@ async function main(): Promise<boolean> {
     const q = `?client_id=${clientId}`
     const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
     progress(`importing ${fmt(N)} contacts`)
-    await importAudience(h, clientId, list.id as string)
+    await importCrmAudience(h, clientId, list.id as string, N)
     const template = (
       await api(h, 'POST', `/api/v1/templates${q}`, {
         name: 'Spring',

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { listMembers, lists } from '../../db/schema'
 import type { HookedDb } from '../../hooks'
-import type { MembershipStatus } from '../../lib/enums'
+import type { ConsentAction, MembershipStatus } from '../../lib/enums'
 import { type ConsentOrigin, recordConsents } from '../consents/record'
 
 // Membership status changes, keeping each list's member_count (confirmed) and unconfirmed_count
@@ -58,6 +58,24 @@ function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
 
 const clientOfList = (db: Db, listId: string) =>
   db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).get()?.clientId ?? ''
+
+/** One consent row per contact that changed on `listId`, when the change says where it came from. */
+function consentForList(
+  db: Db,
+  listId: string,
+  contactIds: readonly string[],
+  action: ConsentAction,
+  now: number,
+  consent?: ConsentOrigin,
+) {
+  if (!consent || contactIds.length === 0) return
+  const clientId = clientOfList(db, listId)
+  recordConsents(
+    db,
+    consent,
+    contactIds.map((contactId) => ({ clientId, contactId, listId, action, at: now })),
+  )
+}
 
 /**
  * Puts contacts on a list with `status` (already there with that status, or confirmed when
@@ -116,14 +134,7 @@ export function addMembers(
     if (target === 'confirmed') joined.push(...fresh, ...moved)
   }
   bumpCounts(db, listId, delta, now)
-  if (options.consent && changed.length > 0) {
-    const clientId = clientOfList(db, listId)
-    recordConsents(
-      db,
-      options.consent,
-      changed.map((contactId) => ({ clientId, contactId, listId, action: 'subscribed' as const, at: now })),
-    )
-  }
+  consentForList(db, listId, changed, 'subscribed', now, options.consent)
   if (joined.length > 0 && hooks.listJoined.wants(listId))
     hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
   return changed
@@ -208,14 +219,7 @@ export function unsubscribeMembers(
     }
   }
   bumpCounts(db, listId, delta, now)
-  if (consent && changed.length > 0) {
-    const clientId = clientOfList(db, listId)
-    recordConsents(
-      db,
-      consent,
-      changed.map((contactId) => ({ clientId, contactId, listId, action: 'unsubscribed' as const, at: now })),
-    )
-  }
+  consentForList(db, listId, changed, 'unsubscribed', now, consent)
   return changed
 }
 
@@ -245,14 +249,7 @@ export function removeMembers(
     }
   }
   bumpCounts(db, listId, delta, now)
-  if (consent && removed.length > 0) {
-    const clientId = clientOfList(db, listId)
-    recordConsents(
-      db,
-      consent,
-      removed.map((contactId) => ({ clientId, contactId, listId, action: 'unsubscribed' as const, at: now })),
-    )
-  }
+  consentForList(db, listId, removed, 'unsubscribed', now, consent)
   return removed
 }
 
