@@ -9,7 +9,9 @@ import { docsPlugin } from './http/openapi/docs'
 import { espFeedbackPlugin } from './http/public/esp-feedback'
 import { formsPlugin } from './http/public/forms'
 import { inboundSmsPlugin } from './http/public/inbound-sms'
+import { metricsPlugin } from './http/public/metrics'
 import { preferencesPlugin } from './http/public/preferences'
+import { probesPlugin } from './http/public/probes'
 import { providerCallbacksPlugin } from './http/public/provider-callbacks'
 import { trackingPlugin } from './http/public/tracking'
 import { handled } from './http/rest/envelope'
@@ -50,10 +52,13 @@ export function createApp(ctx: AppContext) {
   app.use(portalPlugin(ctx))
   // The OAuth authorization server: /oauth2/* and its metadata.
   app.use(oauthPlugin(ctx))
+  // Operations: liveness, readiness and Prometheus metrics.
+  app.use(probesPlugin(ctx))
+  app.use(metricsPlugin(ctx))
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) =>
-    handled(ctx.log, c.request, (meta) => {
+    handled(ctx, c, (meta) => {
       if (c.code !== 'NOT_FOUND') throw c.error // anything else Elysia rejects: a logged 500
       const pathname = new URL(c.request.url).pathname
       const allowed = routes.allowedMethods(pathname)

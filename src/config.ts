@@ -35,6 +35,11 @@ export interface Config {
   /** Requests in flight to one webhook endpoint at once (HERALD_WEBHOOK_CONCURRENCY). */
   readonly webhookConcurrency: number
   readonly log: 'json' | 'pretty'
+  /**
+   * Bearer token GET /metrics requires (HERALD_METRICS_TOKEN), from any address; null = the
+   * endpoint answers only direct loopback requests.
+   */
+  readonly metricsToken: string | null
   readonly smtpUrl: string | null
   readonly emailProvider: EmailProvider
   readonly smsProvider: ChannelProvider
@@ -313,6 +318,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     webhookRetrySchedule: schedule('HERALD_WEBHOOK_RETRY_SCHEDULE', env.HERALD_WEBHOOK_RETRY_SCHEDULE),
     webhookConcurrency: int('HERALD_WEBHOOK_CONCURRENCY', env.HERALD_WEBHOOK_CONCURRENCY ?? '16', 1, 256),
     log: oneOf('HERALD_LOG', env.HERALD_LOG ?? 'json', ['json', 'pretty'] as const),
+    metricsToken: env.HERALD_METRICS_TOKEN || null,
     smtpUrl,
     ...providers,
     twilioBaseUrl,
@@ -394,6 +400,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   webhookRetrySchedule: { env: 'HERALD_WEBHOOK_RETRY_SCHEDULE' },
   webhookConcurrency: { env: 'HERALD_WEBHOOK_CONCURRENCY' },
   log: { env: 'HERALD_LOG' },
+  metricsToken: { env: 'HERALD_METRICS_TOKEN' },
   smtpUrl: { env: 'HERALD_SMTP_URL' },
   emailProvider: { env: 'HERALD_EMAIL_PROVIDER' },
   smsProvider: { env: 'HERALD_SMS_PROVIDER' },

@@ -6,6 +6,7 @@ import type { Logger } from './lib/log'
 import type { Clock } from './lib/time'
 import type { Wakers } from './lib/wakers'
 import type { Actor } from './services/actors/actor'
+import type { Metrics } from './services/metrics/registry'
 
 export type { Actor } from './services/actors/actor'
 
@@ -23,6 +24,8 @@ export interface AppContext {
   readonly workers: Wakers
   /** Where core code lets automation react, inside its transaction (src/hooks.ts). */
   readonly hooks: Hooks
+  /** Prometheus counters, bumped where work is recorded and read by GET /metrics. */
+  readonly metrics: Metrics
   /** Set while shutting down: new requests get 503. */
   readonly lifecycle: { draining: boolean }
 }

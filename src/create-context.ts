@@ -12,6 +12,7 @@ import type { Clock } from './lib/time'
 import { systemClock } from './lib/time'
 import { createWakers } from './lib/wakers'
 import { subscribeAutomation } from './services/automation'
+import { createMetrics } from './services/metrics/registry'
 
 // Not in src/context.ts: every module imports that one for its types, and building an app
 // binds automation (which imports them too) to its hooks, which there would close a cycle.
@@ -44,6 +45,7 @@ export function createAppContext(config: Config, options: ContextOptions = {}): 
     jobs: createJobRegistry(log),
     workers: createWakers(),
     hooks: createHooks(),
+    metrics: createMetrics(),
     lifecycle: { draining: false },
   }
   subscribeAutomation(app)

@@ -3,13 +3,17 @@
 // worker running (the CLI, a test without workers) does nothing. One registry per process
 // context, so two apps in one test process never wake each other's workers.
 
-export type WorkerName = 'send' | 'webhooks' | 'imports' | 'flows'
+/** Every background worker a server runs; readiness expects each one registered. */
+export const WORKER_NAMES = ['send', 'webhooks', 'imports', 'flows'] as const
+export type WorkerName = (typeof WORKER_NAMES)[number]
 
 export interface Wakers {
   /** Wakes the named worker if one is running. */
   wake(name: WorkerName): void
   register(name: WorkerName, kick: () => void): void
   unregister(name: WorkerName, kick: () => void): void
+  /** Whether the named worker's loop is running (registered and not yet stopped). */
+  running(name: WorkerName): boolean
 }
 
 export function createWakers(): Wakers {
@@ -22,5 +26,6 @@ export function createWakers(): Wakers {
     unregister: (name, kick) => {
       if (kicks.get(name) === kick) kicks.delete(name)
     },
+    running: (name) => kicks.has(name),
   }
 }

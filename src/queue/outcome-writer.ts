@@ -86,6 +86,9 @@ export function createOutcomeWriter(
       for (const [source, byKey] of tallies) for (const [key, deltas] of byKey) source.tally(key, deltas)
       rollups.flush(app.sqlite)
     })
+    // Counted once committed: a batch that failed to write is written (and counted) again.
+    for (const { message: m, outcome: o } of batch)
+      if (o.kind !== 'abandoned') app.metrics.countMessage(sources.of(m).kind, m.channel, o.kind)
   }
 }
 

@@ -13,6 +13,7 @@ import {
 import { decryptSecret } from '../lib/crypto'
 import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
+import type { WebhookOutcome } from '../services/metrics/registry'
 import { type AttemptResult, attemptDelivery } from './attempt'
 import { signedHeaders } from './signing'
 import { type HostResolver, hostResolver } from './ssrf'
@@ -118,12 +119,18 @@ export function recordOutcome(
  */
 export function recordOutcomes(app: AppContext, outcomes: readonly Outcome[], policy: DeliveryPolicy): void {
   const { sqlite } = app
+  const written: WebhookOutcome[] = []
   inTransaction(sqlite, () => {
-    for (const o of outcomes) writeOutcome(app, o, policy)
+    for (const o of outcomes) written.push(writeOutcome(app, o, policy))
   })
+  for (const outcome of written) app.metrics.webhookDeliveries.inc({ outcome })
 }
 
-function writeOutcome(app: AppContext, { hook, delivery, result, at: now }: Outcome, policy: DeliveryPolicy) {
+function writeOutcome(
+  app: AppContext,
+  { hook, delivery, result, at: now }: Outcome,
+  policy: DeliveryPolicy,
+): WebhookOutcome {
   const { sqlite } = app
   logAttempt(sqlite, {
     deliveryId: delivery.id,
@@ -142,7 +149,7 @@ function writeOutcome(app: AppContext, { hook, delivery, result, at: now }: Outc
   if (succeeded(result)) {
     markDeliverySucceeded(sqlite, delivery.id, counters)
     if (!delivery.test) clearHookFailing(sqlite, hook.id)
-    return
+    return 'succeeded'
   }
   const gone = result.status === 410
   const exhausted = delivery.test || gone || counters.attempts >= policy.schedule.length
@@ -152,9 +159,10 @@ function writeOutcome(app: AppContext, { hook, delivery, result, at: now }: Outc
     counters,
     exhausted ? null : now + policy.schedule[counters.attempts]!,
   )
-  if (delivery.test) return
+  const outcome = exhausted ? 'failed' : 'retry'
+  if (delivery.test) return outcome
   const current = webhookById(app.db, hook.id)
-  if (!current) return
+  if (!current) return outcome
   const failingSince = current.failingSince ?? now
   const disable = gone ? 'gone' : now - failingSince >= DISABLE_AFTER_MS ? 'failing' : null
   setHookFailing(
@@ -164,4 +172,5 @@ function writeOutcome(app: AppContext, { hook, delivery, result, at: now }: Outc
     disable && current.active ? { reason: disable, at: now } : undefined,
   )
   if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
+  return outcome
 }

@@ -23,7 +23,7 @@ describe('handled', () => {
   test('the caller’s UUID request id reaches the handler, the header and the access line', async () => {
     const { log, lines } = recordingLog()
     let seen = ''
-    const res = await handled(log, request({ 'x-request-id': MINE }), (meta) => {
+    const res = await handled({ log }, { request: request({ 'x-request-id': MINE }) }, (meta) => {
       seen = meta.requestId
       meta.keyId = 'k1'
       return new Response('ok', { status: 201 })
@@ -49,7 +49,7 @@ describe('handled', () => {
 
   test('a thrown ServiceError becomes its status and error body, not logged as an error', async () => {
     const { log, lines } = recordingLog()
-    const res = await handled(log, request({ 'x-request-id': 'nope' }), async () => {
+    const res = await handled({ log }, { request: request({ 'x-request-id': 'nope' }) }, async () => {
       throw new ServiceError('NOT_FOUND', 'No such link')
     })
     expect(res.status).toBe(404)
@@ -63,7 +63,7 @@ describe('handled', () => {
 
   test('anything else is a 500 without a stack trace, logged with the request id', async () => {
     const { log, lines } = recordingLog()
-    const res = await handled(log, request(), () => {
+    const res = await handled({ log }, { request: request() }, () => {
       throw new Error('disk on fire')
     })
     expect(res.status).toBe(500)

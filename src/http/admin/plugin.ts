@@ -13,7 +13,7 @@ export function portalPlugin(app: AppContext) {
     request: Request
     server: { requestIP(r: Request): { address: string } | null } | null
   }) =>
-    handled(app.log, c.request, (meta) =>
+    handled(app, c, (meta) =>
       portal.handle(c.request, c.server?.requestIP(c.request)?.address ?? null, meta.requestId),
     )
   return new Elysia({ name: 'herald-portal' })

@@ -33,7 +33,7 @@ export function oauthPlugin(app: AppContext) {
   const guarded = (endpoint: (request: Request) => Promise<Response>, refuse: Refuse = oauthRefusal) => {
     const take = createIpLimiter(app.config.loginRatePerMinute)
     return (c: Ctx) =>
-      handled(app.log, c.request, async () => {
+      handled(app, c, async () => {
         const rate = take(ipOf(c), app.clock.now())
         const retryAfter = rate.headers['retry-after']
         if (!rate.allowed)
@@ -51,7 +51,7 @@ export function oauthPlugin(app: AppContext) {
   const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) =>
     guarded((request) => endpoint(app, request))
   const plain = (fn: (request: Request) => Promise<Response> | Response) => (c: Ctx) =>
-    handled(app.log, c.request, () => fn(c.request))
+    handled(app, c, () => fn(c.request))
   const preflight = () =>
     new Response(null, { status: 204, headers: { ...CORS, 'access-control-max-age': '86400' } })
   const opts = { parse: 'none' as const, detail: { hide: true } }
@@ -68,11 +68,7 @@ export function oauthPlugin(app: AppContext) {
       plain(() => oauthJson(200, jwks(app), { 'cache-control': 'max-age=300' })),
       opts,
     )
-    .get(
-      '/oauth2/authorize',
-      (c: Ctx) => handled(app.log, c.request, () => authorize.get(c.request, ipOf(c))),
-      opts,
-    )
+    .get('/oauth2/authorize', (c: Ctx) => handled(app, c, () => authorize.get(c.request, ipOf(c))), opts)
     .post('/oauth2/authorize', guarded(authorize.post, authorize.refuse), opts)
     .post('/oauth2/token', limited(tokenEndpoint), opts)
     .post('/oauth2/revoke', limited(revokeEndpoint), opts)

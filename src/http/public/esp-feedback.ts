@@ -37,7 +37,7 @@ export function espFeedbackPlugin(app: AppContext, sns: Partial<SnsVerifierOptio
   return new Elysia({ name: 'herald-esp-feedback' }).post(
     '/hooks/:provider/:token',
     (c: Ctx) =>
-      handled(app.log, c.request, async (meta) => {
+      handled(app, c, async (meta) => {
         const provider = c.params.provider as EspProvider
         if (!ESP_PROVIDERS.includes(provider))
           throw new ServiceError('NOT_FOUND', `No feedback endpoint for provider ${c.params.provider}`)

@@ -103,7 +103,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id',
       (c: Ctx) =>
-        handled(app.log, c.request, () => {
+        handled(app, c, () => {
           const form = findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
           return htmlResponse(200, formPage(form, footerOf(app.db, form.clientId)), {
@@ -114,13 +114,13 @@ export function formsPlugin(app: AppContext) {
     )
     .options(
       '/f/:id',
-      (c: Ctx) => handled(app.log, c.request, () => new Response(null, { status: 204, headers: CORS })),
+      (c: Ctx) => handled(app, c, () => new Response(null, { status: 204, headers: CORS })),
       { parse: 'none', detail: { hide: true } },
     )
     .post(
       '/f/:id',
       (c: Ctx) =>
-        handled(app.log, c.request, async (meta) => {
+        handled(app, c, async (meta) => {
           try {
             return await post(c, meta.requestId)
           } catch (err) {
@@ -136,7 +136,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id/thanks',
       (c: Ctx) =>
-        handled(app.log, c.request, () => {
+        handled(app, c, () => {
           const form = findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
           return htmlResponse(200, thanksPage(form.doubleOptIn, footerOf(app.db, form.clientId)))
@@ -146,7 +146,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/confirm/:token',
       (c: Ctx) =>
-        handled(app.log, c.request, () => {
+        handled(app, c, () => {
           const outcome = confirmByToken(app, c.params.token ?? '', {
             ip: ipOf(c),
             userAgent: c.request.headers.get('user-agent'),

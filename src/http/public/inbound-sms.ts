@@ -13,8 +13,8 @@ import { errorBody, jsonResponse } from '../rest/respond'
 export function inboundSmsPlugin(app: AppContext) {
   return new Elysia({ name: 'herald-inbound-sms' }).post(
     '/hooks/twilio/sms/:token',
-    ({ params, request }: { params: Record<string, string>; request: Request }) =>
-      handled(app.log, request, async (meta) => {
+    ({ params, request, route }: { params: Record<string, string>; request: Request; route: string }) =>
+      handled(app, { request, route }, async (meta) => {
         // An inbound text is a small form; over the cap: 413 before the signature is checked.
         const body = new TextDecoder().decode(await readLimited(request, ANONYMOUS_BODY_LIMIT))
         const { pathname, search } = new URL(request.url)

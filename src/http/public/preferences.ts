@@ -37,7 +37,7 @@ const nameOf = (form: URLSearchParams, name: string) => {
 export function preferencesPlugin(app: AppContext) {
   const key = () => trackingKeyOf(app)
   const route = (fn: (c: Ctx, token: string) => Response | Promise<Response>) => (c: Ctx) =>
-    handled(app.log, c.request, () => fn(c, c.params.token ?? ''))
+    handled(app, c, () => fn(c, c.params.token ?? ''))
 
   return new Elysia({ name: 'herald-preferences' })
     .get(

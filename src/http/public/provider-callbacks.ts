@@ -25,8 +25,8 @@ export function providerCallbacksPlugin(app: AppContext) {
   for (const callback of providerCallbacks(app.config, (clientId) => twilioTokensOf(app, clientId)))
     plugin.post(
       callback.path,
-      ({ request }) =>
-        handled(app.log, request, async (meta) => {
+      ({ request, route }) =>
+        handled(app, { request, route }, async (meta) => {
           // Over the cap: 413, before the provider's signature check reads anything.
           const body = new TextDecoder().decode(await readLimited(request, MAX_CALLBACK_BODY))
           const { pathname, search } = new URL(request.url)

@@ -1,4 +1,5 @@
 import type { AccessLine, Logger } from '../../lib/log'
+import type { Metrics } from '../../services/metrics/registry'
 import { requestIdFor } from '../middleware/request-id'
 import { loggedPath } from './logged-path'
 import type { RequestMeta } from './pipeline'
@@ -25,17 +26,31 @@ export function logRequest(log: Logger, request: Request, meta: RequestMeta, sta
   else log.info('request', line)
 }
 
+/** What the envelope reports to: the access log, and the request metrics when the app keeps them. */
+export interface EnvelopeSinks {
+  log: Logger
+  metrics?: Pick<Metrics, 'observeRequest'>
+}
+
+/** The request, and the route template it matched (Elysia's `c.route`; none for unknown routes). */
+export interface Routed {
+  request: Request
+  route?: string
+}
+
 /**
  * Runs one request's handler inside the envelope: assigns the request id (the caller's UUID or
  * a new UUIDv7) before `fn` runs, maps anything `fn` throws through respond.ts (a ServiceError
  * to its status and code, anything else to a logged 500 without a stack), sets X-Request-Id on
- * the answer and logs the access line. `fn` may record the credential in `meta.keyId`.
+ * the answer, logs the access line and counts the request by route template. `fn` may record
+ * the credential in `meta.keyId`.
  */
 export async function handled(
-  log: Logger,
-  request: Request,
+  sinks: EnvelopeSinks,
+  { request, route }: Routed,
   fn: (meta: RequestMeta) => Promise<Response> | Response,
 ): Promise<Response> {
+  const { log } = sinks
   const started = performance.now()
   const meta: RequestMeta = { requestId: requestIdFor(request) }
   let response: Response
@@ -55,5 +70,6 @@ export async function handled(
   if (response.status === 413) response.headers.set('connection', 'close')
   meta.status = response.status
   logRequest(log, request, meta, started)
+  sinks.metrics?.observeRequest(request.method, route, response.status, (performance.now() - started) / 1000)
   return response
 }

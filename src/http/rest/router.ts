@@ -23,12 +23,12 @@ export function mountOperations(
     // per-IP bucket (which need the peer address) use that form.
     const handler = o.perIpLimit
       ? (c: Context) =>
-          handled(pipeline.app.log, c.request, (meta) => {
+          handled(pipeline.app, c, (meta) => {
             meta.peer = c.server?.requestIP(c.request)?.address ?? null
             return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
           })
       : (c: Context) =>
-          handled(pipeline.app.log, c.request, (meta) =>
+          handled(pipeline.app, c, (meta) =>
             runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
           )
     app.route(o.method, toElysiaPath(o.path), handler, { parse: 'none', detail: { hide: true } })

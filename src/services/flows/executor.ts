@@ -248,6 +248,7 @@ export function createFlowExecutor(app: AppContext) {
       return stepped
     })
     report.stepped += stepped
+    if (stepped > 0) app.metrics.flowSteps.inc({ kind }, stepped)
     report.queued += tally.queued
     report.webhooks += tally.webhooks
     report.deferred += tally.deferred

@@ -1,0 +1,101 @@
+import { statfsSync } from 'node:fs'
+import type { AppContext } from '../../context'
+import { embeddedMigrations } from '../../db/migrations.generated'
+import { WORKER_NAMES } from '../../lib/wakers'
+
+// What GET /readyz answers: whether this process can do its work now. Each check is named so a
+// 503 says which one failed. All of them are cheap (one indexed read, one page written, one
+// statfs): an orchestrator probes every few seconds.
+
+export interface Check {
+  name: string
+  ok: boolean
+  detail: string
+}
+
+export interface Readiness {
+  status: 'ok' | 'fail'
+  checks: Check[]
+}
+
+/** Free space below both of these fails readiness: a small volume needs its 5 %, a big one 1 GiB. */
+export const MIN_FREE_BYTES = 1024 ** 3
+export const MIN_FREE_SHARE = 0.05
+
+export interface DiskSpace {
+  free: number
+  total: number
+}
+
+/** The data volume's free and total bytes (as an unprivileged process may use them). */
+export function diskSpace(path: string): DiskSpace {
+  const s = statfsSync(path)
+  return { free: s.bavail * s.bsize, total: s.blocks * s.bsize }
+}
+
+export function readiness(app: AppContext, disk: (path: string) => DiskSpace = diskSpace): Readiness {
+  const checks = [
+    // A stopping server finishes what it holds but takes nothing new: send traffic elsewhere.
+    {
+      name: 'accepting',
+      ok: !app.lifecycle.draining,
+      detail: app.lifecycle.draining ? 'shutting down' : 'accepting requests',
+    },
+    attempt('migrations', () => migrationsCheck(app)),
+    attempt('database_write', () => writeCheck(app)),
+    ...WORKER_NAMES.map((name) => ({
+      name: `worker_${name}`,
+      ok: app.workers.running(name),
+      detail: app.workers.running(name) ? 'running' : `the ${name} worker is not running`,
+    })),
+    attempt('disk', () => diskCheck(disk(app.config.dataDir))),
+  ]
+  return { status: checks.every((c) => c.ok) ? 'ok' : 'fail', checks }
+}
+
+/** A check that throws fails with the error's message. */
+function attempt(name: string, run: () => Omit<Check, 'name'>): Check {
+  try {
+    return { name, ...run() }
+  } catch (err) {
+    return { name, ok: false, detail: (err as Error)?.message ?? String(err) }
+  }
+}
+
+function migrationsCheck(app: AppContext) {
+  const applied = new Set(
+    app.sqlite
+      .query<{ tag: string }, []>('SELECT tag FROM herald_migrations')
+      .all()
+      .map((r) => r.tag),
+  )
+  const pending = embeddedMigrations.filter((m) => !applied.has(m.tag)).map((m) => m.tag)
+  return pending.length === 0
+    ? { ok: true, detail: `${applied.size} applied` }
+    : { ok: false, detail: `pending: ${pending.join(', ')}` }
+}
+
+/**
+ * Writes the header's user_version back as it was and reads it again: a committed write (one
+ * page to the WAL) that changes nothing, and fails when the file is read-only, locked or the
+ * disk is full.
+ */
+function writeCheck(app: AppContext) {
+  const read = () => app.sqlite.query<{ user_version: number }, []>('PRAGMA user_version').get()!.user_version
+  const started = performance.now()
+  const version = read()
+  app.sqlite.run(`PRAGMA user_version = ${Math.trunc(version)}`)
+  if (read() !== version) return { ok: false, detail: 'user_version read back differs' }
+  return { ok: true, detail: `${(performance.now() - started).toFixed(1)} ms` }
+}
+
+function diskCheck({ free, total }: DiskSpace) {
+  const share = total > 0 ? free / total : 0
+  const detail = `${formatBytes(free)} free of ${formatBytes(total)} (${(share * 100).toFixed(1)} %)`
+  return { ok: free >= MIN_FREE_BYTES || share >= MIN_FREE_SHARE, detail }
+}
+
+function formatBytes(n: number): string {
+  if (n >= 1024 ** 3) return `${(n / 1024 ** 3).toFixed(1)} GiB`
+  return `${(n / 1024 ** 2).toFixed(1)} MiB`
+}

@@ -1,0 +1,161 @@
+import type { Database } from 'bun:sqlite'
+import { statSync } from 'node:fs'
+import { join } from 'node:path'
+import { Counter, collectDefaultMetrics, Gauge, type Registry } from 'prom-client'
+import type { AppContext } from '../../context'
+import { DB_FILE } from '../../db/data-dir'
+
+// What a scrape reads from the database: only maintained totals (campaign counters, import
+// counts, the event sequence) and queue depths counted through their indexes up to a cap, so a
+// scrape costs the same with a million contacts as with ten.
+
+/** A queue deeper than this reads as this: enough to see it is stuck or backed up. */
+export const QUEUE_DEPTH_CAP = 10_000
+
+const CAMPAIGN_STATUSES = [
+  'sent',
+  'delivered',
+  'failed',
+  'skipped',
+  'bounced',
+  'opened',
+  'clicked',
+  'unsubscribed',
+] as const
+
+// v8's heap-space statistics take milliseconds to read under Bun: left out of the defaults.
+const SLOW_DEFAULTS = ['space_size_total', 'space_size_used', 'space_size_available'].map(
+  (s) => `herald_nodejs_heap_${s}_bytes`,
+)
+
+const registered = new WeakSet<Registry>()
+
+/**
+ * The metrics in Prometheus' text format. The first scrape registers the scrape-time metrics
+ * and the process defaults (event-loop lag, RSS, CPU…): an app no one scrapes (tests, the CLI)
+ * never starts the event-loop monitor.
+ */
+export function scrapeMetrics(app: AppContext): Promise<string> {
+  const { registry } = app.metrics
+  if (!registered.has(registry)) {
+    registered.add(registry)
+    registerDatabaseMetrics(registry, app.sqlite, app.config.dataDir)
+  }
+  return registry.metrics()
+}
+
+function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: string): void {
+  collectDefaultMetrics({ register: registry, prefix: 'herald_' })
+  for (const name of SLOW_DEFAULTS) registry.removeSingleMetric(name)
+  const registers = [registry]
+  const q = queries(sqlite)
+
+  new Gauge({
+    name: 'herald_campaign_messages',
+    help: 'Campaign messages by channel and status, from the campaigns’ running totals',
+    labelNames: ['channel', 'status'] as const,
+    registers,
+    collect() {
+      this.reset()
+      for (const row of q.campaignTotals.all())
+        for (const s of CAMPAIGN_STATUSES) this.set({ channel: row.channel, status: s }, row[s] ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'herald_queue_depth',
+    help: `Messages queued to send by source, and webhook deliveries pending (read as ${QUEUE_DEPTH_CAP} above that)`,
+    labelNames: ['source'] as const,
+    registers,
+    collect() {
+      this.set(
+        { source: 'campaign' },
+        cappedSum(q.sendingCampaigns.all(), (id, limit) => q.campaignQueued.get(id, limit)),
+      )
+      this.set({ source: 'transactional' }, q.transactionalQueued.get(QUEUE_DEPTH_CAP)?.n ?? 0)
+      this.set(
+        { source: 'flow' },
+        cappedSum(q.activeFlows.all(), (id, limit) => q.flowQueued.get(id, limit)),
+      )
+      this.set({ source: 'webhook' }, q.webhooksPending.get(QUEUE_DEPTH_CAP)?.n ?? 0)
+    },
+  })
+  new Counter({
+    name: 'herald_import_rows_total',
+    help: 'Rows of every import by outcome (processed, inserted, updated, skipped)',
+    labelNames: ['outcome'] as const,
+    registers,
+    collect() {
+      const t = q.importTotals.get()
+      this.reset()
+      for (const k of ['processed', 'inserted', 'updated', 'skipped'] as const)
+        this.inc({ outcome: k }, t?.[k] ?? 0)
+    },
+  })
+  new Counter({
+    name: 'herald_events_written_total',
+    help: 'Events written to the event log (its sequence number)',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(q.lastEventSeq.get()?.last_seq ?? 0)
+    },
+  })
+  new Gauge({
+    name: 'herald_database_bytes',
+    help: 'Size of the data file and of its write-ahead log',
+    labelNames: ['file'] as const,
+    registers,
+    collect() {
+      const path = join(dataDir, DB_FILE)
+      this.set({ file: 'db' }, fileSize(path))
+      this.set({ file: 'wal' }, fileSize(`${path}-wal`))
+    },
+  })
+}
+
+type CountRow = { n: number }
+
+function queries(sqlite: Database) {
+  const countUpTo = (where: string) =>
+    sqlite.query<CountRow, (string | number)[]>(`SELECT count(*) AS n FROM (SELECT 1 FROM ${where} LIMIT ?)`)
+  return {
+    campaignTotals: sqlite.query<
+      { channel: string } & Record<(typeof CAMPAIGN_STATUSES)[number], number>,
+      []
+    >(
+      `SELECT channel, ${CAMPAIGN_STATUSES.map((s) => `sum(${s}) AS ${s}`).join(', ')} FROM campaigns GROUP BY channel`,
+    ),
+    sendingCampaigns: sqlite.query<{ id: string }, []>("SELECT id FROM campaigns WHERE status = 'sending'"),
+    campaignQueued: countUpTo("messages WHERE campaign_id = ? AND status = 'queued'"),
+    transactionalQueued: countUpTo(
+      "messages WHERE campaign_id IS NULL AND source_id IS NULL AND status = 'queued'",
+    ),
+    activeFlows: sqlite.query<{ id: string }, []>(
+      "SELECT id FROM journeys WHERE status = 'active' UNION ALL SELECT id FROM sequences WHERE status = 'active'",
+    ),
+    flowQueued: countUpTo("messages WHERE source_id = ? AND status = 'queued'"),
+    webhooksPending: countUpTo("webhook_deliveries WHERE status = 'pending'"),
+    importTotals: sqlite.query<Record<'processed' | 'inserted' | 'updated' | 'skipped', number | null>, []>(
+      'SELECT sum(processed) AS processed, sum(inserted) AS inserted, sum(updated) AS updated, sum(skipped) AS skipped FROM imports',
+    ),
+    lastEventSeq: sqlite.query<{ last_seq: number }, []>('SELECT last_seq FROM event_sequence WHERE id = 1'),
+  }
+}
+
+/** Sums each id's bounded count until the cap is reached: 100 sending campaigns cost one cap. */
+function cappedSum(ids: { id: string }[], count: (id: string, limit: number) => CountRow | null): number {
+  let total = 0
+  for (const { id } of ids) {
+    if (total >= QUEUE_DEPTH_CAP) break
+    total += count(id, QUEUE_DEPTH_CAP - total)?.n ?? 0
+  }
+  return total
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size
+  } catch {
+    return 0
+  }
+}
