@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { useBinary } from '../helpers/binary'
-import { keyedServers } from '../helpers/binary-api'
+import { importedList, keyedServers } from '../helpers/binary-api'
 import { until } from '../helpers/receiver'
 
 // An A/B campaign on the compiled binary in capture mode: the test share goes out, readers open
@@ -21,15 +21,7 @@ test('kill -9 as the A/B decision comes due: decided once, the rest get the winn
   const data = join(bin.work, 'data')
   const start = () => serve(data, { HERALD_EMAIL_PROVIDER: 'capture' })
   let h = await start()
-  const clientId = ((await h.call('GET', '/api/v1/clients')) as { id: string }[])[0]!.id
-  const q = `?client_id=${clientId}`
-  const list = await h.call('POST', `/api/v1/lists${q}`, { name: 'All' })
-  const csv = ['email', ...Array.from({ length: RECIPIENTS }, (_, i) => `r${i}@inbox.example`)].join('\n')
-  const job = await h.call('POST', `/api/v1/contacts/imports${q}&list_id=${list.id}`, csv, 'text/csv')
-  await until(
-    async () => (await h.call('GET', `/api/v1/contacts/imports/${job.id}`)).status === 'completed',
-    10_000,
-  )
+  const { q, list } = await importedList(h.call, RECIPIENTS)
   const campaign = await h.call('POST', `/api/v1/campaigns${q}`, {
     name: 'Subject test',
     list_id: list.id,

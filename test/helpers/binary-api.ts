@@ -31,6 +31,23 @@ export function binaryApi(base: string, key: string): { body: ApiCall; call: Api
   return { body, call }
 }
 
+/** In the first workspace: a list of `count` contacts (`r<i>@inbox.example`) imported by CSV. */
+export async function importedList(
+  call: ApiCall,
+  count: number,
+): Promise<{ q: string; list: { id: string } }> {
+  const clientId = ((await call('GET', '/api/v1/clients')) as { id: string }[])[0]!.id
+  const q = `?client_id=${clientId}`
+  const list = await call('POST', `/api/v1/lists${q}`, { name: 'All' })
+  const csv = ['email', ...Array.from({ length: count }, (_, i) => `r${i}@inbox.example`)].join('\n')
+  const job = await call('POST', `/api/v1/contacts/imports${q}&list_id=${list.id}`, csv, 'text/csv')
+  await until(
+    async () => (await call('GET', `/api/v1/contacts/imports/${job.id}`)).status === 'completed',
+    10_000,
+  )
+  return { q, list }
+}
+
 export interface SendingAudience {
   /** `?client_id=…` of the workspace set up, for creating in it. */
   q: string

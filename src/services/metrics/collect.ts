@@ -136,7 +136,7 @@ function queries(sqlite: Database) {
     flowQueued: countUpTo("messages WHERE source_id = ? AND status = 'queued'"),
     webhooksPending: countUpTo("webhook_deliveries WHERE status = 'pending'"),
     importTotals: sqlite.query<Record<'processed' | 'inserted' | 'updated' | 'skipped', number | null>, []>(
-      'SELECT sum(processed) AS processed, sum(inserted) AS inserted, sum(updated) AS updated, sum(skipped) AS skipped FROM imports',
+      'SELECT sum(processed) AS processed, sum(inserted) AS inserted, sum(updated) AS updated, sum(skipped) AS skipped FROM contact_imports',
     ),
     lastEventSeq: sqlite.query<{ last_seq: number }, []>('SELECT last_seq FROM event_sequence WHERE id = 1'),
   }

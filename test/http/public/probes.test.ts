@@ -96,7 +96,9 @@ describe('GET /readyz', () => {
       const full = await ready()
       expect(full.status).toBe(503)
       expect(failing(full.body)).toContain('disk')
-      expect(full.body.checks.find((c: { name: string }) => c.name === 'disk').detail).toMatch(/MiB free of 32\.0 MiB/)
+      expect(full.body.checks.find((c: { name: string }) => c.name === 'disk').detail).toMatch(
+        /MiB free of 32\.0 MiB/,
+      )
       rmSync(join(dir, 'filler'))
       await worker.stop()
       ctx.store.close()
