@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Counter, collectDefaultMetrics, Gauge, type Registry } from 'prom-client'
 import type { AppContext } from '../../context'
 import { DB_FILE } from '../../db/data-dir'
+import { diskSpace } from '../instance/readiness'
 
 // What a scrape reads from the database: only maintained totals (campaign counters, import
 // counts, the event sequence) and queue depths counted through their indexes up to a cap, so a
@@ -109,6 +110,17 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
       const path = join(dataDir, DB_FILE)
       this.set({ file: 'db' }, fileSize(path))
       this.set({ file: 'wal' }, fileSize(`${path}-wal`))
+    },
+  })
+  new Gauge({
+    name: 'herald_data_volume_bytes',
+    help: 'The data volume: free (as Herald may use it) and total bytes',
+    labelNames: ['kind'] as const,
+    registers,
+    collect() {
+      const { free, total } = diskSpace(dataDir)
+      this.set({ kind: 'free' }, free)
+      this.set({ kind: 'total' }, total)
     },
   })
 }

@@ -37,6 +37,7 @@ describe('GET /metrics without a token', () => {
       'herald_http_request_duration_seconds_bucket',
       'herald_queue_depth{source="campaign"}',
       'herald_database_bytes{file="db"}',
+      'herald_data_volume_bytes{kind="free"}',
       'herald_events_written_total',
       'herald_process_resident_memory_bytes',
       'herald_nodejs_eventloop_lag_seconds',
