@@ -1,22 +1,13 @@
 // The container tools of the image test (debootstrap, buildah, podman, runc), installed from
 // Debian's packages on first need, as the browser tests install Chromium: as root through apt;
 // without root the test fails naming the command that fixes it.
-import { accessSync, constants } from 'node:fs'
+import { executable as present } from './chromium-install'
 
 const TOOLS = {
   debootstrap: '/usr/sbin/debootstrap',
   buildah: '/usr/bin/buildah',
   podman: '/usr/bin/podman',
   runc: '/usr/sbin/runc',
-}
-
-const present = (path: string) => {
-  try {
-    accessSync(path, constants.X_OK)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /** Runs a command to its end; rejects with its last line of output when it fails. */
