@@ -40,6 +40,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   jobs: ['data'],
   analytics: ['data', 'client', 'json'],
   backup: ['data'],
+  healthcheck: ['port', 'host'],
   version: [],
   help: [],
 }
@@ -83,6 +84,9 @@ export async function runCli(argv: string[]): Promise<number> {
         await serve(flags)
         return -1
       }
+      case 'healthcheck':
+        if (rest.length) throw new UsageError('healthcheck takes no arguments')
+        return (await import('./healthcheck')).healthcheck(flags)
       case 'migrate': {
         const config = loadConfig(flags)
         ensureDataDir(config.dataDir)

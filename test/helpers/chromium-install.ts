@@ -23,7 +23,8 @@ export interface ChromiumSetup {
   pollMs?: number
 }
 
-const executable = (path: string) => {
+/** Whether `path` is a file this process may run. */
+export const executable = (path: string) => {
   try {
     accessSync(path, constants.X_OK)
     return true
