@@ -13,6 +13,7 @@ Usage:
   herald jobs run NAME [--data DIR]                   run a job now
   herald analytics rebuild [--client ID] [--json] [--data DIR]   recompute the analytics rollups from the messages
   herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
+  herald restore FILE [--data DIR]                    put a backup in place of the data file (the server stopped)
   herald api list                                     the API's operations as commands (name, method, path, summary)
   herald api NAME [--MEMBER value …] [--body JSON|@file|-] [--client ID] [--idempotency-key K] [--all] [--jsonl] [--json] [--url URL]
                                                       call a running server (HERALD_URL, key from HERALD_API_KEY or --key-file;
