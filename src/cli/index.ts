@@ -12,6 +12,7 @@ import { backupTo } from '../services/instance/backup'
 import { restoreBackup } from '../services/instance/restore'
 import { VERSION } from '../version'
 import { analyticsCommand } from './analytics'
+import { doctorCommand } from './doctor'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
 import { parseArgsProblem, USAGE, UsageError } from './usage'
@@ -45,6 +46,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   analytics: ['data', 'client', 'json'],
   backup: ['data'],
   restore: ['data'],
+  doctor: ['data'],
   version: [],
   help: [],
 }
@@ -139,6 +141,9 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(`job ${name} ran`)
         return 0
       }
+      case 'doctor':
+        if (rest.length) throw new UsageError('doctor takes no arguments')
+        return doctorCommand(flags)
       case 'restore': {
         const file = rest[0]
         if (!file || rest.length > 1) throw new UsageError('usage: herald restore FILE')
