@@ -3,6 +3,7 @@
 
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
+import { Cron } from 'croner'
 import { isScope, SCOPES } from './lib/scopes'
 
 export class ConfigError extends Error {}
@@ -112,6 +113,12 @@ export interface Config {
   readonly oauthExternalJwksUrl: string | null
   /** The `aud` such a token must carry (HERALD_OAUTH_EXTERNAL_AUDIENCE); null = either resource URL. */
   readonly oauthExternalAudience: string | null
+  /** Where the scheduled backup job writes (HERALD_BACKUP_DIR); null = no scheduled backups. */
+  readonly backupDir: string | null
+  /** The backup job's cron pattern (HERALD_BACKUP_EVERY, default daily at 03:00). */
+  readonly backupEvery: string
+  /** Scheduled backups kept; older ones the job made are deleted (HERALD_BACKUP_KEEP, default 7). */
+  readonly backupKeep: number
 }
 
 export type Flags = Partial<Record<'port' | 'host' | 'data', string>>
@@ -164,6 +171,16 @@ function schedule(name: string, raw: string | undefined): readonly number[] | nu
   })
   if (out.length > 50) throw new ConfigError(`${name} may list at most 50 attempts`)
   return Object.freeze(out)
+}
+
+/** A cron pattern croner accepts (seconds optional); a bad one stops start-up, not the job later. */
+function cron(name: string, raw: string): string {
+  try {
+    new Cron(raw, { paused: true }).stop()
+  } catch (err) {
+    throw new ConfigError(`${name} must be a cron pattern such as "0 3 * * *": ${(err as Error).message}`)
+  }
+  return raw
 }
 
 const CHANNEL_PROVIDERS = ['capture', 'twilio', 'simulator'] as const
@@ -365,6 +382,9 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     oauthExternalIssuer,
     oauthExternalJwksUrl,
     oauthExternalAudience,
+    backupDir: env.HERALD_BACKUP_DIR?.trim() || null,
+    backupEvery: cron('HERALD_BACKUP_EVERY', env.HERALD_BACKUP_EVERY?.trim() || '0 3 * * *'),
+    backupKeep: int('HERALD_BACKUP_KEEP', env.HERALD_BACKUP_KEEP ?? '7', 1, 10_000),
   })
   provenance.set(config, sourcesOf(flags, env))
   return config
@@ -434,6 +454,9 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   oauthExternalIssuer: { env: 'HERALD_OAUTH_EXTERNAL_ISSUER' },
   oauthExternalJwksUrl: { env: 'HERALD_OAUTH_EXTERNAL_JWKS_URL' },
   oauthExternalAudience: { env: 'HERALD_OAUTH_EXTERNAL_AUDIENCE' },
+  backupDir: { env: 'HERALD_BACKUP_DIR' },
+  backupEvery: { env: 'HERALD_BACKUP_EVERY' },
+  backupKeep: { env: 'HERALD_BACKUP_KEEP' },
 }
 
 /** The same precedence as loadConfig: a flag, else a non-empty environment variable, else the default. */

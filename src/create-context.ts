@@ -1,9 +1,10 @@
+import type { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import type { Config } from './config'
 import type { AppContext } from './context'
 import { openStore } from './db/client'
 import { DB_FILE, ensureDataDir, loadSecretKey } from './db/data-dir'
-import { migrate } from './db/migrate'
+import { type BeforeMigrating, migrate } from './db/migrate'
 import { createHooks } from './hooks'
 import { createJobRegistry } from './jobs/registry'
 import type { Logger } from './lib/log'
@@ -12,6 +13,7 @@ import type { Clock } from './lib/time'
 import { systemClock } from './lib/time'
 import { createWakers } from './lib/wakers'
 import { subscribeAutomation } from './services/automation'
+import { preMigrateBackup, preMigrateBackupDir } from './services/instance/pre-migrate-backup'
 import { createMetrics } from './services/metrics/registry'
 
 // Not in src/context.ts: every module imports that one for its types, and building an app
@@ -27,19 +29,20 @@ export function createAppContext(config: Config, options: ContextOptions = {}): 
   ensureDataDir(config.dataDir)
   const secretKey = loadSecretKey(config.dataDir, config.secretKey)
   const store = openStore(join(config.dataDir, DB_FILE))
+  const log = options.log ?? createLogger(config.log)
+  const clock = options.clock ?? systemClock
   try {
-    migrate(store.sqlite)
+    migrate(store.sqlite, undefined, backUpBeforeMigrating(store.sqlite, config, clock, log))
   } catch (err) {
     store.sqlite.close()
     throw err
   }
-  const log = options.log ?? createLogger(config.log)
   const app: AppContext = {
     config,
     store,
     db: store.db,
     sqlite: store.sqlite,
-    clock: options.clock ?? systemClock,
+    clock,
     log,
     secretKey,
     jobs: createJobRegistry(log),
@@ -50,4 +53,22 @@ export function createAppContext(config: Config, options: ContextOptions = {}): 
   }
   subscribeAutomation(app)
   return app
+}
+
+/** The copy of the data file taken before an upgrade's migrations change it (logged). */
+export function backUpBeforeMigrating(
+  sqlite: Database,
+  config: Pick<Config, 'dataDir' | 'backupDir'>,
+  clock: Clock,
+  log: Logger,
+): BeforeMigrating {
+  return (from) => {
+    const file = preMigrateBackup(
+      sqlite,
+      preMigrateBackupDir(config.dataDir, config.backupDir),
+      from,
+      clock.now(),
+    )
+    log.info('backup before migrating', { file, from })
+  }
 }

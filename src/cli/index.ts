@@ -1,13 +1,18 @@
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../config'
+import { backUpBeforeMigrating } from '../create-context'
 import { openStore } from '../db/client'
 import { DB_FILE, ensureDataDir } from '../db/data-dir'
 import { MigrationError, migrate } from '../db/migrate'
 import { registerJobs } from '../jobs'
+import { createLogger, flushLogs } from '../lib/log'
+import { systemClock } from '../lib/time'
 import { backupTo } from '../services/instance/backup'
+import { restoreBackup } from '../services/instance/restore'
 import { VERSION } from '../version'
 import { analyticsCommand } from './analytics'
+import { doctorCommand } from './doctor'
 import { type KeyFlags, keysCommand } from './keys'
 import { withOfflineContext, withOfflineContextAsync } from './offline'
 import { parseArgsProblem, USAGE, UsageError } from './usage'
@@ -41,6 +46,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   analytics: ['data', 'client', 'json'],
   backup: ['data'],
   healthcheck: ['port', 'host'],
+  restore: ['data'],
+  doctor: ['data'],
   version: [],
   help: [],
 }
@@ -92,10 +99,16 @@ export async function runCli(argv: string[]): Promise<number> {
         ensureDataDir(config.dataDir)
         const store = openStore(join(config.dataDir, DB_FILE))
         let applied: string[]
+        const log = createLogger(config.log)
         try {
-          applied = migrate(store.sqlite)
+          applied = migrate(
+            store.sqlite,
+            undefined,
+            backUpBeforeMigrating(store.sqlite, config, systemClock, log),
+          )
         } finally {
           store.close()
+          flushLogs()
         }
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the data file is up to date')
         return 0
@@ -130,6 +143,21 @@ export async function runCli(argv: string[]): Promise<number> {
         })
         if (error) throw new Error(`job ${name} failed: ${error}`)
         console.log(`job ${name} ran`)
+        return 0
+      }
+      case 'doctor':
+        if (rest.length) throw new UsageError('doctor takes no arguments')
+        return doctorCommand(flags)
+      case 'restore': {
+        const file = rest[0]
+        if (!file || rest.length > 1) throw new UsageError('usage: herald restore FILE')
+        const config = loadConfig(flags)
+        const r = restoreBackup(config.dataDir, file, Date.now())
+        console.log(`restored ${file} as ${r.file}`)
+        if (r.replacedKeptAs) console.log(`the replaced data file is kept as ${r.replacedKeptAs}`)
+        console.log(
+          'pending migrations run when the server starts; it needs the secret.key this backup was made with',
+        )
         return 0
       }
       case 'backup': {

@@ -4,7 +4,8 @@ import type { Flags } from '../config'
 import { loadConfig } from '../config'
 import { createAppContext } from '../create-context'
 import { startCheckpointer } from '../db/checkpointer'
-import { DB_FILE } from '../db/data-dir'
+import { DB_FILE, ensureDataDir } from '../db/data-dir'
+import { holdServerLock } from '../db/server-lock'
 import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
@@ -20,7 +21,11 @@ const DRAIN_TIMEOUT_MS = 10_000
 
 export async function serve(flags: Flags): Promise<void> {
   const config = loadConfig(flags)
+  ensureDataDir(config.dataDir)
+  // Held until the process ends: `herald restore` refuses to replace the data file under it.
+  const lock = holdServerLock(config.dataDir)
   const ctx = createAppContext(config)
+  if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
   // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs).
   const checkpointer =
@@ -88,6 +93,7 @@ export async function serve(flags: Flags): Promise<void> {
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
     ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
+    lock?.release()
     ctx.log.info('stopped', { forced: timedOut })
     flushLogs()
     process.exit(0)

@@ -14,6 +14,8 @@ Usage:
   herald analytics rebuild [--client ID] [--json] [--data DIR]   recompute the analytics rollups from the messages
   herald backup FILE [--data DIR]                     online backup of the data file (VACUUM INTO)
   herald healthcheck [--port N] [--host H]            GET /healthz of the server on this machine: exit 0 on 200, else 1
+  herald restore FILE [--data DIR]                    put a backup in place of the data file (the server stopped)
+  herald doctor [--data DIR]                          check settings, public URL, DNS, sending accounts, disk, clock (exit 1 on a fail)
   herald api list                                     the API's operations as commands (name, method, path, summary)
   herald api NAME [--MEMBER value …] [--body JSON|@file|-] [--client ID] [--idempotency-key K] [--all] [--jsonl] [--json] [--url URL]
                                                       call a running server (HERALD_URL, key from HERALD_API_KEY or --key-file;

@@ -18,7 +18,11 @@ export interface ImportCounts {
 
 // ── the job row ──────────────────────────────────────────────────────────────────────────────
 
-/** The oldest queued job, or one a stop interrupted (still running), set running from zero. */
+/**
+ * The oldest queued job, or one a stop or crash interrupted (still running), set running. An
+ * interrupted job keeps its counts: they were stored with its last committed batch, and the
+ * import goes on from that row.
+ */
 export function claimNextImport(db: Db, now: number): ContactImportRow | undefined {
   const job = db
     .select()
@@ -29,7 +33,7 @@ export function claimNextImport(db: Db, now: number): ContactImportRow | undefin
     .get()
   if (!job) return undefined
   db.update(contactImports)
-    .set({ status: 'running', processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [], updatedAt: now })
+    .set({ status: 'running', updatedAt: now })
     .where(eq(contactImports.id, job.id))
     .run()
   return job

@@ -11,19 +11,27 @@ export interface Migration {
 const BREAKPOINT = '--> statement-breakpoint'
 
 /**
+ * Called before pending migrations touch a data file that already had some applied, with the
+ * last tag applied: the caller keeps a copy (a migration is forward-only).
+ */
+export type BeforeMigrating = (from: string) => void
+
+/**
  * Applies pending forward-only migrations in ONE transaction: if any statement fails, nothing
  * is applied and the file is left as it was. Returns the tags applied.
  */
-export function migrate(sqlite: Database, migrations: readonly Migration[] = embeddedMigrations): string[] {
+export function migrate(
+  sqlite: Database,
+  migrations: readonly Migration[] = embeddedMigrations,
+  beforeMigrating?: BeforeMigrating,
+): string[] {
   sqlite.run(
     'CREATE TABLE IF NOT EXISTS herald_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
   )
-  const applied = new Set(
-    sqlite
-      .query<{ tag: string }, []>('SELECT tag FROM herald_migrations')
-      .all()
-      .map((r) => r.tag),
-  )
+  const appliedRows = sqlite
+    .query<{ tag: string }, []>('SELECT tag FROM herald_migrations ORDER BY applied_at, rowid')
+    .all()
+  const applied = new Set(appliedRows.map((r) => r.tag))
   const known = new Set(migrations.map((m) => m.tag))
   const unknown = [...applied].filter((t) => !known.has(t))
   if (unknown.length > 0)
@@ -32,6 +40,8 @@ export function migrate(sqlite: Database, migrations: readonly Migration[] = emb
     )
   const pending = migrations.filter((m) => !applied.has(m.tag))
   if (pending.length === 0) return []
+  const last = appliedRows.at(-1)
+  if (last && beforeMigrating) beforeMigrating(last.tag)
   let current = ''
   try {
     sqlite.transaction(() => {

@@ -8,6 +8,7 @@ import { healthChecksDue } from '../services/deliverability/health-debounce'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
+import { runScheduledBackup } from '../services/instance/scheduled-backup'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
 import { purgeUnconfirmedVerb } from '../services/lists/purge-unconfirmed'
@@ -140,4 +141,16 @@ export function registerJobs(ctx: AppContext): void {
       })
     },
   })
+  const { backupDir, backupEvery, backupKeep } = ctx.config
+  // Off unless HERALD_BACKUP_DIR is set: a backup nobody asked for can fill a disk.
+  if (backupDir)
+    ctx.jobs.register({
+      name: 'backups.run',
+      schedule: backupEvery,
+      description: `Write an online backup of the data file into ${backupDir} and keep the newest ${backupKeep}`,
+      run: () => {
+        const r = runScheduledBackup(ctx.sqlite, backupDir, backupKeep, ctx.clock.now())
+        ctx.log.info('backup written', { file: r.file, removed: r.removed.length })
+      },
+    })
 }

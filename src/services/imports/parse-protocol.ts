@@ -20,7 +20,8 @@ export const IMPORT_BATCH = 20_000
 export const ROW_CELLS = 10
 
 export type ToParser =
-  | { type: 'start'; file: string; delimiter: string; ahead: number }
+  /** `skip`: data rows a crashed run already committed, read past unchecked. */
+  | { type: 'start'; file: string; delimiter: string; ahead: number; skip: number }
   /** The writer took a batch: the worker may send one more. */
   | { type: 'more' }
 

@@ -49,7 +49,7 @@ function inKeyOrder(cells: Cell[]): Cell[] {
   return out
 }
 
-async function run(file: string, delimiter: string): Promise<void> {
+async function run(file: string, delimiter: string, skip: number): Promise<void> {
   const parser = createReadStream(file).pipe(
     parse({
       bom: true,
@@ -71,6 +71,8 @@ async function run(file: string, delimiter: string): Promise<void> {
         throw new Error('the header row has no email column (expected a column named email)')
       continue
     }
+    // Rows before `skip` were written by a run that crashed: the record count is the row number.
+    if (recordNo - 1 <= skip) continue
     const row = readRow(record, columns)
     const problem = rowProblem(row)
     // One row is ROW_CELLS cells (parse-protocol.ts): a flat array clones fast.
@@ -104,7 +106,7 @@ self.onmessage = (event: MessageEvent<ToParser>) => {
     return
   }
   credits = m.ahead
-  run(m.file, m.delimiter).then(
+  run(m.file, m.delimiter, m.skip).then(
     () => self.postMessage({ type: 'end' } satisfies FromParser),
     (err: Error) => self.postMessage({ type: 'fail', message: err.message } satisfies FromParser),
   )

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises'
-import { type ContactUpdate, type ImportCounts, importWriter } from '../../db/imports'
+import { type ContactUpdate, type ImportCounts, importWriter, saveImportProgress } from '../../db/imports'
 import type { HookedDb } from '../../hooks'
 import { newId } from '../../lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
@@ -22,6 +22,8 @@ export interface ImportJob {
   file: string
   listId: string | null
   updateExisting: boolean
+  /** What earlier runs of this job committed (zero for a new job): the import goes on from there. */
+  resumeFrom?: ImportCounts
 }
 
 export type ImportProgress = ImportCounts
@@ -39,7 +41,7 @@ const PARSE_WORKER = import.meta.url.includes('/$bunfs/')
  * The batches of checked rows of `file`, parsed on a worker thread (parse-worker.ts) while
  * this thread writes. Throws what makes the file unimportable (no header, no email column).
  */
-async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<Cell[]> {
+async function* parsedBatches(file: string, delimiter: string, skip: number): AsyncGenerator<Cell[]> {
   const worker = new Worker(PARSE_WORKER)
   const inbox: FromParser[] = []
   let wake: (() => void) | null = null
@@ -51,7 +53,7 @@ async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<C
   worker.onmessage = (e: MessageEvent<FromParser>) => deliver(e.data)
   worker.onerror = (e: ErrorEvent) =>
     deliver({ type: 'fail', message: `the CSV parser failed: ${e.message}` })
-  worker.postMessage({ type: 'start', file, delimiter, ahead: AHEAD } satisfies ToParser)
+  worker.postMessage({ type: 'start', file, delimiter, ahead: AHEAD, skip } satisfies ToParser)
   try {
     for (;;) {
       while (inbox.length === 0)
@@ -72,7 +74,9 @@ async function* parsedBatches(file: string, delimiter: string): AsyncGenerator<C
 /**
  * Writes the spooled CSV, parsed and checked on a worker thread, in one transaction per batch
  * of IMPORT_BATCH rows (parse-protocol.ts). Bad rows are counted and
- * reported (first 100) without stopping the file. Re-running the same file changes nothing:
+ * reported (first 100) without stopping the file. Each batch's transaction also stores the job's
+ * counts, so a run a crash interrupted goes on after its last committed batch (`resumeFrom`)
+ * instead of counting its own rows again as skipped. Re-running the same file changes nothing:
  * existing emails are skipped, or updated only where a value differs.
  */
 export async function processImport(
@@ -80,7 +84,7 @@ export async function processImport(
   job: ImportJob,
   now: () => number,
   /** After each batch's commit. */
-  onBatch: (p: ImportProgress) => void,
+  onBatch: (p: ImportProgress) => void = () => {},
 ): Promise<ImportProgress> {
   const sqlite = db.$client
   const handle = await open(job.file, 'r')
@@ -93,7 +97,14 @@ export async function processImport(
   // Asked once: every row's insert and email lookup is keyed on it.
   const clientNo = w.clientNo(job.clientId)
   if (clientNo === null) throw new Error('the client of this import no longer exists')
-  const p: ImportProgress = { processed: 0, inserted: 0, updated: 0, skipped: 0, errors: [] }
+  const from = job.resumeFrom
+  const p: ImportProgress = {
+    processed: from?.processed ?? 0,
+    inserted: from?.inserted ?? 0,
+    updated: from?.updated ?? 0,
+    skipped: from?.skipped ?? 0,
+    errors: [...(from?.errors ?? [])],
+  }
 
   // A batch's rows come in key order (parse-worker.ts): its errors are put back in file order.
   let batchErrors: ImportProgress['errors'] = []
@@ -208,9 +219,10 @@ export async function processImport(
     batchErrors = []
     if (created && created.length > 0)
       hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
+    saveImportProgress(db, job.id, p, t)
   })
 
-  for await (const cells of parsedBatches(job.file, delimiter)) {
+  for await (const cells of parsedBatches(job.file, delimiter, p.processed)) {
     flush.immediate(cells)
     onBatch(p)
     // The batch's cells are garbage once written: collecting them now (~10 ms against the

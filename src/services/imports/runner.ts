@@ -1,29 +1,31 @@
 import { rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
-import { claimNextImport, completeImport, failImport, saveImportProgress } from '../../db/imports'
+import { claimNextImport, completeImport, failImport } from '../../db/imports'
 import { createLeasedWorker, type LeasedWorker } from '../../queue/leased-worker'
 import { processImport } from './process'
 
 // Imports run in the background, one at a time, in the server process. The job row is the
-// truth: a restart finds queued or interrupted jobs and runs them again from the start, which
-// is safe because a re-run of the same file changes nothing already written.
+// truth: each batch commits with the job's counts, and a restart finds queued or interrupted
+// jobs and runs them on from the row their last batch reached.
 
 /** Imports are queued by a verb that kicks the worker; the poll only catches what a kick missed. */
 const IDLE_POLL_MS = 5_000
 
-/** The import worker: one job at a time, each from the start of its file. */
+/** The import worker: one job at a time. */
 export function createImportWorker(ctx: AppContext): LeasedWorker {
   /** Runs the oldest queued (or interrupted) job to its end. */
   async function pass() {
     const job = claimNextImport(ctx.db, ctx.clock.now())
     if (!job) return { worked: false }
     try {
-      const p = await processImport(
-        ctx,
-        job,
-        () => ctx.clock.now(),
-        (progress) => saveImportProgress(ctx.db, job.id, progress, ctx.clock.now()),
-      )
+      const resumeFrom = {
+        processed: job.processed,
+        inserted: job.inserted,
+        updated: job.updated,
+        skipped: job.skipped,
+        errors: job.errors,
+      }
+      const p = await processImport(ctx, { ...job, resumeFrom }, () => ctx.clock.now())
       completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {
         import_id: job.id,
@@ -42,6 +44,6 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
   }
 
   // A job is claimed by setting it running; one interrupted by a stop is still running at the
-  // next start, and is run again from the start (a re-run of the same file changes nothing).
+  // next start, and goes on after its last committed batch.
   return createLeasedWorker(ctx, { name: 'imports', pass, idleMs: IDLE_POLL_MS })
 }
