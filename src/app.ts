@@ -58,7 +58,7 @@ export function createApp(ctx: AppContext) {
 
   // Unknown routes and anything Elysia itself rejects. Operations answer their own errors.
   app.onError((c) =>
-    handled(ctx, c, (meta) => {
+    handled(ctx, { request: c.request, route: c.route }, (meta) => {
       if (c.code !== 'NOT_FOUND') throw c.error // anything else Elysia rejects: a logged 500
       const pathname = new URL(c.request.url).pathname
       const allowed = routes.allowedMethods(pathname)

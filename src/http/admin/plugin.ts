@@ -11,9 +11,10 @@ export function portalPlugin(app: AppContext) {
   const portal = createPortal(app)
   const handle = (c: {
     request: Request
+    route?: string
     server: { requestIP(r: Request): { address: string } | null } | null
   }) =>
-    handled(app, c, (meta) =>
+    handled(app, { request: c.request, route: c.route }, (meta) =>
       portal.handle(c.request, c.server?.requestIP(c.request)?.address ?? null, meta.requestId),
     )
   return new Elysia({ name: 'herald-portal' })

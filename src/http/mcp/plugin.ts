@@ -132,18 +132,20 @@ export function mountMcp(
   }
 
   const mcp = (c: { request: Request; route: string }) =>
-    handled(p.app, c, (meta) => endpoint(c.request, meta))
+    handled(p.app, { request: c.request, route: c.route }, (meta) => endpoint(c.request, meta))
   const options = { parse: 'none' as const, detail: { hide: true } }
   for (const method of ['POST', 'GET', 'DELETE']) app.route(method, MCP_PATH, mcp, options)
 
   // The card lists every tool; built once (the registry does not change at run time).
   const card = JSON.stringify(buildServerCard(catalog, p.app.config.publicUrl))
   const serveCard = (c: { request: Request; route: string }) =>
-    handled(p.app, c, () =>
+    handled(p.app, { request: c.request, route: c.route }, () =>
       withHeaders(new Response(card, { headers: { 'content-type': SERVER_CARD_TYPE } }), {}),
     )
   const preflight = (c: { request: Request; route: string }) =>
-    handled(p.app, c, () => withHeaders(new Response(null, { status: 204 }), PREFLIGHT))
+    handled(p.app, { request: c.request, route: c.route }, () =>
+      withHeaders(new Response(null, { status: 204 }), PREFLIGHT),
+    )
   for (const path of SERVER_CARD_PATHS) app.route('GET', path, serveCard, options)
   for (const path of [MCP_PATH, ...SERVER_CARD_PATHS]) app.route('OPTIONS', path, preflight, options)
 }

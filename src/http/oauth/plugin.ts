@@ -16,7 +16,12 @@ import { CORS, oauthJson, rateLimited } from './respond'
 // The POSTs take no credential of Herald's before they read a body, so each has its own per-IP
 // bucket (the sign-in rate, 20/min by default), taken first, and reads at most 64 KiB.
 
-type Ctx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null }
+type Ctx = {
+  request: Request
+  /** The route template Elysia matched (for the request metrics). */
+  route?: string
+  server: { requestIP(r: Request): { address: string } | null } | null
+}
 
 /** How an endpoint answers the guard's 413 or 429 (with Retry-After): in its own error format. */
 type Refuse = (status: 413 | 429, message: string, retryAfter?: string) => Response | Promise<Response>
@@ -33,7 +38,7 @@ export function oauthPlugin(app: AppContext) {
   const guarded = (endpoint: (request: Request) => Promise<Response>, refuse: Refuse = oauthRefusal) => {
     const take = createIpLimiter(app.config.loginRatePerMinute)
     return (c: Ctx) =>
-      handled(app, c, async () => {
+      handled(app, { request: c.request, route: c.route }, async () => {
         const rate = take(ipOf(c), app.clock.now())
         const retryAfter = rate.headers['retry-after']
         if (!rate.allowed)
@@ -51,7 +56,7 @@ export function oauthPlugin(app: AppContext) {
   const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) =>
     guarded((request) => endpoint(app, request))
   const plain = (fn: (request: Request) => Promise<Response> | Response) => (c: Ctx) =>
-    handled(app, c, () => fn(c.request))
+    handled(app, { request: c.request, route: c.route }, () => fn(c.request))
   const preflight = () =>
     new Response(null, { status: 204, headers: { ...CORS, 'access-control-max-age': '86400' } })
   const opts = { parse: 'none' as const, detail: { hide: true } }
@@ -68,7 +73,12 @@ export function oauthPlugin(app: AppContext) {
       plain(() => oauthJson(200, jwks(app), { 'cache-control': 'max-age=300' })),
       opts,
     )
-    .get('/oauth2/authorize', (c: Ctx) => handled(app, c, () => authorize.get(c.request, ipOf(c))), opts)
+    .get(
+      '/oauth2/authorize',
+      (c: Ctx) =>
+        handled(app, { request: c.request, route: c.route }, () => authorize.get(c.request, ipOf(c))),
+      opts,
+    )
     .post('/oauth2/authorize', guarded(authorize.post, authorize.refuse), opts)
     .post('/oauth2/token', limited(tokenEndpoint), opts)
     .post('/oauth2/revoke', limited(revokeEndpoint), opts)

@@ -22,6 +22,7 @@ import { errorBody, jsonResponse } from '../rest/respond'
 const PER_IP_PER_MINUTE = 1200
 
 type Ctx = {
+  route?: string
   params: Record<string, string>
   request: Request
   server: { requestIP(r: Request): { address: string } | null } | null
@@ -37,7 +38,7 @@ export function espFeedbackPlugin(app: AppContext, sns: Partial<SnsVerifierOptio
   return new Elysia({ name: 'herald-esp-feedback' }).post(
     '/hooks/:provider/:token',
     (c: Ctx) =>
-      handled(app, c, async (meta) => {
+      handled(app, { request: c.request, route: c.route }, async (meta) => {
         const provider = c.params.provider as EspProvider
         if (!ESP_PROVIDERS.includes(provider))
           throw new ServiceError('NOT_FOUND', `No feedback endpoint for provider ${c.params.provider}`)

@@ -29,6 +29,7 @@ const CORS = {
 const NO_STORE = { 'cache-control': 'no-store, private' }
 
 type Ctx = {
+  route?: string
   params: Record<string, string>
   request: Request
   server: { requestIP(r: Request): { address: string } | null } | null
@@ -103,7 +104,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id',
       (c: Ctx) =>
-        handled(app, c, () => {
+        handled(app, { request: c.request, route: c.route }, () => {
           const form = findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
           return htmlResponse(200, formPage(form, footerOf(app.db, form.clientId)), {
@@ -114,13 +115,18 @@ export function formsPlugin(app: AppContext) {
     )
     .options(
       '/f/:id',
-      (c: Ctx) => handled(app, c, () => new Response(null, { status: 204, headers: CORS })),
+      (c: Ctx) =>
+        handled(
+          app,
+          { request: c.request, route: c.route },
+          () => new Response(null, { status: 204, headers: CORS }),
+        ),
       { parse: 'none', detail: { hide: true } },
     )
     .post(
       '/f/:id',
       (c: Ctx) =>
-        handled(app, c, async (meta) => {
+        handled(app, { request: c.request, route: c.route }, async (meta) => {
           try {
             return await post(c, meta.requestId)
           } catch (err) {
@@ -136,7 +142,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id/thanks',
       (c: Ctx) =>
-        handled(app, c, () => {
+        handled(app, { request: c.request, route: c.route }, () => {
           const form = findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
           return htmlResponse(200, thanksPage(form.doubleOptIn, footerOf(app.db, form.clientId)))
@@ -146,7 +152,7 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/confirm/:token',
       (c: Ctx) =>
-        handled(app, c, () => {
+        handled(app, { request: c.request, route: c.route }, () => {
           const outcome = confirmByToken(app, c.params.token ?? '', {
             ip: ipOf(c),
             userAgent: c.request.headers.get('user-agent'),

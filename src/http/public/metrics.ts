@@ -26,7 +26,7 @@ export function metricsPlugin(app: AppContext) {
   return new Elysia({ name: 'herald-metrics' }).get(
     '/metrics',
     (c) =>
-      handled(app, c, async (meta) => {
+      handled(app, { request: c.request, route: c.route }, async (meta) => {
         if (token !== null) {
           const presented = presentedCredential(c.request).token
           if (presented === null || !safeEqual(presented, token))

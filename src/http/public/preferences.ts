@@ -22,6 +22,7 @@ const MAX_BODY = 16 * 1024
 const NAME_MAX = 200
 
 type Ctx = {
+  route?: string
   params: Record<string, string>
   request: Request
   server: { requestIP(r: Request): { address: string } | null } | null
@@ -37,7 +38,7 @@ const nameOf = (form: URLSearchParams, name: string) => {
 export function preferencesPlugin(app: AppContext) {
   const key = () => trackingKeyOf(app)
   const route = (fn: (c: Ctx, token: string) => Response | Promise<Response>) => (c: Ctx) =>
-    handled(app, c, () => fn(c, c.params.token ?? ''))
+    handled(app, { request: c.request, route: c.route }, () => fn(c, c.params.token ?? ''))
 
   return new Elysia({ name: 'herald-preferences' })
     .get(

@@ -16,11 +16,15 @@ export function probesPlugin(app: AppContext) {
   return (
     new Elysia({ name: 'herald-probes' })
       // The process answers: no I/O, so a busy database never gets a live process restarted.
-      .get('/healthz', (c) => handled(app, c, () => jsonResponse(200, LIVE, NO_STORE)), options)
+      .get(
+        '/healthz',
+        (c) => handled(app, { request: c.request, route: c.route }, () => jsonResponse(200, LIVE, NO_STORE)),
+        options,
+      )
       .get(
         '/readyz',
         (c) =>
-          handled(app, c, () => {
+          handled(app, { request: c.request, route: c.route }, () => {
             const r = readiness(app)
             return jsonResponse(r.status === 'ok' ? 200 : 503, JSON.stringify(r), NO_STORE)
           }),

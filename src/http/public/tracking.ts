@@ -44,8 +44,8 @@ export function trackingPlugin(app: AppContext) {
    */
   const route =
     (fn: (token: string, request: Request, requestId: string) => Response | Promise<Response>) =>
-    (c: { params: Record<string, string>; request: Request }) =>
-      handled(app, c, async (meta) => {
+    (c: { params: Record<string, string>; request: Request; route?: string }) =>
+      handled(app, { request: c.request, route: c.route }, async (meta) => {
         const response = await fn(c.params.token ?? '', c.request, meta.requestId)
         for (const name in LINK_HEADERS)
           if (!response.headers.has(name)) response.headers.set(name, LINK_HEADERS[name]!)

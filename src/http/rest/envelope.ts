@@ -32,7 +32,12 @@ export interface EnvelopeSinks {
   metrics?: Pick<Metrics, 'observeRequest'>
 }
 
-/** The request, and the route template it matched (Elysia's `c.route`; none for unknown routes). */
+/**
+ * The request, and the route template it matched (Elysia's `c.route`; none for unknown routes).
+ * Callers build it from those two members, never pass Elysia's context itself: Elysia reads each
+ * handler's source to decide what to prepare per request, and a handler that hands the whole
+ * context on gets everything prepared (a third of the REST throughput, measured).
+ */
 export interface Routed {
   request: Request
   route?: string

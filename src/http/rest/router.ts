@@ -23,12 +23,12 @@ export function mountOperations(
     // per-IP bucket (which need the peer address) use that form.
     const handler = o.perIpLimit
       ? (c: Context) =>
-          handled(pipeline.app, c, (meta) => {
+          handled(pipeline.app, { request: c.request, route: c.route }, (meta) => {
             meta.peer = c.server?.requestIP(c.request)?.address ?? null
             return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
           })
       : (c: Context) =>
-          handled(pipeline.app, c, (meta) =>
+          handled(pipeline.app, { request: c.request, route: c.route }, (meta) =>
             runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
           )
     app.route(o.method, toElysiaPath(o.path), handler, { parse: 'none', detail: { hide: true } })

@@ -1,4 +1,5 @@
-import { Counter, Histogram, Registry } from 'prom-client'
+import { Counter, Registry } from 'prom-client'
+import { createRequestStats } from './request-stats'
 
 // The process's Prometheus metrics, one registry per app context (two apps in one test process
 // count apart). Counters are bumped where the work is recorded; what the database already keeps
@@ -10,8 +11,6 @@ export type WebhookOutcome = 'succeeded' | 'retry' | 'failed'
 
 export interface Metrics {
   readonly registry: Registry
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>
-  readonly httpDuration: Histogram<'method' | 'route'>
   readonly messages: Counter<'source' | 'channel' | 'status'>
   readonly webhookDeliveries: Counter<'outcome'>
   readonly flowSteps: Counter<'kind'>
@@ -43,23 +42,7 @@ const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIO
 export function createMetrics(): Metrics {
   const registry = new Registry()
   const registers = [registry]
-  const httpRequests = new Counter({
-    name: 'herald_http_requests_total',
-    help: 'HTTP requests answered, by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers,
-  })
-  const httpDuration = new Histogram({
-    name: 'herald_http_request_duration_seconds',
-    help: 'Time to answer an HTTP request, by method and route template',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers,
-  })
-  const requestChild = cached(([m, r, status]) => ({
-    count: httpRequests.labels(m!, r!, status!),
-    time: httpDuration.labels(m!, r!),
-  }))
+  const requests = createRequestStats(registry)
   const messages = new Counter({
     name: 'herald_messages_total',
     help: 'Send outcomes written by this process, by source, channel and status',
@@ -69,17 +52,8 @@ export function createMetrics(): Metrics {
   const messageChild = cached((labels) => messages.labels(...labels))
   return {
     registry,
-    httpRequests,
-    httpDuration,
-    observeRequest(method, route, status, seconds) {
-      const child = requestChild([
-        METHODS.has(method) ? method : 'other',
-        route ?? 'unmatched',
-        String(status),
-      ])
-      child.count.inc()
-      child.time.observe(seconds)
-    },
+    observeRequest: (method, route, status, seconds) =>
+      requests.observe(METHODS.has(method) ? method : 'other', route ?? 'unmatched', String(status), seconds),
     messages,
     countMessage: (source, channel, status) => messageChild([source, channel, status]).inc(),
     webhookDeliveries: new Counter({
