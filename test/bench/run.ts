@@ -22,6 +22,8 @@
 //  Local-time delivery (test/bench/local-time.ts, its own process; HERALD_BENCH_LOCAL_TIME_RECIPIENTS,
 //     default 100,000): a campaign at 09:00 in 24 zones over a simulated day on an injected clock;
 //     every message leaves within 60 s after its recipient's 09:00, none before.
+//  Metrics (test/bench/metrics.ts, its own process; HERALD_BENCH_METRICS_CONTACTS, default
+//     1,000,000): /metrics scrape p95 <= 20 ms with 100 sent campaigns.
 //  A/B campaigns (test/bench/ab-campaign.ts, its own process; HERALD_BENCH_AB_RECIPIENTS, default
 //     100,000): an A/B campaign sends at ≥ 0.9 × a plain campaign's rate, same run.
 //  Signup forms (test/bench/forms.ts, its own process; HERALD_BENCH_FORM_SUBMISSIONS, default 4,000):
@@ -336,6 +338,8 @@ async function main(): Promise<boolean> {
   const localTime = await script(runLocalTimeBench)
   // A/B against plain (test/bench/ab-campaign.ts, its own server and data): the same.
   const abTest = await script(runAbBench)
+  // /metrics on a large instance (test/bench/metrics.ts, its own server and data): the same.
+  const metrics = await script(runMetricsBench)
   // CSV import (test/bench/audience.ts --import-only, its own server and data): the same.
   const csvImport = await script(runImportBench)
   const bare = best(bareRuns)
@@ -376,6 +380,7 @@ async function main(): Promise<boolean> {
     ...journeys.table,
     ...localTime.table,
     ...abTest.table,
+    ...metrics.table,
     ...csvImport.table,
   ]
   if (openLoop.achieved_rps < 0.95 * halfRate)
@@ -426,6 +431,7 @@ async function main(): Promise<boolean> {
       journeys: journeys.json,
       local_time: localTime.json,
       ab_test: abTest.json,
+      metrics: metrics.json,
       import: csvImport.json,
       total_s: round((performance.now() - runStarted) / 1000, 1),
     }),
@@ -437,6 +443,7 @@ async function main(): Promise<boolean> {
     journeys.pass &&
     localTime.pass &&
     abTest.pass &&
+    metrics.pass &&
     csvImport.pass &&
     portal.pass &&
     smtp.pass &&
@@ -494,6 +501,12 @@ function runLocalTimeBench(): Promise<ScriptBench> {
     ['--recipients', n],
     `${n} recipients at 09:00 in 24 zones`,
   )
+}
+
+/** /metrics scrapes on a large instance (HERALD_BENCH_METRICS_CONTACTS, default 1,000,000). */
+function runMetricsBench(): Promise<ScriptBench> {
+  const n = process.env.HERALD_BENCH_METRICS_CONTACTS ?? '1000000'
+  return runBenchScript('metrics', 'metrics.ts', ['--contacts', n], `/metrics with ${n} contacts`)
 }
 
 /** An A/B campaign against a plain one (HERALD_BENCH_AB_RECIPIENTS, default 100,000). */
