@@ -10,8 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { importCrmAudience } from './crm-audience'
-import { HTML, TEXT } from './fixtures'
+import { crmCampaignWorld } from './crm-audience'
 import {
   api,
   BenchError,
@@ -60,19 +59,7 @@ async function main(): Promise<boolean> {
   const dir = mkdtempSync(join(tmpdir(), 'herald-bench-ab-'))
   try {
     const h = await startHerald(join(dir, 'data'), KEY)
-    const clientId = (await api<{ data: { id: string }[] }>(h, 'GET', '/api/v1/clients')).body.data[0]!.id
-    const q = `?client_id=${clientId}`
-    const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
-    progress(`importing ${fmt(N)} contacts`)
-    await importCrmAudience(h, clientId, list.id as string, N)
-    const template = (
-      await api(h, 'POST', `/api/v1/templates${q}`, {
-        name: 'Spring',
-        subject: 'Spring for {{ contact.first_name }}',
-        body_html: HTML,
-        body_text: TEXT,
-      })
-    ).body.data
+    const { q, list, template } = await crmCampaignWorld(h, N)
     const create = async (name: string, ab: boolean) =>
       (
         await api<{ data: { id: string } }>(h, 'POST', `/api/v1/campaigns${q}`, {

@@ -1,4 +1,5 @@
-import { api, BenchError, type Herald } from './lib'
+import { HTML, TEXT } from './fixtures'
+import { api, BenchError, fmt, type Herald, progress } from './lib'
 
 // The campaign benches' audience: a CRM-style export (names, companies, plans) imported into a
 // list through the API, as an agency would bring a client's contacts in.
@@ -39,4 +40,25 @@ export async function importCrmAudience(
       throw new BenchError(`import failed: ${JSON.stringify(s.errors).slice(0, 300)}`)
     await Bun.sleep(200)
   }
+}
+
+/**
+ * The campaign benches' world: the first client, a list of `n` imported CRM contacts, and the
+ * 2 KB "Spring" template their campaigns send.
+ */
+export async function crmCampaignWorld(h: Herald, n: number) {
+  const clientId = (await api<{ data: { id: string }[] }>(h, 'GET', '/api/v1/clients')).body.data[0]!.id
+  const q = `?client_id=${clientId}`
+  const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
+  progress(`importing ${fmt(n)} contacts`)
+  await importCrmAudience(h, clientId, list.id as string, n)
+  const template = (
+    await api(h, 'POST', `/api/v1/templates${q}`, {
+      name: 'Spring',
+      subject: 'Spring for {{ contact.first_name }}',
+      body_html: HTML,
+      body_text: TEXT,
+    })
+  ).body.data
+  return { clientId, q, list, template }
 }
