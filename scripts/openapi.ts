@@ -14,7 +14,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'herald-openapi-'))
 try {
   const publicUrl = process.env.HERALD_PUBLIC_URL ?? 'http://localhost:8080'
   const config = loadConfig({ data: dataDir }, { ...process.env, HERALD_PUBLIC_URL: publicUrl })
-  const ctx = createAppContext(config, { log: silentLogger })
+  const ctx = await createAppContext(config, { log: silentLogger })
   try {
     const res = await createApp(ctx).handle(new Request(`${publicUrl}/openapi.json`))
     if (res.status !== 200) throw new Error(`GET /openapi.json answered ${res.status}`)

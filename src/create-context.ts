@@ -25,14 +25,14 @@ export interface ContextOptions {
 }
 
 /** Opens (creating and migrating) the data directory's store; automation is bound to its hooks. */
-export function createAppContext(config: Config, options: ContextOptions = {}): AppContext {
+export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   ensureDataDir(config.dataDir)
   const secretKey = loadSecretKey(config.dataDir, config.secretKey)
-  const store = openStore(join(config.dataDir, DB_FILE))
+  const store = await openStore(join(config.dataDir, DB_FILE))
   const log = options.log ?? createLogger(config.log)
   const clock = options.clock ?? systemClock
   try {
-    migrate(store.sqlite, undefined, backUpBeforeMigrating(store.sqlite, config, clock, log))
+    await migrate(store.sqlite, undefined, backUpBeforeMigrating(store.sqlite, config, clock, log))
   } catch (err) {
     store.sqlite.close()
     throw err
@@ -62,8 +62,8 @@ export function backUpBeforeMigrating(
   clock: Clock,
   log: Logger,
 ): BeforeMigrating {
-  return (from) => {
-    const file = preMigrateBackup(
+  return async (from) => {
+    const file = await preMigrateBackup(
       sqlite,
       preMigrateBackupDir(config.dataDir, config.backupDir),
       from,

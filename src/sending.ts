@@ -35,7 +35,7 @@ export const sendDeps: SendDeps = {
   warmupCap,
   warmupSentOn,
   saveWarmupCount,
-  clientVariables: (app, client) => clientVariables(client, footerOf(app.db, client.id)),
+  clientVariables: async (app, client) => clientVariables(client, await footerOf(app.db, client.id)),
   contactVariables,
   suppressionCheck: createSuppressionCheck,
   renderer: sendRenderer,

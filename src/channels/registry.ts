@@ -1,4 +1,5 @@
 import type { Config } from '../config'
+import type { Awaitable } from '../lib/awaitable'
 import { CAPTURE_CAPABILITIES, createCaptureProvider } from './capture'
 import { createSimulatorProvider, parseSimulatorRates, SIMULATOR_CAPABILITIES } from './simulator'
 import { SMTP_CAPABILITIES } from './smtp-capabilities'
@@ -71,7 +72,7 @@ export const CALLBACK_CLIENT_PARAM = 'client'
  */
 export function providerCallbacks(
   config: Settings,
-  clientTwilioTokens?: (clientId: string) => readonly string[],
+  clientTwilioTokens?: (clientId: string) => Awaitable<readonly string[]>,
 ): ProviderCallback[] {
   const kinds = new Set(Object.values(kindsOf(config)))
   const instanceToken = kinds.has('twilio') ? config.twilioAuthToken : null

@@ -101,9 +101,9 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
       const fate = random()
       const email = m.channel === 'email'
       if (fate < rates.bounced) {
-        later(random() * Math.min(delayMs, 1000), () => {
+        later(random() * Math.min(delayMs, 1000), async () => {
           if (email)
-            feedback.bounced(
+            await feedback.bounced(
               m.id,
               {
                 type: 'hard',
@@ -112,12 +112,12 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
               },
               now(),
             )
-          else feedback.failed(m.id, 'undeliverable number (simulated)', now())
+          else await feedback.failed(m.id, 'undeliverable number (simulated)', now())
         })
         return { providerMessageId: null, delivered: false }
       }
       if (fate < rates.bounced + Math.max(0, 1 - rates.delivered - rates.bounced)) {
-        later(random() * delayMs, () => feedback.failed(m.id, 'not delivered (simulated)', now()))
+        later(random() * delayMs, async () => await feedback.failed(m.id, 'not delivered (simulated)', now()))
         return { providerMessageId: null, delivered: false }
       }
       // Clicks imply opens: open with the larger rate, click as a share of the opens.
@@ -126,13 +126,19 @@ export function createSimulatorProvider(options: SimulatorOptions): ChannelProvi
       const clicks = opens && random() < rates.clicked / openRate
       const replies = m.channel !== 'voice' && random() < rates.replied
       const openAt = random() * delayMs
-      if (opens) later(openAt, () => feedback.opened(m.id, USER_AGENT, now()))
+      if (opens) later(openAt, async () => await feedback.opened(m.id, USER_AGENT, now()))
       if (clicks)
-        later(openAt + random() * delayMs, () => feedback.clicked(m.id, clickUrl(m), USER_AGENT, now()))
+        later(
+          openAt + random() * delayMs,
+          async () => await feedback.clicked(m.id, clickUrl(m), USER_AGENT, now()),
+        )
       if (replies) {
         const text = REPLIES[Math.floor(random() * REPLIES.length)]!
         const subject = email ? `Re: ${m.subject}` : null
-        later(openAt + random() * delayMs, () => feedback.replied(m.id, { from: m.to, subject, text }, now()))
+        later(
+          openAt + random() * delayMs,
+          async () => await feedback.replied(m.id, { from: m.to, subject, text }, now()),
+        )
       }
       return { providerMessageId: null, delivered: true }
     },

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
+import type { Awaitable } from '../lib/awaitable'
 import {
   type ChannelProvider,
   type Outgoing,
@@ -193,14 +194,14 @@ export function parseTwilioStatus(params: Record<string, string>): TwilioStatus 
  */
 export function twilioStatusCallback(
   /** The auth token, or the tokens that may have signed a request to this URL (clients' own accounts). */
-  tokens: string | ((url: string) => readonly string[]),
+  tokens: string | ((url: string) => Awaitable<readonly string[]>),
 ): ProviderCallback {
   return {
     path: TWILIO_STATUS_PATH,
-    handle(request, feedback) {
+    async handle(request, feedback) {
       const params = Object.fromEntries(new URLSearchParams(request.body))
       const signature = request.headers.get('x-twilio-signature')
-      const candidates = typeof tokens === 'string' ? [tokens] : tokens(request.url)
+      const candidates = typeof tokens === 'string' ? [tokens] : await tokens(request.url)
       if (!candidates.some((token) => verifyTwilioSignature(token, request.url, params, signature)))
         return {
           ok: false,
@@ -209,10 +210,12 @@ export function twilioStatusCallback(
           message: 'X-Twilio-Signature does not match this request',
         }
       const status = parseTwilioStatus(params)
-      const id = status.providerMessageId ? feedback.messageOf('twilio', status.providerMessageId) : null
-      if (id && status.status === 'delivered') feedback.delivered(id, feedback.now())
+      const id = status.providerMessageId
+        ? await feedback.messageOf('twilio', status.providerMessageId)
+        : null
+      if (id && status.status === 'delivered') await feedback.delivered(id, feedback.now())
       else if (id && status.status === 'failed')
-        feedback.failed(
+        await feedback.failed(
           id,
           [status.errorCode, status.errorMessage].filter(Boolean).join(' ') ||
             'the provider reported a failure',

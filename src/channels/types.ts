@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto'
+import type { Awaitable } from '../lib/awaitable'
 
 // The one small interface every channel provider implements. The send queue
 // renders a message, hands it to the provider of its channel and records the outcome; adding a
@@ -135,17 +136,21 @@ export interface ChannelProvider {
  */
 export interface ChannelFeedback {
   /** The outbox id of the message `provider` took under its own id, if it is one of ours. */
-  messageOf(provider: string, providerMessageId: string): string | null
+  messageOf(provider: string, providerMessageId: string): Awaitable<string | null>
   /** The time reports are recorded at (the app's clock). */
   now(): number
-  delivered(outboxId: string, at: number): void
-  failed(outboxId: string, reason: string, at: number): void
-  opened(outboxId: string, userAgent: string | null, at: number): void
-  clicked(outboxId: string, url: string, userAgent: string | null, at: number): void
+  delivered(outboxId: string, at: number): Awaitable<void>
+  failed(outboxId: string, reason: string, at: number): Awaitable<void>
+  opened(outboxId: string, userAgent: string | null, at: number): Awaitable<void>
+  clicked(outboxId: string, url: string, userAgent: string | null, at: number): Awaitable<void>
   bounced(
     outboxId: string,
     bounce: { type: 'hard' | 'soft'; statusCode: string | null; diagnostic: string | null },
     at: number,
-  ): void
-  replied(outboxId: string, reply: { from: string; subject: string | null; text: string }, at: number): void
+  ): Awaitable<void>
+  replied(
+    outboxId: string,
+    reply: { from: string; subject: string | null; text: string },
+    at: number,
+  ): Awaitable<void>
 }

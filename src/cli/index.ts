@@ -97,11 +97,11 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'migrate': {
         const config = loadConfig(flags)
         ensureDataDir(config.dataDir)
-        const store = openStore(join(config.dataDir, DB_FILE))
+        const store = await openStore(join(config.dataDir, DB_FILE))
         let applied: string[]
         const log = createLogger(config.log)
         try {
-          applied = migrate(
+          applied = await migrate(
             store.sqlite,
             undefined,
             backUpBeforeMigrating(store.sqlite, config, systemClock, log),
@@ -125,7 +125,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'jobs': {
         const [sub, name] = rest
         if (sub === 'list' && rest.length === 1) {
-          withOfflineContext(flags, (ctx) => {
+          await withOfflineContext(flags, (ctx) => {
             registerJobs(ctx)
             for (const j of ctx.jobs.list()) console.log(`${j.name}\t${j.schedule}\t${j.description}`)
           })
@@ -147,12 +147,12 @@ export async function runCli(argv: string[]): Promise<number> {
       }
       case 'doctor':
         if (rest.length) throw new UsageError('doctor takes no arguments')
-        return doctorCommand(flags)
+        return await doctorCommand(flags)
       case 'restore': {
         const file = rest[0]
         if (!file || rest.length > 1) throw new UsageError('usage: herald restore FILE')
         const config = loadConfig(flags)
-        const r = restoreBackup(config.dataDir, file, Date.now())
+        const r = await restoreBackup(config.dataDir, file, Date.now())
         console.log(`restored ${file} as ${r.file}`)
         if (r.replacedKeptAs) console.log(`the replaced data file is kept as ${r.replacedKeptAs}`)
         console.log(
@@ -163,7 +163,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'backup': {
         const file = rest[0]
         if (!file || rest.length > 1) throw new UsageError('usage: herald backup FILE')
-        withOfflineContext(flags, (ctx) => backupTo(ctx.sqlite, file))
+        await withOfflineContext(flags, async (ctx) => await backupTo(ctx.sqlite, file))
         console.log(`backup written to ${file}`)
         return 0
       }

@@ -6,8 +6,8 @@ import { silentLogger } from '../lib/log'
 import { systemActor } from '../services/actors/actor'
 
 /** Commands that work on the data file directly (scripts and recovery), without a server. */
-export function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) => T): T {
-  const ctx = createAppContext(loadConfig(flags), { log: silentLogger })
+export async function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) => T): Promise<T> {
+  const ctx = await createAppContext(loadConfig(flags), { log: silentLogger })
   try {
     return fn(ctx)
   } finally {
@@ -19,7 +19,7 @@ export async function withOfflineContextAsync<T>(
   flags: Flags,
   fn: (ctx: AppContext) => Promise<T>,
 ): Promise<T> {
-  const ctx = createAppContext(loadConfig(flags), { log: silentLogger })
+  const ctx = await createAppContext(loadConfig(flags), { log: silentLogger })
   try {
     return await fn(ctx)
   } finally {

@@ -23,19 +23,19 @@ export async function serve(flags: Flags): Promise<void> {
   const config = loadConfig(flags)
   ensureDataDir(config.dataDir)
   // Held until the process ends: `herald restore` refuses to replace the data file under it.
-  const lock = holdServerLock(config.dataDir)
-  const ctx = createAppContext(config)
+  const lock = await holdServerLock(config.dataDir)
+  const ctx = await createAppContext(config)
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
   // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs).
   const checkpointer =
     process.env.HERALD_WAL_CHECKPOINT_THREAD === '0'
       ? null
-      : startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
+      : await startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
   // Spools a killed process left would keep the volume full: none belongs to a live request yet.
   const stale = removeStaleSpools(uploadsDir(config.dataDir))
   if (stale > 0) ctx.log.info('removed stale upload spools', { count: stale })
-  const boot = bootstrapIfEmpty(ctx)
+  const boot = await bootstrapIfEmpty(ctx)
   registerJobs(ctx)
   // reusePort off (Elysia turns it on): a second server on a port in use must fail, not share
   // the port with this one and receive half its connections (test/cli/serve-port-in-use.test.ts).

@@ -85,19 +85,19 @@ function startThread(sqlite: Database, pool: Pool): Thread | null {
     run(job) {
       thread.job = job
       const left = Math.max(1, job.deadline - performance.now())
-      timer = setTimeout(() => drop(new ReadTimeout(job.budgetMs)), left + GRACE_MS)
+      timer = setTimeout(async () => await drop(new ReadTimeout(job.budgetMs)), left + GRACE_MS)
       send({ kind: 'read', id: job.id, sql: job.sql, params: job.params, budgetMs: left } satisfies ReadJob)
     },
   }
-  const drop = (err: Error) => {
+  const drop = async (err: Error) => {
     if (timer) clearTimeout(timer)
     pool.threads = pool.threads.filter((t) => t !== thread)
     thread.job?.reject(err)
     thread.job = null
     worker.terminate()
-    pump(sqlite, pool)
+    await pump(sqlite, pool)
   }
-  worker.onmessage = (event: MessageEvent<FromReadThread>) => {
+  worker.onmessage = async (event: MessageEvent<FromReadThread>) => {
     const m = event.data
     const job = thread.job
     if (!job || m.id !== job.id) return
@@ -106,14 +106,14 @@ function startThread(sqlite: Database, pool: Pool): Thread | null {
     if (m.kind === 'rows') job.resolve(m.rows)
     else if (m.kind === 'timeout') job.reject(new ReadTimeout(job.budgetMs))
     else job.reject(new Error(m.message))
-    pump(sqlite, pool)
+    await pump(sqlite, pool)
   }
-  worker.onerror = (event) => {
+  worker.onerror = async (event) => {
     event.preventDefault()
-    drop(new Error(`the read thread failed: ${event.message}`))
+    await drop(new Error(`the read thread failed: ${event.message}`))
   }
-  worker.addEventListener('close', () => {
-    if (pool.threads.includes(thread)) drop(new Error('the read thread ended'))
+  worker.addEventListener('close', async () => {
+    if (pool.threads.includes(thread)) await drop(new Error('the read thread ended'))
   })
   send({ kind: 'setup', file: sqlite.filename })
   pool.threads.push(thread)
@@ -121,8 +121,8 @@ function startThread(sqlite: Database, pool: Pool): Thread | null {
 }
 
 /** Hands queued reads to idle threads, starting threads up to MAX_THREADS. */
-function pump(sqlite: Database, pool: Pool) {
-  if (pool.inline) return runQueuedInline(sqlite, pool)
+async function pump(sqlite: Database, pool: Pool) {
+  if (pool.inline) return await runQueuedInline(sqlite, pool)
   while (pool.queue.length > 0) {
     const job = pool.queue[0]!
     if (performance.now() >= job.deadline) {
@@ -132,7 +132,7 @@ function pump(sqlite: Database, pool: Pool) {
     }
     let thread = pool.threads.find((t) => t.job === null)
     if (!thread && pool.threads.length < MAX_THREADS) thread = startThread(sqlite, pool) ?? undefined
-    if (pool.inline) return runQueuedInline(sqlite, pool)
+    if (pool.inline) return await runQueuedInline(sqlite, pool)
     if (!thread) return
     pool.queue.shift()
     thread.run(job)
@@ -145,7 +145,7 @@ const inlineDeadlines = new WeakMap<Database, Deadline>()
  * Without a thread (an in-memory database, used by tests and one-off commands), the read runs
  * on the caller's connection, still stopped at its deadline.
  */
-function runQueuedInline(sqlite: Database, pool: Pool) {
+async function runQueuedInline(sqlite: Database, pool: Pool) {
   let deadline = inlineDeadlines.get(sqlite)
   if (!deadline) {
     deadline = { at: Number.POSITIVE_INFINITY }
@@ -155,7 +155,7 @@ function runQueuedInline(sqlite: Database, pool: Pool) {
   for (let job = pool.queue.shift(); job; job = pool.queue.shift()) {
     deadline.at = job.deadline
     try {
-      job.resolve(sqlite.query(job.sql).all(...(job.params as never[])))
+      job.resolve(await sqlite.query(job.sql).all(...(job.params as never[])))
     } catch (err) {
       const timedOut = performance.now() > job.deadline
       job.reject(timedOut ? new ReadTimeout(job.budgetMs) : (err as Error))
@@ -170,7 +170,7 @@ function runQueuedInline(sqlite: Database, pool: Pool) {
  * The query must start its WHERE clause with WITHIN_DEADLINE (deadline.ts) for the statement
  * itself to stop in time.
  */
-export function boundedAll<T>(db: Db, query: SQL, budgetMs: number): Promise<T[]> {
+export async function boundedAll<T>(db: Db, query: SQL, budgetMs: number): Promise<T[]> {
   const q = (db as unknown as { dialect: Dialect }).dialect.sqlToQuery(query)
   const { promise, resolve, reject } = Promise.withResolvers<T[]>()
   const pool = poolOf(db.$client)
@@ -183,6 +183,6 @@ export function boundedAll<T>(db: Db, query: SQL, budgetMs: number): Promise<T[]
     resolve: resolve as (rows: unknown[]) => void,
     reject,
   })
-  pump(db.$client, pool)
+  await pump(db.$client, pool)
   return promise
 }

@@ -34,8 +34,8 @@ function walSize(file: string): number {
   }
 }
 
-function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
-  const row = conn.query(`PRAGMA wal_checkpoint(${mode})`).get() as {
+async function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
+  const row = (await conn.query(`PRAGMA wal_checkpoint(${mode})`).get()) as {
     busy: number
     log: number
     checkpointed: number
@@ -43,13 +43,13 @@ function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
   return row
 }
 
-function tick(conn: Database, setup: CheckpointSetup) {
+async function tick(conn: Database, setup: CheckpointSetup) {
   try {
     if (walSize(setup.file) > setup.truncateBytes) {
-      const r = checkpoint(conn, 'TRUNCATE')
+      const r = await checkpoint(conn, 'TRUNCATE')
       if (!r.busy) return post({ kind: 'checkpointed', mode: 'TRUNCATE', log: r.log, moved: r.checkpointed })
     }
-    const r = checkpoint(conn, 'PASSIVE')
+    const r = await checkpoint(conn, 'PASSIVE')
     // log -1: not in WAL mode; log == 0: an empty (reset) WAL, nothing to report.
     const seen = `${r.log}/${r.checkpointed}`
     if (r.log > 0 && r.checkpointed > 0 && seen !== last) {
@@ -63,15 +63,15 @@ function tick(conn: Database, setup: CheckpointSetup) {
   }
 }
 
-self.onmessage = (event: MessageEvent<ToCheckpointThread>) => {
+self.onmessage = async (event: MessageEvent<ToCheckpointThread>) => {
   const m = event.data
   if (m.kind === 'setup') {
     const conn = new Database(m.file, { strict: true })
-    conn.run(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`)
+    await conn.run(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`)
     // This connection never writes rows; it must never run a checkpoint of its own either.
-    conn.run('PRAGMA wal_autocheckpoint = 0')
+    await conn.run('PRAGMA wal_autocheckpoint = 0')
     db = conn
-    timer = setInterval(() => tick(conn, m), m.intervalMs)
+    timer = setInterval(async () => await tick(conn, m), m.intervalMs)
     post({ kind: 'ready' })
   } else if (m.kind === 'stop') {
     if (timer) clearInterval(timer)

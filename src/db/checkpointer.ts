@@ -44,24 +44,24 @@ export interface Checkpointer {
   stop(): Promise<void>
 }
 
-export function startCheckpointer(
+export async function startCheckpointer(
   sqlite: Database,
   file: string,
   log: Logger,
   options: CheckpointerOptions = {},
-): Checkpointer {
+): Promise<Checkpointer> {
   let active = false
   let stopping = false
   const { promise: started, resolve: settle } = Promise.withResolvers<boolean>()
   const { promise: done, resolve: stopped } = Promise.withResolvers<void>()
 
   let ended = false
-  const fallBack = (reason: string) => {
+  const fallBack = async (reason: string) => {
     if (ended) return
     ended = true
     const wasActive = active
     active = false
-    sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
+    await sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
     if (!stopping)
       log.warn('WAL checkpoint thread unavailable; SQLite checkpoints automatically on commit', {
         reason,
@@ -76,15 +76,15 @@ export function startCheckpointer(
     // smol: a small heap is all the thread needs (it holds one connection and a timer).
     worker = new Worker(options.url ?? CHECKPOINT_THREAD, { smol: true })
   } catch (err) {
-    fallBack(String(err))
+    await fallBack(String(err))
     return { started, active: () => false, stop: async () => {} }
   }
   const send = (m: ToCheckpointThread) => worker.postMessage(m)
-  worker.onmessage = (event: MessageEvent<FromCheckpointThread>) => {
+  worker.onmessage = async (event: MessageEvent<FromCheckpointThread>) => {
     const m = event.data
     if (m.kind === 'ready') {
       if (stopping) return
-      sqlite.run('PRAGMA wal_autocheckpoint = 0')
+      await sqlite.run('PRAGMA wal_autocheckpoint = 0')
       active = true
       settle(true)
     } else if (m.kind === 'checkpointed') {
@@ -94,20 +94,20 @@ export function startCheckpointer(
       // thread, between transactions, this connection copies the few frames written since
       // (a short PASSIVE of its own), so the next write restarts the WAL.
       if (m.mode === 'PASSIVE' && m.log >= RESET_FRAMES && active && !stopping)
-        sqlite.query('PRAGMA wal_checkpoint(PASSIVE)').get()
+        await sqlite.query('PRAGMA wal_checkpoint(PASSIVE)').get()
       options.onCheckpoint?.(m)
     } else if (m.kind === 'failed') log.warn('WAL checkpoint failed; retrying', { error: m.message })
     else if (m.kind === 'stopped') {
       worker.terminate()
     }
   }
-  worker.onerror = (event) => {
+  worker.onerror = async (event) => {
     event.preventDefault()
-    fallBack(event.message || 'error')
+    await fallBack(event.message || 'error')
     worker.terminate()
   }
-  worker.addEventListener('close', () => {
-    if (!stopping) fallBack('thread ended')
+  worker.addEventListener('close', async () => {
+    if (!stopping) await fallBack('thread ended')
     else {
       ended = true
       stopped()
@@ -128,7 +128,7 @@ export function startCheckpointer(
       stopping = true
       // The main connection checkpoints again from here on (the store's close does the last).
       active = false
-      sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
+      await sqlite.run(`PRAGMA wal_autocheckpoint = ${SQLITE_DEFAULT_AUTOCHECKPOINT}`)
       settle(false)
       send({ kind: 'stop' })
       await done

@@ -17,20 +17,20 @@ export interface Store {
  * SQLite's automatic WAL checkpoint stays on here (CLI commands, migrations); `herald serve`
  * turns it off for this connection once its checkpoint thread runs (checkpointer.ts).
  */
-export function openStore(file: string): Store {
+export async function openStore(file: string): Promise<Store> {
   const sqlite = new Database(file, { create: true, strict: true })
-  sqlite.run('PRAGMA busy_timeout = 5000')
-  sqlite.run('PRAGMA journal_mode = WAL')
-  sqlite.run('PRAGMA synchronous = NORMAL')
-  sqlite.run('PRAGMA foreign_keys = ON')
+  await sqlite.run('PRAGMA busy_timeout = 5000')
+  await sqlite.run('PRAGMA journal_mode = WAL')
+  await sqlite.run('PRAGMA synchronous = NORMAL')
+  await sqlite.run('PRAGMA foreign_keys = ON')
   const db = drizzle({ client: sqlite, schema })
   return {
     sqlite,
     db,
-    close() {
+    async close() {
       // Folds the WAL back into the main file so a stopped instance is one self-contained file.
       try {
-        sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+        await sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
       } finally {
         sqlite.close()
       }

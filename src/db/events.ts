@@ -61,11 +61,11 @@ const statements = perConnection((sqlite: Database) => ({
  * Appends one event with the next `seq`. Call it inside the transaction of the change that
  * caused it (the counter stays locked until that commits). Returns the seq.
  */
-export function appendEvent(sqlite: Database, e: EventInsert): number {
+export async function appendEvent(sqlite: Database, e: EventInsert): Promise<number> {
   const s = statements(sqlite)
-  const next = s.nextSeq.get()
+  const next = await s.nextSeq.get()
   if (!next) throw new Error('event_sequence has no row (migration 0009 creates it)')
-  s.insert.run(
+  await s.insert.run(
     e.id,
     next.last_seq,
     e.clientId,
@@ -82,11 +82,11 @@ export function appendEvent(sqlite: Database, e: EventInsert): number {
 }
 
 /** Up to `limit` events committed after `seq`, in seq order. */
-export function eventsAfter(sqlite: Database, seq: number, limit: number): EventHead[] {
-  return statements(sqlite).after.all(seq, limit)
+export async function eventsAfter(sqlite: Database, seq: number, limit: number): Promise<EventHead[]> {
+  return await statements(sqlite).after.all(seq, limit)
 }
 
 /** One event's body members, or null when it no longer exists. */
-export function eventBody(sqlite: Database, id: string): EventBody | null {
-  return statements(sqlite).body.get(id)
+export async function eventBody(sqlite: Database, id: string): Promise<EventBody | null> {
+  return await statements(sqlite).body.get(id)
 }

@@ -196,29 +196,29 @@ export const flowQueue = (sqlite: Database) => {
       set.add(jobId)
     },
     /** The seq ending the job's next chunk of `size` contacts, or null when none is left. */
-    scratchChunkEnd: (jobId: string, size: number) =>
-      s.scratchNth.get(jobId, size - 1)?.seq ?? s.scratchLast.get(jobId)?.seq ?? null,
-    scratchDrop: (jobId: string, upTo: number) => void s.scratchDrop.run(jobId, upTo),
-    scratchClear: (jobId: string) => {
-      s.scratchClear.run(jobId)
+    scratchChunkEnd: async (jobId: string, size: number) =>
+      (await s.scratchNth.get(jobId, size - 1))?.seq ?? (await s.scratchLast.get(jobId))?.seq ?? null,
+    scratchDrop: async (jobId: string, upTo: number) => void s.scratchDrop.run(jobId, upTo),
+    scratchClear: async (jobId: string) => {
+      await s.scratchClear.run(jobId)
       filled.get(sqlite)?.delete(jobId)
     },
-    activeFlows: () => s.activeFlows.all(),
-    status: (flowId: string) => s.status.get(flowId)?.status ?? null,
-    due: (flowId: string, now: number, limit: number) => s.due.all(flowId, now, limit),
-    nextDue: (flowId: string) => s.nextDue.get(flowId)?.at ?? null,
-    moveRun: (
+    activeFlows: async () => await s.activeFlows.all(),
+    status: async (flowId: string) => (await s.status.get(flowId))?.status ?? null,
+    due: async (flowId: string, now: number, limit: number) => await s.due.all(flowId, now, limit),
+    nextDue: async (flowId: string) => (await s.nextDue.get(flowId))?.at ?? null,
+    moveRun: async (
       seq: number,
       nodeId: string,
       at: number,
       waitEvent: string | null = null,
       waitSince: number | null = null,
     ) => void s.moveRun.run(seq, nodeId, at, waitEvent, waitSince),
-    deleteRun: (seq: number) => void s.deleteRun.run(seq),
-    historyOf: (enrollmentSeq: number) =>
-      JSON.parse(s.historyOf.get(enrollmentSeq)?.history ?? '[]') as Record<string, unknown>[],
+    deleteRun: async (seq: number) => void s.deleteRun.run(seq),
+    historyOf: async (enrollmentSeq: number) =>
+      JSON.parse((await s.historyOf.get(enrollmentSeq))?.history ?? '[]') as Record<string, unknown>[],
     /** A step's effect on its enrollment, in one statement. */
-    record: (enrollmentSeq: number, r: StepRecord, now: number) =>
+    record: async (enrollmentSeq: number, r: StepRecord, now: number) =>
       void recorder(r.entries.length).run(
         enrollmentSeq,
         r.current,
@@ -228,10 +228,10 @@ export const flowQueue = (sqlite: Database) => {
         now,
         ...r.entries,
       ),
-    bumpNode: (flowId: string, nodeId: string, n: number) => void s.bumpNode.run(flowId, nodeId, n),
+    bumpNode: async (flowId: string, nodeId: string, n: number) => void s.bumpNode.run(flowId, nodeId, n),
     /** A message of a send node in the outbox; its thread kept beside it when it continues one. */
-    queueMessage: (m: QueuedMessage, now: number) => {
-      const seq = s.queueMessage.get(
+    queueMessage: async (m: QueuedMessage, now: number) => {
+      const seq = (await s.queueMessage.get(
         m.id,
         m.clientId,
         m.kind,
@@ -241,49 +241,56 @@ export const flowQueue = (sqlite: Database) => {
         m.channel,
         m.to,
         now,
-      )!.seq
-      if (m.thread.length > 0) s.storeThread.run(seq, JSON.stringify(m.thread))
+      ))!.seq
+      if (m.thread.length > 0) await s.storeThread.run(seq, JSON.stringify(m.thread))
       return seq
     },
-    threadOf: (messageSeq: number) => {
-      const r = s.threadOf.get(messageSeq)
+    threadOf: async (messageSeq: number) => {
+      const r = await s.threadOf.get(messageSeq)
       return r ? (JSON.parse(r.thread) as string[]) : []
     },
-    eventSince: (contactId: string, type: string, since: number) =>
-      s.eventSince.get(contactId, type, since) !== null,
-    dailyCount: (clientId: string, senderKey: string, day: number) =>
-      s.dailyCount.get(clientId, senderKey, day)?.n ?? 0,
-    bumpDaily: (clientId: string, senderKey: string, day: number, n: number) =>
+    eventSince: async (contactId: string, type: string, since: number) =>
+      (await s.eventSince.get(contactId, type, since)) !== null,
+    dailyCount: async (clientId: string, senderKey: string, day: number) =>
+      (await s.dailyCount.get(clientId, senderKey, day))?.n ?? 0,
+    bumpDaily: async (clientId: string, senderKey: string, day: number, n: number) =>
       void s.bumpDaily.run(clientId, senderKey, day, n),
-    laneDue: () => s.laneDue.all(),
-    claimMessages: (flowId: string, now: number, leaseUntil: number, limit: number) =>
-      s.claimMessages.all(leaseUntil, flowId, now, limit).map((r) => r.seq),
-    cancelQueued: (flowId: string, reason: string) => void s.cancelQueued.run(flowId, reason),
-    cancelContact: (flowId: string, contactId: string, reason: string) =>
+    laneDue: async () => await s.laneDue.all(),
+    claimMessages: async (flowId: string, now: number, leaseUntil: number, limit: number) =>
+      (await s.claimMessages.all(leaseUntil, flowId, now, limit)).map((r) => r.seq),
+    cancelQueued: async (flowId: string, reason: string) => void s.cancelQueued.run(flowId, reason),
+    cancelContact: async (flowId: string, contactId: string, reason: string) =>
       void s.cancelContact.run(flowId, contactId, reason),
-    wakeWaiting: (contactId: string, eventType: string, now: number) =>
+    wakeWaiting: async (contactId: string, eventType: string, now: number) =>
       void s.wakeWaiting.run(contactId, eventType, now),
     /** Ends a contact's active enrollments of a kind and drops their runs; the flows ended. */
-    endContact: (
+    endContact: async (
       contactId: string,
       kind: FlowKind,
       end: { status: 'exited' | 'stopped'; reason: string | null },
       now: number,
       stopOnReplyOnly = false,
     ) => {
-      const ended = s.endContact.all(contactId, kind, end.status, end.reason, now, stopOnReplyOnly ? 1 : 0)
-      for (const e of ended) s.deleteRunOf.run(e.seq)
+      const ended = await s.endContact.all(
+        contactId,
+        kind,
+        end.status,
+        end.reason,
+        now,
+        stopOnReplyOnly ? 1 : 0,
+      )
+      for (const e of ended) await s.deleteRunOf.run(e.seq)
       return [...new Set(ended.map((e) => e.flow_id))]
     },
     /** Ends one enrollment (a manual stop) and drops its run. */
-    endEnrollment: (seq: number, status: 'exited' | 'stopped', reason: string | null, now: number) => {
-      s.endEnrollment.run(seq, status, reason, now)
-      s.deleteRunOf.run(seq)
+    endEnrollment: async (seq: number, status: 'exited' | 'stopped', reason: string | null, now: number) => {
+      await s.endEnrollment.run(seq, status, reason, now)
+      await s.deleteRunOf.run(seq)
     },
     /** The newest enrollment's seq (runs for the ones an INSERT … SELECT adds come after it). */
-    maxEnrollmentSeq: () => s.maxEnrollmentSeq.get()?.s ?? 0,
+    maxEnrollmentSeq: async () => (await s.maxEnrollmentSeq.get())?.s ?? 0,
     /** The newest contact's seq: a chunked enrollment takes the contacts up to it. */
-    maxContactSeq: () => s.maxContactSeq.get()?.s ?? 0,
+    maxContactSeq: async () => (await s.maxContactSeq.get())?.s ?? 0,
   }
 }
 

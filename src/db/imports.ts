@@ -23,8 +23,8 @@ export interface ImportCounts {
  * interrupted job keeps its counts: they were stored with its last committed batch, and the
  * import goes on from that row.
  */
-export function claimNextImport(db: Db, now: number): ContactImportRow | undefined {
-  const job = db
+export async function claimNextImport(db: Db, now: number): Promise<ContactImportRow | undefined> {
+  const job = await db
     .select()
     .from(contactImports)
     .where(inArray(contactImports.status, ['queued', 'running']))
@@ -32,15 +32,17 @@ export function claimNextImport(db: Db, now: number): ContactImportRow | undefin
     .limit(1)
     .get()
   if (!job) return undefined
-  db.update(contactImports)
+  await db
+    .update(contactImports)
     .set({ status: 'running', updatedAt: now })
     .where(eq(contactImports.id, job.id))
     .run()
   return job
 }
 
-export function saveImportProgress(db: Db, id: string, p: ImportCounts, now: number): void {
-  db.update(contactImports)
+export async function saveImportProgress(db: Db, id: string, p: ImportCounts, now: number): Promise<void> {
+  await db
+    .update(contactImports)
     .set({
       processed: p.processed,
       inserted: p.inserted,
@@ -53,8 +55,9 @@ export function saveImportProgress(db: Db, id: string, p: ImportCounts, now: num
     .run()
 }
 
-export function completeImport(db: Db, id: string, p: ImportCounts, now: number): void {
-  db.update(contactImports)
+export async function completeImport(db: Db, id: string, p: ImportCounts, now: number): Promise<void> {
+  await db
+    .update(contactImports)
     .set({
       status: 'completed',
       totalRows: p.processed,
@@ -70,8 +73,9 @@ export function completeImport(db: Db, id: string, p: ImportCounts, now: number)
     .run()
 }
 
-export function failImport(db: Db, id: string, failure: string, now: number): void {
-  db.update(contactImports)
+export async function failImport(db: Db, id: string, failure: string, now: number): Promise<void> {
+  await db
+    .update(contactImports)
     .set({ status: 'failed', failure, finishedAt: now, updatedAt: now })
     .where(eq(contactImports.id, id))
     .run()
@@ -157,52 +161,64 @@ export function importWriter(sqlite: Database) {
   const s = statements(sqlite)
   return {
     /** Inserts the contact unless its email exists in the client; true when inserted. */
-    insertContact(c: ImportedContact): boolean {
+    async insertContact(c: ImportedContact): Promise<boolean> {
       return (
-        s.insert.run(
-          c.id,
-          c.clientId,
-          c.email,
-          c.firstName,
-          c.lastName,
-          c.company,
-          c.phone,
-          c.status,
-          c.timezone,
-          c.customFields,
-          c.at,
-          c.clientNo,
+        (
+          await s.insert.run(
+            c.id,
+            c.clientId,
+            c.email,
+            c.firstName,
+            c.lastName,
+            c.company,
+            c.phone,
+            c.status,
+            c.timezone,
+            c.customFields,
+            c.at,
+            c.clientNo,
+          )
         ).changes === 1
       )
     },
     /** The client's clients.no, or null when the client is gone. */
-    clientNo(clientId: string): number | null {
-      return s.clientNo.get(clientId)?.no ?? null
+    async clientNo(clientId: string): Promise<number | null> {
+      return (await s.clientNo.get(clientId))?.no ?? null
     },
     /** The client's contact with this email (case-insensitive). */
-    existingContact(clientNo: number, email: string): ExistingContact | null {
-      return s.existing.get(clientNo, email)
+    async existingContact(clientNo: number, email: string): Promise<ExistingContact | null> {
+      return await s.existing.get(clientNo, email)
     },
-    updateContact(id: string, values: ContactUpdate, at: number): void {
-      s.update.run(...values, at, id)
+    async updateContact(id: string, values: ContactUpdate, at: number): Promise<void> {
+      await s.update.run(...values, at, id)
     },
     /**
      * Makes the contact a confirmed member of the list, with its consent row: `added` when new,
      * `confirmed` when it was waiting for a double opt-in, null when nothing changed.
      */
-    addMember(clientId: string, listId: string, contactId: string, at: number): 'added' | 'confirmed' | null {
+    async addMember(
+      clientId: string,
+      listId: string,
+      contactId: string,
+      at: number,
+    ): Promise<'added' | 'confirmed' | null> {
       let change: 'added' | 'confirmed' | null = null
-      if (s.addMember.run(listId, contactId, at).changes === 1) change = 'added'
-      else if (s.confirmMember.run(listId, contactId, at).changes === 1) change = 'confirmed'
-      if (change) s.consent.run(clientId, contactId, listId, at)
+      if ((await s.addMember.run(listId, contactId, at)).changes === 1) change = 'added'
+      else if ((await s.confirmMember.run(listId, contactId, at)).changes === 1) change = 'confirmed'
+      if (change) await s.consent.run(clientId, contactId, listId, at)
       return change
     },
-    bumpClientContacts(clientId: string, by: number): void {
-      s.bumpClient.run(by, clientId)
+    async bumpClientContacts(clientId: string, by: number): Promise<void> {
+      await s.bumpClient.run(by, clientId)
     },
     /** `confirmed` members more, `fromUnconfirmed` of them were waiting for a double opt-in. */
-    bumpListMembers(listId: string, confirmed: number, fromUnconfirmed: number, at: number): void {
-      s.bumpList.run(confirmed, fromUnconfirmed, at, listId)
+    async bumpListMembers(
+      listId: string,
+      confirmed: number,
+      fromUnconfirmed: number,
+      at: number,
+    ): Promise<void> {
+      await s.bumpList.run(confirmed, fromUnconfirmed, at, listId)
     },
   }
 }

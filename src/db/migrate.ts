@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { embeddedMigrations } from './migrations.generated'
+import { inTransaction } from './transaction'
 
 export class MigrationError extends Error {}
 
@@ -20,15 +21,15 @@ export type BeforeMigrating = (from: string) => void
  * Applies pending forward-only migrations in ONE transaction: if any statement fails, nothing
  * is applied and the file is left as it was. Returns the tags applied.
  */
-export function migrate(
+export async function migrate(
   sqlite: Database,
   migrations: readonly Migration[] = embeddedMigrations,
   beforeMigrating?: BeforeMigrating,
-): string[] {
-  sqlite.run(
+): Promise<string[]> {
+  await sqlite.run(
     'CREATE TABLE IF NOT EXISTS herald_migrations (tag TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)',
   )
-  const appliedRows = sqlite
+  const appliedRows = await sqlite
     .query<{ tag: string }, []>('SELECT tag FROM herald_migrations ORDER BY applied_at, rowid')
     .all()
   const applied = new Set(appliedRows.map((r) => r.tag))
@@ -44,13 +45,13 @@ export function migrate(
   if (last && beforeMigrating) beforeMigrating(last.tag)
   let current = ''
   try {
-    sqlite.transaction(() => {
+    await inTransaction(sqlite, async () => {
       for (const m of pending) {
         current = m.tag
-        for (const statement of m.sql.split(BREAKPOINT)) if (statement.trim()) sqlite.run(statement)
-        sqlite.run('INSERT INTO herald_migrations (tag, applied_at) VALUES (?, ?)', [m.tag, Date.now()])
+        for (const statement of m.sql.split(BREAKPOINT)) if (statement.trim()) await sqlite.run(statement)
+        await sqlite.run('INSERT INTO herald_migrations (tag, applied_at) VALUES (?, ?)', [m.tag, Date.now()])
       }
-    })()
+    })
   } catch (err) {
     throw new MigrationError(`migration ${current} failed, nothing was changed: ${(err as Error).message}`)
   }

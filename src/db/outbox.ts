@@ -166,24 +166,24 @@ function build(store: Store, rules: OutboxRules) {
   return {
     // Claims and leases.
     /** Claims up to `limit` due messages of one campaign until `leaseUntil`; their seqs. */
-    claimCampaign: (campaignId: string, now: number, leaseUntil: number, limit: number) =>
-      q.claimCampaign.all(leaseUntil, campaignId, now, limit).map((r) => r.seq),
+    claimCampaign: async (campaignId: string, now: number, leaseUntil: number, limit: number) =>
+      (await q.claimCampaign.all(leaseUntil, campaignId, now, limit)).map((r) => r.seq),
     /** Claims up to `limit` due transactional messages. */
-    claimTransactional: (now: number, leaseUntil: number, limit: number) =>
-      q.claimTransactional.all(leaseUntil, now, limit).map((r) => r.seq),
+    claimTransactional: async (now: number, leaseUntil: number, limit: number) =>
+      (await q.claimTransactional.all(leaseUntil, now, limit)).map((r) => r.seq),
     /** When the next queued transactional message comes due; null when none waits. */
-    nextTransactional: () => q.nextTransactional.get()?.at ?? null,
+    nextTransactional: async () => (await q.nextTransactional.get())?.at ?? null,
     /** Claims whose lease ran out are queued again. */
-    expireLeases: (now: number) => void q.expireLeases.run(now),
+    expireLeases: async (now: number) => void q.expireLeases.run(now),
     /** Start-up: what a stopped or killed process held is due again (or cancelled, its campaign stopped). */
-    requeueInflight: (now: number) => void q.requeueInflight.run(now),
-    claimedRows: (seqs: number[]): MessageRow[] =>
-      db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq).all(),
-    contactsByIds: (ids: string[]): ContactRow[] =>
-      db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
+    requeueInflight: async (now: number) => void q.requeueInflight.run(now),
+    claimedRows: async (seqs: number[]): Promise<MessageRow[]> =>
+      await db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq).all(),
+    contactsByIds: async (ids: string[]): Promise<ContactRow[]> =>
+      await db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
 
     // Status transitions.
-    queueCampaignMessage: (
+    queueCampaignMessage: async (
       id: string,
       clientId: string,
       campaignId: string,
@@ -195,74 +195,76 @@ function build(store: Store, rules: OutboxRules) {
       due: number = now,
     ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now, due),
     /** An A/B campaign's queued messages (seq and contact), to draw the test groups from. */
-    campaignQueued: (campaignId: string) => q.campaignQueued.all(campaignId),
+    campaignQueued: async (campaignId: string) => await q.campaignQueued.all(campaignId),
     /** A test message: its variant, due at `due`. */
-    setVariant: (seq: number, variant: number, due: number) => void q.setVariant.run(seq, variant, due),
+    setVariant: async (seq: number, variant: number, due: number) => void q.setVariant.run(seq, variant, due),
     /** The messages held for the decision get the winner and are due at `now`; how many. */
-    releaseRest: (campaignId: string, winner: number, now: number) =>
-      q.releaseRest.run(campaignId, winner, now).changes,
+    releaseRest: async (campaignId: string, winner: number, now: number) =>
+      (await q.releaseRest.run(campaignId, winner, now)).changes,
     /** A message of its own (no campaign), queued now; its seq. */
-    queueMessage: (
+    queueMessage: async (
       id: string,
       clientId: string,
       contactId: string,
       channel: string,
       to: string,
       now: number,
-    ) => q.queueMessage.get(id, clientId, contactId, channel, to, now)!.seq,
-    sent: (seq: number, provider: string, providerMessageId: string | null, at: number) =>
+    ) => (await q.queueMessage.get(id, clientId, contactId, channel, to, now))!.seq,
+    sent: async (seq: number, provider: string, providerMessageId: string | null, at: number) =>
       void q.sent.run(seq, provider, providerMessageId, at),
     /** True when this made it delivered (the caller then records the event and counter). */
-    delivered: (seq: number, at: number) => changed(q.delivered.run(seq, at)),
+    delivered: async (seq: number, at: number) => changed(await q.delivered.run(seq, at)),
     /**
      * `sent` and `delivered` in one statement, for a provider that accepted the message at once.
      * True when this made it delivered.
      */
-    sentDelivered: (seq: number, provider: string, providerMessageId: string | null, at: number) => {
-      const row = q.sentDelivered.get(seq, provider, providerMessageId, at)
+    sentDelivered: async (seq: number, provider: string, providerMessageId: string | null, at: number) => {
+      const row = await q.sentDelivered.get(seq, provider, providerMessageId, at)
       return row?.status === 'delivered' && row.delivered_at === at
     },
-    retry: (seq: number, provider: string, error: string, at: number) =>
+    retry: async (seq: number, provider: string, error: string, at: number) =>
       void q.retry.run(seq, provider, error, at),
     /** True when this made it failed. `provider` null keeps the one recorded. */
-    failed: (seq: number, provider: string | null, error: string) =>
-      changed(q.failed.run(seq, provider, error)),
-    skipped: (seq: number, reason: string) => void q.skipped.run(seq, reason),
+    failed: async (seq: number, provider: string | null, error: string) =>
+      changed(await q.failed.run(seq, provider, error)),
+    skipped: async (seq: number, reason: string) => void q.skipped.run(seq, reason),
     /** Back in the queue until `at`, the attempt not counted (throttle, cap, paused), and why. */
-    deferred: (seq: number, at: number, reason: DeferReason | null) => void q.deferred.run(seq, at, reason),
-    cancelled: (seq: number, reason: string | null) => void q.cancelled.run(seq, reason),
+    deferred: async (seq: number, at: number, reason: DeferReason | null) =>
+      void q.deferred.run(seq, at, reason),
+    cancelled: async (seq: number, reason: string | null) => void q.cancelled.run(seq, reason),
     /** Everything a campaign still had queued will never be sent. */
-    cancelQueued: (campaignId: string, reason: string | null) => void q.cancelQueued.run(campaignId, reason),
-    bounced: (seq: number, at: number) => void q.bounced.run(seq, at),
+    cancelQueued: async (campaignId: string, reason: string | null) =>
+      void q.cancelQueued.run(campaignId, reason),
+    bounced: async (seq: number, at: number) => void q.bounced.run(seq, at),
 
     /** What was sent, for the capture mailbox and GET /messages/{id}. */
-    storeContent: (
+    storeContent: async (
       seq: number,
       subject: string | null,
       html: string | null,
       text: string | null,
       headers: Record<string, string>,
     ) => void q.content.run(seq, subject, html, text, JSON.stringify(headers)),
-    payloadOf: (seq: number): MessagePayloadRow | undefined =>
-      db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).get(),
-    storePayload: (payload: MessagePayloadRow) => void db.insert(messagePayloads).values(payload).run(),
+    payloadOf: async (seq: number): Promise<MessagePayloadRow | undefined> =>
+      await db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).get(),
+    storePayload: async (payload: MessagePayloadRow) => void db.insert(messagePayloads).values(payload).run(),
 
     // What a plan is made of.
-    campaignRow: (id: string): CampaignRow | undefined =>
-      db.select().from(campaigns).where(eq(campaigns.id, id)).get(),
-    clientRow: (id: string): ClientRow | undefined =>
-      db.select().from(clients).where(eq(clients.id, id)).get(),
+    campaignRow: async (id: string): Promise<CampaignRow | undefined> =>
+      await db.select().from(campaigns).where(eq(campaigns.id, id)).get(),
+    clientRow: async (id: string): Promise<ClientRow | undefined> =>
+      await db.select().from(clients).where(eq(clients.id, id)).get(),
 
     // Campaign reads of the send queue.
-    campaignMessageCount: (campaignId: string) => q.campaignMessages.get(campaignId)!.n,
-    campaignHasOpenMessages: (campaignId: string) => q.campaignOpen.get(campaignId) !== null,
-    campaignStatus: (campaignId: string) => q.campaignStatus.get(campaignId)?.status ?? null,
-    campaignTotals: (campaignId: string) => q.campaignTotals.get(campaignId) ?? null,
-    campaignsIn: (status: string) => q.campaignsIn.all(status),
+    campaignMessageCount: async (campaignId: string) => (await q.campaignMessages.get(campaignId))!.n,
+    campaignHasOpenMessages: async (campaignId: string) => (await q.campaignOpen.get(campaignId)) !== null,
+    campaignStatus: async (campaignId: string) => (await q.campaignStatus.get(campaignId))?.status ?? null,
+    campaignTotals: async (campaignId: string) => (await q.campaignTotals.get(campaignId)) ?? null,
+    campaignsIn: async (status: string) => await q.campaignsIn.all(status),
     /** Campaigns in `status` whose launched audience is not copied yet. */
-    unfinishedCopiesIn: (status: string) => q.copiesIn.all(status).map((r) => r.id),
+    unfinishedCopiesIn: async (status: string) => (await q.copiesIn.all(status)).map((r) => r.id),
     /** A client's messages sent since `since` (the hourly cap after a restart). */
-    sentSince: (clientId: string, since: number) => q.sentSince.get(clientId, since)!.n,
+    sentSince: async (clientId: string, since: number) => (await q.sentSince.get(clientId, since))!.n,
   }
 }
 

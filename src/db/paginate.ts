@@ -2,6 +2,7 @@ import { and, count, desc, getTableName, lt, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import { invalidField } from '../errors'
 import { encodeCursor, readCursor } from '../lib/cursor'
+import { mapInOrder } from '../lib/in-order'
 import type { Db } from './client'
 
 /**
@@ -63,43 +64,46 @@ export const DEFAULT_LIMIT = 50
  * Keyset pagination over a table whose primary key property is `id`, newest first: ids are UUIDv7, so `id < last` is "older than the last row".
  * `total` counts the whole filtered collection.
  */
-export function paginate<T extends SQLiteTable, R>(
+export async function paginate<T extends SQLiteTable, R>(
   db: Db,
   secret: Uint8Array,
   table: T,
   idColumn: SQLiteColumn,
   where: SQL | undefined,
   request: PageRequest,
-  present: (row: T['$inferSelect']) => R,
+  present: (row: T['$inferSelect']) => R | Promise<R>,
   /** A total the caller already knows exactly (a maintained counter), instead of count(*). */
   knownTotal?: number,
-): Page<R> {
+): Promise<Page<R>> {
   const limit = request.limit ?? DEFAULT_LIMIT
   const collection = getTableName(table)
   // The request's other members are its filters: its cursors page this query only.
   const after = cursorPosition(secret, request.cursor, collection, undefined, request)
-  const rows = db
+  const rows = (await db
     .select()
     .from(table as SQLiteTable)
     .where(and(where, after === null ? undefined : lt(idColumn, after)))
     .orderBy(desc(idColumn))
     .limit(limit + 1)
-    .all() as T['$inferSelect'][]
+    .all()) as T['$inferSelect'][]
   const total =
     knownTotal ??
-    db
-      .select({ n: count() })
-      .from(table as SQLiteTable)
-      .where(where)
-      .get()?.n ??
+    (
+      await db
+        .select({ n: count() })
+        .from(table as SQLiteTable)
+        .where(where)
+        .get()
+    )?.n ??
     0
-  return pageFrom(secret, rows, limit, {
+  const page = pageFrom(secret, rows, limit, {
     collection,
     position: (row) => (row as { id: string }).id,
-    present,
+    present: (row) => row,
     total,
     query: request,
   })
+  return { ...page, data: await mapInOrder(page.data, (row) => present(row)) }
 }
 
 interface PageShape<Row, R> {

@@ -174,43 +174,49 @@ function where(clientId: string, from: number, to: number, f: RollupFilter) {
 }
 
 /** Totals over [from, to) (quarter-aligned ms). */
-export function rollupTotals(
+export async function rollupTotals(
   sqlite: Database,
   clientId: string,
   from: number,
   to: number,
   filter: RollupFilter = {},
-): RollupTotals {
+): Promise<RollupTotals> {
   const w = where(clientId, from, to, filter)
-  return sqlite
+  return (await sqlite
     .query<RollupTotals, (string | number)[]>(`SELECT ${SUMS} FROM ${w.table} WHERE ${w.sql}`)
-    .get(...w.args)!
+    .get(...w.args))!
 }
 
 /** The first quarter with activity of a source (its whole-life window), or null. */
-export function firstBucket(sqlite: Database, clientId: string, filter: RollupFilter): number | null {
+export async function firstBucket(
+  sqlite: Database,
+  clientId: string,
+  filter: RollupFilter,
+): Promise<number | null> {
   const w = where(clientId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, filter)
   return (
-    sqlite
-      .query<{ b: number | null }, (string | number)[]>(
-        `SELECT min(bucket) AS b FROM ${w.table} WHERE ${w.sql}`,
-      )
-      .get(...w.args)?.b ?? null
+    (
+      await sqlite
+        .query<{ b: number | null }, (string | number)[]>(
+          `SELECT min(bucket) AS b FROM ${w.table} WHERE ${w.sql}`,
+        )
+        .get(...w.args)
+    )?.b ?? null
   )
 }
 
 /** One counter per quarter over [from, to), only the quarters that have rows, in order. */
-export function rollupSeries(
+export async function rollupSeries(
   sqlite: Database,
   clientId: string,
   counter: RollupCounter,
   from: number,
   to: number,
   filter: RollupFilter = {},
-): { bucket: number; n: number }[] {
+): Promise<{ bucket: number; n: number }[]> {
   if (!(ROLLUP_COUNTERS as readonly string[]).includes(counter)) throw new Error(`unknown counter ${counter}`)
   const w = where(clientId, from, to, filter)
-  return sqlite
+  return await sqlite
     .query<{ bucket: number; n: number }, (string | number)[]>(
       `SELECT bucket, sum(${counter}) AS n FROM ${w.table} WHERE ${w.sql} GROUP BY bucket ORDER BY bucket`,
     )
@@ -221,8 +227,13 @@ export function rollupSeries(
  * The client's totals per UTC day over [from, to), days without activity left out: the score
  * sums them for its window and reads the volume of each day from the same rows.
  */
-export function dailyTotals(sqlite: Database, clientId: string, from: number, to: number): RollupTotals[] {
-  return sqlite
+export async function dailyTotals(
+  sqlite: Database,
+  clientId: string,
+  from: number,
+  to: number,
+): Promise<RollupTotals[]> {
+  return await sqlite
     .query<RollupTotals, [string, number, number]>(
       `SELECT ${SUMS} FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
        GROUP BY bucket / 86400000`,
@@ -240,13 +251,13 @@ export type CampaignTotals = Pick<
 > & {
   campaign_id: string
 }
-export function campaignTotals(
+export async function campaignTotals(
   sqlite: Database,
   clientId: string,
   from: number,
   to: number,
-): CampaignTotals[] {
-  return sqlite
+): Promise<CampaignTotals[]> {
+  return await sqlite
     .query<CampaignTotals, [string, number, number]>(
       `SELECT campaign_id, sum(sent) AS sent, sum(delivered) AS delivered, sum(bounced) AS bounced,
          sum(complained) AS complained, sum(unsubscribed) AS unsubscribed
@@ -294,12 +305,12 @@ const SOURCE_COLUMNS: Record<RollupCounter, string> = {
  * message's first-time column, so the result equals what the writers added one by one. Call
  * it in a write transaction. Returns the rows written.
  */
-export function rebuildRollups(sqlite: Database, clientId: string | null): number {
+export async function rebuildRollups(sqlite: Database, clientId: string | null): Promise<number> {
   const scope = clientId === null ? '' : 'AND client_id = ?1'
   const args = clientId === null ? [] : [clientId]
   const onlyClient = clientId === null ? '' : 'WHERE client_id = ?1'
-  sqlite.query(`DELETE FROM analytics_rollups ${onlyClient}`).run(...args)
-  sqlite.query(`DELETE FROM analytics_totals ${onlyClient}`).run(...args)
+  await sqlite.query(`DELETE FROM analytics_rollups ${onlyClient}`).run(...args)
+  await sqlite.query(`DELETE FROM analytics_totals ${onlyClient}`).run(...args)
   const parts = ROLLUP_COUNTERS.map((c) => {
     const col = SOURCE_COLUMNS[c]
     const flags = ROLLUP_COUNTERS.map((k) => `${k === c ? 1 : 0} AS ${k}`).join(', ')
@@ -310,13 +321,13 @@ export function rebuildRollups(sqlite: Database, clientId: string | null): numbe
       FROM messages WHERE ${col} IS NOT NULL ${scope}`
   })
   const sums = ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')
-  const result = sqlite
+  const result = await sqlite
     .query(
       `INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
        SELECT ${KEY}, ${sums} FROM (${parts.join(' UNION ALL ')}) GROUP BY ${KEY}`,
     )
     .run(...args)
-  sqlite
+  await sqlite
     .query(
       `INSERT INTO analytics_totals (${TOTALS_KEY}, ${COLUMNS})
        SELECT ${TOTALS_KEY}, ${sums} FROM analytics_rollups ${onlyClient} GROUP BY ${TOTALS_KEY}`,

@@ -26,5 +26,5 @@ export function rowByKeyStatement<T extends Table>(
   const statement = sqlite.prepare<T['$inferSelect'], [string | number]>(
     `SELECT ${list} FROM "${getTableName(table)}" WHERE "${key.name}" = ?1`,
   )
-  return (value) => statement.get(value)
+  return async (value) => await statement.get(value)
 }

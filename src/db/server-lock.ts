@@ -12,34 +12,34 @@ export interface ServerLock {
   release(): void
 }
 
-function openLock(dataDir: string): Database {
+async function openLock(dataDir: string): Promise<Database> {
   // SQLite's default rollback journal (never WAL here): there EXCLUSIVE keeps every other
   // connection out, readers included.
   const db = new Database(join(dataDir, LOCK_FILE), { create: true })
-  db.run('PRAGMA busy_timeout = 0')
+  await db.run('PRAGMA busy_timeout = 0')
   return db
 }
 
 /** Taken by `herald serve`; null when another process holds it already. */
-export function holdServerLock(dataDir: string): ServerLock | null {
-  const db = openLock(dataDir)
+export async function holdServerLock(dataDir: string): Promise<ServerLock | null> {
+  const db = await openLock(dataDir)
   try {
-    db.run('BEGIN EXCLUSIVE')
+    await db.run('BEGIN EXCLUSIVE')
   } catch {
     db.close()
     return null
   }
   return {
-    release() {
-      db.run('ROLLBACK')
+    async release() {
+      await db.run('ROLLBACK')
       db.close()
     },
   }
 }
 
 /** Whether a running server (or another command holding the lock) has the data directory open. */
-export function serverHoldsDataDir(dataDir: string): boolean {
-  const lock = holdServerLock(dataDir)
+export async function serverHoldsDataDir(dataDir: string): Promise<boolean> {
+  const lock = await holdServerLock(dataDir)
   lock?.release()
   return lock === null
 }

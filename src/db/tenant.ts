@@ -1,4 +1,4 @@
-import { and, eq, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Actor } from '../context'
 import { invalidField } from '../errors'
@@ -15,17 +15,17 @@ export function visibleTo(actor: Actor, clientColumn: SQLiteColumn): SQL | undef
 }
 
 /** A row of a tenant-owned table by id, if the actor may see it (another client's is no row). */
-export function findVisible<T extends SQLiteTable & { id: SQLiteColumn; clientId: SQLiteColumn }>(
+export async function findVisible<T extends SQLiteTable & { id: SQLiteColumn; clientId: SQLiteColumn }>(
   db: Db,
   actor: Actor,
   table: T,
   id: string,
-): T['$inferSelect'] | undefined {
-  return db
+): Promise<T['$inferSelect'] | undefined> {
+  return (await db
     .select()
     .from(table as SQLiteTable)
     .where(and(eq(table.id, id), visibleTo(actor, table.clientId)))
-    .get() as T['$inferSelect'] | undefined
+    .get()) as T['$inferSelect'] | undefined
 }
 
 /**
@@ -45,14 +45,18 @@ export function listFilter(actor: Actor, clientColumn: SQLiteColumn, requested?:
  * member: for a tenant key its own client (naming another is "no such client"); for a
  * platform-wide key the named client, which must exist, or null (platform-wide) when none is named.
  */
-export function credentialOwner(db: Db, actor: Actor, requested: string | null | undefined): string | null {
+export async function credentialOwner(
+  db: Db,
+  actor: Actor,
+  requested: string | null | undefined,
+): Promise<string | null> {
   if (requested == null) return actor.clientId
   const id = parseId(requested)
   if (!id) throw invalidField('client_id', notAnIdMessage('client'))
   const known =
     actor.clientId !== null
       ? id === actor.clientId
-      : db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get() !== undefined
+      : (await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()) !== undefined
   if (!known) throw invalidField('client_id', 'no such client')
   return id
 }
@@ -61,13 +65,33 @@ export function credentialOwner(db: Db, actor: Actor, requested: string | null |
  * The client a create writes into: a tenant key's own client; for a platform-wide key the
  * `client_id` query parameter, which is required and must name an existing client.
  */
-export function ownerForCreate(db: Db, actor: Actor, requested?: string): string {
+export async function ownerForCreate(db: Db, actor: Actor, requested?: string): Promise<string> {
   if (actor.clientId) return actor.clientId
   if (requested === undefined)
     throw invalidField('client_id', 'is required (query parameter) when using a platform-wide key')
   const id = parseId(requested)
   if (!id) throw invalidField('client_id', notAnIdMessage('client'))
-  const found = db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()
+  const found = await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()
   if (!found) throw invalidField('client_id', 'no such client')
   return id
+}
+
+/** Which of `ids` name rows of the client's in `table`: one look-up per 500 ids. */
+export async function ownedIds<T extends SQLiteTable & { id: SQLiteColumn; clientId: SQLiteColumn }>(
+  db: Db,
+  table: T,
+  clientId: string,
+  ids: Iterable<string>,
+): Promise<Set<string>> {
+  const all = [...ids]
+  const found = new Set<string>()
+  for (let i = 0; i < all.length; i += 500) {
+    const rows = (await db
+      .select({ id: table.id })
+      .from(table as SQLiteTable)
+      .where(and(inArray(table.id, all.slice(i, i + 500)), eq(table.clientId, clientId)))
+      .all()) as { id: string }[]
+    for (const r of rows) found.add(r.id)
+  }
+  return found
 }

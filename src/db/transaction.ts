@@ -1,12 +1,106 @@
 import type { Database } from 'bun:sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
+
+// Transactions carried through async calls. SQLite has one writer connection per process, so a
+// transaction that awaits must own it until it ends: a lock per connection queues the others,
+// and AsyncLocalStorage tells a nested call (a verb inside a job's transaction, a hook inside a
+// verb) that it already holds it, so it becomes a savepoint instead of waiting on itself.
+
+interface Scope {
+  readonly sqlite: Database
+  readonly depth: number
+}
+
+const scope = new AsyncLocalStorage<Scope>()
+
+/** A FIFO lock: free → taken at once, without a turn of the event loop. */
+class WriterLock {
+  private held = false
+  private readonly waiting: (() => void)[] = []
+
+  /** Null when taken at once; otherwise a promise that resolves once it is ours. */
+  take(): Promise<void> | null {
+    if (!this.held) {
+      this.held = true
+      return null
+    }
+    return new Promise((resolve) => this.waiting.push(resolve))
+  }
+
+  release(): void {
+    const next = this.waiting.shift()
+    if (next) next()
+    else this.held = false
+  }
+}
+
+const locks = new WeakMap<Database, WriterLock>()
+function lockOf(sqlite: Database): WriterLock {
+  let lock = locks.get(sqlite)
+  if (!lock) {
+    lock = new WriterLock()
+    locks.set(sqlite, lock)
+  }
+  return lock
+}
+
+/** Whether the caller runs inside a transaction on this connection. */
+export function inTransactionScope(sqlite: Database): boolean {
+  return scope.getStore()?.sqlite === sqlite
+}
+
+const isPromise = (v: unknown): v is Promise<unknown> =>
+  typeof (v as Promise<unknown> | null)?.then === 'function'
 
 /**
- * Runs fn in a write transaction on the shared connection. It begins IMMEDIATE: the write lock
- * is taken (waiting out busy_timeout) before anything is read, so a transaction that reads and
- * then writes never fails with SQLITE_BUSY_SNAPSHOT because another process (the CLI, a second
- * Herald) wrote in between. Nested calls become savepoints, so a verb's transaction composes
- * with its caller's. fn must be synchronous.
+ * Runs fn in a write transaction on the shared connection and resolves with its result. It
+ * begins IMMEDIATE: the write lock is taken (waiting out busy_timeout) before anything is read,
+ * so a transaction that reads and then writes never fails with SQLITE_BUSY_SNAPSHOT because
+ * another process (the CLI) wrote in between. Nested calls become savepoints, so a verb's
+ * transaction composes with its caller's. fn may await; nothing else writes on this connection
+ * through inTransaction until it ends. A synchronous fn runs in the same turn when the
+ * connection is free.
  */
-export function inTransaction<T>(sqlite: Database, fn: () => T): T {
-  return sqlite.transaction(fn).immediate()
+export async function inTransaction<T>(sqlite: Database, fn: () => T | Promise<T>): Promise<T> {
+  const outer = scope.getStore()
+  if (outer?.sqlite === sqlite) return await savepoint(sqlite, outer.depth + 1, fn)
+  const waited = lockOf(sqlite).take()
+  if (waited) await waited
+  try {
+    await sqlite.run('BEGIN IMMEDIATE')
+    let result: T
+    try {
+      const out = scope.run({ sqlite, depth: 0 }, fn)
+      result = isPromise(out) ? await out : out
+      await sqlite.run('COMMIT')
+    } catch (err) {
+      await rollback(sqlite, 'ROLLBACK')
+      throw err
+    }
+    return result
+  } finally {
+    lockOf(sqlite).release()
+  }
+}
+
+async function savepoint<T>(sqlite: Database, depth: number, fn: () => T | Promise<T>): Promise<T> {
+  const name = `herald_sp${depth}`
+  await sqlite.run(`SAVEPOINT ${name}`)
+  try {
+    const out = scope.run({ sqlite, depth }, fn)
+    const result = isPromise(out) ? await out : out
+    await sqlite.run(`RELEASE ${name}`)
+    return result
+  } catch (err) {
+    await rollback(sqlite, `ROLLBACK TO ${name}`)
+    await rollback(sqlite, `RELEASE ${name}`)
+    throw err
+  }
+}
+
+/** SQLite may already have rolled back (a full disk, an interrupted statement): that is fine. */
+async function rollback(sqlite: Database, statement: string): Promise<void> {
+  try {
+    await sqlite.run(statement)
+  } catch {}
 }

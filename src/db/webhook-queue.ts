@@ -103,83 +103,84 @@ function toDeliveryRow(r: Record<string, unknown>): WebhookDeliveryRow {
 // ── fan-out ──────────────────────────────────────────────────────────────────────────────────
 
 /** The last event seq fan-out has turned into deliveries. */
-export function dispatchMark(sqlite: Database): number {
-  const row = statements(sqlite).mark.get(DISPATCH)
+export async function dispatchMark(sqlite: Database): Promise<number> {
+  const row = await statements(sqlite).mark.get(DISPATCH)
   if (!row) throw new Error('webhook_dispatch has no "events" row (migration 0009 creates it)')
   return row.m
 }
 
 /** Moves the mark from `from` to `to`; false when another fan-out moved it first. */
-export function advanceDispatchMark(sqlite: Database, from: number, to: number): boolean {
-  return statements(sqlite).advanceMark.run(DISPATCH, from, to).changes === 1
+export async function advanceDispatchMark(sqlite: Database, from: number, to: number): Promise<boolean> {
+  return (await statements(sqlite).advanceMark.run(DISPATCH, from, to)).changes === 1
 }
 
 /** A client's active endpoints and the event types each subscribes to (JSON text). */
-export function activeHooksOf(sqlite: Database, clientId: string): { id: string; events: string }[] {
-  return statements(sqlite).activeHooksOf.all(clientId)
+export async function activeHooksOf(
+  sqlite: Database,
+  clientId: string,
+): Promise<{ id: string; events: string }[]> {
+  return await statements(sqlite).activeHooksOf.all(clientId)
 }
 
 /** One new pending delivery of an event to an endpoint, due at `now`. */
-export function insertDelivery(
+export async function insertDelivery(
   sqlite: Database,
   d: { id: string; webhookId: string; clientId: string; eventId: string; eventType: string; now: number },
-): void {
-  statements(sqlite).insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
+): Promise<void> {
+  await statements(sqlite).insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
 }
 
 // ── the worker's claims ──────────────────────────────────────────────────────────────────────
 
 /** Deliveries whose lease ended before `now` are pending again. */
-export function expireLeases(sqlite: Database, now: number): void {
-  statements(sqlite).expireLeases.run(now)
+export async function expireLeases(sqlite: Database, now: number): Promise<void> {
+  await statements(sqlite).expireLeases.run(now)
 }
 
 /** Active endpoints other than `busy`, in id order. */
-export function idleHooks(sqlite: Database, busy: readonly string[]): string[] {
-  return statements(sqlite)
-    .idleHooks.all(JSON.stringify(busy))
-    .map((r) => r.id)
+export async function idleHooks(sqlite: Database, busy: readonly string[]): Promise<string[]> {
+  return (await statements(sqlite).idleHooks.all(JSON.stringify(busy))).map((r) => r.id)
 }
 
 /** Leases up to `limit` of an endpoint's due deliveries until `leaseEnd`, oldest first. */
-export function claimForHook(
+export async function claimForHook(
   sqlite: Database,
   webhookId: string,
   now: number,
   leaseEnd: number,
   limit: number,
-): WebhookDeliveryRow[] {
-  return statements(sqlite).claimForHook.all(leaseEnd, webhookId, now, limit).map(toDeliveryRow)
+): Promise<WebhookDeliveryRow[]> {
+  return (await statements(sqlite).claimForHook.all(leaseEnd, webhookId, now, limit)).map(toDeliveryRow)
 }
 
 /** The earliest due time (or lease end) of any delivery to an active endpoint not in `busy`. */
-export function nextDueAt(sqlite: Database, busy: readonly string[]): number | null {
-  return statements(sqlite).nextDue.get(JSON.stringify(busy))?.t ?? null
+export async function nextDueAt(sqlite: Database, busy: readonly string[]): Promise<number | null> {
+  return (await statements(sqlite).nextDue.get(JSON.stringify(busy)))?.t ?? null
 }
 
 /** Gives a leased delivery back, due at `at` (same attempt count). */
-export function releaseDelivery(sqlite: Database, id: string, at: number): void {
-  statements(sqlite).release.run(at, id)
+export async function releaseDelivery(sqlite: Database, id: string, at: number): Promise<void> {
+  await statements(sqlite).release.run(at, id)
 }
 
 /** At start-up: every lease a previous process held is due at `at`. */
-export function releaseAllLeases(sqlite: Database, at: number): void {
-  statements(sqlite).recoverAll.run(at)
+export async function releaseAllLeases(sqlite: Database, at: number): Promise<void> {
+  await statements(sqlite).recoverAll.run(at)
 }
 
 /** Whether the endpoint exists and is active (read before each send of a chain). */
-export function isHookActive(sqlite: Database, webhookId: string): boolean {
-  return Boolean(statements(sqlite).isActive.get(webhookId)?.active)
+export async function isHookActive(sqlite: Database, webhookId: string): Promise<boolean> {
+  return Boolean((await statements(sqlite).isActive.get(webhookId))?.active)
 }
 
 // ── outcomes ─────────────────────────────────────────────────────────────────────────────────
 
-export function webhookById(db: Db, id: string): WebhookRow | undefined {
-  return db.select().from(webhooks).where(eq(webhooks.id, id)).get()
+export async function webhookById(db: Db, id: string): Promise<WebhookRow | undefined> {
+  return await db.select().from(webhooks).where(eq(webhooks.id, id)).get()
 }
 
 /** Logs one attempt (status null when no response came back). */
-export function logAttempt(
+export async function logAttempt(
   sqlite: Database,
   a: {
     deliveryId: string
@@ -189,8 +190,8 @@ export function logAttempt(
     excerpt: string | null
     error: string | null
   },
-): void {
-  statements(sqlite).logAttempt.run(
+): Promise<void> {
+  await statements(sqlite).logAttempt.run(
     Bun.randomUUIDv7(),
     a.deliveryId,
     a.at,
@@ -209,14 +210,20 @@ export interface AttemptCounters {
 }
 
 /** The delivery is done. */
-export function markDeliverySucceeded(sqlite: Database, id: string, c: AttemptCounters): void {
-  statements(sqlite).succeeded.run(id, c.attempts, c.lastStatus, c.lastError, c.at)
+export async function markDeliverySucceeded(sqlite: Database, id: string, c: AttemptCounters): Promise<void> {
+  await statements(sqlite).succeeded.run(id, c.attempts, c.lastStatus, c.lastError, c.at)
 }
 
 /** The delivery failed for good (`retryAt` null) or waits for its next attempt. */
-export function markDeliveryFailed(db: Db, id: string, c: AttemptCounters, retryAt: number | null): void {
+export async function markDeliveryFailed(
+  db: Db,
+  id: string,
+  c: AttemptCounters,
+  retryAt: number | null,
+): Promise<void> {
   const common = { attempts: c.attempts, lastStatus: c.lastStatus, lastError: c.lastError, updatedAt: c.at }
-  db.update(webhookDeliveries)
+  await db
+    .update(webhookDeliveries)
     .set(
       retryAt === null
         ? { ...common, status: 'failed', nextAttemptAt: null, completedAt: c.at }
@@ -227,18 +234,19 @@ export function markDeliveryFailed(db: Db, id: string, c: AttemptCounters, retry
 }
 
 /** The endpoint is not failing (any more). */
-export function clearHookFailing(sqlite: Database, id: string): void {
-  statements(sqlite).clearFailing.run(id)
+export async function clearHookFailing(sqlite: Database, id: string): Promise<void> {
+  await statements(sqlite).clearFailing.run(id)
 }
 
 /** Sets (or clears) the endpoint's failing clock, disabling it when `disable` names a reason. */
-export function setHookFailing(
+export async function setHookFailing(
   db: Db,
   id: string,
   failingSince: number | null,
   disable?: { reason: DisabledReason; at: number },
-): void {
-  db.update(webhooks)
+): Promise<void> {
+  await db
+    .update(webhooks)
     .set(
       disable
         ? { failingSince, active: false, disabledReason: disable.reason, updatedAt: disable.at }

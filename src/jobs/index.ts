@@ -18,8 +18,12 @@ import type { Verb } from '../services/verbs/define'
 import { invoke } from '../services/verbs/invoke'
 
 /** A job runs its verb as Herald itself, through the same `invoke` as every other door. */
-function runAs<I extends TSchema, R, P>(ctx: AppContext, name: string, verb: Verb<I, R, P>): Promise<R> {
-  return invoke(verb, withActor(ctx, systemActor(`job:${name}`), `job:${name}`), {})
+async function runAs<I extends TSchema, R, P>(
+  ctx: AppContext,
+  name: string,
+  verb: Verb<I, R, P>,
+): Promise<R> {
+  return await invoke(verb, withActor(ctx, systemActor(`job:${name}`), `job:${name}`), {})
 }
 
 /** Registers every named job of the instance. Later issues add theirs here. */
@@ -148,8 +152,8 @@ export function registerJobs(ctx: AppContext): void {
       name: 'backups.run',
       schedule: backupEvery,
       description: `Write an online backup of the data file into ${backupDir} and keep the newest ${backupKeep}`,
-      run: () => {
-        const r = runScheduledBackup(ctx.sqlite, backupDir, backupKeep, ctx.clock.now())
+      run: async () => {
+        const r = await runScheduledBackup(ctx.sqlite, backupDir, backupKeep, ctx.clock.now())
         ctx.log.info('backup written', { file: r.file, removed: r.removed.length })
       },
     })

@@ -1,3 +1,5 @@
+import type { Awaitable } from './awaitable'
+
 // Which flow (journey, sequence) an executor steps next, shared by both executors. The one whose
 // oldest due run is the oldest goes first, so one flow's backlog never starves another's. A flow
 // whose step failed unexpectedly (a bug, or a graph stored before a check existed) is held back
@@ -29,18 +31,18 @@ export interface FailureHolds {
   attempt(
     id: string,
     now: number,
-    step: () => number,
+    step: () => Awaitable<number>,
     onFailure: (retryAt: number, err: unknown) => void,
-  ): number
+  ): Promise<number>
 }
 
 /** Per-flow holds in memory: a restart tries each flow again once (and holds it again if it fails). */
 export function createFailureHolds(firstMs = FIRST_HOLD_MS, maxMs = MAX_HOLD_MS): FailureHolds {
   const held = new Map<string, { until: number; failures: number }>()
   const holds: FailureHolds = {
-    attempt(id, now, step, onFailure) {
+    async attempt(id, now, step, onFailure) {
       try {
-        const stepped = step()
+        const stepped = await step()
         holds.succeeded(id)
         return stepped
       } catch (err) {
@@ -61,17 +63,17 @@ export function createFailureHolds(firstMs = FIRST_HOLD_MS, maxMs = MAX_HOLD_MS)
 }
 
 /** Picks among `ids` by their oldest due run (`nextDue`), a held flow counting as due at its hold's end. */
-export function pickDue(
+export async function pickDue(
   ids: Iterable<string>,
-  nextDue: (id: string) => number | null,
+  nextDue: (id: string) => Awaitable<number | null>,
   now: number,
   holds: FailureHolds,
-): DuePick {
+): Promise<DuePick> {
   let pick: string | null = null
   let pickAt = 0
   let nextAt: number | null = null
   for (const id of ids) {
-    let at = nextDue(id)
+    let at = await nextDue(id)
     if (at === null) continue
     const heldUntil = holds.until(id)
     if (heldUntil !== null && heldUntil > at) at = heldUntil

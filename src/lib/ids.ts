@@ -85,3 +85,16 @@ export function parseId(value: string): string | null {
   const hex = value.slice(4).toLowerCase()
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
+
+/**
+ * Every string anywhere in a JSON value that reads as a record id, as its UUID: the candidates
+ * a check may look up at once before it runs synchronously (a journey graph, segment rules).
+ */
+export function recordIdsIn(value: unknown, out: Set<string> = new Set()): Set<string> {
+  if (typeof value === 'string') {
+    const id = parseId(value)
+    if (id) out.add(id)
+  } else if (Array.isArray(value)) for (const v of value) recordIdsIn(v, out)
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) recordIdsIn(v, out)
+  return out
+}

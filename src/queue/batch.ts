@@ -57,7 +57,7 @@ export function createBatchProcessor(
     const now = clock.now()
     const slice = createSlice()
     const byId = new Map(
-      outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))]).map((c) => [c.id, c]),
+      (await outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))])).map((c) => [c.id, c]),
     )
     const plansOf = new Map<MessageSource, Map<string, SendPlan | Error>>()
     // Outcomes are written in groups as sends complete, not once per batch: a kill then leaves
@@ -65,15 +65,15 @@ export function createBatchProcessor(
     let unwritten: Finished[] = []
     let lastFailure: string | null = null
     let since = performance.now()
-    const flush = () => {
-      if (unwritten.length > 0) writeOutcomes(unwritten)
+    const flush = async () => {
+      if (unwritten.length > 0) await writeOutcomes(unwritten)
       unwritten = []
       since = performance.now()
     }
-    const finish = (f: Finished) => {
+    const finish = async (f: Finished) => {
       if (f.outcome.kind === 'failed') lastFailure = f.outcome.error
       unwritten.push(f)
-      if (unwritten.length >= FLUSH_MAX || performance.now() - since >= FLUSH_MS) flush()
+      if (unwritten.length >= FLUSH_MAX || performance.now() - since >= FLUSH_MS) await flush()
     }
     const pending: { message: MessageRow; channel: Channel; run: () => Promise<Outcome> }[] = []
     for (const m of rows) {
@@ -84,21 +84,21 @@ export function createBatchProcessor(
         plans = new Map()
         plansOf.set(source, plans)
       }
-      const key = source.planKey(m)
+      const key = await source.planKey(m)
       let plan = plans.get(key)
       if (!plan) {
-        plan = source.plan(m)
+        plan = await source.plan(m)
         plans.set(key, plan)
       }
       if (plan instanceof Error) {
-        finish({ message: m, outcome: source.unplannable(m, plan, now) })
+        await finish({ message: m, outcome: await source.unplannable(m, plan, now) })
         continue
       }
-      const step = prepare(m, source, plan, byId.get(m.contactId), now)
+      const step = await prepare(m, source, plan, byId.get(m.contactId), now)
       if (typeof step === 'function') pending.push({ message: m, channel: plan.channel, run: step })
-      else finish({ message: m, outcome: step })
+      else await finish({ message: m, outcome: step })
     }
-    flush()
+    await flush()
     // Each channel's sends run concurrently up to HERALD_SEND_CONCURRENCY (the lane's gate);
     // channels in parallel. A send that could not run (the send threads closing) or whose outcome
     // could not be written fails the batch once every send has ended; its messages keep their leases.
@@ -115,7 +115,7 @@ export function createBatchProcessor(
           sends.push(
             p
               .run()
-              .then((outcome) => finish({ message: p.message, outcome }))
+              .then(async (outcome) => await finish({ message: p.message, outcome }))
               .catch((err) => {
                 broken ??= err
               })
@@ -128,9 +128,9 @@ export function createBatchProcessor(
     )
     lane.started(pending.length)
     await Promise.all(inFlight.flat())
-    flush()
+    await flush()
     nudgeHeap()
-    for (const [source, plans] of plansOf) source.afterBatch?.({ plans, lastFailure })
+    for (const [source, plans] of plansOf) await source.afterBatch?.({ plans, lastFailure })
     if (broken) throw broken
   }
 }

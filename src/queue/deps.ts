@@ -3,6 +3,7 @@ import type { AppContext } from '../context'
 import type { Db } from '../db/client'
 import type { Outbox, OutboxRules } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
+import type { Awaitable } from '../lib/awaitable'
 import type { EffectiveProfile } from '../services/sending-profiles/effective'
 import type { RenderPool } from '../services/templates/render-pool'
 import type { PlanDeps, Planner } from './plan'
@@ -25,16 +26,16 @@ export interface SendDeps extends PlanDeps, WarmupDeps {
   /** The key signing tracking links, the open pixel and VERP addresses. */
   trackingKey(app: AppContext): Buffer
   /** The client's sending accounts, `inherit` resolved against the instance settings. */
-  sendingProfile(app: AppContext, clientId: string): EffectiveProfile
+  sendingProfile(app: AppContext, clientId: string): Awaitable<EffectiveProfile>
   /** Records what providers report after a send (delivery, opens, bounces, replies). */
   feedback(app: AppContext): ChannelFeedback
   /** What a template sees as `contact.*`. */
   contactVariables(contact: ContactRow): Record<string, unknown>
   /** The prepared per-client suppression check made before every email. */
-  suppressionCheck(db: Db): (clientId: string, email: string) => boolean
+  suppressionCheck(db: Db): (clientId: string, email: string) => Awaitable<boolean>
   /** The render pool of sends, and the time one render may take. */
   renderer(): RenderPool
   sendBudgetMs: number
   /** The message.delivered event of a send the provider confirmed at once, in the outcome's transaction. */
-  recordDelivered(app: AppContext, m: MessageRow, at: number, email: string): void
+  recordDelivered(app: AppContext, m: MessageRow, at: number, email: string): Awaitable<void>
 }

@@ -20,7 +20,7 @@ export function createOutcomeWriter(
   sources: Sources,
   recordDelivered: SendDeps['recordDelivered'],
 ) {
-  return function writeOutcomes(batch: readonly Finished[]): void {
+  return async function writeOutcomes(batch: readonly Finished[]): Promise<void> {
     const now = app.clock.now()
     // Counters are summed per source and key (a campaign) and added once per group.
     const tallies = new Map<MessageSource, Map<string, Partial<Record<CampaignCounter, number>>>>()
@@ -39,15 +39,16 @@ export function createOutcomeWriter(
     }
     // Analytics rollups: summed per source and quarter-hour, one upsert each per batch.
     const rollups = createRollupBatch()
-    inTransaction(app.sqlite, () => {
+    await inTransaction(app.sqlite, async () => {
       for (const { message: m, outcome: o } of batch) {
         switch (o.kind) {
           case 'sent': {
             let nowDelivered = false
-            if (o.delivered) nowDelivered = outbox.sentDelivered(m.seq, o.provider, o.providerMessageId, now)
-            else outbox.sent(m.seq, o.provider, o.providerMessageId, now)
+            if (o.delivered)
+              nowDelivered = await outbox.sentDelivered(m.seq, o.provider, o.providerMessageId, now)
+            else await outbox.sent(m.seq, o.provider, o.providerMessageId, now)
             const r = o.composed.rendered
-            outbox.storeContent(
+            await outbox.storeContent(
               m.seq,
               r.subject,
               o.keepContent ? r.body_html : null,
@@ -59,31 +60,32 @@ export function createOutcomeWriter(
             if (nowDelivered) {
               count(m, 'delivered')
               rollups.add(m, now, 'delivered')
-              recordDelivered(app, m, now, o.composed.email)
+              await recordDelivered(app, m, now, o.composed.email)
             }
             break
           }
           case 'retry':
-            outbox.retry(m.seq, o.provider, o.error, o.at)
+            await outbox.retry(m.seq, o.provider, o.error, o.at)
             break
           case 'failed':
-            if (outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
+            if (await outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
             break
           case 'skipped':
-            outbox.skipped(m.seq, o.reason)
+            await outbox.skipped(m.seq, o.reason)
             count(m, 'skipped')
             break
           case 'deferred':
-            outbox.deferred(m.seq, o.at, o.reason ?? null)
+            await outbox.deferred(m.seq, o.at, o.reason ?? null)
             break
           case 'cancelled':
-            outbox.cancelled(m.seq, o.reason)
+            await outbox.cancelled(m.seq, o.reason)
             break
           case 'abandoned':
             break
         }
       }
-      for (const [source, byKey] of tallies) for (const [key, deltas] of byKey) source.tally(key, deltas)
+      for (const [source, byKey] of tallies)
+        for (const [key, deltas] of byKey) await source.tally(key, deltas)
       rollups.flush(app.sqlite)
     })
     // Counted once committed: a batch that failed to write is written (and counted) again.

@@ -2,6 +2,7 @@ import type { Channel, DkimSigning, ProviderCapabilities } from '../channels/typ
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
 import type { ClientRow } from '../db/schema'
+import type { Awaitable } from '../lib/awaitable'
 import type { ResolvedSender } from '../services/campaigns/sender'
 import type { WarmupPlan } from '../services/deliverability/warmup'
 import type { RenderableTemplate } from '../services/templates/render'
@@ -45,31 +46,31 @@ export interface PlanInput {
 /** What planning asks of the domain (part of SendDeps, deps.ts). */
 export interface PlanDeps {
   /** The signing of mail from `fromEmail` with its domain's key; null when it has none. */
-  dkimForSender(app: AppContext, clientId: string, fromEmail: string): DkimSigning | null
+  dkimForSender(app: AppContext, clientId: string, fromEmail: string): Awaitable<DkimSigning | null>
   /** The warm-up a send from a new domain is under (starting it); null when over or off. */
-  warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null
+  warmupFor(app: AppContext, clientId: string, domainName: string): Awaitable<WarmupPlan | null>
   /** What a template sees as `client.*` (its footer included). */
   clientVariables(
     app: AppContext,
     client: Pick<ClientRow, 'id' | 'name' | 'industry'>,
-  ): Record<string, unknown>
+  ): Awaitable<Record<string, unknown>>
 }
 
 /** Builds plans; `capabilities` says whether the client's provider of a channel signs for real inboxes. */
 export function createPlanner(
   app: AppContext,
   outbox: Outbox,
-  capabilities: (clientId: string, channel: Channel) => ProviderCapabilities,
+  capabilities: (clientId: string, channel: Channel) => Awaitable<ProviderCapabilities>,
   deps: PlanDeps,
 ) {
   const host = new URL(app.config.publicUrl).hostname
-  return function plan(input: PlanInput): SendPlan {
-    const client = outbox.clientRow(input.clientId)
+  return async function plan(input: PlanInput): Promise<SendPlan> {
+    const client = await outbox.clientRow(input.clientId)
     if (!client) throw new Error('the client no longer exists')
     const { sender } = input
     const dkim =
-      sender && capabilities(input.clientId, input.channel).needsVerifiedSender
-        ? deps.dkimForSender(app, input.clientId, sender.fromEmail)
+      sender && (await capabilities(input.clientId, input.channel)).needsVerifiedSender
+        ? await deps.dkimForSender(app, input.clientId, sender.fromEmail)
         : null
     return {
       channel: input.channel,
@@ -78,9 +79,9 @@ export function createPlanner(
       sender,
       dkim,
       // Mail signed for real inboxes warms its domain up (capture and the simulator do not sign).
-      warmup: dkim ? deps.warmupFor(app, input.clientId, dkim.domainName) : null,
+      warmup: dkim ? await deps.warmupFor(app, input.clientId, dkim.domainName) : null,
       idDomain: sender ? sender.fromEmail.slice(sender.fromEmail.lastIndexOf('@') + 1) : host,
-      variables: { ...input.variables, client: deps.clientVariables(app, client) },
+      variables: { ...input.variables, client: await deps.clientVariables(app, client) },
       bulk: input.bulk,
     }
   }

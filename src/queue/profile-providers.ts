@@ -1,6 +1,7 @@
 import { CALLBACK_CLIENT_PARAM, createProvider, type ProviderSettings } from '../channels/registry'
 import type { Channel, ChannelFeedback, ChannelProvider } from '../channels/types'
 import type { AppContext } from '../context'
+import type { Awaitable } from '../lib/awaitable'
 import type { EffectiveProfile } from '../services/sending-profiles/effective'
 import type { AccountLimits } from './throttle'
 
@@ -36,7 +37,7 @@ export interface Route {
 export interface ProfileProvidersOptions {
   instance: Record<Channel, ChannelProvider>
   /** The client's profile with `inherit` resolved (SendDeps.sendingProfile). */
-  profileOf(clientId: string): EffectiveProfile
+  profileOf(clientId: string): Awaitable<EffectiveProfile>
   feedback(): ChannelFeedback
   /** A client's SMTP account was let go: the send threads close its pools. */
   dropped?(target: SmtpTarget): void
@@ -93,11 +94,11 @@ export function createProfileProviders(app: AppContext, options: ProfileProvider
   const retiring = new Map<ReturnType<typeof setTimeout>, Own>()
   let feedback: ChannelFeedback | null = null
 
-  function cachedOf(clientId: string): Cached {
+  async function cachedOf(clientId: string): Promise<Cached> {
     const at = performance.now()
     const cached = profiles.get(clientId)
     if (cached && at - cached.at < PROFILE_TTL_MS) return cached
-    const fresh = { profile: options.profileOf(clientId), at, routes: {} }
+    const fresh = { profile: await options.profileOf(clientId), at, routes: {} }
     profiles.set(clientId, fresh)
     return fresh
   }
@@ -168,8 +169,8 @@ export function createProfileProviders(app: AppContext, options: ProfileProvider
 
   return {
     /** The provider of a client's message on `channel`, and the profile its limits come from. */
-    route(clientId: string, channel: Channel): Route {
-      const cached = cachedOf(clientId)
+    async route(clientId: string, channel: Channel): Promise<Route> {
+      const cached = await cachedOf(clientId)
       let route = cached.routes[channel]
       if (!route) {
         const { profile } = cached

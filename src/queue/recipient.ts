@@ -44,7 +44,7 @@ export type RecipientStep = (
   plan: SendPlan,
   contact: ContactRow | undefined,
   now: number,
-) => Outcome | (() => Promise<Outcome>)
+) => Promise<Outcome | (() => Promise<Outcome>)>
 
 /** A verdict other than "send", as this attempt's outcome. */
 const held = (v: Exclude<Verdict, { kind: 'send' }>): Outcome =>
@@ -89,8 +89,8 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   })
 
   /** What to do with one claimed message before anything is sent. */
-  return function prepare(m, source, plan, contact, now) {
-    const verdict = source.verdict(m, plan, false, now)
+  return async function prepare(m, source, plan, contact, now) {
+    const verdict = await source.verdict(m, plan, false, now)
     if (verdict.kind !== 'send') return held(verdict)
     if (plan.clientSuspended) return { kind: 'deferred', at: now + SUSPENDED_RECHECK_MS }
     if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
@@ -104,12 +104,12 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     const to = channel === 'email' ? contact.email : contact.phone!
     let route: Route
     try {
-      route = profiles.route(m.clientId, channel)
+      route = await profiles.route(m.clientId, channel)
     } catch (err) {
       // A profile that cannot be read or made into a provider (a secret no longer decrypts).
       return { kind: 'failed', provider: null, error: `sending account: ${(err as Error).message}` }
     }
-    const over = limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
+    const over = await limits.reserve(m.clientId, to, now, plan.warmup, route.limits)
     if (over !== null) return { kind: 'deferred', at: over.at, reason: over.reason }
     const { provider } = route
     // A client's own SMTP account goes through pools of its own on the send threads.
@@ -124,7 +124,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     return async () => {
       await bucket.take()
       // Paused or cancelled while this message waited for its turn: do not send it.
-      const now = source.verdict(m, plan, true, clock.now())
+      const now = await source.verdict(m, plan, true, clock.now())
       if (now.kind !== 'send') return held(now)
       const keepContent = provider.capabilities.storesContent
       const r = await rendered()

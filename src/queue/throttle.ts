@@ -1,6 +1,7 @@
 import type { Config } from '../config'
 import type { AppContext } from '../context'
 import type { Outbox } from '../db/outbox'
+import type { Awaitable } from '../lib/awaitable'
 import type { DeferReason } from '../lib/enums'
 import { dayOf } from '../lib/time'
 import type { WarmupPlan } from '../services/deliverability/warmup'
@@ -66,8 +67,8 @@ export interface Deferral {
 export interface WarmupDeps {
   /** The warm-up cap of the UTC day of `now`; null once the schedule is over. */
   warmupCap(startedAt: number, now: number): number | null
-  warmupSentOn(app: AppContext, domainId: string, day: number): number
-  saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): void
+  warmupSentOn(app: AppContext, domainId: string, day: number): Awaitable<number>
+  saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): Awaitable<void>
 }
 
 /** The limits of the account a message goes through: a client's own, or the instance's. */
@@ -108,6 +109,7 @@ export function createWindowLimits(
   const domains = new Map<string, Window>()
   const clients = new Map<string, Window>()
   const warmed = new Map<string, Window>()
+  const current = (map: Map<string, Window>, key: string, start: number) => map.get(key)?.start === start
   const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
     // Every entry of a map shares one window length: when a new window starts, the old entries
     // are all stale, so the map never grows past the keys of one window.
@@ -125,20 +127,43 @@ export function createWindowLimits(
      * Reserves a send for (client, recipient) under its account's limits; returns when and why
      * to defer when over a limit.
      */
-    reserve(
+    async reserve(
       clientId: string,
       to: string,
       now: number,
       warmup: WarmupPlan | null = null,
       account: AccountLimits = instance,
-    ): Deferral | null {
-      const checks: [Window, number, number, DeferReason][] = []
+    ): Promise<Deferral | null> {
       const clientHourlyCap = account.hourlyCap
+      const hourStart = now - (now % 3_600_000)
+      const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
+      const day = dayOf(now)
+      // A window missing from memory starts from the store's count (after a restart the hour's
+      // and the day's earlier sends still count). Those reads come first: from the check to the
+      // count below nothing awaits, so concurrent reservations never slip between them.
+      let hourSeed: number | undefined
+      let warmSeed: number | undefined
+      for (;;) {
+        if (clientHourlyCap !== null && hourSeed === undefined && !current(clients, clientId, hourStart)) {
+          hourSeed = await outbox.sentSince(clientId, hourStart)
+          continue
+        }
+        if (
+          warmup &&
+          warming &&
+          cap !== null &&
+          warmSeed === undefined &&
+          !current(warmed, warmup.domainId, day)
+        ) {
+          warmSeed = await warming.deps.warmupSentOn(warming.app, warmup.domainId, day)
+          continue
+        }
+        break
+      }
+      const checks: [Window, number, number, DeferReason][] = []
       if (clientHourlyCap !== null) {
-        const start = now - (now % 3_600_000)
-        // After a restart the hour's earlier sends still count.
-        const w = windowOf(clients, clientId, start, () => outbox.sentSince(clientId, start))
-        checks.push([w, clientHourlyCap, start + 3_600_000, 'hourly_cap'])
+        const w = await windowOf(clients, clientId, hourStart, () => hourSeed ?? 0)
+        checks.push([w, clientHourlyCap, hourStart + 3_600_000, 'hourly_cap'])
       }
       // Recipient domains are an email notion; phone numbers have none.
       const limit = to.includes('@')
@@ -146,22 +171,22 @@ export function createWindowLimits(
         : null
       if (limit !== null) {
         const start = now - (now % 60_000)
-        checks.push([windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000, 'throttle'])
+        checks.push([await windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000, 'throttle'])
       }
-      const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
-      let day = 0
       if (warmup && warming && cap !== null) {
-        day = dayOf(now)
-        const w = windowOf(warmed, warmup.domainId, day, () =>
-          warming.deps.warmupSentOn(warming.app, warmup.domainId, day),
-        )
+        const w = await windowOf(warmed, warmup.domainId, day, () => warmSeed ?? 0)
         checks.push([w, cap, day + 86_400_000, 'warmup'])
       }
       for (const [w, max, at, reason] of checks) if (w.count >= max) return { at, reason }
       for (const [w] of checks) w.count++
       // The day's count is saved as it goes, so a restart does not start the day over.
       if (warmup && warming && cap !== null)
-        warming.deps.saveWarmupCount(warming.app, warmup.domainId, day, warmed.get(warmup.domainId)!.count)
+        await warming.deps.saveWarmupCount(
+          warming.app,
+          warmup.domainId,
+          day,
+          warmed.get(warmup.domainId)!.count,
+        )
       return null
     },
   }

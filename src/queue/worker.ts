@@ -2,6 +2,7 @@ import type { Channel, ChannelProvider } from '../channels/types'
 import type { AppContext } from '../context'
 import { outboxOf } from '../db/outbox'
 import { createGate, type Gate } from '../lib/gate'
+import { mapInOrder } from '../lib/in-order'
 import { type BatchLane, createBatchProcessor } from './batch'
 import type { SendDeps } from './deps'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from './leased-worker'
@@ -59,14 +60,14 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
   const outbox = outboxOf(app.store, deps.outboxRules)
   const profiles = createProfileProviders(app, {
     instance: options.providers,
-    profileOf: (clientId) => deps.sendingProfile(app, clientId),
+    profileOf: async (clientId) => await deps.sendingProfile(app, clientId),
     feedback: () => deps.feedback(app),
     dropped: (target) => options.threads?.drop(target),
   })
   const planner = createPlanner(
     app,
     outbox,
-    (clientId, channel) => profiles.route(clientId, channel).provider.capabilities,
+    async (clientId, channel) => (await profiles.route(clientId, channel)).provider.capabilities,
     deps,
   )
   const sources = sourcesOf(deps.sources.map((create) => create(app, outbox, planner)))
@@ -110,12 +111,30 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     }
   }
 
-  /** Claims up to `limit` of the lane's due messages and sends them as a group; null if none. */
-  function claimGroup(source: MessageSource, lane: string, key: string, limit: number): Promise<void> | null {
+  /**
+   * Claims up to `limit` of the lane's due messages and starts sending them as a group; null if
+   * none. Resolves once claimed, with the group's end in `done` (a bare promise would be adopted).
+   */
+  async function claimGroup(
+    source: MessageSource,
+    lane: string,
+    key: string,
+    limit: number,
+  ): Promise<{ done: Promise<void> } | null> {
     const now = clock.now()
-    const seqs = source.claim(lane, now, now + leaseMs, limit)
-    if (seqs.length === 0) return null
+    // The lane is not free while its claim is under way, so no second claim overtakes it.
     starting.add(key)
+    let seqs: number[]
+    try {
+      seqs = await source.claim(lane, now, now + leaseMs, limit)
+    } catch (err) {
+      starting.delete(key)
+      throw err
+    }
+    if (seqs.length === 0) {
+      starting.delete(key)
+      return null
+    }
     let set = groups.get(key)
     if (!set) {
       set = new Set()
@@ -129,9 +148,11 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
       // A full batch that sent: more is likely due, claimed now. (Held messages, a paused
       // campaign's, start no send: no refill then, so a claim never loops without sending.)
       if (refills && !stopping && sends > 0 && seqs.length === limit && free(key))
-        claimGroup(source, lane, key, limit)
+        claimGroup(source, lane, key, limit).catch((err) =>
+          app.log.error('send claim failed', { lane: key, error: String((err as Error)?.stack ?? err) }),
+        )
     }
-    const group: Promise<void> = processBatch(outbox.claimedRows(seqs), laneOf(key, onStarted))
+    const group: Promise<void> = processBatch(await outbox.claimedRows(seqs), laneOf(key, onStarted))
       .catch((err) => {
         // Its messages keep their leases and are due again when these expire.
         app.log.error('send batch failed', { lane: key, error: String((err as Error)?.stack ?? err) })
@@ -146,29 +167,31 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
         worker.kick()
       })
     set.add(group)
-    return group
+    return { done: group }
   }
 
   async function pass(): Promise<PassResult> {
     let worked = false
-    for (const source of sources.all) if (source.beforeClaim?.(clock.now())) worked = true
+    for (const source of sources.all) if (await source.beforeClaim?.(clock.now())) worked = true
     // Read after the audience copy: what it queued this pass is due in this pass.
     const now = clock.now()
-    outbox.expireLeases(now)
+    await outbox.expireLeases(now)
     let nextAt: number | null = null
-    const lanes = sources.all.flatMap((source) => {
-      const due = source.due(now)
-      if (due.nextAt !== null) nextAt = nextAt === null ? due.nextAt : Math.min(nextAt, due.nextAt)
-      return due.lanes
-        .map((lane) => ({ source, lane, key: `${source.kind}:${lane}` }))
-        .filter((l) => free(l.key))
-    })
+    const lanes = (
+      await mapInOrder(sources.all, async (source) => {
+        const due = await source.due(now)
+        if (due.nextAt !== null) nextAt = nextAt === null ? due.nextAt : Math.min(nextAt, due.nextAt)
+        return due.lanes
+          .map((lane) => ({ source, lane, key: `${source.kind}:${lane}` }))
+          .filter((l) => free(l.key))
+      })
+    ).flat()
     const started: Promise<void>[] = []
     if (lanes.length > 0) {
       const share = Math.max(1, Math.ceil(batchSize / lanes.length))
       for (const { source, lane, key } of lanes) {
-        const group = claimGroup(source, lane, key, share)
-        if (group) started.push(group)
+        const group = await claimGroup(source, lane, key, share)
+        if (group) started.push(group.done)
       }
     }
     // The pass lasts until one of its groups is done (all of them for one lane, as before):
@@ -177,7 +200,7 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
       await Promise.race(started)
       worked = true
     }
-    for (const source of sources.all) if (source.afterPass?.(now)) worked = true
+    for (const source of sources.all) if (await source.afterPass?.(now)) worked = true
     if (worked) return { worked }
     // Retries and throttled messages come due by themselves: look again then, at most every pollMs.
     return { worked, nextAt: nextAt === null ? null : Math.max(nextAt, now + pollMs) }
@@ -187,7 +210,7 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     name: 'send',
     // Messages a stopped or killed process held are due again, with the same Message-ID; those of
     // a campaign that was cancelled or failed meanwhile will never be sent.
-    recover: () => outbox.requeueInflight(clock.now()),
+    recover: async () => await outbox.requeueInflight(clock.now()),
     pass,
     idleMs: IDLE_POLL_MS,
     inflight: () => {

@@ -18,15 +18,15 @@ export interface Fingerprint {
 export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; status: number; body: string }
 
 /** Reserves (credential, key) for this request, or returns the stored response to replay. */
-export function beginIdempotent(
+export async function beginIdempotent(
   ctx: AppContext,
   credentialId: string,
   key: string,
   fp: Fingerprint,
-): IdempotencyStart {
+): Promise<IdempotencyStart> {
   const now = ctx.clock.now()
   const where = and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key))
-  const existing = ctx.db.select().from(idempotencyKeys).where(where).get()
+  const existing = await ctx.db.select().from(idempotencyKeys).where(where).get()
   if (existing) {
     const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS
     const staleInFlight = existing.status === null && existing.createdAt <= now - STALE_IN_FLIGHT_MS
@@ -43,23 +43,23 @@ export function beginIdempotent(
         )
       return { kind: 'replay', status: existing.status, body: existing.responseBody ?? '' }
     }
-    ctx.db.delete(idempotencyKeys).where(where).run()
+    await ctx.db.delete(idempotencyKeys).where(where).run()
   }
-  ctx.db
+  await ctx.db
     .insert(idempotencyKeys)
     .values({ credentialId, key, method: fp.method, path: fp.path, bodyHash: fp.bodyHash, createdAt: now })
     .run()
   return { kind: 'new' }
 }
 
-export function completeIdempotent(
+export async function completeIdempotent(
   ctx: AppContext,
   credentialId: string,
   key: string,
   status: number,
   body: string,
 ) {
-  ctx.db
+  await ctx.db
     .update(idempotencyKeys)
     .set({ status, responseBody: body })
     .where(and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key)))
@@ -67,8 +67,8 @@ export function completeIdempotent(
 }
 
 /** A 5xx is not stored: its work rolled back, so a retry with the same key is safe. */
-export function abandonIdempotent(ctx: AppContext, credentialId: string, key: string) {
-  ctx.db
+export async function abandonIdempotent(ctx: AppContext, credentialId: string, key: string) {
+  await ctx.db
     .delete(idempotencyKeys)
     .where(
       and(
@@ -81,9 +81,9 @@ export function abandonIdempotent(ctx: AppContext, credentialId: string, key: st
 }
 
 /** Scheduled purge of stored responses older than 24 h (and crashed in-flight markers). */
-export function purgeIdempotencyKeys(ctx: AppContext): number {
+export async function purgeIdempotencyKeys(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now()
-  const result = ctx.db
+  const result = (await ctx.db
     .delete(idempotencyKeys)
     .where(
       or(
@@ -91,7 +91,7 @@ export function purgeIdempotencyKeys(ctx: AppContext): number {
         and(isNull(idempotencyKeys.status), lt(idempotencyKeys.createdAt, now - STALE_IN_FLIGHT_MS)),
       ),
     )
-    .run() as unknown as { changes: number }
+    .run()) as unknown as { changes: number }
   return result.changes
 }
 
@@ -101,5 +101,5 @@ export const purgeIdempotencyKeysVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => ({ removed: purgeIdempotencyKeys(ctx) }),
+  run: async (ctx) => ({ removed: await purgeIdempotencyKeys(ctx) }),
 })

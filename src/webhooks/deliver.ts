@@ -50,9 +50,9 @@ export function signingSecrets(app: AppContext, hook: WebhookRow): string[] {
 }
 
 /** The JSON body: the stored test payload, or the envelope built from the event row. */
-export function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): string | null {
+export async function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): Promise<string | null> {
   if (delivery.payload !== null) return delivery.payload
-  const event = eventBody(app.sqlite, delivery.eventId)
+  const event = await eventBody(app.sqlite, delivery.eventId)
   if (!event) return null
   return `{"id":${JSON.stringify(toPrefixedId('event', event.id))},"type":${JSON.stringify(event.type)},"created_at":"${iso(event.occurred_at)}","data":${event.data}}`
 }
@@ -66,7 +66,7 @@ export async function send(
   secrets: readonly string[] = signingSecrets(app, hook),
   resolve: HostResolver = hostResolver(app.config.dnsServers),
 ) {
-  const body = bodyOf(app, delivery)
+  const body = await bodyOf(app, delivery)
   if (body === null)
     return {
       status: null,
@@ -101,14 +101,14 @@ export interface Outcome {
  * the endpoint; otherwise the next attempt per the schedule, or failed when it is used up.
  * Test deliveries are never retried.
  */
-export function recordOutcome(
+export async function recordOutcome(
   app: AppContext,
   hook: WebhookRow,
   delivery: WebhookDeliveryRow,
   result: AttemptResult,
   policy: DeliveryPolicy,
-): void {
-  recordOutcomes(app, [{ hook, delivery, result, at: app.clock.now() }], policy)
+): Promise<void> {
+  await recordOutcomes(app, [{ hook, delivery, result, at: app.clock.now() }], policy)
 }
 
 /**
@@ -117,22 +117,26 @@ export function recordOutcome(
  * describes; the endpoint's failing clock is read inside the transaction, so the order of
  * successes and failures is the order they came back in.
  */
-export function recordOutcomes(app: AppContext, outcomes: readonly Outcome[], policy: DeliveryPolicy): void {
+export async function recordOutcomes(
+  app: AppContext,
+  outcomes: readonly Outcome[],
+  policy: DeliveryPolicy,
+): Promise<void> {
   const { sqlite } = app
   const written: WebhookOutcome[] = []
-  inTransaction(sqlite, () => {
-    for (const o of outcomes) written.push(writeOutcome(app, o, policy))
+  await inTransaction(sqlite, async () => {
+    for (const o of outcomes) written.push(await writeOutcome(app, o, policy))
   })
   for (const outcome of written) app.metrics.webhookDeliveries.inc({ outcome })
 }
 
-function writeOutcome(
+async function writeOutcome(
   app: AppContext,
   { hook, delivery, result, at: now }: Outcome,
   policy: DeliveryPolicy,
-): WebhookOutcome {
+): Promise<WebhookOutcome> {
   const { sqlite } = app
-  logAttempt(sqlite, {
+  await logAttempt(sqlite, {
     deliveryId: delivery.id,
     at: now,
     status: result.status,
@@ -147,13 +151,13 @@ function writeOutcome(
     at: now,
   }
   if (succeeded(result)) {
-    markDeliverySucceeded(sqlite, delivery.id, counters)
-    if (!delivery.test) clearHookFailing(sqlite, hook.id)
+    await markDeliverySucceeded(sqlite, delivery.id, counters)
+    if (!delivery.test) await clearHookFailing(sqlite, hook.id)
     return 'succeeded'
   }
   const gone = result.status === 410
   const exhausted = delivery.test || gone || counters.attempts >= policy.schedule.length
-  markDeliveryFailed(
+  await markDeliveryFailed(
     app.db,
     delivery.id,
     counters,
@@ -161,11 +165,11 @@ function writeOutcome(
   )
   const outcome = exhausted ? 'failed' : 'retry'
   if (delivery.test) return outcome
-  const current = webhookById(app.db, hook.id)
+  const current = await webhookById(app.db, hook.id)
   if (!current) return outcome
   const failingSince = current.failingSince ?? now
   const disable = gone ? 'gone' : now - failingSince >= DISABLE_AFTER_MS ? 'failing' : null
-  setHookFailing(
+  await setHookFailing(
     app.db,
     hook.id,
     failingSince,

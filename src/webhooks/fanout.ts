@@ -14,20 +14,20 @@ import { activeHooksOf, advanceDispatchMark, dispatchMark, insertDelivery } from
 const BATCH = 1000
 
 /** Creates deliveries for the next batch of new events; `more` when another batch waits. */
-export function fanOut(app: AppContext): { created: number; more: boolean } {
+export async function fanOut(app: AppContext): Promise<{ created: number; more: boolean }> {
   const { sqlite } = app
-  return inTransaction(sqlite, () => {
-    const mark = dispatchMark(sqlite)
-    const rows = eventsAfter(sqlite, mark, BATCH)
+  return await inTransaction(sqlite, async () => {
+    const mark = await dispatchMark(sqlite)
+    const rows = await eventsAfter(sqlite, mark, BATCH)
     if (rows.length === 0) return { created: 0, more: false }
-    if (!advanceDispatchMark(sqlite, mark, rows.at(-1)!.seq)) return { created: 0, more: true }
+    if (!(await advanceDispatchMark(sqlite, mark, rows.at(-1)!.seq))) return { created: 0, more: true }
     const hooksOf = new Map<string, { id: string; events: Set<string> }[]>()
     const now = app.clock.now()
     let n = 0
     for (const e of rows) {
       let hooks = hooksOf.get(e.client_id)
       if (!hooks) {
-        hooks = activeHooksOf(sqlite, e.client_id).map((h) => ({
+        hooks = (await activeHooksOf(sqlite, e.client_id)).map((h) => ({
           id: h.id,
           events: new Set(JSON.parse(h.events) as string[]),
         }))
@@ -35,7 +35,7 @@ export function fanOut(app: AppContext): { created: number; more: boolean } {
       }
       for (const h of hooks) {
         if (h.id > e.id || !h.events.has(e.type)) continue
-        insertDelivery(sqlite, {
+        await insertDelivery(sqlite, {
           id: Bun.randomUUIDv7(),
           webhookId: h.id,
           clientId: e.client_id,

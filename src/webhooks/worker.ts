@@ -105,14 +105,14 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   let kick = () => {}
 
   /** Writes the waiting outcomes in one transaction; on failure they wait for the next try. */
-  function flush() {
+  async function flush() {
     if (flushTimer) clearTimeout(flushTimer)
     flushTimer = null
     if (outcomes.length === 0) return
     const batch = outcomes
     outcomes = []
     try {
-      recordOutcomes(app, batch, policy)
+      await recordOutcomes(app, batch, policy)
     } catch (err) {
       // Kept (their rows stay leased meanwhile) and written with the next ones.
       app.log.error('webhook outcomes not written', { error: String(err), count: batch.length })
@@ -121,17 +121,17 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     }
   }
 
-  function record(o: Outcome) {
+  async function record(o: Outcome) {
     outcomes.push(o)
-    if (!succeeded(o.result) || outcomes.length >= FLUSH_AT) flush()
+    if (!succeeded(o.result) || outcomes.length >= FLUSH_AT) await flush()
     else flushTimer ??= setTimeout(flush, flushMs)
   }
 
   /** Gives the lane's unsent rows back (due now, same attempt count) and forgets the lane. */
-  function close(lane: Lane) {
+  async function close(lane: Lane) {
     const now = app.clock.now()
     try {
-      for (const r of lane.queue) releaseDelivery(sqlite, r.id, now)
+      for (const r of lane.queue) await releaseDelivery(sqlite, r.id, now)
     } catch (err) {
       // A database that cannot write (a full volume): the rows keep their leases and are due
       // again when those expire. Thrown here it would end the process from a request's callback.
@@ -142,16 +142,16 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   }
 
   /** Starts requests while the lane has room and rows; asks for more rows when it runs low. */
-  function pump(lane: Lane) {
+  async function pump(lane: Lane) {
     // Whether the endpoint is still active is read once per pump that starts requests (a PATCH
     // may have disabled it, or a 410 of a request in flight): the loop below is synchronous, so
     // the answer cannot change while it runs.
     if (lane.inFlight < inFlight && lane.queue.length > 0)
-      if (stopped || !lane.hook.active || !isHookActive(sqlite, lane.id)) return close(lane)
+      if (stopped || !lane.hook.active || !(await isHookActive(sqlite, lane.id))) return await close(lane)
     while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
       lane.inFlight++
-      const task = attempt(lane, row)
+      const task: Promise<void> = attempt(lane, row)
       tasks.add(task)
       task.finally(() => tasks.delete(task))
     }
@@ -172,33 +172,33 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     }
     lane.inFlight--
     const hook = lane.hook
-    record({ hook, delivery: row, result, at: app.clock.now() })
+    await record({ hook, delivery: row, result, at: app.clock.now() })
     // A failure may have disabled the endpoint (410, failing for 5 days): read it again.
-    if (!succeeded(result)) lane.hook = webhookById(app.db, lane.id) ?? { ...hook, active: false }
-    pump(lane)
+    if (!succeeded(result)) lane.hook = (await webhookById(app.db, lane.id)) ?? { ...hook, active: false }
+    await pump(lane)
   }
 
   /** Claims rows for every active endpoint whose lane has room (or that has none yet). */
-  function claim(now: number): number {
-    expireLeases(sqlite, now)
+  async function claim(now: number): Promise<number> {
+    await expireLeases(sqlite, now)
     const full = [...lanes.values()].filter((l) => l.queue.length >= inFlight || !l.hook.active)
     let claimed = 0
-    for (const id of idleHooks(
+    for (const id of await idleHooks(
       sqlite,
       full.map((l) => l.id),
     )) {
       let lane = lanes.get(id)
       if (!lane && lanes.size >= maxLanes) continue
       const held = lane ? lane.queue.length + lane.inFlight : 0
-      const rows = claimForHook(sqlite, id, now, now + leaseMs, perEndpoint - held)
+      const rows = await claimForHook(sqlite, id, now, now + leaseMs, perEndpoint - held)
       if (lane) lane.hungry = false
       if (rows.length === 0) continue
       rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
       // The endpoint and its signing secrets are read once per claim (a rotated secret keeps
       // signing for 24 h anyway).
-      const hook = webhookById(app.db, id)
+      const hook = await webhookById(app.db, id)
       if (!hook) {
-        for (const r of rows) releaseDelivery(sqlite, r.id, now)
+        for (const r of rows) await releaseDelivery(sqlite, r.id, now)
         continue
       }
       if (!lane) {
@@ -209,7 +209,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       lane.secrets = signingSecrets(app, hook)
       lane.queue.push(...rows)
       claimed += rows.length
-      pump(lane)
+      await pump(lane)
     }
     return claimed
   }
@@ -217,37 +217,37 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   async function pass(): Promise<PassResult> {
     let worked = false
     for (;;) {
-      const r = fanOut(app)
+      const r = await fanOut(app)
       if (r.created > 0) {
         nextDue = undefined
         worked = true
       }
       if (!r.more) break
     }
-    if (!stopped && claim(app.clock.now()) > 0) {
+    if (!stopped && (await claim(app.clock.now())) > 0) {
       nextDue = undefined
       worked = true
     }
-    if (nextDue === undefined) nextDue = nextDueAt(sqlite, [...lanes.keys()])
+    if (nextDue === undefined) nextDue = await nextDueAt(sqlite, [...lanes.keys()])
     // Lanes at work kick the worker when they run low; until then wake at the next due retry.
     return { worked, nextAt: nextDue ?? null }
   }
 
   const worker = createLeasedWorker(app, {
     name: 'webhooks',
-    recover() {
+    async recover() {
       // A previous process died holding claims: they are due again now (same webhook-id).
-      releaseAllLeases(sqlite, app.clock.now())
+      await releaseAllLeases(sqlite, app.clock.now())
     },
     pass,
     idleMs: pollMs,
     async settle() {
       stopped = true
-      for (const lane of lanes.values()) close(lane)
+      for (const lane of lanes.values()) await close(lane)
       // In-flight attempts finish (each is bounded by the timeout) and their outcomes are
       // written; what is left is recovered as due on the next start.
       await Promise.race([Promise.allSettled([...tasks]), Bun.sleep(policy.timeoutMs + 1000)])
-      flush()
+      await flush()
     },
     // A pass only starts requests: drain() waits for them (and their outcomes) before calling
     // the worker idle.

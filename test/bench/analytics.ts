@@ -67,8 +67,8 @@ interface Source {
 async function generateHistory(t: TestApp, clientId: string, end: number) {
   const sqlite = t.ctx.sqlite
   // Index pages of a 10M-row log stay in memory while it is written (the reads do not need it).
-  sqlite.run('PRAGMA cache_size = -4000000')
-  const key = t.key({ scopes: ['admin:*'], clientId })
+  await sqlite.run('PRAGMA cache_size = -4000000')
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'Newsletter' } })).body.data
   const start = end - DAYS * DAY
   const eventsPerMessage = 1.62 // measured from the rates below
@@ -114,8 +114,15 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
   let written = 0
   const CONTACTS = 400_000
   const contactIds = Array.from({ length: 1000 }, () => Bun.randomUUIDv7())
-  const event = (s: Source, type: string, messageId: string, contact: number, at: number, data: string) => {
-    insert.run(
+  const event = async (
+    s: Source,
+    type: string,
+    messageId: string,
+    contact: number,
+    at: number,
+    data: string,
+  ) => {
+    await insert.run(
       Bun.randomUUIDv7(),
       ++seq,
       clientId,
@@ -132,7 +139,7 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
   }
 
   /** One message's life: sent, then what its reader does, each event and its rollup counter. */
-  const message = (s: Source, sentAt: number) => {
+  const message = async (s: Source, sentAt: number) => {
     const id = Bun.randomUUIDv7()
     const contact = Math.floor(rand() * CONTACTS)
     const ids = `{"message_id":"msg_${id.replaceAll('-', '')}"`
@@ -141,45 +148,45 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
     if (r < 0.015) {
       const at = sentAt + 2_000
       bump(s, at, 'bounced')
-      event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"hard","status_code":"5.1.1"}`)
+      await event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"hard","status_code":"5.1.1"}`)
       return
     }
     bump(s, sentAt, 'delivered')
-    event(s, 'email.delivered', id, contact, sentAt, `${ids},"channel":"email"}`)
+    await event(s, 'email.delivered', id, contact, sentAt, `${ids},"channel":"email"}`)
     if (r < 0.02) {
       const at = sentAt + expDelay(HOUR)
       bump(s, at, 'bounced')
-      event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"soft","status_code":"4.2.2"}`)
+      await event(s, 'email.bounced', id, contact, at, `${ids},"bounce_type":"soft","status_code":"4.2.2"}`)
     }
     if (rand() < 0.15) {
       const at = sentAt + 1_000 + rand() * 5_000
       bump(s, at, 'machine_opened')
-      event(s, 'email.opened', id, contact, at, `${ids},"user_agent":"Mozilla/5.0","machine":true}`)
+      await event(s, 'email.opened', id, contact, at, `${ids},"user_agent":"Mozilla/5.0","machine":true}`)
     }
     if (rand() < 0.3) {
       let at = sentAt + expDelay(6 * HOUR)
       bump(s, at, 'opened')
-      event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
+      await event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
       while (rand() < 0.3) {
         at += expDelay(12 * HOUR)
-        event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
+        await event(s, 'email.opened', id, contact, at, `${ids},"machine":false}`)
       }
       if (rand() < 0.15) {
         at += expDelay(5 * 60_000)
         bump(s, at, 'clicked')
-        event(s, 'email.clicked', id, contact, at, `${ids},"url":"https://example.com/a"}`)
+        await event(s, 'email.clicked', id, contact, at, `${ids},"url":"https://example.com/a"}`)
         if (rand() < 0.2)
-          event(s, 'email.clicked', id, contact, at + 60_000, `${ids},"url":"https://example.com/b"}`)
+          await event(s, 'email.clicked', id, contact, at + 60_000, `${ids},"url":"https://example.com/b"}`)
       }
       if (rand() < 0.017) {
         at += expDelay(2 * HOUR)
         bump(s, at, 'replied')
-        event(s, 'reply.received', id, contact, at, `${ids},"subject":"Re: News"}`)
+        await event(s, 'reply.received', id, contact, at, `${ids},"subject":"Re: News"}`)
       }
       if (rand() < 0.01) {
         at += 30_000
         bump(s, at, 'unsubscribed')
-        event(s, 'contact.unsubscribed', id, contact, at, `${ids},"source":"link"}`)
+        await event(s, 'contact.unsubscribed', id, contact, at, `${ids},"source":"link"}`)
       }
       // A complaint is not one of the seven event types: only its counter.
       if (rand() < 0.0017) bump(s, at + 60_000, 'complained')
@@ -189,11 +196,11 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
   const began = performance.now()
   const CHUNK = 200_000
   let inTx = 0
-  sqlite.run('BEGIN')
-  const maybeCommit = () => {
+  await sqlite.run('BEGIN')
+  const maybeCommit = async () => {
     if (written - inTx < CHUNK) return
-    sqlite.run('COMMIT')
-    sqlite.run('BEGIN')
+    await sqlite.run('COMMIT')
+    await sqlite.run('BEGIN')
     inTx = written
     const rate = written / ((performance.now() - began) / 1000)
     progress(`events: ${fmt(written)} of ~${fmt(EVENTS)} (${fmt(rate)}/s)`)
@@ -204,20 +211,20 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
       // A campaign goes out at 09:00 UTC at ~7,500 messages/s.
       const s = campaigns[day / 3]!
       for (let i = 0; i < perCampaign; i++) {
-        message(s, dayStart + 9 * HOUR + Math.floor(i / 7.5))
-        if (i % 1000 === 0) maybeCommit()
+        await message(s, dayStart + 9 * HOUR + Math.floor(i / 7.5))
+        if (i % 1000 === 0) await maybeCommit()
       }
     }
     for (const s of flows)
       for (let i = 0; i < perFlowDay; i++) {
         // Working hours mostly: 07:00–19:00 UTC with a tail.
         const hour = rand() < 0.85 ? 7 + rand() * 12 : rand() * 24
-        message(s, dayStart + Math.floor(hour * HOUR))
-        if (i % 1000 === 0) maybeCommit()
+        await message(s, dayStart + Math.floor(hour * HOUR))
+        if (i % 1000 === 0) await maybeCommit()
       }
   }
-  sqlite.run('COMMIT')
-  sqlite.run('UPDATE event_sequence SET last_seq = ? WHERE id = 1', [seq])
+  await sqlite.run('COMMIT')
+  await sqlite.run('UPDATE event_sequence SET last_seq = ? WHERE id = 1', [seq])
   const eventSeconds = (performance.now() - began) / 1000
 
   // The rollups the writers would have added for the same messages, and what the score reads.
@@ -225,9 +232,9 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
     `INSERT INTO analytics_rollups (client_id, bucket, channel, campaign_id, journey_id, sequence_id, ${ROLLUP_COUNTERS.join(', ')})
      VALUES (?1, ?2, 'email', ?3, ?4, ?5, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 6}`).join(', ')})`,
   )
-  sqlite.transaction(() => {
+  sqlite.transaction(async () => {
     for (const r of [...rollups.values()].sort((a, b) => a.bucket - b.bucket))
-      addRollup.run(
+      await addRollup.run(
         clientId,
         r.bucket,
         r.source.kind === 'campaign' ? r.source.id : '',
@@ -240,21 +247,27 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
     )
     const bounced = Math.round(messages * 0.015 * 0.3)
-    const highWater = contactsHighWater(sqlite)
+    const highWater = await contactsHighWater(sqlite)
     for (let i = 0; i < bounced; i++)
-      gone.run(Bun.randomUUIDv7(), clientId, `gone${i}@example.com`, i % 40 ? 'bounced' : 'complained', end)
+      await gone.run(
+        Bun.randomUUIDv7(),
+        clientId,
+        `gone${i}@example.com`,
+        i % 40 ? 'bounced' : 'complained',
+        end,
+      )
     // As every insert path does: their search index and clients.unreachable_count (list_hygiene).
-    indexContactsAfter(sqlite, highWater)
-    countUnreachableAfter(sqlite, clientId, highWater)
-    sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [CONTACTS, clientId])
+    await indexContactsAfter(sqlite, highWater)
+    await countUnreachableAfter(sqlite, clientId, highWater)
+    await sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [CONTACTS, clientId])
     // The client-wide totals, as the writers keep them beside the per-source rows.
-    sqlite.run(
+    await sqlite.run(
       `INSERT INTO analytics_totals (client_id, bucket, channel, ${ROLLUP_COUNTERS.join(', ')})
        SELECT client_id, bucket, channel, ${ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')}
        FROM analytics_rollups GROUP BY client_id, bucket, channel`,
     )
   })()
-  sqlite.run('ANALYZE')
+  await sqlite.run('ANALYZE')
   return {
     events: written,
     messages,
@@ -307,9 +320,9 @@ async function latency(t: TestApp, name: string, paths: () => string) {
 
 async function sendRates() {
   const release = keepAlive()
-  const t = createTestApp()
-  const clientId = t.client('Sender')
-  const key = t.key({ scopes: ['admin:*'], clientId })
+  const t = await createTestApp()
+  const clientId = await t.client('Sender')
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'All' } })).body.data
   const now = Date.now()
   insertListContacts(t, clientId, list.id, RECIPIENTS, now)
@@ -364,7 +377,9 @@ async function sendRates() {
   }
   setRollupWrites(t.ctx.sqlite, true)
   release()
-  const rows = t.ctx.sqlite.query<{ n: number }, []>('SELECT sum(sent) AS n FROM analytics_rollups').get()!.n
+  const rows = (await t.ctx.sqlite
+    .query<{ n: number }, []>('SELECT sum(sent) AS n FROM analytics_rollups')
+    .get())!.n
   if (rows !== RECIPIENTS * (ROUNDS + 1))
     throw new BenchError(`rollups counted ${rows} sends, expected ${RECIPIENTS * (ROUNDS + 1)}`)
   await capture.close()
@@ -398,8 +413,8 @@ async function main(): Promise<boolean> {
 
   progress(`generating ~${fmt(EVENTS)} events over ${DAYS} days in one client`)
   const end = Date.now() - (Date.now() % DAY) + DAY
-  const t = createTestApp()
-  const clientId = t.client('Big')
+  const t = await createTestApp()
+  const clientId = await t.client('Big')
   const history = await generateHistory(t, clientId, end)
   const q = (p: Record<string, string>) => new URLSearchParams({ client_id: clientId, ...p }).toString()
   const date = (ms: number) => new Date(ms).toISOString().slice(0, 10)
@@ -416,11 +431,11 @@ async function main(): Promise<boolean> {
     return `/api/v1/analytics/trends?${q({ metric: pick(METRICS), interval: 'day', timezone: pick(zones), from: date(to - 89 * DAY), to: date(to) })}`
   })
   const score = await latency(t, 'deliverability score', () => `/api/v1/deliverability/score?${q({})}`)
-  const dbMb = t.ctx.sqlite
+  const dbMb = (await t.ctx.sqlite
     .query<{ n: number }, []>(
       'SELECT page_count * page_size / 1048576.0 AS n FROM pragma_page_count(), pragma_page_size()',
     )
-    .get()!.n
+    .get())!.n
   t.close()
 
   const pass = {

@@ -27,6 +27,7 @@ import { DB_FILE } from '../../src/db/data-dir'
 import { appendEvent } from '../../src/db/events'
 import { migrate } from '../../src/db/migrate'
 import * as schema from '../../src/db/schema'
+import { mapInOrder } from '../../src/lib/in-order'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { IMPORT_BATCH } from '../../src/services/imports/parse-protocol'
 import { segmentCondition } from '../../src/services/segments/records'
@@ -108,14 +109,14 @@ interface BaselineResult {
   rps: number
 }
 
-function baseline(file: string, rows: number): BaselineResult {
-  const store = openStore(file)
+async function baseline(file: string, rows: number): Promise<BaselineResult> {
+  const store = await openStore(file)
   try {
-    migrate(store.sqlite)
+    await migrate(store.sqlite)
     const sqlite = store.sqlite
     const clientId = Bun.randomUUIDv7()
     const now = Date.now()
-    sqlite.run(
+    await sqlite.run(
       'INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, ?, ?, ?, ?)',
       [clientId, 'Baseline', 'active', now, now],
     )
@@ -124,26 +125,28 @@ function baseline(file: string, rows: number): BaselineResult {
        VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     // Rows are generated outside the clock, a batch at a time: only the writes are timed.
-    const batch = sqlite.transaction((values: [string, string | null, string, string, string, string][]) => {
-      const t = Date.now()
-      const highWater = contactsHighWater(sqlite)
-      for (const [email, phone, first, last, company, custom] of values)
-        insert.run(
-          Bun.randomUUIDv7(),
-          clientId,
-          email,
-          first,
-          last,
-          company,
-          phone,
-          'subscribed',
-          null,
-          custom,
-          t,
-          t,
-        )
-      indexContactsAfter(sqlite, highWater)
-    })
+    const batch = sqlite.transaction(
+      async (values: [string, string | null, string, string, string, string][]) => {
+        const t = Date.now()
+        const highWater = await contactsHighWater(sqlite)
+        for (const [email, phone, first, last, company, custom] of values)
+          await insert.run(
+            Bun.randomUUIDv7(),
+            clientId,
+            email,
+            first,
+            last,
+            company,
+            phone,
+            'subscribed',
+            null,
+            custom,
+            t,
+            t,
+          )
+        await indexContactsAfter(sqlite, highWater)
+      },
+    )
     let ms = 0
     for (let from = 1; from <= rows; from += BATCH) {
       const values: [string, string | null, string, string, string, string][] = []
@@ -156,12 +159,12 @@ function baseline(file: string, rows: number): BaselineResult {
       ms += performance.now() - t0
       if ((from - 1) % 200_000 === 0 && from > 1) progress(`  baseline: ${from - 1} rows`)
     }
-    const n = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM contacts').get()!.n
-    const indexed = sqlite
+    const n = (await sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM contacts').get())!.n
+    const indexed = (await sqlite
       .query<{ n: number }, []>(
         "SELECT count(*) AS n FROM contacts_fts WHERE contacts_fts MATCH 'com OR io OR uk OR de OR fr OR net'",
       )
-      .get()!.n
+      .get())!.n
     const expected = rows - invalidRows(rows).length
     if (n !== expected || indexed !== expected)
       throw new BenchError(`baseline wrote ${n} contacts, ${indexed} indexed; expected ${expected}`)
@@ -306,13 +309,12 @@ async function runImport(h: Herald, clientId: string, csv: string, rows: number)
 }
 
 /** Reads the client's contact ids straight from the data file (read-only; the server may run). */
-function contactIdsOf(dbFile: string, clientId: string): string[] {
+async function contactIdsOf(dbFile: string, clientId: string): Promise<string[]> {
   const ro = new Database(dbFile, { readonly: true, strict: true })
   try {
-    return ro
-      .query<{ id: string }, [string]>('SELECT id FROM contacts WHERE client_id = ?')
-      .all(clientId)
-      .map((r) => r.id)
+    return (
+      await ro.query<{ id: string }, [string]>('SELECT id FROM contacts WHERE client_id = ?').all(clientId)
+    ).map((r) => r.id)
   } finally {
     ro.close()
   }
@@ -354,23 +356,23 @@ const EVENT_TYPES = ['email.delivered', 'email.opened', 'email.clicked'] as cons
  * server would (UUIDv7 ids carry each event's time), each for a random contact, of a random type,
  * spread over the last 90 days.
  */
-function addEvents(dbFile: string, clientId: string, ids: string[], total: number) {
+async function addEvents(dbFile: string, clientId: string, ids: string[], total: number) {
   const sqlite = new Database(dbFile, { strict: true })
   try {
-    sqlite.run('PRAGMA busy_timeout = 5000')
-    sqlite.run('PRAGMA journal_mode = WAL')
+    await sqlite.run('PRAGMA busy_timeout = 5000')
+    await sqlite.run('PRAGMA journal_mode = WAL')
     // Data preparation only (not measured): trade durability and memory for speed.
-    sqlite.run('PRAGMA synchronous = OFF')
-    sqlite.run(`PRAGMA cache_size = -${Math.min(2 * 1024 * 1024, Math.floor(freemem() / 1024 / 4))}`)
+    await sqlite.run('PRAGMA synchronous = OFF')
+    await sqlite.run(`PRAGMA cache_size = -${Math.min(2 * 1024 * 1024, Math.floor(freemem() / 1024 / 4))}`)
     const random = rng(42)
     const now = Date.now()
     const times = new Float64Array(total)
     for (let k = 0; k < total; k++) times[k] = now - Math.floor(random() * 90 * DAY)
     times.sort()
-    const batch = sqlite.transaction((from: number, to: number) => {
+    const batch = sqlite.transaction(async (from: number, to: number) => {
       for (let k = from; k < to; k++) {
         const at = times[k]!
-        appendEvent(sqlite, {
+        await appendEvent(sqlite, {
           id: Bun.randomUUIDv7('hex', at),
           clientId,
           type: EVENT_TYPES[Math.floor(random() * EVENT_TYPES.length)]!,
@@ -393,9 +395,9 @@ function addEvents(dbFile: string, clientId: string, ids: string[], total: numbe
         progress(`  events: ${Math.min(total, done + EVENT_BATCH)} written`)
       }
     }
-    sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    await sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
     const ms = performance.now() - t0
-    const n = sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM events').get()!.n
+    const n = (await sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM events').get())!.n
     if (n !== total) throw new BenchError(`events: ${n} rows, expected ${total}`)
     return { events: total, ms: round(ms, 0), rps: round(total / (ms / 1000), 0) }
   } finally {
@@ -537,15 +539,15 @@ interface Diagnosed {
   rows: number
 }
 
-function diagnose(
+async function diagnose(
   dbFile: string,
   clientId: string,
   cursorId: string | null,
   groups: RuleGroup[],
-): Diagnosed[] {
+): Promise<Diagnosed[]> {
   const ro = new Database(dbFile, { readonly: true, strict: true })
   try {
-    ro.run('PRAGMA busy_timeout = 5000')
+    await ro.run('PRAGMA busy_timeout = 5000')
     const db = drizzle({ client: ro, schema })
     const { contacts } = schema
     const mine = eq(contacts.clientId, clientId)
@@ -559,12 +561,12 @@ function diagnose(
     ]
     if (cursorId)
       queries.push({ name: 'GET /contacts later page: rows', q: page(and(mine, lt(contacts.id, cursorId))) })
-    const condition = segmentCondition(db, clientId, 'all', groups, Date.now())
+    const condition = await segmentCondition(db, clientId, 'all', groups, Date.now())
     queries.push({ name: 'segment estimated_size', q: total(condition) })
 
-    return queries.map(({ name, q }) => {
+    return mapInOrder(queries, async ({ name, q }) => {
       const params = q.params as SQLQueryBindings[]
-      const plan = ro
+      const plan = await ro
         .query<{ id: number; parent: number; detail: string }, SQLQueryBindings[]>(
           `EXPLAIN QUERY PLAN ${q.sql}`,
         )
@@ -580,7 +582,7 @@ function diagnose(
       let n = 0
       for (let k = 0; k < 3; k++) {
         const t0 = performance.now()
-        n = stmt.all(...params).length
+        n = (await stmt.all(...params)).length
         times.push(performance.now() - t0)
       }
       return { name, sql: q.sql, params: q.params, plan: lines, ms: round(median(times)), rows: n }
@@ -641,7 +643,7 @@ async function main(): Promise<boolean> {
 
   progress('baseline: raw batched bun:sqlite insert + FTS indexing, fresh file, app schema')
   const baseFile = join(workDir, 'baseline.db')
-  const base = baseline(baseFile, opts.rows)
+  const base = await baseline(baseFile, opts.rows)
   for (const suffix of ['', '-wal', '-shm']) rmSync(baseFile + suffix, { force: true })
   progress(`  ${fmt(base.rps, 0)} rows/s (${fmt(base.ms / 1000, 2)} s)`)
 
@@ -710,7 +712,7 @@ async function main(): Promise<boolean> {
     return met.rps && met.ratio && met.rss
   }
 
-  const ids = contactIdsOf(dbFile, clientId)
+  const ids = await contactIdsOf(dbFile, clientId)
   if (ids.length !== opts.rows - invalid.length)
     throw new BenchError(`${ids.length} contacts in the file, expected ${opts.rows - invalid.length}`)
   progress(
@@ -721,7 +723,7 @@ async function main(): Promise<boolean> {
   await stopHerald(h)
 
   progress(`events: ${fmt(opts.events, 0)} straight into the stopped server's data file`)
-  const ev = addEvents(dbFile, clientId, ids, opts.events)
+  const ev = await addEvents(dbFile, clientId, ids, opts.events)
   ids.length = 0
   progress(
     `  ${fmt(ev.rps, 0)} events/s (${fmt(ev.ms / 1000, 1)} s); file ${fmt(statSync(dbFile).size / 2 ** 20, 0)} MB`,
@@ -734,7 +736,7 @@ async function main(): Promise<boolean> {
 
   progress('diagnosis: EXPLAIN QUERY PLAN + in-process timings (server stopped)')
   const slowest = [...m.searchRuns].sort((a, b) => b.ms - a.ms)
-  const plans = diagnose(dbFile, clientId, m.cursorId, m.segmentBody.rule_groups as RuleGroup[])
+  const plans = await diagnose(dbFile, clientId, m.cursorId, m.segmentBody.rule_groups as RuleGroup[])
 
   // -------------------------------------------------------------------------------------------
   const search = latency(m.searchRuns.map((r) => r.ms))

@@ -156,7 +156,7 @@ async function main(): Promise<boolean> {
     for (const [i, m] of sent.slice(0, N).entries()) {
       const t0 = performance.now()
       await notify(m)
-      while (!suppressed.get(m.to) || queued.get()!.n < i + 1) {
+      while (!(await suppressed.get(m.to)) || (await queued.get())!.n < i + 1) {
         if (performance.now() - t0 > 30_000) throw new BenchError(`notification ${i} not in after 30 s`)
         await Bun.sleep(1)
       }
@@ -166,7 +166,7 @@ async function main(): Promise<boolean> {
     progress(`${fmt(N)} notifications in one burst`)
     const b0 = performance.now()
     await Promise.all(sent.slice(N).map(notify))
-    while (queued.get()!.n < 2 * N) {
+    while ((await queued.get())!.n < 2 * N) {
       if (performance.now() - b0 > 60_000) throw new BenchError('the burst was not in after 60 s')
       await Bun.sleep(2)
     }

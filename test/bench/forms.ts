@@ -135,9 +135,9 @@ async function main(): Promise<boolean> {
     // The rounds left thousands of confirmations to send: the paced phase starts once the send
     // worker has caught up, so it measures submissions, not a backlog's drain.
     const watch = new Database(join(dataDir, 'herald.db'), { readonly: true })
-    const one = (sql: string) => watch.query<{ n: number }, []>(sql).get()!.n
+    const one = async (sql: string) => (await watch.query<{ n: number }, []>(sql).get())!.n
     progress('waiting for the confirmations of the rounds to be sent')
-    while (one("SELECT count(*) AS n FROM messages WHERE status IN ('queued', 'sending')") > 0)
+    while ((await one("SELECT count(*) AS n FROM messages WHERE status IN ('queued', 'sending')")) > 0)
       await Bun.sleep(200)
     // Latency as people see it: submissions arriving at half the form's best rate, open loop.
     const rate = Math.max(10, Math.floor(f.rps / 2))
@@ -145,10 +145,10 @@ async function main(): Promise<boolean> {
     const open = await paced(rate, PACED_S, viaForm(ROUNDS))
 
     // Every submission stored (contact, unconfirmed membership) and its confirmation queued.
-    const stored = one(
+    const stored = await one(
       "SELECT count(*) AS n FROM contacts c JOIN list_members m ON m.contact_id = c.id AND m.status = 'unconfirmed' WHERE c.email LIKE 'form%'",
     )
-    const queued = one(
+    const queued = await one(
       "SELECT count(*) AS n FROM messages m JOIN message_payloads p ON p.message_seq = m.seq WHERE m.to_address LIKE 'form%' AND p.variables LIKE '%confirm_url%'",
     )
     watch.close()

@@ -40,10 +40,10 @@ try {
     `one thread: csv-parse ${((parseMs / rows) * 1000).toFixed(2)} µs/row, row checks ${((checkMs / rows) * 1000).toFixed(2)} µs/row (${bad} refused)`,
   )
 
-  const store = openStore(join(dir, 'herald.db'))
-  migrate(store.sqlite)
+  const store = await openStore(join(dir, 'herald.db'))
+  await migrate(store.sqlite)
   const clientId = Bun.randomUUIDv7()
-  store.sqlite.run(
+  await store.sqlite.run(
     "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, 'P', 'active', 0, 0)",
     [clientId],
   )

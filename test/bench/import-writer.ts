@@ -58,52 +58,52 @@ const io = () =>
 
 const dir = mkdtempSync(join(tmpdir(), 'herald-import-writer-'))
 try {
-  const store = openStore(join(dir, 'herald.db'))
+  const store = await openStore(join(dir, 'herald.db'))
   const sqlite = store.sqlite
-  migrate(sqlite)
-  if (flags['cache-mib']) sqlite.run(`PRAGMA cache_size = -${Number(flags['cache-mib']) * 1024}`)
+  await migrate(sqlite)
+  if (flags['cache-mib']) await sqlite.run(`PRAGMA cache_size = -${Number(flags['cache-mib']) * 1024}`)
   if (flags['wal-autocheckpoint'])
-    sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(flags['wal-autocheckpoint'])}`)
+    await sqlite.run(`PRAGMA wal_autocheckpoint = ${Number(flags['wal-autocheckpoint'])}`)
   for (const option of ['automerge', 'crisismerge'] as const)
     if (flags[option])
-      sqlite.run(
+      await sqlite.run(
         `INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('${option}', ${Number(flags[option])})`,
       )
   if (flags['fts-options']) {
-    sqlite.run('DROP TABLE contacts_fts')
-    sqlite.run(
+    await sqlite.run('DROP TABLE contacts_fts')
+    await sqlite.run(
       `CREATE VIRTUAL TABLE contacts_fts USING fts5(email, first_name, last_name, company, phone, content='contacts', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='2 3', ${flags['fts-options']})`,
     )
   }
-  if (flags['without-email-index']) sqlite.run('DROP INDEX contacts_client_no_email_idx')
+  if (flags['without-email-index']) await sqlite.run('DROP INDEX contacts_client_no_email_idx')
   const keyColumns = flags['key-columns']
   if (keyColumns) {
-    sqlite.run('DROP INDEX contacts_client_no_email_idx')
-    sqlite.run('ALTER TABLE contacts ADD COLUMN email_key TEXT')
-    sqlite.run(`CREATE UNIQUE INDEX contacts_key_idx ON contacts (${keyColumns})`)
+    await sqlite.run('DROP INDEX contacts_client_no_email_idx')
+    await sqlite.run('ALTER TABLE contacts ADD COLUMN email_key TEXT')
+    await sqlite.run(`CREATE UNIQUE INDEX contacts_key_idx ON contacts (${keyColumns})`)
   }
   const clientId = Bun.randomUUIDv7()
-  sqlite.run(
+  await sqlite.run(
     "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES (?, 1, 'W', 'active', 0, 0)",
     [clientId],
   )
   const w = importWriter(sqlite)
-  const clientNo = w.clientNo(clientId)!
+  const clientNo = (await w.clientNo(clientId))!
   const keyed = keyColumns
     ? sqlite.prepare(
         `INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no, email_key)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'subscribed', NULL, ?8, ?9, ?9, 1, ?10) ON CONFLICT DO NOTHING`,
       )
     : null
-  const write = sqlite.transaction((values: string[][]) => {
+  const write = sqlite.transaction(async (values: string[][]) => {
     const at = Date.now()
-    const highWater = contactsHighWater(sqlite)
+    const highWater = await contactsHighWater(sqlite)
     if (flags.sort) values.sort((a, b) => (a[6]! < b[6]! ? -1 : a[6]! > b[6]! ? 1 : 0))
     for (const [email, first, last, company, phone, custom, key] of values)
       if (keyed)
-        keyed.run(newId(), clientId, email!, first!, last!, company!, phone ?? null, custom!, at, key!)
+        await keyed.run(newId(), clientId, email!, first!, last!, company!, phone ?? null, custom!, at, key!)
       else
-        w.insertContact({
+        await w.insertContact({
           id: newId(),
           clientId,
           clientNo,
@@ -117,9 +117,9 @@ try {
           customFields: custom!,
           at,
         })
-    if (!flags['no-fts']) indexContactsAfter(sqlite, highWater)
+    if (!flags['no-fts']) await indexContactsAfter(sqlite, highWater)
     // As the import: the new contacts counted in clients.unreachable_count (list_hygiene).
-    if (!process.env.BENCH_NO_UNREACHABLE) countUnreachableAfter(sqlite, clientId, highWater)
+    if (!process.env.BENCH_NO_UNREACHABLE) await countUnreachableAfter(sqlite, clientId, highWater)
   })
   let ms = 0
   let cpuUs = 0

@@ -199,7 +199,7 @@ async function main(): Promise<boolean> {
     )
     await until(async () => {
       await Bun.sleep(250)
-      return active.get(journey.id)!.n === 0 && open.get(journey.id)!.n === 0
+      return (await active.get(journey.id))!.n === 0 && (await open.get(journey.id))!.n === 0
     }, 'journey done')
     watch.close()
     const journeySeconds = (performance.now() - j0) / 1000
@@ -216,7 +216,7 @@ async function main(): Promise<boolean> {
 
     // Step lateness from each enrollment's history (read from the stopped server's data file).
     const db = new Database(join(dataDir, 'herald.db'), { readonly: true })
-    const rows = db
+    const rows = await db
       .query<{ entered: number; s1: string; w_until: string; c: string }, [string]>(
         `SELECT entered_at AS entered,
            (SELECT json_extract(value, '$.at') FROM json_each(history) WHERE json_extract(value, '$.node') = 's1') AS s1,

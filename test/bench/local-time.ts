@@ -88,10 +88,10 @@ async function main(): Promise<boolean> {
   // scheduled_at gives the day: 2026-03-29 in each zone as it reads 12:00 UTC (Auckland's 30th),
   // the morning Europe moves to summer time. The launch is a day before.
   const clock = simulatedClock(Date.parse('2026-03-28T12:00:00.000Z'))
-  const t = createTestApp({ clock })
-  const clientId = t.client('Around the world')
-  t.ctx.sqlite.run('UPDATE clients SET timezone = ? WHERE id = ?', ['America/New_York', clientId])
-  const key = t.key({ scopes: ['admin:*'], clientId })
+  const t = await createTestApp({ clock })
+  const clientId = await t.client('Around the world')
+  await t.ctx.sqlite.run('UPDATE clients SET timezone = ? WHERE id = ?', ['America/New_York', clientId])
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await t.call(method, path, { key, body })
     if (r.status !== 200) throw new BenchError(`${method} ${path} → ${r.status} ${r.text}`)
@@ -154,20 +154,20 @@ async function main(): Promise<boolean> {
   const statuses: string[] = ['scheduled']
   const dayBegan = performance.now()
   for (let step = 0; step < 10_000; step++) {
-    const row = t.ctx.sqlite
+    const row = (await t.ctx.sqlite
       .query<{ status: string; scheduled_at: number | null }, [string]>(
         'SELECT status, scheduled_at FROM campaigns WHERE id = ?1',
       )
-      .get(c.id)!
+      .get(c.id))!
     if (statuses.at(-1) !== row.status) statuses.push(row.status)
     if (row.status === 'sent') break
     const next = Math.min(
-      firstDueAt(t.ctx, c.id) ?? Number.POSITIVE_INFINITY,
+      (await firstDueAt(t.ctx, c.id)) ?? Number.POSITIVE_INFINITY,
       row.status === 'scheduled' ? (row.scheduled_at ?? Number.POSITIVE_INFINITY) : Number.POSITIVE_INFINITY,
     )
     if (!Number.isFinite(next)) throw new BenchError(`nothing due and the campaign ${row.status}`)
     if (next + TICK_MS > clock.now()) clock.set(next + TICK_MS)
-    startDueCampaigns(t.ctx)
+    await startDueCampaigns(t.ctx)
     await worker.drain()
   }
   const dayMs = performance.now() - dayBegan

@@ -27,7 +27,7 @@ const clock = {
     return clock.t
   },
 }
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 try {
   const ctx = withActor(t.ctx, systemActor('bench'), 'bench')
   const created = await invoke(createOAuthClientVerb, ctx, {
@@ -36,9 +36,10 @@ try {
     confidential: true,
     scopes: ['contacts:read'],
   })
-  const mint = () => clientCredentials(t.ctx, findOAuthClient(t.ctx, created.id)!, {}).access_token
-  let token = mint()
-  const key = t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId, tier: 'standard' })
+  const mint = async () =>
+    (await clientCredentials(t.ctx, (await findOAuthClient(t.ctx, created.id))!, {})).access_token
+  let token = await mint()
+  const key = await t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId, tier: 'standard' })
   await t.call('POST', `/api/v1/contacts?client_id=${t.defaultClientId}`, {
     body: { email: 'a@example.com' },
   })
@@ -59,7 +60,7 @@ try {
   const keyMs: number[] = []
   const tokenMs: number[] = []
   for (let i = 0; i < samples; i++) {
-    if (i % 1000 === 0) token = mint()
+    if (i % 1000 === 0) token = await mint()
     if (i % 2 === 0) {
       keyMs.push(await once(key))
       tokenMs.push(await once(token))

@@ -43,14 +43,14 @@ const percentile = (sorted: number[], p: number) =>
 const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d
 
 /** N contacts straight into the data file: the import's rows, FTS-indexed per batch, counter set. */
-function writeContacts(file: string, clientId: string): { listId: string; ms: number } {
+async function writeContacts(file: string, clientId: string): Promise<{ listId: string; ms: number }> {
   const sqlite = new Database(file, { strict: true })
   const t0 = performance.now()
   try {
-    sqlite.run('PRAGMA busy_timeout = 5000')
+    await sqlite.run('PRAGMA busy_timeout = 5000')
     // Data preparation only (not measured).
-    sqlite.run('PRAGMA synchronous = OFF')
-    sqlite.run('PRAGMA cache_size = -262144')
+    await sqlite.run('PRAGMA synchronous = OFF')
+    await sqlite.run('PRAGMA cache_size = -262144')
     const insert = sqlite.prepare(
       `INSERT INTO contacts (id, client_id, client_no, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at)
        VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, ?6, ?7, ?8, NULL, ?9, ?10, ?11)`,
@@ -58,18 +58,18 @@ function writeContacts(file: string, clientId: string): { listId: string; ms: nu
     const member = sqlite.prepare('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?, ?, ?)')
     const listId = Bun.randomUUIDv7()
     const now = Date.now()
-    sqlite.run(
+    await sqlite.run(
       'INSERT INTO lists (id, client_id, name, description, member_count, created_at, updated_at) VALUES (?, ?, ?, ?, 0, ?, ?)',
       [listId, clientId, 'Every fifth contact', 'Bench list', now, now],
     )
     let members = 0
-    const batch = sqlite.transaction((from: number, to: number) => {
-      const highWater = contactsHighWater(sqlite)
+    const batch = sqlite.transaction(async (from: number, to: number) => {
+      const highWater = await contactsHighWater(sqlite)
       for (let i = from; i < to; i++) {
         const p = crmRow(i)
         const at = now - (N - i) * 1000
         const id = Bun.randomUUIDv7('hex', at)
-        insert.run(
+        await insert.run(
           id,
           clientId,
           p.email.toLowerCase(),
@@ -83,19 +83,19 @@ function writeContacts(file: string, clientId: string): { listId: string; ms: nu
           at,
         )
         if (i % 5 === 0) {
-          member.run(listId, id, at)
+          await member.run(listId, id, at)
           members++
         }
       }
-      indexContactsAfter(sqlite, highWater)
+      await indexContactsAfter(sqlite, highWater)
     })
     for (let from = 1; from <= N; from += BATCH) {
       batch(from, Math.min(N + 1, from + BATCH))
       if ((from - 1) % 200_000 === 0 && from > 1) progress(`  contacts: ${from - 1} written`)
     }
-    sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [members, listId])
+    await sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [members, listId])
     // The maintained counter every contact write path bumps (src/services/contacts/counts.ts).
-    sqlite.run('UPDATE clients SET contact_count = contact_count + ? WHERE id = ?', [N, clientId])
+    await sqlite.run('UPDATE clients SET contact_count = contact_count + ? WHERE id = ?', [N, clientId])
     const suppress = sqlite.prepare(
       'INSERT INTO suppressions (id, client_id, email, reason, source, created_at) VALUES (?, ?, ?, ?, ?, ?)',
     )
@@ -103,9 +103,9 @@ function writeContacts(file: string, clientId: string): { listId: string; ms: nu
       `INSERT INTO contact_imports (id, client_id, status, file, list_id, update_existing, total_rows, processed, inserted, updated, skipped, errors, created_at, updated_at, finished_at)
        VALUES (?, ?, 'completed', ?, NULL, 0, 1000, 1000, 990, 0, 10, ?, ?, ?, ?)`,
     )
-    sqlite.transaction(() => {
+    sqlite.transaction(async () => {
       for (let i = 1; i <= 1000; i++)
-        suppress.run(
+        await suppress.run(
           Bun.randomUUIDv7(),
           clientId,
           crmRow(i * 7).email.toLowerCase(),
@@ -117,10 +117,10 @@ function writeContacts(file: string, clientId: string): { listId: string; ms: nu
         Array.from({ length: 10 }, (_, k) => ({ row: k * 90 + 2, message: 'email is not valid' })),
       )
       for (let i = 0; i < 30; i++)
-        imports.run(Bun.randomUUIDv7(), clientId, `/nonexistent/${i}.csv`, errors, now, now, now)
+        await imports.run(Bun.randomUUIDv7(), clientId, `/nonexistent/${i}.csv`, errors, now, now, now)
     })()
-    sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
-    sqlite.run('ANALYZE')
+    await sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+    await sqlite.run('ANALYZE')
     return { listId, ms: performance.now() - t0 }
   } finally {
     sqlite.close()
@@ -135,7 +135,11 @@ interface Timing {
 }
 
 /** The in-process server time of S GETs of `path` (after 3 not measured), to the last byte. */
-async function renderTimes(b: Browser, t: ReturnType<typeof createTestApp>, path: string): Promise<Timing> {
+async function renderTimes(
+  b: Browser,
+  t: Awaited<ReturnType<typeof createTestApp>>,
+  path: string,
+): Promise<Timing> {
   const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   const once = async () => {
     const t0 = performance.now()
@@ -159,7 +163,11 @@ async function renderTimes(b: Browser, t: ReturnType<typeof createTestApp>, path
 }
 
 /** Bytes on the wire with gzip accepted: as served when the server compressed, else gzipped here. */
-async function gzipBytes(t: ReturnType<typeof createTestApp>, path: string, headers: Record<string, string>) {
+async function gzipBytes(
+  t: Awaited<ReturnType<typeof createTestApp>>,
+  path: string,
+  headers: Record<string, string>,
+) {
   const res = await t.app.handle(
     new Request(BASE + path, { headers: { 'accept-encoding': 'gzip', ...headers } }),
   )
@@ -179,7 +187,11 @@ interface Weight {
   swap_kb: number
 }
 
-async function pageWeight(b: Browser, t: ReturnType<typeof createTestApp>, path: string): Promise<Weight> {
+async function pageWeight(
+  b: Browser,
+  t: Awaited<ReturnType<typeof createTestApp>>,
+  path: string,
+): Promise<Weight> {
   const cookie = [...b.cookies].map(([k, v]) => `${k}=${v}`).join('; ')
   const html = await gzipBytes(t, path, { cookie })
   const text = new TextDecoder().decode(html.body)
@@ -198,9 +210,9 @@ async function pageWeight(b: Browser, t: ReturnType<typeof createTestApp>, path:
 }
 
 async function main(): Promise<boolean> {
-  const t = createTestApp({ env: { ...PORTAL_ENV, HERALD_LOG_LEVEL: 'warn' } })
+  const t = await createTestApp({ env: { ...PORTAL_ENV, HERALD_LOG_LEVEL: 'warn' } })
   try {
-    const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+    const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await t.call(method, path, { key, body })
       if (r.status !== 200) throw new BenchError(`${method} ${path} → ${r.status} ${r.text.slice(0, 300)}`)
@@ -208,7 +220,7 @@ async function main(): Promise<boolean> {
     }
     progress(`portal: writing ${fmt(N)} contacts, a list of a fifth, suppressions and imports`)
     const dbFile = join(t.dataDir, DB_FILE)
-    const { listId, ms: writeMs } = writeContacts(dbFile, t.defaultClientId)
+    const { listId, ms: writeMs } = await writeContacts(dbFile, t.defaultClientId)
     progress(`  done in ${fmt(writeMs / 1000, 1)} s; 100 campaigns, 5 segments, 20 lists through the API`)
     const template = await call('POST', '/api/v1/templates', {
       name: 'Bench',

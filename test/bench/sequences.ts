@@ -32,19 +32,19 @@ const { values } = parseArgs({
 })
 const N = Number(values.contacts)
 const clock = testClock()
-const t = createTestApp({ clock })
-const clientId = t.client('Bench')
-const key = t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
-const call = adminApi(t, key)
+const t = await createTestApp({ clock })
+const clientId = await t.client('Bench')
+const key = await t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
+const call = await adminApi(t, key)
 const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
 const now = clock.now()
-t.ctx.sqlite.run(
+await t.ctx.sqlite.run(
   `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
    INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at)
    SELECT printf('01a00000-0000-7000-8000-%012d', i), ?2, (SELECT no FROM clients WHERE id = ?2), 'p' || i || '@example.com', 'P' || i, 'subscribed', '{}', ?3, ?3 FROM n`,
   [N, clientId, now],
 )
-t.ctx.sqlite.run(
+await t.ctx.sqlite.run(
   'INSERT INTO list_members (list_id, contact_id, added_at) SELECT ?1, id, ?2 FROM contacts WHERE client_id = ?3',
   [list.id, now, clientId],
 )
@@ -105,21 +105,25 @@ async function probed<T>(f: () => Promise<T>) {
   probe.terminate()
   return { r, writer, rss: { ...before, ...after } }
 }
-const entered = (id: string) =>
-  t.ctx.sqlite
+const entered = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(id)!.n
+    .get(id))!.n
 
 const oneTxId = await segmentSequence('One transaction')
 const bench = withActor(t.ctx, systemActor('bench'), 'bench')
 const oneTx = await probed(() =>
-  timed(async () =>
-    inTransaction(t.ctx.sqlite, () =>
-      enrollInSequence(bench, oneTxId, { segment_id: everyone.id }, null, Number.POSITIVE_INFINITY),
-    ),
+  timed(
+    async () =>
+      await inTransaction(
+        t.ctx.sqlite,
+        async () =>
+          await enrollInSequence(bench, oneTxId, { segment_id: everyone.id }, null, Number.POSITIVE_INFINITY),
+      ),
   ),
 )
-if (entered(oneTxId) !== N) throw new Error(`one transaction entered ${entered(oneTxId)} of ${N}`)
+if ((await entered(oneTxId)) !== N)
+  throw new Error(`one transaction entered ${await entered(oneTxId)} of ${N}`)
 await call('POST', `/api/v1/sequences/${oneTxId}/archive`)
 
 const chunkedId = await segmentSequence('Chunked')
@@ -134,7 +138,7 @@ const chunked = await probed(() =>
     await executor.drain()
   }),
 )
-if (entered(chunkedId) !== N) throw new Error(`chunks entered ${entered(chunkedId)} of ${N}`)
+if ((await entered(chunkedId)) !== N) throw new Error(`chunks entered ${await entered(chunkedId)} of ${N}`)
 await call('POST', `/api/v1/sequences/${chunkedId}/archive`)
 
 // The chunked call's parts, through the verb as invoke runs it: the audience count (prepare,
@@ -142,8 +146,9 @@ await call('POST', `/api/v1/sequences/${chunkedId}/archive`)
 const splitId = await segmentSequence('Split')
 const splitInput = { id: splitId, segment_id: everyone.id }
 const counting = await timed(() => enrollSequenceVerb.prepare!(bench, splitInput, {}))
-const writing = await timed(async () =>
-  inTransaction(t.ctx.sqlite, () => enrollSequenceVerb.run(bench, splitInput, counting.r, {})),
+const writing = await timed(
+  async () =>
+    await inTransaction(t.ctx.sqlite, () => enrollSequenceVerb.run(bench, splitInput, counting.r, {})),
 )
 if (writing.r.enrolled !== N) throw new Error(`split enrolled ${writing.r.enrolled} of ${N}`)
 await call('POST', `/api/v1/sequences/${splitId}/archive`)

@@ -232,11 +232,11 @@ function insertBatches(count: number, commits: Map<string, number>): void {
   while (left > 0) {
     const n = Math.min(INSERT_BATCH, left)
     const ids: string[] = []
-    db.transaction(() => {
+    db.transaction(async () => {
       const now = Date.now()
       for (let i = 0; i < n; i++) {
         const e = eventRow(now)
-        appendEvent(db, e)
+        await appendEvent(db, e)
         ids.push(e.id)
       }
     })()
@@ -345,7 +345,7 @@ async function latency(): Promise<LatencyResult> {
     if (wait > 0) await Bun.sleep(wait)
     const e = eventRow(Date.now())
     const db = eventsDb!
-    db.transaction(() => appendEvent(db, e))() // committed when this returns
+    db.transaction(async () => await appendEvent(db, e))() // committed when this returns
     commits.set(toEventId(e.id), performance.now())
   }
   await waitArrivals([rec], total)
@@ -404,12 +404,12 @@ async function burst(): Promise<BurstResult> {
     const wait = t0 + k * (BURST_MS / BURST_COMMITS) - performance.now()
     if (wait > 0) await Bun.sleep(wait)
     const n = Math.min(per, left)
-    db.transaction(() => {
+    db.transaction(async () => {
       const now = Date.now()
       first = Math.min(first, now)
       for (let i = 0; i < n; i++) {
         const e = deliveredRow(now, campaign)
-        appendEvent(db, e)
+        await appendEvent(db, e)
         created.set(toEventId(e.id), now)
       }
     })()
@@ -496,7 +496,7 @@ async function dead(): Promise<DeadResult> {
   let state = { n: 0, a: 0, t: 0, p: 0 }
   const deadline = Date.now() + PHASE_TIMEOUT_MS * 2
   while (Date.now() < deadline) {
-    state = stateQuery.get(hook) as typeof state
+    state = (await stateQuery.get(hook)) as typeof state
     if (state.n >= DEAD && state.p >= DEAD && state.a >= 1 && state.t > Date.now() + windowMs) {
       settled = true
       break
@@ -507,7 +507,7 @@ async function dead(): Promise<DeadResult> {
   if (!settled) progress(`dead endpoint did not settle: ${JSON.stringify(state)}`)
   await Bun.sleep(500) // let the last outcome's transaction and timers finish
   const waiting = await cpuOver(CPU_SECONDS)
-  const after = stateQuery.get(hook) as typeof state
+  const after = (await stateQuery.get(hook)) as typeof state
   const noise = round((CPU_NOISE_TICKS * 1000) / clockTicks / CPU_SECONDS, 2)
   return {
     deliveries: after.n,
@@ -559,7 +559,7 @@ async function main(): Promise<boolean> {
   clientId = def.id
 
   eventsDb = new Database(join(dataDir, 'herald.db'))
-  eventsDb.run('PRAGMA busy_timeout = 10000')
+  await eventsDb.run('PRAGMA busy_timeout = 10000')
 
   const run = async <T>(phase: string, what: string, f: () => Promise<T>): Promise<T | null> => {
     if (!PHASES.has(phase)) return null

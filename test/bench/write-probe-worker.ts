@@ -6,18 +6,18 @@ import { Database } from 'bun:sqlite'
 
 declare const self: Worker
 
-self.onmessage = (e: MessageEvent<{ path: string } | 'stop'>) => {
+self.onmessage = async (e: MessageEvent<{ path: string } | 'stop'>) => {
   if (e.data === 'stop') return
   const db = new Database(e.data.path)
-  db.run('PRAGMA busy_timeout = 60000')
-  db.run('CREATE TABLE IF NOT EXISTS bench_write_probe (at INTEGER)')
+  await db.run('PRAGMA busy_timeout = 60000')
+  await db.run('CREATE TABLE IF NOT EXISTS bench_write_probe (at INTEGER)')
   const insert = db.prepare('INSERT INTO bench_write_probe (at) VALUES (?)')
   const took: number[] = []
   let stopped = false
   self.onmessage = () => {
     stopped = true
   }
-  const tick = () => {
+  const tick = async () => {
     if (stopped) {
       took.sort((a, b) => a - b)
       self.postMessage({
@@ -29,9 +29,9 @@ self.onmessage = (e: MessageEvent<{ path: string } | 'stop'>) => {
       return
     }
     const t0 = performance.now()
-    insert.run(Date.now())
+    await insert.run(Date.now())
     took.push(performance.now() - t0)
     setTimeout(tick, 5)
   }
-  tick()
+  await tick()
 }

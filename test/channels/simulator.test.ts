@@ -29,7 +29,7 @@ function recorder() {
   const on =
     (name: string) =>
     (id: string, ...rest: unknown[]) =>
-      calls.push([name, id, ...rest])
+      void calls.push([name, id, ...rest])
   const feedback: ChannelFeedback = {
     messageOf: () => null,
     now: () => 0,

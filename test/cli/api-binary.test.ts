@@ -9,10 +9,10 @@ import { serveApp } from '../helpers/mcp'
 // an answer larger than a pipe's buffer arriving whole before the process exits, the exit codes.
 
 const bin = useBinary('herald-api-bin-')
-const t = createTestApp()
+const t = await createTestApp()
 const server = serveApp(t.app)
 afterAll(() => server.stop())
-const clientId = t.client('Binary CLI')
+const clientId = await t.client('Binary CLI')
 
 /** Spawned, not spawnSync: the server answering it runs in this process's event loop. */
 async function herald(args: string[], options: { stdin?: string; env?: Record<string, string> } = {}) {

@@ -30,15 +30,15 @@ function io(env: Record<string, string>, onSleep: (ms: number) => void = () => {
   return { io: value, out, err, waits }
 }
 
-describe('against the real server (standard tier: burst 100, 10 a second)', () => {
+describe('against the real server (standard tier: burst 100, 10 a second)', async () => {
   const clock = testClock()
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   const server = serveApp(t.app)
   afterAll(() => server.stop())
 
   test('--all over 105 one-item pages: the 101st is refused, waited out, and every item printed once', async () => {
     const ids = new Set<string>()
-    const writer = t.key({ scopes: ['contacts:write'], clientId: t.defaultClientId, tier: 'unlimited' })
+    const writer = await t.key({ scopes: ['contacts:write'], clientId: t.defaultClientId, tier: 'unlimited' })
     for (let i = 0; i < 105; i++) {
       const r = await t.call('POST', '/api/v1/contacts', {
         key: writer,
@@ -46,7 +46,7 @@ describe('against the real server (standard tier: burst 100, 10 a second)', () =
       })
       ids.add(r.body.data.id)
     }
-    const key = t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId, tier: 'standard' })
+    const key = await t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId, tier: 'standard' })
     const run = io({ HERALD_URL: server.base, HERALD_API_KEY: key }, (ms) => {
       clock.t += ms
     })

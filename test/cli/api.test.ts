@@ -10,10 +10,10 @@ import { serveApp } from '../helpers/mcp'
 // `herald api …` run in-process (runCli, stdout and stderr captured) against a real server on a
 // loopback port: the CLI talks HTTP to it exactly as it would to `herald serve`.
 
-const t = createTestApp()
+const t = await createTestApp()
 const server = serveApp(t.app)
 afterAll(() => server.stop())
-const clientId = t.client('CLI workspace')
+const clientId = await t.client('CLI workspace')
 // A port nothing listens on: a command that reaches the network there exits 3, not 2.
 const closed = `http://127.0.0.1:${freePort()}`
 
@@ -219,7 +219,7 @@ describe('herald api: requests over HTTP', () => {
 
 describe('herald api: usage errors exit 2 before any request', () => {
   // HERALD_URL points where nothing listens: had a request been made, the exit would be 3.
-  const offline = (args: string[]) => api(args, { HERALD_URL: closed })
+  const offline = async (args: string[]) => await api(args, { HERALD_URL: closed })
 
   test('an unknown operation suggests the nearest names', async () => {
     const r = await offline(['list_contact'])

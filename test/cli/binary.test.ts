@@ -76,7 +76,7 @@ describe('the compiled binary', () => {
     const backupFile = join(work, 'backup.db')
     expect(run(['backup', backupFile, '--data', data]).code).toBe(0)
     const copy = new Database(backupFile, { readonly: true })
-    expect(copy.query('SELECT count(*) AS n FROM clients').get()).toEqual({ n: 1 })
+    expect(await copy.query('SELECT count(*) AS n FROM clients').get()).toEqual({ n: 1 })
     copy.close()
     const twice = run(['backup', backupFile, '--data', data])
     expect(twice.code).toBe(1)

@@ -8,8 +8,8 @@ import { cliCaptured } from '../helpers/cli'
 // adds something (a refusal of several fields names each). analytics rebuild printed the message
 // alone, so "2 fields are invalid; see details" would have had no details to see.
 
-const t = createTestApp()
-const cli = (...args: string[]) => cliCaptured([...args, '--data', t.dataDir])
+const t = await createTestApp()
+const cli = async (...args: string[]) => await cliCaptured([...args, '--data', t.dataDir])
 
 test.each([
   [

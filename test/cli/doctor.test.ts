@@ -39,7 +39,7 @@ test('a closed SMTP port, an unverified domain and an unreachable public URL are
     HERALD_SMTP_URL: `smtp://user:pass@127.0.0.1:${freePort()}`,
     HERALD_DNS_SERVERS: dns.address,
   }
-  const t = createTestApp({ env })
+  const t = await createTestApp({ env })
   const domain = await t.call('POST', `/api/v1/domains?client_id=${t.defaultClientId}`, {
     body: { domain: 'news.example' },
   })
@@ -64,7 +64,7 @@ test('a closed SMTP port, an unverified domain and an unreachable public URL are
 test('an answering public URL and nothing to send through: warnings only, exit 0', async () => {
   const port = freePort()
   const env = { HERALD_PUBLIC_URL: `http://127.0.0.1:${port}` }
-  const t = createTestApp({ env })
+  const t = await createTestApp({ env })
   t.app.listen({ port, hostname: '127.0.0.1' })
   const r = await doctor(t.dataDir, env)
   t.app.stop(true)

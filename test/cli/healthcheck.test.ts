@@ -16,7 +16,8 @@ const server = Bun.serve({
 })
 afterAll(() => server.stop(true))
 
-const run = (port: number) => cliCaptured(['healthcheck', '--port', String(port), '--host', '127.0.0.1'])
+const run = async (port: number) =>
+  await cliCaptured(['healthcheck', '--port', String(port), '--host', '127.0.0.1'])
 
 describe('herald healthcheck', () => {
   test('a 200 from /healthz exits 0', async () => {

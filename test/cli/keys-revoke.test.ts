@@ -8,14 +8,14 @@ import { cliCaptured } from '../helpers/cli'
 // id) is a usage error: exit 2, one line naming what is wrong, then the usage. An id that is well
 // formed but names no key is the verb's refusal: exit 1. Nothing is revoked by a refused command.
 
-const t = createTestApp()
+const t = await createTestApp()
 
-const cli = (args: string[]) => cliCaptured([...args, '--data', t.dataDir])
+const cli = async (args: string[]) => await cliCaptured([...args, '--data', t.dataDir])
 
-const revokedCount = () =>
-  t.ctx.sqlite
+const revokedCount = async () =>
+  (await t.ctx.sqlite
     .query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NOT NULL')
-    .get()!.n
+    .get())!.n
 
 const made = await cli(['keys', 'create', '--name', 'doomed', '--scopes', 'contacts:read', '--json'])
 const { id } = JSON.parse(made.stdout) as { id: string }
@@ -28,19 +28,19 @@ test.each([
   [['ID', 'extra'], 2, 'herald: keys revoke takes one key id\n'],
   [['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'], 1, 'herald: API key not found\n'],
 ] as const)('keys revoke %j → exit %d', async (args, code, first) => {
-  const before = revokedCount()
+  const before = await revokedCount()
   const r = await cli(['keys', 'revoke', ...args.map((a) => (a === 'ID' ? id : a))])
   expect(r.code).toBe(code)
   expect(r.stdout).toBe('')
   expect(r.stderr.startsWith(first)).toBe(true)
   // A usage error shows the usage after the line; a verb's refusal is the one line.
   expect(r.stderr.includes('Usage:')).toBe(code === 2)
-  expect(revokedCount()).toBe(before)
+  expect(await revokedCount()).toBe(before)
 })
 
 test('a key id in its prefixed form (key_…) revokes that key', async () => {
-  const before = revokedCount()
+  const before = await revokedCount()
   const r = await cli(['keys', 'revoke', toPrefixedId('apiKey', id)])
   expect(r).toEqual({ code: 0, stdout: `Revoked key ${id}\n`, stderr: '' })
-  expect(revokedCount()).toBe(before + 1)
+  expect(await revokedCount()).toBe(before + 1)
 })

@@ -48,10 +48,10 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
 
   // Midway: part entered, the job still there with its cursor.
   const db = new Database(join(data, 'herald.db'))
-  const atKill = db
+  const atKill = (await db
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(sequence.id)!.n
-  const pending = db
+    .get(sequence.id))!.n
+  const pending = await db
     .query<{ cursor: number; max: number }, []>(
       'SELECT cursor_seq AS cursor, max_contact_seq AS max FROM flow_enroll_jobs',
     )
@@ -67,12 +67,12 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
   h.proc.kill('SIGTERM')
   expect(await h.proc.exited).toBe(0)
   const after = new Database(join(data, 'herald.db'))
-  const runs = after
+  const runs = (await after
     .query<{ n: number; contacts: number }, [string]>(
       'SELECT count(*) AS n, count(DISTINCT contact_id) AS contacts FROM flow_enrollments WHERE flow_id = ?',
     )
-    .get(sequence.id)!
-  const jobsLeft = after.query('SELECT 1 FROM flow_enroll_jobs').all().length
+    .get(sequence.id))!
+  const jobsLeft = (await after.query('SELECT 1 FROM flow_enroll_jobs').all()).length
   after.close()
   expect(runs).toEqual({ n: CONTACTS, contacts: CONTACTS })
   expect(jobsLeft).toBe(0)

@@ -59,11 +59,11 @@ test('kill -9 while deliveries are pending loses none', async () => {
   await first.proc.exited
   // The crash left work behind: attempts were made (refused) and nothing was delivered.
   const db = new Database(join(data, 'herald.db'))
-  const state = db
+  const state = (await db
     .query(
       "SELECT (SELECT count(*) FROM webhook_attempts) AS attempts, (SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded') AS done",
     )
-    .get() as { attempts: number; done: number }
+    .get()) as { attempts: number; done: number }
   db.close()
   expect(state.attempts).toBeGreaterThan(0)
   expect(state.done).toBe(0)
@@ -123,11 +123,11 @@ test('kill -9 with requests in flight to the endpoint loses none; those in fligh
   const inFlight = new Map(rx.received.splice(0).map((r) => [r.headers['webhook-id']!, r.body]))
   expect(inFlight.size).toBe(16)
   const db = new Database(join(data, 'herald.db'))
-  const state = db
+  const state = (await db
     .query(
       "SELECT sum(status = 'sending') AS leased, sum(status = 'succeeded') AS done, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
     )
-    .get() as { leased: number; done: number; attempts: number }
+    .get()) as { leased: number; done: number; attempts: number }
   db.close()
   expect(state.leased).toBeGreaterThanOrEqual(16)
   expect(state.done).toBe(0)

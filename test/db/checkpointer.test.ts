@@ -19,23 +19,24 @@ afterEach(async () => {
   }
 })
 
-function fresh() {
+async function fresh() {
   const dir = mkdtempSync(join(tmpdir(), 'herald-ckpt-'))
   const file = join(dir, 'herald.db')
-  const store = openStore(file)
-  store.sqlite.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
+  const store = await openStore(file)
+  await store.sqlite.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
   const entry: { store: Store; cp?: Checkpointer } = { store }
   open.push(entry)
   return { file, store, entry }
 }
 
-const autocheckpoint = (store: Store) =>
-  (store.sqlite.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+const autocheckpoint = async (store: Store) =>
+  ((await store.sqlite.query('PRAGMA wal_autocheckpoint').get()) as { wal_autocheckpoint: number })
+    .wal_autocheckpoint
 
 /** 1,500 commits of ~4 KB each: well past the 1,000 pages that trigger SQLite's own checkpoint. */
-function writeMany(store: Store, marker: string) {
+async function writeMany(store: Store, marker: string) {
   const insert = store.sqlite.prepare('INSERT INTO t (body) VALUES (?)')
-  for (let i = 0; i < 1500; i++) insert.run(`${marker}${i}:${'x'.repeat(4000)}`)
+  for (let i = 0; i < 1500; i++) await insert.run(`${marker}${i}:${'x'.repeat(4000)}`)
 }
 
 function recorder() {
@@ -45,45 +46,45 @@ function recorder() {
 }
 
 test('the thread checkpoints the WAL into the data file while the main connection never does', async () => {
-  const { file, store, entry } = fresh()
+  const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
   const reports: { mode: string; log: number; moved: number }[] = []
-  entry.cp = startCheckpointer(store.sqlite, file, log, {
+  entry.cp = await startCheckpointer(store.sqlite, file, log, {
     intervalMs: 20,
     onCheckpoint: (m) => reports.push(m),
   })
   expect(await entry.cp.started).toBe(true)
   expect(entry.cp.active()).toBe(true)
-  expect(autocheckpoint(store)).toBe(0)
+  expect(await autocheckpoint(store)).toBe(0)
 
-  writeMany(store, 'thread-marker-')
+  await writeMany(store, 'thread-marker-')
   // The rows reach the data file itself (only a checkpoint writes there under WAL).
   await until(() => readFileSync(file).includes('thread-marker-1499:'), 10_000, 'rows in the data file')
   await until(() => reports.some((r) => r.moved === r.log && r.log >= 1500), 10_000, 'every frame moved')
   expect(reports.every((r) => r.mode === 'PASSIVE')).toBe(true)
-  expect(autocheckpoint(store)).toBe(0)
+  expect(await autocheckpoint(store)).toBe(0)
   expect(warnings).toEqual([])
 })
 
-test('control: with autocheckpoint 0 and no thread, the same writes stay in the WAL', () => {
-  const { file, store } = fresh()
-  store.sqlite.run('PRAGMA wal_autocheckpoint = 0')
-  writeMany(store, 'control-marker-')
+test('control: with autocheckpoint 0 and no thread, the same writes stay in the WAL', async () => {
+  const { file, store } = await fresh()
+  await store.sqlite.run('PRAGMA wal_autocheckpoint = 0')
+  await writeMany(store, 'control-marker-')
   expect(readFileSync(file).includes('control-marker-0:')).toBe(false)
   expect(statSync(`${file}-wal`).size).toBeGreaterThan(1500 * 4096)
 })
 
 test('a WAL larger than the limit is reset with TRUNCATE (the -wal file stays under the limit, not 6 MB)', async () => {
-  const { file, store, entry } = fresh()
+  const { file, store, entry } = await fresh()
   const { log } = recorder()
   const reports: { mode: string }[] = []
-  entry.cp = startCheckpointer(store.sqlite, file, log, {
+  entry.cp = await startCheckpointer(store.sqlite, file, log, {
     intervalMs: 20,
     truncateBytes: 1024 * 1024,
     onCheckpoint: (m) => reports.push(m),
   })
   expect(await entry.cp.started).toBe(true)
-  writeMany(store, 'truncate-marker-')
+  await writeMany(store, 'truncate-marker-')
   // No size check here: the thread runs beside the writes and may already have reset the WAL.
   // It only TRUNCATEs above truncateBytes, so its TRUNCATE report says the WAL crossed the limit.
   await until(() => reports.some((r) => r.mode === 'TRUNCATE'), 10_000, 'a TRUNCATE checkpoint')
@@ -98,46 +99,46 @@ test('a WAL larger than the limit is reset with TRUNCATE (the -wal file stays un
 }, 30_000)
 
 test('a thread that cannot start leaves SQLite automatic checkpoint on, with a warning; no write is lost', async () => {
-  const { file, store, entry } = fresh()
+  const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
   const broken = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-bad-')), 'broken-thread.ts')
   writeFileSync(broken, "throw new Error('this checkpoint thread fails to load')\n")
-  entry.cp = startCheckpointer(store.sqlite, file, log, { intervalMs: 20, url: broken })
+  entry.cp = await startCheckpointer(store.sqlite, file, log, { intervalMs: 20, url: broken })
   expect(await entry.cp.started).toBe(false)
   expect(entry.cp.active()).toBe(false)
-  expect(autocheckpoint(store)).toBe(1000)
+  expect(await autocheckpoint(store)).toBe(1000)
   expect(warnings).toEqual(['WAL checkpoint thread unavailable; SQLite checkpoints automatically on commit'])
   // SQLite's own checkpoint folds the WAL in on the commit that crosses 1,000 pages.
-  writeMany(store, 'fallback-marker-')
+  await writeMany(store, 'fallback-marker-')
   expect(readFileSync(file).includes('fallback-marker-0:')).toBe(true)
-  expect((store.sqlite.query('SELECT count(*) AS n FROM t').get() as { n: number }).n).toBe(1500)
+  expect(((await store.sqlite.query('SELECT count(*) AS n FROM t').get()) as { n: number }).n).toBe(1500)
 })
 
 test('a thread that dies after starting gives the main connection its automatic checkpoint back', async () => {
-  const { file, store, entry } = fresh()
+  const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
   const dying = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-die-')), 'dying-thread.ts')
   writeFileSync(
     dying,
     "self.onmessage = (e) => { if (e.data.kind === 'setup') { postMessage({ kind: 'ready' }); setTimeout(() => process.exit(1), 50) } }\n",
   )
-  entry.cp = startCheckpointer(store.sqlite, file, log, { url: dying })
+  entry.cp = await startCheckpointer(store.sqlite, file, log, { url: dying })
   expect(await entry.cp.started).toBe(true)
-  expect(autocheckpoint(store)).toBe(0)
+  expect(await autocheckpoint(store)).toBe(0)
   await until(() => warnings.length > 0, 5000, 'the fallback warning')
   expect(entry.cp.active()).toBe(false)
-  expect(autocheckpoint(store)).toBe(1000)
+  expect(await autocheckpoint(store)).toBe(1000)
 })
 
 test('stop ends the thread and restores the automatic checkpoint; the store closes with an empty WAL', async () => {
-  const { file, store, entry } = fresh()
+  const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
-  const cp = startCheckpointer(store.sqlite, file, log, { intervalMs: 20 })
+  const cp = await startCheckpointer(store.sqlite, file, log, { intervalMs: 20 })
   expect(await cp.started).toBe(true)
-  store.sqlite.run("INSERT INTO t (body) VALUES ('last-write-before-stop')")
+  await store.sqlite.run("INSERT INTO t (body) VALUES ('last-write-before-stop')")
   await cp.stop()
   expect(cp.active()).toBe(false)
-  expect(autocheckpoint(store)).toBe(1000)
+  expect(await autocheckpoint(store)).toBe(1000)
   open.splice(open.indexOf(entry), 1)
   store.close()
   expect(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0)

@@ -25,7 +25,7 @@ copyFileSync(join(FIXTURE, 'herald.db'), join(dir, 'herald.db'))
 copyFileSync(join(FIXTURE, 'secret.key'), join(dir, 'secret.key'))
 
 const clock = testClock(expected.killed_at)
-const ctx = createAppContext(loadConfig({ data: dir }, {}), { clock, log: silentLogger })
+const ctx = await createAppContext(loadConfig({ data: dir }, {}), { clock, log: silentLogger })
 const app = createApp(ctx)
 afterAll(() => {
   ctx.store.close()

@@ -8,7 +8,7 @@ import { createTestApp } from '../helpers/app'
 // rowByKeyStatement answers drizzle's own select of the row, member for member, without its
 // mapping; a table with a column drizzle converts is refused.
 
-const t = createTestApp()
+const t = await createTestApp()
 
 describe('rowByKeyStatement', () => {
   test('a client row: equal to drizzle’s select, members in the same order; none for an unknown id', async () => {
@@ -25,7 +25,7 @@ describe('rowByKeyStatement', () => {
       .prepare()
     for (const id of [t.defaultClientId, named]) {
       const ours = byId(id)
-      const theirs = drizzleById.get({ id })
+      const theirs = await drizzleById.get({ id })
       expect(ours).toEqual(theirs!)
       expect(Object.keys(ours!)).toEqual(Object.keys(theirs!))
       expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs))

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import fc from 'fast-check'
+import { mapInOrder } from '../../src/lib/in-order'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
 import { createImportWorker } from '../../src/services/imports/runner'
@@ -18,23 +19,25 @@ import { createTestApp } from '../helpers/app'
 const RUNS = Number(process.env.FC_RUNS ?? 60)
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
 
-const t = createTestApp()
+const t = await createTestApp()
 const db = t.ctx.sqlite
-const clients = [t.client('Acme'), t.client('Globex')]
+const clients = [await t.client('Acme'), await t.client('Globex')]
 
-const counter = (clientId: string) =>
-  db.query<{ n: number }, [string]>('SELECT unreachable_count AS n FROM clients WHERE id = ?').get(clientId)!
-    .n
+const counter = async (clientId: string) =>
+  (await db
+    .query<{ n: number }, [string]>('SELECT unreachable_count AS n FROM clients WHERE id = ?')
+    .get(clientId))!.n
 /** The definition, counted from the rows. */
-const counted = (clientId: string) =>
-  db
+const counted = async (clientId: string) =>
+  (await db
     .query<{ n: number }, [string]>(
       `SELECT count(*) AS n FROM contacts WHERE client_id = ?1 AND (status IN ('bounced', 'complained')
         OR EXISTS (SELECT 1 FROM suppressions s WHERE s.client_id = ?1 AND s.email = lower(contacts.email)))`,
     )
-    .get(clientId)!.n
-const expectExact = () => {
-  for (const c of clients) expect({ client: c, n: counter(c) }).toEqual({ client: c, n: counted(c) })
+    .get(clientId))!.n
+const expectExact = async () => {
+  for (const c of clients)
+    expect({ client: c, n: await counter(c) }).toEqual({ client: c, n: await counted(c) })
 }
 
 // A few addresses in two spellings each, so contacts and suppressions meet case-insensitively.
@@ -87,88 +90,91 @@ const op = fc.oneof(
 )
 type Op = typeof op extends fc.Arbitrary<infer T> ? T : never
 
-const contactOf = (clientId: string, email: string) =>
-  db
+const contactOf = async (clientId: string, email: string) =>
+  await db
     .query<{ id: string }, [string, string]>(
       'SELECT id FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
     )
     .get(clientId, email)
 
 let fillers = 0
-function apply(o: Op) {
+async function apply(o: Op) {
   const c = clients[o.client]!
   const now = Date.now()
   switch (o.kind) {
     case 'insert-contact': {
       // As every insert path does: the rows, then their search index and count in one pass.
-      const highWater = contactsHighWater(db)
-      db.run(
+      const highWater = await contactsHighWater(db)
+      await db.run(
         `INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at)
          VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5) ON CONFLICT DO NOTHING`,
         [Bun.randomUUIDv7(), c, o.upper ? o.email.toUpperCase() : o.email, o.status, now],
       )
-      indexContactsAfter(db, highWater)
-      countUnreachableAfter(db, c, highWater)
+      await indexContactsAfter(db, highWater)
+      await countUnreachableAfter(db, c, highWater)
       return
     }
     case 'insert-batch': {
-      for (const email of o.suppressedFirst) apply({ kind: 'suppress', client: o.client, email })
-      const highWater = contactsHighWater(db)
+      for (const email of o.suppressedFirst) await apply({ kind: 'suppress', client: o.client, email })
+      const highWater = await contactsHighWater(db)
       const insert = db.prepare(
         `INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at)
          VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5) ON CONFLICT DO NOTHING`,
       )
-      o.statuses.forEach((status, i) => {
+      await mapInOrder(o.statuses, async (status, i) => {
         const email = o.emails[i] ?? `filler${++fillers}@x.example`
-        insert.run(Bun.randomUUIDv7(), c, email, status, now)
+        await insert.run(Bun.randomUUIDv7(), c, email, status, now)
       })
-      indexContactsAfter(db, highWater)
-      countUnreachableAfter(db, c, highWater)
+      await indexContactsAfter(db, highWater)
+      await countUnreachableAfter(db, c, highWater)
       return
     }
     case 'delete-contact':
-      db.run('DELETE FROM contacts WHERE client_id = ? AND lower(email) = lower(?)', [c, o.email])
+      await db.run('DELETE FROM contacts WHERE client_id = ? AND lower(email) = lower(?)', [c, o.email])
       return
     case 'set-status':
-      db.run(
+      await db.run(
         `UPDATE contacts SET status = ?1${o.withName ? ', first_name = first_name' : ''} WHERE client_id = ?2 AND lower(email) = lower(?3)`,
         [o.status, c, o.email],
       )
       return
     case 'set-email': {
-      const from = contactOf(c, o.email)
-      if (!from || (contactOf(c, o.to) && o.to.toLowerCase() !== o.email.toLowerCase())) return
-      db.run('UPDATE contacts SET email = ? WHERE id = ?', [o.to, from.id])
+      const from = await contactOf(c, o.email)
+      if (!from || ((await contactOf(c, o.to)) && o.to.toLowerCase() !== o.email.toLowerCase())) return
+      await db.run('UPDATE contacts SET email = ? WHERE id = ?', [o.to, from.id])
       return
     }
     case 'suppress':
-      db.run(
+      await db.run(
         `INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, 'api', ?4)
          ON CONFLICT DO NOTHING`,
         [Bun.randomUUIDv7(), c, o.email.toLowerCase(), now],
       )
       return
     case 'unsuppress':
-      db.run('DELETE FROM suppressions WHERE client_id = ? AND email = ?', [c, o.email.toLowerCase()])
+      await db.run('DELETE FROM suppressions WHERE client_id = ? AND email = ?', [c, o.email.toLowerCase()])
       return
   }
 }
 
 describe('clients.unreachable_count', () => {
-  test('equals the count from the rows after any writes to contacts and suppressions', () => {
-    fc.assert(
-      fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+  test('equals the count from the rows after any writes to contacts and suppressions', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
         for (const c of clients) {
-          db.run('DELETE FROM contacts WHERE client_id = ?', [c])
-          db.run('DELETE FROM suppressions WHERE client_id = ?', [c])
+          await db.run('DELETE FROM contacts WHERE client_id = ?', [c])
+          await db.run('DELETE FROM suppressions WHERE client_id = ?', [c])
         }
-        expect({ counter: clients.map(counter), counted: clients.map(counted) }).toEqual({
+        expect({
+          counter: await mapInOrder(clients, counter),
+          counted: await mapInOrder(clients, counted),
+        }).toEqual({
           counter: [0, 0],
           counted: [0, 0],
         })
         for (const o of ops) {
-          apply(o)
-          expectExact()
+          await apply(o)
+          await expectExact()
         }
       }),
       { numRuns: RUNS, seed: SEED },
@@ -176,30 +182,30 @@ describe('clients.unreachable_count', () => {
   })
 
   test("through the API: suppress, a bounce's status, unsuppress, erase", async () => {
-    const key = t.key({ scopes: ['admin:*'], clientId: clients[0]! })
+    const key = await t.key({ scopes: ['admin:*'], clientId: clients[0]! })
     const call = async (method: string, path: string, body?: unknown) => {
       const r = await t.call(method, path, { key, body })
       expect(r.status).toBe(200)
       return r.body.data
     }
     const ann = await call('POST', '/api/v1/contacts', { email: 'Api.Ann@x.example' })
-    const before = counter(clients[0]!)
+    const before = await counter(clients[0]!)
     await call('POST', '/api/v1/suppressions', { email: 'api.ann@X.example' })
-    expect(counter(clients[0]!)).toBe(before + 1)
+    expect(await counter(clients[0]!)).toBe(before + 1)
     // A hard bounce marks the contact bounced beside its suppression: still one contact.
-    db.run("UPDATE contacts SET status = 'bounced' WHERE id = ?", [ann.id])
-    expect(counter(clients[0]!)).toBe(before + 1)
+    await db.run("UPDATE contacts SET status = 'bounced' WHERE id = ?", [ann.id])
+    expect(await counter(clients[0]!)).toBe(before + 1)
     await call('DELETE', '/api/v1/suppressions/api.ann@x.example')
-    expect(counter(clients[0]!)).toBe(before + 1)
+    expect(await counter(clients[0]!)).toBe(before + 1)
     await call('PATCH', `/api/v1/contacts/${ann.id}`, { status: 'subscribed' })
-    expect(counter(clients[0]!)).toBe(before)
+    expect(await counter(clients[0]!)).toBe(before)
     await call('POST', '/api/v1/suppressions', { email: 'api.ann@x.example' })
-    expect(counter(clients[0]!)).toBe(before + 1)
+    expect(await counter(clients[0]!)).toBe(before + 1)
     await call('DELETE', `/api/v1/contacts/${ann.id}`)
-    expect(counter(clients[0]!)).toBe(before)
+    expect(await counter(clients[0]!)).toBe(before)
     // A new contact whose address is already suppressed counts from its insert.
     await call('POST', '/api/v1/contacts', { email: 'API.ANN@x.example' })
-    expect(counter(clients[0]!)).toBe(before + 1)
+    expect(await counter(clients[0]!)).toBe(before + 1)
     // So do the suppressed rows of a CSV import (a batch of 100: counted through the indexes).
     const rows = Array.from({ length: 100 }, (_, i) => `csv${i}@x.example`)
     for (const email of rows.slice(0, 3)) await call('POST', '/api/v1/suppressions', { email })
@@ -210,11 +216,11 @@ describe('clients.unreachable_count', () => {
     })
     expect(upload.status).toBe(200)
     await createImportWorker(t.ctx).drain()
-    expect(counter(clients[0]!)).toBe(before + 4)
-    expectExact()
+    expect(await counter(clients[0]!)).toBe(before + 4)
+    await expectExact()
   })
 
-  test("the migration's backfill counts the same", () => {
+  test("the migration's backfill counts the same", async () => {
     const sql = readFileSync(
       join(import.meta.dir, '../../migrations/0030_client_unreachable_count.sql'),
       'utf8',
@@ -222,13 +228,13 @@ describe('clients.unreachable_count', () => {
     const backfill = sql.split('--> statement-breakpoint').at(-1)!
     expect(backfill).toContain('UPDATE clients SET unreachable_count')
     for (const [i, email] of EMAILS.entries())
-      apply({ kind: 'insert-contact', client: i % 2, email, upper: false, status: STATUSES[i]! })
-    apply({ kind: 'suppress', client: 0, email: EMAILS[0]! })
-    apply({ kind: 'suppress', client: 1, email: EMAILS[2]! })
-    const kept = clients.map(counter)
-    db.run('UPDATE clients SET unreachable_count = -7')
-    db.run(backfill)
-    expect(clients.map(counter)).toEqual(kept)
-    expectExact()
+      await apply({ kind: 'insert-contact', client: i % 2, email, upper: false, status: STATUSES[i]! })
+    await apply({ kind: 'suppress', client: 0, email: EMAILS[0]! })
+    await apply({ kind: 'suppress', client: 1, email: EMAILS[2]! })
+    const kept = await mapInOrder(clients, counter)
+    await db.run('UPDATE clients SET unreachable_count = -7')
+    await db.run(backfill)
+    expect(await mapInOrder(clients, counter)).toEqual(kept)
+    await expectExact()
   })
 })

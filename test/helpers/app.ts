@@ -38,15 +38,20 @@ export interface TestApp {
   adminKey: string
   defaultClientId: string
   call(method: string, path: string, options?: CallOptions): Promise<CallResult>
-  key(options: { scopes: string[]; clientId?: string | null; tier?: ApiKeyTier; name?: string }): string
-  client(name?: string): string
+  key(options: {
+    scopes: string[]
+    clientId?: string | null
+    tier?: ApiKeyTier
+    name?: string
+  }): Promise<string>
+  client(name?: string): Promise<string>
   close(): void
 }
 
 export const BASE = 'http://localhost:8080'
 
 /** A fresh data directory, migrated and bootstrapped, and the app called in-process. */
-export function createTestApp(
+export async function createTestApp(
   options: {
     env?: Record<string, string>
     clock?: Clock
@@ -54,23 +59,25 @@ export function createTestApp(
     /** Calls go over real HTTP to the app listening on a loopback port, as `herald serve` does. */
     overHttp?: boolean
   } = {},
-): TestApp {
+): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'))
   const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...options.env })
-  const ctx = createAppContext(config, {
+  const ctx = await createAppContext(config, {
     log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : silentLogger),
     clock: options.clock,
   })
-  const boot = bootstrapIfEmpty(ctx)!
+  const boot = (await bootstrapIfEmpty(ctx))!
   const app = createApp(ctx)
   let adminKey = boot.apiKey ?? config.bootstrapApiKey!
   // The bootstrap key is tier "scale"; tests that are not about limits should never hit one.
-  adminKey = issueApiKey(ctx.db, Date.now(), {
-    name: 'test admin',
-    scopes: ['admin:*'],
-    clientId: null,
-    tier: 'unlimited',
-  }).key
+  adminKey = (
+    await issueApiKey(ctx.db, Date.now(), {
+      name: 'test admin',
+      scopes: ['admin:*'],
+      clientId: null,
+      tier: 'unlimited',
+    })
+  ).key
 
   let origin: string | null = null
   const send = (request: Request): Promise<Response> => {
@@ -114,11 +121,11 @@ export function createTestApp(
       }
       return { status: res.status, headers: res.headers, body: parsed, text }
     },
-    key({ scopes, clientId = null, tier = 'unlimited', name = 'test key' }) {
-      return issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier }).key
+    async key({ scopes, clientId = null, tier = 'unlimited', name = 'test key' }) {
+      return (await issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier })).key
     },
-    client(name = 'Tenant') {
-      return createClient(withActor(ctx, systemActor('test'), 'test'), { name }).id
+    async client(name = 'Tenant') {
+      return (await createClient(withActor(ctx, systemActor('test'), 'test'), { name })).id
     },
     close() {
       if (origin) app.stop(true)

@@ -58,14 +58,14 @@ export interface Portal {
  * even when tests fail) closes the browser, then the server, then the database — in that order, so
  * no request from a live page meets a closed database.
  */
-export function usePortal(
+export async function usePortal(
   options: {
     clock?: Clock
     env?: Record<string, string>
     /** Run the workers `herald serve` runs (sending, imports, webhooks, journeys), as serve does. */
     workers?: boolean
   } = {},
-): Portal {
+): Promise<Portal> {
   let browser: Browser | undefined
   const contexts = new Map<PortalRole, Promise<BrowserContext>>()
   const users = new Map<PortalRole, PortalUser>()
@@ -85,7 +85,7 @@ export function usePortal(
   const url = `http://127.0.0.1:${port}`
   // Scenarios sign in many times a minute from 127.0.0.1: the per-IP sign-in bucket (20/min by
   // default) is raised out of their way unless the test sets it.
-  const herald = createTestApp({
+  const herald = await createTestApp({
     clock: options.clock,
     env: { HERALD_PUBLIC_URL: url, HERALD_LOGIN_RATE_PER_MINUTE: '100000', ...options.env },
   })

@@ -1,14 +1,15 @@
 import { expect } from 'bun:test'
 import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
 import type { MessageRow } from '../../src/db/schema'
+import { mapInOrder } from '../../src/lib/in-order'
 import { findMessage } from '../../src/services/messages/activity'
 import type { TestApp } from './app'
 import { eventually } from './receiver'
 
 /** A fresh client, an admin key of its own, and `call`, which answers `data` or throws. */
-export function tenant(t: TestApp, name = 'Acme') {
-  const clientId = t.client(name)
-  const key = t.key({ scopes: ['admin:*'], clientId })
+export async function tenant(t: TestApp, name = 'Acme') {
+  const clientId = await t.client(name)
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await t.call(method, path, { key, body })
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)
@@ -22,7 +23,7 @@ export function tenant(t: TestApp, name = 'Acme') {
  * and a draft campaign over it (`campaign` members override the defaults).
  */
 export async function campaignTenant(t: TestApp, emails: string[], campaign: Record<string, unknown> = {}) {
-  const { clientId, key, call } = tenant(t)
+  const { clientId, key, call } = await tenant(t)
   const list = await call('POST', '/api/v1/lists', { name: 'L' })
   const contacts: Record<string, string> = {}
   for (const [i, email] of emails.entries())
@@ -65,11 +66,11 @@ export function countEmail(
 }
 
 /** A campaign's messages in send order, as the activity recorders (bounce, complaint…) take them. */
-export function messagesOf(t: TestApp, campaignId: string): MessageRow[] {
-  return t.ctx.sqlite
+export async function messagesOf(t: TestApp, campaignId: string): Promise<MessageRow[]> {
+  const rows = await t.ctx.sqlite
     .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
     .all(campaignId)
-    .map(({ id }) => findMessage(t.ctx, id)!)
+  return mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
 }
 
 /**
@@ -99,5 +100,5 @@ export async function sentAndSending(
   })
   await a.call('POST', `/api/v1/campaigns/${second.id}/launch`, { confirm: true })
   const secondStatus = async () => (await a.call('GET', `/api/v1/campaigns/${second.id}`)).status as string
-  return { ...a, second: second as { id: string }, secondStatus, msgs: messagesOf(t, a.campaign.id) }
+  return { ...a, second: second as { id: string }, secondStatus, msgs: await messagesOf(t, a.campaign.id) }
 }

@@ -17,7 +17,7 @@ export function testClock(start = '2026-11-23T10:00:00.000Z') {
  */
 export async function journeyApp(env: Record<string, string> = {}) {
   const clock = testClock()
-  const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', ...env }, clock })
+  const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', ...env }, clock })
   const provider = recordingProvider()
   const journeys = createFlowWorker(t.ctx)
   const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
@@ -27,11 +27,11 @@ export async function journeyApp(env: Record<string, string> = {}) {
     for (let i = 0; i < 20; i++) {
       await journeys.drain()
       await sender.drain()
-      const due = t.ctx.sqlite
+      const due = (await t.ctx.sqlite
         .query<{ n: number }, [number]>(
           "SELECT count(*) AS n FROM flow_runs r JOIN journeys j ON j.id = r.flow_id WHERE j.status = 'active' AND r.next_run_at <= ?",
         )
-        .get(clock.now())!.n
+        .get(clock.now()))!.n
       if (due === 0) return
     }
   }
@@ -39,8 +39,8 @@ export async function journeyApp(env: Record<string, string> = {}) {
 }
 
 export async function journeyTenant(t: TestApp, name = 'Acme') {
-  const clientId = t.client(name)
-  const key = t.key({ scopes: ['admin:*'], clientId })
+  const clientId = await t.client(name)
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await t.call(method, path, { key, body })
     if (r.status !== 200) throw new Error(`${method} ${path} → ${r.status} ${r.text}`)

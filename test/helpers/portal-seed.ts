@@ -32,7 +32,7 @@ export interface HostileData {
 
 /** Creates one of each record with hostile names (and a domain and a webhook) and sends a capture campaign to the contact (needs a running sender: `usePortal({ workers: true })`). */
 export async function seedHostileData(herald: TestApp): Promise<HostileData> {
-  const key = herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId, name: XSS.attribute })
+  const key = await herald.key({ scopes: ['admin:*'], clientId: herald.defaultClientId, name: XSS.attribute })
   const call = async (method: string, path: string, body?: unknown) => {
     const r = await herald.call(method, path, { key, body })
     if (r.status !== 200) throw new Error(`seeding: ${method} ${path} → ${r.status} ${r.text}`)

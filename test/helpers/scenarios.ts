@@ -7,7 +7,7 @@ export interface Scenario {
   method?: string
   path?: string | (() => string)
   /** The credential; undefined = the table's default. */
-  key?: () => string | null
+  key?: () => string | null | Promise<string | null>
   body?: unknown
   status: number
   code?: string
@@ -22,7 +22,7 @@ export interface Scenario {
 export interface ScenarioDefaults {
   method: string
   path: string
-  key?: () => string | null
+  key?: () => string | null | Promise<string | null>
 }
 
 /** A row refused as invalid input: 422 VALIDATION_FAILED naming `field`; `also` adds a credential or path. */
@@ -41,7 +41,7 @@ export function scenarios(t: TestApp, defaults: ScenarioDefaults, rows: Scenario
       const path = typeof r.path === 'function' ? r.path() : (r.path ?? defaults.path)
       const keyFn = r.key ?? defaults.key
       const res = await t.call(r.method ?? defaults.method, path, {
-        key: keyFn ? keyFn() : undefined,
+        key: keyFn ? await keyFn() : undefined,
         body: r.body,
       })
       expect(res.status).toBe(r.status)

@@ -14,7 +14,7 @@ import { startSink } from './smtp-sink'
  */
 export async function sequenceApp() {
   const clock = testClock()
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   const sink = await startSink({ disabledCommands: ['STARTTLS'] })
   const smtp = createSmtpProvider({
     url: `smtp://127.0.0.1:${sink.port}`,
@@ -29,21 +29,21 @@ export async function sequenceApp() {
     pollMs: 10,
   })
   const tenant = await journeyTenant(t)
-  const dueNow = () =>
-    t.ctx.sqlite
+  const dueNow = async () =>
+    (await t.ctx.sqlite
       .query<{ n: number }, [number]>(
         `SELECT (SELECT count(*) FROM flow_runs r JOIN sequences s ON s.id = r.flow_id
                  WHERE s.status = 'active' AND r.next_run_at <= ?1)
               + (SELECT count(*) FROM messages m JOIN sequences s ON s.id = m.source_id
                  WHERE s.status = 'active' AND m.status = 'queued' AND m.next_attempt_at <= ?1) AS n`,
       )
-      .get(clock.now())!.n
+      .get(clock.now()))!.n
   /** Every due step and every queued send, until nothing is left to do now. */
   const settle = async () => {
     for (let i = 0; i < 20; i++) {
       await sequences.drain()
       await sender.drain()
-      if (dueNow() === 0) return
+      if ((await dueNow()) === 0) return
     }
     throw new Error('sequence steps still due after 20 rounds')
   }

@@ -37,7 +37,7 @@ afterAll(() => jwks.stop(true))
 const ISSUER = 'https://idp.example.test'
 const STRANGER = 'https://rogue.example.test'
 
-const t = createTestApp({
+const t = await createTestApp({
   clock,
   env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/jwks` },
 })
@@ -64,12 +64,10 @@ const register = async (body: Record<string, unknown> = {}) => {
     client_id: string | null
   }
 }
-const recordOf = (handle: string) =>
-  t.ctx.db
-    .select()
-    .from(agentRegistrations)
-    .all()
-    .find((r) => r.handleHash === new Bun.CryptoHasher('sha256').update(handle).digest('hex'))!
+const recordOf = async (handle: string) =>
+  (await t.ctx.db.select().from(agentRegistrations).all()).find(
+    (r) => r.handleHash === new Bun.CryptoHasher('sha256').update(handle).digest('hex'),
+  )!
 const claim = (registration_id: string, identity_assertion?: string) =>
   agent('claim', identity_assertion ? { registration_id, identity_assertion } : { registration_id })
 const expectState = (r: CallResult, status: string) => {
@@ -91,16 +89,16 @@ describe('anonymous: register → pending → operator approves → claim once �
       expires_at: new Date(clock.t + 24 * HOUR).toISOString(),
     })
     // Only the hash is stored.
-    expect(JSON.stringify(t.ctx.db.select().from(agentRegistrations).all())).not.toContain(
+    expect(JSON.stringify(await t.ctx.db.select().from(agentRegistrations).all())).not.toContain(
       reg.registration_id,
     )
 
     expectState(await claim(reg.registration_id), 'pending')
 
     // The operator picks the client and trims the scopes (the portal calls this verb).
-    const acme = t.client('Acme')
+    const acme = await t.client('Acme')
     await invoke(approveRegistrationVerb, system(), {
-      id: recordOf(reg.registration_id).id,
+      id: (await recordOf(reg.registration_id)).id,
       client_id: acme,
       scopes: ['contacts:read'],
     })
@@ -144,7 +142,7 @@ describe('anonymous: register → pending → operator approves → claim once �
   })
 
   test('revoke answers the same for an unknown, a revoked and a malformed credential', async () => {
-    for (const credential of ['hrld_nothing', 'not-a-key', t.key({ scopes: ['lists:read'] })]) {
+    for (const credential of ['hrld_nothing', 'not-a-key', await t.key({ scopes: ['lists:read'] })]) {
       const r = await agent('revoke', { credential })
       expect(r.status).toBe(200)
       expect(r.body).toEqual({ data: { revoked: true } })
@@ -153,25 +151,25 @@ describe('anonymous: register → pending → operator approves → claim once �
 
   test('a denied registration cannot be claimed; deny after claim is refused', async () => {
     const reg = await register()
-    await invoke(denyRegistrationVerb, system(), { id: recordOf(reg.registration_id).id })
+    await invoke(denyRegistrationVerb, system(), { id: (await recordOf(reg.registration_id)).id })
     expectState(await claim(reg.registration_id), 'denied')
     await expect(
-      invoke(denyRegistrationVerb, system(), { id: recordOf(reg.registration_id).id }),
+      await invoke(denyRegistrationVerb, system(), { id: (await recordOf(reg.registration_id)).id }),
     ).rejects.toMatchObject({ code: 'INVALID_STATE' })
   })
 
   test('approving scopes that were not requested, or an unknown client, is 422', async () => {
     const reg = await register({ scopes: ['lists:read'] })
-    const id = recordOf(reg.registration_id).id
+    const id = (await recordOf(reg.registration_id)).id
     await expect(
-      invoke(approveRegistrationVerb, system(), {
+      await invoke(approveRegistrationVerb, system(), {
         id,
         client_id: t.defaultClientId,
         scopes: ['contacts:read'],
       }),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' })
     await expect(
-      invoke(approveRegistrationVerb, system(), {
+      await invoke(approveRegistrationVerb, system(), {
         id,
         client_id: Bun.randomUUIDv7(),
         scopes: ['lists:read'],
@@ -182,7 +180,7 @@ describe('anonymous: register → pending → operator approves → claim once �
   test('a handle expires after 24 hours: claim is 404 like an unknown one', async () => {
     const reg = await register()
     await invoke(approveRegistrationVerb, system(), {
-      id: recordOf(reg.registration_id).id,
+      id: (await recordOf(reg.registration_id)).id,
       client_id: t.defaultClientId,
       scopes: ['lists:read'],
     })
@@ -193,20 +191,15 @@ describe('anonymous: register → pending → operator approves → claim once �
   })
 
   test('the agents.purge job deletes expired registrations never claimed, and keeps claimed ones', async () => {
-    const statuses = () =>
-      t.ctx.db
-        .select()
-        .from(agentRegistrations)
-        .all()
-        .map((r) => r.status)
-    expect(statuses()).toContain('claimed')
-    const before = statuses().length
+    const statuses = async () => (await t.ctx.db.select().from(agentRegistrations).all()).map((r) => r.status)
+    expect(await statuses()).toContain('claimed')
+    const before = (await statuses()).length
     const fresh = await register()
     const { removed } = await invoke(purgeRegistrationsVerb, system(), {})
     // Everything registered so far is past its 24 h (the clock moved a day) except the claimed one.
     expect(removed).toBe(before - 1)
-    expect(statuses().sort()).toEqual(['claimed', 'pending'])
-    expect(recordOf(fresh.registration_id).status).toBe('pending')
+    expect((await statuses()).sort()).toEqual(['claimed', 'pending'])
+    expect((await recordOf(fresh.registration_id)).status).toBe('pending')
   })
 })
 
@@ -319,7 +312,7 @@ describe('per-IP buckets over a real socket', () => {
     .flat()
     .find((a) => a?.family === 'IPv4' && !a.internal)?.address
   test.skipIf(!external)('a client that varies X-Forwarded-For is still limited by its address', async () => {
-    const served = createTestApp({ clock })
+    const served = await createTestApp({ clock })
     served.app.listen({ port: 0, hostname: '0.0.0.0' })
     try {
       const url = `http://${external}:${served.app.server!.port}/agent/auth/claim`
@@ -340,8 +333,8 @@ describe('per-IP buckets over a real socket', () => {
   })
 })
 
-describe('HERALD_AGENT_AUTO_APPROVE=1', () => {
-  const auto = createTestApp({ clock, env: { HERALD_AGENT_AUTO_APPROVE: '1' } })
+describe('HERALD_AGENT_AUTO_APPROVE=1', async () => {
+  const auto = await createTestApp({ clock, env: { HERALD_AGENT_AUTO_APPROVE: '1' } })
   const call = (path: string, body: unknown) =>
     auto.call('POST', `/agent/auth/${path}`, { key: null, body, headers: { 'x-forwarded-for': nextIp() } })
 
@@ -418,12 +411,12 @@ describe('identity_assertion: approved at claim by a verified ID-JAG', () => {
       identity_type: 'identity_assertion',
     })
     expect((await t.call('GET', '/api/v1/lists', { key: r.body.data.credential })).status).toBe(200)
-    expect(recordOf(reg.registration_id).subject).toBe(`${ISSUER} user-42`)
+    expect((await recordOf(reg.registration_id)).subject).toBe(`${ISSUER} user-42`)
     expectState(await claim(reg.registration_id, await jag()), 'claimed')
   })
 
   test('aud_tenant names the workspace (either id form); it must agree with the one registered', async () => {
-    const globex = t.client('Globex')
+    const globex = await t.client('Globex')
     const reg = await registerIdp(['lists:read'], globex)
     const r = await claim(reg.registration_id, await jag({ aud_tenant: toPrefixedId('client', globex) }))
     expect(r.status).toBe(200)
@@ -458,7 +451,7 @@ describe('identity_assertion: approved at claim by a verified ID-JAG', () => {
       expect(r.headers.get('www-authenticate')).toBe(
         `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`,
       )
-      expect(recordOf(reg.registration_id).status).toBe('pending')
+      expect((await recordOf(reg.registration_id)).status).toBe('pending')
       // … and a good assertion still claims it afterwards.
       expect((await claim(reg.registration_id, await jag())).status).toBe(200)
     })
@@ -490,7 +483,7 @@ describe('over MCP', () => {
   test('a claimed key works on the MCP endpoint too (both official SDK clients), until revoked', async () => {
     const reg = await register({ scopes: ['contacts:read', 'contacts:write'] })
     await invoke(approveRegistrationVerb, system(), {
-      id: recordOf(reg.registration_id).id,
+      id: (await recordOf(reg.registration_id)).id,
       client_id: t.defaultClientId,
       scopes: ['contacts:read'],
     })

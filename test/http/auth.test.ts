@@ -3,21 +3,21 @@ import { eq } from 'drizzle-orm'
 import { apiKeys } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
+const t = await createTestApp()
 const META = 'http://localhost:8080/.well-known/oauth-protected-resource'
-const tenant = t.client('Acme')
-const readOnly = t.key({ scopes: ['contacts:read'], clientId: tenant })
-const writer = t.key({ scopes: ['contacts:write'], clientId: tenant })
-const revoked = t.key({ scopes: ['admin:*'] })
-const expired = t.key({ scopes: ['admin:*'] })
+const tenant = await t.client('Acme')
+const readOnly = await t.key({ scopes: ['contacts:read'], clientId: tenant })
+const writer = await t.key({ scopes: ['contacts:write'], clientId: tenant })
+const revoked = await t.key({ scopes: ['admin:*'] })
+const expired = await t.key({ scopes: ['admin:*'] })
 
 // Revoke and expire two keys directly in the store.
-t.ctx.db
+await t.ctx.db
   .update(apiKeys)
   .set({ revokedAt: Date.now() })
   .where(eq(apiKeys.prefix, revoked.slice(0, 12)))
   .run()
-t.ctx.db
+await t.ctx.db
   .update(apiKeys)
   .set({ expiresAt: Date.now() - 1000 })
   .where(eq(apiKeys.prefix, expired.slice(0, 12)))
@@ -117,8 +117,8 @@ describe('authentication and scopes', () => {
   })
 
   test('keys of a suspended client get 403; reactivating restores access', async () => {
-    const c = t.client('Suspended Co')
-    const k = t.key({ scopes: ['contacts:read'], clientId: c })
+    const c = await t.client('Suspended Co')
+    const k = await t.key({ scopes: ['contacts:read'], clientId: c })
     expect((await t.call('GET', `/api/v1/clients/${c}`, { key: k })).status).toBe(200)
     expect((await t.call('PATCH', `/api/v1/clients/${c}`, { body: { status: 'suspended' } })).status).toBe(
       200,
@@ -131,13 +131,13 @@ describe('authentication and scopes', () => {
   })
 
   test('last_used_at is recorded on use', async () => {
-    const k = t.key({ scopes: ['contacts:read'] })
+    const k = await t.key({ scopes: ['contacts:read'] })
     await t.call('GET', '/api/v1/clients', { key: k })
-    const row = t.ctx.db
+    const row = (await t.ctx.db
       .select()
       .from(apiKeys)
       .where(eq(apiKeys.prefix, k.slice(0, 12)))
-      .get()!
+      .get())!
     expect(row.lastUsedAt).not.toBeNull()
   })
 })

@@ -20,7 +20,7 @@ import { createTestApp } from '../helpers/app'
 const RUNS = Number(process.env.FC_RUNS ?? 40)
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
 
-const t = createTestApp()
+const t = await createTestApp()
 const key = t.adminKey
 
 // Records for path ids to name, so a refused request is shown to leave a real record alone.
@@ -73,17 +73,17 @@ function pathValue(path: string, name: string): string {
 // ---- what the database holds, to compare before and after ----------------------------------
 
 const tables = (
-  t.ctx.sqlite
+  (await t.ctx.sqlite
     .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all() as {
+    .all()) as {
     name: string
   }[]
 ).map((r) => r.name)
 
-function snapshot(): Record<string, string> {
+async function snapshot(): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const name of tables) {
-    const rows = t.ctx.sqlite.query(`SELECT * FROM "${name}"`).values()
+    const rows = await t.ctx.sqlite.query(`SELECT * FROM "${name}"`).values()
     out[name] =
       `${rows.length}:${Bun.hash(JSON.stringify(rows, (_k, v) => (v instanceof Uint8Array ? [...v] : v)))}`
   }
@@ -350,7 +350,7 @@ describe('bad input never changes data and always gets a 4xx with the error enve
     if (!arbitrary) continue
     test(`${o.method} ${o.path}`, async () => {
       // Per operation, so one failure does not show up again in every later operation.
-      const before = snapshot()
+      const before = await snapshot()
       await fc.assert(
         fc.asyncProperty(arbitrary, async (r) => {
           if (stillValid(o, r)) return
@@ -383,7 +383,7 @@ describe('bad input never changes data and always gets a 4xx with the error enve
               expect(typeof d.message, where).toBe('string')
             }
           }
-          expect(snapshot(), where).toEqual(before)
+          expect(await snapshot(), where).toEqual(before)
         }),
         { numRuns: RUNS, seed: SEED },
       )

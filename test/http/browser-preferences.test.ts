@@ -7,8 +7,8 @@ import { adminApi } from '../helpers/admin-api'
 import { expectCleanPage, expectNoSeriousViolations, screenshot, usePortal, visit } from '../helpers/browser'
 import { eventually } from '../helpers/receiver'
 
-const portal = usePortal({ workers: true })
-const api = adminApi(portal.herald)
+const portal = await usePortal({ workers: true })
+const api = await adminApi(portal.herald)
 
 /** Launches a campaign to `listId` and waits for it to finish; its messages' contact ids. */
 async function campaignTo(listId: string, body_html = '<p>Hello</p>') {

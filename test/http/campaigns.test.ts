@@ -5,16 +5,16 @@ import { type CampaignOperation, TRANSITIONS } from '../../src/services/campaign
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
 
-const t = createTestApp()
+const t = await createTestApp()
 registerJobs(t.ctx) // by name, as the scheduler and `herald jobs run` find them
-const smtp = createTestApp({ env: { HERALD_SMTP_URL: 'smtp://127.0.0.1:1' } })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const writer = t.key({ scopes: ['campaigns:write'], clientId: acme })
-const launcher = t.key({ scopes: ['campaigns:launch', 'campaigns:write'], clientId: acme })
-const reader = t.key({ scopes: ['campaigns:read'], clientId: acme })
-const globexKey = t.key({ scopes: ['admin:*'], clientId: globex })
-const admin = t.key({ scopes: ['admin:*'], clientId: acme })
+const smtp = await createTestApp({ env: { HERALD_SMTP_URL: 'smtp://127.0.0.1:1' } })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const writer = await t.key({ scopes: ['campaigns:write'], clientId: acme })
+const launcher = await t.key({ scopes: ['campaigns:launch', 'campaigns:write'], clientId: acme })
+const reader = await t.key({ scopes: ['campaigns:read'], clientId: acme })
+const globexKey = await t.key({ scopes: ['admin:*'], clientId: globex })
+const admin = await t.key({ scopes: ['admin:*'], clientId: acme })
 
 const post = async (path: string, body: unknown, key = admin) =>
   (await t.call('POST', path, { key, body })).body.data
@@ -93,7 +93,7 @@ describe('create and read', () => {
     // The API refuses to delete a template a draft uses (test/http/templates-in-use.test.ts);
     // launch still checks, for a row gone another way (an older database, a manual fix).
     expect((await t.call('DELETE', `/api/v1/templates/${tpl.id}`, { key: admin })).status).toBe(409)
-    t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
+    await t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
     const r = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
       key: launcher,
       body: { confirm: true },
@@ -241,7 +241,7 @@ describe('launch', () => {
     expect((await t.call('GET', `/api/v1/campaigns/${c.id}`, { key: reader })).body.data.status).toBe(
       'scheduled',
     )
-    t.ctx.sqlite.query('UPDATE campaigns SET scheduled_at = ? WHERE id = ?').run(Date.now() - 1, c.id)
+    await t.ctx.sqlite.query('UPDATE campaigns SET scheduled_at = ? WHERE id = ?').run(Date.now() - 1, c.id)
     await t.ctx.jobs.runNow('campaigns.start-scheduled')
     const started = (await t.call('GET', `/api/v1/campaigns/${c.id}`, { key: reader })).body.data
     expect(started).toMatchObject({ status: 'sending', total_recipients: 1 })
@@ -279,8 +279,8 @@ describe('launch', () => {
   })
 
   test('real sending without a verified sender → 409 INVALID_STATE saying why', async () => {
-    const client = smtp.client('S')
-    const key = smtp.key({ scopes: ['admin:*'], clientId: client })
+    const client = await smtp.client('S')
+    const key = await smtp.key({ scopes: ['admin:*'], clientId: client })
     const l = (await smtp.call('POST', '/api/v1/lists', { key, body: { name: 'L' } })).body.data
     const c = (
       await smtp.call('POST', '/api/v1/campaigns', {
@@ -319,7 +319,7 @@ describe('every forbidden transition is 409 INVALID_STATE with the status and th
       if (allowed.includes(status)) continue
       test(`${operation} of a ${status} campaign`, async () => {
         const c = await draft()
-        t.ctx.sqlite.query('UPDATE campaigns SET status = ? WHERE id = ?').run(status, c.id)
+        await t.ctx.sqlite.query('UPDATE campaigns SET status = ? WHERE id = ?').run(status, c.id)
         const [method, path, body] = requests[operation](c.id)
         const r = await t.call(method, path, { key: launcher, body })
         expect(r.status).toBe(409)

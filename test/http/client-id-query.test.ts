@@ -8,11 +8,11 @@ import { scenarios } from '../helpers/scenarios'
 // and POST /api-keys?client_id=… made a platform-wide key. Found by the acceptance review against
 // the binary. Now ?client_id= means the body member; both given must agree.
 
-const t = createTestApp()
-const platform = t.key({ scopes: ['admin:*'] })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeKey = t.key({ scopes: ['contacts:read'], clientId: acme })
+const t = await createTestApp()
+const platform = await t.key({ scopes: ['admin:*'] })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeKey = await t.key({ scopes: ['contacts:read'], clientId: acme })
 for (const [client, email] of [
   [acme, 'ann@acme.io'],
   [globex, 'ann@globex.io'],

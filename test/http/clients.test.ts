@@ -2,12 +2,12 @@ import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { scenarios } from '../helpers/scenarios'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeKey = t.key({ scopes: ['campaigns:read'], clientId: acme })
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
-const platformReader = t.key({ scopes: ['campaigns:read'] })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeKey = await t.key({ scopes: ['campaigns:read'], clientId: acme })
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
+const platformReader = await t.key({ scopes: ['campaigns:read'] })
 
 describe('clients and tenancy', () => {
   const rows: {

@@ -13,7 +13,7 @@ import { lazyOwner, PORTAL_ENV } from './admin/portal-helpers'
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const imports = createImportWorker(t.ctx)
 const owner = lazyOwner(t)
 const provider = recordingProvider()
@@ -108,7 +108,7 @@ describe('consent records', () => {
   ]
 
   async function setup() {
-    const tn = tenant(t)
+    const tn = await tenant(t)
     const call = async (
       method: string,
       path: string,
@@ -134,13 +134,15 @@ describe('consent records', () => {
   test('erasing the contact removes its consent records', async () => {
     const x = await setup()
     await x.call('POST', `/api/v1/lists/${x.list.id}/contacts`, { contact_ids: [x.contact] })
-    const count = () =>
-      t.ctx.sqlite.query('SELECT count(*) AS n FROM consents WHERE contact_id = ?').get(x.contact) as {
+    const count = async () =>
+      (await t.ctx.sqlite
+        .query('SELECT count(*) AS n FROM consents WHERE contact_id = ?')
+        .get(x.contact)) as {
         n: number
       }
-    expect(count().n).toBe(1)
+    expect((await count()).n).toBe(1)
     await x.call('DELETE', `/api/v1/contacts/${x.contact}`)
-    expect(count().n).toBe(0)
+    expect((await count()).n).toBe(0)
   })
 
   test('another client’s contact’s consents and export are 404', async () => {
@@ -154,7 +156,7 @@ describe('consent records', () => {
 describe('access export', () => {
   test('one document: fields, memberships, consents, messages without bodies, events, suppressions', async () => {
     const { call, key, list, contact } = await (async () => {
-      const tn = tenant(t)
+      const tn = await tenant(t)
       const list = await tn.call('POST', '/api/v1/lists', { name: 'News' })
       const contact = (
         await tn.call('POST', '/api/v1/contacts', { email: 'eve@acme.io', list_ids: [list.id] })
@@ -191,22 +193,22 @@ describe('access export', () => {
 
 describe('only confirmed members are an audience', () => {
   test('a campaign to a list skips the unconfirmed and those who left; counts say so', async () => {
-    const { call, clientId } = tenant(t)
+    const { call, clientId } = await tenant(t)
     const list = await call('POST', '/api/v1/lists', { name: 'Mixed', opt_in: 'double', public: true })
     expect(list).toMatchObject({ opt_in: 'double', public: true, public_name: null, unconfirmed_count: 0 })
     const ids: string[] = []
     for (const email of ['in@acme.io', 'pending@acme.io', 'gone@acme.io'])
       ids.push((await call('POST', '/api/v1/contacts', { email })).id)
     const now = t.ctx.clock.now()
-    addMembers(t.ctx, list.id, [ids[0]!, ids[2]!], now)
-    addMembers(t.ctx, list.id, [ids[1]!], now, { status: 'unconfirmed' })
-    unsubscribeMembers(t.ctx.db, list.id, [ids[2]!], now)
+    await addMembers(t.ctx, list.id, [ids[0]!, ids[2]!], now)
+    await addMembers(t.ctx, list.id, [ids[1]!], now, { status: 'unconfirmed' })
+    await unsubscribeMembers(t.ctx.db, list.id, [ids[2]!], now)
     expect(await call('GET', `/api/v1/lists/${list.id}`)).toMatchObject({
       member_count: 1,
       unconfirmed_count: 1,
     })
     const members = await t.call('GET', `/api/v1/lists/${list.id}/contacts`, {
-      key: t.key({ scopes: ['admin:*'], clientId }),
+      key: await t.key({ scopes: ['admin:*'], clientId }),
     })
     expect(
       members.body.data.map((m: { email: string; membership_status: string }) => [
@@ -241,7 +243,7 @@ describe('only confirmed members are an audience', () => {
   })
 
   test('PATCH /lists/{id} changes opt-in and visibility; bad values are 422', async () => {
-    const { call, key } = tenant(t)
+    const { call, key } = await tenant(t)
     const list = await call('POST', '/api/v1/lists', { name: 'L' })
     expect(list).toMatchObject({ opt_in: 'single', public: false })
     expect(

@@ -5,10 +5,10 @@ import { createTestApp } from '../helpers/app'
 // phrase: a query word the index's tokenizer (unicode61, Unicode 6.1 tables) splits in two must
 // not reach it as one quoted phrase. New Tai Lue vowel signs (U+19B0…) and two Vedic signs are
 // letters to JavaScript but separators to unicode61.
-const t = createTestApp()
-const acme = t.client('Acme')
-const writer = t.key({ scopes: ['contacts:write'], clientId: acme })
-const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const writer = await t.key({ scopes: ['contacts:write'], clientId: acme })
+const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
 
 describe('contacts search and the index tokenizer', () => {
   test('a word the tokenizer splits is searched as its parts, not a 500', async () => {

@@ -4,12 +4,12 @@ import { events } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeWriter = t.key({ scopes: ['contacts:write'], clientId: acme })
-const globexReader = t.key({ scopes: ['contacts:read'], clientId: globex })
-const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeWriter = await t.key({ scopes: ['contacts:write'], clientId: acme })
+const globexReader = await t.key({ scopes: ['contacts:read'], clientId: globex })
+const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
 
 async function make(body: Record<string, unknown>, key = acmeWriter) {
   const r = await t.call('POST', '/api/v1/contacts', { key, body })
@@ -105,7 +105,7 @@ describe('contacts', () => {
       expect((await t.call(method, `/api/v1/contacts/${c.id}`, { key: globexReader, body })).status).toBe(
         method === 'GET' ? 404 : 403,
       )
-    const globexAdmin = t.key({ scopes: ['admin:*'], clientId: globex })
+    const globexAdmin = await t.key({ scopes: ['admin:*'], clientId: globex })
     for (const [method, body] of [['GET'], ['PATCH', { first_name: 'x' }], ['DELETE']] as const)
       expect((await t.call(method, `/api/v1/contacts/${c.id}`, { key: globexAdmin, body })).status).toBe(404)
     const list = await t.call('GET', '/api/v1/contacts?limit=200', { key: globexReader })
@@ -137,7 +137,7 @@ describe('contacts', () => {
   test('unsubscribing through PATCH records contact.unsubscribed in the same change', async () => {
     const c = await make({ email: 'bye@acme.io' })
     await t.call('PATCH', `/api/v1/contacts/${c.id}`, { key: acmeWriter, body: { status: 'unsubscribed' } })
-    const evts = t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
+    const evts = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
     expect(evts.map((e) => e.type)).toEqual(['contact.unsubscribed'])
     expect(evts[0]!.data).toMatchObject({
       email: 'bye@acme.io',
@@ -147,8 +147,8 @@ describe('contacts', () => {
   })
 
   test('search: every term matches a word prefix of email, names, company or phone, case-insensitively', async () => {
-    const s = t.client('Search Co')
-    const w = t.key({ scopes: ['contacts:write'], clientId: s })
+    const s = await t.client('Search Co')
+    const w = await t.key({ scopes: ['contacts:write'], clientId: s })
     const ann = await make(
       { email: 'ann.lee@acme.io', first_name: 'Ann', last_name: 'Lee', company: 'Acme Corp' },
       w,
@@ -186,8 +186,8 @@ describe('contacts', () => {
   })
 
   test('search is paginated with a cursor in the body', async () => {
-    const s = t.client('Paging Co')
-    const w = t.key({ scopes: ['contacts:write'], clientId: s })
+    const s = await t.client('Paging Co')
+    const w = await t.key({ scopes: ['contacts:write'], clientId: s })
     for (let i = 0; i < 5; i++) await make({ email: `page${i}@paging.io` }, w)
     const first = await t.call('POST', '/api/v1/contacts/search', {
       key: w,
@@ -211,7 +211,7 @@ describe('contacts', () => {
   test('DELETE erases personal data, keeps anonymised events, and updates list counts', async () => {
     const list = (
       await t.call('POST', '/api/v1/lists', {
-        key: t.key({ scopes: ['lists:write'], clientId: acme }),
+        key: await t.key({ scopes: ['lists:write'], clientId: acme }),
         body: { name: 'Erasure' },
       })
     ).body.data
@@ -222,7 +222,7 @@ describe('contacts', () => {
     expect(del.status).toBe(200)
     expect((await t.call('GET', `/api/v1/contacts/${c.id}`)).status).toBe(404)
     expect((await t.call('GET', `/api/v1/lists/${list.id}`)).body.data.member_count).toBe(0)
-    const kept = t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
+    const kept = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
     expect(kept).toHaveLength(1)
     expect(JSON.stringify(kept[0]!.data)).not.toContain('forget.me')
     const search = await t.call('POST', '/api/v1/contacts/search', {

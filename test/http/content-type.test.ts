@@ -5,8 +5,8 @@ import { createTestApp } from '../helpers/app'
 // application/*+json are JSON; another type is 415). The acceptance review found an empty header
 // named as "Content-Type  is not supported" (nothing between the words).
 
-const t = createTestApp()
-const key = t.key({ scopes: ['admin:*'], clientId: t.client('Acme') })
+const t = await createTestApp()
+const key = await t.key({ scopes: ['admin:*'], clientId: await t.client('Acme') })
 const body = JSON.stringify({ name: 'L' })
 
 const rows: { name: string; type: string | null; status: number; message?: string }[] = [

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
+const t = await createTestApp()
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
 describe('HTTP conventions', () => {

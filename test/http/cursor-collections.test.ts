@@ -10,10 +10,10 @@ import { scenarios } from '../helpers/scenarios'
 // accepted by /campaigns (read as an id position, so the page silently started somewhere); now
 // each cursor names its collection and another list refuses it with the 422 of a bad cursor.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId: acme })
-const call = adminBody(t, key)
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId: acme })
+const call = await adminBody(t, key)
 const list = (await call('POST', '/api/v1/lists', { name: 'L' })).data
 for (let i = 0; i < 3; i++) {
   await call('POST', '/api/v1/contacts', { email: `ann${i}@acme.io`, list_ids: [list.id] })

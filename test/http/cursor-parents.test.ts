@@ -7,10 +7,10 @@ import { createTestApp } from '../helpers/app'
 // activity), that is the parent's list. List A's cursor given to list B was read as a position
 // in B, so B's page started somewhere in the middle without a word.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId: acme })
-const call = adminBody(t, key)
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId: acme })
+const call = await adminBody(t, key)
 const listA = (await call('POST', '/api/v1/lists', { name: 'A' })).data
 const listB = (await call('POST', '/api/v1/lists', { name: 'B' })).data
 const contacts: string[] = []

@@ -14,12 +14,14 @@ import { startDnsServer } from '../helpers/dns-server'
 import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const dns = await startDnsServer()
-const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address, HERALD_SPF_INCLUDE: 'spf.herald.test' } })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
-const acmeReader = t.key({ scopes: ['campaigns:read'], clientId: acme })
-const globexReader = t.key({ scopes: ['campaigns:read'], clientId: globex })
+const t = await createTestApp({
+  env: { HERALD_DNS_SERVERS: dns.address, HERALD_SPF_INCLUDE: 'spf.herald.test' },
+})
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
+const acmeReader = await t.key({ scopes: ['campaigns:read'], clientId: acme })
+const globexReader = await t.key({ scopes: ['campaigns:read'], clientId: globex })
 
 interface DnsRecord {
   purpose: string
@@ -83,7 +85,7 @@ describe('POST /domains', () => {
       value: 'v=DMARC1; p=none; rua=mailto:dmarc-reports@mail.example.com',
     })
 
-    const row = t.ctx.db.select().from(domains).where(eq(domains.id, d.id)).get()!
+    const row = (await t.ctx.db.select().from(domains).where(eq(domains.id, d.id)).get())!
     expect(row.dkimPrivateKey).toStartWith('v1:')
     expect(row.dkimPrivateKey).not.toContain('PRIVATE KEY')
     const key = createPrivateKey(decryptSecret(t.ctx.secretKey, row.dkimPrivateKey))
@@ -110,7 +112,7 @@ describe('POST /domains', () => {
     }),
     {
       name: 'a key without admin:*',
-      key: () => t.key({ scopes: ['templates:write', 'domains:read'], clientId: acme }),
+      key: async () => await t.key({ scopes: ['templates:write', 'domains:read'], clientId: acme }),
       body: { domain: 'c.example' },
       status: 403,
       code: 'FORBIDDEN',
@@ -155,7 +157,7 @@ describe('tenancy and reads', () => {
       expect(res.status).toBe(404)
       expect(res.body.error.code).toBe('NOT_FOUND')
     }
-    const globexAdmin = t.key({ scopes: ['admin:*'], clientId: globex })
+    const globexAdmin = await t.key({ scopes: ['admin:*'], clientId: globex })
     expect((await t.call('DELETE', `/api/v1/domains/${d.id}`, { key: globexAdmin })).status).toBe(404)
     const list = await t.call('GET', `/api/v1/domains?limit=200&client_id=${acme}`, { key: globexReader })
     expect(list.status).toBe(200)
@@ -197,7 +199,7 @@ describe('PATCH /domains/{id}', () => {
   let theirs: Domain
   beforeAll(async () => {
     mine = await addDomain('warm.example')
-    theirs = await addDomain('theirs.example', t.key({ scopes: ['admin:*'], clientId: globex }))
+    theirs = await addDomain('theirs.example', await t.key({ scopes: ['admin:*'], clientId: globex }))
   })
   const item = () => `/api/v1/domains/${mine.id}`
   const rows: Scenario[] = [

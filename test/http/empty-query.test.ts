@@ -13,7 +13,7 @@ import { detailFields } from '../helpers/scenarios'
 // src/lib/validate.ts), on every list. A value that is not empty is still checked as before.
 
 // A clock that stands still: answers that carry the time (computed_at) compare equal.
-const t = createTestApp({ clock: testClock() })
+const t = await createTestApp({ clock: testClock() })
 const acme = await journeyTenant(t, 'Acme')
 const ann = await acme.contact('ann@example.com')
 const bob = await acme.contact('bob@example.com')
@@ -153,7 +153,7 @@ const doc = (await t.call('GET', '/openapi.json')).body as {
     >
   >
 }
-const platform = t.key({ scopes: ['admin:*'] })
+const platform = await t.key({ scopes: ['admin:*'] })
 /** An answer without its request id (an error's differs on every request); a file as its text. */
 const withoutRequestId = (r: { body: { error?: object } | null; text: string }) =>
   r.body?.error ? { error: { ...r.body.error, request_id: undefined } } : (r.body ?? r.text)

@@ -41,7 +41,7 @@ afterAll(() => {
 })
 const CERT_URL = `https://127.0.0.1:${certServer.port}${CERT_PATH}`
 
-const t = createTestApp({
+const t = await createTestApp({
   env: { HERALD_SNS_CERT_HOSTS: `127.0.0.1:${certServer.port}`, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' },
 })
 // The same door as the app's, trusting the test certificate server's self-signed certificate.
@@ -67,8 +67,8 @@ const profile = await s.call('PUT', `/api/v1/clients/${s.clientId}/sending`, {
 })
 const TOKEN = new URL(profile.feedback.urls.ses).pathname.split('/')[3]!
 // Another client, with only Postmark set up.
-const other = t.client('Other')
-const otherKey = t.key({ scopes: ['admin:*'], clientId: other })
+const other = await t.client('Other')
+const otherKey = await t.key({ scopes: ['admin:*'], clientId: other })
 const otherProfile = (
   await t.call('PUT', `/api/v1/clients/${other}/sending`, {
     key: otherKey,
@@ -92,8 +92,8 @@ const post = (path: string, body: string, headers: Record<string, string> = {}, 
   )
 
 /** Everything a notification could change: events, suppressions, contacts, messages, rollups. */
-const snapshot = () =>
-  t.ctx.sqlite
+const snapshot = async () =>
+  await t.ctx.sqlite
     .query(
       `SELECT (SELECT count(*) FROM events) AS events,
               (SELECT group_concat(email || ':' || source) FROM (SELECT * FROM suppressions ORDER BY email)) AS suppressed,
@@ -102,30 +102,30 @@ const snapshot = () =>
               (SELECT sum(bounced) || '/' || sum(complained) || '/' || sum(delivered) FROM analytics_rollups) AS rollups`,
     )
     .get()
-const contactStatus = (email: string) =>
-  (t.ctx.sqlite.query('SELECT status FROM contacts WHERE email = ?').get(email) as { status: string }).status
-const suppression = (email: string) =>
+const contactStatus = async (email: string) =>
+  ((await t.ctx.sqlite.query('SELECT status FROM contacts WHERE email = ?').get(email)) as { status: string })
+    .status
+const suppression = async (email: string) =>
   (
-    t.ctx.sqlite.query('SELECT source FROM suppressions WHERE email = ?').get(email) as {
+    (await t.ctx.sqlite.query('SELECT source FROM suppressions WHERE email = ?').get(email)) as {
       source: string
     } | null
   )?.source ?? null
-const eventsOf = (messageId: string, type: string) =>
-  t.ctx.sqlite
-    .query('SELECT data FROM events WHERE message_id = ? AND type = ?')
-    .all(messageId, type)
-    .map((r) => JSON.parse((r as { data: string }).data))
-const deliveriesOf = (type: string) => {
-  while (fanOut(t.ctx).more) {}
+const eventsOf = async (messageId: string, type: string) =>
+  (
+    await t.ctx.sqlite.query('SELECT data FROM events WHERE message_id = ? AND type = ?').all(messageId, type)
+  ).map((r) => JSON.parse((r as { data: string }).data))
+const deliveriesOf = async (type: string) => {
+  while ((await fanOut(t.ctx)).more) {}
   return (
-    t.ctx.sqlite
+    (await t.ctx.sqlite
       .query('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_type = ?')
-      .get(hook.id.replace(/^wh_/, ''), type) as { n: number }
+      .get(hook.id.replace(/^wh_/, ''), type)) as { n: number }
   ).n
 }
 /** As if the relay had taken the message without knowing yet whether it was delivered. */
-const markSent = (messageId: string, providerMessageId: string | null = null) =>
-  t.ctx.sqlite
+const markSent = async (messageId: string, providerMessageId: string | null = null) =>
+  await t.ctx.sqlite
     .query("UPDATE messages SET status = 'sent', delivered_at = NULL, provider_message_id = ?2 WHERE id = ?1")
     .run(messageId, providerMessageId)
 const stats = async () => s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
@@ -244,36 +244,38 @@ describe('SES through SNS', () => {
     const r = await post(`ses/${TOKEN}`, body, snsHeaders('Notification'))
     expect(r.status).toBe(200)
     expect(await r.json()).toEqual({ recorded: 1, ignored: 0 })
-    expect(contactStatus(ann.to)).toBe('bounced')
-    expect(suppression(ann.to)).toBe('hard_bounce')
-    expect(eventsOf(ann.id, 'email.bounced')).toEqual([
+    expect(await contactStatus(ann.to)).toBe('bounced')
+    expect(await suppression(ann.to)).toBe('hard_bounce')
+    expect(await eventsOf(ann.id, 'email.bounced')).toEqual([
       expect.objectContaining({
         bounce_type: 'hard',
         status_code: '5.1.1',
         diagnostic: 'smtp; 550 5.1.1 user unknown',
       }),
     ])
-    expect(deliveriesOf('email.bounced')).toBe(1)
-    const before = snapshot()
+    expect(await deliveriesOf('email.bounced')).toBe(1)
+    const before = await snapshot()
     expect((await post(`ses/${TOKEN}`, body, snsHeaders('Notification'))).status).toBe(200)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
     expect((await stats()).bounced).toBe(1)
-    expect(deliveriesOf('email.bounced')).toBe(1)
+    expect(await deliveriesOf('email.bounced')).toBe(1)
   })
 
   test('a transient bounce is soft: counted, the address not suppressed', async () => {
     const bob = m('bob@example.com')
     const body = sesBounce(bob, 'Transient', { bounceSubType: 'MailboxFull' })
     expect((await post(`ses/${TOKEN}`, body)).status).toBe(200)
-    expect(eventsOf(bob.id, 'email.bounced')).toEqual([expect.objectContaining({ bounce_type: 'soft' })])
-    expect(suppression(bob.to)).toBeNull()
-    expect(contactStatus(bob.to)).toBe('subscribed')
+    expect(await eventsOf(bob.id, 'email.bounced')).toEqual([
+      expect.objectContaining({ bounce_type: 'soft' }),
+    ])
+    expect(await suppression(bob.to)).toBeNull()
+    expect(await contactStatus(bob.to)).toBe('subscribed')
   })
 
   test('a complaint matched by the SES message id → suppression; a repeat changes nothing', async () => {
     const cy = m('cy@example.com')
     const sesId = '0102018c1f2e3d4c-5b6a7980-aaaa-bbbb-cccc-0123456789ab-000000'
-    markSent(cy.id, sesId)
+    await markSent(cy.id, sesId)
     const body = notification(
       JSON.stringify({
         ...JSON.parse(sesEvent(cy, 'Complaint', {}, sesId)),
@@ -287,19 +289,19 @@ describe('SES through SNS', () => {
       }),
     )
     expect(await (await post(`ses/${TOKEN}`, body)).json()).toEqual({ recorded: 1, ignored: 0 })
-    expect(contactStatus(cy.to)).toBe('complained')
-    expect(suppression(cy.to)).toBe('complaint')
-    const before = snapshot()
+    expect(await contactStatus(cy.to)).toBe('complained')
+    expect(await suppression(cy.to)).toBe('complaint')
+    const before = await snapshot()
     expect((await post(`ses/${TOKEN}`, body)).status).toBe(200)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('a delivery marks a sent message delivered, once', async () => {
     const dee = m('dee@example.com')
-    markSent(dee.id)
-    const delivered = deliveriesOf('email.delivered')
+    await markSent(dee.id)
+    const delivered = await deliveriesOf('email.delivered')
     // The send itself recorded one (the relay took it): this says delivered again, once.
-    const events = eventsOf(dee.id, 'email.delivered').length
+    const events = (await eventsOf(dee.id, 'email.delivered')).length
     const body = notification(
       sesEvent(dee, 'Delivery', {
         delivery: { timestamp: '2026-11-28T10:00:02.000Z', recipients: [dee.to], smtpResponse: '250 ok' },
@@ -307,16 +309,16 @@ describe('SES through SNS', () => {
     )
     expect((await post(`ses/${TOKEN}`, body)).status).toBe(200)
     expect((await s.call('GET', `/api/v1/messages/${dee.id}`)).status).toBe('delivered')
-    expect(deliveriesOf('email.delivered')).toBe(delivered + 1)
+    expect(await deliveriesOf('email.delivered')).toBe(delivered + 1)
     await post(`ses/${TOKEN}`, body)
-    expect(eventsOf(dee.id, 'email.delivered')).toHaveLength(events + 1)
-    expect(deliveriesOf('email.delivered')).toBe(delivered + 1)
+    expect(await eventsOf(dee.id, 'email.delivered')).toHaveLength(events + 1)
+    expect(await deliveriesOf('email.delivered')).toBe(delivered + 1)
   })
 
   test('a tampered message, an unknown signature version or a certificate off the SNS hosts → 401, nothing changes', async () => {
     const eve = m('eve@example.com')
     const event = sesEvent(eve, 'Bounce', { bounce: { bounceType: 'Permanent', bouncedRecipients: [] } })
-    const before = snapshot()
+    const before = await snapshot()
     const tampered = JSON.parse(notification(event))
     tampered.Message = tampered.Message.replace('Permanent', 'Transient')
     expect((await post(`ses/${TOKEN}`, JSON.stringify(tampered))).status).toBe(401)
@@ -326,7 +328,7 @@ describe('SES through SNS', () => {
     expect((await post(`ses/${TOKEN}`, elsewhere)).status).toBe(401)
     const plainHttp = notification(event, '1', CERT_URL.replace('https:', 'http:'))
     expect((await post(`ses/${TOKEN}`, plainHttp)).status).toBe(401)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
     // The certificate was fetched once and kept.
     expect(certFetches).toBe(1)
   })
@@ -364,27 +366,27 @@ describe('Postmark', () => {
   })
 
   test('without or with wrong Basic credentials → 401, nothing changes', async () => {
-    markSent(fay.id, PM_ID)
-    const before = snapshot()
+    await markSent(fay.id, PM_ID)
+    const before = await snapshot()
     expect((await post(`postmark/${TOKEN}`, bounce)).status).toBe(401)
     expect((await post(`postmark/${TOKEN}`, bounce, basic('herald', 'wrong'))).status).toBe(401)
     expect((await post(`postmark/${TOKEN}`, bounce, basic('other', 'other-secret'))).status).toBe(401)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('a HardBounce matched by its MessageID → hard bounce and suppression; a repeat counts once', async () => {
     const r = await post(`postmark/${TOKEN}`, bounce, basic('herald', 'pm-secret'))
     expect(r.status).toBe(200)
-    expect(contactStatus(fay.to)).toBe('bounced')
-    expect(suppression(fay.to)).toBe('hard_bounce')
-    const before = snapshot()
+    expect(await contactStatus(fay.to)).toBe('bounced')
+    expect(await suppression(fay.to)).toBe('hard_bounce')
+    const before = await snapshot()
     await post(`postmark/${TOKEN}`, bounce, basic('herald', 'pm-secret'))
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('SpamComplaint and Delivery records', async () => {
     const gus = m('gus@example.com')
-    markSent(gus.id, 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817')
+    await markSent(gus.id, 'b7bc2f4a-e38e-4336-af7d-e6c392c2f817')
     const delivery = {
       RecordType: 'Delivery',
       ServerID: 23,
@@ -412,7 +414,7 @@ describe('Postmark', () => {
       BouncedAt: '2026-11-28T10:02:00Z',
     }
     await post(`postmark/${TOKEN}`, JSON.stringify(complaint), basic('herald', 'pm-secret'))
-    expect(suppression(gus.to)).toBe('complaint')
+    expect(await suppression(gus.to)).toBe('complaint')
   })
 })
 
@@ -458,7 +460,7 @@ const mailgunFailed = (out: EmailOut, severity: 'permanent' | 'temporary') => ({
 describe('Mailgun', () => {
   test('a bad signature, a stale timestamp or another key → 401, nothing changes', async () => {
     const hal = m('hal@example.com')
-    const before = snapshot()
+    const before = await snapshot()
     const forged = JSON.parse(mailgunBody(mailgunFailed(hal, 'permanent')))
     forged.signature.signature = forged.signature.signature.replace(/^./, (c: string) =>
       c === '0' ? '1' : '0',
@@ -468,20 +470,20 @@ describe('Mailgun', () => {
     expect((await post(`mailgun/${TOKEN}`, stale)).status).toBe(401)
     const otherKey = mailgunBody(mailgunFailed(hal, 'permanent'), { key: 'key-someone-else' })
     expect((await post(`mailgun/${TOKEN}`, otherKey)).status).toBe(401)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('failed (temporary) is soft, failed (permanent) hard and suppresses; a repeat counts once', async () => {
     const hal = m('hal@example.com')
     expect((await post(`mailgun/${TOKEN}`, mailgunBody(mailgunFailed(hal, 'temporary')))).status).toBe(200)
-    expect(suppression(hal.to)).toBeNull()
+    expect(await suppression(hal.to)).toBeNull()
     const hard = mailgunBody(mailgunFailed(hal, 'permanent'))
     expect((await post(`mailgun/${TOKEN}`, hard)).status).toBe(200)
-    expect(suppression(hal.to)).toBe('hard_bounce')
-    expect(eventsOf(hal.id, 'email.bounced').map((e) => e.bounce_type)).toEqual(['soft', 'hard'])
-    const before = snapshot()
+    expect(await suppression(hal.to)).toBe('hard_bounce')
+    expect((await eventsOf(hal.id, 'email.bounced')).map((e) => e.bounce_type)).toEqual(['soft', 'hard'])
+    const before = await snapshot()
     await post(`mailgun/${TOKEN}`, hard)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('complained → complaint', async () => {
@@ -494,7 +496,7 @@ describe('Mailgun', () => {
       message: { headers: { 'message-id': ivy.messageId.slice(1, -1) } },
     })
     expect((await post(`mailgun/${TOKEN}`, body)).status).toBe(200)
-    expect(contactStatus(ivy.to)).toBe('complained')
+    expect(await contactStatus(ivy.to)).toBe('complained')
   })
 })
 
@@ -536,7 +538,7 @@ describe('SendGrid', () => {
   ])
 
   test('a body signed with another key, or changed after signing → 401, nothing changes', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const otherKeys = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     expect(
       (await post(`sendgrid/${TOKEN}`, events, sendgridHeaders(events, otherKeys.privateKey))).status,
@@ -544,17 +546,17 @@ describe('SendGrid', () => {
     const headers = sendgridHeaders(events)
     expect((await post(`sendgrid/${TOKEN}`, events.replace('5.1.1', '4.1.1'), headers)).status).toBe(401)
     expect((await post(`sendgrid/${TOKEN}`, events)).status).toBe(401)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('a signed batch: the bounce matched by smtp-id is recorded, the unknown message acknowledged', async () => {
     const r = await post(`sendgrid/${TOKEN}`, events, sendgridHeaders(events))
     expect(r.status).toBe(200)
     expect(await r.json()).toEqual({ recorded: 1, ignored: 1 })
-    expect(suppression(jo.to)).toBe('hard_bounce')
-    const before = snapshot()
+    expect(await suppression(jo.to)).toBe('hard_bounce')
+    const before = await snapshot()
     await post(`sendgrid/${TOKEN}`, events, sendgridHeaders(events))
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 })
 
@@ -580,8 +582,8 @@ describe('the feedback door', () => {
 
   test("another client's token does not reach this client's messages", async () => {
     const eve = m('eve@example.com')
-    markSent(eve.id, 'pm-eve')
-    const before = snapshot()
+    await markSent(eve.id, 'pm-eve')
+    const before = await snapshot()
     const body = JSON.stringify({
       RecordType: 'Bounce',
       Type: 'HardBounce',
@@ -591,7 +593,7 @@ describe('the feedback door', () => {
     const r = await post(`postmark/${OTHER_TOKEN}`, body, basic('other', 'other-secret'))
     expect(r.status).toBe(200)
     expect(await r.json()).toEqual({ recorded: 0, ignored: 1 })
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('the access log names the route, never the token', () => {

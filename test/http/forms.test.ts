@@ -5,12 +5,12 @@ import { invalid, scenarios } from '../helpers/scenarios'
 
 // The forms resource: CRUD, its validation table, tenancy, scopes and the embed HTML.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const writer = t.key({ scopes: ['lists:write'], clientId: acme })
-const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
-const globexKey = t.key({ scopes: ['lists:write'], clientId: globex })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const writer = await t.key({ scopes: ['lists:write'], clientId: acme })
+const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
+const globexKey = await t.key({ scopes: ['lists:write'], clientId: globex })
 
 const newList = async (name: string, key = writer) =>
   (await t.call('POST', '/api/v1/lists', { key, body: { name } })).body.data.id as string
@@ -20,7 +20,7 @@ const smsTemplate = (
   await t.call('POST', '/api/v1/templates', {
     body: { name: 'SMS', channel: 'sms', body_text: 'Hi' },
     headers: {},
-    key: t.key({ scopes: ['templates:write'], clientId: acme }),
+    key: await t.key({ scopes: ['templates:write'], clientId: acme }),
   })
 ).body.data?.id as string
 const base = { name: 'Footer form', list_ids: [listId], consent_text: 'Yes, send me the newsletter.' }

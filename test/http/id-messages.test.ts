@@ -9,9 +9,9 @@ import { journeyTenant } from '../helpers/journey'
 // kind, from the prefix (src/lib/ids.ts notAnIdMessage): "must be a client id (cli_… or a UUID)".
 // Each row also gives the prefixed form the message names, which must be taken (not a 422 on it).
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
-const platform = t.key({ scopes: ['admin:*'] })
+const platform = await t.key({ scopes: ['admin:*'] })
 const clientId = acme.clientId
 const journey = await acme.call('POST', '/api/v1/journeys', {
   name: 'J',

@@ -6,12 +6,12 @@ import { purgeIdempotencyKeys } from '../../src/services/idempotency'
 import { createTestApp } from '../helpers/app'
 
 let now = Date.now()
-const t = createTestApp({ clock: { now: () => now } })
-const clientCount = () => t.ctx.db.select({ n: count() }).from(clients).get()!.n
+const t = await createTestApp({ clock: { now: () => now } })
+const clientCount = async () => (await t.ctx.db.select({ n: count() }).from(clients).get())!.n
 
 describe('Idempotency-Key', () => {
   test('a retry returns the stored response and does not repeat the operation', async () => {
-    const before = clientCount()
+    const before = await clientCount()
     const first = await t.call('POST', '/api/v1/clients', {
       body: { name: 'Once' },
       headers: { 'idempotency-key': 'k1' },
@@ -27,7 +27,7 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(again.headers.get('idempotency-key')).toBe('k1')
     expect(again.body).toEqual(first.body)
-    expect(clientCount()).toBe(before + 1)
+    expect(await clientCount()).toBe(before + 1)
   })
 
   test('same key with a different body, path or method → 422 IDEMPOTENCY_KEY_REUSED', async () => {
@@ -46,7 +46,7 @@ describe('Idempotency-Key', () => {
   })
 
   test('the scope is the credential: another key may use the same Idempotency-Key', async () => {
-    const other = t.key({ scopes: ['admin:*'] })
+    const other = await t.key({ scopes: ['admin:*'] })
     await t.call('POST', '/api/v1/clients', {
       body: { name: 'Mine' },
       headers: { 'idempotency-key': 'shared' },
@@ -62,10 +62,10 @@ describe('Idempotency-Key', () => {
   })
 
   test('a request still in flight → 409 IDEMPOTENCY_KEY_IN_USE', async () => {
-    const keyId = t.ctx.db.select().from(idempotencyKeys).all()[0]!.credentialId
+    const keyId = (await t.ctx.db.select().from(idempotencyKeys).all())[0]!.credentialId
     const body = JSON.stringify({ name: 'X' })
     // What the first request leaves while its verb runs: the reservation without a response.
-    t.ctx.db
+    await t.ctx.db
       .insert(idempotencyKeys)
       .values({
         credentialId: keyId,
@@ -100,14 +100,14 @@ describe('Idempotency-Key', () => {
   })
 
   test('an Idempotency-Key over 255 characters → 422 naming the header; nothing is done', async () => {
-    const before = clientCount()
+    const before = await clientCount()
     const res = await t.call('POST', '/api/v1/clients', {
       body: { name: 'Long' },
       headers: { 'idempotency-key': 'k'.repeat(256) },
     })
     expect(res.status).toBe(422)
     expect(res.body.error.details[0].field).toBe('Idempotency-Key')
-    expect(clientCount()).toBe(before)
+    expect(await clientCount()).toBe(before)
   })
 
   test('after 24 hours the key can be used afresh, and the purge job removes old entries', async () => {
@@ -122,8 +122,8 @@ describe('Idempotency-Key', () => {
     })
     expect(next.headers.get('idempotent-replayed')).toBeNull()
     expect(next.body.data.name).toBe('Day2')
-    expect(purgeIdempotencyKeys(t.ctx)).toBeGreaterThan(0)
-    const left = t.ctx.db.select().from(idempotencyKeys).all()
+    expect(await purgeIdempotencyKeys(t.ctx)).toBeGreaterThan(0)
+    const left = await t.ctx.db.select().from(idempotencyKeys).all()
     expect(left.map((r) => r.key)).toEqual(['daily'])
   })
 })

@@ -2,13 +2,13 @@ import { describe, expect, test } from 'bun:test'
 import { createImportWorker } from '../../src/services/imports/runner'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
+const t = await createTestApp()
 // Imports are driven pass by pass: the test decides when the worker runs.
 const imports = createImportWorker(t.ctx)
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const key = t.key({ scopes: ['contacts:write', 'contacts:read', 'lists:write'], clientId: acme })
-const globexKey = t.key({ scopes: ['contacts:write', 'contacts:read'], clientId: globex })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const key = await t.key({ scopes: ['contacts:write', 'contacts:read', 'lists:write'], clientId: acme })
+const globexKey = await t.key({ scopes: ['contacts:write', 'contacts:read'], clientId: globex })
 
 async function runImport(csv: string | Uint8Array, query = '', k = key, type = 'text/csv') {
   const res = await t.call('POST', `/api/v1/contacts/imports${query}`, {
@@ -250,16 +250,18 @@ describe('CSV export', () => {
   })
 
   test('needs contacts:read', async () => {
-    const k = t.key({ scopes: ['lists:write'], clientId: acme })
+    const k = await t.key({ scopes: ['lists:write'], clientId: acme })
     expect((await t.call('GET', '/api/v1/contacts/export', { key: k })).status).toBe(403)
   })
 })
 
 describe('contact totals', () => {
   test('the maintained per-client total equals a real count after imports, creates and erasure', async () => {
-    const real = (clientId: string) =>
+    const real = async (clientId: string) =>
       (
-        t.ctx.sqlite.query('SELECT count(*) AS n FROM contacts WHERE client_id = ?').get(clientId) as {
+        (await t.ctx.sqlite
+          .query('SELECT count(*) AS n FROM contacts WHERE client_id = ?')
+          .get(clientId)) as {
           n: number
         }
       ).n
@@ -272,14 +274,14 @@ describe('contact totals', () => {
       [globexKey, globex],
     ] as const) {
       const listed = await t.call('GET', '/api/v1/contacts?limit=1', { key: k })
-      expect(listed.body.pagination.total).toBe(real(client))
+      expect(listed.body.pagination.total).toBe(await real(client))
     }
     const all = await t.call('GET', '/api/v1/contacts?limit=1')
     expect(all.body.pagination.total).toBe(
-      (t.ctx.sqlite.query('SELECT count(*) AS n FROM contacts').get() as { n: number }).n,
+      ((await t.ctx.sqlite.query('SELECT count(*) AS n FROM contacts').get()) as { n: number }).n,
     )
     const one = await t.call('GET', `/api/v1/contacts?limit=1&client_id=${acme}`)
-    expect(one.body.pagination.total).toBe(real(acme))
+    expect(one.body.pagination.total).toBe(await real(acme))
   })
 })
 
@@ -351,7 +353,7 @@ describe('upload edge cases', () => {
   })
 
   test('a segment with more values than SQLite can bind → 422, not 500', async () => {
-    const k = t.key({ scopes: ['lists:write'], clientId: acme })
+    const k = await t.key({ scopes: ['lists:write'], clientId: acme })
     const rules = Array.from({ length: 11 }, () => ({
       field: 'email',
       operator: 'in',

@@ -3,6 +3,7 @@ import { createHmac } from 'node:crypto'
 import { eq } from 'drizzle-orm'
 import { consents, contacts, replies } from '../../src/db/schema'
 import { loggedPath } from '../../src/http/rest/logged-path'
+import { mapInOrder } from '../../src/lib/in-order'
 import { BASE, createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
@@ -14,11 +15,11 @@ import { recordingProvider, startTestSender } from '../helpers/sender'
 // An opted-out contact's texts are skipped with sms_opted_out, and START brings them back.
 
 const INSTANCE_TOKEN = 'instance-twilio-token'
-const t = createTestApp({ env: { HERALD_TWILIO_AUTH_TOKEN: INSTANCE_TOKEN } })
+const t = await createTestApp({ env: { HERALD_TWILIO_AUTH_TOKEN: INSTANCE_TOKEN } })
 const provider = recordingProvider()
 startTestSender(t, provider)
 
-const acme = tenant(t, 'Acme')
+const acme = await tenant(t, 'Acme')
 const profile = await acme.call('PUT', `/api/v1/clients/${acme.clientId}/sending`, {})
 const URL_ = profile.feedback.urls.twilio_sms as string
 const list = await acme.call('POST', '/api/v1/lists', { name: 'Texts' })
@@ -80,10 +81,12 @@ function text(
   )
 }
 
-const optedOut = (id: string) =>
-  t.ctx.db.select({ v: contacts.smsOptOut }).from(contacts).where(eq(contacts.id, id)).get()!.v
-const consentsOf = (id: string) => t.ctx.db.select().from(consents).where(eq(consents.contactId, id)).all()
-const repliesOf = (id: string) => t.ctx.db.select().from(replies).where(eq(replies.contactId, id)).all()
+const optedOut = async (id: string) =>
+  (await t.ctx.db.select({ v: contacts.smsOptOut }).from(contacts).where(eq(contacts.id, id)).get())!.v
+const consentsOf = async (id: string) =>
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, id)).all()
+const repliesOf = async (id: string) =>
+  await t.ctx.db.select().from(replies).where(eq(replies.contactId, id)).all()
 const EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 /** An SMS campaign to the list; the statuses and skip reasons of its messages to `ids`. */
@@ -98,13 +101,14 @@ async function smsCampaign(ids: string[]) {
   await eventually(async () =>
     expect((await acme.call('GET', `/api/v1/campaigns/${c.id}`)).status).toBe('sent'),
   )
-  return ids.map(
-    (id) =>
-      t.ctx.sqlite
+  return mapInOrder(
+    ids,
+    async (id) =>
+      (await t.ctx.sqlite
         .query<{ status: string; skip_reason: string | null }, [string, string]>(
           'SELECT status, skip_reason FROM messages WHERE campaign_id = ? AND contact_id = ?',
         )
-        .get(c.id, id)!,
+        .get(c.id, id))!,
   )
 }
 
@@ -128,12 +132,12 @@ describe('who may post', () => {
       const n = await number()
       const r = await text(n.phone, 'STOP', o)
       expect(r.status).toBe(status)
-      expect(optedOut(n.ids[0]!)).toBe(false)
-      expect(consentsOf(n.ids[0]!).filter((c) => c.source === 'sms')).toHaveLength(0)
+      expect(await optedOut(n.ids[0]!)).toBe(false)
+      expect((await consentsOf(n.ids[0]!)).filter((c) => c.source === 'sms')).toHaveLength(0)
     })
 
   test('a client with its own Twilio account for SMS: its token signs, the instance’s does not', async () => {
-    const own = tenant(t, 'Own')
+    const own = await tenant(t, 'Own')
     const p = await own.call('PUT', `/api/v1/clients/${own.clientId}/sending`, {
       sms: {
         provider: 'twilio',
@@ -172,8 +176,8 @@ describe('keywords', () => {
       expect(await r.text()).toBe(EMPTY)
       await text(n.phone, word) // a repeat changes nothing
       for (const id of n.ids) {
-        expect(optedOut(id)).toBe(true)
-        expect(consentsOf(id).filter((c) => c.source === 'sms')).toMatchObject([
+        expect(await optedOut(id)).toBe(true)
+        expect((await consentsOf(id)).filter((c) => c.source === 'sms')).toMatchObject([
           { action: 'unsubscribed', listId: null, clientId: acme.clientId },
         ])
         expect((await acme.call('GET', `/api/v1/contacts/${id}`)).sms_opt_out).toBe(true)
@@ -181,31 +185,35 @@ describe('keywords', () => {
       for (const back of ['START', 'unstop', 'Yes'])
         expect(await (await text(n.phone, back)).text()).toBe(EMPTY)
       for (const id of n.ids) {
-        expect(optedOut(id)).toBe(false)
-        expect(consentsOf(id).map((c) => c.action)).toEqual(['subscribed', 'unsubscribed', 'subscribed'])
+        expect(await optedOut(id)).toBe(false)
+        expect((await consentsOf(id)).map((c) => c.action)).toEqual([
+          'subscribed',
+          'unsubscribed',
+          'subscribed',
+        ])
       }
     })
 
   test('another client’s contact with the same number is not touched', async () => {
     const n = await number()
-    const other = tenant(t, 'Other')
+    const other = await tenant(t, 'Other')
     const theirs = await other.call('POST', '/api/v1/contacts', { email: 'same@example.com', phone: n.phone })
     await text(n.phone, 'STOP')
-    expect(optedOut(n.ids[0]!)).toBe(true)
-    expect(optedOut(theirs.id)).toBe(false)
+    expect(await optedOut(n.ids[0]!)).toBe(true)
+    expect(await optedOut(theirs.id)).toBe(false)
   })
 
   test('an unknown number: 200, an empty answer, nothing stored', async () => {
-    const before = t.ctx.db.select().from(consents).all().length
+    const before = (await t.ctx.db.select().from(consents).all()).length
     for (const body of ['STOP', 'hello?']) {
       const r = await text('+14155550197', body)
       expect(r.status).toBe(200)
       expect(await r.text()).toBe(EMPTY)
     }
-    expect(t.ctx.db.select().from(consents).all().length).toBe(before)
-    expect(t.ctx.db.select().from(replies).where(eq(replies.fromAddress, '+14155550197')).all()).toHaveLength(
-      0,
-    )
+    expect((await t.ctx.db.select().from(consents).all()).length).toBe(before)
+    expect(
+      await t.ctx.db.select().from(replies).where(eq(replies.fromAddress, '+14155550197')).all(),
+    ).toHaveLength(0)
   })
 })
 
@@ -225,16 +233,16 @@ describe('the send path and replies', () => {
   test('any other text is a reply to the latest SMS the number was sent, with reply.received', async () => {
     const n = await number()
     expect(await text(n.phone, 'Do you ship to Canada?').then((r) => r.text())).toBe(EMPTY)
-    expect(repliesOf(n.ids[0]!)).toHaveLength(0) // nothing was sent to it yet: no message to answer
+    expect(await repliesOf(n.ids[0]!)).toHaveLength(0) // nothing was sent to it yet: no message to answer
     await smsCampaign(n.ids)
-    const latest = t.ctx.sqlite
+    const latest = (await t.ctx.sqlite
       .query<{ id: string }, [string]>(
         'SELECT id FROM messages WHERE contact_id = ? ORDER BY seq DESC LIMIT 1',
       )
-      .get(n.ids[0]!)!.id
+      .get(n.ids[0]!))!.id
     expect((await text(n.phone, 'STOP please')).status).toBe(200) // not a keyword: the whole text counts
-    expect(optedOut(n.ids[0]!)).toBe(false)
-    expect(repliesOf(n.ids[0]!)).toMatchObject([
+    expect(await optedOut(n.ids[0]!)).toBe(false)
+    expect(await repliesOf(n.ids[0]!)).toMatchObject([
       {
         messageId: latest,
         fromAddress: n.phone,
@@ -243,12 +251,13 @@ describe('the send path and replies', () => {
         subject: null,
       },
     ])
-    const [event] = t.ctx.sqlite
-      .query<{ data: string }, [string]>(
-        "SELECT data FROM events WHERE message_id = ? AND type = 'reply.received'",
-      )
-      .all(latest)
-      .map((e) => JSON.parse(e.data))
+    const [event] = (
+      await t.ctx.sqlite
+        .query<{ data: string }, [string]>(
+          "SELECT data FROM events WHERE message_id = ? AND type = 'reply.received'",
+        )
+        .all(latest)
+    ).map((e) => JSON.parse(e.data))
     expect(event).toMatchObject({ from: n.phone, snippet: 'STOP please' })
     expect((await acme.call('GET', `/api/v1/messages/${latest}`)).replied_at).not.toBeNull()
   })
@@ -263,11 +272,7 @@ describe('sms_opt_out through the API', () => {
     expect((await acme.call('PATCH', `/api/v1/contacts/${id}`, { sms_opt_out: false })).sms_opt_out).toBe(
       false,
     )
-    expect(
-      consentsOf(id)
-        .filter((c) => c.listId === null)
-        .map((c) => [c.action, c.source]),
-    ).toEqual([
+    expect((await consentsOf(id)).filter((c) => c.listId === null).map((c) => [c.action, c.source])).toEqual([
       ['unsubscribed', 'api'],
       ['subscribed', 'api'],
     ])

@@ -6,9 +6,9 @@ import { detailFields, type Scenario, scenarios } from '../helpers/scenarios'
 
 // Issue 14, points 10, 11, 17 and 18: what a 422 says, and what input is refused on every door.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId: acme })
 const asAcme = () => key
 
 const contact = await t.call('POST', '/api/v1/contacts', {

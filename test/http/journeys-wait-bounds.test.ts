@@ -7,7 +7,7 @@ import { detailFields } from '../helpers/scenarios'
 // then failed on every pass (RangeError: Invalid Date) for every tenant. A wait's duration and
 // a wait_for_event's timeout are at most 365 days (422 naming the node), like sequence delays.
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
 const trigger = { id: 't', type: 'trigger', trigger: 'manual', next: 'w' }
 

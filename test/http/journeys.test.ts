@@ -7,11 +7,11 @@ import { detailFields, scenarios } from '../helpers/scenarios'
 // The journeys API: graph checks on save and activation (422 naming nodes[id].member), the
 // state machine (409 with the allowed states), enrollment rules, tenancy, scopes, pagination.
 
-const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 const acme = await journeyTenant(t, 'Acme')
 const globex = await journeyTenant(t, 'Globex')
-const readOnly = t.key({ scopes: ['journeys:read'], clientId: acme.clientId })
-const contactsOnly = t.key({ scopes: ['contacts:read'], clientId: acme.clientId })
+const readOnly = await t.key({ scopes: ['journeys:read'], clientId: acme.clientId })
+const contactsOnly = await t.key({ scopes: ['contacts:read'], clientId: acme.clientId })
 const hook = await acme.call('POST', '/api/v1/webhooks', {
   url: 'http://127.0.0.1:9/hook',
   events: ['email.delivered'],
@@ -603,7 +603,7 @@ describe('enroll', () => {
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     // Still in (its first step has not run): skipped.
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(0)
-    t.ctx.sqlite.query("UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ?").run(c)
+    await t.ctx.sqlite.query("UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ?").run(c)
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     expect((await acme.enrollments(j.id)).length).toBe(2)
   })

@@ -6,7 +6,7 @@ import { detailFields } from '../helpers/scenarios'
 // Every list refuses a filter id that is no id, and a cursor it did not issue, the same way: a
 // 422 naming the parameter (one idFilter and one cursorPosition for all of them).
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
 const journey = await acme.call('POST', '/api/v1/journeys', {
   name: 'J',

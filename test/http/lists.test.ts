@@ -2,11 +2,11 @@ import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { invalid, scenarios } from '../helpers/scenarios'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeKey = t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
-const globexKey = t.key({ scopes: ['lists:write', 'contacts:write'], clientId: globex })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeKey = await t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
+const globexKey = await t.key({ scopes: ['lists:write', 'contacts:write'], clientId: globex })
 
 const contact = async (email: string, key = acmeKey) =>
   (await t.call('POST', '/api/v1/contacts', { key, body: { email } })).body.data.id as string
@@ -46,11 +46,11 @@ describe('lists and membership', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'subscribed', '{}', ?4, ?5)",
     )
-    t.ctx.sqlite.transaction(() => {
+    t.ctx.sqlite.transaction(async () => {
       for (let i = 0; i < 10_000; i++) {
         const id = Bun.randomUUIDv7()
         ids.push(id)
-        insert.run(id, acme, `bulk${i}@acme.io`, now, now)
+        await insert.run(id, acme, `bulk${i}@acme.io`, now, now)
       }
     })()
     const res = await t.call('POST', `/api/v1/lists/${list.id}/contacts`, {

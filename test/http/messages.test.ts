@@ -8,13 +8,13 @@ import { allChannels, recordingProvider } from '../helpers/sender'
 // POST /api/v1/messages: one message outside any campaign through the same verb and outbox.
 // The send worker is driven pass by pass, so "nothing was sent" is checked without waiting.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const writer = t.key({ scopes: ['campaigns:write'], clientId: acme })
-const setup = t.key({ scopes: ['admin:*'], clientId: acme })
-const reader = t.key({ scopes: ['campaigns:read', 'contacts:read'], clientId: acme })
-const globexKey = t.key({ scopes: ['admin:*'], clientId: globex })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const writer = await t.key({ scopes: ['campaigns:write'], clientId: acme })
+const setup = await t.key({ scopes: ['admin:*'], clientId: acme })
+const reader = await t.key({ scopes: ['campaigns:read', 'contacts:read'], clientId: acme })
+const globexKey = await t.key({ scopes: ['admin:*'], clientId: globex })
 
 const provider = recordingProvider()
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })

@@ -7,10 +7,10 @@ import { scenarios } from '../helpers/scenarios'
 // Found by the acceptance review against the binary: industry, description and reason refused
 // null while first_name, subject and the like took it.
 
-const t = createTestApp()
-const platform = t.key({ scopes: ['admin:*'] })
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId: acme })
+const t = await createTestApp()
+const platform = await t.key({ scopes: ['admin:*'] })
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId: acme })
 const asAcme = () => key
 
 describe('null for an optional, nullable member → 200 with null', () => {

@@ -7,8 +7,8 @@ import { createTestApp } from '../helpers/app'
 // (contacts:read, analytics:read…) still works too. The acceptance review found a campaigns:read
 // token refused on GET /contacts with 403 naming contacts:read.
 
-const t = createTestApp()
-const acme = t.client('Acme')
+const t = await createTestApp()
+const acme = await t.client('Acme')
 const oauthClient = (
   await t.call('POST', '/api/v1/oauth-clients', {
     key: t.adminKey,

@@ -26,7 +26,7 @@ type Json = Record<string, any>
 
 const dns = await startDnsServer()
 const receiver = startReceiver()
-const t = createTestApp({
+const t = await createTestApp({
   env: {
     HERALD_WEBHOOK_ALLOW_PRIVATE: '1',
     HERALD_DNS_SERVERS: dns.address,
@@ -152,8 +152,8 @@ beforeAll(async () => {
   ajv.addSchema({ $id: DOC_ID, components: doc.components })
 })
 
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId: acme })
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId: acme })
 const as = (k: string | null, o: CallOptions = {}) => ({ ...o, key: k })
 const contactExample = () =>
   structuredClone(
@@ -230,7 +230,7 @@ describe('every operation answers what /openapi.json declares', () => {
     const claim = (k: string | null) =>
       call('POST', '/agent/auth/claim', { key: k, body: { registration_id: reg.registration_id } })
     expect((await claim(null)).status).toBe(409)
-    const [row] = t.ctx.db.select().from(agentRegistrations).all()
+    const [row] = await t.ctx.db.select().from(agentRegistrations).all()
     await invoke(approveRegistrationVerb, withActor(t.ctx, systemActor('test'), 'test'), {
       id: row!.id,
       client_id: acme,
@@ -604,7 +604,7 @@ describe('every operation answers what /openapi.json declares', () => {
     expect((await call('GET', '/api/v1/contacts', as(null))).status).toBe(401)
     expect((await call('GET', '/api/v1/contacts', as('hrld_nope'))).status).toBe(401)
     // 403 names the scope.
-    const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
+    const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
     const denied = await call('POST', '/api/v1/contacts', as(reader, { body: { email: 'x@acme.io' } }))
     expect(denied.status).toBe(403)
     expect(denied.body.error.details.required_scope).toBe('contacts:write')
@@ -674,7 +674,7 @@ describe('every operation answers what /openapi.json declares', () => {
   })
 
   test('rate limits: RateLimit-* on every answer of a limited key, Retry-After on 429', async () => {
-    const limited = t.key({ scopes: ['contacts:read'], clientId: acme, tier: 'standard' })
+    const limited = await t.key({ scopes: ['contacts:read'], clientId: acme, tier: 'standard' })
     const first = await call('GET', '/api/v1/contacts?limit=1', as(limited))
     expect(first.headers.get('ratelimit-limit')).toBe('100')
     let last = first

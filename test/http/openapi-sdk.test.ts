@@ -9,7 +9,7 @@ import { createTestApp } from '../helpers/app'
 // uses what the document promises (named schemas, typed error details, the CSV media type,
 // typed segment rules, launch's confirm: true), so a document that regresses fails to compile.
 
-const t = createTestApp()
+const t = await createTestApp()
 const ROOT = join(import.meta.dir, '../..')
 // Under node_modules so the program resolves openapi-fetch like a project depending on it.
 mkdirSync(join(ROOT, 'node_modules/.cache'), { recursive: true })

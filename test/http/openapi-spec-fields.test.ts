@@ -9,7 +9,7 @@ import { createTestApp } from '../helpers/app'
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked freely
 type Json = Record<string, any>
 
-const t = createTestApp()
+const t = await createTestApp()
 const doc: Json = (await t.call('GET', '/openapi.json', { key: null })).body
 
 const deref = (s: Json): Json => (s?.$ref ? deref(doc.components.schemas[s.$ref.split('/').pop()]) : s)

@@ -18,7 +18,7 @@ import { startTestSender } from '../helpers/sender'
 // biome-ignore lint/suspicious/noExplicitAny: the document and bodies are walked freely
 type Json = Record<string, any>
 
-const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 const receiver = startReceiver()
 startTestSender(t)
 const worker = startWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 1000, pollMs: 10 })

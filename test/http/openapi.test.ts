@@ -4,7 +4,7 @@ import { operations } from '../../src/http/rest/registry'
 import { ERROR_STATUS } from '../../src/http/rest/respond'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
+const t = await createTestApp()
 
 describe('OpenAPI document', () => {
   test('validates with swagger-parser and carries version 1.0.0', async () => {
@@ -55,7 +55,7 @@ describe('OpenAPI document', () => {
   })
 
   test('internal routes (tracking links, unsubscribe pages, provider callbacks) are not in it', async () => {
-    const app = createTestApp({
+    const app = await createTestApp({
       env: {
         HERALD_SMS_PROVIDER: 'twilio',
         HERALD_TWILIO_BASE_URL: 'http://127.0.0.1:9',

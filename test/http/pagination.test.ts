@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
+const t = await createTestApp()
 const created: string[] = [t.defaultClientId]
-for (let i = 0; i < 6; i++) created.push(t.client(`Client ${i}`))
+for (let i = 0; i < 6; i++) created.push(await t.client(`Client ${i}`))
 const newestFirst = [...created].reverse()
 
 describe('cursor pagination', () => {
@@ -62,7 +62,7 @@ describe('cursor pagination', () => {
 
   test('a platform-wide key can narrow api-keys to one client; a bad client_id is 422', async () => {
     const c = created[1]!
-    t.key({ scopes: ['contacts:read'], clientId: c })
+    await t.key({ scopes: ['contacts:read'], clientId: c })
     const res = await t.call('GET', `/api/v1/api-keys?client_id=${c}`)
     expect(res.status).toBe(200)
     expect(res.body.data.every((k: { client_id: string }) => k.client_id === c)).toBe(true)

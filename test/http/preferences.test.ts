@@ -21,19 +21,23 @@ import { recordingProvider, startTestSender } from '../helpers/sender'
 // name change and "unsubscribe from everything"; `preferences_url` in a sent message and in a
 // template preview, and the unsubscribe page's link to it.
 
-const t = createTestApp()
+const t = await createTestApp()
 const provider = recordingProvider()
 startTestSender(t, provider)
 const key = trackingKey(t.ctx.secretKey)
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/130.0'
 
-const { clientId, call } = tenant(t)
-const other = tenant(t, 'Other')
+const { clientId, call } = await tenant(t)
+const other = await tenant(t, 'Other')
 const news = await call('POST', '/api/v1/lists', { name: 'news-internal' })
 const deals = await call('POST', '/api/v1/lists', { name: 'Deals' })
 const hidden = await call('POST', '/api/v1/lists', { name: 'Hidden' })
-t.ctx.db.update(lists).set({ public: true, publicName: 'Weekly news' }).where(eq(lists.id, news.id)).run()
-t.ctx.db.update(lists).set({ public: true }).where(eq(lists.id, deals.id)).run()
+await t.ctx.db
+  .update(lists)
+  .set({ public: true, publicName: 'Weekly news' })
+  .where(eq(lists.id, news.id))
+  .run()
+await t.ctx.db.update(lists).set({ public: true }).where(eq(lists.id, deals.id)).run()
 
 let serial = 0
 /** A contact of the tenant on `listIds`, and its preference centre's path. */
@@ -70,25 +74,23 @@ const nonceOf = async (path: string) =>
   /name="nonce" value="([^"]+)"/.exec(await (await hit('GET', path)).text())![1]!
 
 /** What a POST may change: memberships, consent rows, the contact's name and status, suppressions. */
-function state(contactId: string) {
-  const c = t.ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).get()!
+async function state(contactId: string) {
+  const c = (await t.ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).get())!
   return {
     memberships: Object.fromEntries(
-      t.ctx.db
-        .select()
-        .from(listMembers)
-        .where(eq(listMembers.contactId, contactId))
-        .all()
-        .map((m) => [m.listId, m.status]),
+      (await t.ctx.db.select().from(listMembers).where(eq(listMembers.contactId, contactId)).all()).map(
+        (m) => [m.listId, m.status],
+      ),
     ),
-    consents: t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all().length,
+    consents: (await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()).length,
     name: [c.firstName, c.lastName],
     status: c.status,
-    suppressed: t.ctx.db.select().from(suppressions).where(eq(suppressions.email, c.email)).all().length,
+    suppressed: (await t.ctx.db.select().from(suppressions).where(eq(suppressions.email, c.email)).all())
+      .length,
   }
 }
-const consentsOf = (contactId: string) =>
-  t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
+const consentsOf = async (contactId: string) =>
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
 const memberCount = async (listId: string) => (await call('GET', `/api/v1/lists/${listId}`)).member_count
 
 describe('links that are not a preference centre', () => {
@@ -105,7 +107,7 @@ describe('links that are not a preference centre', () => {
   for (const [name, pathOf] of rows)
     test(`${name} → 404 page, GET and POST, nothing changed`, async () => {
       const p = await person()
-      const before = state(p.id)
+      const before = await state(p.id)
       const path = pathOf(p)
       const got = await hit('GET', path)
       expect(got.status).toBe(404)
@@ -116,7 +118,7 @@ describe('links that are not a preference centre', () => {
         unsubscribe_all: '1',
       })
       expect(posted.status).toBe(404)
-      expect(state(p.id)).toEqual(before)
+      expect(await state(p.id)).toEqual(before)
     })
 })
 
@@ -155,7 +157,7 @@ describe('a POST without a fresh nonce of this contact is refused and changes no
   for (const [name, nonceFor] of rows)
     test(`${name} → 403`, async () => {
       const p = await person()
-      const before = state(p.id)
+      const before = await state(p.id)
       const nonce = nonceFor(p.id)
       const r = await hit('POST', p.path, {
         ...(nonce === null ? {} : { nonce }),
@@ -165,7 +167,7 @@ describe('a POST without a fresh nonce of this contact is refused and changes no
       })
       expect(r.status).toBe(403)
       expect(await r.text()).toContain('Nothing was changed')
-      expect(state(p.id)).toEqual(before)
+      expect(await state(p.id)).toEqual(before)
     })
 })
 
@@ -181,7 +183,7 @@ describe('saving', () => {
     })
     expect(r.status).toBe(200)
     expect(await r.text()).toContain('Your preferences are saved')
-    const after = state(p.id)
+    const after = await state(p.id)
     expect(after.memberships).toEqual({
       [news.id]: 'confirmed',
       [deals.id]: 'unsubscribed',
@@ -189,7 +191,7 @@ describe('saving', () => {
     })
     expect(after.status).toBe('subscribed')
     expect(await memberCount(deals.id)).toBe(dealsBefore - 1)
-    const left = consentsOf(p.id).filter((c) => c.source === 'preferences')
+    const left = (await consentsOf(p.id)).filter((c) => c.source === 'preferences')
     expect(left).toHaveLength(1)
     expect(left[0]).toMatchObject({
       listId: deals.id,
@@ -202,13 +204,12 @@ describe('saving', () => {
     // The page shows it unticked now; ticking it again rejoins as a confirmed member.
     expect(await (await hit('GET', p.path)).text()).toMatch(new RegExp(`value="${deals.id}"> Deals`))
     await hit('POST', p.path, { nonce: await nonceOf(p.path), list: [news.id, deals.id] })
-    expect(state(p.id).memberships[deals.id]).toBe('confirmed')
+    expect((await state(p.id)).memberships[deals.id]).toBe('confirmed')
     expect(await memberCount(deals.id)).toBe(dealsBefore)
-    expect(
-      consentsOf(p.id)
-        .filter((c) => c.source === 'preferences')
-        .map((c) => c.action),
-    ).toEqual(['unsubscribed', 'subscribed'])
+    expect((await consentsOf(p.id)).filter((c) => c.source === 'preferences').map((c) => c.action)).toEqual([
+      'unsubscribed',
+      'subscribed',
+    ])
   })
 
   test('a list left in the preference centre: its next campaign skips the contact, the other list’s reaches them', async () => {
@@ -226,11 +227,13 @@ describe('saving', () => {
       await eventually(async () =>
         expect((await call('GET', `/api/v1/campaigns/${c.id}`)).status).toBe('sent'),
       )
-      return t.ctx.sqlite
-        .query<{ status: string }, [string, string]>(
-          'SELECT status FROM messages WHERE campaign_id = ? AND contact_id = ?',
-        )
-        .all(c.id, p.id)
+      return (
+        await t.ctx.sqlite
+          .query<{ status: string }, [string, string]>(
+            'SELECT status FROM messages WHERE campaign_id = ? AND contact_id = ?',
+          )
+          .all(c.id, p.id)
+      )
         .map((m) => m.status)
         .filter((s) => s !== 'skipped')
     }
@@ -240,22 +243,22 @@ describe('saving', () => {
 
   test('a double opt-in list waiting for confirmation shows ticked; saving it ticked confirms it', async () => {
     const p = await person([news.id])
-    t.ctx.db.update(lists).set({ optIn: 'double' }).where(eq(lists.id, deals.id)).run()
+    await t.ctx.db.update(lists).set({ optIn: 'double' }).where(eq(lists.id, deals.id)).run()
     try {
-      addMembers(t.ctx, deals.id, [p.id], Date.now(), { status: 'unconfirmed' })
+      await addMembers(t.ctx, deals.id, [p.id], Date.now(), { status: 'unconfirmed' })
       const html = await (await hit('GET', p.path)).text()
       expect(html).toMatch(
         new RegExp(`value="${deals.id}" checked> Deals <small>\\(waiting for your confirmation`),
       )
       await hit('POST', p.path, { nonce: await nonceOf(p.path), list: [news.id, deals.id] })
-      expect(state(p.id).memberships[deals.id]).toBe('confirmed')
-      expect(consentsOf(p.id).at(-1)).toMatchObject({
+      expect((await state(p.id)).memberships[deals.id]).toBe('confirmed')
+      expect((await consentsOf(p.id)).at(-1)).toMatchObject({
         listId: deals.id,
         action: 'confirmed',
         source: 'preferences',
       })
     } finally {
-      t.ctx.db.update(lists).set({ optIn: 'single' }).where(eq(lists.id, deals.id)).run()
+      await t.ctx.db.update(lists).set({ optIn: 'single' }).where(eq(lists.id, deals.id)).run()
     }
   })
 
@@ -267,14 +270,14 @@ describe('saving', () => {
       last_name: '',
       list: [news.id, deals.id, hidden.id, other.clientId],
     })
-    const after = state(p.id)
+    const after = await state(p.id)
     expect(after.name).toEqual(['Annie', null])
     expect(after.memberships).toEqual({
       [news.id]: 'confirmed',
       [deals.id]: 'confirmed',
       [hidden.id]: 'confirmed',
     })
-    expect(consentsOf(p.id).filter((c) => c.source === 'preferences')).toHaveLength(0)
+    expect((await consentsOf(p.id)).filter((c) => c.source === 'preferences')).toHaveLength(0)
     expect((await call('GET', `/api/v1/contacts/${p.id}`)).first_name).toBe('Annie')
   })
 
@@ -287,27 +290,28 @@ describe('saving', () => {
     })
     expect(r.status).toBe(200)
     expect(await r.text()).toContain('You are unsubscribed')
-    const after = state(p.id)
+    const after = await state(p.id)
     expect(after.status).toBe('unsubscribed')
     expect(after.suppressed).toBe(1)
     // Lists are left as they were: the contact receives nothing anyway.
     expect(after.memberships[deals.id]).toBe('confirmed')
-    expect(consentsOf(p.id).filter((c) => c.source === 'preferences')).toMatchObject([
+    expect((await consentsOf(p.id)).filter((c) => c.source === 'preferences')).toMatchObject([
       { listId: null, action: 'unsubscribed' },
     ])
-    const events = () =>
-      t.ctx.sqlite
-        .query<{ data: string }, [string]>(
-          "SELECT data FROM events WHERE contact_id = ? AND type = 'contact.unsubscribed'",
-        )
-        .all(p.id)
-        .map((e) => JSON.parse(e.data))
-    expect(events()).toMatchObject([{ source: 'preferences', email: p.email, message_id: null }])
+    const events = async () =>
+      (
+        await t.ctx.sqlite
+          .query<{ data: string }, [string]>(
+            "SELECT data FROM events WHERE contact_id = ? AND type = 'contact.unsubscribed'",
+          )
+          .all(p.id)
+      ).map((e) => JSON.parse(e.data))
+    expect(await events()).toMatchObject([{ source: 'preferences', email: p.email, message_id: null }])
     // The page now says so; a second "everything" changes nothing more.
     expect(await (await hit('GET', p.path)).text()).toContain('You receive no messages')
     await hit('POST', p.path, { nonce: await nonceOf(p.path), unsubscribe_all: '1' })
-    expect(events()).toHaveLength(1)
-    expect(consentsOf(p.id).filter((c) => c.source === 'preferences')).toHaveLength(1)
+    expect(await events()).toHaveLength(1)
+    expect((await consentsOf(p.id)).filter((c) => c.source === 'preferences')).toHaveLength(1)
   })
 })
 

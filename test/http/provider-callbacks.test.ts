@@ -32,7 +32,7 @@ const twilio = Bun.serve({
 })
 afterAll(() => twilio.stop(true))
 
-const t = createTestApp({
+const t = await createTestApp({
   env: {
     HERALD_SMS_PROVIDER: 'twilio',
     HERALD_TWILIO_BASE_URL: `http://127.0.0.1:${twilio.port}`,
@@ -67,8 +67,8 @@ const callback = (params: Record<string, string>, signature = sign(params)) =>
     }),
   )
 
-const clientId = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId })
+const clientId = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId })
 const call = async (method: string, path: string, body?: unknown) =>
   (await t.call(method, path, { key, body })).body.data
 const list = await call('POST', '/api/v1/lists', { name: 'Phones' })
@@ -118,9 +118,9 @@ describe('SMS through the Twilio adapter', () => {
     })
     expect(r.status).toBe(204)
     expect((await call('GET', `/api/v1/messages/${m.id}`)).status).toBe('delivered')
-    const [e] = t.ctx.sqlite
+    const [e] = (await t.ctx.sqlite
       .query("SELECT data FROM events WHERE type = 'email.delivered' AND message_id = ?")
-      .all(m.id) as {
+      .all(m.id)) as {
       data: string
     }[]
     expect(JSON.parse(e!.data)).toMatchObject({ channel: 'sms', email: 'ann@example.com' })
@@ -163,7 +163,7 @@ describe('SMS through the Twilio adapter', () => {
     expect(big.status).toBe(413)
     expect((await big.json()).error.code).toBe('PAYLOAD_TOO_LARGE')
     // Served all the same: clients' own Twilio accounts report there, naming the client.
-    const plain = createTestApp()
+    const plain = await createTestApp()
     for (const url of [CALLBACK, `${CALLBACK}?client=nobody`]) {
       const r = await plain.app.handle(
         new Request(url, { method: 'POST', headers: { 'x-twilio-signature': sign({}, TOKEN) }, body: '' }),

@@ -6,7 +6,7 @@ import { type EmailOut, INBOUND_ENV, replyTo, sendCampaign } from '../inbound/fi
 
 // GET /api/v1/replies and /replies/{id}: scope replies:read, paginated, tenant-scoped.
 
-const t = createTestApp({ env: { HERALD_INBOUND_DOMAIN: INBOUND_ENV.HERALD_INBOUND_DOMAIN } })
+const t = await createTestApp({ env: { HERALD_INBOUND_DOMAIN: INBOUND_ENV.HERALD_INBOUND_DOMAIN } })
 const provider = recordingProvider()
 startTestSender(t, provider)
 
@@ -24,8 +24,8 @@ beforeAll(async () => {
   ids.push(await reply(a.out['bob@example.com']!, 'Bob here\n\n> quoted'))
   ids.push(await reply(a.out['ann@example.com']!, 'Ann again'))
   await reply(b.out['cy@example.com']!, 'Cy of the other client')
-  readA = t.key({ scopes: ['replies:read'], clientId: a.clientId })
-  readB = t.key({ scopes: ['replies:read'], clientId: b.clientId })
+  readA = await t.key({ scopes: ['replies:read'], clientId: a.clientId })
+  readB = await t.key({ scopes: ['replies:read'], clientId: b.clientId })
 })
 
 const get = (path: string, key?: string) => t.call('GET', path, { key })
@@ -82,7 +82,7 @@ describe('GET /api/v1/replies', () => {
   })
 
   test('needs replies:read (403 naming it)', async () => {
-    const key = t.key({ scopes: ['contacts:read', 'campaigns:read'], clientId: a.clientId })
+    const key = await t.key({ scopes: ['contacts:read', 'campaigns:read'], clientId: a.clientId })
     for (const path of ['/api/v1/replies', `/api/v1/replies/${ids[0]}`]) {
       const r = await get(path, key)
       expect(r.status).toBe(403)
@@ -129,8 +129,8 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
   let theirJourney: string
   let theirSequence: string
   beforeAll(async () => {
-    const adminA = t.key({ scopes: ['admin:*'], clientId: a.clientId })
-    const adminB = t.key({ scopes: ['admin:*'], clientId: b.clientId })
+    const adminA = await t.key({ scopes: ['admin:*'], clientId: a.clientId })
+    const adminB = await t.key({ scopes: ['admin:*'], clientId: b.clientId })
     const create = async (key: string, path: string) => {
       const r = await t.call('POST', path, { key, body: { name: 'Draft' } })
       expect(r.status).toBe(200)
@@ -140,14 +140,14 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
     sequence = await create(adminA, '/api/v1/sequences')
     theirJourney = await create(adminB, '/api/v1/journeys')
     theirSequence = await create(adminB, '/api/v1/sequences')
-    const mark = (m: EmailOut, column: 'journey_id' | 'sequence_id', id: string) =>
-      t.ctx.sqlite.run(
+    const mark = async (m: EmailOut, column: 'journey_id' | 'sequence_id', id: string) =>
+      await t.ctx.sqlite.run(
         'UPDATE messages SET campaign_id = NULL, source_kind = ?1, source_id = ?2 WHERE id = ?3',
         [column === 'journey_id' ? 'journey' : 'sequence', id, m.id],
       )
-    mark(a.out['ann@example.com']!, 'journey_id', journey)
-    mark(a.out['bob@example.com']!, 'sequence_id', sequence)
-    mark(b.out['cy@example.com']!, 'journey_id', theirJourney)
+    await mark(a.out['ann@example.com']!, 'journey_id', journey)
+    await mark(a.out['bob@example.com']!, 'sequence_id', sequence)
+    await mark(b.out['cy@example.com']!, 'journey_id', theirJourney)
     fromJourney.push(await reply(a.out['ann@example.com']!, 'Journey answer'))
     fromSequence.push(await reply(a.out['bob@example.com']!, 'Sequence answer'))
     await reply(b.out['cy@example.com']!, 'Their journey answer')
@@ -177,7 +177,7 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
     for (const q of [`journey_id=${theirJourney}`, `sequence_id=${theirSequence}`]) {
       expect(await idsOf(`/api/v1/replies?${q}`)).toEqual([])
       expect(
-        await idsOf(`/api/v1/messages?${q}`, t.key({ scopes: ['admin:*'], clientId: a.clientId })),
+        await idsOf(`/api/v1/messages?${q}`, await t.key({ scopes: ['admin:*'], clientId: a.clientId })),
       ).toEqual([])
     }
     // Their own key sees their reply.

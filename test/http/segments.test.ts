@@ -3,11 +3,11 @@ import { recordEvent } from '../../src/services/events/record'
 import { createTestApp } from '../helpers/app'
 
 const DAY = 86_400_000
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const key = t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
-const globexKey = t.key({ scopes: ['lists:write'], clientId: globex })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const key = await t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
+const globexKey = await t.key({ scopes: ['lists:write'], clientId: globex })
 
 const contact = async (body: Record<string, unknown>) =>
   (await t.call('POST', '/api/v1/contacts', { key, body })).body.data.id as string
@@ -28,18 +28,18 @@ const bob = await contact({
 })
 const cat = await contact({ email: 'cat@initech.com', first_name: 'Cat', custom_fields: { plan: 'pro' } })
 const dan = await contact({ email: 'dan@acme.io', status: 'unsubscribed' })
-const opened = (contactId: string, daysAgo: number) =>
-  recordEvent(t.ctx, {
+const opened = async (contactId: string, daysAgo: number) =>
+  await recordEvent(t.ctx, {
     clientId: acme,
     type: 'email.opened',
     contactId,
     occurredAt: Date.now() - daysAgo * DAY,
     data: {},
   })
-opened(ann, 3)
-opened(bob, 45)
-opened(cat, 1)
-opened(cat, 2)
+await opened(ann, 3)
+await opened(bob, 45)
+await opened(cat, 1)
+await opened(cat, 2)
 
 async function members(rule_groups: unknown, match?: string) {
   const res = await t.call('POST', '/api/v1/segments', {

@@ -4,12 +4,12 @@ import { startDnsServer } from '../helpers/dns-server'
 import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
 const dns = await startDnsServer()
-const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address, HERALD_SENDING_IP: '192.0.2.25' } })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
-const acmeReader = t.key({ scopes: ['campaigns:read'], clientId: acme })
-const globexAdmin = t.key({ scopes: ['admin:*'], clientId: globex })
+const t = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address, HERALD_SENDING_IP: '192.0.2.25' } })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
+const acmeReader = await t.key({ scopes: ['campaigns:read'], clientId: acme })
+const globexAdmin = await t.key({ scopes: ['admin:*'], clientId: globex })
 
 async function create(body: Record<string, unknown>, key = acmeAdmin) {
   const res = await t.call('POST', '/api/v1/senders', { key, body })

@@ -8,11 +8,11 @@ import { startSink } from '../helpers/smtp-sink'
 // is kept), stored encrypted; a tenant reaches only its own client, and its relay must be on a
 // public address; the test action names the step that failed.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const other = t.client('Other')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
-const acmeWriter = t.key({ scopes: ['campaigns:write'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const other = await t.client('Other')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
+const acmeWriter = await t.key({ scopes: ['campaigns:write'], clientId: acme })
 const path = (id = acme) => `/api/v1/clients/${id}/sending`
 const put = async (body: unknown, key = t.adminKey, id = acme) => t.call('PUT', path(id), { key, body })
 const sendgridKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' })
@@ -23,7 +23,7 @@ const rsaKey = generateKeyPairSync('rsa', { modulusLength: 1024 })
   .toString('base64')
 const otherSender = (
   await t.call('POST', '/api/v1/senders', {
-    key: t.key({ scopes: ['admin:*'], clientId: other }),
+    key: await t.key({ scopes: ['admin:*'], clientId: other }),
     body: { from_email: 'o@other.example', from_name: 'O' },
   })
 ).body.data.id as string
@@ -54,9 +54,9 @@ describe('GET and PUT /clients/{id}/sending', () => {
       hourly_cap: null,
     })
     expect(r.text).not.toContain('hunter2')
-    const stored = t.ctx.sqlite
+    const stored = (await t.ctx.sqlite
       .query('SELECT profile FROM sending_profiles WHERE client_id = ?')
-      .get(acme) as {
+      .get(acme)) as {
       profile: string
     }
     expect(stored.profile).not.toContain('hunter2')

@@ -7,7 +7,7 @@ import { detailFields } from '../helpers/scenarios'
 // the enrollments list answer 500 (the due time was no valid instant). It is refused on save
 // (422 naming steps[i].delay), and so is an over-long {days, hours, minutes}.
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
 const first = { subject: 'Hello', body_text: 'Hi' }
 

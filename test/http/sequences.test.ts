@@ -8,11 +8,11 @@ import { detailFields, scenarios } from '../helpers/scenarios'
 // DESIGN §7 extensions: step checks (422 naming steps[i].member), the state machine (409 with
 // the allowed states), enrollment (contacts, segment, list; skipped counts), runs and stop.
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
 const globex = await journeyTenant(t, 'Globex')
-const readOnly = t.key({ scopes: ['sequences:read'], clientId: acme.clientId })
-const contactsOnly = t.key({ scopes: ['contacts:read'], clientId: acme.clientId })
+const readOnly = await t.key({ scopes: ['sequences:read'], clientId: acme.clientId })
+const contactsOnly = await t.key({ scopes: ['contacts:read'], clientId: acme.clientId })
 const segment = await acme.call('POST', '/api/v1/segments', {
   name: 'Pros',
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.plan', operator: 'eq', value: 'pro' }] }],
@@ -328,7 +328,7 @@ describe('states', () => {
     const s = await acme.call('POST', '/api/v1/sequences', withSteps({ template_id: tpl.id }))
     // The API refuses to delete a template a sequence uses (templates-in-use.test.ts); activation
     // still checks, for a row gone another way (an older database, a manual fix).
-    t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
+    await t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
     const r2 = await post(`/api/v1/sequences/${s.id}/activate`)
     expect(r2.status).toBe(422)
     expect(detailFields(r2.body)).toContain('steps[0].template_id')
@@ -364,7 +364,7 @@ describe('update', () => {
     const tpl = await acme.call('POST', '/api/v1/templates', { name: 'Temp', subject: 'x', body_text: 'x' })
     const live = await acme.call('POST', '/api/v1/sequences', withSteps({ template_id: tpl.id }))
     await acme.call('POST', `/api/v1/sequences/${live.id}/activate`)
-    t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
+    await t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
     r = await t.call('PATCH', `/api/v1/sequences/${live.id}`, { key: acme.key, body: { name: 'Renamed' } })
     expect(r.status).toBe(200)
   })

@@ -2,15 +2,15 @@ import { describe, expect, test } from 'bun:test'
 import { isSuppressed } from '../../src/services/suppressions/check'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeCompliance = t.key({ scopes: ['compliance:read'], clientId: acme })
-const globexCompliance = t.key({ scopes: ['compliance:read'], clientId: globex })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeCompliance = await t.key({ scopes: ['compliance:read'], clientId: acme })
+const globexCompliance = await t.key({ scopes: ['compliance:read'], clientId: globex })
 
 describe('suppressions', () => {
   test('POST needs compliance:read (as the spec says)', async () => {
-    const k = t.key({ scopes: ['contacts:write'], clientId: acme })
+    const k = await t.key({ scopes: ['contacts:write'], clientId: acme })
     const res = await t.call('POST', '/api/v1/suppressions', { key: k, body: { email: 'x@y.io' } })
     expect(res.status).toBe(403)
     expect(res.body.error.details.required_scope).toBe('compliance:read')
@@ -33,8 +33,8 @@ describe('suppressions', () => {
       body: { email: 'STOP@example.com' },
     })
     expect(again.body.data.id).toBe(first.body.data.id)
-    expect(isSuppressed(t.ctx.db, acme, 'stop@EXAMPLE.com')).toBe(true)
-    expect(isSuppressed(t.ctx.db, globex, 'stop@example.com')).toBe(false)
+    expect(await isSuppressed(t.ctx.db, acme, 'stop@EXAMPLE.com')).toBe(true)
+    expect(await isSuppressed(t.ctx.db, globex, 'stop@example.com')).toBe(false)
     const list = await t.call('GET', '/api/v1/suppressions', { key: globexCompliance })
     expect(list.body.data).toEqual([])
   })
@@ -46,7 +46,7 @@ describe('suppressions', () => {
     ).toBe(404)
     const res = await t.call('DELETE', '/api/v1/suppressions/LIFT@example.com', { key: acmeCompliance })
     expect(res.status).toBe(200)
-    expect(isSuppressed(t.ctx.db, acme, 'lift@example.com')).toBe(false)
+    expect(await isSuppressed(t.ctx.db, acme, 'lift@example.com')).toBe(false)
     expect(
       (await t.call('DELETE', '/api/v1/suppressions/lift@example.com', { key: acmeCompliance })).status,
     ).toBe(404)
@@ -60,7 +60,7 @@ describe('suppressions', () => {
     expect(ambiguous.body.error.details[0].field).toBe('client_id')
     const res = await t.call('DELETE', `/api/v1/suppressions/both@example.com?client_id=${globex}`)
     expect(res.status).toBe(200)
-    expect(isSuppressed(t.ctx.db, acme, 'both@example.com')).toBe(true)
+    expect(await isSuppressed(t.ctx.db, acme, 'both@example.com')).toBe(true)
   })
 
   test('validation', async () => {

@@ -7,7 +7,7 @@ import { journeyTenant } from '../helpers/journey'
 // user and state; the state is set on the row directly (the transitions are tested elsewhere:
 // this table is about which states count). Finished campaigns and archived flows do not block.
 
-const t = createTestApp()
+const t = await createTestApp()
 const acme = await journeyTenant(t, 'Acme')
 
 let n = 0
@@ -43,8 +43,8 @@ async function userOf(kind: Kind, templateId: string): Promise<string> {
 }
 
 const TABLE: Record<Kind, string> = { campaign: 'campaigns', journey: 'journeys', sequence: 'sequences' }
-const setStatus = (kind: Kind, id: string, status: string) =>
-  t.ctx.sqlite.run(`UPDATE ${TABLE[kind]} SET status = ? WHERE id = ?`, [status, id])
+const setStatus = async (kind: Kind, id: string, status: string) =>
+  await t.ctx.sqlite.run(`UPDATE ${TABLE[kind]} SET status = ? WHERE id = ?`, [status, id])
 
 const del = (id: string, key = acme.key) => t.call('DELETE', `/api/v1/templates/${id}`, { key })
 
@@ -71,7 +71,7 @@ describe('delete refuses while a campaign, journey or sequence may still use the
     test(`${row.kind} ${row.status} → ${row.inUse ? 409 : 200}`, async () => {
       const id = await template()
       const user = await userOf(row.kind, id)
-      setStatus(row.kind, user, row.status)
+      await setStatus(row.kind, user, row.status)
       const res = await del(id)
       const still = await t.call('GET', `/api/v1/templates/${id}`, { key: acme.key })
       if (row.inUse) {
@@ -112,10 +112,10 @@ describe('delete refuses while a campaign, journey or sequence may still use the
     expect(res.body.error.details.used_by.map((u: { id: string }) => u.id)).toEqual(users)
     expect(res.body.error.message).toMatch(/ and 2 more; /)
     // Once each is finished or archived, the delete goes through.
-    setStatus('campaign', users[0]!, 'sent')
-    setStatus('campaign', users[1]!, 'cancelled')
-    for (const j of [users[2]!]) setStatus('journey', j, 'archived')
-    for (const s of users.slice(3)) setStatus('sequence', s, 'archived')
+    await setStatus('campaign', users[0]!, 'sent')
+    await setStatus('campaign', users[1]!, 'cancelled')
+    for (const j of [users[2]!]) await setStatus('journey', j, 'archived')
+    for (const s of users.slice(3)) await setStatus('sequence', s, 'archived')
     expect((await del(id)).status).toBe(200)
   })
 

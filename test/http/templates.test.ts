@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeWriter = t.key({ scopes: ['templates:write'], clientId: acme })
-const acmeReader = t.key({ scopes: ['campaigns:read'], clientId: acme })
-const globexWriter = t.key({ scopes: ['templates:write', 'contacts:write'], clientId: globex })
-const acmeContacts = t.key({ scopes: ['contacts:write'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeWriter = await t.key({ scopes: ['templates:write'], clientId: acme })
+const acmeReader = await t.key({ scopes: ['campaigns:read'], clientId: acme })
+const globexWriter = await t.key({ scopes: ['templates:write', 'contacts:write'], clientId: globex })
+const acmeContacts = await t.key({ scopes: ['contacts:write'], clientId: acme })
 
 const HTML = `<html><head><style>p { color: #333333; } .cta { font-weight: bold; }</style></head><body>
 <p>Hello {{ contact.first_name | default: "there" }},</p>
@@ -255,8 +255,8 @@ describe('tenancy', () => {
   })
 
   test('lists paginate newest first with an exact total', async () => {
-    const c = t.client('Paged')
-    const key = t.key({ scopes: ['templates:write'], clientId: c })
+    const c = await t.client('Paged')
+    const key = await t.key({ scopes: ['templates:write'], clientId: c })
     const ids: string[] = []
     for (let i = 0; i < 5; i++) ids.push((await create({ name: `T${i}` }, key)).id)
     const first = await t.call('GET', '/api/v1/templates?limit=3', { key })

@@ -4,15 +4,15 @@ import { createTestApp } from '../helpers/app'
 import { eventually } from '../helpers/receiver'
 import { startTestSender } from '../helpers/sender'
 
-const t = createTestApp()
+const t = await createTestApp()
 startTestSender(t)
 const BROWSER =
   'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Safari/605.1.15'
 
 /** Sends a one-recipient campaign and returns the links of the captured message. */
 async function sentMessage(email: string) {
-  const clientId = t.client('Acme')
-  const key = t.key({ scopes: ['admin:*'], clientId })
+  const clientId = await t.client('Acme')
+  const key = await t.key({ scopes: ['admin:*'], clientId })
   const get = async (path: string) => (await t.call('GET', path, { key })).body.data
   const post = async (path: string, body?: unknown) => (await t.call('POST', path, { key, body })).body.data
   const list = await post('/api/v1/lists', { name: 'L' })
@@ -55,11 +55,12 @@ const hit = (method: string, path: string, init: { ua?: string; body?: string } 
     }),
   )
 
-const eventsOf = (messageId: string, type: string) =>
-  t.ctx.sqlite
-    .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-    .all(messageId, type)
-    .map((r) => JSON.parse((r as { data: string }).data))
+const eventsOf = async (messageId: string, type: string) =>
+  (
+    await t.ctx.sqlite
+      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
+      .all(messageId, type)
+  ).map((r) => JSON.parse((r as { data: string }).data))
 
 describe('open pixel and click redirect', () => {
   test('an open returns a GIF and records email.opened; opens are unique per recipient in stats', async () => {
@@ -75,7 +76,7 @@ describe('open pixel and click redirect', () => {
     ).toBe('GIF89a')
     await hit('GET', s.open, { ua: BROWSER })
     // The second fetch is counted on the message, not recorded again (no event, no webhook).
-    const opened = eventsOf(s.message.id, 'email.opened')
+    const opened = await eventsOf(s.message.id, 'email.opened')
     expect(opened).toHaveLength(1)
     expect(await s.get(`/api/v1/messages/${s.message.id}`)).toMatchObject({ opens_count: 2 })
     expect(opened[0]).toMatchObject({ email: 'ann@example.com', user_agent: BROWSER, machine: false })
@@ -89,9 +90,9 @@ describe('open pixel and click redirect', () => {
     await hit('GET', s.open, { ua: 'Mozilla/5.0' })
     await hit('GET', s.open, { ua: 'Mozilla/5.0' })
     await hit('GET', s.open)
-    expect(eventsOf(s.message.id, 'email.opened')[0]).toMatchObject({ machine: true })
+    expect((await eventsOf(s.message.id, 'email.opened'))[0]).toMatchObject({ machine: true })
     // The first machine fetch is an event; every fetch is counted on the message, which counts once in stats.
-    expect(eventsOf(s.message.id, 'email.opened')).toHaveLength(1)
+    expect(await eventsOf(s.message.id, 'email.opened')).toHaveLength(1)
     expect(await s.get(`/api/v1/messages/${s.message.id}`)).toMatchObject({ opens_count: 3 })
     expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({
       opened: 0,
@@ -105,9 +106,9 @@ describe('open pixel and click redirect', () => {
     expect(r.status).toBe(302)
     expect(r.headers.get('location')).toBe('https://shop.example/deal?a=1&b=2')
     await hit('GET', s.click, { ua: BROWSER })
-    expect(eventsOf(s.message.id, 'email.clicked')).toHaveLength(1)
+    expect(await eventsOf(s.message.id, 'email.clicked')).toHaveLength(1)
     expect(await s.get(`/api/v1/messages/${s.message.id}`)).toMatchObject({ clicks_count: 2 })
-    expect(eventsOf(s.message.id, 'email.clicked')[0]).toMatchObject({
+    expect((await eventsOf(s.message.id, 'email.clicked'))[0]).toMatchObject({
       url: 'https://shop.example/deal?a=1&b=2',
       email: 'bob@example.com',
       user_agent: BROWSER,
@@ -127,7 +128,7 @@ describe('open pixel and click redirect', () => {
     const otherUrl = encodeLinkToken(key, s.clientId, 'click', s.message.id, 'https://evil.example/')
     const otherTenant = encodeLinkToken(
       key,
-      t.client('Other'),
+      await t.client('Other'),
       'click',
       s.message.id,
       'https://shop.example/deal?a=1&b=2',
@@ -167,7 +168,7 @@ describe('open pixel and click redirect', () => {
     expect((await hit('GET', `/t/c/${broken}`)).status).toBe(404)
     // A URL that was not in the message but is signed correctly (we never sign such a thing)
     // would be accepted: the signature is the proof that Herald put it there.
-    expect(eventsOf(s.message.id, 'email.clicked')).toHaveLength(0)
+    expect(await eventsOf(s.message.id, 'email.clicked')).toHaveLength(0)
   })
 })
 
@@ -190,9 +191,9 @@ describe('unsubscribe', () => {
     expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('unsubscribed')
     const sup = (await t.call('GET', '/api/v1/suppressions', { key: s.key })).body.data
     expect(sup).toContainEqual(expect.objectContaining({ email: 'eve@example.com', source: 'unsubscribe' }))
-    const [e] = t.ctx.sqlite
+    const [e] = (await t.ctx.sqlite
       .query("SELECT data, campaign_id FROM events WHERE type = 'contact.unsubscribed' AND message_id = ?")
-      .all(s.message.id) as { data: string; campaign_id: string }[]
+      .all(s.message.id)) as { data: string; campaign_id: string }[]
     expect(e!.campaign_id).toBe(s.campaign.id)
     expect(JSON.parse(e!.data)).toMatchObject({
       email: 'eve@example.com',
@@ -203,7 +204,7 @@ describe('unsubscribe', () => {
     expect(await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ unsubscribed: 1 })
     // Again: still 200, nothing new recorded.
     expect((await hit('POST', s.unsubscribe, { body: 'List-Unsubscribe=One-Click' })).status).toBe(200)
-    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
+    expect(await eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
   })
 
   test('the unsubscribe pages, previews and sent mail name the sender of record (client.footer)', async () => {
@@ -240,7 +241,9 @@ describe('unsubscribe', () => {
     const r = await hit('POST', s.unsubscribe, { body: '' })
     expect(r.status).toBe(200)
     expect(await r.text()).toContain('You are unsubscribed')
-    expect(eventsOf(s.message.id, 'contact.unsubscribed')[0]).toMatchObject({ source: 'unsubscribe_page' })
+    expect((await eventsOf(s.message.id, 'contact.unsubscribed'))[0]).toMatchObject({
+      source: 'unsubscribe_page',
+    })
   })
 
   test('a template preview’s link opens a page that says so; a preview token never unsubscribes, a real one still does', async () => {
@@ -296,11 +299,11 @@ describe('unsubscribe', () => {
       'nothing was changed',
     )
     expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('subscribed')
-    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(0)
+    expect(await eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(0)
 
     // The real token still unsubscribes.
     expect((await hit('POST', s.unsubscribe, { body: 'List-Unsubscribe=One-Click' })).status).toBe(200)
     expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('unsubscribed')
-    expect(eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
+    expect(await eventsOf(s.message.id, 'contact.unsubscribed')).toHaveLength(1)
   })
 })

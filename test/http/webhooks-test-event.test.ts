@@ -8,10 +8,10 @@ import { scenarios } from '../helpers/scenarios'
 // so a bare POST (no body, or {}) sends the webhook's first subscribed event; `event` picks another.
 // The acceptance review found the bare POST refused with 422 "event: is required".
 
-const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 const receiver = startReceiver()
 afterAll(() => receiver.close())
-const key = t.key({ scopes: [], clientId: t.client('Acme') })
+const key = await t.key({ scopes: [], clientId: await t.client('Acme') })
 const hook = (
   await t.call('POST', '/api/v1/webhooks', {
     key,

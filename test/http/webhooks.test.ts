@@ -3,16 +3,16 @@ import { createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
 import { scenarios } from '../helpers/scenarios'
 
-const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 // Without allow-private the URL's host is looked up at creation: through this server.
 const dns = await startDnsServer()
 dns.hosts.set('hooks.example.com', ['93.184.215.14'])
-const strictApp = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeKey = t.key({ scopes: ['contacts:read'], clientId: acme })
-const globexKey = t.key({ scopes: ['contacts:read'], clientId: globex })
-const strictKey = strictApp.key({ scopes: ['contacts:read'], clientId: strictApp.client('S') })
+const strictApp = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeKey = await t.key({ scopes: ['contacts:read'], clientId: acme })
+const globexKey = await t.key({ scopes: ['contacts:read'], clientId: globex })
+const strictKey = await strictApp.key({ scopes: ['contacts:read'], clientId: await strictApp.client('S') })
 
 const URL_OK = 'https://hooks.example.com/herald'
 const create = async (key = acmeKey, body: unknown = { url: URL_OK, events: ['email.delivered'] }) =>
@@ -41,7 +41,7 @@ describe('webhook CRUD', () => {
     expect(list.body.data.map((w: { id: string }) => w.id)).toContain(hook.id)
     expect(list.text).not.toContain(hook.secret)
     // The secret is stored encrypted.
-    const stored = t.ctx.sqlite.query('SELECT secret FROM webhooks WHERE id = ?').get(hook.id) as {
+    const stored = (await t.ctx.sqlite.query('SELECT secret FROM webhooks WHERE id = ?').get(hook.id)) as {
       secret: string
     }
     expect(stored.secret).not.toContain(hook.secret.slice(6))
@@ -81,7 +81,7 @@ describe('webhook CRUD', () => {
     const refused = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: acmeKey })
     expect(refused.status).toBe(403)
     expect(refused.body.error.details.required_scope).toBe('admin:*')
-    const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
+    const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
     const rotated = await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: acmeAdmin })
     expect(rotated.status).toBe(200)
     expect(rotated.body.data.secret).toMatch(/^whsec_/)
@@ -106,7 +106,7 @@ describe('webhook CRUD', () => {
   })
 
   test('list paginates', async () => {
-    const key = t.key({ scopes: [], clientId: t.client('Paged') })
+    const key = await t.key({ scopes: [], clientId: await t.client('Paged') })
     for (let i = 0; i < 3; i++) await create(key)
     const first = await t.call('GET', '/api/v1/webhooks?limit=2', { key })
     expect(first.body.pagination).toMatchObject({ total: 3, limit: 2, has_more: true })
@@ -137,7 +137,7 @@ describe('tenant isolation: another client’s webhook is 404 on every route', a
       name: 'rotate (tenant admin of another client)',
       method: 'POST',
       path: `/api/v1/webhooks/${theirs.id}/rotate-secret`,
-      key: () => t.key({ scopes: ['admin:*'], clientId: acme }),
+      key: async () => await t.key({ scopes: ['admin:*'], clientId: acme }),
       status: 404,
     },
     { name: 'deliveries', path: `/api/v1/webhooks/${theirs.id}/deliveries`, status: 404 },
@@ -150,7 +150,7 @@ describe('tenant isolation: another client’s webhook is 404 on every route', a
     {
       name: 'secret (tenant admin of another client)',
       path: `/api/v1/webhooks/${theirs.id}/secret`,
-      key: () => t.key({ scopes: ['admin:*'], clientId: acme }),
+      key: async () => await t.key({ scopes: ['admin:*'], clientId: acme }),
       status: 404,
     },
   ])

@@ -6,7 +6,7 @@ import { createTestApp } from '../helpers/app'
 // answers with `Access-Control-Allow-Origin: *` and has a CORS preflight that allows the
 // MCP-Protocol-Version header.
 
-const t = createTestApp()
+const t = await createTestApp()
 const ORIGIN = { origin: 'http://localhost:6274' }
 
 for (const path of [

@@ -7,7 +7,7 @@ import { arf, dsn, type EmailOut, forge, INBOUND_ENV, mailtoOf, QUOTED_REPLY, se
 // POST /api/v1/inbound/email: the same routing as the SMTP listener, for a gateway that hands
 // Herald the raw message (and, in `to`, the envelope recipient when it knows it).
 
-const t = createTestApp({ env: { ...INBOUND_ENV, HERALD_INBOUND_SMTP_PORT: '' } })
+const t = await createTestApp({ env: { ...INBOUND_ENV, HERALD_INBOUND_SMTP_PORT: '' } })
 const provider = recordingProvider()
 startTestSender(t, provider)
 
@@ -32,7 +32,8 @@ const compose = async (mail: ConstructorParameters<typeof MailComposer>[0]) =>
   (await new MailComposer(mail).compile().build()).toString()
 const contactStatus = async (email: string) =>
   (await s.call('GET', `/api/v1/contacts/${s.contacts[email]}`)).status as string
-const countEvents = () => (t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get() as { n: number }).n
+const countEvents = async () =>
+  ((await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }).n
 
 describe('POST /api/v1/inbound/email', () => {
   test('a hard DSN with the envelope recipient in `to` → bounce', async () => {
@@ -72,12 +73,13 @@ describe('POST /api/v1/inbound/email', () => {
     )
     expect(hard.body.data).toEqual({ kind: 'bounce', message_id: fay.id, bounce_type: 'hard' })
     expect(await contactStatus('fay@example.com')).toBe('bounced')
-    const types = t.ctx.sqlite
-      .query(
-        "SELECT json_extract(data, '$.bounce_type') AS b FROM events WHERE type = 'email.bounced' AND message_id = ? ORDER BY rowid",
-      )
-      .all(fay.id)
-      .map((r) => (r as { b: string }).b)
+    const types = (
+      await t.ctx.sqlite
+        .query(
+          "SELECT json_extract(data, '$.bounce_type') AS b FROM events WHERE type = 'email.bounced' AND message_id = ? ORDER BY rowid",
+        )
+        .all(fay.id)
+    ).map((r) => (r as { b: string }).b)
     expect(types).toEqual(['soft', 'hard'])
     const again = await post(dsn(fay, { action: 'delayed', status: '4.2.2', diagnostic: 'x' }), {
       to: fay.envelopeFrom,
@@ -134,7 +136,7 @@ describe('POST /api/v1/inbound/email', () => {
 
   test('auto-replies and unknown or forged tokens are ignored, with a reason', async () => {
     const eve = m('eve@example.com')
-    const before = countEvents()
+    const before = await countEvents()
     const auto = await post(
       await compose({
         from: 'eve@example.com',
@@ -152,7 +154,7 @@ describe('POST /api/v1/inbound/email', () => {
     const junk = await post('this is not a mail message at all')
     expect(junk.status).toBe(200)
     expect(junk.body.data.kind).toBe('ignored')
-    expect(countEvents()).toBe(before)
+    expect(await countEvents()).toBe(before)
   })
 
   test('mail to the unsubscribe address (recipient in `to`) → unsubscribe', async () => {
@@ -169,7 +171,7 @@ describe('POST /api/v1/inbound/email', () => {
   })
 
   test('another client’s admin key cannot act on this client’s messages', async () => {
-    const other = t.key({ scopes: ['admin:*'], clientId: t.client('Other') })
+    const other = await t.key({ scopes: ['admin:*'], clientId: await t.client('Other') })
     const dee = m('dee@example.com')
     const raw = await compose({ from: 'dee@example.com', to: dee.replyTo!, subject: 'Re', text: 'again' })
     const r = await post(raw, { key: other })
@@ -178,7 +180,7 @@ describe('POST /api/v1/inbound/email', () => {
   })
 
   test('needs admin:*; an empty body is 422; a JSON body is 415', async () => {
-    const key = t.key({ scopes: ['replies:read', 'contacts:write'], clientId: s.clientId })
+    const key = await t.key({ scopes: ['replies:read', 'contacts:write'], clientId: s.clientId })
     const forbidden = await post(arf(m('cy@example.com')), { key })
     expect(forbidden.status).toBe(403)
     expect(forbidden.body.error.details.required_scope).toBe('admin:*')

@@ -5,7 +5,7 @@ import { createTestApp } from '../helpers/app'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { arf, dsn, type EmailOut, forge, INBOUND_ENV, mailtoOf, QUOTED_REPLY, sendCampaign } from './fixtures'
 
-const t = createTestApp({ env: INBOUND_ENV })
+const t = await createTestApp({ env: INBOUND_ENV })
 const provider = recordingProvider()
 startTestSender(t, provider)
 let smtp: InboundSmtp
@@ -22,11 +22,12 @@ const deliver = (envelope: { from: string; to: string }, raw: string) =>
 const EMAILS = ['ann@example.com', 'bob@example.com', 'cy@example.com', 'dee@example.com', 'eve@example.com']
 const s = await sendCampaign(t, provider, EMAILS)
 const m = (email: string) => s.out[email] as EmailOut
-const eventsOf = (messageId: string, type: string) =>
-  t.ctx.sqlite
-    .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-    .all(messageId, type)
-    .map((r) => JSON.parse((r as { data: string }).data))
+const eventsOf = async (messageId: string, type: string) =>
+  (
+    await t.ctx.sqlite
+      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
+      .all(messageId, type)
+  ).map((r) => JSON.parse((r as { data: string }).data))
 const suppression = async (email: string) =>
   ((await s.call('GET', '/api/v1/suppressions?limit=200')) as { email: string; source: string }[]).find(
     (x) => x.email === email,
@@ -54,7 +55,7 @@ describe('the inbound SMTP listener', () => {
     )
     expect(info.response).toContain('Accepted (bounce)')
     expect((await s.call('GET', `/api/v1/messages/${ann.id}`)).status).toBe('bounced')
-    const [ev] = eventsOf(ann.id, 'email.bounced')
+    const [ev] = await eventsOf(ann.id, 'email.bounced')
     expect(ev).toMatchObject({
       bounce_type: 'hard',
       status_code: '5.1.1',
@@ -79,7 +80,10 @@ describe('the inbound SMTP listener', () => {
       }),
     )
     expect(info.response).toContain('Accepted (bounce)')
-    expect(eventsOf(bob.id, 'email.bounced')[0]).toMatchObject({ bounce_type: 'soft', status_code: '4.2.2' })
+    expect((await eventsOf(bob.id, 'email.bounced'))[0]).toMatchObject({
+      bounce_type: 'soft',
+      status_code: '4.2.2',
+    })
     expect(await suppression('bob@example.com')).toBeUndefined()
     expect(await contactStatus('bob@example.com')).toBe('subscribed')
   })
@@ -115,7 +119,7 @@ describe('the inbound SMTP listener', () => {
       snippet: 'Sounds great, please call me on Tuesday. Ann',
     })
     expect(replies[0].body_text).toContain('> Hi')
-    const [ev] = eventsOf(dee.id, 'reply.received')
+    const [ev] = await eventsOf(dee.id, 'reply.received')
     expect(ev).toEqual({
       reply_id: expect.stringMatching(/^rpl_[0-9a-f]{32}$/),
       message_id: expect.stringMatching(/^msg_[0-9a-f]{32}$/),
@@ -140,7 +144,7 @@ describe('the inbound SMTP listener', () => {
       headers: { 'Auto-Submitted': 'auto-replied' },
     })
     expect(info.response).toContain('Accepted (ignored)')
-    expect(eventsOf(eve.id, 'reply.received')).toHaveLength(0)
+    expect(await eventsOf(eve.id, 'reply.received')).toHaveLength(0)
   })
 
   test('mail to the mailto unsubscribe address unsubscribes the contact, attributed to the message', async () => {
@@ -153,17 +157,19 @@ describe('the inbound SMTP listener', () => {
     })
     expect(info.response).toContain('Accepted (unsubscribe)')
     expect(await contactStatus('eve@example.com')).toBe('unsubscribed')
-    expect(eventsOf(eve.id, 'contact.unsubscribed')[0]).toMatchObject({ source: 'mailto' })
+    expect((await eventsOf(eve.id, 'contact.unsubscribed'))[0]).toMatchObject({ source: 'mailto' })
     expect((await suppression('eve@example.com'))?.source).toBe('unsubscribe')
   })
 
   test('a forged token is ignored and records nothing', async () => {
     const bob = m('bob@example.com')
     const forged = forge(bob.replyTo!)
-    const before = t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get() as { n: number }
+    const before = (await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }
     const info = await transport().sendMail({ from: 'x@evil.example', to: forged, subject: 'Re', text: 'hi' })
     expect(info.response).toContain('Accepted (ignored)')
-    expect((t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get() as { n: number }).n).toBe(before.n)
+    expect(((await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }).n).toBe(
+      before.n,
+    )
     expect(await s.call('GET', `/api/v1/replies?contact_id=${s.contacts['bob@example.com']}`)).toHaveLength(0)
   })
 

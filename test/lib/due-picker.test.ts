@@ -5,23 +5,23 @@ describe('pickDue', () => {
   const due: Record<string, number | null> = { a: 50, b: 20, c: 300, d: null }
   const nextDue = (id: string) => due[id] ?? null
 
-  test('the flow whose oldest due run is the oldest goes first; the next due time is of the rest', () => {
-    expect(pickDue(['a', 'b', 'c', 'd'], nextDue, 100, createFailureHolds())).toEqual({
+  test('the flow whose oldest due run is the oldest goes first; the next due time is of the rest', async () => {
+    expect(await pickDue(['a', 'b', 'c', 'd'], nextDue, 100, createFailureHolds())).toEqual({
       pick: 'b',
       nextAt: 300,
     })
   })
 
-  test('nothing due: no pick, and when the next one is', () => {
-    expect(pickDue(['c', 'd'], nextDue, 100, createFailureHolds())).toEqual({ pick: null, nextAt: 300 })
-    expect(pickDue(['d'], nextDue, 100, createFailureHolds())).toEqual({ pick: null, nextAt: null })
+  test('nothing due: no pick, and when the next one is', async () => {
+    expect(await pickDue(['c', 'd'], nextDue, 100, createFailureHolds())).toEqual({ pick: null, nextAt: 300 })
+    expect(await pickDue(['d'], nextDue, 100, createFailureHolds())).toEqual({ pick: null, nextAt: null })
   })
 
-  test('a held flow is skipped until its hold ends, and counts as due then', () => {
+  test('a held flow is skipped until its hold ends, and counts as due then', async () => {
     const holds = createFailureHolds(1_000, 60_000)
     expect(holds.failed('b', 100)).toBe(1_100)
-    expect(pickDue(['a', 'b'], nextDue, 100, holds)).toEqual({ pick: 'a', nextAt: 1_100 })
-    expect(pickDue(['b'], nextDue, 1_100, holds)).toEqual({ pick: 'b', nextAt: null })
+    expect(await pickDue(['a', 'b'], nextDue, 100, holds)).toEqual({ pick: 'a', nextAt: 1_100 })
+    expect(await pickDue(['b'], nextDue, 1_100, holds)).toEqual({ pick: 'b', nextAt: null })
   })
 })
 
@@ -38,17 +38,17 @@ describe('createFailureHolds', () => {
 })
 
 describe('FailureHolds.attempt', () => {
-  test('a step that throws is held back, reported with its retry time and counts as nothing; one that passes clears the hold', () => {
+  test('a step that throws is held back, reported with its retry time and counts as nothing; one that passes clears the hold', async () => {
     const holds = createFailureHolds(1_000, 60_000)
     const reported: [number, string][] = []
     const report = (retryAt: number, err: unknown) => reported.push([retryAt, (err as Error).message])
     const boom = () => {
       throw new Error('boom')
     }
-    expect(holds.attempt('j', 100, boom, report)).toBe(0)
+    expect(await holds.attempt('j', 100, boom, report)).toBe(0)
     expect(reported).toEqual([[1_100, 'boom']])
     expect(holds.until('j')).toBe(1_100)
-    expect(holds.attempt('j', 1_100, () => 7, report)).toBe(7)
+    expect(await holds.attempt('j', 1_100, () => 7, report)).toBe(7)
     expect(holds.until('j')).toBeNull()
   })
 })

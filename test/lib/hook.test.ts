@@ -6,55 +6,57 @@ import { createHook } from '../../src/lib/hook'
 // the caller's transaction, which rolls back every write made before it, the handlers' too.
 
 describe('a hook', () => {
-  test('runs its handlers in bind order with the payload; an unbound one no longer runs', () => {
+  test('runs its handlers in bind order with the payload; an unbound one no longer runs', async () => {
     const hook = createHook<{ n: number }>('test')
     const seen: string[] = []
-    hook.bind((e) => seen.push(`a${e.n}`))
-    const b = hook.bind((e) => seen.push(`b${e.n}`))
-    hook.bind((e) => seen.push(`c${e.n}`))
-    hook.trigger({ n: 1 })
+    hook.bind((e) => void seen.push(`a${e.n}`))
+    const b = hook.bind((e) => void seen.push(`b${e.n}`))
+    hook.bind((e) => void seen.push(`c${e.n}`))
+    await hook.trigger({ n: 1 })
     hook.unbind(b)
-    hook.trigger({ n: 2 })
+    await hook.trigger({ n: 2 })
     expect(seen).toEqual(['a1', 'b1', 'c1', 'a2', 'c2'])
     expect(hook.length).toBe(2)
   })
 
-  test('a handler bound or unbound while it runs changes the next trigger, not this one', () => {
+  test('a handler bound or unbound while it runs changes the next trigger, not this one', async () => {
     const hook = createHook<void>('test')
     const seen: string[] = []
     const a = hook.bind(() => {
       seen.push('a')
       hook.unbind(a)
-      hook.bind(() => seen.push('late'))
+      hook.bind(() => void seen.push('late'))
     })
-    hook.bind(() => seen.push('b'))
-    hook.trigger()
-    hook.trigger()
+    hook.bind(() => void seen.push('b'))
+    await hook.trigger()
+    await hook.trigger()
     expect(seen).toEqual(['a', 'b', 'b', 'late'])
   })
 
-  test('wants: nobody bound wants nothing; a handler without wants wants every key', () => {
+  test('wants: nobody bound wants nothing; a handler without wants wants every key', async () => {
     const hook = createHook<string, string>('test')
-    expect(hook.wants('list-1')).toBe(false)
+    expect(await hook.wants('list-1')).toBe(false)
     const picky = hook.bind(() => {}, { wants: (key) => key === 'list-1' })
-    expect([hook.wants('list-1'), hook.wants('list-2')]).toEqual([true, false])
+    expect([await hook.wants('list-1'), await hook.wants('list-2')]).toEqual([true, false])
     hook.unbind(picky)
     hook.bind(() => {})
-    expect(hook.wants('list-2')).toBe(true)
+    expect(await hook.wants('list-2')).toBe(true)
   })
 
   test('an async handler is refused: its writes would land after the transaction', () => {
     const hook = createHook<void>('test')
     hook.bind(async () => {})
-    expect(() => hook.trigger()).toThrow('a test handler must be synchronous')
+    expect(async () => await hook.trigger()).toThrow('a test handler must be synchronous')
   })
 
-  test('a throw stops the later handlers and rolls back the transaction, the earlier handlers’ writes too', () => {
+  test('a throw stops the later handlers and rolls back the transaction, the earlier handlers’ writes too', async () => {
     const db = new Database(':memory:')
-    db.run('CREATE TABLE t (v TEXT)')
-    const insert = (v: string) => db.run('INSERT INTO t (v) VALUES (?)', [v])
+    await db.run('CREATE TABLE t (v TEXT)')
+    const insert = async (v: string) => await db.run('INSERT INTO t (v) VALUES (?)', [v])
     const hook = createHook<string>('test')
-    hook.bind((v) => insert(`handler ${v}`))
+    hook.bind(async (v) => {
+      await insert(`handler ${v}`)
+    })
     const failing = hook.bind(() => {
       throw new Error('no')
     })
@@ -62,16 +64,16 @@ describe('a hook', () => {
     hook.bind(() => {
       after = true
     })
-    const change = db.transaction((v: string) => {
-      insert(`caller ${v}`)
-      hook.trigger(v)
+    const change = db.transaction(async (v: string) => {
+      await insert(`caller ${v}`)
+      await hook.trigger(v)
     })
     expect(() => change('1')).toThrow('no')
     expect(after).toBe(false)
-    expect(db.query('SELECT v FROM t').all()).toEqual([])
+    expect(await db.query('SELECT v FROM t').all()).toEqual([])
     hook.unbind(failing)
     change('2')
-    expect(db.query('SELECT v FROM t').values().flat()).toEqual(['caller 2', 'handler 2'])
+    expect((await db.query('SELECT v FROM t').values()).flat()).toEqual(['caller 2', 'handler 2'])
     expect(after).toBe(true)
   })
 })

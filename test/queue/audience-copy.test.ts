@@ -8,19 +8,19 @@ import { recordingProvider, startTestSender } from '../helpers/sender'
 // launch: it goes on while the campaign is paused, and a list deleted before it finished fails
 // the campaign instead of quietly sending to fewer people.
 
-const t = createTestApp()
-const counts = (campaignId: string) =>
-  t.ctx.sqlite
+const t = await createTestApp()
+const counts = async (campaignId: string) =>
+  (await t.ctx.sqlite
     .query(
       'SELECT (SELECT count(*) FROM messages WHERE campaign_id = ?1) AS n, (SELECT snapshot_done FROM campaigns WHERE id = ?1) AS done',
     )
-    .get(campaignId) as { n: number; done: number }
+    .get(campaignId)) as { n: number; done: number }
 
 test('launched then paused before any copy: the copy still completes while paused', async () => {
   const s = await campaignTenant(t, ['a@example.com', 'b@example.com', 'c@example.com'])
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
-  expect(counts(s.campaign.id)).toEqual({ n: 0, done: 0 }) // no worker yet
+  expect(await counts(s.campaign.id)).toEqual({ n: 0, done: 0 }) // no worker yet
   const doomed = await campaignTenant(t, ['d@example.com'])
   await doomed.call('POST', `/api/v1/campaigns/${doomed.campaign.id}/launch`, { confirm: true })
   await doomed.call('POST', `/api/v1/campaigns/${doomed.campaign.id}/pause`)
@@ -28,7 +28,7 @@ test('launched then paused before any copy: the copy still completes while pause
 
   const provider = recordingProvider()
   startTestSender(t, provider)
-  await eventually(async () => expect(counts(s.campaign.id)).toEqual({ n: 3, done: 1 }))
+  await eventually(async () => expect(await counts(s.campaign.id)).toEqual({ n: 3, done: 1 }))
   expect(await s.status()).toBe('paused')
   expect(provider.sent).toHaveLength(0)
   await s.launchAndWait()

@@ -6,7 +6,7 @@ import { createTestApp } from '../helpers/app'
 // never inside the kicker's own call), a failed pass logged and retried after a short backoff,
 // drain() for tests, stop() letting started work settle.
 
-const t = createTestApp()
+const t = await createTestApp()
 
 /** A spec whose passes are scripted: each call takes the next answer (or throws it). */
 function scripted(answers: (PassResult | Error)[]) {

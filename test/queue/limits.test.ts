@@ -8,9 +8,9 @@ import { allChannels, recordingProvider } from '../helpers/sender'
 // The operator's limits and a suspended client, on a clock the test moves: a message over a
 // window's limit waits for the next window instead of failing.
 
-function appWithClock(env: Record<string, string>) {
+async function appWithClock(env: Record<string, string>) {
   const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
-  const t = createTestApp({ env, clock })
+  const t = await createTestApp({ env, clock })
   const provider = recordingProvider()
   // Driven pass by pass: what is held stays held however many passes run, until the clock moves.
   const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
@@ -33,8 +33,8 @@ const byStatus = async (t: TestApp, key: string, campaignId: string) => {
 const deferred = async (s: Awaited<ReturnType<typeof campaignTenant>>) =>
   (await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)).deferred
 
-describe('HERALD_DOMAIN_THROTTLE', () => {
-  const { t, clock, provider, worker } = appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
+describe('HERALD_DOMAIN_THROTTLE', async () => {
+  const { t, clock, provider, worker } = await appWithClock({ HERALD_DOMAIN_THROTTLE: '2' })
 
   test('at most N a minute to one recipient domain; the rest go in the next minute', async () => {
     const s = await campaignTenant(t, [
@@ -49,9 +49,9 @@ describe('HERALD_DOMAIN_THROTTLE', () => {
       delivered: ['a1@same.example', 'a2@same.example', 'b1@other.example'],
       queued: ['a3@same.example'],
     })
-    const waiting = t.ctx.sqlite
+    const waiting = (await t.ctx.sqlite
       .query("SELECT next_attempt_at AS at, attempts FROM messages WHERE to_address = 'a3@same.example'")
-      .get() as { at: number; attempts: number }
+      .get()) as { at: number; attempts: number }
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-23T10:01:00.000Z')
     expect(waiting.attempts).toBe(0) // waiting for a window is not a failed attempt
     expect(await deferred(s)).toEqual({ count: 1, reason: 'throttle', until: '2026-11-23T10:01:00.000Z' })
@@ -63,8 +63,8 @@ describe('HERALD_DOMAIN_THROTTLE', () => {
   })
 })
 
-describe('HERALD_CLIENT_HOURLY_CAP', () => {
-  const { t, clock, worker } = appWithClock({ HERALD_CLIENT_HOURLY_CAP: '3' })
+describe('HERALD_CLIENT_HOURLY_CAP', async () => {
+  const { t, clock, worker } = await appWithClock({ HERALD_CLIENT_HOURLY_CAP: '3' })
 
   test('at most N an hour per client; the rest wait for the next hour; other clients are not held', async () => {
     const s = await campaignTenant(t, [
@@ -96,8 +96,8 @@ describe('HERALD_CLIENT_HOURLY_CAP', () => {
   })
 })
 
-describe('a suspended client', () => {
-  const { t, clock, provider, worker } = appWithClock({})
+describe('a suspended client', async () => {
+  const { t, clock, provider, worker } = await appWithClock({})
 
   test('its sends stop while it is suspended and resume when it is active again', async () => {
     const s = await campaignTenant(t, ['s1@x.example', 's2@x.example'])

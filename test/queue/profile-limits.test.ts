@@ -9,16 +9,17 @@ import { allChannels, recordingProvider } from '../helpers/sender'
 // worker, and only its own; its own SMTP account makes its mail real, so its sender must be verified.
 
 const clock = { t: Date.parse('2026-11-23T10:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 
-const counts = (app: TestApp, campaignId: string) =>
+const counts = async (app: TestApp, campaignId: string) =>
   Object.fromEntries(
-    app.ctx.sqlite
-      .query<{ status: string; n: number }, [string]>(
-        'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
-      )
-      .all(campaignId)
-      .map((r) => [r.status, r.n]),
+    (
+      await app.ctx.sqlite
+        .query<{ status: string; n: number }, [string]>(
+          'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
+        )
+        .all(campaignId)
+    ).map((r) => [r.status, r.n]),
   )
 
 test("a profile's hourly cap defers its client's sends to the next hour, not another client's", async () => {
@@ -32,13 +33,13 @@ test("a profile's hourly cap defers its client's sends to the next hour, not ano
   for (const s of [capped, free])
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider('capture')) }).drain()
-  expect(counts(t, capped.campaign.id)).toEqual({ delivered: 2, queued: 3 })
-  expect(counts(t, free.campaign.id)).toEqual({ delivered: 5 })
-  const at = t.ctx.sqlite
+  expect(await counts(t, capped.campaign.id)).toEqual({ delivered: 2, queued: 3 })
+  expect(await counts(t, free.campaign.id)).toEqual({ delivered: 5 })
+  const at = (await t.ctx.sqlite
     .query<{ at: number }, [string]>(
       "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
     )
-    .get(capped.campaign.id)!.at
+    .get(capped.campaign.id))!.at
   expect(new Date(at).toISOString()).toBe('2026-11-23T11:00:00.000Z')
 })
 

@@ -34,7 +34,7 @@ async function relay(user: string, pass: string) {
 
 async function setup(threadCount: number) {
   const instance = await relay('instance', 'instance-pw')
-  const t = createTestApp({
+  const t = await createTestApp({
     env: {
       HERALD_SMTP_URL: instance.url(),
       HERALD_DNS_SERVERS: dns.address,
@@ -174,7 +174,7 @@ for (const threadCount of [2, 0])
   })
 
 describe('an instance that sends no SMTP of its own', async () => {
-  const t = createTestApp({
+  const t = await createTestApp({
     env: { HERALD_DNS_SERVERS: dns.address, HERALD_SEND_THREADS: '2', HERALD_WARMUP: 'off' },
   })
   const worker = startSending(t.ctx, sendDeps)

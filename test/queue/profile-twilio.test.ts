@@ -38,7 +38,7 @@ const twilio = Bun.serve({
 })
 afterAll(() => twilio.stop(true))
 
-const t = createTestApp()
+const t = await createTestApp()
 const providers = createProviders(t.ctx.config, createFeedback(t.ctx))
 const worker = startSendWorker(t.ctx, sendDeps, { providers, pollMs: 10 })
 afterAll(async () => {
@@ -48,7 +48,7 @@ afterAll(async () => {
 
 /** A client whose SMS go through `account`, with a campaign to `phones`. */
 async function smsClient(name: string, account: string, from: string, phones: string[]) {
-  const { clientId, call } = tenant(t, name)
+  const { clientId, call } = await tenant(t, name)
   const put = await t.call('PUT', `/api/v1/clients/${clientId}/sending`, {
     body: {
       sms: {
@@ -137,7 +137,7 @@ test('a profile whose secret no longer decrypts fails its messages with the reas
   ])
   const fine = await smsClient('fine', 'AC00000000000000000000000000000002', '+14155550104', ['+14155550141'])
   // As after the instance key changed: the stored token is unreadable.
-  t.ctx.sqlite.run(
+  await t.ctx.sqlite.run(
     "UPDATE sending_profiles SET profile = json_set(profile, '$.sms.twilio_auth_token', 'v1:x:y:z') WHERE client_id = ?",
     [broken.clientId],
   )

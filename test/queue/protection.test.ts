@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { ConfigError, loadConfig } from '../../src/config'
+import { mapInOrder } from '../../src/lib/in-order'
 import { createWindowLimits } from '../../src/queue/throttle'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -16,15 +17,15 @@ import { allChannels, recordingProvider } from '../helpers/sender'
 
 const T0 = Date.parse('2026-11-23T10:00:30.000Z')
 const MINUTE_END = Date.parse('2026-11-23T10:01:00.000Z')
-const noOutbox = { sentSince: () => 0 }
+const noOutbox = { sentSince: async () => 0 }
 const config = (env: Record<string, string> = {}) => loadConfig({ data: '/tmp/unused' }, env)
 
 describe('per recipient domain throttles', () => {
-  const reserveMany = (limits: ReturnType<typeof createWindowLimits>, to: string, n: number) => {
+  const reserveMany = async (limits: ReturnType<typeof createWindowLimits>, to: string, n: number) => {
     let deferred = 0
     let deferTo: number | null = null
     for (let i = 0; i < n; i++) {
-      const r = limits.reserve('c1', to, T0)
+      const r = await limits.reserve('c1', to, T0)
       if (r !== null) {
         deferred++
         deferTo = r.at
@@ -34,40 +35,44 @@ describe('per recipient domain throttles', () => {
     return { accepted: n - deferred, deferred, deferTo }
   }
 
-  test("mail to real inboxes (smtp) keeps under the mailbox providers' defaults", () => {
+  test("mail to real inboxes (smtp) keeps under the mailbox providers' defaults", async () => {
     const limits = createWindowLimits(noOutbox, config({ HERALD_SMTP_URL: 'smtp://127.0.0.1:2525' }))
-    expect(reserveMany(limits, 'a@gmail.com', 599)).toMatchObject({ accepted: 599, deferred: 0 })
+    expect(await reserveMany(limits, 'a@gmail.com', 599)).toMatchObject({ accepted: 599, deferred: 0 })
     // googlemail.com is Gmail too: it shares the window.
-    expect(reserveMany(limits, 'b@googlemail.com', 2)).toEqual({
+    expect(await reserveMany(limits, 'b@googlemail.com', 2)).toEqual({
       accepted: 1,
       deferred: 1,
       deferTo: MINUTE_END,
     })
-    expect(reserveMany(limits, 'c@outlook.com', 100)).toMatchObject({ accepted: 100 })
-    expect(reserveMany(limits, 'c@hotmail.com', 150)).toMatchObject({ accepted: 150 })
-    expect(reserveMany(limits, 'c@live.com', 51)).toEqual({ accepted: 50, deferred: 1, deferTo: MINUTE_END })
-    expect(reserveMany(limits, 'd@yahoo.com', 301)).toMatchObject({ accepted: 300, deferred: 1 })
+    expect(await reserveMany(limits, 'c@outlook.com', 100)).toMatchObject({ accepted: 100 })
+    expect(await reserveMany(limits, 'c@hotmail.com', 150)).toMatchObject({ accepted: 150 })
+    expect(await reserveMany(limits, 'c@live.com', 51)).toEqual({
+      accepted: 50,
+      deferred: 1,
+      deferTo: MINUTE_END,
+    })
+    expect(await reserveMany(limits, 'd@yahoo.com', 301)).toMatchObject({ accepted: 300, deferred: 1 })
     // Other domains are not limited unless HERALD_DOMAIN_THROTTLE says so; phones never.
-    expect(reserveMany(limits, 'e@small.example', 2000)).toMatchObject({ accepted: 2000 })
-    expect(reserveMany(limits, '+14155550132', 2000)).toMatchObject({ accepted: 2000 })
+    expect(await reserveMany(limits, 'e@small.example', 2000)).toMatchObject({ accepted: 2000 })
+    expect(await reserveMany(limits, '+14155550132', 2000)).toMatchObject({ accepted: 2000 })
     // The next minute is a new window.
-    expect(limits.reserve('c1', 'a@gmail.com', MINUTE_END)).toBeNull()
+    expect(await limits.reserve('c1', 'a@gmail.com', MINUTE_END)).toBeNull()
   })
 
-  test('capture and the simulator reach no inbox: no defaults there', () => {
+  test('capture and the simulator reach no inbox: no defaults there', async () => {
     const limits = createWindowLimits(noOutbox, config())
-    expect(reserveMany(limits, 'a@gmail.com', 2000)).toMatchObject({ accepted: 2000 })
+    expect(await reserveMany(limits, 'a@gmail.com', 2000)).toMatchObject({ accepted: 2000 })
   })
 
-  test('HERALD_DOMAIN_THROTTLES overrides a provider (its group) or adds a domain', () => {
+  test('HERALD_DOMAIN_THROTTLES overrides a provider (its group) or adds a domain', async () => {
     const limits = createWindowLimits(
       noOutbox,
       config({ HERALD_DOMAIN_THROTTLES: 'gmail.com=2, Example.org=1', HERALD_DOMAIN_THROTTLE: '5' }),
     )
-    expect(reserveMany(limits, 'a@gmail.com', 1)).toMatchObject({ accepted: 1 })
-    expect(reserveMany(limits, 'a@googlemail.com', 2)).toMatchObject({ accepted: 1, deferred: 1 })
-    expect(reserveMany(limits, 'a@example.org', 2)).toMatchObject({ accepted: 1 })
-    expect(reserveMany(limits, 'a@other.example', 6)).toMatchObject({ accepted: 5 })
+    expect(await reserveMany(limits, 'a@gmail.com', 1)).toMatchObject({ accepted: 1 })
+    expect(await reserveMany(limits, 'a@googlemail.com', 2)).toMatchObject({ accepted: 1, deferred: 1 })
+    expect(await reserveMany(limits, 'a@example.org', 2)).toMatchObject({ accepted: 1 })
+    expect(await reserveMany(limits, 'a@other.example', 6)).toMatchObject({ accepted: 5 })
     expect(() => config({ HERALD_DOMAIN_THROTTLES: 'gmail.com' })).toThrow(ConfigError)
     expect(() => config({ HERALD_DOMAIN_THROTTLES: 'gmail.com=0' })).toThrow(ConfigError)
     expect(() => config({ HERALD_WARMUP: 'maybe' })).toThrow(ConfigError)
@@ -82,32 +87,37 @@ describe("a client's sending profile", () => {
     smtp: true,
   })
 
-  test('an own account has its own domain windows and limits; inheriting clients share the instance windows', () => {
+  test('an own account has its own domain windows and limits; inheriting clients share the instance windows', async () => {
     const limits = createWindowLimits(noOutbox, config({ HERALD_SMTP_URL: 'smtp://127.0.0.1:2525' }))
     const a = own('client-a', { 'gmail.com': 2 })
     const b = own('client-b', { 'gmail.com': 3 })
-    const reserve = (client: string, account?: ReturnType<typeof own>) =>
-      limits.reserve(client, 'x@gmail.com', T0, null, account)?.at ?? null
-    expect([1, 2, 3].map(() => reserve('a', a))).toEqual([null, null, MINUTE_END])
-    expect([1, 2, 3, 4].map(() => reserve('b', b))).toEqual([null, null, null, MINUTE_END])
+    const reserve = async (client: string, account?: ReturnType<typeof own>) =>
+      (await limits.reserve(client, 'x@gmail.com', T0, null, account))?.at ?? null
+    expect(await mapInOrder([1, 2, 3], async () => await reserve('a', a))).toEqual([null, null, MINUTE_END])
+    expect(await mapInOrder([1, 2, 3, 4], async () => await reserve('b', b))).toEqual([
+      null,
+      null,
+      null,
+      MINUTE_END,
+    ])
     // Neither touched the instance's Gmail window (600 a minute by default).
-    expect(reserve('c')).toBeNull()
+    expect(await reserve('c')).toBeNull()
   })
 
-  test("the profile's hourly cap replaces HERALD_CLIENT_HOURLY_CAP", () => {
+  test("the profile's hourly cap replaces HERALD_CLIENT_HOURLY_CAP", async () => {
     const limits = createWindowLimits(noOutbox, config({ HERALD_CLIENT_HOURLY_CAP: '100' }))
     const capped = own('client-a', {}, 2)
-    const at = (i: number) => limits.reserve('a', `p${i}@small.example`, T0, null, capped)
-    expect([0, 1, 2].map(at)).toEqual([
+    const at = async (i: number) => await limits.reserve('a', `p${i}@small.example`, T0, null, capped)
+    expect(await mapInOrder([0, 1, 2], at)).toEqual([
       null,
       null,
       { at: Date.parse('2026-11-23T11:00:00.000Z'), reason: 'hourly_cap' },
     ])
-    expect(limits.reserve('b', 'q@small.example', T0)).toBeNull()
+    expect(await limits.reserve('b', 'q@small.example', T0)).toBeNull()
   })
 })
 
-describe('warm-up of a new sending domain', () => {
+describe('warm-up of a new sending domain', async () => {
   test('the schedule: 50 on day 1, doubling, no cap after day 15', () => {
     const start = Date.parse('2026-11-23T18:00:00Z')
     expect(warmupCap(start, start)).toBe(50)
@@ -120,7 +130,7 @@ describe('warm-up of a new sending domain', () => {
   // A provider that signs for real inboxes (as SMTP does) and a verified domain: its first 50
   // messages go on day 1, the rest wait for the next UTC day, deferred, not failed.
   const clock = { t: Date.parse('2026-11-23T22:00:00.000Z'), now: () => clock.t }
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   const provider = recordingProvider('smtp')
   ;(provider as { capabilities: unknown }).capabilities = {
     storesContent: false,
@@ -135,7 +145,7 @@ describe('warm-up of a new sending domain', () => {
       Array.from({ length: n }, (_, i) => `p${i}@customer.example`),
     )
     const dom = await s.call('POST', '/api/v1/domains', { domain })
-    app.ctx.sqlite.run(
+    await app.ctx.sqlite.run(
       "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
       [dom.id],
     )
@@ -153,21 +163,22 @@ describe('warm-up of a new sending domain', () => {
     expect(s.dom).toMatchObject({ warmup: true, warmup_progress: null })
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
     await drain(t)
-    const counts = () =>
+    const counts = async () =>
       Object.fromEntries(
-        t.ctx.sqlite
-          .query<{ status: string; n: number }, [string]>(
-            'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
-          )
-          .all(s.campaign.id)
-          .map((r) => [r.status, r.n]),
+        (
+          await t.ctx.sqlite
+            .query<{ status: string; n: number }, [string]>(
+              'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
+            )
+            .all(s.campaign.id)
+        ).map((r) => [r.status, r.n]),
       )
-    expect(counts()).toEqual({ delivered: 50, queued: 10 })
-    const waiting = t.ctx.sqlite
+    expect(await counts()).toEqual({ delivered: 50, queued: 10 })
+    const waiting = (await t.ctx.sqlite
       .query<{ at: number; attempts: number }, [string]>(
         "SELECT min(next_attempt_at) AS at, max(attempts) AS attempts FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
       )
-      .get(s.campaign.id)!
+      .get(s.campaign.id))!
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-24T00:00:00.000Z')
     expect(waiting.attempts).toBe(0)
     // The campaign says why it waits, and until when; the domain where its warm-up stands.
@@ -196,13 +207,13 @@ describe('warm-up of a new sending domain', () => {
     // A new worker (a restart) the same day still has the day's 50 counted: nothing more goes.
     clock.t += 60 * 60_000
     await drain(t)
-    expect(counts()).toEqual({ delivered: 50, queued: 10 })
+    expect(await counts()).toEqual({ delivered: 50, queued: 10 })
     expect((await campaignOf(s)).deferred).toMatchObject({ count: 10, reason: 'warmup' })
 
     // The next UTC day's cap is 100.
     clock.t = Date.parse('2026-11-24T00:00:00.000Z')
     await drain(t)
-    expect(counts()).toEqual({ delivered: 60 })
+    expect(await counts()).toEqual({ delivered: 60 })
     expect(await s.status()).toBe('sent')
     expect((await campaignOf(s)).deferred).toBeNull()
   })
@@ -239,7 +250,7 @@ describe('warm-up of a new sending domain', () => {
   })
 
   test('HERALD_WARMUP=off: new domains start with warm-up off and send everything at once', async () => {
-    const t2 = createTestApp({ clock, env: { HERALD_WARMUP: 'off' } })
+    const t2 = await createTestApp({ clock, env: { HERALD_WARMUP: 'off' } })
     const s = await fromDomain(t2, 'mail.acme.example', 60)
     expect(s.dom.warmup).toBe(false)
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
@@ -249,9 +260,9 @@ describe('warm-up of a new sending domain', () => {
   })
 })
 
-describe('alerts over the last 1,000 sends, and the automatic pause', () => {
+describe('alerts over the last 1,000 sends, and the automatic pause', async () => {
   const clock = { t: T0, now: () => clock.t }
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 
   /** Sends made before (as the outcome writer records them), `minutes` ago. */
@@ -276,23 +287,23 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     const { msgs, second: b } = a
     // Each one after the client's check interval, so each runs the check itself (a burst is
     // test/services/deliverability/health-debounce.test.ts).
-    const complain = (i: number) => {
+    const complain = async (i: number) => {
       clock.t += HEALTH_CHECK_INTERVAL_MS
-      recordComplaint(t.ctx, msgs[i]!, clock.t)
+      await recordComplaint(t.ctx, msgs[i]!, clock.t)
     }
 
-    complain(0) // 1 in 1,001 sends: 0.0999 %, just under
+    await complain(0) // 1 in 1,001 sends: 0.0999 %, just under
     expect(await alerts(t, a.key)).toEqual([])
-    complain(0) // the same message again counts once
+    await complain(0) // the same message again counts once
     expect(await alerts(t, a.key)).toEqual([])
-    complain(1) // 2 in 1,001: 0.1998 %
+    await complain(1) // 2 in 1,001: 0.1998 %
     const [first] = await alerts(t, a.key)
     expect(first).toMatchObject({ kind: 'complaint_rate', level: 'warn', active: true, window_sends: 1001 })
     expect(first!.message).toContain('Complaint rate 0.20 % over the last 1,001 sends (2 complaints)')
-    complain(2) // 3 in 1,001: 0.2997 %, still under 0.3 %
+    await complain(2) // 3 in 1,001: 0.2997 %, still under 0.3 %
     expect((await a.call('GET', `/api/v1/campaigns/${b.id}`)).status).toBe('sending')
     expect(await alerts(t, a.key)).toHaveLength(1)
-    complain(3) // 4 in 1,001: 0.3996 %
+    await complain(3) // 4 in 1,001: 0.3996 %
     expect((await a.call('GET', `/api/v1/campaigns/${b.id}`)).status).toBe('paused')
     const now = await alerts(t, a.key)
     expect(now.map((x) => [x.kind, x.level, x.active])).toEqual([
@@ -308,8 +319,8 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     expect(factor).toMatchObject({ value: 1, status: 'bad', weight: 0 })
     expect(factor.advice).toContain('Complaint rate 0.40 %')
     // Another tenant sees none of it; a platform-wide key sees it with client_id.
-    const other = t.client('Other')
-    expect(await alerts(t, t.key({ scopes: ['analytics:read'], clientId: other }))).toEqual([])
+    const other = await t.client('Other')
+    expect(await alerts(t, await t.key({ scopes: ['analytics:read'], clientId: other }))).toEqual([])
     expect((await alerts(t, t.adminKey, `?client_id=${a.clientId}`)).length).toBe(2)
   })
 
@@ -318,11 +329,21 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     earlier(c.clientId, 30, { sent: 998, bounced: 18 })
     await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })
     await worker.drain()
-    const msgs = messagesOf(t, c.campaign.id)
-    recordBounce(t.ctx, msgs[0]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
+    const msgs = await messagesOf(t, c.campaign.id)
+    await recordBounce(
+      t.ctx,
+      msgs[0]!,
+      { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' },
+      clock.t,
+    )
     expect(await alerts(t, c.key)).toEqual([]) // 19 in 1,000: 1.9 %
     clock.t += HEALTH_CHECK_INTERVAL_MS
-    recordBounce(t.ctx, msgs[1]!, { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' }, clock.t)
+    await recordBounce(
+      t.ctx,
+      msgs[1]!,
+      { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' },
+      clock.t,
+    )
     const [alert] = await alerts(t, c.key)
     expect(alert).toMatchObject({ kind: 'bounce_rate', level: 'warn', active: true, value: 0.02 })
     expect(alert!.message).toContain('Bounce rate 2.0 % over the last 1,000 sends (20 bounces)')
@@ -337,12 +358,12 @@ describe('alerts over the last 1,000 sends, and the automatic pause', () => {
     })
     await c.call('POST', `/api/v1/campaigns/${more.id}/launch`, { confirm: true })
     await worker.drain()
-    const m2 = t.ctx.sqlite
+    const m2 = (await t.ctx.sqlite
       .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1')
-      .get(more.id)!
-    recordBounce(
+      .get(more.id))!
+    await recordBounce(
       t.ctx,
-      findMessage(t.ctx, m2.id)!,
+      (await findMessage(t.ctx, m2.id))!,
       { type: 'soft', statusCode: '4.2.2', diagnostic: 'full' },
       clock.t,
     )

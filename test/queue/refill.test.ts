@@ -13,7 +13,7 @@ import { allChannels, recordingProvider } from '../helpers/sender'
 // every send until the test lets it go, so "in flight" is exact.
 
 const CONCURRENCY = 4
-const t = createTestApp({ env: { HERALD_SEND_CONCURRENCY: String(CONCURRENCY) } })
+const t = await createTestApp({ env: { HERALD_SEND_CONCURRENCY: String(CONCURRENCY) } })
 const held: { to: string; go: () => void }[] = []
 const provider = recordingProvider(
   'capture',

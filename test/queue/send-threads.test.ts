@@ -2,6 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createProviders } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
+import { mapInOrder } from '../../src/lib/in-order'
 import { createSendThreads } from '../../src/queue/send-threads'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -29,8 +30,8 @@ afterAll(async () => {
   await sink.close()
 }, 20_000)
 
-function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000, batchSize?: number) {
-  const t = createTestApp({
+async function setup(threadCount: number, kind = 'smtp', sendTimeoutMs = 60_000, batchSize?: number) {
+  const t = await createTestApp({
     env: {
       HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
       HERALD_DNS_SERVERS: dns.address,
@@ -88,7 +89,7 @@ const headerOf = (raw: Buffer, name: string) => {
 }
 
 test('a campaign composed, signed and sent on two threads: every message DKIM-valid with List-Unsubscribe(-Post) signed', async () => {
-  const { t, worker } = setup(2)
+  const { t, worker } = await setup(2)
   const emails = Array.from({ length: 40 }, (_, i) => `r${i}@threads.example`)
   const s = await signingTenant(t, emails, 'news.example')
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
@@ -138,7 +139,7 @@ test('a campaign composed, signed and sent on two threads: every message DKIM-va
 }, 30_000)
 
 test('a thread that dies mid-batch: its sends in flight stay leased, nothing is lost or sent twice, and they go out after the lease with the same Message-ID', async () => {
-  const { t, threads, worker } = setup(1)
+  const { t, threads, worker } = await setup(1)
   const ok = Array.from({ length: 6 }, (_, i) => `ok${i}@crash.example`)
   const stalled = ['late0@stall.example', 'late1@stall.example']
   sink.stall.add('stall.example')
@@ -155,20 +156,23 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
     // after the sink has the message; one the thread dies before answering stays leased too).
     expect(threads.inFlight()).toBe(2)
   })
-  const row = (to: string) =>
-    t.ctx.sqlite.query('SELECT id, status, attempts, error FROM messages WHERE to_address = ?').get(to) as {
+  const row = async (to: string) =>
+    (await t.ctx.sqlite
+      .query('SELECT id, status, attempts, error FROM messages WHERE to_address = ?')
+      .get(to)) as {
       id: string
       status: string
       attempts: number
       error: string | null
     }
-  expect(stalled.map((to) => row(to).status)).toEqual(['sending', 'sending'])
+  expect(await mapInOrder(stalled, async (to) => (await row(to)).status)).toEqual(['sending', 'sending'])
 
   // The thread dies. Its batch ends: the six answered are recorded, the two it owed are not.
   threads.kill(0)
   await pass
-  for (const to of ok) expect(row(to).status).toBe('delivered')
-  for (const to of stalled) expect(row(to)).toMatchObject({ status: 'sending', attempts: 1, error: null })
+  for (const to of ok) expect((await row(to)).status).toBe('delivered')
+  for (const to of stalled)
+    expect(await row(to)).toMatchObject({ status: 'sending', attempts: 1, error: null })
   // A new thread takes its place.
   await eventually(async () => expect(threads.alive()).toBe(1))
 
@@ -184,7 +188,7 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
   const late = received('@stall.example')
   expect(late.map((m) => m.rcptTo[0]).sort()).toEqual(stalled)
   for (const m of late) {
-    const r = row(m.rcptTo[0]!)
+    const r = await row(m.rcptTo[0]!)
     expect(messageIdOf(m.raw)).toBe(`<${r.id}@crash.example>`)
     expect(r).toMatchObject({ status: 'delivered', attempts: 2 })
   }
@@ -196,7 +200,7 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
   // The running loop claims a lane's next batch once its batch has started every send, so a
   // thread may owe sends of two batches when it dies. Batches of 4: late0 is in the first,
   // late1 in the second, and both hang on a server that never replies.
-  const { t, threads, worker } = setup(1, 'smtp', 60_000, 4)
+  const { t, threads, worker } = await setup(1, 'smtp', 60_000, 4)
   const ok = Array.from({ length: 10 }, (_, i) => `ok${i}@two.example`)
   const emails = ['late0@stall2.example', ...ok.slice(0, 3), 'late1@stall2.example', ...ok.slice(3)]
   sink.stall.add('stall2.example')
@@ -214,8 +218,8 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
     expect(received('@two.example').sort()).toEqual(ok.slice(0, 6).sort())
     expect(threads.inFlight()).toBe(2)
   })
-  const row = (to: string) =>
-    t.ctx.sqlite.query('SELECT id, status, attempts FROM messages WHERE to_address = ?').get(to) as {
+  const row = async (to: string) =>
+    (await t.ctx.sqlite.query('SELECT id, status, attempts FROM messages WHERE to_address = ?').get(to)) as {
       id: string
       status: string
       attempts: number
@@ -225,10 +229,10 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
   // out on the new thread.
   threads.kill(0)
   await eventually(async () => {
-    for (const to of ok) expect(row(to).status).toBe('delivered')
+    for (const to of ok) expect((await row(to)).status).toBe('delivered')
   })
   for (const to of ['late0@stall2.example', 'late1@stall2.example'])
-    expect(row(to)).toMatchObject({ status: 'sending', attempts: 1 })
+    expect(await row(to)).toMatchObject({ status: 'sending', attempts: 1 })
 
   // After the lease each goes out once, with its row's Message-ID; nobody got two.
   sink.stall.delete('stall2.example')
@@ -238,7 +242,7 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
   const late = sink.received.filter((m) => m.rcptTo[0]!.endsWith('@stall2.example'))
   expect(late.map((m) => m.rcptTo[0]).sort()).toEqual(['late0@stall2.example', 'late1@stall2.example'])
   for (const m of late) {
-    const r = row(m.rcptTo[0]!)
+    const r = await row(m.rcptTo[0]!)
     expect(messageIdOf(m.raw)).toBe(`<${r.id}@two.example>`)
     expect(r).toMatchObject({ status: 'delivered', attempts: 2 })
   }
@@ -247,11 +251,11 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
 
 test('a thread that cannot start sent nothing: its sends are refused retryably, with the reason', async () => {
   // The thread makes its provider from the configuration; this kind does not exist there.
-  const { t, threads, worker } = setup(1, 'no-such-provider')
+  const { t, threads, worker } = await setup(1, 'no-such-provider')
   const s = await signingTenant(t, ['first@nostart.example'], 'nostart.example')
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await worker.runOnce()
-  const m = t.ctx.sqlite
+  const m = await t.ctx.sqlite
     .query("SELECT status, attempts, error FROM messages WHERE to_address = 'first@nostart.example'")
     .get()
   expect(m).toEqual({
@@ -263,17 +267,17 @@ test('a thread that cannot start sent nothing: its sends are refused retryably, 
 }, 30_000)
 
 test('a send that stalls on a thread is bounded by the send deadline there: retried, its connection closed', async () => {
-  const { t, worker } = setup(1, 'smtp', 1000)
+  const { t, worker } = await setup(1, 'smtp', 1000)
   sink.stall.add('hang.example')
   const s = await signingTenant(t, ['slow@hang.example', 'fast@quick.example'], 'deadline.example')
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   const stalledBefore = sink.stalled.length
   await worker.drain()
   sink.stall.delete('hang.example')
-  const row = (to: string) =>
-    t.ctx.sqlite.query('SELECT status, attempts, error FROM messages WHERE to_address = ?').get(to)
-  expect(row('fast@quick.example')).toMatchObject({ status: 'delivered' })
-  expect(row('slow@hang.example')).toEqual({
+  const row = async (to: string) =>
+    await t.ctx.sqlite.query('SELECT status, attempts, error FROM messages WHERE to_address = ?').get(to)
+  expect(await row('fast@quick.example')).toMatchObject({ status: 'delivered' })
+  expect(await row('slow@hang.example')).toEqual({
     status: 'queued',
     attempts: 1,
     error: 'smtp: no answer within 1000 ms (send timed out)',

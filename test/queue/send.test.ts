@@ -9,14 +9,15 @@ import { allChannels, recordingProvider, startTestSender } from '../helpers/send
 
 const setup = campaignTenant
 
-const events = (t: TestApp, campaignId: string, type: string) =>
-  t.ctx.sqlite
-    .query('SELECT data FROM events WHERE campaign_id = ? AND type = ? ORDER BY rowid')
-    .all(campaignId, type)
-    .map((r) => JSON.parse((r as { data: string }).data))
+const events = async (t: TestApp, campaignId: string, type: string) =>
+  (
+    await t.ctx.sqlite
+      .query('SELECT data FROM events WHERE campaign_id = ? AND type = ? ORDER BY rowid')
+      .all(campaignId, type)
+  ).map((r) => JSON.parse((r as { data: string }).data))
 
-describe('a campaign through the capture provider', () => {
-  const t = createTestApp()
+describe('a campaign through the capture provider', async () => {
+  const t = await createTestApp()
   const provider = recordingProvider()
   startTestSender(t, provider)
 
@@ -33,7 +34,7 @@ describe('a campaign through the capture provider', () => {
     await s.call('PATCH', `/api/v1/contacts/${s.contacts['cy@example.com']}`, { status: 'unsubscribed' })
     await s.call('PATCH', `/api/v1/contacts/${s.contacts['dee@example.com']}`, { status: 'blocked' })
     await s.call('POST', '/api/v1/suppressions', { email: 'EVE@example.com' })
-    t.ctx.sqlite
+    await t.ctx.sqlite
       .query("UPDATE contacts SET status = 'bounced' WHERE id = ?")
       .run(s.contacts['fay@example.com']!)
 
@@ -67,7 +68,7 @@ describe('a campaign through the capture provider', () => {
 
     const stats = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
     expect(stats).toMatchObject({ sent: 2, delivered: 2, skipped: 4, opened: 0, open_rate: 0 })
-    const delivered = events(t, s.campaign.id, 'email.delivered')
+    const delivered = await events(t, s.campaign.id, 'email.delivered')
     expect(delivered).toHaveLength(2)
     expect(delivered[0]).toMatchObject({
       channel: 'email',
@@ -76,7 +77,7 @@ describe('a campaign through the capture provider', () => {
     expect(delivered[0].message_id).toMatch(/^msg_[0-9a-f]{32}$/)
     expect(delivered[0].contact_id).toMatch(/^con_[0-9a-f]{32}$/)
     expect(Date.parse(delivered[0].delivered_at)).toBeGreaterThan(0)
-    const complete = events(t, s.campaign.id, 'campaign.complete')
+    const complete = await events(t, s.campaign.id, 'campaign.complete')
     expect(complete).toHaveLength(1)
     expect(complete[0]).toMatchObject({
       name: 'Launch week',
@@ -114,7 +115,7 @@ describe('a campaign through the capture provider', () => {
     })
     expect(full.message_id).toBe(`<${m.id}@herald.localhost>`)
     // Another tenant does not see it.
-    const other = t.key({ scopes: ['admin:*'], clientId: t.client('Other') })
+    const other = await t.key({ scopes: ['admin:*'], clientId: await t.client('Other') })
     expect((await t.call('GET', `/api/v1/messages/${m.id}`, { key: other })).status).toBe(404)
     expect(
       (await t.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}`, { key: other })).body.data,
@@ -130,7 +131,7 @@ describe('a campaign through the capture provider', () => {
     const after = await s.call('GET', `/api/v1/messages/${m.id}`)
     expect(after).toMatchObject({ to: '', status: 'delivered', subject: null, body_html: null, headers: {} })
     expect(JSON.stringify(after)).not.toContain('erase-me')
-    expect(JSON.stringify(events(t, s.campaign.id, 'email.delivered'))).not.toContain('erase-me')
+    expect(JSON.stringify(await events(t, s.campaign.id, 'email.delivered'))).not.toContain('erase-me')
     expect(await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({ delivered: 1 })
   })
 
@@ -156,10 +157,10 @@ describe('a campaign through the capture provider', () => {
   })
 })
 
-describe('pause, resume and cancel', () => {
+describe('pause, resume and cancel', async () => {
   // The worker is driven pass by pass (20 messages a pass), so "nothing more was sent" is a
   // pass that sent nothing, not a wait that happened to be long enough.
-  const t = createTestApp()
+  const t = await createTestApp()
   const provider = recordingProvider()
   const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), batchSize: 20 })
   const emails = Array.from({ length: 150 }, (_, i) => `p${i}@example.com`)
@@ -226,9 +227,9 @@ describe('pause, resume and cancel', () => {
   })
 })
 
-describe('a pause takes hold within a second under HERALD_SEND_RATE', () => {
+describe('a pause takes hold within a second under HERALD_SEND_RATE', async () => {
   // With a send rate a batch is at most one second's worth, so a pause waits for at most that.
-  const t = createTestApp({ env: { HERALD_SEND_RATE: '100' } })
+  const t = await createTestApp({ env: { HERALD_SEND_RATE: '100' } })
   const provider = recordingProvider()
   const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
 
@@ -248,8 +249,8 @@ describe('a pause takes hold within a second under HERALD_SEND_RATE', () => {
   })
 })
 
-describe('provider errors', () => {
-  const t = createTestApp()
+describe('provider errors', async () => {
+  const t = await createTestApp()
   const seen = new Set<string>()
   const provider = recordingProvider('capture', (m) => {
     if (m.to.startsWith('flaky') && !seen.has(m.to)) {
@@ -291,12 +292,12 @@ describe('provider errors', () => {
     const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
     expect(c.failure_reason).toContain('refused every message')
     expect(c.failure_reason).toContain('550 no such user')
-    expect(events(t, s.campaign.id, 'campaign.complete')).toHaveLength(0)
+    expect(await events(t, s.campaign.id, 'campaign.complete')).toHaveLength(0)
   })
 })
 
-describe('races with the operator', () => {
-  const t = createTestApp()
+describe('races with the operator', async () => {
+  const t = await createTestApp()
   let refuse = true
   let gate: Promise<void> | null = null
   let onSend: (() => Promise<void>) | null = null

@@ -9,7 +9,7 @@ import { startTestSender } from '../helpers/sender'
 // The simulator's traffic flows back through the same verbs as real traffic: opens, clicks,
 // replies and bounces become events, counters and suppressions.
 
-const t = createTestApp({ env: { HERALD_EMAIL_PROVIDER: 'simulator' } })
+const t = await createTestApp({ env: { HERALD_EMAIL_PROVIDER: 'simulator' } })
 let n = 0
 const simulator = createSimulatorProvider({
   // The 4th recipient bounces; everyone else opens, clicks and replies.
@@ -51,7 +51,7 @@ test('opens, clicks, replies and a bounce arrive as events, counters and a suppr
     }),
   )
   const types = (
-    t.ctx.sqlite.query('SELECT type FROM events WHERE campaign_id = ?').all(s.campaign.id) as {
+    (await t.ctx.sqlite.query('SELECT type FROM events WHERE campaign_id = ?').all(s.campaign.id)) as {
       type: string
     }[]
   ).map((e) => e.type)

@@ -17,7 +17,7 @@ import { startSink } from '../helpers/smtp-sink'
 const dns = await startDnsServer()
 const sink = await startSink({ disabledCommands: ['STARTTLS'] }) // plain SMTP on loopback
 afterAll(() => sink.close())
-const t = createTestApp({
+const t = await createTestApp({
   env: {
     HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`,
     HERALD_DNS_SERVERS: dns.address,

@@ -15,7 +15,7 @@ import { startSink } from '../helpers/smtp-sink'
 const dns = await startDnsServer()
 const sink = await startSink({ disabledCommands: ['STARTTLS'] }) // plain SMTP on loopback
 const clock = { t: Date.parse('2026-11-23T21:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({
+const t = await createTestApp({
   clock,
   env: { HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, HERALD_DNS_SERVERS: dns.address },
 })

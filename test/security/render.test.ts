@@ -38,12 +38,12 @@ const SEND_BOMB = `{% for a in (1..90000) %}{% assign x = "abcdefgh" | append: a
 const OUTPUT_BOMB =
   '{% capture s %}xxxxxxxxxxxxxxxx{% endcapture %}{% for i in (1..22) %}{% capture s %}{{ s }}{{ s }}{% endcapture %}{% endfor %}{{ s }}'
 
-describe('2. template renders (in-process)', () => {
-  const t = createTestApp({ overHttp: true, env: PORTAL_ENV })
-  const clientId = t.client('Renders')
-  const writer = t.key({ scopes: ['templates:write'], clientId })
+describe('2. template renders (in-process)', async () => {
+  const t = await createTestApp({ overHttp: true, env: PORTAL_ENV })
+  const clientId = await t.client('Renders')
+  const writer = await t.key({ scopes: ['templates:write'], clientId })
   // Any key may preview: a read-only key is enough to try.
-  const reader = t.key({ scopes: ['campaigns:read'], clientId })
+  const reader = await t.key({ scopes: ['campaigns:read'], clientId })
 
   const create = async (body: Record<string, unknown>) => {
     const r = await t.call('POST', '/api/v1/templates', { key: writer, body: { name: 'T', ...body } })
@@ -110,7 +110,7 @@ describe('2. template renders (in-process)', () => {
     // A viewer of the default workspace (the portal opens it).
     const viewer = await makeUser(t, { role: 'viewer' })
     const b = await signIn(t, viewer)
-    const own = t.key({ scopes: ['templates:write'], clientId: t.defaultClientId })
+    const own = await t.key({ scopes: ['templates:write'], clientId: t.defaultClientId })
     const created = await t.call('POST', '/api/v1/templates', {
       key: own,
       body: { name: 'T', subject: 'Hi', body_text: 'ok' },
@@ -131,8 +131,8 @@ describe('2. template renders (in-process)', () => {
   })
 })
 
-describe('2. a campaign whose template is a time bomb', () => {
-  const t = createTestApp({ overHttp: true })
+describe('2. a campaign whose template is a time bomb', async () => {
+  const t = await createTestApp({ overHttp: true })
   const provider = recordingProvider()
   startTestSender(t, provider)
 

@@ -12,14 +12,14 @@ setDefaultTimeout(60_000)
 /** The time budget of a count in these tests (the default is seconds; the knob lowers it). */
 const BUDGET_MS = 300
 
-const t = createTestApp({ env: { ...PORTAL_ENV, HERALD_SEGMENT_COUNT_MS: String(BUDGET_MS) } })
+const t = await createTestApp({ env: { ...PORTAL_ENV, HERALD_SEGMENT_COUNT_MS: String(BUDGET_MS) } })
 const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => t.app.handle(r) })
 afterAll(() => server.stop(true))
 const base = `http://127.0.0.1:${server.port}`
 /** The tenant of the realistic segments (a few hundred contacts) and the one with many contacts. */
 const clientId = t.defaultClientId
-const bulkId = t.client('Bulk')
-const key = t.key({ scopes: ['admin:*'] })
+const bulkId = await t.client('Bulk')
+const key = await t.key({ scopes: ['admin:*'] })
 
 async function call(method: string, path: string, body?: unknown) {
   const res = await fetch(base + path, {
@@ -73,13 +73,13 @@ const CONTACTS = 300
 const BULK_CONTACTS = 60_000
 const bio = 'lorem ipsum dolor sit amet '.repeat(40)
 function seed(owner: string, n: number) {
-  t.ctx.sqlite.transaction(() => {
+  t.ctx.sqlite.transaction(async () => {
     const insert = t.ctx.sqlite.prepare(
       `INSERT INTO contacts (id, client_id, client_no, email, first_name, custom_fields, created_at, updated_at)
        VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, 1, 1)`,
     )
     for (let i = 0; i < n; i++)
-      insert.run(
+      await insert.run(
         Bun.randomUUIDv7(),
         owner,
         owner,
@@ -117,9 +117,9 @@ const slowGroups = [
  * A segment of the bulk tenant stored as it was saved earlier (when it was quick to count): a
  * fresh read connection's first scan of the bulk tenant can itself take longer than the budget.
  */
-function storedSegment(name: string, groups: unknown, size: number) {
+async function storedSegment(name: string, groups: unknown, size: number) {
   const id = Bun.randomUUIDv7()
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query(
       `INSERT INTO segments (id, client_id, name, match, rule_groups, estimated_size, estimated_at, created_at, updated_at)
        VALUES (?, ?, ?, 'all', ?, ?, 1, 1, 1)`,
@@ -179,7 +179,7 @@ describe('9. segment rules: cost and time bounded', () => {
   })
 
   test('9. a legal but slow update → 422 and the segment keeps its rules; a rename alone does not recount', async () => {
-    const id = storedSegment(
+    const id = await storedSegment(
       'One name',
       [{ match: 'all', rules: [{ field: 'first_name', operator: 'eq', value: 'Name7' }] }],
       1,
@@ -281,7 +281,7 @@ describe('9. segment rules: cost and time bounded', () => {
 
   test('9. a campaign launch on a segment that grew slow → 422 naming rule_groups within about the budget, health quick, the campaign still a draft', async () => {
     // Saved when it was quick; the tenant has grown since.
-    const segmentId = storedSegment('Grew slow', slowGroups, 0)
+    const segmentId = await storedSegment('Grew slow', slowGroups, 0)
     const template = await call('POST', `/api/v1/templates?client_id=${bulkId}`, {
       name: 'Hello',
       subject: 'Hi',

@@ -13,15 +13,15 @@ import { makeUser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 // send as another tenant's sender, suspend clients, rotate webhook secrets, run a whole MCP batch
 // on one rate-limit token, and find secrets in the Idempotency-Key store. One row per hole.
 
-const t = createTestApp({ overHttp: true, env: { ...PORTAL_ENV, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
-const acmeWriter = t.key({ scopes: ['campaigns:write', 'contacts:write'], clientId: acme })
-const globexAdmin = t.key({ scopes: ['admin:*'], clientId: globex })
+const t = await createTestApp({ overHttp: true, env: { ...PORTAL_ENV, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
+const acmeWriter = await t.key({ scopes: ['campaigns:write', 'contacts:write'], clientId: acme })
+const globexAdmin = await t.key({ scopes: ['admin:*'], clientId: globex })
 /** Platform-wide, but only campaigns:write (or only analytics:read). */
-const platformWriter = t.key({ scopes: ['campaigns:write'] })
-const platformReader = t.key({ scopes: ['analytics:read'] })
+const platformWriter = await t.key({ scopes: ['campaigns:write'] })
+const platformReader = await t.key({ scopes: ['analytics:read'] })
 
 const provider = recordingProvider()
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) })
@@ -59,8 +59,8 @@ async function mcpCall(key: string, name: string, args: Record<string, unknown>)
   return r.body.result as { isError?: boolean; structuredContent: { error?: { code: string } } }
 }
 
-const storedRow = (key: string) =>
-  t.ctx.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).get()
+const storedRow = async (key: string) =>
+  await t.ctx.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).get()
 
 /**
  * A create or rotate that answers a secret, sent twice with one Idempotency-Key: the replay
@@ -78,7 +78,7 @@ async function replayMasksSecret(
   expect(first.status, first.text).toBe(200)
   const secret = secretOf(first.body.data)
   expect(secret.length).toBeGreaterThan(20)
-  const row = storedRow(key)!
+  const row = (await storedRow(key))!
   expect(row.status).toBe(200)
   expect(row.responseBody).not.toContain(secret)
   const replay = await t.call('POST', path, { headers, body })
@@ -142,8 +142,8 @@ const rows: Row[] = [
         acmeWriter,
       )
       // A row written before the check: its payload names Globex's sender.
-      const row = t.ctx.db.select().from(messages).where(eq(messages.id, queued.id)).get()!
-      t.ctx.db
+      const row = (await t.ctx.db.select().from(messages).where(eq(messages.id, queued.id)).get())!
+      await t.ctx.db
         .update(messagePayloads)
         .set({ senderId: ceo.id })
         .where(eq(messagePayloads.messageSeq, row.seq))
@@ -205,8 +205,8 @@ const rows: Row[] = [
   },
   {
     name: '8. a replayed POST /api-keys answers the key masked; the stored answer holds no key',
-    run: () =>
-      replayMasksSecret(
+    run: async () =>
+      await replayMasksSecret(
         '/api/v1/api-keys',
         { name: 'replayed', scopes: ['contacts:read'], client_id: acme },
         (d) => d.key as string,
@@ -234,8 +234,8 @@ const rows: Row[] = [
   },
   {
     name: '8. a replayed OAuth client create answers client_secret masked; nothing stored in clear',
-    run: () =>
-      replayMasksSecret(
+    run: async () =>
+      await replayMasksSecret(
         '/api/v1/oauth-clients',
         {
           name: 'Replayed app',

@@ -23,9 +23,9 @@ const HUMAN = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1
 const PROXY = 'Mozilla/5.0' // Apple Mail Privacy Protection's fetch: a machine open
 const at = (s: string) => Date.parse(s)
 
-function setup(start = '2026-03-08T04:30:00.000Z') {
+async function setup(start = '2026-03-08T04:30:00.000Z') {
   const clock = { t: at(start), now: () => clock.t }
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
   return { t, clock, worker }
 }
@@ -33,13 +33,14 @@ function setup(start = '2026-03-08T04:30:00.000Z') {
 const emails = (n: number, domain = 'example.com') => Array.from({ length: n }, (_, i) => `p${i}@${domain}`)
 
 /** A tenant whose 10-recipient campaign was sent at 2026-03-08T04:30Z, and its messages. */
-async function sentCampaign(env = setup()) {
+async function sentCampaign(given?: Awaited<ReturnType<typeof setup>>) {
+  const env = given ?? (await setup())
   const { t, worker } = env
   const s = await campaignTenant(t, emails(10))
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await worker.drain()
   expect(await s.status()).toBe('sent')
-  return { ...env, s, m: messagesOf(t, s.campaign.id) }
+  return { ...env, s, m: await messagesOf(t, s.campaign.id) }
 }
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString()
@@ -50,31 +51,31 @@ describe('funnel: unique per message, machine opens apart', async () => {
   // m0 opened twice (one unique open); m1 opened; m2 only by the privacy proxy; m3 clicked
   // without an open (a click is an open); m4 opened, clicked twice and replied; m7 unsubscribed
   // twice (once counted); m8 complained; m9 bounced (soft, then hard: one bounce).
-  recordOpen(a, m[0]!, HUMAN, at('2026-03-08T05:00:00Z'))
-  recordOpen(a, m[0]!, HUMAN, at('2026-03-08T06:00:00Z'))
-  recordOpen(a, m[1]!, HUMAN, at('2026-03-08T05:10:00Z'))
-  recordOpen(a, m[2]!, PROXY, at('2026-03-08T04:30:05Z'))
-  recordClick(a, m[3]!, 'https://example.com/a', HUMAN, at('2026-03-08T07:00:00Z'))
-  recordOpen(a, m[4]!, HUMAN, at('2026-03-08T05:20:00Z'))
-  recordClick(a, m[4]!, 'https://example.com/a', HUMAN, at('2026-03-08T05:21:00Z'))
-  recordClick(a, m[4]!, 'https://example.com/a', HUMAN, at('2026-03-08T05:22:00Z'))
-  recordReply(
+  await recordOpen(a, m[0]!, HUMAN, at('2026-03-08T05:00:00Z'))
+  await recordOpen(a, m[0]!, HUMAN, at('2026-03-08T06:00:00Z'))
+  await recordOpen(a, m[1]!, HUMAN, at('2026-03-08T05:10:00Z'))
+  await recordOpen(a, m[2]!, PROXY, at('2026-03-08T04:30:05Z'))
+  await recordClick(a, m[3]!, 'https://example.com/a', HUMAN, at('2026-03-08T07:00:00Z'))
+  await recordOpen(a, m[4]!, HUMAN, at('2026-03-08T05:20:00Z'))
+  await recordClick(a, m[4]!, 'https://example.com/a', HUMAN, at('2026-03-08T05:21:00Z'))
+  await recordClick(a, m[4]!, 'https://example.com/a', HUMAN, at('2026-03-08T05:22:00Z'))
+  await recordReply(
     a,
     m[4]!,
     { from: 'p4@example.com', subject: 'Re', snippet: 'hi', text: 'hi' },
     at('2026-03-08T08:00:00Z'),
   )
-  unsubscribeViaMessage(a, m[7]!, 'link', at('2026-03-08T09:00:00Z'))
-  unsubscribeViaMessage(a, m[7]!, 'link', at('2026-03-08T09:01:00Z'))
-  recordComplaint(a, m[8]!, at('2026-03-08T10:00:00Z'))
-  recordComplaint(a, m[8]!, at('2026-03-08T10:05:00Z'))
-  recordBounce(
+  await unsubscribeViaMessage(a, m[7]!, 'link', at('2026-03-08T09:00:00Z'))
+  await unsubscribeViaMessage(a, m[7]!, 'link', at('2026-03-08T09:01:00Z'))
+  await recordComplaint(a, m[8]!, at('2026-03-08T10:00:00Z'))
+  await recordComplaint(a, m[8]!, at('2026-03-08T10:05:00Z'))
+  await recordBounce(
     a,
     m[9]!,
     { type: 'soft', statusCode: '4.2.2', diagnostic: 'full' },
     at('2026-03-08T11:00:00Z'),
   )
-  recordBounce(
+  await recordBounce(
     a,
     m[9]!,
     { type: 'hard', statusCode: '5.1.1', diagnostic: 'no user' },
@@ -246,10 +247,10 @@ describe('funnel: unique per message, machine opens apart', async () => {
 })
 
 describe('trends: windows and buckets', async () => {
-  const { t, s } = await sentCampaign(setup('2026-11-23T10:00:00.000Z'))
+  const { t, s } = await sentCampaign(await setup('2026-11-23T10:00:00.000Z'))
 
   test('an empty client: zero-filled, 30 days by default', async () => {
-    const empty = t.client('Empty')
+    const empty = await t.client('Empty')
     const r = await t.call('GET', `/api/v1/analytics/trends?client_id=${empty}`)
     expect(r.status).toBe(200)
     expect(r.body.data).toMatchObject({ metric: 'sent', interval: 'day', timezone: 'UTC', total: 0 })
@@ -313,14 +314,14 @@ describe('trends: windows and buckets', async () => {
     const r = await t.call('GET', '/api/v1/analytics/funnel')
     expect(r.status).toBe(422)
     expect(r.body.error.details[0].field).toBe('client_id')
-    const own = t.key({ scopes: ['analytics:read'], clientId: s.clientId })
-    const other = t.client('Other')
+    const own = await t.key({ scopes: ['analytics:read'], clientId: s.clientId })
+    const other = await t.client('Other')
     // A tenant key's client_id is ignored: it reads its own client.
     const mine = await t.call('GET', `/api/v1/analytics/funnel?client_id=${other}`, { key: own })
     expect(mine.body.data.client_id).toBe(s.clientId)
     expect(mine.body.data.steps[0].count).toBe(10)
     // Any valid key reads analytics (the spec's "default" scope).
-    const contactsOnly = t.key({ scopes: ['contacts:read'], clientId: s.clientId })
+    const contactsOnly = await t.key({ scopes: ['contacts:read'], clientId: s.clientId })
     for (const path of [
       '/api/v1/analytics/trends',
       '/api/v1/analytics/funnel',
@@ -331,42 +332,48 @@ describe('trends: windows and buckets', async () => {
 })
 
 describe('rebuild equals the incremental totals', async () => {
-  const { t, clock, worker, s, m } = await sentCampaign(setup('2026-06-01T08:00:00.000Z'))
+  const { t, clock, worker, s, m } = await sentCampaign(await setup('2026-06-01T08:00:00.000Z'))
   const a = t.ctx
   // A mixed workload over several days and a second campaign, then rebuilt from the messages.
   const second = await campaignTenant(t, emails(30, 'other.example'), { name: 'Second' })
   clock.t = at('2026-06-02T13:07:00Z')
   await second.call('POST', `/api/v1/campaigns/${second.campaign.id}/launch`, { confirm: true })
   await worker.drain()
-  const m2 = messagesOf(t, second.campaign.id)
+  const m2 = await messagesOf(t, second.campaign.id)
   let minute = 0
   const next = () => at('2026-06-02T14:00:00Z') + 7 * 60_000 * ++minute
   for (const [i, msg] of [...m, ...m2].entries()) {
-    if (i % 2 === 0) recordOpen(a, msg, i % 6 === 0 ? PROXY : HUMAN, next())
-    if (i % 3 === 0) recordOpen(a, msg, HUMAN, next())
-    if (i % 4 === 0) recordClick(a, msg, 'https://example.com/a', HUMAN, next())
-    if (i % 5 === 0) recordReply(a, msg, { from: msg.to, subject: null, snippet: 's', text: null }, next())
+    if (i % 2 === 0) await recordOpen(a, msg, i % 6 === 0 ? PROXY : HUMAN, next())
+    if (i % 3 === 0) await recordOpen(a, msg, HUMAN, next())
+    if (i % 4 === 0) await recordClick(a, msg, 'https://example.com/a', HUMAN, next())
+    if (i % 5 === 0)
+      await recordReply(a, msg, { from: msg.to, subject: null, snippet: 's', text: null }, next())
     if (i % 7 === 0)
-      recordBounce(a, msg, { type: i % 2 ? 'soft' : 'hard', statusCode: null, diagnostic: null }, next())
-    if (i % 11 === 0) recordComplaint(a, msg, next())
-    if (i % 13 === 0) unsubscribeViaMessage(a, msg, 'link', next())
+      await recordBounce(
+        a,
+        msg,
+        { type: i % 2 ? 'soft' : 'hard', statusCode: null, diagnostic: null },
+        next(),
+      )
+    if (i % 11 === 0) await recordComplaint(a, msg, next())
+    if (i % 13 === 0) await unsubscribeViaMessage(a, msg, 'link', next())
   }
-  const snapshot = () => [
-    t.ctx.sqlite
+  const snapshot = async () => [
+    await t.ctx.sqlite
       .query(
         'SELECT * FROM analytics_rollups ORDER BY client_id, bucket, channel, campaign_id, journey_id, sequence_id',
       )
       .all(),
-    t.ctx.sqlite.query('SELECT * FROM analytics_totals ORDER BY client_id, bucket, channel').all(),
+    await t.ctx.sqlite.query('SELECT * FROM analytics_totals ORDER BY client_id, bucket, channel').all(),
   ]
 
   test('herald analytics rebuild (the console actor, on the data file) gives the same rows', async () => {
-    const incremental = snapshot()
+    const incremental = await snapshot()
     expect(incremental[0]!.length).toBeGreaterThan(10)
     expect(incremental[1]!.length).toBeGreaterThan(10)
-    t.ctx.sqlite.run('DELETE FROM analytics_rollups')
-    t.ctx.sqlite.run('DELETE FROM analytics_totals')
-    expect(snapshot()).toEqual([[], []])
+    await t.ctx.sqlite.run('DELETE FROM analytics_rollups')
+    await t.ctx.sqlite.run('DELETE FROM analytics_totals')
+    expect(await snapshot()).toEqual([[], []])
     const out: string[] = []
     const log = console.log
     console.log = (...args: unknown[]) => out.push(args.join(' '))
@@ -376,7 +383,7 @@ describe('rebuild equals the incremental totals', async () => {
       console.log = log
     }
     expect(out.join('\n')).toMatch(/rebuilt \d+ rollup rows/)
-    expect(snapshot()).toEqual(incremental)
+    expect(await snapshot()).toEqual(incremental)
     // The campaign counters and the rollups agree too.
     const f = await t.call(
       'GET',
@@ -394,13 +401,13 @@ describe('rebuild equals the incremental totals', async () => {
   })
 
   test('a rebuild of one client gives the same rows and leaves the others', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     expect(await runCli(['analytics', 'rebuild', '--client', s.clientId, '--data', t.dataDir])).toBe(0)
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 
   test('a rebuild of a client that does not exist: exit 1, "no such client", nothing rebuilt', async () => {
-    const before = snapshot()
+    const before = await snapshot()
     const err: string[] = []
     const write = process.stderr.write
     process.stderr.write = ((chunk: string) => err.push(String(chunk)) > 0) as typeof process.stderr.write
@@ -414,6 +421,6 @@ describe('rebuild equals the incremental totals', async () => {
     }
     expect(codes).toEqual([1, 1])
     expect(err).toEqual(['herald: client_id: no such client\n', 'herald: client_id: no such client\n'])
-    expect(snapshot()).toEqual(before)
+    expect(await snapshot()).toEqual(before)
   })
 })

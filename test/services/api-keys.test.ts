@@ -2,10 +2,10 @@ import { describe, expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
 import { invalid, type Scenario, scenarios } from '../helpers/scenarios'
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
 
 describe('API key management', () => {
   test('create returns the key once; it works; list never shows it; revoke stops it at once', async () => {
@@ -58,7 +58,7 @@ describe('API key management', () => {
     },
     {
       name: 'key without admin:*',
-      key: () => t.key({ scopes: ['contacts:write'] }),
+      key: async () => await t.key({ scopes: ['contacts:write'] }),
       body: { name: 'x', scopes: ['contacts:read'] },
       status: 403,
       code: 'FORBIDDEN',

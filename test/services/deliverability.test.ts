@@ -22,13 +22,13 @@ interface Factor {
   advice: string
 }
 
-function setup() {
+async function setup() {
   const clock = { t: NOW, now: () => clock.t }
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   /** A client with a verified domain (DKIM, SPF, DMARC all passing) and `contacts` contacts. */
-  const client = (name: string, contacts = 1000) => {
-    const id = t.client(name)
-    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [contacts, id])
+  const client = async (name: string, contacts = 1000) => {
+    const id = await t.client(name)
+    await t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [contacts, id])
     return id
   }
   const add = (clientId: string, daysAgo: number, d: RollupDeltas, campaignId: string | null = null) =>
@@ -54,7 +54,7 @@ function setup() {
 async function verifiedDomain(t: TestApp, clientId: string, domain: string, dmarc = true) {
   const r = await t.call('POST', `/api/v1/domains?client_id=${clientId}`, { body: { domain } })
   expect(r.status).toBe(200)
-  t.ctx.sqlite.run(
+  await t.ctx.sqlite.run(
     "UPDATE domains SET dkim_verified = 1, spf_verified = 1, dmarc_verified = ?, status = 'verified', checks = ? WHERE id = ?",
     [dmarc ? 1 : 0, JSON.stringify({ checked_at: NOW - DAY, dkim: {}, spf: {}, dmarc: {} }), r.body.data.id],
   )
@@ -84,11 +84,11 @@ test('the factor curve: 100 under warn, 80 → 50 up to bad, 50 → 0 at twice b
   ])
 })
 
-describe('factors at and around their thresholds', () => {
-  const { t, client, add, factor, score } = setup()
+describe('factors at and around their thresholds', async () => {
+  const { t, client, add, factor, score } = await setup()
 
   test('bounce rate: 1.9 % ok, 2 % warn, 5 % bad, with the culprit campaign and its list', async () => {
-    const ok = client('Ok')
+    const ok = await client('Ok')
     add(ok, 1, { sent: 1000, delivered: 1000, bounced: 19 })
     expect(await factor(ok, 'bounce_rate')).toMatchObject({
       value: 0.019,
@@ -96,7 +96,7 @@ describe('factors at and around their thresholds', () => {
       score: 100,
       weight: 20,
     })
-    const warn = client('Warn')
+    const warn = await client('Warn')
     add(warn, 1, { sent: 1000, delivered: 1000, bounced: 20 })
     const w = await factor(warn, 'bounce_rate')
     expect(w).toMatchObject({ value: 0.02, status: 'warn', score: 80 })
@@ -104,8 +104,8 @@ describe('factors at and around their thresholds', () => {
       'Bounce rate 2.0 % over 30 days (20 of 1,000 sends): remove addresses that bounced',
     )
 
-    const bad = client('Bad')
-    const key = t.key({ scopes: ['admin:*'], clientId: bad })
+    const bad = await client('Bad')
+    const key = await t.key({ scopes: ['admin:*'], clientId: bad })
     const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'Fair leads' } })).body.data
     const camp = (
       await t.call('POST', '/api/v1/campaigns', {
@@ -133,7 +133,7 @@ describe('factors at and around their thresholds', () => {
       [30, 'bad', 50],
     ]
     for (const [complaints, status, points] of cases) {
-      const c = client(`C${complaints}`)
+      const c = await client(`C${complaints}`)
       add(c, 1, { sent: 10_500, delivered: 10_000, complained: complaints })
       const f = await factor(c, 'complaint_rate')
       expect(f).toMatchObject({ value: complaints / 10_000, status, score: points })
@@ -142,7 +142,7 @@ describe('factors at and around their thresholds', () => {
   })
 
   test('unsubscribe, engagement, list hygiene and volume consistency', async () => {
-    const c = client('Mixed', 2000)
+    const c = await client('Mixed', 2000)
     // 20 days of 100 sends, then one day of 700.
     for (let d = 2; d < 22; d++)
       add(c, d, { sent: 100, delivered: 100, opened: 10, clicked: 2, machine_opened: 5 })
@@ -162,58 +162,58 @@ describe('factors at and around their thresholds', () => {
     expect(factors.list_hygiene).toMatchObject({ status: 'ok', value: 0 })
     // 110 of 2,000 contacts bounced hard or complained: 5.5 %. Inserted as every insert path
     // does: the rows, then their search index and clients.unreachable_count.
-    const highWater = contactsHighWater(t.ctx.sqlite)
+    const highWater = await contactsHighWater(t.ctx.sqlite)
     for (let i = 0; i < 110; i++)
-      t.ctx.sqlite.run(
+      await t.ctx.sqlite.run(
         "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?6)",
         [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
       )
-    indexContactsAfter(t.ctx.sqlite, highWater)
-    countUnreachableAfter(t.ctx.sqlite, c, highWater)
+    await indexContactsAfter(t.ctx.sqlite, highWater)
+    await countUnreachableAfter(t.ctx.sqlite, c, highWater)
     expect(await factor(c, 'list_hygiene')).toMatchObject({ status: 'warn', value: 0.055 })
   })
 
   // Gap 11 of the s6 acceptance review: DESIGN §7 says "share of suppressed/bounced contacts";
   // the factor counted bounced and complained contacts only, so unsubscribes were left out.
   test('list hygiene counts every suppressed contact once, whatever the reason', async () => {
-    const c = client('Hygiene', 1000)
+    const c = await client('Hygiene', 1000)
     add(c, 1, { sent: 100, delivered: 100, opened: 30 })
-    const contact = (email: string, status = 'subscribed') => {
-      const highWater = contactsHighWater(t.ctx.sqlite)
-      t.ctx.sqlite.run(
+    const contact = async (email: string, status = 'subscribed') => {
+      const highWater = await contactsHighWater(t.ctx.sqlite)
+      await t.ctx.sqlite.run(
         "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
         [Bun.randomUUIDv7(), c, email, status, NOW],
       )
-      indexContactsAfter(t.ctx.sqlite, highWater)
-      countUnreachableAfter(t.ctx.sqlite, c, highWater)
+      await indexContactsAfter(t.ctx.sqlite, highWater)
+      await countUnreachableAfter(t.ctx.sqlite, c, highWater)
     }
-    const suppressed = (email: string, source: string, clientId = c) =>
-      t.ctx.sqlite.run(
+    const suppressed = async (email: string, source: string, clientId = c) =>
+      await t.ctx.sqlite.run(
         'INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',
         [Bun.randomUUIDv7(), clientId, email, source, NOW],
       )
-    const other = client('Other')
+    const other = await client('Other')
     for (let i = 0; i < 30; i++) {
       // Bounced hard and suppressed for it: one contact, counted once.
-      contact(`b${i}@x.example`, 'bounced')
-      suppressed(`b${i}@x.example`, 'hard_bounce')
+      await contact(`b${i}@x.example`, 'bounced')
+      await suppressed(`b${i}@x.example`, 'hard_bounce')
     }
-    for (let i = 0; i < 5; i++) contact(`c${i}@x.example`, 'complained')
+    for (let i = 0; i < 5; i++) await contact(`c${i}@x.example`, 'complained')
     for (let i = 0; i < 40; i++) {
-      contact(`u${i}@x.example`, 'unsubscribed')
-      suppressed(`u${i}@x.example`, 'unsubscribe')
+      await contact(`u${i}@x.example`, 'unsubscribed')
+      await suppressed(`u${i}@x.example`, 'unsubscribe')
     }
     for (let i = 0; i < 10; i++) {
-      contact(`a${i}@x.example`)
-      suppressed(`a${i}@x.example`, 'api')
+      await contact(`a${i}@x.example`)
+      await suppressed(`a${i}@x.example`, 'api')
     }
     // The address as the contact wrote it; suppressions are stored lower-cased.
-    contact('Mixed.Case@X.example')
-    suppressed('mixed.case@x.example', 'admin')
+    await contact('Mixed.Case@X.example')
+    await suppressed('mixed.case@x.example', 'admin')
     // Not counted: a suppression with no contact, and a contact suppressed by another client.
-    suppressed('nobody@x.example', 'api')
-    contact('theirs@x.example')
-    suppressed('theirs@x.example', 'api', other)
+    await suppressed('nobody@x.example', 'api')
+    await contact('theirs@x.example')
+    await suppressed('theirs@x.example', 'api', other)
     const f = await factor(c, 'list_hygiene')
     // 30 + 5 + 40 + 10 + 1 = 86 of 1,000 contacts: 8.6 %, over the 5 % warn line.
     expect(f).toMatchObject({ status: 'warn', value: 0.086 })
@@ -223,7 +223,7 @@ describe('factors at and around their thresholds', () => {
   })
 
   test('authentication per sending domain from its last verification', async () => {
-    const c = client('Auth')
+    const c = await client('Auth')
     add(c, 1, { sent: 100, delivered: 100, opened: 30 })
     const none = await factor(c, 'authentication')
     expect(none).toMatchObject({ status: 'bad', score: 0 })
@@ -244,7 +244,7 @@ describe('factors at and around their thresholds', () => {
   })
 
   test('no sends in 30 days: authentication alone, and it says so', async () => {
-    const c = client('Quiet')
+    const c = await client('Quiet')
     add(c, 31, { sent: 5000, delivered: 5000, bounced: 4000 }) // outside the window
     await verifiedDomain(t, c, 'quiet.example', false)
     const s = await score(c)
@@ -256,7 +256,7 @@ describe('factors at and around their thresholds', () => {
   })
 
   test('a healthy client scores A', async () => {
-    const c = client('Healthy', 5000)
+    const c = await client('Healthy', 5000)
     for (let d = 1; d < 29; d += 3)
       add(c, d, { sent: 500, delivered: 495, opened: 150, clicked: 30, bounced: 5 })
     await verifiedDomain(t, c, 'healthy.example')
@@ -266,13 +266,13 @@ describe('factors at and around their thresholds', () => {
   })
 
   test('tenancy and scope', async () => {
-    const c = client('Mine')
+    const c = await client('Mine')
     const r = await t.call('GET', '/api/v1/deliverability/score')
     expect(r.status).toBe(422)
-    const own = t.key({ scopes: ['analytics:read'], clientId: c })
+    const own = await t.key({ scopes: ['analytics:read'], clientId: c })
     expect((await t.call('GET', '/api/v1/deliverability/score', { key: own })).body.data.client_id).toBe(c)
     // Any valid key reads it (the spec's "default" scope).
-    const contactsOnly = t.key({ scopes: ['contacts:read'], clientId: c })
+    const contactsOnly = await t.key({ scopes: ['contacts:read'], clientId: c })
     expect((await t.call('GET', '/api/v1/deliverability/score', { key: contactsOnly })).status).toBe(200)
     expect((await t.call('GET', '/api/v1/deliverability/score', { key: null })).status).toBe(401)
   })

@@ -12,9 +12,9 @@ import { startDnsServer } from '../helpers/dns-server'
 // against the key published in a real DNS server as several strings.
 
 const dns = await startDnsServer()
-const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
-const acme = t.client('Acme')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
+const t = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
+const acme = await t.client('Acme')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
 
 interface DnsRecord {
   purpose: string
@@ -55,7 +55,7 @@ const verifyWithMailauth = (message: Buffer) =>
 describe('DKIM signing for the campaign engine', () => {
   test('signs with the verified domain’s key, covering List-Unsubscribe and List-Unsubscribe-Post; mailauth says pass', async () => {
     const domain = await verifiedDomain('news.example')
-    const dkim = dkimForSender(t.ctx, acme, 'offers@news.example')
+    const dkim = await dkimForSender(t.ctx, acme, 'offers@news.example')
     expect(dkim).not.toBeNull()
     expect(dkim).toMatchObject({ domainName: 'news.example', keySelector: domain.dkim_selector })
     const signed = await signMessage(await compose('offers@news.example'), dkim!)
@@ -75,7 +75,7 @@ describe('DKIM signing for the campaign engine', () => {
   })
 
   test('a changed List-Unsubscribe header after signing fails verification', async () => {
-    const dkim = dkimForSender(t.ctx, acme, 'offers@news.example')!
+    const dkim = (await dkimForSender(t.ctx, acme, 'offers@news.example'))!
     const signed = (await signMessage(await compose('offers@news.example'), dkim)).toString()
     const tampered = signed.replace('https://herald.example/u/tok123', 'https://evil.example/u/tok123')
     const result = await verifyWithMailauth(Buffer.from(tampered))
@@ -83,7 +83,7 @@ describe('DKIM signing for the campaign engine', () => {
   })
 
   test('a subdomain address signs with its verified parent domain', async () => {
-    const dkim = dkimForSender(t.ctx, acme, 'team@mail.news.example')
+    const dkim = await dkimForSender(t.ctx, acme, 'team@mail.news.example')
     expect(dkim?.domainName).toBe('news.example')
     const signed = await signMessage(await compose('team@mail.news.example'), dkim!)
     expect((await verifyWithMailauth(signed)).results[0]?.status.result).toBe('pass')
@@ -95,15 +95,15 @@ describe('DKIM signing for the campaign engine', () => {
       body: { domain: 'unverified.example' },
     })
     expect(created.status).toBe(200)
-    expect(dkimForSender(t.ctx, acme, 'a@unverified.example')).toBeNull()
-    expect(dkimForSender(t.ctx, t.client('Other'), 'offers@news.example')).toBeNull()
-    expect(dkimForSender(t.ctx, acme, 'not-an-address')).toBeNull()
+    expect(await dkimForSender(t.ctx, acme, 'a@unverified.example')).toBeNull()
+    expect(await dkimForSender(t.ctx, await t.client('Other'), 'offers@news.example')).toBeNull()
+    expect(await dkimForSender(t.ctx, acme, 'not-an-address')).toBeNull()
   })
 
   test('the key record of a deleted domain no longer signs', async () => {
     const domain = await verifiedDomain('gone.example')
     const ctx = withActor(t.ctx, { ...systemActor('k'), clientId: acme }, 'r')
-    deleteDomain(ctx, domain.id)
-    expect(dkimForSender(t.ctx, acme, 'x@gone.example')).toBeNull()
+    await deleteDomain(ctx, domain.id)
+    expect(await dkimForSender(t.ctx, acme, 'x@gone.example')).toBeNull()
   })
 })

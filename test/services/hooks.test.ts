@@ -41,7 +41,7 @@ async function inSequence(c: string): Promise<{ m: MessageRow; sequenceId: strin
   })
   await s.enroll(sequenceId, [c])
   await s.settle()
-  const m = t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).get()!
+  const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).get())!
   return { m, sequenceId }
 }
 
@@ -70,7 +70,7 @@ describe('contact.created', () => {
     const id = failing(t.ctx.hooks.contactCreated)
     expect((await create()).status).toBe(500)
     t.ctx.hooks.contactCreated.unbind(id)
-    expect(t.ctx.db.select().from(contacts).where(eq(contacts.email, email)).all()).toEqual([])
+    expect(await t.ctx.db.select().from(contacts).where(eq(contacts.email, email)).all()).toEqual([])
     expect(await enrolled(journey)).toEqual([])
     const c = (await create()).body.data.id
     expect(await enrolled(journey)).toEqual([c])
@@ -83,9 +83,10 @@ describe('event.recorded', () => {
     const c = await person()
     const { m } = await inSequence(c)
     const journey = await journeyOf({ trigger: 'event', event: 'clicked' })
-    const click = () => recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', clock.t)
-    const clicks = () =>
-      t.ctx.db
+    const click = async () =>
+      await recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', clock.t)
+    const clicks = async () =>
+      await t.ctx.db
         .select()
         .from(events)
         .where(and(eq(events.messageId, m.id), eq(events.type, 'email.clicked')))
@@ -93,11 +94,11 @@ describe('event.recorded', () => {
     const id = failing(t.ctx.hooks.eventRecorded)
     expect(click).toThrow('subscriber failed')
     t.ctx.hooks.eventRecorded.unbind(id)
-    expect(clicks()).toEqual([])
-    expect(findMessage(t.ctx, m.id)!.clickedAt).toBeNull()
+    expect(await clicks()).toEqual([])
+    expect((await findMessage(t.ctx, m.id))!.clickedAt).toBeNull()
     expect(await enrolled(journey)).toEqual([])
-    click()
-    expect(clicks()).toHaveLength(1)
+    await click()
+    expect(await clicks()).toHaveLength(1)
     expect(await enrolled(journey)).toEqual([c])
     await s.call('POST', `/api/v1/journeys/${journey}/archive`)
   })
@@ -109,17 +110,19 @@ describe('complaint', () => {
     const { m, sequenceId } = await inSequence(c)
     const journey = await s.journey(waiting)
     await s.call('POST', `/api/v1/journeys/${journey}/enroll`, { contact_ids: [c] })
-    const complain = () => recordComplaint(t.ctx, m, clock.t)
+    const complain = async () => await recordComplaint(t.ctx, m, clock.t)
     const id = failing(t.ctx.hooks.complaint)
     expect(complain).toThrow('subscriber failed')
     t.ctx.hooks.complaint.unbind(id)
-    const contact = () => t.ctx.db.select().from(contacts).where(eq(contacts.id, c)).get()!
-    expect(contact().status).toBe('subscribed')
-    expect(t.ctx.db.select().from(suppressions).where(eq(suppressions.reason, 'complaint')).all()).toEqual([])
+    const contact = async () => (await t.ctx.db.select().from(contacts).where(eq(contacts.id, c)).get())!
+    expect((await contact()).status).toBe('subscribed')
+    expect(
+      await t.ctx.db.select().from(suppressions).where(eq(suppressions.reason, 'complaint')).all(),
+    ).toEqual([])
     expect((await s.runOf(sequenceId, c)).status).toBe('active')
     expect((await s.enrollmentOf(journey, c)).status).toBe('active')
-    complain()
-    expect(contact().status).toBe('complained')
+    await complain()
+    expect((await contact()).status).toBe('complained')
     expect(await s.runOf(sequenceId, c)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
     expect(await s.enrollmentOf(journey, c)).toMatchObject({ status: 'exited', exit_reason: 'complained' })
   })
@@ -129,22 +132,22 @@ describe('reply', () => {
   test('a reply stops the sequence run in the reply’s transaction; a throwing subscriber undoes both', async () => {
     const c = await person()
     const { m, sequenceId } = await inSequence(c)
-    const reply = () =>
-      recordReply(t.ctx, m, { from: m.to, subject: 'Re: Hi', snippet: 'stop', text: 'stop' }, clock.t)
+    const reply = async () =>
+      await recordReply(t.ctx, m, { from: m.to, subject: 'Re: Hi', snippet: 'stop', text: 'stop' }, clock.t)
     const id = failing(t.ctx.hooks.reply)
     expect(reply).toThrow('subscriber failed')
     t.ctx.hooks.reply.unbind(id)
-    expect(t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toEqual([])
+    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toEqual([])
     expect((await s.runOf(sequenceId, c)).status).toBe('active')
-    reply()
-    expect(t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toHaveLength(1)
+    await reply()
+    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toHaveLength(1)
     expect(await s.runOf(sequenceId, c)).toMatchObject({ status: 'stopped', stop_reason: 'replied' })
   })
 
   test('a reply.received event alone does not stop a run: the reply hook does', async () => {
     const c = await person()
     const { m, sequenceId } = await inSequence(c)
-    recordEvent(t.ctx, {
+    await recordEvent(t.ctx, {
       clientId: m.clientId,
       type: 'reply.received',
       contactId: c,

@@ -10,8 +10,8 @@ import { previewTemplateVerb, renderDraftTemplateVerb } from '../../src/services
 import { invoke } from '../../src/services/verbs/invoke'
 import { createTestApp } from '../helpers/app'
 
-const t = createTestApp()
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const t = await createTestApp()
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const viewer = withActor(
   t.ctx,
   userActor({ id: 'usr-viewer', role: 'viewer', clients: null, workspace: t.defaultClientId }),
@@ -58,13 +58,14 @@ describe('templates.render-draft', () => {
 
   test('syntax errors: each field with its line and column (422)', async () => {
     const saved = await api('POST', '/api/v1/templates', { name: 'Err', subject: 'S', body_text: 'T' })
-    const err = await refusal(() =>
-      invoke(renderDraftTemplateVerb, viewer, {
-        id: saved.id,
-        channel: 'email',
-        subject: '{{ contact.first_name | nope }}',
-        body_text: 'line one\n  {% endif %}',
-      }),
+    const err = await refusal(
+      async () =>
+        await invoke(renderDraftTemplateVerb, viewer, {
+          id: saved.id,
+          channel: 'email',
+          subject: '{{ contact.first_name | nope }}',
+          body_text: 'line one\n  {% endif %}',
+        }),
     )
     expect(err.code).toBe('VALIDATION_FAILED')
     expect(err.details).toMatchObject([
@@ -81,12 +82,13 @@ describe('templates.render-draft', () => {
       body_text: 'é'.repeat(71),
     })
     expect(draft.sms).toEqual({ length: 71, segments: 1, encoding: 'GSM-7' })
-    const big = await refusal(() =>
-      invoke(renderDraftTemplateVerb, viewer, {
-        id: saved.id,
-        channel: 'sms',
-        body_text: 'x'.repeat(128 * 1024 + 1),
-      }),
+    const big = await refusal(
+      async () =>
+        await invoke(renderDraftTemplateVerb, viewer, {
+          id: saved.id,
+          channel: 'sms',
+          body_text: 'x'.repeat(128 * 1024 + 1),
+        }),
     )
     expect(big.code).toBe('VALIDATION_FAILED')
     expect(JSON.stringify(big.details)).toContain('body_text')

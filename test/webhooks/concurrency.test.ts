@@ -34,8 +34,8 @@ function countingReceiver(
 
 let n = 0
 async function tenant(t: TestApp, url: string) {
-  const clientId = t.client(`K${++n}`)
-  const key = t.key({ scopes: ['contacts:write'], clientId })
+  const clientId = await t.client(`K${++n}`)
+  const key = await t.key({ scopes: ['contacts:write'], clientId })
   const hook = (
     await t.call('POST', '/api/v1/webhooks', { key, body: { url, events: ['contact.unsubscribed'] } })
   ).body.data
@@ -63,9 +63,9 @@ async function tenant(t: TestApp, url: string) {
 
 const contactsOf = (rx: Receiver) => rx.received.map((r) => JSON.parse(r.body).data.contact_id as string)
 
-describe('driven on the test clock', () => {
+describe('driven on the test clock', async () => {
   let now = Date.now()
-  const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' }, clock: { now: () => now } })
+  const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' }, clock: { now: () => now } })
   const w = createWebhookWorker(t.ctx, {
     schedule: [0, 60_000, 60_000],
     timeoutMs: 2000,
@@ -147,7 +147,9 @@ describe('driven on the test clock', () => {
 })
 
 test('one request at a time (HERALD_WEBHOOK_CONCURRENCY=1) keeps event order', async () => {
-  const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', HERALD_WEBHOOK_CONCURRENCY: '1' } })
+  const t = await createTestApp({
+    env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1', HERALD_WEBHOOK_CONCURRENCY: '1' },
+  })
   expect(t.ctx.config.webhookConcurrency).toBe(1)
   const w = createWebhookWorker(t.ctx, { schedule: [0] })
   const { rx, load } = countingReceiver()
@@ -161,7 +163,7 @@ test('one request at a time (HERALD_WEBHOOK_CONCURRENCY=1) keeps event order', a
 })
 
 test('a slow endpoint holds only its own lane', async () => {
-  const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+  const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
   const w = startWebhookWorker(t.ctx, { schedule: [0], pollMs: 10, inFlight: IN_FLIGHT, timeoutMs: 30_000 })
   let release = () => {}
   const held = new Promise<void>((resolve) => {

@@ -9,15 +9,15 @@ import { eventually, type Received, startReceiver, until } from '../helpers/rece
 
 // Retries every 100 ms instead of minutes: the schedule is the worker's option.
 const SCHEDULE = [0, 100, 100, 100, 100, 100]
-const t = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
 const worker = startWebhookWorker(t.ctx, { schedule: SCHEDULE, timeoutMs: 1000, pollMs: 10 })
 afterAll(() => worker.stop())
 
 let n = 0
 /** A fresh tenant with a key, a webhook to `url`, and a way to produce contact.unsubscribed events. */
 async function setup(url: string, events = ['contact.unsubscribed']) {
-  const clientId = t.client(`C${++n}`)
-  const key = t.key({ scopes: ['contacts:write'], clientId })
+  const clientId = await t.client(`C${++n}`)
+  const key = await t.key({ scopes: ['contacts:write'], clientId })
   const hook = (await t.call('POST', '/api/v1/webhooks', { key, body: { url, events } })).body.data
   const unsubscribe = async () => {
     const c = (await t.call('POST', '/api/v1/contacts', { key, body: { email: `p${++n}@example.com` } })).body
@@ -77,15 +77,15 @@ describe('signed delivery', () => {
     await rx.down()
     const contacts: string[] = []
     for (let i = 0; i < 4; i++) contacts.push(await unsubscribe())
-    const attempted = () =>
+    const attempted = async () =>
       (
-        t.ctx.sqlite
+        (await t.ctx.sqlite
           .query(
             'SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?',
           )
-          .get(hook.id) as { n: number }
+          .get(hook.id)) as { n: number }
       ).n
-    await until(() => attempted() >= 4, 5000, 'refused attempts')
+    await until(async () => (await attempted()) >= 4, 5000, 'refused attempts')
     rx.respond = () => new Response('not yet', { status: 503 })
     rx.up()
     await until(() => rx.received.length >= 4, 5000, '503 answers')
@@ -168,7 +168,7 @@ describe('signed delivery', () => {
     const rx = startReceiver()
     const { hook, unsubscribe, clientId } = await setup(rx.url)
     // Rotating answers the new secret: admin:* of the webhook's client.
-    const admin = t.key({ scopes: ['admin:*'], clientId })
+    const admin = await t.key({ scopes: ['admin:*'], clientId })
     const rotated = (await t.call('POST', `/api/v1/webhooks/${hook.id}/rotate-secret`, { key: admin })).body
       .data
     await unsubscribe()
@@ -185,15 +185,15 @@ describe('signed delivery', () => {
 const dns = await startDnsServer()
 dns.hosts.set('hooks.example.com', ['93.184.215.14'])
 
-describe('SSRF guard at delivery time', () => {
-  const strict = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
+describe('SSRF guard at delivery time', async () => {
+  const strict = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
   const w = startWebhookWorker(strict.ctx, { schedule: [0], pollMs: 10 })
   afterAll(() => w.stop())
 
   test('a stored URL that points at a private address is refused, not called', async () => {
     const rx = startReceiver()
-    const clientId = strict.client('S')
-    const key = strict.key({ scopes: ['contacts:write'], clientId })
+    const clientId = await strict.client('S')
+    const key = await strict.key({ scopes: ['contacts:write'], clientId })
     const hook = (
       await strict.call('POST', '/api/v1/webhooks', {
         key,
@@ -201,7 +201,7 @@ describe('SSRF guard at delivery time', () => {
       })
     ).body.data
     // As if the name now pointed inside the network: the check runs again before every attempt.
-    strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(rx.url, hook.id)
+    await strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(rx.url, hook.id)
     const c = (await strict.call('POST', '/api/v1/contacts', { key, body: { email: 'y@example.com' } })).body
       .data
     await strict.call('PATCH', `/api/v1/contacts/${c.id}`, { key, body: { status: 'unsubscribed' } })
@@ -218,16 +218,16 @@ describe('SSRF guard at delivery time', () => {
 // Negative outcomes (nothing sent, nothing retried, nothing touched) are asserted after driving
 // the worker pass by pass on the test clock: drain() returns once nothing is due and no attempt
 // is in flight, so whatever the code would wrongly send has been sent by then.
-describe('driven pass by pass on the test clock', () => {
+describe('driven pass by pass on the test clock', async () => {
   let now = Date.now()
-  const d = createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' }, clock: { now: () => now } })
+  const d = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' }, clock: { now: () => now } })
   const w = createWebhookWorker(d.ctx, { schedule: [0, 60_000, 60_000], timeoutMs: 1000 })
   afterAll(() => w.stop())
 
   let m = 0
   async function setupDriven(url: string, events = ['contact.unsubscribed']) {
-    const clientId = d.client(`D${++m}`)
-    const key = d.key({ scopes: ['contacts:write'], clientId })
+    const clientId = await d.client(`D${++m}`)
+    const key = await d.key({ scopes: ['contacts:write'], clientId })
     const hook = (await d.call('POST', '/api/v1/webhooks', { key, body: { url, events } })).body.data
     const unsubscribe = async () => {
       const c = (await d.call('POST', '/api/v1/contacts', { key, body: { email: `d${++m}@example.com` } }))
@@ -389,18 +389,18 @@ describe('driven pass by pass on the test clock', () => {
       `INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'contact.unsubscribed', 0, 'pending', 1, ?, ?, ?)`,
     )
-    d.ctx.sqlite.transaction(() => {
+    d.ctx.sqlite.transaction(async () => {
       for (let i = 0; i < 10_000; i++)
-        insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
+        await insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
     })()
     await w.drain()
     const pass = await w.runOnce()
     expect(pass).toEqual({ worked: false, nextAt: later })
-    const waiting = d.ctx.sqlite
+    const waiting = (await d.ctx.sqlite
       .query(
         "SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' AND attempts = 1 AND next_attempt_at = ?",
       )
-      .get(hook.id, later) as { n: number }
+      .get(hook.id, later)) as { n: number }
     expect(waiting.n).toBe(10_000)
     expect(rx.received).toHaveLength(0)
     await rx.close()

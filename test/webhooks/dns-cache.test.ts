@@ -71,10 +71,10 @@ test('through the worker: a cached answer still pins to its approved address; a 
   const name = 'cached.herald-test.net'
   dns.hosts.set(name, [PUBLIC])
   let now = Date.now()
-  const t = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address }, clock: { now: () => now } })
+  const t = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address }, clock: { now: () => now } })
   const w = createWebhookWorker(t.ctx, { schedule: [0], dnsCacheMs: 5000 })
-  const clientId = t.client('DNS')
-  const key = t.key({ scopes: ['contacts:write'], clientId })
+  const clientId = await t.client('DNS')
+  const key = await t.key({ scopes: ['contacts:write'], clientId })
   const hook = (
     await t.call('POST', '/api/v1/webhooks', {
       key,

@@ -162,9 +162,9 @@ describe('host names are normalised before the check', () => {
 const PUBLIC = '93.184.215.14'
 const PUBLIC6 = '2606:4700:4700::1111'
 const dns = await startDnsServer()
-const strict = createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
-const strictClient = strict.client('SSRF')
-const strictKey = strict.key({ scopes: ['contacts:write'], clientId: strictClient })
+const strict = await createTestApp({ env: { HERALD_DNS_SERVERS: dns.address } })
+const strictClient = await strict.client('SSRF')
+const strictKey = await strict.key({ scopes: ['contacts:write'], clientId: strictClient })
 
 /** Answers of the names the tables use. */
 const NAMES: Record<string, string[]> = {
@@ -356,7 +356,7 @@ describe('at delivery: checked again, refused, logged, nothing reaches the loopb
     test(`stored ${template}`, async () => {
       const hook = await create('https://public.herald-test.net/h')
       const url = template.replace('PORT', String(listener.port))
-      strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(url, hook.id)
+      await strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(url, hook.id)
       const { answer, log } = await attempt(hook.id)
       expect(answer.delivered).toBe(false)
       expect(answer.error).toMatch(why)

@@ -53,5 +53,5 @@ export async function alertBanner(req: PortalRequest, now: number): Promise<Aler
   }
 }
 
-const listOpen = (req: PortalRequest) =>
-  invoke(listDeliverabilityAlertsVerb, req.ctx, { active: true, limit: SHOWN })
+const listOpen = async (req: PortalRequest) =>
+  await invoke(listDeliverabilityAlertsVerb, req.ctx, { active: true, limit: SHOWN })

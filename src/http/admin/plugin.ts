@@ -14,8 +14,11 @@ export function portalPlugin(app: AppContext) {
     route?: string
     server: { requestIP(r: Request): { address: string } | null } | null
   }) =>
-    handled(app, { request: c.request, route: c.route }, (meta) =>
-      portal.handle(c.request, c.server?.requestIP(c.request)?.address ?? null, meta.requestId),
+    handled(
+      app,
+      { request: c.request, route: c.route },
+      async (meta) =>
+        await portal.handle(c.request, c.server?.requestIP(c.request)?.address ?? null, meta.requestId),
     )
   return new Elysia({ name: 'herald-portal' })
     .all('/admin', handle, { parse: 'none', detail: { hide: true } })

@@ -152,7 +152,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
   ): Promise<Response> {
     if (result instanceof Response) return result
     if (result.kind === 'redirect') {
-      if (result.flash && session) setFlash(app, session.tokenHash, result.flash)
+      if (result.flash && session) await setFlash(app, session.tokenHash, result.flash)
       return new Response(null, {
         status: 303,
         headers: { location: result.to, 'cache-control': 'no-store' },
@@ -160,7 +160,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     }
     // A fragment (polled every second or two) must not swallow the flash meant for the next page.
     const flash: Flash | null =
-      session?.pendingFlash && !result.fragment ? takeFlash(app, session.tokenHash) : null
+      session?.pendingFlash && !result.fragment ? await takeFlash(app, session.tokenHash) : null
     const banner = chrome.req && !result.fragment ? await alertBanner(chrome.req, app.clock.now()) : null
     return render.page(result, { ...chrome, flash, banner }, partial)
   }
@@ -275,13 +275,13 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
           : 'Wrong email or password.'
       return loginPage(request, url, form, message)
     }
-    const identity = loadIdentity(app.db, outcome.userId)
-    const first = identity ? workspacesOf(app.db, identity)[0] : undefined
+    const identity = await loadIdentity(app.db, outcome.userId)
+    const first = identity ? (await workspacesOf(app.db, identity))[0] : undefined
     const headers = new Headers({
       location: safeNext(form?.get('next') as string | null),
       'cache-control': 'no-store',
     })
-    headers.append('set-cookie', startSession(app, outcome.userId, first?.id ?? null))
+    headers.append('set-cookie', await startSession(app, outcome.userId, first?.id ?? null))
     headers.append('set-cookie', cookie(LOGIN_COOKIE, '', { secure, maxAgeSeconds: 0 }))
     return new Response(null, { status: 303, headers })
   }
@@ -315,7 +315,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     { form, upload }: { form: FormData | null; upload?: Upload },
     unreadable: unknown,
   ) {
-    const workspaces = workspacesOf(app.db, session.user)
+    const workspaces = await workspacesOf(app.db, session.user)
     const workspace = workspaceOf(session, workspaces)
     const partial = request.headers.has('hx-request') && !request.headers.has('hx-history-restore-request')
     const req: PortalRequest = {
@@ -343,12 +343,12 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     }
     const chrome = { req, csrf: session.csrfToken, path: url.pathname }
     // A body that could not be read (too large, malformed, no room to spool it) is answered as such.
-    if (unreadable) return respond(mapError(unreadable, requestId), chrome, session, partial)
+    if (unreadable) return await respond(mapError(unreadable, requestId), chrome, session, partial)
 
     if (UNSAFE.has(method)) {
       const carried = carriedToken(request, form)
       if (!tokenMatches(carried, session.csrfToken) || crossSite(request))
-        return respond(
+        return await respond(
           errorPage(
             403,
             'Request refused',
@@ -361,7 +361,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     }
 
     if (url.pathname === '/admin/logout' && method === 'POST') {
-      destroySession(app, session.tokenHash)
+      await destroySession(app, session.tokenHash)
       const headers = new Headers({ location: '/admin/login', 'cache-control': 'no-store' })
       headers.append('set-cookie', sessionCookie('', 0))
       if (partial) headers.set('hx-redirect', '/admin/login')
@@ -371,14 +371,14 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       const chosen = String(form?.get('workspace') ?? '')
       const target = chosen === '' ? null : (workspaces.find((w) => w.id === chosen) ?? undefined)
       if (target === undefined || (target === null && session.user.role === 'member'))
-        return respond(
+        return await respond(
           errorPage(403, 'Not allowed', 'That workspace is not one of yours.'),
           chrome,
           session,
           partial,
         )
-      setWorkspace(app, session.tokenHash, target?.id ?? null)
-      return respond(
+      await setWorkspace(app, session.tokenHash, target?.id ?? null)
+      return await respond(
         {
           kind: 'redirect',
           to: safeNext(form?.get('next') as string | null),
@@ -406,16 +406,21 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       } catch (err) {
         result = mapError(err, requestId)
       }
-      return respond(result, chrome, session, partial)
+      return await respond(result, chrome, session, partial)
     }
     if (matchedPath)
-      return respond(
+      return await respond(
         errorPage(405, 'Not allowed', `${method} is not used on this page.`),
         chrome,
         session,
         partial,
       )
-    return respond(errorPage(404, 'Not found', 'There is no page at this address.'), chrome, session, partial)
+    return await respond(
+      errorPage(404, 'Not found', 'There is no page at this address.'),
+      chrome,
+      session,
+      partial,
+    )
   }
 
   async function dispatch(request: Request, peer: string | null, requestId: string): Promise<Response> {
@@ -434,10 +439,10 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     if (path.endsWith('/') && request.method === 'GET')
       return new Response(null, { status: 303, headers: { location: path.replace(/\/+$/, '') + url.search } })
     const token = readCookie(request, SESSION_COOKIE)
-    const session = token ? resolveSession(app, token) : null
+    const session = token ? await resolveSession(app, token) : null
 
     if (path === '/admin/login') {
-      if (request.method === 'POST') return login(request, url, peer)
+      if (request.method === 'POST') return await login(request, url, peer)
       if (session)
         return new Response(null, {
           status: 303,
@@ -454,7 +459,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
       if (token) headers.append('set-cookie', sessionCookie('', 0))
       return new Response(null, { status: 303, headers })
     }
-    return signedIn(request, url, session, requestId)
+    return await signedIn(request, url, session, requestId)
   }
 
   return {

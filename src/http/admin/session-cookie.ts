@@ -16,7 +16,11 @@ export function sessionCookie(app: AppContext, value: string, maxAgeMs: number):
 }
 
 /** A new session for the user and its Set-Cookie header value. */
-export function startSession(app: AppContext, userId: string, workspaceId: string | null): string {
-  const created = createSession(app, userId, workspaceId)
+export async function startSession(
+  app: AppContext,
+  userId: string,
+  workspaceId: string | null,
+): Promise<string> {
+  const created = await createSession(app, userId, workspaceId)
   return sessionCookie(app, created.token, created.expiresAt - app.clock.now())
 }

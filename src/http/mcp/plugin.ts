@@ -99,7 +99,7 @@ export function mountMcp(
     try {
       if (p.app.lifecycle.draining)
         throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
-      const actor = admitCredential(p, request, headers, meta, MCP_PATH)
+      const actor = await admitCredential(p, request, headers, meta, MCP_PATH)
       let raw: Uint8Array | null = null
       if (request.method === 'POST') {
         const type = request.headers.get('content-type')
@@ -132,7 +132,7 @@ export function mountMcp(
   }
 
   const mcp = (c: { request: Request; route: string }) =>
-    handled(p.app, { request: c.request, route: c.route }, (meta) => endpoint(c.request, meta))
+    handled(p.app, { request: c.request, route: c.route }, async (meta) => await endpoint(c.request, meta))
   const options = { parse: 'none' as const, detail: { hide: true } }
   for (const method of ['POST', 'GET', 'DELETE']) app.route(method, MCP_PATH, mcp, options)
 

@@ -50,5 +50,5 @@ export async function getPrompt(
   for (const a of prompt.arguments)
     if (a.required && !args[a.name])
       throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Prompt ${name} needs the argument ${a.name}`)
-  return name === 'draft_campaign' ? draftCampaign(args) : explainDeliverability(c, args)
+  return name === 'draft_campaign' ? draftCampaign(args) : await explainDeliverability(c, args)
 }

@@ -19,7 +19,7 @@ export interface ResourceCaller {
 }
 
 async function run(c: ResourceCaller, tool: string, args: Json): Promise<Outcome> {
-  return runTool(c.p, c.catalog.byName.get(tool)!, args, c.actor, c.requestId)
+  return await runTool(c.p, c.catalog.byName.get(tool)!, args, c.actor, c.requestId)
 }
 
 /** Concrete resources: the caller's newest templates and campaigns (one page each). */

@@ -92,7 +92,7 @@ export function createAuthorizeEndpoint(app: AppContext) {
     error: string | null,
     status = 200,
   ) {
-    const workspaces = consentWorkspaces(app, session.user, request.client)
+    const workspaces = await consentWorkspaces(app, session.user, request.client)
     const { allowed, refused } = grantableScopes(session.user.role, request.scopes)
     if (workspaces.length === 0)
       return errorPage(
@@ -140,9 +140,9 @@ export function createAuthorizeEndpoint(app: AppContext) {
     )
   }
 
-  const sessionOf = (request: Request) => {
+  const sessionOf = async (request: Request) => {
     const token = readCookie(request, SESSION_COOKIE)
-    return token ? resolveSession(app, token) : null
+    return token ? await resolveSession(app, token) : null
   }
 
   // Fetching a metadata document costs Herald a connection and a row: anyone may ask for one, so
@@ -172,14 +172,18 @@ export function createAuthorizeEndpoint(app: AppContext) {
       }
       if (!outcome.ok) return errorPage(outcome.problem)
     }
-    const checked = checkAuthorizationRequest(app, (name) => url.searchParams.get(name), repeatedIn(url))
+    const checked = await checkAuthorizationRequest(
+      app,
+      (name) => url.searchParams.get(name),
+      repeatedIn(url),
+    )
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)
       return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))
     }
-    const session = sessionOf(request)
+    const session = await sessionOf(request)
     if (!session) return redirect(`/admin/login?next=${encodeURIComponent(url.pathname + url.search)}`)
-    return consentPage(session, checked.request, url, null)
+    return await consentPage(session, checked.request, url, null)
   }
 
   async function post(request: Request): Promise<Response> {
@@ -197,12 +201,12 @@ export function createAuthorizeEndpoint(app: AppContext) {
     // The OAuth parameters come from the action URL; a form that carries them as fields works too
     // (the OAuth client id then as `oauth_client_id`, since `client_id` is the workspace).
     const param = (name: string) => url.searchParams.get(name) ?? field(FORM_NAMES[name] ?? name)
-    const checked = checkAuthorizationRequest(app, param, repeatedIn(url))
+    const checked = await checkAuthorizationRequest(app, param, repeatedIn(url))
     if (!checked.ok) {
       if (checked.redirect === null) return errorPage(checked.message)
       return redirect(redirectWith(app, checked.redirect, { ...checked.error.body(), state: checked.state }))
     }
-    const session = sessionOf(request)
+    const session = await sessionOf(request)
     if (!session) return errorPage('Your session ended. Go back to the application and start again.', 403)
     if (
       !tokenMatches(field('_csrf'), session.csrfToken) ||
@@ -219,11 +223,14 @@ export function createAuthorizeEndpoint(app: AppContext) {
           state: req.state,
         }),
       )
-    if (decision !== 'allow') return consentPage(session, req, url, 'Choose Allow or Deny.', 400)
+    if (decision !== 'allow') return await consentPage(session, req, url, 'Choose Allow or Deny.', 400)
     const chosen = form.getAll('scope').filter((s): s is string => typeof s === 'string')
-    const consent = allowConsent(app, session.user, req, { workspace: field('client_id'), scopes: chosen })
+    const consent = await allowConsent(app, session.user, req, {
+      workspace: field('client_id'),
+      scopes: chosen,
+    })
     if (!consent.ok && consent.problem === 'workspace')
-      return consentPage(session, req, url, 'Choose one of your workspaces.', 400)
+      return await consentPage(session, req, url, 'Choose one of your workspaces.', 400)
     if (!consent.ok)
       return redirect(
         redirectWith(app, req.redirectUri, {

@@ -46,13 +46,13 @@ export async function tokenEndpoint(app: AppContext, request: Request): Promise<
     const presented = presentedClient(request, form)
     const grantType = form.get('grant_type')
     if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required')
-    const client = authenticateClient((id) => findOAuthClient(app, id), presented)
+    const client = await authenticateClient(async (id) => await findOAuthClient(app, id), presented)
     checkGrantType(client, grantType)
     switch (grantType) {
       case 'authorization_code':
         return oauthJson(
           200,
-          exchangeCode(app, client, {
+          await exchangeCode(app, client, {
             code: opt(form, 'code'),
             redirect_uri: opt(form, 'redirect_uri'),
             code_verifier: opt(form, 'code_verifier'),
@@ -61,10 +61,13 @@ export async function tokenEndpoint(app: AppContext, request: Request): Promise<
       case 'refresh_token':
         return oauthJson(
           200,
-          refresh(app, client, { refresh_token: opt(form, 'refresh_token'), scope: opt(form, 'scope') }),
+          await refresh(app, client, {
+            refresh_token: opt(form, 'refresh_token'),
+            scope: opt(form, 'scope'),
+          }),
         )
       case 'client_credentials':
-        return oauthJson(200, clientCredentials(app, client, { scope: opt(form, 'scope') }))
+        return oauthJson(200, await clientCredentials(app, client, { scope: opt(form, 'scope') }))
       case JWT_BEARER:
         return oauthJson(
           200,
@@ -89,8 +92,8 @@ export async function revokeEndpoint(app: AppContext, request: Request): Promise
     const presented = presentedClient(request, form)
     const token = form.get('token')
     if (!token) throw new OAuthError('invalid_request', 'token is required')
-    const client = authenticateClient((id) => findOAuthClient(app, id), presented)
-    revokeToken(app, client, token)
+    const client = await authenticateClient(async (id) => await findOAuthClient(app, id), presented)
+    await revokeToken(app, client, token)
     return oauthJson(200, {})
   } catch (err) {
     if (err instanceof OAuthError) return oauthErrorResponse(err, basic)
@@ -106,7 +109,7 @@ export async function registerEndpoint(app: AppContext, request: Request): Promi
     } catch {
       throw new OAuthError('invalid_client_metadata', 'The body must be a JSON object (application/json)')
     }
-    return oauthJson(201, registerClient(app, body))
+    return oauthJson(201, await registerClient(app, body))
   } catch (err) {
     if (err instanceof OAuthError) return oauthErrorResponse(err)
     throw err

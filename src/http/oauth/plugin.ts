@@ -70,13 +70,17 @@ export function oauthPlugin(app: AppContext) {
     )
     .get(
       '/oauth2/jwks',
-      plain(() => oauthJson(200, jwks(app), { 'cache-control': 'max-age=300' })),
+      plain(async () => oauthJson(200, await jwks(app), { 'cache-control': 'max-age=300' })),
       opts,
     )
     .get(
       '/oauth2/authorize',
       (c: Ctx) =>
-        handled(app, { request: c.request, route: c.route }, () => authorize.get(c.request, ipOf(c))),
+        handled(
+          app,
+          { request: c.request, route: c.route },
+          async () => await authorize.get(c.request, ipOf(c)),
+        ),
       opts,
     )
     .post('/oauth2/authorize', guarded(authorize.post, authorize.refuse), opts)

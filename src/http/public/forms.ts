@@ -55,7 +55,7 @@ export function formsPlugin(app: AppContext) {
   /** One POST, form-encoded or JSON; `cors` is added to every JSON answer, errors included. */
   async function post(c: Ctx, requestId: string): Promise<Response> {
     const json = !isFormPost(c.request.headers.get('content-type'))
-    const form = findActiveForm(app, c.params.id ?? '')
+    const form = await findActiveForm(app, c.params.id ?? '')
     if (!form)
       return json ? jsonResponse(404, errorBody('NOT_FOUND', 'No such form', requestId), CORS) : notFound()
     const rate = take(ipOf(c), form.id, app.clock.now())
@@ -80,15 +80,15 @@ export function formsPlugin(app: AppContext) {
         : {}
     const who = { body: fields, ip: ipOf(c), userAgent: c.request.headers.get('user-agent') }
     if (json) {
-      const status = submitForm(app, form, who)
+      const status = await submitForm(app, form, who)
       return jsonResponse(200, JSON.stringify({ data: { status } }), { ...CORS, ...NO_STORE })
     }
     try {
-      submitForm(app, form, who)
+      await submitForm(app, form, who)
     } catch (err) {
       if (!(err instanceof ServiceError) || err.code !== 'VALIDATION_FAILED') throw err
       const problems = err.details as { field: string; message: string }[]
-      const page = formPage(form, footerOf(app.db, form.clientId), {
+      const page = formPage(form, await footerOf(app.db, form.clientId), {
         problems,
         values: echoValues(form.fields, fields),
       })
@@ -104,10 +104,10 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id',
       (c: Ctx) =>
-        handled(app, { request: c.request, route: c.route }, () => {
-          const form = findActiveForm(app, c.params.id ?? '')
+        handled(app, { request: c.request, route: c.route }, async () => {
+          const form = await findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
-          return htmlResponse(200, formPage(form, footerOf(app.db, form.clientId)), {
+          return htmlResponse(200, formPage(form, await footerOf(app.db, form.clientId)), {
             'content-security-policy': formPageCsp(form),
           })
         }),
@@ -142,25 +142,25 @@ export function formsPlugin(app: AppContext) {
     .get(
       '/f/:id/thanks',
       (c: Ctx) =>
-        handled(app, { request: c.request, route: c.route }, () => {
-          const form = findActiveForm(app, c.params.id ?? '')
+        handled(app, { request: c.request, route: c.route }, async () => {
+          const form = await findActiveForm(app, c.params.id ?? '')
           if (!form) return notFound()
-          return htmlResponse(200, thanksPage(form.doubleOptIn, footerOf(app.db, form.clientId)))
+          return htmlResponse(200, thanksPage(form.doubleOptIn, await footerOf(app.db, form.clientId)))
         }),
       { parse: 'none', detail: { hide: true } },
     )
     .get(
       '/f/confirm/:token',
       (c: Ctx) =>
-        handled(app, { request: c.request, route: c.route }, () => {
-          const outcome = confirmByToken(app, c.params.token ?? '', {
+        handled(app, { request: c.request, route: c.route }, async () => {
+          const outcome = await confirmByToken(app, c.params.token ?? '', {
             ip: ipOf(c),
             userAgent: c.request.headers.get('user-agent'),
           })
           if (!outcome) return notFound()
           if (outcome.redirect)
             return new Response(null, { status: 303, headers: { location: outcome.redirect, ...NO_STORE } })
-          return htmlResponse(200, confirmedPage(footerOf(app.db, outcome.clientId)))
+          return htmlResponse(200, confirmedPage(await footerOf(app.db, outcome.clientId)))
         }),
       { parse: 'none', detail: { hide: true } },
     )

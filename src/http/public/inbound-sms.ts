@@ -18,7 +18,7 @@ export function inboundSmsPlugin(app: AppContext) {
         // An inbound text is a small form; over the cap: 413 before the signature is checked.
         const body = new TextDecoder().decode(await readLimited(request, ANONYMOUS_BODY_LIMIT))
         const { pathname, search } = new URL(request.url)
-        const r = receiveInboundSms(app, params.token ?? '', {
+        const r = await receiveInboundSms(app, params.token ?? '', {
           url: app.config.publicUrl + pathname + search,
           headers: request.headers,
           body,

@@ -43,18 +43,18 @@ export function preferencesPlugin(app: AppContext) {
   return new Elysia({ name: 'herald-preferences' })
     .get(
       '/p/:token',
-      route((_c, token) => {
+      route(async (_c, token) => {
         if (resolvePreviewToken(app, token, 'preview_preferences')) return htmlResponse(200, PREVIEW_PAGE)
-        const contact = resolvePreferencesToken(app, token)
+        const contact = await resolvePreferencesToken(app, token)
         if (!contact) return htmlResponse(404, NOT_FOUND_PAGE)
         const nonce = issueNonce(key(), contact.id, app.clock.now())
         return htmlResponse(
           200,
           preferencesForm(
             contact,
-            preferenceListsOf(app.db, contact),
+            await preferenceListsOf(app.db, contact),
             nonce,
-            footerOf(app.db, contact.clientId),
+            await footerOf(app.db, contact.clientId),
           ),
         )
       }),
@@ -64,16 +64,16 @@ export function preferencesPlugin(app: AppContext) {
       '/p/:token',
       route(async (c, token) => {
         if (resolvePreviewToken(app, token, 'preview_preferences')) return htmlResponse(200, PREVIEW_PAGE)
-        const contact = resolvePreferencesToken(app, token)
+        const contact = await resolvePreferencesToken(app, token)
         if (!contact) return htmlResponse(404, NOT_FOUND_PAGE)
         const form = new URLSearchParams(new TextDecoder().decode(await readLimited(c.request, MAX_BODY)))
         const now = app.clock.now()
-        const from = footerOf(app.db, contact.clientId)
+        const from = await footerOf(app.db, contact.clientId)
         const again = app.config.publicUrl + preferencesPath(key(), contact.clientId, contact.id)
         if (!nonceValid(key(), contact.id, form.get('nonce'), now))
           return htmlResponse(403, STALE_FORM_PAGE(again, from))
         const everything = form.get('unsubscribe_all') === '1'
-        savePreferences(
+        await savePreferences(
           app,
           contact.id,
           {

@@ -24,8 +24,8 @@ export function probesPlugin(app: AppContext) {
       .get(
         '/readyz',
         (c) =>
-          handled(app, { request: c.request, route: c.route }, () => {
-            const r = readiness(app)
+          handled(app, { request: c.request, route: c.route }, async () => {
+            const r = await readiness(app)
             return jsonResponse(r.status === 'ok' ? 200 : 503, JSON.stringify(r), NO_STORE)
           }),
         options,

@@ -22,7 +22,10 @@ const MAX_CALLBACK_BODY = ANONYMOUS_BODY_LIMIT
 export function providerCallbacksPlugin(app: AppContext) {
   const plugin = new Elysia({ name: 'herald-provider-callbacks' })
   const feedback = createFeedback(app)
-  for (const callback of providerCallbacks(app.config, (clientId) => twilioTokensOf(app, clientId)))
+  for (const callback of providerCallbacks(
+    app.config,
+    async (clientId) => await twilioTokensOf(app, clientId),
+  ))
     plugin.post(
       callback.path,
       ({ request, route }) =>

@@ -57,32 +57,32 @@ export function trackingPlugin(app: AppContext) {
   return new Elysia({ name: 'herald-tracking' })
     .get(
       '/t/o/:token',
-      route((token, request, requestId) => {
-        const found = resolveLinkToken(app, token, 'open')
+      route(async (token, request, requestId) => {
+        const found = await resolveLinkToken(app, token, 'open')
         if (!found) return notFound(requestId)
-        recordOpen(app, found.message, request.headers.get('user-agent'), app.clock.now())
+        await recordOpen(app, found.message, request.headers.get('user-agent'), app.clock.now())
         return new Response(PIXEL, { headers: { 'content-type': 'image/gif', ...NO_STORE } })
       }),
       { parse: 'none', detail: { hide: true } },
     )
     .get(
       '/t/c/:token',
-      route((token, request, requestId) => {
-        const found = resolveLinkToken(app, token, 'click')
+      route(async (token, request, requestId) => {
+        const found = await resolveLinkToken(app, token, 'click')
         if (!found) return notFound(requestId)
-        recordClick(app, found.message, found.url!, request.headers.get('user-agent'), app.clock.now())
+        await recordClick(app, found.message, found.url!, request.headers.get('user-agent'), app.clock.now())
         return new Response(null, { status: 302, headers: { location: found.url!, ...NO_STORE } })
       }),
       { parse: 'none', detail: { hide: true } },
     )
     .get(
       '/u/:token',
-      route((token, _request, requestId) => {
+      route(async (token, _request, requestId) => {
         if (resolvePreviewToken(app, token)) return html(200, PREVIEW_PAGE)
-        const found = resolveLinkToken(app, token, 'unsubscribe')
+        const found = await resolveLinkToken(app, token, 'unsubscribe')
         if (!found) return notFound(requestId)
         const m = found.message
-        const from = footerOf(app.db, m.clientId)
+        const from = await footerOf(app.db, m.clientId)
         const preferences = escapeHtml(
           app.config.publicUrl + preferencesPath(trackingKeyOf(app), m.clientId, m.contactId),
         )
@@ -104,13 +104,13 @@ export function trackingPlugin(app: AppContext) {
           // A preview's link: the one-click POST gets 200 like a real one, and nothing changes.
           return html(200, PREVIEW_PAGE)
         }
-        const found = resolveLinkToken(app, token, 'unsubscribe')
+        const found = await resolveLinkToken(app, token, 'unsubscribe')
         if (!found) return notFound(requestId)
         // RFC 8058: mail clients POST "List-Unsubscribe=One-Click"; the page's button posts nothing.
         // Neither comes near 4 KiB: a larger body is 413, changes nothing, and is not read.
         const body = new TextDecoder().decode(await readLimited(request, 4096))
         const oneClick = /(^|&)List-Unsubscribe=One-Click(&|$)/.test(body)
-        unsubscribeViaMessage(
+        await unsubscribeViaMessage(
           app,
           found.message,
           oneClick ? 'one_click' : 'unsubscribe_page',
@@ -122,7 +122,7 @@ export function trackingPlugin(app: AppContext) {
           publicPage({
             title: 'Unsubscribed',
             body: `<h1>You are unsubscribed</h1><p>${escapeHtml(found.message.to)} will not receive these messages any more.</p>`,
-            from: footerOf(app.db, found.message.clientId),
+            from: await footerOf(app.db, found.message.clientId),
           }),
         )
       }),

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs'
 import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, type Ctx, withActor } from '../../context'
 import { type FieldError, ServiceError, validationFailed } from '../../errors'
+import type { Awaitable } from '../../lib/awaitable'
 import { sha256Hex } from '../../lib/crypto'
 import { parseId } from '../../lib/ids'
 import { isPlainObject } from '../../lib/plain-object'
@@ -47,7 +48,7 @@ export interface RequestMeta {
 export interface Pipeline {
   app: AppContext
   /** An API key or an OAuth access token (a JWT) → the actor, or why not. */
-  authenticate: (presented: string, now: number) => AuthOutcome
+  authenticate: (presented: string, now: number) => Awaitable<AuthOutcome>
   rateLimit: RateLimiter
   /** One per-IP bucket per unauthenticated operation (by operation id), made on first use. */
   ipLimits: Map<string, ReturnType<typeof createIpLimiter>>
@@ -56,7 +57,8 @@ export interface Pipeline {
 function credentialAuthenticator(app: AppContext): Pipeline['authenticate'] {
   const keys = createAuthenticator(app.db)
   const tokens = createTokenAuthenticator(app)
-  return (presented, now) => (looksLikeJwt(presented) ? tokens(presented, now) : keys(presented, now))
+  return async (presented, now) =>
+    looksLikeJwt(presented) ? await tokens(presented, now) : await keys(presented, now)
 }
 
 export function createPipeline(app: AppContext): Pipeline {
@@ -112,9 +114,9 @@ const MAX_IDEMPOTENCY_KEY = 255
  * may fail too; the request's own error is the one answered and logged, and the purge job
  * clears the marker later.
  */
-function releaseKey(app: Pipeline['app'], credentialId: string, key: string) {
+async function releaseKey(app: Pipeline['app'], credentialId: string, key: string) {
   try {
-    abandonIdempotent(app, credentialId, key)
+    await abandonIdempotent(app, credentialId, key)
   } catch (err) {
     app.log.warn('idempotency key not released', { error: String((err as Error)?.message ?? err) })
   }
@@ -201,13 +203,13 @@ function downloadResponse(d: Download, headers: Record<string, string>): Respons
  * token of its rate limit (429); the rate-limit headers go into `headers`. Every door that takes
  * API keys (REST, MCP) admits them here.
  */
-export function admitCredential(
+export async function admitCredential(
   p: Pipeline,
   request: Request,
   headers: Record<string, string>,
   meta: RequestMeta,
   resourcePath = '',
-): Actor {
+): Promise<Actor> {
   const { app } = p
   const credential = presentedCredential(request)
   if (!credential.present || credential.token === null) {
@@ -215,7 +217,7 @@ export function admitCredential(
     throw unauthorized(credential.present ? 'malformed' : 'missing')
   }
   // `p.authenticate` turns a presented key or OAuth access token into an Actor.
-  const outcome = p.authenticate(credential.token, app.clock.now())
+  const outcome = await p.authenticate(credential.token, app.clock.now())
   if (!outcome.ok) {
     if (outcome.reason === 'client_suspended')
       throw new ServiceError('FORBIDDEN', 'The client this key belongs to is suspended')
@@ -280,7 +282,7 @@ export async function runOperation(
     let actor: Actor = ANONYMOUS
     let credentialId: string | null = null
     if (o.auth !== 'none') {
-      actor = meta.actor ?? admitCredential(p, request, headers, meta)
+      actor = meta.actor ?? (await admitCredential(p, request, headers, meta))
       credentialId = actor.id
       try {
         authorize(o.verb, actor)
@@ -331,7 +333,7 @@ export async function runOperation(
         // The query is part of the request: ?client_id=A and ?client_id=B are different creates.
         const url = new URL(request.url)
         const path = url.pathname + url.search
-        const start = beginIdempotent(app, credentialId, idempotencyKey, {
+        const start = await beginIdempotent(app, credentialId, idempotencyKey, {
           method: o.method,
           path,
           bodyHash: sha256Hex(rawBody),
@@ -351,25 +353,25 @@ export async function runOperation(
       if (idempotencyKey && credentialId && o.answer !== 'download') {
         const [credential, key] = [credentialId, idempotencyKey]
         const secrets = o.verb.secrets
-        options.atCommit = (r) => {
+        options.atCommit = async (r) => {
           text = JSON.stringify(answerOf(o, r))
           // A secret in the answer is sent this once; the stored copy (the replay) has it masked.
           const stored = secrets ? JSON.stringify(answerOf(o, maskSecretMembers(r, secrets))) : text
-          completeIdempotent(app, credential, key, 200, stored)
+          await completeIdempotent(app, credential, key, 200, stored)
         }
       }
       const result = o.verb.prepare
         ? await invoke(o.verb, ctx, input, options)
-        : invokeNow(o.verb as Verb<TSchema, unknown, undefined>, ctx, input, options)
+        : await invokeNow(o.verb as Verb<TSchema, unknown, undefined>, ctx, input, options)
       if (o.answer === 'download') return answer(downloadResponse(result as Download, headers))
       return answer(jsonResponse(200, text ?? JSON.stringify(answerOf(o, result)), headers))
     } catch (err) {
       challenge(p, err, request, headers)
       const { response, internal } = errorResponse(err, meta.requestId, headers)
       if (idempotencyKey && credentialId) {
-        if (response.status >= 500) releaseKey(app, credentialId, idempotencyKey)
+        if (response.status >= 500) await releaseKey(app, credentialId, idempotencyKey)
         else
-          completeIdempotent(
+          await completeIdempotent(
             app,
             credentialId,
             idempotencyKey,

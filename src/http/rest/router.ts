@@ -23,13 +23,22 @@ export function mountOperations(
     // per-IP bucket (which need the peer address) use that form.
     const handler = o.perIpLimit
       ? (c: Context) =>
-          handled(pipeline.app, { request: c.request, route: c.route }, (meta) => {
+          handled(pipeline.app, { request: c.request, route: c.route }, async (meta) => {
             meta.peer = c.server?.requestIP(c.request)?.address ?? null
-            return runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta)
+            return await runOperation(
+              pipeline,
+              o,
+              c.request,
+              (c.params ?? {}) as Record<string, string>,
+              meta,
+            )
           })
       : (c: Context) =>
-          handled(pipeline.app, { request: c.request, route: c.route }, (meta) =>
-            runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
+          handled(
+            pipeline.app,
+            { request: c.request, route: c.route },
+            async (meta) =>
+              await runOperation(pipeline, o, c.request, (c.params ?? {}) as Record<string, string>, meta),
           )
     app.route(o.method, toElysiaPath(o.path), handler, { parse: 'none', detail: { hide: true } })
     patterns.push({ re: new RegExp(`^${o.path.replace(/\{\w+\}/g, '[^/]+')}/?$`), method: o.method })

@@ -1,4 +1,5 @@
 import type { MessageRow } from '../../db/schema'
+import type { Awaitable } from '../../lib/awaitable'
 import type { CampaignCounter } from '../../services/messages/counters'
 import type { Outcome } from '../outcome'
 import type { SendPlan } from '../plan'
@@ -33,27 +34,27 @@ export interface MessageSource<P extends SendPlan = SendPlan> {
   /** Owns this message. */
   owns(m: MessageRow): boolean
   /** Work before claiming (the campaign audience copy). True when it did some. */
-  beforeClaim?(now: number): boolean
-  due(now: number): Due
+  beforeClaim?(now: number): Awaitable<boolean>
+  due(now: number): Awaitable<Due>
   /** Claims up to `limit` due messages of a lane until `leaseUntil`; their seqs. */
-  claim(lane: string, now: number, leaseUntil: number, limit: number): number[]
+  claim(lane: string, now: number, leaseUntil: number, limit: number): Awaitable<number[]>
   /** Messages under one key share a plan (a campaign's id). */
-  planKey(m: MessageRow): string
+  planKey(m: MessageRow): Awaitable<string>
   /** Content and sender of the message (cached per key); an Error says why it cannot send. */
-  plan(m: MessageRow): P | Error
+  plan(m: MessageRow): Awaitable<P | Error>
   /** What becomes of a message whose plan could not be made. */
-  unplannable(m: MessageRow, error: Error, now: number): Outcome
+  unplannable(m: MessageRow, error: Error, now: number): Awaitable<Outcome>
   /**
    * Is the source still sending (send / defer / cancel)? Asked at claim time with the plan's
    * view and, `fresh`, again just before the provider call (paused meanwhile?).
    */
-  verdict(m: MessageRow, plan: P, fresh: boolean, now: number): Verdict
+  verdict(m: MessageRow, plan: P, fresh: boolean, now: number): Awaitable<Verdict>
   /** Whose running totals the outcomes add to (the campaign), or null for none. */
   tallyKey(m: MessageRow): string | null
   /** Adds a batch's outcomes to those totals, in the transaction that records them. */
-  tally(key: string, deltas: Partial<Record<CampaignCounter, number>>): void
+  tally(key: string, deltas: Partial<Record<CampaignCounter, number>>): Awaitable<void>
   /** After a batch is recorded: a source that cannot send, or was refused everything, stops. */
-  afterBatch?(report: BatchReport<P>): void
+  afterBatch?(report: BatchReport<P>): Awaitable<void>
   /** After a pass: sources that are done complete (campaign.complete). True when one did. */
-  afterPass?(now: number): boolean
+  afterPass?(now: number): Awaitable<boolean>
 }

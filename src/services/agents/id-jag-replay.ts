@@ -14,10 +14,10 @@ import { ID_JAG_CLOCK_TOLERANCE_S, type IdJag } from './id-jag'
  * expired (and is not purged yet) no longer counts: the issuer may reuse the jti after that.
  * Must run inside the caller's write transaction.
  */
-export function spendIdJag(db: Db, jag: IdJag, now: number): boolean {
+export async function spendIdJag(db: Db, jag: IdJag, now: number): Promise<boolean> {
   // Kept while the verifier would still accept the assertion: exp plus its clock tolerance.
   const expiresAt = jag.expiresAt + ID_JAG_CLOCK_TOLERANCE_S * 1000
-  const row = db
+  const row = await db
     .insert(oauthUsedAssertions)
     .values({ issuer: jag.issuer, jti: jag.jti, expiresAt })
     .onConflictDoUpdate({

@@ -22,28 +22,28 @@ const HANDLE_TTL_MS = DAY_MS
 export const ANONYMOUS_ADMIN = `${ADMIN_SCOPE} cannot be granted to an anonymous agent`
 
 /** The workspace created at first start (§2): the oldest client, as UUIDv7 ids sort by time. */
-export function defaultWorkspace(ctx: Ctx): string {
-  const row = ctx.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.id)).limit(1).get()
+export async function defaultWorkspace(ctx: Ctx): Promise<string> {
+  const row = await ctx.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.id)).limit(1).get()
   if (!row) throw new ServiceError('INTERNAL_ERROR', 'No client exists to approve agents for')
   return row.id
 }
 
 /** An existing client's id (UUID or cli_ form), else a 422 on `field`: not an id, or no such client. */
-export function existingClient(ctx: Ctx, given: string, field: string): string {
+export async function existingClient(ctx: Ctx, given: string, field: string): Promise<string> {
   const id = parseId(given)
   // Named like every other client_id that is no id (notAnIdMessage), not as a missing client.
   if (!id) throw invalidField(field, notAnIdMessage('client'))
-  if (!ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get())
+  if (!(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()))
     throw invalidField(field, 'no such client')
   return id
 }
 
-export function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
+export async function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
   const now = ctx.clock.now()
   // Nobody vouches for an anonymous agent: it may never hold the operator's own power.
   if (input.identity_type === 'anonymous' && input.scopes.includes(ADMIN_SCOPE))
     throw invalidField('scopes', ANONYMOUS_ADMIN)
-  const requested = input.client_id != null ? existingClient(ctx, input.client_id, 'client_id') : null
+  const requested = input.client_id != null ? await existingClient(ctx, input.client_id, 'client_id') : null
   let status: AgentRegistrationRow['status'] = 'pending'
   let approvedScopes: string[] | null = null
   let clientId = requested
@@ -56,10 +56,10 @@ export function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
         `none is allowed for anonymous agents (${ctx.config.agentAnonymousScopes.join(', ')})`,
       )
     status = 'approved'
-    clientId = defaultWorkspace(ctx)
+    clientId = await defaultWorkspace(ctx)
   }
   const handle = `${HANDLE_PREFIX}${randomBase62(32)}`
-  const row = ctx.db
+  const row = await ctx.db
     .insert(agentRegistrations)
     .values({
       id: newId(),
@@ -80,9 +80,9 @@ export function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
 }
 
 /** The live registration a handle names; an unknown or expired handle is 404, as if absent. */
-export function registrationByHandle(ctx: Ctx, handle: string): AgentRegistrationRow {
+export async function registrationByHandle(ctx: Ctx, handle: string): Promise<AgentRegistrationRow> {
   const row = handle.startsWith(HANDLE_PREFIX)
-    ? ctx.db
+    ? await ctx.db
         .select()
         .from(agentRegistrations)
         .where(
@@ -103,14 +103,18 @@ export function registrationByHandle(ctx: Ctx, handle: string): AgentRegistratio
  * named at registration must agree. Scopes: the requested ones the issuer granted (`scope`
  * claim; absent = every scope but admin:*, which only an explicit grant gives).
  */
-function approveByAssertion(ctx: Ctx, row: AgentRegistrationRow, jag: IdJag): AgentRegistrationRow {
+async function approveByAssertion(
+  ctx: Ctx,
+  row: AgentRegistrationRow,
+  jag: IdJag,
+): Promise<AgentRegistrationRow> {
   let clientId: string
   if (jag.audTenant !== null) {
     const id = parseId(jag.audTenant)
-    if (!id || !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get())
+    if (!id || !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()))
       throw forbidden("The assertion's aud_tenant names no client of this server")
     clientId = id
-  } else clientId = defaultWorkspace(ctx)
+  } else clientId = await defaultWorkspace(ctx)
   if (row.clientId !== null && row.clientId !== clientId)
     throw forbidden('The assertion does not grant the workspace this registration asked for', {
       client_id: row.clientId,
@@ -118,7 +122,7 @@ function approveByAssertion(ctx: Ctx, row: AgentRegistrationRow, jag: IdJag): Ag
   const granted = jag.scopes
   const scopes = row.requestedScopes.filter((s) => (granted ? granted.includes(s) : s !== ADMIN_SCOPE))
   if (scopes.length === 0) throw forbidden('The assertion grants none of the requested scopes')
-  return ctx.db
+  return (await ctx.db
     .update(agentRegistrations)
     .set({
       status: 'approved',
@@ -129,26 +133,26 @@ function approveByAssertion(ctx: Ctx, row: AgentRegistrationRow, jag: IdJag): Ag
     })
     .where(eq(agentRegistrations.id, row.id))
     .returning()
-    .get()!
+    .get())!
 }
 
 /** Exchanges an approved registration for its key, exactly once. `jag`: the verified assertion, if any. */
-export function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | null) {
-  let row = registrationByHandle(ctx, input.registration_id)
+export async function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | null) {
+  let row = await registrationByHandle(ctx, input.registration_id)
   if (row.status === 'pending' && row.identityType === 'identity_assertion' && jag) {
     // Spent in this (the verb's) transaction: a claim refused below rolls it back, a claim that
     // mints the key commits it. Refused like any other bad assertion (401, details.reason).
-    if (!spendIdJag(ctx.db, jag, ctx.clock.now()))
+    if (!(await spendIdJag(ctx.db, jag, ctx.clock.now())))
       throw new ServiceError('UNAUTHORIZED', 'The assertion has already been used; present a new one', {
         reason: 'replayed',
       })
-    row = approveByAssertion(ctx, row, jag)
+    row = await approveByAssertion(ctx, row, jag)
   }
   if (row.status !== 'approved')
     throw invalidState(`The registration is ${row.status}; only an approved one can be claimed`, row.status, [
       'approved',
     ])
-  const { row: key, key: credential } = issueApiKey(ctx.db, ctx.clock.now(), {
+  const { row: key, key: credential } = await issueApiKey(ctx.db, ctx.clock.now(), {
     name: row.clientName,
     scopes: row.approvedScopes!,
     clientId: row.clientId,
@@ -156,7 +160,7 @@ export function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | null) 
     agent: true,
   })
   // Conditional on the status, so two claims racing in different processes mint one key.
-  const claimed = ctx.db
+  const claimed = await ctx.db
     .update(agentRegistrations)
     .set({ status: 'claimed', keyId: key.id, updatedAt: ctx.clock.now() })
     .where(and(eq(agentRegistrations.id, row.id), eq(agentRegistrations.status, 'approved')))
@@ -178,8 +182,8 @@ export function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | null) 
  * Presenting a key is the authority to revoke it (like RFC 7009): unknown, already revoked and
  * valid keys all answer the same, so the endpoint tells nothing about what exists.
  */
-export function revokeAgentCredential(ctx: Ctx, input: RevokeAgentInput) {
-  const revoked = ctx.db
+export async function revokeAgentCredential(ctx: Ctx, input: RevokeAgentInput) {
+  const revoked = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: ctx.clock.now() })
     .where(and(eq(apiKeys.keyHash, sha256Hex(input.credential)), isNull(apiKeys.revokedAt)))

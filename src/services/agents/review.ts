@@ -19,8 +19,8 @@ const open = (ctx: Ctx) =>
   )
 
 /** Live registrations not yet claimed or denied, newest first. */
-export function listOpenRegistrations(ctx: Ctx, page: ListRegistrationsInput) {
-  return paginate(
+export async function listOpenRegistrations(ctx: Ctx, page: ListRegistrationsInput) {
+  return await paginate(
     ctx.db,
     ctx.secretKey,
     agentRegistrations,
@@ -31,8 +31,8 @@ export function listOpenRegistrations(ctx: Ctx, page: ListRegistrationsInput) {
   )
 }
 
-function live(ctx: Ctx, id: string) {
-  const row = ctx.db
+async function live(ctx: Ctx, id: string) {
+  const row = await ctx.db
     .select()
     .from(agentRegistrations)
     .where(and(eq(agentRegistrations.id, id), gt(agentRegistrations.expiresAt, ctx.clock.now())))
@@ -41,16 +41,16 @@ function live(ctx: Ctx, id: string) {
   return row
 }
 
-export function getRegistration(ctx: Ctx, id: string) {
-  return presentForReview(live(ctx, id))
+export async function getRegistration(ctx: Ctx, id: string) {
+  return presentForReview(await live(ctx, id))
 }
 
 /** Approves a pending registration for one client with a subset of the requested scopes. */
-export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
-  const row = live(ctx, input.id)
+export async function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
+  const row = await live(ctx, input.id)
   if (row.status !== 'pending')
     throw invalidState(`The registration is ${row.status}`, row.status, ['pending'])
-  const clientId = existingClient(ctx, input.client_id, 'client_id')
+  const clientId = await existingClient(ctx, input.client_id, 'client_id')
   // A key (or user) acting in one workspace approves only for it.
   if (ctx.actor.clientId !== null && ctx.actor.user?.clients !== null && clientId !== ctx.actor.clientId)
     throw invalidField('client_id', 'no such client')
@@ -59,12 +59,12 @@ export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
   // Registration refuses it too; this covers a registration made before that refusal existed.
   if (row.identityType === 'anonymous' && input.scopes.includes(ADMIN_SCOPE))
     throw invalidField('scopes', ANONYMOUS_ADMIN)
-  const updated = ctx.db
+  const updated = (await ctx.db
     .update(agentRegistrations)
     .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })
     .where(eq(agentRegistrations.id, row.id))
     .returning()
-    .get()!
+    .get())!
   return presentForReview(updated)
 }
 
@@ -72,24 +72,28 @@ export function approveRegistration(ctx: Ctx, input: ApproveRegistrationInput) {
  * Registrations past their 24 h that were never claimed (pending, approved, denied) are of no
  * use to anyone: deleted. Claimed ones stay, naming the key they produced.
  */
-export function purgeExpiredRegistrations(ctx: Ctx): number {
-  return ctx.db
-    .delete(agentRegistrations)
-    .where(and(lte(agentRegistrations.expiresAt, ctx.clock.now()), ne(agentRegistrations.status, 'claimed')))
-    .returning({ id: agentRegistrations.id })
-    .all().length
+export async function purgeExpiredRegistrations(ctx: Ctx): Promise<number> {
+  return (
+    await ctx.db
+      .delete(agentRegistrations)
+      .where(
+        and(lte(agentRegistrations.expiresAt, ctx.clock.now()), ne(agentRegistrations.status, 'claimed')),
+      )
+      .returning({ id: agentRegistrations.id })
+      .all()
+  ).length
 }
 
 /** Denies a registration not yet claimed; its claim then answers 409 with status denied. */
-export function denyRegistration(ctx: Ctx, id: string) {
-  const row = live(ctx, id)
+export async function denyRegistration(ctx: Ctx, id: string) {
+  const row = await live(ctx, id)
   if (row.status !== 'pending' && row.status !== 'approved')
     throw invalidState(`The registration is ${row.status}`, row.status, ['pending', 'approved'])
-  const updated = ctx.db
+  const updated = (await ctx.db
     .update(agentRegistrations)
     .set({ status: 'denied', updatedAt: ctx.clock.now() })
     .where(eq(agentRegistrations.id, row.id))
     .returning()
-    .get()!
+    .get())!
   return presentForReview(updated)
 }

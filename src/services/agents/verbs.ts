@@ -27,7 +27,7 @@ export const registerAgentVerb = defineVerb({
   scope: 'public',
   input: RegisterAgentInput,
   mutates: true,
-  run: (ctx, input) => registerAgent(ctx, input),
+  run: async (ctx, input) => await registerAgent(ctx, input),
 })
 
 export const claimAgentVerb = defineVerb({
@@ -39,7 +39,7 @@ export const claimAgentVerb = defineVerb({
   // The assertion's issuer keys are fetched over the network: verified here, before the
   // transaction. A registration that is not waiting for an assertion skips it.
   async prepare(ctx, input): Promise<IdJag | null> {
-    const row = registrationByHandle(ctx, input.registration_id)
+    const row = await registrationByHandle(ctx, input.registration_id)
     if (row.identityType !== 'identity_assertion' || row.status !== 'pending') return null
     if (input.identity_assertion === undefined)
       throw validationFailed([
@@ -56,7 +56,7 @@ export const claimAgentVerb = defineVerb({
       throw new ServiceError('UNAUTHORIZED', err.message, { reason: err.reason })
     }
   },
-  run: (ctx, input, jag) => claimAgent(ctx, input, jag),
+  run: async (ctx, input, jag) => await claimAgent(ctx, input, jag),
 })
 
 export const revokeAgentVerb = defineVerb({
@@ -65,7 +65,7 @@ export const revokeAgentVerb = defineVerb({
   input: RevokeAgentInput,
   mutates: true,
   destructive: true,
-  run: (ctx, input) => revokeAgentCredential(ctx, input),
+  run: async (ctx, input) => await revokeAgentCredential(ctx, input),
 })
 
 export const listRegistrationsVerb = defineVerb({
@@ -73,7 +73,7 @@ export const listRegistrationsVerb = defineVerb({
   scope: 'admin:*',
   input: ListRegistrationsInput,
   mutates: false,
-  run: (ctx, input) => listOpenRegistrations(ctx, input),
+  run: async (ctx, input) => await listOpenRegistrations(ctx, input),
 })
 
 export const getRegistrationVerb = defineVerb({
@@ -81,7 +81,7 @@ export const getRegistrationVerb = defineVerb({
   scope: 'admin:*',
   input: RegistrationRef,
   mutates: false,
-  run: (ctx, { id }) => getRegistration(ctx, id),
+  run: async (ctx, { id }) => await getRegistration(ctx, id),
 })
 
 export const approveRegistrationVerb = defineVerb({
@@ -89,7 +89,7 @@ export const approveRegistrationVerb = defineVerb({
   scope: 'admin:*',
   input: ApproveRegistrationInput,
   mutates: true,
-  run: (ctx, input) => approveRegistration(ctx, input),
+  run: async (ctx, input) => await approveRegistration(ctx, input),
 })
 
 /** The agents.purge job: expired registrations that were never claimed. */
@@ -98,7 +98,7 @@ export const purgeRegistrationsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => ({ removed: purgeExpiredRegistrations(ctx) }),
+  run: async (ctx) => ({ removed: await purgeExpiredRegistrations(ctx) }),
 })
 
 export const denyRegistrationVerb = defineVerb({
@@ -107,5 +107,5 @@ export const denyRegistrationVerb = defineVerb({
   input: RegistrationRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => denyRegistration(ctx, id),
+  run: async (ctx, { id }) => await denyRegistration(ctx, id),
 })

@@ -10,14 +10,17 @@ import { parseId } from '../../lib/ids'
  * transaction: what the event writers added one by one, in one pass. For recovery, and after an
  * import of historical data.
  */
-export function rebuild(ctx: Ctx, requested: string | undefined) {
+export async function rebuild(ctx: Ctx, requested: string | undefined) {
   let clientId: string | null = ctx.actor.clientId
   if (clientId === null && requested !== undefined) {
     clientId = parseId(requested)
-    if (!clientId || !ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get())
+    if (
+      !clientId ||
+      !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get())
+    )
       throw invalidField('client_id', 'no such client')
   }
   const started = performance.now()
-  const rows = rebuildRollups(ctx.sqlite, clientId)
+  const rows = await rebuildRollups(ctx.sqlite, clientId)
   return { client_id: clientId, rows, duration_ms: Math.round(performance.now() - started) }
 }

@@ -14,14 +14,18 @@ import { windowOf } from './window'
 /** At most this many quarter-hours (~417 days) per request. */
 const MAX_QUARTERS = 40_000
 
-export function trends(ctx: Ctx, q: TrendsQuery) {
+export async function trends(ctx: Ctx, q: TrendsQuery) {
   const metric = q.metric ?? 'sent'
   const interval = q.interval ?? 'day'
-  const w = windowOf(ctx, q, (clientId, filter) => firstBucket(ctx.sqlite, clientId, filter))
+  const w = await windowOf(
+    ctx,
+    q,
+    async (clientId, filter) => await firstBucket(ctx.sqlite, clientId, filter),
+  )
   if ((w.to - w.from) / QUARTER > MAX_QUARTERS)
     throw invalidField('from', `the window may span at most ${Math.floor(MAX_QUARTERS / 96)} days`)
   const buckets = bucketsOf(interval, w.timezone, w.from, w.to)
-  const series = rollupSeries(ctx.sqlite, w.clientId, metric, w.from, w.to, w.filter)
+  const series = await rollupSeries(ctx.sqlite, w.clientId, metric, w.from, w.to, w.filter)
   const values = new Array<number>(buckets.length).fill(0)
   let i = 0
   for (const { bucket, n } of series) {

@@ -13,7 +13,7 @@ export const analyticsFunnelVerb = defineVerb({
   input: FunnelInput,
   mutates: false,
   check: timezoneErrors,
-  run: (ctx, input) => funnel(ctx, input),
+  run: async (ctx, input) => await funnel(ctx, input),
 })
 
 export const analyticsTrendsVerb = defineVerb({
@@ -24,7 +24,7 @@ export const analyticsTrendsVerb = defineVerb({
   input: TrendsInput,
   mutates: false,
   check: timezoneErrors,
-  run: (ctx, input) => trends(ctx, input),
+  run: async (ctx, input) => await trends(ctx, input),
 })
 
 /** `herald analytics rebuild`: the rollups recomputed from the messages. */
@@ -33,5 +33,5 @@ export const analyticsRebuildVerb = defineVerb({
   scope: 'admin:*',
   input: RebuildInput,
   mutates: true,
-  run: (ctx, input) => rebuild(ctx, input.client_id),
+  run: async (ctx, input) => await rebuild(ctx, input.client_id),
 })

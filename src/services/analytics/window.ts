@@ -2,6 +2,7 @@ import type { Ctx } from '../../context'
 import { QUARTER_MS, quarterOf, type RollupFilter } from '../../db/rollups'
 import { ownerForCreate } from '../../db/tenant'
 import { invalidField } from '../../errors'
+import type { Awaitable } from '../../lib/awaitable'
 import { DAY_MS, iso, parseIsoDateTime } from '../../lib/time'
 import { instantOfWall, localDate } from '../../lib/zoned-time'
 import { isTimeZone } from '../contacts/normalize'
@@ -26,8 +27,8 @@ export interface AnalyticsWindow {
 }
 
 /** A platform-wide caller names the client (422 without it); a tenant reads its own. */
-export const clientOf = (ctx: Ctx, requested: string | undefined) =>
-  ownerForCreate(ctx.db, ctx.actor, requested)
+export const clientOf = async (ctx: Ctx, requested: string | undefined) =>
+  await ownerForCreate(ctx.db, ctx.actor, requested)
 
 export const timezoneErrors = (input: { timezone?: string }) =>
   input.timezone !== undefined && !isTimeZone(input.timezone)
@@ -47,12 +48,12 @@ function parseEdge(field: 'from' | 'to', value: string, tz: string): number {
   return field === 'from' ? quarterOf(ms) : quarterOf(ms) + QUARTER_MS
 }
 
-export function windowOf(
+export async function windowOf(
   ctx: Ctx,
   q: FunnelQuery,
-  firstActivity: (clientId: string, filter: RollupFilter) => number | null,
-): AnalyticsWindow {
-  const clientId = clientOf(ctx, q.client_id)
+  firstActivity: (clientId: string, filter: RollupFilter) => Awaitable<number | null>,
+): Promise<AnalyticsWindow> {
+  const clientId = await clientOf(ctx, q.client_id)
   const timezone = q.timezone ?? 'UTC'
   const filter: RollupFilter = {
     campaignId: idFilter('campaign_id', 'campaign', q.campaign_id),
@@ -70,7 +71,7 @@ export function windowOf(
   let from: number
   if (q.from !== undefined) from = parseEdge('from', q.from, timezone)
   else {
-    const first = named.length ? firstActivity(clientId, filter) : null
+    const first = named.length ? await firstActivity(clientId, filter) : null
     from =
       first !== null
         ? instantOfWall(localDate(first, timezone), timezone)

@@ -46,7 +46,7 @@ export function createAuthenticator(db: Db) {
   const cache = new Map<string, { row: NonNullable<ReturnType<typeof byHash.get>> | null; at: number }>()
   let seenEpoch = credentialEpoch(db)
 
-  return function authenticate(presented: string, now: number): AuthOutcome {
+  return async function authenticate(presented: string, now: number): Promise<AuthOutcome> {
     if (!presented.startsWith(KEY_PREFIX)) return { ok: false, reason: 'unknown' }
     const epoch = credentialEpoch(db)
     if (epoch !== seenEpoch || cache.size > CACHE_MAX) {
@@ -55,7 +55,7 @@ export function createAuthenticator(db: Db) {
     }
     let entry = cache.get(presented)
     if (!entry || now - entry.at > CACHE_MS || now < entry.at) {
-      entry = { row: byHash.get({ hash: sha256Hex(presented) }) ?? null, at: now }
+      entry = { row: (await byHash.get({ hash: sha256Hex(presented) })) ?? null, at: now }
       cache.set(presented, entry)
     }
     const found = entry.row
@@ -65,7 +65,7 @@ export function createAuthenticator(db: Db) {
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
     if (clientStatus === 'suspended') return { ok: false, reason: 'client_suspended' }
     if (key.lastUsedAt === null || now - key.lastUsedAt >= LAST_USED_EVERY_MS) {
-      touch.run({ id: key.id, now })
+      await touch.run({ id: key.id, now })
       key.lastUsedAt = now
     }
     return { ok: true, actor: keyActor(key) }

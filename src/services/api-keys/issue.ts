@@ -19,9 +19,9 @@ export interface IssueKeyInput {
 }
 
 /** The one place keys are minted: REST, CLI and bootstrap all call it. Stores only the hash. */
-export function issueApiKey(db: Db, now: number, input: IssueKeyInput) {
+export async function issueApiKey(db: Db, now: number, input: IssueKeyInput) {
   const key = input.key ?? `${KEY_PREFIX}${randomBase62(32)}`
-  const row = db
+  const row = await db
     .insert(apiKeys)
     .values({
       id: newId(),

@@ -14,8 +14,8 @@ import { presentApiKey } from './present'
  * A tenant-scoped admin key may mint keys only for its own client (never platform-wide ones,
  * never `unlimited`); a platform-wide admin key may mint any.
  */
-export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
-  const clientId = credentialOwner(ctx.db, ctx.actor, input.client_id)
+export async function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
+  const clientId = await credentialOwner(ctx.db, ctx.actor, input.client_id)
   if (ctx.actor.clientId !== null && input.tier === 'unlimited')
     throw forbidden('Only a platform-wide key can create unlimited-tier keys')
   let expiresAt: number | null = null
@@ -24,7 +24,7 @@ export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
     if (expiresAt === null) throw invalidField('expires_at', 'must be an ISO 8601 date-time')
     if (expiresAt <= ctx.clock.now()) throw invalidField('expires_at', 'must be in the future')
   }
-  const { row, key } = issueApiKey(ctx.db, ctx.clock.now(), {
+  const { row, key } = await issueApiKey(ctx.db, ctx.clock.now(), {
     name: input.name,
     scopes: input.scopes,
     clientId,
@@ -34,31 +34,31 @@ export function createApiKey(ctx: Ctx, input: CreateApiKeyInput) {
   return { ...presentApiKey(row), key }
 }
 
-export function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
+export async function listApiKeys(ctx: Ctx, page: ListApiKeysInput) {
   const where = listFilter(ctx.actor, apiKeys.clientId, page.client_id)
-  return paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
+  return await paginate(ctx.db, ctx.secretKey, apiKeys, apiKeys.id, where, page, presentApiKey)
 }
 
 /** The key's row, if the actor may see it: another workspace's key is a 404, as if absent. */
-function visibleKey(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, apiKeys, id)
+async function visibleKey(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, apiKeys, id)
   if (!row) throw notFound('API key')
   return row
 }
 
-export function getApiKey(ctx: Ctx, id: string) {
-  return presentApiKey(visibleKey(ctx, id))
+export async function getApiKey(ctx: Ctx, id: string) {
+  return presentApiKey(await visibleKey(ctx, id))
 }
 
-export function revokeApiKey(ctx: Ctx, id: string) {
-  const row = visibleKey(ctx, id)
+export async function revokeApiKey(ctx: Ctx, id: string) {
+  const row = await visibleKey(ctx, id)
   const revoked =
-    ctx.db
+    (await ctx.db
       .update(apiKeys)
       .set({ revokedAt: ctx.clock.now() })
       .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
       .returning()
-      .get() ?? row
+      .get()) ?? row
   credentialsChanged(ctx.db)
   return presentApiKey(revoked)
 }

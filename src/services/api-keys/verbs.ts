@@ -7,7 +7,7 @@ export const listApiKeysVerb = defineVerb({
   scope: 'admin:*',
   input: ListApiKeysInput,
   mutates: false,
-  run: (ctx, input) => listApiKeys(ctx, input),
+  run: async (ctx, input) => await listApiKeys(ctx, input),
 })
 
 /** One key by id (the portal's revoke confirmation names it). */
@@ -16,7 +16,7 @@ export const getApiKeyVerb = defineVerb({
   scope: 'admin:*',
   input: ApiKeyRef,
   mutates: false,
-  run: (ctx, { id }) => getApiKey(ctx, id),
+  run: async (ctx, { id }) => await getApiKey(ctx, id),
 })
 
 export const createApiKeyVerb = defineVerb({
@@ -25,7 +25,7 @@ export const createApiKeyVerb = defineVerb({
   input: CreateApiKeyInput,
   mutates: true,
   secrets: ['key'],
-  run: (ctx, input) => createApiKey(ctx, input),
+  run: async (ctx, input) => await createApiKey(ctx, input),
 })
 
 export const revokeApiKeyVerb = defineVerb({
@@ -34,5 +34,5 @@ export const revokeApiKeyVerb = defineVerb({
   input: ApiKeyRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => revokeApiKey(ctx, id),
+  run: async (ctx, { id }) => await revokeApiKey(ctx, id),
 })

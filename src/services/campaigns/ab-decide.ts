@@ -20,17 +20,18 @@ export type VariantFigures = AbDecision['figures'][number]
 const rate = (n: number, of: number) => (of > 0 ? Math.round((n / of) * 10_000) / 10_000 : 0)
 
 /** Each variant's figures now, in variant order (rates are fractions of delivered, as in stats). */
-export function variantFigures(
+export async function variantFigures(
   app: Pick<AppContext, 'db'>,
   c: CampaignRow,
-): (VariantFigures & { delivered: number })[] {
+): Promise<(VariantFigures & { delivered: number })[]> {
   const byVariant = new Map(
-    app.db
-      .select()
-      .from(campaignVariantCounts)
-      .where(eq(campaignVariantCounts.campaignId, c.id))
-      .all()
-      .map((r) => [r.variant, r]),
+    (
+      await app.db
+        .select()
+        .from(campaignVariantCounts)
+        .where(eq(campaignVariantCounts.campaignId, c.id))
+        .all()
+    ).map((r) => [r.variant, r]),
   )
   return (c.variants ?? []).map((_, i) => {
     const r = byVariant.get(i)
@@ -58,22 +59,27 @@ export function bestVariant(figures: readonly VariantFigures[], metric: 'open_ra
  * happens when it is already decided, its test has not started, or it was paused, cancelled or
  * failed (a paused campaign is decided when it resumes). Answers the decision made, or null.
  */
-export function decide(app: AppContext, id: string, now: number, chosen?: number): AbDecision | null {
-  const decision = inTransaction(app.sqlite, () => {
-    const c = app.db.select().from(campaigns).where(eq(campaigns.id, id)).get()
+export async function decide(
+  app: AppContext,
+  id: string,
+  now: number,
+  chosen?: number,
+): Promise<AbDecision | null> {
+  const decision = await inTransaction(app.sqlite, async () => {
+    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, id)).get()
     if (!c || !c.abTest || !c.variants || c.abDecision || c.abStartedAt === null) return null
     // A paused test waits for its campaign to resume; a campaign whose whole audience was in the
     // test may be sent already and still gets its verdict.
     if (chosen === undefined && c.status !== SENDING && c.status !== SENT) return null
-    const figures = variantFigures(app, c).map(({ delivered: _, ...f }) => f)
+    const figures = (await variantFigures(app, c)).map(({ delivered: _, ...f }) => f)
     const d: AbDecision = {
       winner: chosen ?? bestVariant(figures, c.abTest.metric),
       decided_at: now,
       reason: chosen === undefined ? 'metric' : 'manual',
       figures,
     }
-    app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id)).run()
-    const released = outboxOf(app.store, OUTBOX_RULES).releaseRest(id, d.winner, now)
+    await app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id)).run()
+    const released = await outboxOf(app.store, OUTBOX_RULES).releaseRest(id, d.winner, now)
     app.log.info('A/B test decided', {
       campaign_id: id,
       winner: c.variants[d.winner]!.name,
@@ -87,9 +93,9 @@ export function decide(app: AppContext, id: string, now: number, chosen?: number
 }
 
 /** The decision job: every test whose time has come is decided; the next one is noted. */
-export function decideDueTests(app: AppContext): { decided: number } {
+export async function decideDueTests(app: AppContext): Promise<{ decided: number }> {
   const now = app.clock.now()
-  const pending = app.db
+  const pending = await app.db
     .select()
     .from(campaigns)
     .where(
@@ -106,7 +112,7 @@ export function decideDueTests(app: AppContext): { decided: number } {
     const at = decidesAt(c)!
     if (c.status === 'paused') continue
     if (at <= now) {
-      if (decide(app, c.id, now)) decided++
+      if (await decide(app, c.id, now)) decided++
     } else next = next === null ? at : Math.min(next, at)
   }
   setNextDecision(app, next)
@@ -114,8 +120,8 @@ export function decideDueTests(app: AppContext): { decided: number } {
 }
 
 /** An operator picks the winner before the test's time: the rest go out with it now. */
-export function pickWinner(ctx: Ctx, id: string, name: string) {
-  const c = findCampaignRow(ctx, id)
+export async function pickWinner(ctx: Ctx, id: string, name: string) {
+  const c = await findCampaignRow(ctx, id)
   if (!c.abTest || !c.variants) throw invalidState('this campaign has no A/B test', c.status, [])
   const index = variantIndex(c, name)
   if (index < 0)
@@ -135,14 +141,14 @@ export function pickWinner(ctx: Ctx, id: string, name: string) {
       'paused',
       SENT,
     ])
-  decide(ctx, id, ctx.clock.now(), index)
-  return presentAbTestState(findCampaignRow(ctx, id))!
+  await decide(ctx, id, ctx.clock.now(), index)
+  return presentAbTestState(await findCampaignRow(ctx, id))!
 }
 
 /** A campaign's per-variant stats, with the winner marked and its figures at decision time. */
-export function variantStats(app: Pick<AppContext, 'db'>, c: CampaignRow) {
+export async function variantStats(app: Pick<AppContext, 'db'>, c: CampaignRow) {
   if (!c.variants || !c.abTest) return null
-  const figures = variantFigures(app, c)
+  const figures = await variantFigures(app, c)
   return c.variants.map((v, i) => ({
     name: v.name,
     ...figures[i]!,

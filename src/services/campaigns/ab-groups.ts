@@ -19,16 +19,20 @@ export const HELD_FOR_DECISION = 8_640_000_000_000_000
  * variants in turn — equal parts, give or take one, no one in two — and become due now. The rest
  * stay held for the winner.
  */
-export function drawTestGroups(app: AppContext, outbox: Outbox, c: CampaignRow, now: number): void {
+export async function drawTestGroups(
+  app: AppContext,
+  outbox: Outbox,
+  c: CampaignRow,
+  now: number,
+): Promise<void> {
   if (!c.abTest || !c.variants) return
   const k = c.variants.length
-  const rows = outbox
-    .campaignQueued(c.id)
+  const rows = (await outbox.campaignQueued(c.id))
     .map((r) => ({ seq: r.seq, u: unitOf(`${c.id}:${r.contact_id}`) }))
     .sort((a, b) => a.u - b.u || a.seq - b.seq)
   const testSize = Math.min(rows.length, Math.max(k, Math.round(rows.length * c.abTest.test_share)))
-  for (let rank = 0; rank < testSize; rank++) outbox.setVariant(rows[rank]!.seq, rank % k, now)
-  const started = app.db
+  for (let rank = 0; rank < testSize; rank++) await outbox.setVariant(rows[rank]!.seq, rank % k, now)
+  const started = await app.db
     .update(campaigns)
     .set({ abStartedAt: now })
     .where(eq(campaigns.id, c.id))

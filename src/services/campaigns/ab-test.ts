@@ -4,6 +4,7 @@ import { type AbTestSettings, type CampaignRow, type CampaignVariant, templates 
 import type { FieldError } from '../../errors'
 import { parseIsoDuration } from '../../lib/duration'
 import { parseId } from '../../lib/ids'
+import { mapInOrder } from '../../lib/in-order'
 import { iso } from '../../lib/time'
 import { htmlEngine, textEngine } from '../templates/engine'
 import { parseOrError } from '../templates/syntax'
@@ -19,18 +20,18 @@ const MAX_TEST_MS = 30 * 24 * 3600 * SECOND
  * The variants and test settings to store, from the input and what the campaign had; errors name
  * the member at fault. Returns undefined members for "unchanged".
  */
-export function checkAbTest(
+export async function checkAbTest(
   db: Db,
   clientId: string,
   channel: CampaignRow['channel'],
   input: Pick<CampaignInput, 'variants' | 'ab_test'>,
   current: Pick<CampaignRow, 'variants' | 'abTest'> | null,
   errors: FieldError[],
-): { variants?: CampaignVariant[] | null; abTest?: AbTestSettings | null } {
+): Promise<{ variants?: CampaignVariant[] | null; abTest?: AbTestSettings | null }> {
   const out: { variants?: CampaignVariant[] | null; abTest?: AbTestSettings | null } = {}
   if (input.variants !== undefined)
     out.variants =
-      input.variants === null ? null : checkVariants(db, clientId, channel, input.variants, errors)
+      input.variants === null ? null : await checkVariants(db, clientId, channel, input.variants, errors)
   if (input.ab_test !== undefined) {
     if (input.ab_test === null) out.abTest = null
     else {
@@ -53,15 +54,15 @@ export function checkAbTest(
   return out
 }
 
-function checkVariants(
+async function checkVariants(
   db: Db,
   clientId: string,
   channel: CampaignRow['channel'],
   given: readonly CampaignVariant[],
   errors: FieldError[],
-): CampaignVariant[] {
+): Promise<CampaignVariant[]> {
   const names = new Set<string>()
-  return given.map((raw, i) => {
+  return await mapInOrder(given, async (raw, i) => {
     const field = `variants[${i}]`
     const v = { ...raw, template_id: raw.template_id ? (parseId(raw.template_id) ?? raw.template_id) : null }
     if (names.has(v.name.toLowerCase())) errors.push({ field: `${field}.name`, message: 'must be unique' })
@@ -71,7 +72,7 @@ function checkVariants(
     if (v.template_id && (v.body_html || v.body_text))
       errors.push({ field: `${field}.template_id`, message: 'give template_id or bodies, not both' })
     if (v.template_id) {
-      const t = db
+      const t = await db
         .select({ channel: templates.channel })
         .from(templates)
         .where(and(eq(templates.id, v.template_id), eq(templates.clientId, clientId)))

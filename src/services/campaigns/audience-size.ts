@@ -12,11 +12,11 @@ import { findCampaignRow } from './records'
  * segment is gone, answers null with the reason instead of failing the confirmation page.
  */
 export async function campaignAudience(ctx: Ctx, id: string) {
-  const c = findCampaignRow(ctx, id)
+  const c = await findCampaignRow(ctx, id)
   if (!c.listId && !c.segmentId)
     return { id: c.id, total_recipients: null, problem: 'choose a list or a segment first' }
   try {
-    if (c.listId) return { id: c.id, total_recipients: countAudience(ctx, c), problem: null }
+    if (c.listId) return { id: c.id, total_recipients: await countAudience(ctx, c), problem: null }
     return { id: c.id, total_recipients: await countSegmentAudience(ctx, c), problem: null }
   } catch (err) {
     if (err instanceof ServiceError) return { id: c.id, total_recipients: null, problem: err.message }
@@ -33,7 +33,7 @@ export type CountedAudience = { total: number } | { refused: ServiceError } | nu
  * refusal (gone, too slow) is kept for the launch to raise after its own state checks.
  */
 export async function countLaunchAudience(ctx: Ctx, id: string): Promise<CountedAudience> {
-  const c = findCampaignRow(ctx, id)
+  const c = await findCampaignRow(ctx, id)
   if (c.listId || !c.segmentId) return null
   try {
     return { total: await countSegmentAudience(ctx, c) }
@@ -44,9 +44,12 @@ export async function countLaunchAudience(ctx: Ctx, id: string): Promise<Counted
 }
 
 /** The campaign's segment counted now, on a read thread within the segment time budget. */
-function countSegmentAudience(ctx: Ctx, c: ReturnType<typeof findCampaignRow>): Promise<number> {
-  const s = segmentOf(ctx, c)
-  return countSegment(ctx, {
+async function countSegmentAudience(
+  ctx: Ctx,
+  c: Awaited<ReturnType<typeof findCampaignRow>>,
+): Promise<number> {
+  const s = await segmentOf(ctx, c)
+  return await countSegment(ctx, {
     clientId: c.clientId,
     match: s.match,
     groups: s.ruleGroups as RuleGroup[],

@@ -21,18 +21,18 @@ import { OUTBOX_RULES } from './states'
 export const SNAPSHOT_CHUNK = 2_000
 
 /** How many recipients the audience has now (the launch response's total_recipients). */
-export function countAudience(app: AppContext, c: CampaignRow): number {
+export async function countAudience(app: AppContext, c: CampaignRow): Promise<number> {
   if (c.listId) {
-    const list = app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).get()
+    const list = await app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).get()
     if (!list) throw invalidField('list_id', 'the list no longer exists; choose another audience')
     return list.n
   }
-  const s = segmentOf(app, c)
-  return estimateSize(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], app.clock.now())
+  const s = await segmentOf(app, c)
+  return await estimateSize(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], app.clock.now())
 }
 
-export function segmentOf(app: AppContext, c: CampaignRow) {
-  const s = app.db
+export async function segmentOf(app: AppContext, c: CampaignRow) {
+  const s = await app.db
     .select()
     .from(segments)
     .where(eq(segments.id, c.segmentId ?? ''))
@@ -48,13 +48,13 @@ interface Recipient {
   timezone: string | null
 }
 
-function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipient[] {
+async function nextRecipients(app: AppContext, c: CampaignRow, after: string): Promise<Recipient[]> {
   const launchedAt = c.launchedAt ?? app.clock.now()
   if (c.listId) {
     // A list deleted before the copy finished fails the campaign, rather than shrinking it.
-    if (!app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).get())
+    if (!(await app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).get()))
       throw invalidField('list_id', 'the list was deleted before the audience was copied')
-    return app.sqlite
+    return await app.sqlite
       .query<Recipient, [string, string, number, number]>(
         `SELECT c.id, c.email, c.phone, c.timezone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
          WHERE lm.list_id = ?1 AND lm.contact_id > ?2 AND lm.status = 'confirmed' AND lm.confirmed_at <= ?3
@@ -62,9 +62,9 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
       )
       .all(c.listId, after, launchedAt, SNAPSHOT_CHUNK)
   }
-  const s = segmentOf(app, c)
-  const where = segmentCondition(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], launchedAt)
-  return app.db
+  const s = await segmentOf(app, c)
+  const where = await segmentCondition(app.db, c.clientId, s.match, s.ruleGroups as RuleGroup[], launchedAt)
+  return await app.db
     .select({ id: contacts.id, email: contacts.email, phone: contacts.phone, timezone: contacts.timezone })
     .from(contacts)
     .where(and(where, gt(contacts.id, after), lte(contacts.createdAt, launchedAt)))
@@ -77,18 +77,18 @@ function nextRecipients(app: AppContext, c: CampaignRow, after: string): Recipie
  * Copies the next chunk of the audience into the outbox. Returns true when the snapshot is
  * complete (total_recipients is then the exact number of outbox rows).
  */
-export function snapshotChunk(app: AppContext, campaignId: string): boolean {
-  return inTransaction(app.sqlite, () => {
-    const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+export async function snapshotChunk(app: AppContext, campaignId: string): Promise<boolean> {
+  return await inTransaction(app.sqlite, async () => {
+    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
     if (!c || c.snapshotDone) return true
-    const rows = nextRecipients(app, c, c.snapshotCursor ?? '')
+    const rows = await nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)
     // An A/B test's messages wait until the whole audience is in and the groups are drawn; a
     // local-time campaign's are due at each recipient's hour; the others now.
-    const dueOf = localDueTimes(app, c)
+    const dueOf = await localDueTimes(app, c)
     for (const r of rows)
-      outbox.queueCampaignMessage(
+      await outbox.queueCampaignMessage(
         newId(),
         c.clientId,
         c.id,
@@ -101,19 +101,19 @@ export function snapshotChunk(app: AppContext, campaignId: string): boolean {
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
     if (done) {
-      const total = outbox.campaignMessageCount(c.id)
-      app.db
+      const total = await outbox.campaignMessageCount(c.id)
+      await app.db
         .update(campaigns)
         .set({
           snapshotCursor: cursor,
           snapshotDone: true,
           totalRecipients: total,
-          ...copiedAtLocalTime(app, c),
+          ...(await copiedAtLocalTime(app, c)),
         })
         .where(eq(campaigns.id, c.id))
         .run()
-      drawTestGroups(app, outbox, c, now)
-    } else app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
+      await drawTestGroups(app, outbox, c, now)
+    } else await app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
     return done
   })
 }

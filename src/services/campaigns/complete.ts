@@ -12,18 +12,18 @@ import { OUTBOX_RULES, SENDING } from './states'
  * sending → sent once the audience is copied and no message is queued or in flight; records
  * campaign.complete in the same transaction. Returns true when it completed the campaign.
  */
-export function completeIfDone(app: AppContext, campaignId: string): boolean {
-  return inTransaction(app.sqlite, () => {
-    const c = app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+export async function completeIfDone(app: AppContext, campaignId: string): Promise<boolean> {
+  return await inTransaction(app.sqlite, async () => {
+    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
     if (!c || c.status !== SENDING || !c.snapshotDone) return false
-    if (outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
+    if (await outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
     const now = app.clock.now()
-    app.db
+    await app.db
       .update(campaigns)
       .set({ status: 'sent', completedAt: now, updatedAt: now })
       .where(eq(campaigns.id, campaignId))
       .run()
-    recordEvent(app, {
+    await recordEvent(app, {
       clientId: c.clientId,
       type: 'campaign.complete',
       campaignId: c.id,

@@ -10,9 +10,9 @@ import { assertParses } from '../templates/syntax'
  * What a campaign renders: its template (the campaign's own subject, when set, wins over the
  * template's), or its inline subject and bodies. The id and version key the render cache.
  */
-export function campaignContent(app: AppContext, c: CampaignRow): RenderableTemplate {
+export async function campaignContent(app: AppContext, c: CampaignRow): Promise<RenderableTemplate> {
   if (c.templateId) {
-    const t = app.db.select().from(templates).where(eq(templates.id, c.templateId)).get()
+    const t = await app.db.select().from(templates).where(eq(templates.id, c.templateId)).get()
     if (!t) throw invalidField('template_id', 'the template no longer exists')
     if (!c.subject) return t
     return { ...t, id: `${t.id}/${c.id}`, updatedAt: Math.max(t.updatedAt, c.updatedAt), subject: c.subject }
@@ -32,12 +32,16 @@ export function campaignContent(app: AppContext, c: CampaignRow): RenderableTemp
  * changes. A variant's template replaces the campaign's content (its subject still wins over the
  * template's); its bodies replace the campaign's bodies; its subject replaces the subject.
  */
-export function variantContent(app: AppContext, c: CampaignRow, index: number): RenderableTemplate {
+export async function variantContent(
+  app: AppContext,
+  c: CampaignRow,
+  index: number,
+): Promise<RenderableTemplate> {
   const v = c.variants?.[index]
   if (!v) throw invalidField('variants', `the campaign has no variant ${index}`)
   const id = `${c.id}#${index}`
   if (v.template_id) {
-    const t = app.db.select().from(templates).where(eq(templates.id, v.template_id)).get()
+    const t = await app.db.select().from(templates).where(eq(templates.id, v.template_id)).get()
     if (!t) throw invalidField(`variants[${index}].template_id`, 'the template no longer exists')
     return {
       ...t,
@@ -46,7 +50,7 @@ export function variantContent(app: AppContext, c: CampaignRow, index: number): 
       subject: v.subject || c.subject || t.subject,
     }
   }
-  const base = campaignContent(app, c)
+  const base = await campaignContent(app, c)
   const bodies = v.body_html || v.body_text
   return {
     id,
@@ -62,17 +66,16 @@ export function variantContent(app: AppContext, c: CampaignRow, index: number): 
  * A campaign can send when its content (each variant's, for an A/B test) has what its channel
  * needs: 422 naming what is missing. Answers the campaign's own content.
  */
-export function assertSendable(app: AppContext, c: CampaignRow): RenderableTemplate {
+export async function assertSendable(app: AppContext, c: CampaignRow): Promise<RenderableTemplate> {
   const errors: FieldError[] = []
   if (!c.listId && !c.segmentId)
     errors.push({ field: 'list_id', message: 'a campaign needs list_id or segment_id to launch' })
   if (c.variants && c.abTest)
-    c.variants.forEach((_, i) => {
-      checkContent(c, variantContent(app, c, i), `variants[${i}].`, errors)
-    })
-  else checkContent(c, campaignContent(app, c), '', errors)
+    for (let i = 0; i < c.variants.length; i++)
+      checkContent(c, await variantContent(app, c, i), `variants[${i}].`, errors)
+  else checkContent(c, await campaignContent(app, c), '', errors)
   if (errors.length > 0) throw validationFailed(errors)
-  return campaignContent(app, c)
+  return await campaignContent(app, c)
 }
 
 function checkContent(c: CampaignRow, content: RenderableTemplate, prefix: string, errors: FieldError[]) {

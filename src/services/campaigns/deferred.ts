@@ -19,10 +19,10 @@ export interface CampaignDeferral {
 const WAITING = sql.raw(`"messages"."status" = 'queued' AND "messages"."defer_reason" IS NOT NULL`)
 
 /** The deferral of each campaign of `ids` that has one; the others are absent. */
-export function deferralsOf(db: Db, ids: readonly string[]): Map<string, CampaignDeferral> {
+export async function deferralsOf(db: Db, ids: readonly string[]): Promise<Map<string, CampaignDeferral>> {
   const out = new Map<string, CampaignDeferral>()
   if (ids.length === 0) return out
-  const groups = db
+  const groups = await db
     .select({
       campaignId: messages.campaignId,
       reason: messages.deferReason,
@@ -48,5 +48,5 @@ export function deferralsOf(db: Db, ids: readonly string[]): Map<string, Campaig
 }
 
 /** Only a sending campaign is held back by a limit; a paused one waits for its resume. */
-export const deferralOf = (db: Db, c: Pick<CampaignRow, 'id' | 'status'>) =>
-  c.status === 'sending' ? (deferralsOf(db, [c.id]).get(c.id) ?? null) : null
+export const deferralOf = async (db: Db, c: Pick<CampaignRow, 'id' | 'status'>) =>
+  c.status === 'sending' ? ((await deferralsOf(db, [c.id])).get(c.id) ?? null) : null

@@ -14,24 +14,24 @@ import { resolveSender } from './sender'
 import { assertTransition, OUTBOX_RULES, SENDING } from './states'
 
 /** Checks everything sending needs; throws the 422/409 that says what is missing. */
-function assertReady(app: AppContext, c: CampaignRow): void {
-  assertSendable(app, c)
-  if (c.channel === 'email') resolveSender(app, c)
+async function assertReady(app: AppContext, c: CampaignRow): Promise<void> {
+  await assertSendable(app, c)
+  if (c.channel === 'email') await resolveSender(app, c)
 }
 
 /**
  * Moves a campaign into `sending`: the audience is counted now (or was, just before, off the
  * event loop: `counted`) and copied by the worker.
  */
-function startSending(
+async function startSending(
   app: AppContext,
   c: CampaignRow,
   now: number,
   counted: CountedAudience = null,
-): CampaignRow {
+): Promise<CampaignRow> {
   if (counted && 'refused' in counted) throw counted.refused
-  const total = counted ? counted.total : countAudience(app, c)
-  return app.db
+  const total = counted ? counted.total : await countAudience(app, c)
+  return await app.db
     .update(campaigns)
     .set({
       status: 'sending',
@@ -59,43 +59,43 @@ const launched = (row: CampaignRow) => ({
  * paused → sending (resume where it stopped), or back to scheduled when it never started and
  * its time is still ahead.
  */
-export function launchCampaign(
+export async function launchCampaign(
   ctx: Ctx,
   id: string,
   input: { confirm: boolean },
   counted: CountedAudience = null,
 ) {
-  const c = findCampaignRow(ctx, id)
+  const c = await findCampaignRow(ctx, id)
   if (input.confirm !== true) throw invalidField('confirm', 'must be true to launch a campaign')
   assertTransition(c.status, 'launch')
-  assertReady(ctx, c)
+  await assertReady(ctx, c)
   const now = ctx.clock.now()
   const ahead = c.scheduledAt !== null && c.scheduledAt > now
   let row: CampaignRow
-  if (c.sendAtLocal) row = launchAtLocalTime(ctx, c, now, counted)
+  if (c.sendAtLocal) row = await launchAtLocalTime(ctx, c, now, counted)
   else if (c.status === 'paused' && c.startedAt !== null) {
-    row = ctx.db
+    row = await ctx.db
       .update(campaigns)
       .set({ status: 'sending', updatedAt: now })
       .where(eq(campaigns.id, id))
       .returning()
       .get()
   } else if (ahead && c.status !== 'scheduled') {
-    row = ctx.db
+    row = await ctx.db
       .update(campaigns)
       .set({ status: 'scheduled', updatedAt: now })
       .where(eq(campaigns.id, id))
       .returning()
       .get()
-  } else row = startSending(ctx, c, now, counted)
+  } else row = await startSending(ctx, c, now, counted)
   ctx.workers.wake('send')
   return launched(row)
 }
 
-export function pauseCampaign(ctx: Ctx, id: string) {
-  const c = findCampaignRow(ctx, id)
+export async function pauseCampaign(ctx: Ctx, id: string) {
+  const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'pause')
-  const row = ctx.db
+  const row = await ctx.db
     .update(campaigns)
     .set({ status: 'paused', updatedAt: ctx.clock.now() })
     .where(eq(campaigns.id, id))
@@ -105,12 +105,12 @@ export function pauseCampaign(ctx: Ctx, id: string) {
 }
 
 /** cancel: what is still queued will never be sent; what is in flight finishes. */
-export function cancelCampaign(ctx: Ctx, id: string) {
-  const c = findCampaignRow(ctx, id)
+export async function cancelCampaign(ctx: Ctx, id: string) {
+  const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'cancel')
   const now = ctx.clock.now()
-  outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
-  const row = ctx.db
+  await outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
+  const row = await ctx.db
     .update(campaigns)
     .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
     .where(eq(campaigns.id, id))
@@ -123,17 +123,17 @@ export function cancelCampaign(ctx: Ctx, id: string) {
  * sending → failed: the rest of the queue will not be sent. Only a campaign that is still
  * sending fails (one paused or cancelled meanwhile keeps its state and its queue).
  */
-export function failCampaign(app: AppContext, id: string, reason: string): boolean {
+export async function failCampaign(app: AppContext, id: string, reason: string): Promise<boolean> {
   const now = app.clock.now()
-  const failed = inTransaction(app.sqlite, () => {
-    const changed = app.db
+  const failed = await inTransaction(app.sqlite, async () => {
+    const changed = await app.db
       .update(campaigns)
       .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
       .where(and(eq(campaigns.id, id), eq(campaigns.status, SENDING)))
       .returning({ id: campaigns.id })
       .all()
     if (changed.length === 0) return false
-    outboxOf(app.store, OUTBOX_RULES).cancelQueued(id, reason)
+    await outboxOf(app.store, OUTBOX_RULES).cancelQueued(id, reason)
     return true
   })
   if (failed) app.log.warn('campaign failed', { campaign_id: id, reason })
@@ -144,23 +144,23 @@ export function failCampaign(app: AppContext, id: string, reason: string): boole
  * The scheduler's job: scheduled campaigns whose time has come start sending. A campaign that
  * can no longer send (its sender lost verification, its list was deleted) fails with the reason.
  */
-export function startDueCampaigns(app: AppContext): number {
+export async function startDueCampaigns(app: AppContext): Promise<number> {
   const now = app.clock.now()
-  const due = app.db
+  const due = await app.db
     .select()
     .from(campaigns)
     .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)))
     .all()
   for (const c of due) {
     try {
-      inTransaction(app.sqlite, () => {
-        assertReady(app, c)
-        if (c.sendAtLocal) startAtLocalTime(app, c, now)
-        else startSending(app, c, now)
+      await inTransaction(app.sqlite, async () => {
+        await assertReady(app, c)
+        if (c.sendAtLocal) await startAtLocalTime(app, c, now)
+        else await startSending(app, c, now)
       })
     } catch (err) {
       const reason = err instanceof ServiceError ? err.message : String(err)
-      const failed = app.db
+      const failed = await app.db
         .update(campaigns)
         .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
         .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
@@ -168,7 +168,7 @@ export function startDueCampaigns(app: AppContext): number {
         .all()
       // A local-time campaign waits with its audience already queued.
       if (failed.length > 0 && c.launchedAt !== null)
-        outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
+        await outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
       app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason })
     }
   }

@@ -8,8 +8,10 @@ import { localDate } from '../../lib/zoned-time'
 // with it), and when the first of them is.
 
 /** The client's zone, the fallback of contacts without one (UTC when it has none either). */
-export function zoneOfClient(app: AppContext, clientId: string): string {
-  const tz = app.db.select({ tz: clients.timezone }).from(clients).where(eq(clients.id, clientId)).get()?.tz
+export async function zoneOfClient(app: AppContext, clientId: string): Promise<string> {
+  const tz = (
+    await app.db.select({ tz: clients.timezone }).from(clients).where(eq(clients.id, clientId)).get()
+  )?.tz
   return tz && isKnownZone(tz) ? tz : 'UTC'
 }
 
@@ -17,10 +19,13 @@ export function zoneOfClient(app: AppContext, clientId: string): string {
  * Each recipient's due instant, from their zone (null: the client's); null for a campaign
  * without a local time. One computation per zone: a whole chunk shares a few dozen at most.
  */
-export function localDueTimes(app: AppContext, c: CampaignRow): ((zone: string | null) => number) | null {
+export async function localDueTimes(
+  app: AppContext,
+  c: CampaignRow,
+): Promise<((zone: string | null) => number) | null> {
   if (!c.sendAtLocal) return null
   const minutes = minutesOf(c.sendAtLocal)
-  const fallback = zoneOfClient(app, c.clientId)
+  const fallback = await zoneOfClient(app, c.clientId)
   const from = c.launchedAt ?? app.clock.now()
   const day = c.scheduledAt
   const at = new Map<string, number>()
@@ -39,16 +44,18 @@ export function localDueTimes(app: AppContext, c: CampaignRow): ((zone: string |
 }
 
 /** When the campaign's first queued message is due; null when none is queued. */
-export function firstDueAt(app: AppContext, campaignId: string): number | null {
+export async function firstDueAt(app: AppContext, campaignId: string): Promise<number | null> {
   return (
-    app.sqlite
-      .query<{ at: number | null }, [string]>(
-        "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
-      )
-      .get(campaignId)?.at ?? null
+    (
+      await app.sqlite
+        .query<{ at: number | null }, [string]>(
+          "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
+        )
+        .get(campaignId)
+    )?.at ?? null
   )
 }
 
 /** What the end of the copy sets on a local-time campaign: it starts when its first recipient is due. */
-export const copiedAtLocalTime = (app: AppContext, c: CampaignRow) =>
-  c.sendAtLocal ? { scheduledAt: firstDueAt(app, c.id) ?? app.clock.now() } : {}
+export const copiedAtLocalTime = async (app: AppContext, c: CampaignRow) =>
+  c.sendAtLocal ? { scheduledAt: (await firstDueAt(app, c.id)) ?? app.clock.now() } : {}

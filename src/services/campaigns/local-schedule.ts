@@ -1,4 +1,5 @@
 import type { Ctx } from '../../context'
+import { mapInOrder } from '../../lib/in-order'
 import { isKnownZone } from '../../lib/local-time-of-day'
 import { iso } from '../../lib/time'
 import { offsetAt, wallClock } from '../../lib/zoned-time'
@@ -28,10 +29,10 @@ function offsetText(ms: number): string {
 }
 
 /** The next `limit` due times of a local-time campaign (empty for any other, or once all is out). */
-export function localSchedule(ctx: Ctx, id: string, limit = 6) {
-  const c = findCampaignRow(ctx, id)
+export async function localSchedule(ctx: Ctx, id: string, limit = 6) {
+  const c = await findCampaignRow(ctx, id)
   if (!c.sendAtLocal) return { send_at_local: null, zones: [] as ZoneDue[] }
-  const groups = ctx.sqlite
+  const groups = await ctx.sqlite
     .query<{ at: number; n: number }, [string, number]>(
       `SELECT next_attempt_at AS at, count(*) AS n FROM messages
        WHERE campaign_id = ?1 AND status = 'queued' GROUP BY next_attempt_at ORDER BY next_attempt_at LIMIT ?2`,
@@ -41,9 +42,9 @@ export function localSchedule(ctx: Ctx, id: string, limit = 6) {
     `SELECT c.timezone AS tz FROM messages m JOIN contacts c ON c.id = m.contact_id
      WHERE m.campaign_id = ?1 AND m.status = 'queued' AND m.next_attempt_at = ?2 LIMIT 1`,
   )
-  const fallback = zoneOfClient(ctx, c.clientId)
-  const zones = groups.map((g): ZoneDue => {
-    const tz = sample.get(c.id, g.at)?.tz
+  const fallback = await zoneOfClient(ctx, c.clientId)
+  const zones = await mapInOrder(groups, async (g): Promise<ZoneDue> => {
+    const tz = (await sample.get(c.id, g.at))?.tz
     const zone = tz && isKnownZone(tz) ? tz : fallback
     return {
       zone,

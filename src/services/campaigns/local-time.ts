@@ -23,14 +23,14 @@ import { SCHEDULED, SENDING } from './states'
  * changes nothing; resumed after a pause it is `sending` if it had started or its first recipient
  * is due, else `scheduled` again.
  */
-export function launchAtLocalTime(
+export async function launchAtLocalTime(
   app: AppContext,
   c: CampaignRow,
   now: number,
   counted: CountedAudience,
-): CampaignRow {
-  const set = (values: Partial<CampaignRow>) =>
-    app.db
+): Promise<CampaignRow> {
+  const set = async (values: Partial<CampaignRow>) =>
+    await app.db
       .update(campaigns)
       .set({ ...values, updatedAt: now })
       .where(eq(campaigns.id, c.id))
@@ -38,32 +38,32 @@ export function launchAtLocalTime(
       .get()
   if (c.launchedAt === null) {
     if (counted && 'refused' in counted) throw counted.refused
-    return set({
+    return await set({
       status: SCHEDULED,
       launchedAt: now,
-      totalRecipients: counted ? counted.total : countAudience(app, c),
+      totalRecipients: counted ? counted.total : await countAudience(app, c),
       snapshotCursor: null,
       snapshotDone: false,
     })
   }
   if (c.status === SCHEDULED) return c
-  const first = c.snapshotDone ? (firstDueAt(app, c.id) ?? now) : null
+  const first = c.snapshotDone ? ((await firstDueAt(app, c.id)) ?? now) : null
   if (c.startedAt !== null || (first !== null && first <= now))
-    return set({ status: SENDING, startedAt: c.startedAt ?? now })
-  return set({ status: SCHEDULED, ...(first !== null ? { scheduledAt: first } : {}) })
+    return await set({ status: SENDING, startedAt: c.startedAt ?? now })
+  return await set({ status: SCHEDULED, ...(first !== null ? { scheduledAt: first } : {}) })
 }
 
 /**
  * The scheduler's turn on a local-time campaign whose scheduled_at has come: launched then (it
  * was scheduled before it had a local time), or started once its copy is done.
  */
-export function startAtLocalTime(app: AppContext, c: CampaignRow, now: number): void {
+export async function startAtLocalTime(app: AppContext, c: CampaignRow, now: number): Promise<void> {
   if (c.launchedAt === null) {
-    launchAtLocalTime(app, c, now, null)
+    await launchAtLocalTime(app, c, now, null)
     return
   }
   if (!c.snapshotDone) return
-  app.db
+  await app.db
     .update(campaigns)
     .set({ status: SENDING, startedAt: now, updatedAt: now })
     .where(eq(campaigns.id, c.id))

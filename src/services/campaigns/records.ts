@@ -34,8 +34,8 @@ function normalizeRefs<T extends Partial<CampaignInput>>(input: T): T {
   return out
 }
 
-export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
-  const row = findVisible(ctx.db, ctx.actor, campaigns, id)
+export async function findCampaignRow(ctx: Ctx, id: string): Promise<CampaignRow> {
+  const row = await findVisible(ctx.db, ctx.actor, campaigns, id)
   if (!row) throw notFound('Campaign')
   return row
 }
@@ -43,15 +43,15 @@ export function findCampaignRow(ctx: Ctx, id: string): CampaignRow {
 type Refs = Pick<CampaignRow, 'templateId' | 'listId' | 'segmentId' | 'senderId' | 'channel'>
 
 /** Every reference must name a record of the campaign's own client, else 422. */
-function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldError[]): void {
-  const owned = (table: typeof lists | typeof segments | typeof senders, id: string) =>
-    db
+async function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldError[]): Promise<void> {
+  const owned = async (table: typeof lists | typeof segments | typeof senders, id: string) =>
+    (await db
       .select({ id: table.id })
       .from(table)
       .where(and(eq(table.id, id), eq(table.clientId, clientId)))
-      .get() !== undefined
+      .get()) !== undefined
   if (refs.templateId) {
-    const t = db
+    const t = await db
       .select({ channel: templates.channel })
       .from(templates)
       .where(and(eq(templates.id, refs.templateId), eq(templates.clientId, clientId)))
@@ -63,13 +63,13 @@ function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldErro
         message: `is a ${t.channel} template; this campaign sends ${refs.channel}`,
       })
   }
-  if (refs.listId && !owned(lists, refs.listId))
+  if (refs.listId && !(await owned(lists, refs.listId)))
     errors.push({ field: 'list_id', message: 'no such list in this client' })
-  if (refs.segmentId && !owned(segments, refs.segmentId))
+  if (refs.segmentId && !(await owned(segments, refs.segmentId)))
     errors.push({ field: 'segment_id', message: 'no such segment in this client' })
   if (refs.listId && refs.segmentId)
     errors.push({ field: 'segment_id', message: 'give either list_id or segment_id, not both' })
-  if (refs.senderId && !owned(senders, refs.senderId))
+  if (refs.senderId && !(await owned(senders, refs.senderId)))
     errors.push({ field: 'sender_id', message: 'no such sender in this client' })
 }
 
@@ -80,9 +80,9 @@ function parseSchedule(value: string | null | undefined, errors: FieldError[]): 
   return ms ?? undefined
 }
 
-export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: string) {
+export async function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: string) {
   const input = normalizeRefs(raw)
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   assertInlineParses(input)
   const errors: FieldError[] = []
   const scheduledAt = parseSchedule(input.scheduled_at, errors)
@@ -94,11 +94,11 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
     segmentId: input.segment_id ?? null,
     senderId: input.sender_id ?? null,
   }
-  checkReferences(ctx.db, clientId, values, errors)
-  const ab = checkAbTest(ctx.db, clientId, values.channel, input, null, errors)
+  await checkReferences(ctx.db, clientId, values, errors)
+  const ab = await checkAbTest(ctx.db, clientId, values.channel, input, null, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(campaigns)
     .values({
       id: newId(),
@@ -120,9 +120,9 @@ export function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam?: str
   return presentCampaign(row, null)
 }
 
-export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignInput>) {
+export async function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignInput>) {
   const patch = normalizeRefs(rawPatch)
-  const current = findCampaignRow(ctx, id)
+  const current = await findCampaignRow(ctx, id)
   assertTransition(current.status, 'update')
   assertInlineParses(patch)
   const errors: FieldError[] = []
@@ -149,7 +149,7 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
   // Only what this PATCH changes is checked again: a deleted list must not block a rename.
   const changed = (v: string | null | undefined, was: string | null) =>
     v !== undefined && v !== was ? v : null
-  checkReferences(
+  await checkReferences(
     ctx.db,
     current.clientId,
     {
@@ -173,9 +173,9 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
       field: patch.variants !== undefined ? 'variants' : 'ab_test',
       message: 'an A/B test cannot change once the campaign has launched',
     })
-  const ab = checkAbTest(ctx.db, current.clientId, refs.channel, patch, current, errors)
+  const ab = await checkAbTest(ctx.db, current.clientId, refs.channel, patch, current, errors)
   if (errors.length > 0) throw validationFailed(errors)
-  const row = ctx.db
+  const row = await ctx.db
     .update(campaigns)
     .set({
       ...refs,
@@ -192,20 +192,28 @@ export function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<CampaignI
     .where(eq(campaigns.id, id))
     .returning()
     .get()
-  return presentCampaign(row, deferralOf(ctx.db, row))
+  return presentCampaign(row, await deferralOf(ctx.db, row))
 }
 
-export function getCampaign(ctx: Ctx, id: string) {
-  const row = findCampaignRow(ctx, id)
-  return presentCampaign(row, deferralOf(ctx.db, row))
+export async function getCampaign(ctx: Ctx, id: string) {
+  const row = await findCampaignRow(ctx, id)
+  return presentCampaign(row, await deferralOf(ctx.db, row))
 }
 
-export function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
+export async function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, campaigns.clientId, page.client_id)]
   if (page.status) conditions.push(eq(campaigns.status, page.status))
   if (page.search) conditions.push(sql`${campaigns.name} LIKE ${`%${escapeLike(page.search)}%`} ESCAPE '\\'`)
-  const result = paginate(ctx.db, ctx.secretKey, campaigns, campaigns.id, and(...conditions), page, (r) => r)
-  const deferred = deferralsOf(
+  const result = await paginate(
+    ctx.db,
+    ctx.secretKey,
+    campaigns,
+    campaigns.id,
+    and(...conditions),
+    page,
+    (r) => r,
+  )
+  const deferred = await deferralsOf(
     ctx.db,
     result.data.filter((r) => r.status === 'sending').map((r) => r.id),
   )
@@ -220,18 +228,18 @@ export function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
  * went out stay (without their campaign): the unsubscribe and tracking links in mail people
  * already have must keep working.
  */
-export function deleteCampaign(ctx: Ctx, id: string) {
-  const row = findCampaignRow(ctx, id)
+export async function deleteCampaign(ctx: Ctx, id: string) {
+  const row = await findCampaignRow(ctx, id)
   assertTransition(row.status, 'delete')
   const unsent = sql`campaign_id = ${id} AND status IN ('queued', 'sending', 'skipped', 'failed', 'cancelled')`
-  ctx.db.run(
+  await ctx.db.run(
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
-  ctx.db.run(
+  await ctx.db.run(
     sql`DELETE FROM message_first_hits WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
-  ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
-  ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id)).run()
-  ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
+  await ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
+  await ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id)).run()
+  await ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
   return { id, deleted: true }
 }

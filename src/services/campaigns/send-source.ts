@@ -49,23 +49,23 @@ export function createCampaignSource(
     kind: 'campaign',
     owns: (m) => m.campaignId !== null,
 
-    beforeClaim() {
-      const active = outbox.campaignsIn(SENDING)
+    async beforeClaim() {
+      const active = await outbox.campaignsIn(SENDING)
       sending = active.map((c) => c.id)
       // The audience copy goes on while a campaign is paused: the snapshot is of the launch, not
       // of whenever it resumes.
       const copying = [
         ...active.filter((c) => !c.snapshot_done).map((c) => c.id),
-        ...outbox.unfinishedCopiesIn(PAUSED).filter((id) => !failedCopies.has(id)),
+        ...(await outbox.unfinishedCopiesIn(PAUSED)).filter((id) => !failedCopies.has(id)),
         // A local-time campaign is copied at launch and waits, scheduled, for its first recipient.
-        ...outbox.unfinishedCopiesIn(SCHEDULED).filter((id) => !failedCopies.has(id)),
+        ...(await outbox.unfinishedCopiesIn(SCHEDULED)).filter((id) => !failedCopies.has(id)),
       ]
       for (const id of copying) {
         try {
-          snapshotChunk(app, id)
+          await snapshotChunk(app, id)
         } catch (err) {
           // A paused campaign stays paused (and says why when it is resumed and fails then).
-          failCampaign(app, id, `the audience could not be read: ${(err as Error).message}`)
+          await failCampaign(app, id, `the audience could not be read: ${(err as Error).message}`)
           failedCopies.add(id)
         }
       }
@@ -74,31 +74,34 @@ export function createCampaignSource(
 
     // Retries and throttled messages come due by themselves: look again soon while sending.
     due: (now) => ({ lanes: sending, nextAt: sending.length > 0 ? now : null }),
-    claim: (campaignId, now, leaseUntil, limit) => outbox.claimCampaign(campaignId, now, leaseUntil, limit),
+    claim: async (campaignId, now, leaseUntil, limit) =>
+      await outbox.claimCampaign(campaignId, now, leaseUntil, limit),
 
     // An A/B campaign's variants render apart: one plan per campaign and variant.
     planKey: (m) => (m.variant === null ? m.campaignId! : `${m.campaignId}${VARIANT_MARK}${m.variant}`),
-    plan(m) {
+    async plan(m) {
       const campaignId = m.campaignId!
       const key = m.variant === null ? campaignId : `${campaignId}${VARIANT_MARK}${m.variant}`
       const now = app.clock.now()
-      const campaign = outbox.campaignRow(campaignId)
+      const campaign = await outbox.campaignRow(campaignId)
       if (!campaign) return new Error('the campaign no longer exists')
       const hit = plans.get(key)
       if (hit && hit.until > now && hit.plan.campaign.updatedAt === campaign.updatedAt)
         return { ...hit.plan, campaign }
       try {
         const content =
-          m.variant === null ? assertSendable(app, campaign) : variantContent(app, campaign, m.variant)
+          m.variant === null
+            ? await assertSendable(app, campaign)
+            : await variantContent(app, campaign, m.variant)
         const plan: CampaignPlan = {
-          ...planner({
+          ...(await planner({
             clientId: campaign.clientId,
             channel: campaign.channel,
             content,
-            sender: campaign.channel === 'email' ? resolveSender(app, campaign) : null,
+            sender: campaign.channel === 'email' ? await resolveSender(app, campaign) : null,
             variables: { campaign: { id: campaign.id, name: campaign.name, channel: campaign.channel } },
             bulk: true,
-          }),
+          })),
           campaign,
         }
         plans.set(key, { plan, until: now + PLAN_TTL_MS })
@@ -110,28 +113,28 @@ export function createCampaignSource(
     // The campaign fails after the batch (afterBatch); until then its messages stay queued.
     unplannable: (_m, _error, now) => ({ kind: 'deferred', at: now }),
 
-    verdict(m, plan, fresh) {
-      return stateVerdict(fresh ? outbox.campaignStatus(m.campaignId!) : plan.campaign.status)
+    async verdict(m, plan, fresh) {
+      return stateVerdict(fresh ? await outbox.campaignStatus(m.campaignId!) : plan.campaign.status)
     },
 
     // An A/B test's messages also count for their variant.
     tallyKey: (m) => (m.variant === null ? m.campaignId : `${m.campaignId}${VARIANT_MARK}${m.variant}`),
-    tally: (key, deltas) => {
+    tally: async (key, deltas) => {
       const [campaignId, variant] = key.split(VARIANT_MARK) as [string, string | undefined]
-      bumpCampaign(app.db, campaignId, deltas, variant === undefined ? null : Number(variant))
+      await bumpCampaign(app.db, campaignId, deltas, variant === undefined ? null : Number(variant))
     },
 
-    afterBatch({ plans: used, lastFailure }) {
+    async afterBatch({ plans: used, lastFailure }) {
       for (const [key, plan] of used) {
         const campaignId = key.split(VARIANT_MARK, 1)[0]!
         if (plan instanceof Error) {
           plans.delete(key)
-          failCampaign(app, campaignId, `cannot send: ${plan.message}`)
+          await failCampaign(app, campaignId, `cannot send: ${plan.message}`)
           continue
         }
-        const t = outbox.campaignTotals(campaignId)
+        const t = await outbox.campaignTotals(campaignId)
         if (t && t.status === SENDING && t.sent === 0 && t.failed >= REFUSED_EVERYTHING)
-          failCampaign(
+          await failCampaign(
             app,
             campaignId,
             `the provider refused every message so far (${t.failed}); last error: ${lastFailure ?? 'unknown'}`,
@@ -139,9 +142,9 @@ export function createCampaignSource(
       }
     },
 
-    afterPass() {
+    async afterPass() {
       let completed = false
-      for (const id of sending) if (completeIfDone(app, id)) completed = true
+      for (const id of sending) if (await completeIfDone(app, id)) completed = true
       return completed
     },
   }

@@ -17,8 +17,8 @@ export interface ResolvedSender {
  * Capture and simulator reach no real inbox, so they may send from unverified addresses. The
  * client's own email account decides when it has one, else the instance's provider.
  */
-export function sendsForReal(app: AppContext, clientId: string): boolean {
-  const own = profileRow(app, clientId)?.profile.email.provider
+export async function sendsForReal(app: AppContext, clientId: string): Promise<boolean> {
+  const own = (await profileRow(app, clientId))?.profile.email.provider
   const emailProvider = own && own !== 'inherit' ? own : app.config.emailProvider
   return channelCapabilities({ ...app.config, emailProvider }, 'email').needsVerifiedSender
 }
@@ -44,19 +44,24 @@ const asSender = (s: SenderRow): ResolvedSender => ({
  * A sender_id is looked up within the owner's client only: another client's sender (a row
  * stored before references were checked) is no sender at all, never a From to borrow.
  */
-export function resolveSender(app: AppContext, c: SenderOwner): ResolvedSender {
+export async function resolveSender(app: AppContext, c: SenderOwner): Promise<ResolvedSender> {
   const rows = c.senderId
-    ? app.db
+    ? await app.db
         .select()
         .from(senders)
         .where(and(eq(senders.id, c.senderId), eq(senders.clientId, c.clientId)))
         .all()
-    : app.db.select().from(senders).where(eq(senders.clientId, c.clientId)).orderBy(asc(senders.id)).all()
+    : await app.db
+        .select()
+        .from(senders)
+        .where(eq(senders.clientId, c.clientId))
+        .orderBy(asc(senders.id))
+        .all()
   if (c.senderId && rows.length === 0) throw invalidField('sender_id', 'no such sender in this client')
-  const verified = verifiedDomainsFor(app.db, rows)
+  const verified = await verifiedDomainsFor(app.db, rows)
   const usable = rows.find((r) => presentSender(r, verified).verified)
   if (usable) return asSender(usable)
-  if (!sendsForReal(app, c.clientId)) {
+  if (!(await sendsForReal(app, c.clientId))) {
     const any = rows[0]
     if (any) return asSender(any)
     return { fromEmail: app.config.defaultFrom, fromName: null, replyTo: null }

@@ -20,7 +20,7 @@ export const listCampaignsVerb = defineVerb({
   scope: 'any',
   input: ListCampaignsInput,
   mutates: false,
-  run: (ctx, input) => listCampaigns(ctx, input),
+  run: async (ctx, input) => await listCampaigns(ctx, input),
 })
 
 export const createCampaignVerb = defineVerb({
@@ -28,7 +28,7 @@ export const createCampaignVerb = defineVerb({
   scope: 'campaigns:write',
   input: CreateCampaignInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createCampaign(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createCampaign(ctx, fields, client_id),
 })
 
 export const getCampaignVerb = defineVerb({
@@ -36,7 +36,7 @@ export const getCampaignVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  run: (ctx, { id }) => getCampaign(ctx, id),
+  run: async (ctx, { id }) => await getCampaign(ctx, id),
 })
 
 export const updateCampaignVerb = defineVerb({
@@ -44,7 +44,7 @@ export const updateCampaignVerb = defineVerb({
   scope: 'campaigns:write',
   input: UpdateCampaignInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateCampaign(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateCampaign(ctx, id, patch),
 })
 
 export const deleteCampaignVerb = defineVerb({
@@ -53,7 +53,7 @@ export const deleteCampaignVerb = defineVerb({
   input: CampaignRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteCampaign(ctx, id),
+  run: async (ctx, { id }) => await deleteCampaign(ctx, id),
 })
 
 export const launchCampaignVerb = defineVerb({
@@ -62,8 +62,8 @@ export const launchCampaignVerb = defineVerb({
   input: LaunchCampaignInput,
   mutates: true,
   destructive: true,
-  prepare: (ctx, { id }) => countLaunchAudience(ctx, id),
-  run: (ctx, { id, confirm }, counted) => launchCampaign(ctx, id, { confirm }, counted),
+  prepare: async (ctx, { id }) => await countLaunchAudience(ctx, id),
+  run: async (ctx, { id, confirm }, counted) => await launchCampaign(ctx, id, { confirm }, counted),
 })
 
 export const pauseCampaignVerb = defineVerb({
@@ -71,7 +71,7 @@ export const pauseCampaignVerb = defineVerb({
   scope: 'campaigns:write',
   input: CampaignRef,
   mutates: true,
-  run: (ctx, { id }) => pauseCampaign(ctx, id),
+  run: async (ctx, { id }) => await pauseCampaign(ctx, id),
 })
 
 export const cancelCampaignVerb = defineVerb({
@@ -80,7 +80,7 @@ export const cancelCampaignVerb = defineVerb({
   input: CampaignRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => cancelCampaign(ctx, id),
+  run: async (ctx, { id }) => await cancelCampaign(ctx, id),
 })
 
 export const campaignStatsVerb = defineVerb({
@@ -88,7 +88,7 @@ export const campaignStatsVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  run: (ctx, { id }) => campaignStats(ctx, id),
+  run: async (ctx, { id }) => await campaignStats(ctx, id),
 })
 
 /** The scheduler's job: scheduled campaigns whose time has come start (or fail, saying why). */
@@ -97,7 +97,7 @@ export const startScheduledCampaignsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => ({ started: startDueCampaigns(ctx) }),
+  run: async (ctx) => ({ started: await startDueCampaigns(ctx) }),
 })
 
 /**
@@ -109,7 +109,7 @@ export const campaignAudienceVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  prepare: (ctx, { id }) => campaignAudience(ctx, id),
+  prepare: async (ctx, { id }) => await campaignAudience(ctx, id),
   run: (_ctx, _input, audience) => audience,
 })
 
@@ -119,7 +119,7 @@ export const campaignLocalScheduleVerb = defineVerb({
   scope: 'any',
   input: CampaignRef,
   mutates: false,
-  run: (ctx, { id }) => localSchedule(ctx, id),
+  run: async (ctx, { id }) => await localSchedule(ctx, id),
 })
 
 /** An operator ends an A/B test early with the variant they choose. */
@@ -128,7 +128,7 @@ export const pickWinnerVerb = defineVerb({
   scope: 'campaigns:launch',
   input: PickWinnerInput,
   mutates: true,
-  run: (ctx, { id, variant }) => pickWinner(ctx, id, variant),
+  run: async (ctx, { id, variant }) => await pickWinner(ctx, id, variant),
 })
 
 /** The decision job's verb: every A/B test whose duration has passed gets its winner. */
@@ -137,5 +137,5 @@ export const decideDueTestsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => decideDueTests(ctx),
+  run: async (ctx) => await decideDueTests(ctx),
 })

@@ -5,10 +5,10 @@ import { assertPlatformWide } from './guard'
 import type { CreateClientInput } from './inputs'
 import { presentClient } from './present'
 
-export function createClient(ctx: Ctx, input: CreateClientInput) {
+export async function createClient(ctx: Ctx, input: CreateClientInput) {
   assertPlatformWide(ctx.actor, 'Creating a client')
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(clients)
     .values({
       id: newId(),

@@ -28,6 +28,6 @@ export function getClient(ctx: Ctx, id: string) {
   return presentClient(findClientRow(ctx, id))
 }
 
-export function listClients(ctx: Ctx, page: PageRequest) {
-  return paginate(ctx.db, ctx.secretKey, clients, clients.id, visibleClients(ctx), page, presentClient)
+export async function listClients(ctx: Ctx, page: PageRequest) {
+  return await paginate(ctx.db, ctx.secretKey, clients, clients.id, visibleClients(ctx), page, presentClient)
 }

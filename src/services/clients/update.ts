@@ -7,10 +7,10 @@ import type { UpdateClientPatch } from './inputs'
 import { presentClient } from './present'
 import { findClientRow } from './read'
 
-export function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
+export async function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
   const current = findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
   assertPlatformWide(ctx.actor, 'Changing a client')
-  const row = ctx.db
+  const row = await ctx.db
     .update(clients)
     .set({
       name: input.name ?? current.name,

@@ -17,7 +17,7 @@ export const listClientsVerb = defineVerb({
   scope: 'any',
   input: ListClientsInput,
   mutates: false,
-  run: (ctx, input) => listClients(ctx, input),
+  run: async (ctx, input) => await listClients(ctx, input),
 })
 
 // Any credential may ask; the service refuses a tenant-scoped one (a platform-wide key is needed).
@@ -27,7 +27,7 @@ export const createClientVerb = defineVerb({
   input: CreateClientInput,
   mutates: true,
   check: timezoneCheck,
-  run: (ctx, input) => createClient(ctx, input),
+  run: async (ctx, input) => await createClient(ctx, input),
 })
 
 export const getClientVerb = defineVerb({
@@ -46,5 +46,5 @@ export const updateClientVerb = defineVerb({
   input: UpdateClientInput,
   mutates: true,
   check: timezoneCheck,
-  run: (ctx, { id, ...patch }) => updateClient(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateClient(ctx, id, patch),
 })

@@ -21,13 +21,13 @@ export function presentConsent(row: ConsentRow, listName?: string | null) {
 }
 
 /** A contact's consent records, newest first. */
-export function listConsents(ctx: Ctx, contactId: string, page: PageRequest) {
-  const contact = findContactRow(ctx, contactId)
+export async function listConsents(ctx: Ctx, contactId: string, page: PageRequest) {
+  const contact = await findContactRow(ctx, contactId)
   const limit = page.limit ?? DEFAULT_LIMIT
   const collection = `consents:${contact.id}`
   const after = cursorPosition(ctx.secretKey, page.cursor, collection, undefined, page)
   const where = eq(consents.contactId, contact.id)
-  const rows = ctx.db
+  const rows = await ctx.db
     .select({ consent: consents, listName: lists.name })
     .from(consents)
     .leftJoin(lists, eq(lists.id, consents.listId))
@@ -35,7 +35,7 @@ export function listConsents(ctx: Ctx, contactId: string, page: PageRequest) {
     .orderBy(desc(consents.seq))
     .limit(limit + 1)
     .all()
-  const total = ctx.db.select({ n: count() }).from(consents).where(where).get()?.n ?? 0
+  const total = (await ctx.db.select({ n: count() }).from(consents).where(where).get())?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
     collection,
     position: (r) => String(r.consent.seq),

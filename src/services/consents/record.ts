@@ -23,9 +23,14 @@ export interface ConsentEntry {
 const CHUNK = 400
 
 /** Writes one consent row per entry, in the caller's transaction. */
-export function recordConsents(db: Db, origin: ConsentOrigin, entries: readonly ConsentEntry[]): void {
+export async function recordConsents(
+  db: Db,
+  origin: ConsentOrigin,
+  entries: readonly ConsentEntry[],
+): Promise<void> {
   for (let i = 0; i < entries.length; i += CHUNK)
-    db.insert(consents)
+    await db
+      .insert(consents)
       .values(
         entries.slice(i, i + CHUNK).map((e) => ({
           clientId: e.clientId,

@@ -8,5 +8,5 @@ export const listConsentsVerb = defineVerb({
   scope: 'any',
   input: ContactActivityInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => listConsents(ctx, id, page),
+  run: async (ctx, { id, ...page }) => await listConsents(ctx, id, page),
 })

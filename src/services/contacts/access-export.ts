@@ -25,10 +25,10 @@ const bounded = <T>(rows: T[]) => ({
  * memberships, consent records, messages (without their bodies), events, replies and the
  * suppressions of their address, oldest first within each section.
  */
-export function accessExport(ctx: Ctx, id: string) {
-  const contact = findContactRow(ctx, id)
+export async function accessExport(ctx: Ctx, id: string) {
+  const contact = await findContactRow(ctx, id)
   const take = ACCESS_EXPORT_SECTION_LIMIT + 1
-  const memberships = ctx.db
+  const memberships = await ctx.db
     .select({ member: listMembers, name: lists.name })
     .from(listMembers)
     .innerJoin(lists, eq(lists.id, listMembers.listId))
@@ -36,35 +36,35 @@ export function accessExport(ctx: Ctx, id: string) {
     .orderBy(asc(listMembers.addedAt))
     .limit(take)
     .all()
-  const consentRows = ctx.db
+  const consentRows = await ctx.db
     .select()
     .from(consents)
     .where(eq(consents.contactId, contact.id))
     .orderBy(asc(consents.seq))
     .limit(take)
     .all()
-  const messageRows = ctx.db
+  const messageRows = await ctx.db
     .select()
     .from(messages)
     .where(eq(messages.contactId, contact.id))
     .orderBy(asc(messages.seq))
     .limit(take)
     .all()
-  const eventRows = ctx.db
+  const eventRows = await ctx.db
     .select()
     .from(events)
     .where(eq(events.contactId, contact.id))
     .orderBy(asc(events.occurredAt))
     .limit(take)
     .all()
-  const replyRows = ctx.db
+  const replyRows = await ctx.db
     .select()
     .from(replies)
     .where(and(eq(replies.clientId, contact.clientId), eq(replies.contactId, contact.id)))
     .orderBy(asc(replies.id))
     .limit(take)
     .all()
-  const suppressionRows = ctx.db
+  const suppressionRows = await ctx.db
     .select()
     .from(suppressions)
     .where(

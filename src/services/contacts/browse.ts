@@ -19,30 +19,32 @@ import { findContactRow } from './write'
  * through the list's key, see membersPage). The total is the list's maintained member_count when
  * only the list narrows; with a status it is exact up to FILTERED_COUNT_CAP (then CAP + 1).
  */
-export function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
+export async function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
   const { status, list_id, ...page } = input
-  if (list_id !== undefined) return membersPage(ctx, findListRow(ctx, list_id), page, status)
-  if (status === undefined) return listContacts(ctx, page)
+  if (list_id !== undefined) return await membersPage(ctx, await findListRow(ctx, list_id), page, status)
+  if (status === undefined) return await listContacts(ctx, page)
   const where = and(listFilter(ctx.actor, contacts.clientId, page.client_id), eq(contacts.status, status))
   // Counted up to FILTERED_COUNT_CAP + 1 through contacts_client_status_idx: "subscribed" is most
   // of a million contacts, and an exact count of it would cost more than the page.
   const counted =
-    ctx.db.all<{ n: number }>(
-      sql`SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE ${where} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+    (
+      await ctx.db.all<{ n: number }>(
+        sql`SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE ${where} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+      )
     )[0]?.n ?? 0
   // status rides along in the request so the page's cursors are bound to it (listContacts reads
   // only the paging members and client_id).
-  return listContacts(ctx, { ...page, status }, eq(contacts.status, status), counted)
+  return await listContacts(ctx, { ...page, status }, eq(contacts.status, status), counted)
 }
 
 /** What happened to one contact (events, newest first), paginated by (occurred_at, seq). */
-export function contactActivity(ctx: Ctx, input: ContactActivityInput) {
-  const contact = findContactRow(ctx, input.id)
+export async function contactActivity(ctx: Ctx, input: ContactActivityInput) {
+  const contact = await findContactRow(ctx, input.id)
   const limit = input.limit ?? DEFAULT_LIMIT
   const position = cursorPosition(ctx.secretKey, input.cursor, `contact_activity:${contact.id}`, /^\d+:\d+$/)
   const [at, seq] = position === null ? [] : position.split(':').map(Number)
   const after = position === null ? null : { at: at!, seq: seq! }
-  const rows = ctx.db
+  const rows = await ctx.db
     .select()
     .from(events)
     .where(

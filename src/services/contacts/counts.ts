@@ -6,17 +6,18 @@ import { clients } from '../../db/schema'
  * clients.contact_count keeps `total` of contact lists exact without counting a million rows per
  * page. Every insert and erasure path calls this in its own transaction.
  */
-export function bumpContactCount(db: Db, clientId: string, delta: number): void {
+export async function bumpContactCount(db: Db, clientId: string, delta: number): Promise<void> {
   if (delta === 0) return
-  db.update(clients)
+  await db
+    .update(clients)
     .set({ contactCount: sql`${clients.contactCount} + ${delta}` })
     .where(eq(clients.id, clientId))
     .run()
 }
 
 /** Contacts of one client, or of every client (platform-wide list without a filter). */
-export function contactCount(db: Db, clientId: string | null): number {
-  const row = db
+export async function contactCount(db: Db, clientId: string | null): Promise<number> {
+  const row = await db
     .select({ n: sql<number>`coalesce(sum(${clients.contactCount}), 0)` })
     .from(clients)
     .where(clientId === null ? undefined : eq(clients.id, clientId))

@@ -29,25 +29,25 @@ const FIXED = [
  * spreadsheet would run as formulas are written as text unless `raw` asks for them as stored
  * (the importer reads a phone's leading apostrophe as text, so the default file imports back too).
  */
-export function exportContacts(ctx: Ctx, query: ExportContactsInput): Download {
+export async function exportContacts(ctx: Ctx, query: ExportContactsInput): Promise<Download> {
   const where = listFilter(ctx.actor, contacts.clientId, query.client_id)
-  const customKeys = ctx.db
-    .all<{ key: string }>(
+  const customKeys = (
+    await ctx.db.all<{ key: string }>(
       sql`SELECT DISTINCT j.key AS key FROM contacts, json_each(contacts.custom_fields) j ${where ? sql`WHERE ${where}` : sql``} ORDER BY 1`,
     )
-    .map((r) => r.key)
+  ).map((r) => r.key)
   const cell = query.raw ? (v: string) => v : spreadsheetCell
   let after: string | null = null
   let headerSent = false
   const encoder = new TextEncoder()
   const stream = new ReadableStream<Uint8Array>({
-    pull(controller) {
+    async pull(controller) {
       if (!headerSent) {
         headerSent = true
         controller.enqueue(encoder.encode(stringify([[...FIXED, ...customKeys].map(cell)], { bom: true })))
         return
       }
-      const rows = ctx.db
+      const rows = await ctx.db
         .select()
         .from(contacts)
         .where(and(where, after === null ? undefined : lt(contacts.id, after)))

@@ -10,15 +10,15 @@ import type { SearchContactsInput } from './inputs'
 import { presentContact } from './present'
 import { findContactRow } from './write'
 
-export function getContact(ctx: Ctx, id: string) {
-  return presentContact(findContactRow(ctx, id))
+export async function getContact(ctx: Ctx, id: string) {
+  return presentContact(await findContactRow(ctx, id))
 }
 
 /**
  * Contacts, newest first. Without an extra filter the total comes from the maintained per-client
  * counter (counting a million rows per page would dominate the request).
  */
-export function listContacts(
+export async function listContacts(
   ctx: Ctx,
   /** Besides paging and client_id, any members name the `extra` filter, binding cursors to it. */
   page: PageRequest & { client_id?: string; status?: string },
@@ -29,9 +29,9 @@ export function listContacts(
   let total = knownTotal
   if (total === undefined && extra === undefined) {
     const clientId = ctx.actor.clientId ?? (page.client_id === undefined ? null : parseId(page.client_id))
-    total = contactCount(ctx.db, clientId)
+    total = await contactCount(ctx.db, clientId)
   }
-  return paginate(ctx.db, ctx.secretKey, contacts, contacts.id, where, page, presentContact, total)
+  return await paginate(ctx.db, ctx.secretKey, contacts, contacts.id, where, page, presentContact, total)
 }
 
 /**
@@ -58,7 +58,7 @@ export function ftsQuery(query: string): string | null {
  * Search lets the FTS index drive: matching rowids come out of FTS5 newest first (rowid = seq,
  * which grows with creation), each checked against the tenant; the cursor is the last seq.
  */
-export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
+export async function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const match = ftsQuery(input.query)
   if (!match) throw invalidField('query', 'must contain at least one letter or digit')
   const limit = input.limit ?? DEFAULT_LIMIT
@@ -67,12 +67,12 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const after = cursorSeq(ctx.secretKey, input.cursor, 'contact_search', query)
   const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
   const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
-  const seqs = ctx.db
-    .all<{ seq: number }>(
+  const seqs = (
+    await ctx.db.all<{ seq: number }>(
       sql`SELECT contacts.seq AS seq ${base}${after === null ? sql`` : sql` AND contacts_fts.rowid < ${after}`} ORDER BY contacts_fts.rowid DESC LIMIT ${limit + 1}`,
     )
-    .map((r) => r.seq)
-  const total = ctx.db.all<{ n: number }>(sql`SELECT count(*) AS n ${base}`)[0]?.n ?? 0
+  ).map((r) => r.seq)
+  const total = (await ctx.db.all<{ n: number }>(sql`SELECT count(*) AS n ${base}`))[0]?.n ?? 0
   // The page and its cursor over the seqs; only the page's rows are read.
   const page = pageFrom(ctx.secretKey, seqs, limit, {
     collection: 'contact_search',
@@ -82,7 +82,12 @@ export function searchContacts(ctx: Ctx, input: SearchContactsInput) {
     query,
   })
   const rows = page.data.length
-    ? ctx.db.select().from(contacts).where(inArray(contacts.seq, page.data)).orderBy(desc(contacts.seq)).all()
+    ? await ctx.db
+        .select()
+        .from(contacts)
+        .where(inArray(contacts.seq, page.data))
+        .orderBy(desc(contacts.seq))
+        .all()
     : []
   return { data: rows.map(presentContact), pagination: page.pagination }
 }

@@ -13,11 +13,11 @@ const prepared = perConnection((sqlite) => ({
 }))
 
 /** The highest contact seq now: take it before inserting, pass it to indexContactsAfter after. */
-export function contactsHighWater(sqlite: Database): number {
-  return prepared(sqlite).maxSeq.get()!.seq
+export async function contactsHighWater(sqlite: Database): Promise<number> {
+  return (await prepared(sqlite).maxSeq.get())!.seq
 }
 
 /** Indexes every contact inserted after `highWater` (same transaction, so only ours). */
-export function indexContactsAfter(sqlite: Database, highWater: number): void {
-  prepared(sqlite).index.run(highWater)
+export async function indexContactsAfter(sqlite: Database, highWater: number): Promise<void> {
+  await prepared(sqlite).index.run(highWater)
 }

@@ -45,14 +45,18 @@ const statements = perConnection((sqlite) => ({
  * transaction, so only ours) to its counter. A batch costs the smaller of its rows and the
  * client's suppressions: the rows read back, or the indexes walked.
  */
-export function countUnreachableAfter(sqlite: Database, clientId: string, highWater: number): void {
+export async function countUnreachableAfter(
+  sqlite: Database,
+  clientId: string,
+  highWater: number,
+): Promise<void> {
   const s = statements(sqlite)
   // The same high-water mark the caller took before inserting, now after.
-  const added = contactsHighWater(sqlite) - highWater
+  const added = (await contactsHighWater(sqlite)) - highWater
   if (added <= 0) return
-  const byIndexes = added > FEW_ROWS && s.suppressions.get(clientId)!.n < added
+  const byIndexes = added > FEW_ROWS && (await s.suppressions.get(clientId))!.n < added
   const n = byIndexes
-    ? s.statusNew.get(clientId, highWater)!.n + s.suppressedNew.get(clientId, highWater)!.n
-    : s.rows.get(clientId, highWater)!.n
-  if (n > 0) s.bump.run(n, clientId)
+    ? (await s.statusNew.get(clientId, highWater))!.n + (await s.suppressedNew.get(clientId, highWater))!.n
+    : (await s.rows.get(clientId, highWater))!.n
+  if (n > 0) await s.bump.run(n, clientId)
 }

@@ -22,15 +22,15 @@ export interface UnsubscribeRecord {
 }
 
 /** contact.unsubscribed and the consent row of an opt-out; the caller changed the status. */
-export function recordUnsubscribe(
+export async function recordUnsubscribe(
   hdb: HookedDb,
   contact: Pick<ContactRow, 'id' | 'clientId' | 'email'>,
   r: UnsubscribeRecord,
-): void {
-  recordConsents(hdb.db, r.consent, [
+): Promise<void> {
+  await recordConsents(hdb.db, r.consent, [
     { clientId: contact.clientId, contactId: contact.id, action: 'unsubscribed', at: r.at },
   ])
-  recordEvent(hdb, {
+  await recordEvent(hdb, {
     ...r.refs,
     clientId: contact.clientId,
     contactId: contact.id,
@@ -53,17 +53,21 @@ export function recordUnsubscribe(
  * contact unsubscribed with its event and consent row. False when it already was (a repeat
  * changes nothing but the suppression, which is idempotent).
  */
-export function optOutContact(hdb: HookedDb, contact: ContactRow, r: UnsubscribeRecord): boolean {
-  suppress(hdb.db, contact.clientId, contact.email, 'unsubscribe', `unsubscribed (${r.source})`, r.at)
+export async function optOutContact(
+  hdb: HookedDb,
+  contact: ContactRow,
+  r: UnsubscribeRecord,
+): Promise<boolean> {
+  await suppress(hdb.db, contact.clientId, contact.email, 'unsubscribe', `unsubscribed (${r.source})`, r.at)
   if (contact.status === 'unsubscribed') return false
   // A bounced, complained or blocked contact keeps that status (it says more); the opt-out is
   // still recorded and the address suppressed.
   if (contact.status === 'subscribed')
-    hdb.db
+    await hdb.db
       .update(contacts)
       .set({ status: 'unsubscribed', updatedAt: r.at })
       .where(eq(contacts.id, contact.id))
       .run()
-  recordUnsubscribe(hdb, contact, r)
+  await recordUnsubscribe(hdb, contact, r)
   return true
 }

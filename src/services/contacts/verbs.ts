@@ -21,7 +21,7 @@ export const listContactsVerb = defineVerb({
   scope: 'any',
   input: ListContactsInput,
   mutates: false,
-  run: (ctx, input) => listContacts(ctx, input),
+  run: async (ctx, input) => await listContacts(ctx, input),
 })
 
 export const createContactVerb = defineVerb({
@@ -30,7 +30,7 @@ export const createContactVerb = defineVerb({
   input: CreateContactInput,
   mutates: true,
   check: (input) => contactFieldErrors(input),
-  run: (ctx, { client_id, ...fields }) => createContact(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createContact(ctx, fields, client_id),
 })
 
 export const searchContactsVerb = defineVerb({
@@ -39,7 +39,7 @@ export const searchContactsVerb = defineVerb({
   input: SearchContactsInput,
   // A POST only because a search can be longer than a URL; it changes nothing.
   mutates: false,
-  run: (ctx, input) => searchContacts(ctx, input),
+  run: async (ctx, input) => await searchContacts(ctx, input),
 })
 
 export const getContactVerb = defineVerb({
@@ -47,7 +47,7 @@ export const getContactVerb = defineVerb({
   scope: 'any',
   input: ContactRef,
   mutates: false,
-  run: (ctx, { id }) => getContact(ctx, id),
+  run: async (ctx, { id }) => await getContact(ctx, id),
 })
 
 export const updateContactVerb = defineVerb({
@@ -56,7 +56,7 @@ export const updateContactVerb = defineVerb({
   input: UpdateContactInput,
   mutates: true,
   check: (input) => contactFieldErrors(input, true),
-  run: (ctx, { id, ...patch }) => updateContact(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateContact(ctx, id, patch),
 })
 
 export const eraseContactVerb = defineVerb({
@@ -65,7 +65,7 @@ export const eraseContactVerb = defineVerb({
   input: ContactRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => eraseContact(ctx, id),
+  run: async (ctx, { id }) => await eraseContact(ctx, id),
 })
 
 export const exportContactsVerb = defineVerb({
@@ -73,7 +73,7 @@ export const exportContactsVerb = defineVerb({
   scope: 'contacts:read',
   input: ExportContactsInput,
   mutates: false,
-  run: (ctx, input) => exportContacts(ctx, input),
+  run: async (ctx, input) => await exportContacts(ctx, input),
 })
 
 /** The portal's contact table with status and list filters (portal-only read). */
@@ -82,7 +82,7 @@ export const browseContactsVerb = defineVerb({
   scope: 'any',
   input: BrowseContactsInput,
   mutates: false,
-  run: (ctx, input) => browseContacts(ctx, input),
+  run: async (ctx, input) => await browseContacts(ctx, input),
 })
 
 /** One contact's event timeline, newest first (portal-only read). */
@@ -91,7 +91,7 @@ export const contactActivityVerb = defineVerb({
   scope: 'any',
   input: ContactActivityInput,
   mutates: false,
-  run: (ctx, input) => contactActivity(ctx, input),
+  run: async (ctx, input) => await contactActivity(ctx, input),
 })
 
 /** Everything held about one person, as one JSON document (a data subject's access request). */
@@ -100,5 +100,5 @@ export const accessExportVerb = defineVerb({
   scope: 'any',
   input: ContactRef,
   mutates: false,
-  run: (ctx, { id }) => accessExport(ctx, id),
+  run: async (ctx, { id }) => await accessExport(ctx, id),
 })

@@ -16,43 +16,43 @@ import { countUnreachableAfter } from './unreachable'
 import { recordUnsubscribe } from './unsubscribe'
 
 /** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
-export function clientNoOf(ctx: Pick<Ctx, 'db'>, clientId: string): number {
-  const row = ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
+export async function clientNoOf(ctx: Pick<Ctx, 'db'>, clientId: string): Promise<number> {
+  const row = await ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
   if (!row) throw notFound('Client')
   return row.no
 }
 
 // Spelled on client_no so it is answered by the unique key's index.
-export function findByEmail(ctx: Pick<Ctx, 'db'>, clientNo: number, email: string) {
-  return ctx.db
+export async function findByEmail(ctx: Pick<Ctx, 'db'>, clientNo: number, email: string) {
+  return await ctx.db
     .select({ id: contacts.id, status: contacts.status })
     .from(contacts)
     .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
     .get()
 }
 
-export function findContactRow(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, contacts, id)
+export async function findContactRow(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, contacts, id)
   if (!row) throw notFound('Contact')
   return row
 }
 
-export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const errors: FieldError[] = []
   const { phone } = normalizeContactFields(input, errors)
   if (input.custom_fields) checkCustomFields(input.custom_fields, 'custom_fields', errors)
   if (errors.length) throw validationFailed(errors)
   const listIds = [...new Set(input.list_ids ?? [])]
-  assertListsOfClient(ctx.db, clientId, listIds, 'list_ids')
-  const clientNo = clientNoOf(ctx, clientId)
-  const existing = findByEmail(ctx, clientNo, input.email)
+  await assertListsOfClient(ctx.db, clientId, listIds, 'list_ids')
+  const clientNo = await clientNoOf(ctx, clientId)
+  const existing = await findByEmail(ctx, clientNo, input.email)
   if (existing)
     throw conflict(`A contact with email ${input.email} already exists in this client`, existing.id)
 
   const now = ctx.clock.now()
-  const highWater = contactsHighWater(ctx.sqlite)
-  const row = ctx.db
+  const highWater = await contactsHighWater(ctx.sqlite)
+  const row = await ctx.db
     .insert(contacts)
     .values({
       id: newId(),
@@ -71,17 +71,17 @@ export function createContact(ctx: Ctx, input: ContactInput, clientIdParam?: str
     })
     .returning()
     .get()
-  indexContactsAfter(ctx.sqlite, highWater)
-  countUnreachableAfter(ctx.sqlite, clientId, highWater)
-  bumpContactCount(ctx.db, clientId, 1)
+  await indexContactsAfter(ctx.sqlite, highWater)
+  await countUnreachableAfter(ctx.sqlite, clientId, highWater)
+  await bumpContactCount(ctx.db, clientId, 1)
   for (const listId of listIds)
-    addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
-  ctx.hooks.contactCreated.trigger({ clientId, contactIds: [row.id], at: now })
+    await addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
+  await ctx.hooks.contactCreated.trigger({ clientId, contactIds: [row.id], at: now })
   return presentContact(row)
 }
 
-export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
-  const current = findContactRow(ctx, id)
+export async function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
+  const current = await findContactRow(ctx, id)
   const errors: FieldError[] = []
   const { phone } = normalizeContactFields(patch, errors)
   let customFields = current.customFields
@@ -96,15 +96,15 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
   }
   if (errors.length) throw validationFailed(errors)
   const listIds = [...new Set(patch.list_ids ?? [])]
-  assertListsOfClient(ctx.db, current.clientId, listIds, 'list_ids')
+  await assertListsOfClient(ctx.db, current.clientId, listIds, 'list_ids')
   if (patch.email !== undefined && patch.email.toLowerCase() !== current.email.toLowerCase()) {
-    const existing = findByEmail(ctx, current.clientNo, patch.email)
+    const existing = await findByEmail(ctx, current.clientNo, patch.email)
     if (existing)
       throw conflict(`A contact with email ${patch.email} already exists in this client`, existing.id)
   }
   const now = ctx.clock.now()
   const pick = <T>(value: T | undefined, fallback: T) => (value === undefined ? fallback : value)
-  const row = ctx.db
+  const row = await ctx.db
     .update(contacts)
     .set({
       email: pick(patch.email, current.email),
@@ -122,9 +122,13 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
     .returning()
     .get()
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
-    recordUnsubscribe(ctx, row, { source: 'api', consent: { source: consentSourceOf(ctx.actor) }, at: now })
+    await recordUnsubscribe(ctx, row, {
+      source: 'api',
+      consent: { source: consentSourceOf(ctx.actor) },
+      at: now,
+    })
   if (row.smsOptOut !== current.smsOptOut)
-    recordConsents(ctx.db, { source: consentSourceOf(ctx.actor) }, [
+    await recordConsents(ctx.db, { source: consentSourceOf(ctx.actor) }, [
       {
         clientId: row.clientId,
         contactId: row.id,
@@ -133,7 +137,7 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
       },
     ])
   for (const listId of listIds)
-    addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
+    await addMembers(ctx, listId, [row.id], now, { consent: { source: consentSourceOf(ctx.actor) } })
   return presentContact(row)
 }
 
@@ -143,27 +147,27 @@ export function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
  * but lose the address and what was sent; replies lose their text. Queued messages are skipped
  * at send time because the contact is gone.
  */
-export function eraseContact(ctx: Ctx, id: string) {
-  const row = findContactRow(ctx, id)
+export async function eraseContact(ctx: Ctx, id: string) {
+  const row = await findContactRow(ctx, id)
   const now = ctx.clock.now()
-  removeFromAllLists(ctx.db, id, now)
-  ctx.db
+  await removeFromAllLists(ctx.db, id, now)
+  await ctx.db
     .update(events)
     .set({
       data: sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
     })
     .where(eq(events.contactId, id))
     .run()
-  ctx.db.run(
+  await ctx.db.run(
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE contact_id = ${id})`,
   )
-  ctx.db.run(sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
-  ctx.db.run(
+  await ctx.db.run(sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
+  await ctx.db.run(
     sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
   )
   // Consent records hold the person's address, IP and browser: they go with the person.
-  ctx.db.delete(consents).where(eq(consents.contactId, id)).run()
-  ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
-  bumpContactCount(ctx.db, row.clientId, -1)
+  await ctx.db.delete(consents).where(eq(consents.contactId, id)).run()
+  await ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
+  await bumpContactCount(ctx.db, row.clientId, -1)
   return { id: row.id, deleted: true }
 }

@@ -32,8 +32,8 @@ export type AlertKind = 'complaint_rate' | 'bounce_rate' | 'campaigns_paused'
  */
 export const windowRate = (n: number, sent: number) => n / Math.max(sent, ALERT_WINDOW_SENDS)
 
-const openAlert = (app: AppContext, clientId: string, kind: AlertKind) =>
-  app.db
+const openAlert = async (app: AppContext, clientId: string, kind: AlertKind) =>
+  await app.db
     .select()
     .from(deliverabilityAlerts)
     .where(
@@ -45,20 +45,20 @@ const openAlert = (app: AppContext, clientId: string, kind: AlertKind) =>
     )
     .get()
 
-function track(
+async function track(
   app: AppContext,
   clientId: string,
   kind: 'complaint_rate' | 'bounce_rate',
   n: number,
   sent: number,
   at: number,
-): void {
+): Promise<void> {
   const rate = windowRate(n, sent)
   const threshold = ALERT_THRESHOLDS[kind]
-  const open = openAlert(app, clientId, kind)
+  const open = await openAlert(app, clientId, kind)
   if (rate < threshold) {
     if (open)
-      app.db
+      await app.db
         .update(deliverabilityAlerts)
         .set({ resolvedAt: at })
         .where(eq(deliverabilityAlerts.id, open.id))
@@ -75,14 +75,14 @@ function track(
       ? `: Gmail and Yahoo reject bulk mail above ${pct(ALERT_THRESHOLDS.pause)}. Find the campaign behind it in the deliverability score.`
       : ': remove the addresses that bounced and re-confirm the list behind the campaign that bounces most.')
   if (open) {
-    app.db
+    await app.db
       .update(deliverabilityAlerts)
       .set({ level, value: rate, windowSends: sent, message })
       .where(eq(deliverabilityAlerts.id, open.id))
       .run()
     return
   }
-  app.db
+  await app.db
     .insert(deliverabilityAlerts)
     .values({
       id: newId(),
@@ -100,29 +100,30 @@ function track(
 }
 
 /** Pauses the client's sending campaigns; their ids. */
-function pauseSending(app: AppContext, clientId: string, at: number): string[] {
-  return app.db
-    .update(campaigns)
-    .set({ status: 'paused', updatedAt: at })
-    .where(and(eq(campaigns.clientId, clientId), eq(campaigns.status, 'sending')))
-    .returning({ id: campaigns.id })
-    .all()
-    .map((r) => r.id)
+async function pauseSending(app: AppContext, clientId: string, at: number): Promise<string[]> {
+  return (
+    await app.db
+      .update(campaigns)
+      .set({ status: 'paused', updatedAt: at })
+      .where(and(eq(campaigns.clientId, clientId), eq(campaigns.status, 'sending')))
+      .returning({ id: campaigns.id })
+      .all()
+  ).map((r) => r.id)
 }
 
 /**
  * Checks a client's bounce and complaint rates over its last 1,000 sends (rollups, newest
  * quarters first). Call it in the transaction that recorded the bounce or complaint.
  */
-export function checkSendingHealth(app: AppContext, clientId: string, at: number): void {
+export async function checkSendingHealth(app: AppContext, clientId: string, at: number): Promise<void> {
   const w = recentWindow(app.sqlite, clientId, ALERT_WINDOW_SENDS)
-  track(app, clientId, 'complaint_rate', w.complained, w.sent, at)
-  track(app, clientId, 'bounce_rate', w.bounced, w.sent, at)
+  await track(app, clientId, 'complaint_rate', w.complained, w.sent, at)
+  await track(app, clientId, 'bounce_rate', w.bounced, w.sent, at)
   const rate = windowRate(w.complained, w.sent)
   if (rate < ALERT_THRESHOLDS.pause) return
-  const paused = pauseSending(app, clientId, at)
+  const paused = await pauseSending(app, clientId, at)
   if (paused.length === 0) return
-  app.db
+  await app.db
     .insert(deliverabilityAlerts)
     .values({
       id: newId(),
@@ -162,13 +163,13 @@ export function presentAlert(row: DeliverabilityAlertRow) {
 }
 
 /** Alerts newest first; a platform-wide key sees every client's unless it names one. */
-export function listAlerts(ctx: Ctx, q: ListAlertsQuery) {
+export async function listAlerts(ctx: Ctx, q: ListAlertsQuery) {
   const conds: (SQL | undefined)[] = [listFilter(ctx.actor, deliverabilityAlerts.clientId, q.client_id)]
   if (q.active !== undefined)
     conds.push(
       q.active ? isNull(deliverabilityAlerts.resolvedAt) : isNotNull(deliverabilityAlerts.resolvedAt),
     )
-  return paginate(
+  return await paginate(
     ctx.db,
     ctx.secretKey,
     deliverabilityAlerts,
@@ -180,11 +181,12 @@ export function listAlerts(ctx: Ctx, q: ListAlertsQuery) {
 }
 
 /** A client's open alerts (the score's factor and the portal banner). */
-export function activeAlerts(app: AppContext, clientId: string) {
-  return app.db
-    .select()
-    .from(deliverabilityAlerts)
-    .where(and(eq(deliverabilityAlerts.clientId, clientId), isNull(deliverabilityAlerts.resolvedAt)))
-    .all()
-    .map(presentAlert)
+export async function activeAlerts(app: AppContext, clientId: string) {
+  return (
+    await app.db
+      .select()
+      .from(deliverabilityAlerts)
+      .where(and(eq(deliverabilityAlerts.clientId, clientId), isNull(deliverabilityAlerts.resolvedAt)))
+      .all()
+  ).map(presentAlert)
 }

@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { AppContext } from '../../context'
 import { QUARTER_MS, quarterOf } from '../../db/rollups'
+import { filterInOrder } from '../../lib/in-order'
 import { checkSendingHealth } from './alerts'
 
 // A burst of bounce (or complaint) callbacks would run the sending-health check once per
@@ -39,7 +40,11 @@ function stateOf(app: AppContext): State {
  * transaction rolled back, the check it ran is lost with it; the next event after the interval
  * runs it again.
  */
-export function healthAfterBounceOrComplaint(app: AppContext, clientId: string, at: number): void {
+export async function healthAfterBounceOrComplaint(
+  app: AppContext,
+  clientId: string,
+  at: number,
+): Promise<void> {
   const s = stateOf(app)
   const now = app.clock.now()
   const c = s.clients.get(clientId)
@@ -47,21 +52,20 @@ export function healthAfterBounceOrComplaint(app: AppContext, clientId: string, 
     c.pending = true
     return
   }
-  checkSendingHealth(app, clientId, at)
+  await checkSendingHealth(app, clientId, at)
   s.clients.set(clientId, { lastRun: now, pending: false })
 }
 
 /** Clients with a bounce or complaint in this quarter-hour or the last (one index seek each). */
-function recentlyHit(sqlite: Database, now: number): string[] {
+async function recentlyHit(sqlite: Database, now: number): Promise<string[]> {
   const since = quarterOf(now) - QUARTER_MS
   const hit = sqlite.query<{ one: number }, [string, number]>(
     'SELECT 1 AS one FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND (bounced > 0 OR complained > 0) LIMIT 1',
   )
-  return sqlite
-    .query<{ id: string }, []>('SELECT id FROM clients')
-    .all()
-    .filter(({ id }) => hit.get(id, since) !== null)
-    .map(({ id }) => id)
+  const clients = await sqlite.query<{ id: string }, []>('SELECT id FROM clients').all()
+  return (await filterInOrder(clients, async ({ id }) => (await hit.get(id, since)) !== null)).map(
+    ({ id }) => id,
+  )
 }
 
 /**
@@ -88,12 +92,12 @@ export function healthChecksDue(app: AppContext): boolean {
  * checks every client with a recent bounce or complaint, since the marks of a process that was
  * killed are gone with it. Clients idle for an interval are forgotten.
  */
-export function runPendingHealthChecks(app: AppContext): { checked: number } {
+export async function runPendingHealthChecks(app: AppContext): Promise<{ checked: number }> {
   const s = stateOf(app)
   const now = app.clock.now()
   if (!s.swept) {
     s.swept = true
-    for (const id of recentlyHit(app.sqlite, now))
+    for (const id of await recentlyHit(app.sqlite, now))
       if (!s.clients.has(id)) s.clients.set(id, { lastRun: Number.NEGATIVE_INFINITY, pending: true })
   }
   let checked = 0
@@ -103,7 +107,7 @@ export function runPendingHealthChecks(app: AppContext): { checked: number } {
       s.clients.delete(id)
       continue
     }
-    checkSendingHealth(app, id, now)
+    await checkSendingHealth(app, id, now)
     c.lastRun = now
     c.pending = false
     checked++

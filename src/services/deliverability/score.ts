@@ -102,17 +102,23 @@ interface CampaignLine {
   unsubscribed: number
 }
 
-function campaignBreakdown(ctx: Ctx, clientId: string, from: number, to: number): CampaignLine[] {
-  const rows = campaignTotals(ctx.sqlite, clientId, from, to)
+async function campaignBreakdown(
+  ctx: Ctx,
+  clientId: string,
+  from: number,
+  to: number,
+): Promise<CampaignLine[]> {
+  const rows = await campaignTotals(ctx.sqlite, clientId, from, to)
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.campaign_id)
   const meta = new Map(
-    ctx.db
-      .select({ id: campaigns.id, name: campaigns.name, listId: campaigns.listId })
-      .from(campaigns)
-      .where(inArray(campaigns.id, ids))
-      .all()
-      .map((c) => [c.id, c]),
+    (
+      await ctx.db
+        .select({ id: campaigns.id, name: campaigns.name, listId: campaigns.listId })
+        .from(campaigns)
+        .where(inArray(campaigns.id, ids))
+        .all()
+    ).map((c) => [c.id, c]),
   )
   const listIds = [
     ...new Set([...meta.values()].map((c) => c.listId).filter((id): id is string => id !== null)),
@@ -120,12 +126,13 @@ function campaignBreakdown(ctx: Ctx, clientId: string, from: number, to: number)
   const listMeta = new Map(
     listIds.length === 0
       ? []
-      : ctx.db
-          .select({ id: lists.id, name: lists.name, createdAt: lists.createdAt })
-          .from(lists)
-          .where(inArray(lists.id, listIds))
-          .all()
-          .map((l) => [l.id, l]),
+      : (
+          await ctx.db
+            .select({ id: lists.id, name: lists.name, createdAt: lists.createdAt })
+            .from(lists)
+            .where(inArray(lists.id, listIds))
+            .all()
+        ).map((l) => [l.id, l]),
   )
   return rows
     .map((r) => {
@@ -156,8 +163,8 @@ function culprit(c: CampaignLine, what: 'bounce' | 'complaint'): string {
   return `campaign "${c.name}" (${pct(r)} of ${num(what === 'bounce' ? c.sent : c.delivered || c.sent)} ${what === 'bounce' ? 'sends' : 'deliveries'}${list})`
 }
 
-function authenticationFactor(ctx: Ctx, clientId: string) {
-  const rows = ctx.db.select().from(domains).where(eq(domains.clientId, clientId)).all()
+async function authenticationFactor(ctx: Ctx, clientId: string) {
+  const rows = await ctx.db.select().from(domains).where(eq(domains.clientId, clientId)).all()
   const out = rows.map((d) => ({
     domain_id: d.id,
     domain: d.domain,
@@ -218,8 +225,8 @@ function authenticationFactor(ctx: Ctx, clientId: string) {
  * and complained counts for the advice come from the (client, status) index; the rest of the
  * union are contacts suppressed for another reason (unsubscribed, added by the API or an operator).
  */
-function hygieneCounts(ctx: Ctx, clientId: string) {
-  const rows = ctx.db
+async function hygieneCounts(ctx: Ctx, clientId: string) {
+  const rows = await ctx.db
     .select({ status: contacts.status, n: count() })
     .from(contacts)
     .where(and(eq(contacts.clientId, clientId), inArray(contacts.status, ['bounced', 'complained'])))
@@ -227,7 +234,8 @@ function hygieneCounts(ctx: Ctx, clientId: string) {
     .all()
   const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0
   const unreachable =
-    ctx.db.select({ n: clients.unreachableCount }).from(clients).where(eq(clients.id, clientId)).get()?.n ?? 0
+    (await ctx.db.select({ n: clients.unreachableCount }).from(clients).where(eq(clients.id, clientId)).get())
+      ?.n ?? 0
   const bounced = of('bounced')
   const complained = of('complained')
   return {
@@ -235,22 +243,22 @@ function hygieneCounts(ctx: Ctx, clientId: string) {
     complained,
     suppressed: Math.max(0, unreachable - bounced - complained),
     unreachable,
-    contacts: contactCount(ctx.db, clientId),
+    contacts: await contactCount(ctx.db, clientId),
   }
 }
 
-export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
-  const clientId = clientOf(ctx, requested)
+export async function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
+  const clientId = await clientOf(ctx, requested)
   const now = ctx.clock.now()
   const to = quarterOf(now) + QUARTER_MS
   const from = to - WINDOW_DAYS * DAY_MS
   // One read of the client's 30 days, per day: the window's totals and each day's volume.
-  const days = dailyTotals(ctx.sqlite, clientId, from, to)
+  const days = await dailyTotals(ctx.sqlite, clientId, from, to)
   const t = Object.fromEntries(ROLLUP_COUNTERS.map((c) => [c, 0])) as RollupTotals
   for (const d of days) for (const c of ROLLUP_COUNTERS) t[c] += d[c]
-  const breakdown = campaignBreakdown(ctx, clientId, from, to)
-  const auth = authenticationFactor(ctx, clientId)
-  const alerts = activeAlerts(ctx, clientId)
+  const breakdown = await campaignBreakdown(ctx, clientId, from, to)
+  const auth = await authenticationFactor(ctx, clientId)
+  const alerts = await activeAlerts(ctx, clientId)
   const factors: Factor[] = []
   const hasSends = t.sent > 0
 
@@ -340,7 +348,7 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
   } else factors.push(notScored('engagement', 'engagement'))
 
   if (hasSends) {
-    const h = hygieneCounts(ctx, clientId)
+    const h = await hygieneCounts(ctx, clientId)
     const v = rate(h.unreachable, h.contacts)
     const s = lowerIsBetter(v, THRESHOLDS.list_hygiene)
     const head = `${pct(v)} of ${num(h.contacts)} contacts are suppressed or bounced: ${num(h.bounced)} bounced hard, ${num(h.complained)} complained, ${num(h.suppressed)} suppressed for another reason (unsubscribed, or added to the suppression list)`
@@ -418,7 +426,7 @@ export function deliverabilityScore(ctx: Ctx, requested: string | undefined) {
     },
     factors,
     domains: auth.domains,
-    warmup: warmupStatus(ctx, clientId),
+    warmup: await warmupStatus(ctx, clientId),
     campaigns: breakdown.slice(0, 20),
     alerts,
   }

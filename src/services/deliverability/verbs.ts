@@ -12,7 +12,7 @@ export const deliverabilityScoreVerb = defineVerb({
   scope: 'any',
   input: ScoreInput,
   mutates: false,
-  run: (ctx, input) => deliverabilityScore(ctx, input.client_id),
+  run: async (ctx, input) => await deliverabilityScore(ctx, input.client_id),
 })
 
 export const listDeliverabilityAlertsVerb = defineVerb({
@@ -22,7 +22,7 @@ export const listDeliverabilityAlertsVerb = defineVerb({
   scope: 'any',
   input: ListAlertsInput,
   mutates: false,
-  run: (ctx, input) => listAlerts(ctx, input),
+  run: async (ctx, input) => await listAlerts(ctx, input),
 })
 
 /** The job behind the per-client debounce of the sending-health check (./health-debounce.ts). */
@@ -31,5 +31,5 @@ export const runPendingHealthChecksVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => runPendingHealthChecks(ctx),
+  run: async (ctx) => await runPendingHealthChecks(ctx),
 })

@@ -36,27 +36,31 @@ export const warmupOn = (config: Pick<Config, 'warmup'>, flag: boolean | null) =
  * The warm-up a send from `domainName` (a verified domain of the client) is under, starting it
  * with this first send; null when it is over or off.
  */
-export function warmupFor(app: AppContext, clientId: string, domainName: string): WarmupPlan | null {
-  const domain = app.db
+export async function warmupFor(
+  app: AppContext,
+  clientId: string,
+  domainName: string,
+): Promise<WarmupPlan | null> {
+  const domain = await app.db
     .select({ id: domains.id, warmup: domains.warmup })
     .from(domains)
     .where(and(eq(domains.clientId, clientId), eq(domains.domain, domainName)))
     .get()
   if (!domain || !warmupOn(app.config, domain.warmup)) return null
   const now = app.clock.now()
-  app.db
+  await app.db
     .insert(domainWarmups)
     .values({ domainId: domain.id, clientId, domain: domainName, startedAt: now, day: dayOf(now), sent: 0 })
     .onConflictDoNothing()
     .run()
-  const row = app.db.select().from(domainWarmups).where(eq(domainWarmups.domainId, domain.id)).get()!
+  const row = (await app.db.select().from(domainWarmups).where(eq(domainWarmups.domainId, domain.id)).get())!
   if (warmupCap(row.startedAt, now) === null) return null
   return { domainId: row.domainId, domain: row.domain, startedAt: row.startedAt }
 }
 
 /** Sends already counted for the domain on `day` (a restart keeps the day's count). */
-export function warmupSentOn(app: AppContext, domainId: string, day: number): number {
-  const row = app.db
+export async function warmupSentOn(app: AppContext, domainId: string, day: number): Promise<number> {
+  const row = await app.db
     .select({ day: domainWarmups.day, sent: domainWarmups.sent })
     .from(domainWarmups)
     .where(eq(domainWarmups.domainId, domainId))
@@ -64,20 +68,26 @@ export function warmupSentOn(app: AppContext, domainId: string, day: number): nu
   return row && row.day === day ? row.sent : 0
 }
 
-export function saveWarmupCount(app: AppContext, domainId: string, day: number, sent: number): void {
-  app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId)).run()
+export async function saveWarmupCount(
+  app: AppContext,
+  domainId: string,
+  day: number,
+  sent: number,
+): Promise<void> {
+  await app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId)).run()
 }
 
 /** Each warming domain of a client: where it stands today (the score and the portal). */
-export function warmupStatus(app: AppContext, clientId: string) {
+export async function warmupStatus(app: AppContext, clientId: string) {
   const now = app.clock.now()
-  return app.db
-    .select({ w: domainWarmups, on: domains.warmup })
-    .from(domainWarmups)
-    .innerJoin(domains, eq(domains.id, domainWarmups.domainId))
-    .where(eq(domainWarmups.clientId, clientId))
-    .all()
-    .map(({ w, on }) => presentWarmup(w, warmupOn(app.config, on), now))
+  return (
+    await app.db
+      .select({ w: domainWarmups, on: domains.warmup })
+      .from(domainWarmups)
+      .innerJoin(domains, eq(domains.id, domainWarmups.domainId))
+      .where(eq(domainWarmups.clientId, clientId))
+      .all()
+  ).map(({ w, on }) => presentWarmup(w, warmupOn(app.config, on), now))
 }
 
 /** Where one domain's warm-up stands on the UTC day of `now`; off or over: no cap, complete. */

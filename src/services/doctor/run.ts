@@ -10,8 +10,8 @@ export type { DoctorCheck } from './check'
 export async function runDoctor(app: AppContext): Promise<DoctorCheck[]> {
   const [reach, doms, profiles] = await Promise.all([
     reachabilityChecks(app.config.publicUrl, () => app.clock.now()),
-    domainChecks(app),
-    profileChecks(app),
+    await domainChecks(app),
+    await profileChecks(app),
   ])
   return [...configurationChecks(app.config), diskCheck(app.config.dataDir), ...reach, ...doms, ...profiles]
 }

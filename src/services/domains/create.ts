@@ -10,8 +10,8 @@ import type { CreateDomainFields } from './inputs'
 import { normalizeDomain } from './names'
 import { presentDomain } from './present'
 
-function assertNew(ctx: Ctx, clientId: string, domain: string) {
-  const existing = ctx.db
+async function assertNew(ctx: Ctx, clientId: string, domain: string) {
+  const existing = await ctx.db
     .select({ id: domains.id })
     .from(domains)
     .where(and(eq(domains.clientId, clientId), eq(domains.domain, domain)))
@@ -23,15 +23,16 @@ function assertNew(ctx: Ctx, clientId: string, domain: string) {
  * `herald<YYYYMM>`; when another client already uses that selector for the same domain name
  * (both would have to publish at one DNS name), a letter is appended: herald202611b, …
  */
-function pickSelector(ctx: Ctx, domain: string): string {
+async function pickSelector(ctx: Ctx, domain: string): Promise<string> {
   const base = `herald${new Date(ctx.clock.now()).toISOString().slice(0, 7).replace('-', '')}`
   const taken = new Set(
-    ctx.db
-      .select({ selector: domains.dkimSelector })
-      .from(domains)
-      .where(and(eq(domains.domain, domain), like(domains.dkimSelector, `${base}%`)))
-      .all()
-      .map((r) => r.selector),
+    (
+      await ctx.db
+        .select({ selector: domains.dkimSelector })
+        .from(domains)
+        .where(and(eq(domains.domain, domain), like(domains.dkimSelector, `${base}%`)))
+        .all()
+    ).map((r) => r.selector),
   )
   if (!taken.has(base)) return base
   for (let c = 98; c <= 122; c++)
@@ -54,24 +55,24 @@ export async function prepareDomain(
   clientIdParam: string | undefined,
   input: CreateDomainFields,
 ): Promise<PreparedDomain> {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const domain = normalizeDomain(input.domain)
   if (!domain) throw invalidField('domain', 'must be a domain name such as example.com')
-  assertNew(ctx, clientId, domain)
+  await assertNew(ctx, clientId, domain)
   return { clientId, domain, key: await generateDkimKey() }
 }
 
 /** Writes the prepared domain; the name is checked again, as another request may have added it. */
-export function createDomain(ctx: Ctx, { clientId, domain, key }: PreparedDomain) {
-  assertNew(ctx, clientId, domain)
+export async function createDomain(ctx: Ctx, { clientId, domain, key }: PreparedDomain) {
+  await assertNew(ctx, clientId, domain)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(domains)
     .values({
       id: newId(),
       clientId,
       domain,
-      dkimSelector: pickSelector(ctx, domain),
+      dkimSelector: await pickSelector(ctx, domain),
       dkimPublicKey: key.publicKey,
       dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
       // The instance switch is the default; PATCH changes it for this domain alone.

@@ -53,10 +53,14 @@ function privateKeyOf(app: AppContext, id: string, updatedAt: number, stored: st
  * DKIM options for mail from `fromEmail` in `clientId`: the most specific domain of the
  * client (the address's domain, else a parent) whose DKIM record is verified; null when none.
  */
-export function dkimForSender(app: AppContext, clientId: string, fromEmail: string): DkimSigning | null {
+export async function dkimForSender(
+  app: AppContext,
+  clientId: string,
+  fromEmail: string,
+): Promise<DkimSigning | null> {
   const candidates = domainCandidates(fromEmail)
   if (candidates.length === 0) return null
-  const rows = app.db
+  const rows = await app.db
     .select()
     .from(domains)
     .where(

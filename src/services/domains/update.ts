@@ -7,14 +7,14 @@ import { presentWithProgress } from './warmup'
 
 // A domain's own warm-up switch: off for a domain that arrives with its reputation, on again for
 // one that should build it. Send plans are cached a few seconds, so the next batches follow it.
-export function updateDomain(ctx: Ctx, id: string, patch: DomainPatch) {
-  const current = findDomainRow(ctx, id)
-  if (patch.warmup === undefined) return presentWithProgress(ctx, current)
-  const row = ctx.db
+export async function updateDomain(ctx: Ctx, id: string, patch: DomainPatch) {
+  const current = await findDomainRow(ctx, id)
+  if (patch.warmup === undefined) return await presentWithProgress(ctx, current)
+  const row = await ctx.db
     .update(domains)
     .set({ warmup: patch.warmup, updatedAt: ctx.clock.now() })
     .where(eq(domains.id, current.id))
     .returning()
     .get()
-  return presentWithProgress(ctx, row)
+  return await presentWithProgress(ctx, row)
 }

@@ -17,7 +17,7 @@ export const listDomainsVerb = defineVerb({
   scope: 'any',
   input: ListDomainsInput,
   mutates: false,
-  run: (ctx, input) => listDomains(ctx, input),
+  run: async (ctx, input) => await listDomains(ctx, input),
 })
 
 export const filterDomainsVerb = defineVerb({
@@ -25,7 +25,7 @@ export const filterDomainsVerb = defineVerb({
   scope: 'any',
   input: FilterDomainsInput,
   mutates: false,
-  run: (ctx, input) => listDomains(ctx, input),
+  run: async (ctx, input) => await listDomains(ctx, input),
 })
 
 export const createDomainVerb = defineVerb({
@@ -34,8 +34,8 @@ export const createDomainVerb = defineVerb({
   input: CreateDomainInput,
   mutates: true,
   // The 2048-bit DKIM key is generated off the event loop, before the transaction.
-  prepare: (ctx, { client_id, ...fields }) => prepareDomain(ctx, client_id, fields),
-  run: (ctx, _input, prepared) => createDomain(ctx, prepared),
+  prepare: async (ctx, { client_id, ...fields }) => await prepareDomain(ctx, client_id, fields),
+  run: async (ctx, _input, prepared) => await createDomain(ctx, prepared),
 })
 
 export const getDomainVerb = defineVerb({
@@ -43,7 +43,7 @@ export const getDomainVerb = defineVerb({
   scope: 'any',
   input: DomainRef,
   mutates: false,
-  run: (ctx, { id }) => getDomain(ctx, id),
+  run: async (ctx, { id }) => await getDomain(ctx, id),
 })
 
 export const updateDomainVerb = defineVerb({
@@ -51,7 +51,7 @@ export const updateDomainVerb = defineVerb({
   scope: 'admin:*',
   input: UpdateDomainInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateDomain(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateDomain(ctx, id, patch),
 })
 
 export const deleteDomainVerb = defineVerb({
@@ -60,7 +60,7 @@ export const deleteDomainVerb = defineVerb({
   input: DomainRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteDomain(ctx, id),
+  run: async (ctx, { id }) => await deleteDomain(ctx, id),
 })
 
 export const verifyDomainVerb = defineVerb({
@@ -69,8 +69,8 @@ export const verifyDomainVerb = defineVerb({
   input: DomainRef,
   mutates: true,
   // The DNS look-ups run outside the transaction; their outcome is written in it.
-  prepare: (ctx, { id }) => lookUpDomain(ctx, id),
-  run: (ctx, _input, looked) => recordChecks(ctx, looked),
+  prepare: async (ctx, { id }) => await lookUpDomain(ctx, id),
+  run: async (ctx, _input, looked) => await recordChecks(ctx, looked),
 })
 
 /** The daily job: every verified domain's DNS again; those that no longer pass become broken. */
@@ -79,6 +79,6 @@ export const reverifyDomainsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  prepare: (ctx) => recheckDomains(ctx),
-  run: (ctx, _input, rechecked) => applyRechecks(ctx, rechecked),
+  prepare: async (ctx) => await recheckDomains(ctx),
+  run: async (ctx, _input, rechecked) => await applyRechecks(ctx, rechecked),
 })

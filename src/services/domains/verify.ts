@@ -38,15 +38,19 @@ const settle = (c: CheckResult, previous: boolean) =>
  * required); one that was verified before and no longer is becomes `broken`.
  * Returns the updated row, or null when the domain was deleted meanwhile.
  */
-export function applyChecks(app: AppContext, id: string, checks: DomainChecks): DomainRow | null {
-  return inTransaction(app.sqlite, () => {
-    const row = app.db.select().from(domains).where(eq(domains.id, id)).get()
+export async function applyChecks(
+  app: AppContext,
+  id: string,
+  checks: DomainChecks,
+): Promise<DomainRow | null> {
+  return await inTransaction(app.sqlite, async () => {
+    const row = await app.db.select().from(domains).where(eq(domains.id, id)).get()
     if (!row) return null
     const dkimVerified = settle(checks.dkim, row.dkimVerified)
     const spfVerified = settle(checks.spf, row.spfVerified)
     const verified = dkimVerified && spfVerified
     const now = app.clock.now()
-    return app.db
+    return await app.db
       .update(domains)
       .set({
         dkimVerified,
@@ -70,15 +74,15 @@ export interface LookedUp {
 
 /** domains.verify, the I/O: real DNS look-ups through HERALD_DNS_SERVERS (else the system's). */
 export async function lookUpDomain(ctx: Ctx, id: string): Promise<LookedUp> {
-  const row = findDomainRow(ctx, id)
+  const row = await findDomainRow(ctx, id)
   return { id: row.id, checks: await runChecks(ctx, row, createTxtResolver(ctx.config.dnsServers)) }
 }
 
 /** domains.verify, the write: the outcome of the look-ups. */
-export function recordChecks(ctx: Ctx, { id, checks }: LookedUp) {
-  const updated = applyChecks(ctx, id, checks)
+export async function recordChecks(ctx: Ctx, { id, checks }: LookedUp) {
+  const updated = await applyChecks(ctx, id, checks)
   if (!updated) throw notFound('Domain')
-  return presentWithProgress(ctx, updated)
+  return await presentWithProgress(ctx, updated)
 }
 
 /** What the daily re-check looked up: each verified (or broken) domain with its fresh checks. */
@@ -92,7 +96,7 @@ export interface Rechecked {
  * time.
  */
 export async function recheckDomains(app: AppContext, concurrency = 4): Promise<Rechecked> {
-  const rows = app.db
+  const rows = await app.db
     .select()
     .from(domains)
     .where(inArray(domains.status, ['verified', 'broken']))
@@ -109,10 +113,10 @@ export async function recheckDomains(app: AppContext, concurrency = 4): Promise<
 }
 
 /** domains.reverify, the write: the outcomes, and the domains that broke or recovered. */
-export function applyRechecks(app: AppContext, { rows, checks }: Rechecked) {
+export async function applyRechecks(app: AppContext, { rows, checks }: Rechecked) {
   const summary = { checked: 0, broken: [] as string[], recovered: [] as string[] }
   for (const row of rows) {
-    const updated = applyChecks(app, row.id, checks.get(row.id)!)
+    const updated = await applyChecks(app, row.id, checks.get(row.id)!)
     summary.checked++
     if (!updated) continue
     if (updated.status === 'broken' && row.status === 'verified') {

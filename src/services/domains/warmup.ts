@@ -8,12 +8,19 @@ import { presentDomain, type WarmupProgress } from './present'
 // read in one query for a page of domains.
 
 /** Where each warming domain of `rows` stands today; domains not warming are absent. */
-export function warmupProgressOf(ctx: Ctx, rows: readonly DomainRow[]): Map<string, WarmupProgress> {
+export async function warmupProgressOf(
+  ctx: Ctx,
+  rows: readonly DomainRow[],
+): Promise<Map<string, WarmupProgress>> {
   const on = rows.filter((r) => warmupOn(ctx.config, r.warmup)).map((r) => r.id)
   const out = new Map<string, WarmupProgress>()
   if (on.length === 0) return out
   const now = ctx.clock.now()
-  for (const w of ctx.db.select().from(domainWarmups).where(inArray(domainWarmups.domainId, on)).all()) {
+  for (const w of await ctx.db
+    .select()
+    .from(domainWarmups)
+    .where(inArray(domainWarmups.domainId, on))
+    .all()) {
     const p = presentWarmup(w, true, now)
     if (p.daily_cap !== null)
       out.set(w.domainId, {
@@ -27,6 +34,6 @@ export function warmupProgressOf(ctx: Ctx, rows: readonly DomainRow[]): Map<stri
 }
 
 /** A domain as its doors answer it, with its warm-up progress. */
-export function presentWithProgress(ctx: Ctx, row: DomainRow) {
-  return presentDomain(row, ctx.config, warmupProgressOf(ctx, [row]).get(row.id) ?? null)
+export async function presentWithProgress(ctx: Ctx, row: DomainRow) {
+  return presentDomain(row, ctx.config, (await warmupProgressOf(ctx, [row])).get(row.id) ?? null)
 }

@@ -40,13 +40,13 @@ export async function receiveEspNotification(
   token: string,
   req: EspRequest,
 ): Promise<EspOutcome> {
-  const row = profileByToken(app, token)
+  const row = await profileByToken(app, token)
   if (!row) return refused
   const feedback = row.profile.feedback
   const now = app.clock.now()
-  const record = (events: EspEvent[]): EspOutcome => ({
+  const record = async (events: EspEvent[]): Promise<EspOutcome> => ({
     ok: true,
-    ...recordEspEvents(app, row.clientId, provider, events),
+    ...(await recordEspEvents(app, row.clientId, provider, events)),
   })
 
   if (provider === 'postmark') {
@@ -57,7 +57,7 @@ export async function receiveEspNotification(
     const password = decryptSecret(app.secretKey, want.password)
     if (!(safeEqual(given.user, want.username) && safeEqual(given.password, password))) return refused
     const body = json(req.body)
-    return body.ok ? record(postmarkEvents(body.value, now)) : badBody('JSON')
+    return body.ok ? await record(postmarkEvents(body.value, now)) : badBody('JSON')
   }
 
   if (provider === 'sendgrid') {
@@ -66,26 +66,27 @@ export async function receiveEspNotification(
     const timestamp = req.headers.get('x-twilio-email-event-webhook-timestamp')
     if (!key || !sendgridSigned(key, timestamp, signature, req.body)) return refused
     const body = json(req.body)
-    return body.ok ? record(sendgridEvents(body.value, now)) : badBody('JSON')
+    return body.ok ? await record(sendgridEvents(body.value, now)) : badBody('JSON')
   }
 
   const body = json(req.body)
   if (provider === 'mailgun') {
     const key = feedback.mailgun ? decryptSecret(app.secretKey, feedback.mailgun.signing_key) : null
     if (!key || !body.ok || !mailgunSigned(body.value, key, now)) return refused
-    return record(mailgunEvents(body.value, now))
+    return await record(mailgunEvents(body.value, now))
   }
 
   // SES, through SNS: the message's signature against Amazon's certificate.
   if (!feedback.ses?.enabled) return refused
   const sns = body.ok ? snsMessageOf(body.value) : null
   if (!sns || !(await verifySns(sns))) return refused
-  if (sns.Type === 'SubscriptionConfirmation') return confirmSubscription(app, row.clientId, sns.SubscribeURL)
+  if (sns.Type === 'SubscriptionConfirmation')
+    return await confirmSubscription(app, row.clientId, sns.SubscribeURL)
   if (sns.Type !== 'Notification') {
-    noteReceived(app, row.clientId, 'ses')
+    await noteReceived(app, row.clientId, 'ses')
     return { ok: true, recorded: 0, ignored: 0 }
   }
-  return record(sesEvents(sns.Message, now))
+  return await record(sesEvents(sns.Message, now))
 }
 
 /**
@@ -108,6 +109,6 @@ async function confirmSubscription(
     app.log.warn('SNS subscription confirmation failed', { error: r.error, status: r.status })
     return { ok: false, status: 503, message: `Confirming the subscription failed: ${r.error ?? r.status}` }
   }
-  noteReceived(app, clientId, 'ses')
+  await noteReceived(app, clientId, 'ses')
   return { ok: true, recorded: 0, ignored: 0, confirmed: true }
 }

@@ -12,10 +12,14 @@ import type { EspEvent, EspProvider } from './types'
 const OUR_ID = /^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^<>\s]+>?$/i
 
 /** The client's email message the event names: by the provider's id, else by our Message-ID. */
-export function messageOfEvent(app: AppContext, clientId: string, e: EspEvent): MessageRow | null {
+export async function messageOfEvent(
+  app: AppContext,
+  clientId: string,
+  e: EspEvent,
+): Promise<MessageRow | null> {
   const ids = e.providerIds.filter(Boolean)
   if (ids.length) {
-    const byProvider = app.db
+    const byProvider = await app.db
       .select()
       .from(messages)
       .where(and(inArray(messages.providerMessageId, ids), eq(messages.clientId, clientId)))
@@ -23,34 +27,34 @@ export function messageOfEvent(app: AppContext, clientId: string, e: EspEvent): 
     if (byProvider && byProvider.channel === 'email') return byProvider
   }
   const outboxId = OUR_ID.exec(e.rfcMessageId?.trim() ?? '')?.[1]?.toLowerCase()
-  const m = outboxId ? findMessage(app, outboxId) : undefined
+  const m = outboxId ? await findMessage(app, outboxId) : undefined
   return m && m.clientId === clientId && m.channel === 'email' ? m : null
 }
 
 /** Applies what the provider reported; a message Herald does not know (or not this client's) is skipped. */
-export function recordEspEvents(
+export async function recordEspEvents(
   app: AppContext,
   clientId: string,
   provider: EspProvider,
   events: readonly EspEvent[],
-): { recorded: number; ignored: number } {
+): Promise<{ recorded: number; ignored: number }> {
   let recorded = 0
   for (const e of events) {
-    const m = messageOfEvent(app, clientId, e)
+    const m = await messageOfEvent(app, clientId, e)
     if (!m) continue
     recorded++
-    if (e.kind === 'bounce' && e.bounce) recordBounce(app, m, e.bounce, e.at)
-    else if (e.kind === 'delivery') recordDelivered(app, m, e.at)
-    else if (e.kind === 'complaint' && m.complainedAt === null) recordComplaint(app, m, e.at)
+    if (e.kind === 'bounce' && e.bounce) await recordBounce(app, m, e.bounce, e.at)
+    else if (e.kind === 'delivery') await recordDelivered(app, m, e.at)
+    else if (e.kind === 'complaint' && m.complainedAt === null) await recordComplaint(app, m, e.at)
   }
-  noteReceived(app, clientId, provider)
+  await noteReceived(app, clientId, provider)
   return { recorded, ignored: events.length - recorded }
 }
 
 /** The time of the provider's latest authenticated notification for the client (shown with its URL). */
-export function noteReceived(app: AppContext, clientId: string, provider: EspProvider): void {
+export async function noteReceived(app: AppContext, clientId: string, provider: EspProvider): Promise<void> {
   const at = app.clock.now()
-  app.db
+  await app.db
     .insert(feedbackReceipts)
     .values({ clientId, provider, lastReceivedAt: at })
     .onConflictDoUpdate({
@@ -61,8 +65,12 @@ export function noteReceived(app: AppContext, clientId: string, provider: EspPro
 }
 
 /** `{ses, postmark, mailgun, sendgrid}`: when each last posted, or null. */
-export function lastReceived(app: Pick<AppContext, 'db'>, clientId: string) {
-  const rows = app.db.select().from(feedbackReceipts).where(eq(feedbackReceipts.clientId, clientId)).all()
+export async function lastReceived(app: Pick<AppContext, 'db'>, clientId: string) {
+  const rows = await app.db
+    .select()
+    .from(feedbackReceipts)
+    .where(eq(feedbackReceipts.clientId, clientId))
+    .all()
   const at = (p: EspProvider) => rows.find((r) => r.provider === p)?.lastReceivedAt ?? null
   return { ses: at('ses'), postmark: at('postmark'), mailgun: at('mailgun'), sendgrid: at('sendgrid') }
 }

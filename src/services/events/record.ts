@@ -23,9 +23,9 @@ export interface EventInput extends Omit<EventRecorded, 'id' | 'type'> {
  * inside the transaction of the change that caused it. Prepared statements rather than the query
  * builder: the send queue writes one per message, and the builder costs ~15x more per insert.
  */
-export function recordEvent({ db, hooks }: HookedDb, input: EventInput): string {
+export async function recordEvent({ db, hooks }: HookedDb, input: EventInput): Promise<string> {
   const id = newId()
-  appendEvent(db.$client, {
+  await appendEvent(db.$client, {
     id,
     clientId: input.clientId,
     type: input.type,
@@ -37,6 +37,6 @@ export function recordEvent({ db, hooks }: HookedDb, input: EventInput): string 
     occurredAt: input.occurredAt,
     data: JSON.stringify(input.data),
   })
-  hooks.eventRecorded.trigger({ id, ...input })
+  await hooks.eventRecorded.trigger({ id, ...input })
   return id
 }

@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { type FlowAudience, lists } from '../../db/schema'
 import { invalidField, ServiceError } from '../../errors'
+import type { Awaitable } from '../../lib/awaitable'
 import { parseId } from '../../lib/ids'
 import { assertContactsOfClient } from '../lists/members'
 import { findSegmentRow } from '../segments/records'
@@ -17,15 +18,19 @@ export interface AudienceInput {
   list_id?: string
 }
 
-export function resolveAudience(ctx: Ctx, clientId: string, input: AudienceInput): FlowAudience {
+export async function resolveAudience(
+  ctx: Ctx,
+  clientId: string,
+  input: AudienceInput,
+): Promise<FlowAudience> {
   const ids = [...new Set((input.contact_ids ?? []).map((c) => parseId(c) ?? c))]
-  assertContactsOfClient(ctx.db, clientId, ids, 'contact_ids')
+  await assertContactsOfClient(ctx.db, clientId, ids, 'contact_ids')
   const audience: FlowAudience = { contact_ids: ids, segment: null, list_id: null }
   if (input.segment_id !== undefined) {
     const segmentId = parseId(input.segment_id)
-    let segment: ReturnType<typeof findSegmentRow> | null = null
+    let segment: Awaited<ReturnType<typeof findSegmentRow>> | null = null
     try {
-      segment = segmentId ? findSegmentRow(ctx, segmentId) : null
+      segment = segmentId ? await findSegmentRow(ctx, segmentId) : null
     } catch {
       segment = null
     }
@@ -37,11 +42,11 @@ export function resolveAudience(ctx: Ctx, clientId: string, input: AudienceInput
     const listId = parseId(input.list_id)
     const list =
       listId &&
-      ctx.db
+      (await ctx.db
         .select({ id: lists.id })
         .from(lists)
         .where(and(eq(lists.id, listId), eq(lists.clientId, clientId)))
-        .get()
+        .get())
     if (!list) throw invalidField('list_id', 'no such list in this client')
     audience.list_id = list.id
   }
@@ -56,13 +61,17 @@ export function resolveAudience(ctx: Ctx, clientId: string, input: AudienceInput
  * flow or a reference may change before the transaction) is counted there instead (null here),
  * so the refusal comes from the transaction, in its order.
  */
-export function countBeforeWrite(
+export async function countBeforeWrite(
   ctx: Ctx,
-  resolve: () => { flow: Flow; audience: FlowAudience },
-): AudienceCount | null {
+  resolve: () => Awaitable<{ flow: Flow; audience: FlowAudience }>,
+): Promise<AudienceCount | null> {
   try {
-    const { flow, audience } = resolve()
-    return countAudience(ctx.db, flow, audienceWhere(ctx.db, flow.clientId, audience, ctx.clock.now()))
+    const { flow, audience } = await resolve()
+    return await countAudience(
+      ctx.db,
+      flow,
+      await audienceWhere(ctx.db, flow.clientId, audience, ctx.clock.now()),
+    )
   } catch (err) {
     if (err instanceof ServiceError) return null
     throw err

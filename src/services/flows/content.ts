@@ -13,33 +13,33 @@ import type { FlowNode } from './nodes'
 const RE = /^\s*re:\s*/i
 
 /** A template of the flow's own client: a node naming another client's is never read. */
-const ownTemplate = (app: AppContext, clientId: string, id: string) =>
-  app.db
+const ownTemplate = async (app: AppContext, clientId: string, id: string) =>
+  await app.db
     .select()
     .from(templates)
     .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
     .get()
 
-function subjectOf(app: AppContext, clientId: string, node: FlowNode): string | null {
+async function subjectOf(app: AppContext, clientId: string, node: FlowNode): Promise<string | null> {
   if (typeof node.subject === 'string' && node.subject) return node.subject
   if (typeof node.template_id !== 'string') return null
-  return ownTemplate(app, clientId, node.template_id)?.subject ?? null
+  return (await ownTemplate(app, clientId, node.template_id))?.subject ?? null
 }
 
 /** The subject a thread's replies carry: `Re: ` and the first email's subject (once). */
-function replySubject(app: AppContext, flow: Flow): string | null {
+async function replySubject(app: AppContext, flow: Flow): Promise<string | null> {
   const first = flow.nodes.find((n) => n.type === 'send' && ((n.channel as string) ?? 'email') === 'email')
-  const subject = first ? subjectOf(app, flow.clientId, first) : null
+  const subject = first ? await subjectOf(app, flow.clientId, first) : null
   return subject === null ? null : `Re: ${subject.replace(RE, '')}`
 }
 
-export function sendNodeContent(
+export async function sendNodeContent(
   app: AppContext,
   kind: FlowKind,
   flowId: string,
   nodeId: string | null,
-): { flow: Flow; content: RenderableTemplate; channel: CampaignChannel; senderId: string | null } {
-  const flow = loadFlow(app.db, kind, flowId)?.flow
+): Promise<{ flow: Flow; content: RenderableTemplate; channel: CampaignChannel; senderId: string | null }> {
+  const flow = (await loadFlow(app.db, kind, flowId))?.flow
   if (!flow) throw new Error(`the ${kind} no longer exists`)
   const node = flow.nodes.find((n) => n.id === nodeId && n.type === 'send')
   if (!node) throw new Error(`the ${kind} has no send node ${nodeId}`)
@@ -47,7 +47,7 @@ export function sendNodeContent(
   const own = typeof node.subject === 'string' && node.subject ? node.subject : null
   let content: RenderableTemplate
   if (typeof node.template_id === 'string') {
-    const t = ownTemplate(app, flow.clientId, node.template_id)
+    const t = await ownTemplate(app, flow.clientId, node.template_id)
     if (!t) throw new Error('the template no longer exists')
     content = own
       ? {
@@ -67,7 +67,7 @@ export function sendNodeContent(
       bodyText: (node.body_text as string | null) ?? null,
     }
   if (channel === 'email' && !content.subject) {
-    const subject = flow.options.outreach ? replySubject(app, flow) : null
+    const subject = flow.options.outreach ? await replySubject(app, flow) : null
     if (!subject)
       throw new Error(
         flow.options.outreach

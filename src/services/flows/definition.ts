@@ -90,13 +90,13 @@ export function sequenceFlow(row: SequenceRow): Flow {
 }
 
 /** A flow and its client's time zone (for waits and windows of contacts without one). */
-export function loadFlow(
+export async function loadFlow(
   db: Db,
   kind: FlowKind,
   id: string,
-): { flow: Flow; clientZone: string | null } | null {
+): Promise<{ flow: Flow; clientZone: string | null } | null> {
   if (kind === 'journey') {
-    const found = db
+    const found = await db
       .select({ row: journeys, zone: clients.timezone })
       .from(journeys)
       .innerJoin(clients, eq(clients.id, journeys.clientId))
@@ -104,7 +104,7 @@ export function loadFlow(
       .get()
     return found ? { flow: journeyFlow(found.row), clientZone: found.zone } : null
   }
-  const found = db
+  const found = await db
     .select({ row: sequences, zone: clients.timezone })
     .from(sequences)
     .innerJoin(clients, eq(clients.id, sequences.clientId))
@@ -114,9 +114,10 @@ export function loadFlow(
 }
 
 /** Which table defines a flow id, or null. */
-export function flowKindOf(db: Db, id: string): FlowKind | null {
-  if (db.select({ id: journeys.id }).from(journeys).where(eq(journeys.id, id)).get()) return 'journey'
-  if (db.select({ id: sequences.id }).from(sequences).where(eq(sequences.id, id)).get()) return 'sequence'
+export async function flowKindOf(db: Db, id: string): Promise<FlowKind | null> {
+  if (await db.select({ id: journeys.id }).from(journeys).where(eq(journeys.id, id)).get()) return 'journey'
+  if (await db.select({ id: sequences.id }).from(sequences).where(eq(sequences.id, id)).get())
+    return 'sequence'
   return null
 }
 

@@ -39,41 +39,46 @@ const newcomer = (flow: Flow) =>
  * Enrolls the contacts of the flow's client matching `where` (over `contacts`); how many
  * entered. `at` overrides when the first step is due (a chunk of an earlier call).
  */
-export function enterWhere(
+export async function enterWhere(
   db: Db,
   flow: Flow,
   where: SQL,
   now: number,
   options: { at?: number; range?: { after: number; upTo: number } } = {},
-): number {
+): Promise<number> {
   const entry = entryOf(flow, now)
   const range = options.range
   const q = flowQueue(db.$client)
-  const before = q.maxEnrollmentSeq()
-  const inserted = db.run(sql`
+  const before = await q.maxEnrollmentSeq()
+  const inserted = (await db.run(sql`
     INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
     SELECT ${flow.kind}, ${flow.id}, ${flow.clientId}, contacts.id, ${entry.node ? 'active' : 'completed'}, ${entry.current}, NULL, ${JSON.stringify(entry.history)}, ${now}, ${entry.node ? null : now}, ${now}
     FROM contacts ${range ? sql`NOT INDEXED` : sql``}
     WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
       AND ${newcomer(flow)}
-  `) as unknown as { changes: number }
+  `)) as unknown as { changes: number }
   const n = inserted.changes
   if (n === 0) return 0
   if (entry.node)
-    db.run(sql`
+    await db.run(sql`
       INSERT INTO flow_runs (enrollment_seq, flow_id, contact_id, node_id, next_run_at)
       SELECT seq, flow_id, contact_id, ${entry.node}, ${options.at ?? entry.at} FROM flow_enrollments
       WHERE seq > ${before} AND flow_id = ${flow.id}
     `)
-  if (entry.current) q.bumpNode(flow.id, entry.current, n)
+  if (entry.current) await q.bumpNode(flow.id, entry.current, n)
   return n
 }
 
 /** Enrolls the given contacts (ids of the flow's client; others are ignored). */
-export function enterContacts(db: Db, flow: Flow, contactIds: readonly string[], now: number): number {
+export async function enterContacts(
+  db: Db,
+  flow: Flow,
+  contactIds: readonly string[],
+  now: number,
+): Promise<number> {
   let n = 0
   for (let i = 0; i < contactIds.length; i += IDS_PER_STATEMENT)
-    n += enterWhere(
+    n += await enterWhere(
       db,
       flow,
       inArray(contacts.id, contactIds.slice(i, i + IDS_PER_STATEMENT) as string[]),
@@ -83,11 +88,13 @@ export function enterContacts(db: Db, flow: Flow, contactIds: readonly string[],
 }
 
 /** The contacts of `clientId` an audience names (over `contacts`). */
-export function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: number): SQL {
+export async function audienceWhere(db: Db, clientId: string, a: FlowAudience, at: number): Promise<SQL> {
   const parts: SQL[] = []
   if (a.contact_ids.length) parts.push(inArray(contacts.id, a.contact_ids))
   if (a.segment)
-    parts.push(segmentCondition(db, clientId, a.segment.match, a.segment.rule_groups as RuleGroup[], at))
+    parts.push(
+      await segmentCondition(db, clientId, a.segment.match, a.segment.rule_groups as RuleGroup[], at),
+    )
   if (a.list_id !== null)
     parts.push(
       sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id} AND status = 'confirmed')`,
@@ -101,40 +108,40 @@ export interface AudienceCount {
   entering: number
 }
 
-export const countAudience = (db: Db, flow: Flow, where: SQL): AudienceCount =>
-  db
+export const countAudience = async (db: Db, flow: Flow, where: SQL): Promise<AudienceCount> =>
+  (await db
     .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(flow)}), 0)` })
     .from(contacts)
     .where(where)
-    .get()!
+    .get())!
 
 /**
  * An enroll call's audience enters: at once when few (counted as inserted), else as a job the
  * worker takes in chunks (counted by `counted`, which may be a few milliseconds old: the call then
  * enters a few more itself, or leaves a few to the worker; who enters is decided by enterWhere).
  */
-export function enrollAudience(
+export async function enrollAudience(
   app: Pick<AppContext, 'db' | 'clock' | 'workers'>,
   flow: Flow,
   audience: FlowAudience,
   counted: AudienceCount | null,
   syncLimit = SYNC_ENROLL_LIMIT,
-): { enrolled: number; skipped: number; firstRunAt: number } {
+): Promise<{ enrolled: number; skipped: number; firstRunAt: number }> {
   const now = app.clock.now()
-  const where = audienceWhere(app.db, flow.clientId, audience, now)
-  const { candidates, entering } = counted ?? countAudience(app.db, flow, where)
+  const where = await audienceWhere(app.db, flow.clientId, audience, now)
+  const { candidates, entering } = counted ?? (await countAudience(app.db, flow, where))
   const firstRunAt = entryOf(flow, now).at
   let enrolled: number
-  if (entering <= syncLimit) enrolled = enterWhere(app.db, flow, where, now)
+  if (entering <= syncLimit) enrolled = await enterWhere(app.db, flow, where, now)
   else {
-    app.db
+    await app.db
       .insert(flowEnrollJobs)
       .values({
         id: newId(),
         flowId: flow.id,
         clientId: flow.clientId,
         audience,
-        maxContactSeq: flowQueue(app.db.$client).maxContactSeq(),
+        maxContactSeq: await flowQueue(app.db.$client).maxContactSeq(),
         firstRunAt,
         enteredAt: now,
         createdAt: now,
@@ -152,13 +159,13 @@ const WAITING = sql.raw(`SELECT id FROM (${flowsWhere("status IN ('paused', 'dra
 const LIVE = sql.raw(`SELECT id FROM (${flowsWhere("status <> 'archived'")})`)
 
 /** Whether a chunked enrollment can go on (or be dropped): one read, so an idle pass takes no write lock. */
-export const enrollmentsPending = (db: Db): boolean =>
-  db
+export const enrollmentsPending = async (db: Db): Promise<boolean> =>
+  (await db
     .select({ id: flowEnrollJobs.id })
     .from(flowEnrollJobs)
     .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
     .limit(1)
-    .get() !== undefined
+    .get()) !== undefined
 
 /**
  * One chunk of the oldest pending enrollment of an active flow (the worker calls it in its own
@@ -168,15 +175,18 @@ export const enrollmentsPending = (db: Db): boolean =>
  * A job whose flow is archived or gone is dropped; one of a paused flow waits. Returns how many
  * entered, or null when no job can go on.
  */
-export function enterNextChunk(app: Pick<AppContext, 'db' | 'clock'>, size = ENROLL_CHUNK): number | null {
+export async function enterNextChunk(
+  app: Pick<AppContext, 'db' | 'clock'>,
+  size = ENROLL_CHUNK,
+): Promise<number | null> {
   const q = flowQueue(app.db.$client)
-  for (const gone of app.db
+  for (const gone of await app.db
     .delete(flowEnrollJobs)
     .where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`)
     .returning({ id: flowEnrollJobs.id })
     .all())
-    q.scratchClear(gone.id)
-  const job = app.db
+    await q.scratchClear(gone.id)
+  const job = await app.db
     .select()
     .from(flowEnrollJobs)
     .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
@@ -184,36 +194,36 @@ export function enterNextChunk(app: Pick<AppContext, 'db' | 'clock'>, size = ENR
     .limit(1)
     .get()
   if (!job) return null
-  const kind = flowKindOf(app.db, job.flowId)
-  const found = kind && loadFlow(app.db, kind, job.flowId)
+  const kind = await flowKindOf(app.db, job.flowId)
+  const found = kind && (await loadFlow(app.db, kind, job.flowId))
   if (!found) return null
-  const done = () => {
-    app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
-    q.scratchClear(job.id)
+  const done = async () => {
+    await app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
+    await q.scratchClear(job.id)
   }
   // After a restart the scratch is empty: match the rest of the job again, once.
   if (!q.isFilled(job.id)) {
-    const where = audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
-    app.db.run(sql`INSERT INTO ${sql.raw(q.scratch)} (job_id, seq)
+    const where = await audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
+    await app.db.run(sql`INSERT INTO ${sql.raw(q.scratch)} (job_id, seq)
       SELECT ${job.id}, contacts.seq FROM contacts
       WHERE contacts.seq > ${job.cursorSeq} AND contacts.seq <= ${job.maxContactSeq} AND (${where})`)
     q.markFilled(job.id)
   }
-  const upTo = q.scratchChunkEnd(job.id, size)
+  const upTo = await q.scratchChunkEnd(job.id, size)
   if (upTo === null) {
-    done()
+    await done()
     return 0
   }
   const now = app.clock.now()
   const chunk = sql`contacts.seq IN (SELECT seq FROM ${sql.raw(q.scratch)} WHERE job_id = ${job.id} AND seq > ${job.cursorSeq} AND seq <= ${upTo})`
   // Due when the call said (a sequence's first delay), or now: a chunk entering later than its
   // call is not late by the time its predecessors took.
-  const n = enterWhere(app.db, found.flow, chunk, now, {
+  const n = await enterWhere(app.db, found.flow, chunk, now, {
     at: Math.max(job.firstRunAt, now),
     range: { after: job.cursorSeq, upTo },
   })
-  q.scratchDrop(job.id, upTo)
-  if (upTo >= job.maxContactSeq || q.scratchChunkEnd(job.id, 1) === null) done()
-  else app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id)).run()
+  await q.scratchDrop(job.id, upTo)
+  if (upTo >= job.maxContactSeq || (await q.scratchChunkEnd(job.id, 1)) === null) await done()
+  else await app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id)).run()
   return n
 }

@@ -14,7 +14,7 @@ export interface EnrollmentsQuery {
   contact_id?: string
 }
 
-export function listFlowEnrollments<T>(
+export async function listFlowEnrollments<T>(
   ctx: Ctx,
   flowId: string,
   /** Names the collection in cursors (a cursor of one listing is refused by another). */
@@ -29,7 +29,7 @@ export function listFlowEnrollments<T>(
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
   if (contactId) where.push(eq(flowEnrollments.contactId, contactId))
   const filter = and(...where)
-  const rows = ctx.db
+  const rows = await ctx.db
     .select({ e: flowEnrollments, next: flowRuns.nextRunAt })
     .from(flowEnrollments)
     .leftJoin(flowRuns, eq(flowRuns.enrollmentSeq, flowEnrollments.seq))
@@ -37,7 +37,7 @@ export function listFlowEnrollments<T>(
     .orderBy(desc(flowEnrollments.seq))
     .limit(limit + 1)
     .all()
-  const total = ctx.db.select({ n: count() }).from(flowEnrollments).where(filter).get()?.n ?? 0
+  const total = (await ctx.db.select({ n: count() }).from(flowEnrollments).where(filter).get())?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
     collection,
     position: (r) => String(r.e.seq),

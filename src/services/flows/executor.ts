@@ -77,12 +77,12 @@ export function createFlowExecutor(app: AppContext) {
   // minute, since rules like within_last_days read the time when compiled).
   const tests = new Map<string, { key: string; until: number; test: ContactTest }>()
 
-  function testOf(flow: Flow, node: FlowNode, now: number): ContactTest {
+  async function testOf(flow: Flow, node: FlowNode, now: number): Promise<ContactTest> {
     const id = `${flow.id}:${node.id}`
     const key = String(flow.updatedAt)
     const hit = tests.get(id)
     if (hit && hit.key === key && hit.until > now) return hit.test
-    const test = compileContactTest(app.db, flow.clientId, node, now)
+    const test = await compileContactTest(app.db, flow.clientId, node, now)
     tests.set(id, { key, until: now + 60_000, test })
     return test
   }
@@ -93,12 +93,18 @@ export function createFlowExecutor(app: AppContext) {
    * so far and the rest stay due. Returns how many were stepped. The batch's figures reach
    * `report` only once it committed: a throw rolls its steps back, so they count for nothing.
    */
-  function stepBatch(kind: FlowKind, flowId: string, runs: DueRun[], report: StepReport, deadline: number) {
+  async function stepBatch(
+    kind: FlowKind,
+    flowId: string,
+    runs: DueRun[],
+    report: StepReport,
+    deadline: number,
+  ) {
     const tally = { queued: 0, webhooks: 0, deferred: 0, lateness: [] as number[] }
-    const stepped = inTransaction(app.sqlite, () => {
+    const stepped = await inTransaction(app.sqlite, async () => {
       // The client's time zone comes with the flow (once a batch): a wait `until` and a sending
       // window read a contact without a zone of its own in it (else UTC).
-      const found = loadFlow(app.db, kind, flowId)
+      const found = await loadFlow(app.db, kind, flowId)
       // Paused or archived since the runs were read: they wait (or were removed).
       if (!found || found.flow.status !== 'active') return 0
       const { flow, clientZone } = found
@@ -109,12 +115,13 @@ export function createFlowExecutor(app: AppContext) {
         (n) => n.type === 'send' && ((n.channel as string) ?? 'email') === 'email',
       )
       const byId = new Map(
-        app.db
-          .select()
-          .from(contacts)
-          .where(inArray(contacts.id, [...new Set(runs.map((r) => r.contact_id))]))
-          .all()
-          .map((c) => [c.id, c]),
+        (
+          await app.db
+            .select()
+            .from(contacts)
+            .where(inArray(contacts.id, [...new Set(runs.map((r) => r.contact_id))]))
+            .all()
+        ).map((c) => [c.id, c]),
       )
       const counts = new Map<string, number>()
       const count = (nodeId: string) => counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
@@ -122,7 +129,7 @@ export function createFlowExecutor(app: AppContext) {
       const senderKey = flow.options.senderId ?? 'default'
       const day = utcDay(now)
       const limit = flow.options.dailyLimit
-      let sentToday = limit === null ? 0 : q.dailyCount(flow.clientId, senderKey, day)
+      let sentToday = limit === null ? 0 : await q.dailyCount(flow.clientId, senderKey, day)
       const sentBefore = sentToday
 
       let stepped = 0
@@ -133,9 +140,9 @@ export function createFlowExecutor(app: AppContext) {
         const contact = byId.get(run.contact_id)
         // What the step does to the enrollment is written once, after the chain (one statement).
         const record: StepRecord = { entries: [], current: null, end: null }
-        const end = (e: End): Parked => {
+        const end = async (e: End): Promise<Parked> => {
           record.end = e
-          q.deleteRun(run.seq)
+          await q.deleteRun(run.seq)
           return PARKED
         }
         // The run's earlier emails, read once when an outreach email continues its thread (the
@@ -152,44 +159,43 @@ export function createFlowExecutor(app: AppContext) {
                 record.entries.push(JSON.stringify({ ...entry, at: iso(now) }))
                 record.current = current
               },
-              park(nodeId, at, waitEvent = null, since = null) {
-                q.moveRun(run.seq, nodeId, at, waitEvent, since)
+              async park(nodeId, at, waitEvent = null, since = null): Promise<Parked> {
+                await q.moveRun(run.seq, nodeId, at, waitEvent, since)
                 return PARKED
               },
               end,
-              test: (node) => testOf(flow, node, now)(contact.id),
-              eventSince: (type, since) => q.eventSince(contact.id, type, since),
+              test: async (node) => (await testOf(flow, node, now))(contact.id),
+              eventSince: async (type, since) => await q.eventSince(contact.id, type, since),
               sending: {
-                suppressed: (email) => isSuppressed(flow.clientId, email),
+                suppressed: async (email) => await isSuppressed(flow.clientId, email),
                 takeDaily() {
                   if (limit === null) return true
                   if (sentToday >= limit) return false
                   sentToday++
                   return true
                 },
-                thread(node) {
+                async thread(node) {
                   thread ??=
                     node === firstEmail
                       ? []
-                      : q
-                          .historyOf(run.enrollment_seq)
+                      : (await q.historyOf(run.enrollment_seq))
                           .filter((h) => h.channel === 'email' && typeof h.message_id === 'string')
                           .map((h) => h.message_id as string)
                   return thread
                 },
-                queueMessage(node, earlier) {
+                async queueMessage(node, earlier) {
                   tally.queued++
-                  return actions.queueMessage(flow, node, contact, now, earlier)
+                  return await actions.queueMessage(flow, node, contact, now, earlier)
                 },
                 deferred: () => void tally.deferred++,
               },
               act: {
-                queueWebhook(node) {
-                  const id = actions.queueWebhook(flow, node, contact, now)
+                async queueWebhook(node) {
+                  const id = await actions.queueWebhook(flow, node, contact, now)
                   if (id) tally.webhooks++
                   return id
                 },
-                apply: (node) => actions.apply(flow, node, contact, now),
+                apply: async (node) => await actions.apply(flow, node, contact, now),
               },
             }
           : null
@@ -200,22 +206,22 @@ export function createFlowExecutor(app: AppContext) {
         const waitingAt = nodes.get(run.node_id)
         if (run.wait_event !== null && scope && waitingAt)
           next =
-            NODE_SPECS[waitingAt.type].resume?.(scope, waitingAt, {
+            (await NODE_SPECS[waitingAt.type].resume?.(scope, waitingAt, {
               wait_event: run.wait_event,
               wait_since: run.wait_since,
-            }) ?? next
+            })) ?? next
 
         let hops = 0
         while (next !== PARKED) {
           if (next === null) {
-            end({ status: 'completed', reason: null })
+            await end({ status: 'completed', reason: null })
             break
           }
           const node = nodes.get(next)
           if (!node) {
             // A journey's graph changed under a waiting contact (refused on save; kept as a
             // guard); a sequence's steps were shortened while it waited: it is done.
-            end(
+            await end(
               flow.options.outreach
                 ? { status: 'completed', reason: null }
                 : { status: 'exited', reason: 'manual' },
@@ -224,27 +230,32 @@ export function createFlowExecutor(app: AppContext) {
           }
           const ended = endFor(flow, contact)
           if (ended || !scope) {
-            end(ended ?? { status: 'exited', reason: null })
+            await end(ended ?? { status: 'exited', reason: null })
             break
           }
           // A goal met at any point ends the flow as a conversion.
-          const reached = goals.find((g) => scope.test(g))
+          let reached: FlowNode | undefined
+          for (const g of goals)
+            if (await scope.test(g)) {
+              reached = g
+              break
+            }
           if (reached) {
             count(reached.id)
             scope.history({ node: reached.id, goal: true }, reached.id)
-            end({ status: 'completed', reason: 'goal' })
+            await end({ status: 'completed', reason: 'goal' })
             break
           }
           if (++hops > MAX_HOPS) {
-            q.moveRun(run.seq, node.id, now)
+            await q.moveRun(run.seq, node.id, now)
             break
           }
-          next = NODE_SPECS[node.type].step(scope, node)
+          next = await NODE_SPECS[node.type].step(scope, node)
         }
-        if (record.entries.length > 0 || record.end) q.record(run.enrollment_seq, record, now)
+        if (record.entries.length > 0 || record.end) await q.record(run.enrollment_seq, record, now)
       }
-      for (const [nodeId, n] of counts) q.bumpNode(flowId, nodeId, n)
-      if (sentToday > sentBefore) q.bumpDaily(flow.clientId, senderKey, day, sentToday - sentBefore)
+      for (const [nodeId, n] of counts) await q.bumpNode(flowId, nodeId, n)
+      if (sentToday > sentBefore) await q.bumpDaily(flow.clientId, senderKey, day, sentToday - sentBefore)
       return stepped
     })
     report.stepped += stepped
@@ -269,7 +280,7 @@ export function createFlowExecutor(app: AppContext) {
    * enrollment enters at the pace the executor takes its steps, and the due steps of other flows
    * (waits ending, events) never queue behind 100,000 entries.
    */
-  function pass(batch = 200, budgetMs = SLICE_MS): StepReport & { nextAt: number | null } {
+  async function pass(batch = 200, budgetMs = SLICE_MS): Promise<StepReport & { nextAt: number | null }> {
     const report: StepReport = {
       stepped: 0,
       queued: 0,
@@ -281,21 +292,22 @@ export function createFlowExecutor(app: AppContext) {
     }
     const deadline = performance.now() + budgetMs
     let nextAt: number | null = null
-    let kinds = new Map(q.activeFlows().map((f) => [f.id, f.kind]))
+    let kinds = new Map((await q.activeFlows()).map((f) => [f.id, f.kind]))
     let active = new Set(kinds.keys())
     // At least one step batch (of at least one run) or one chunk a pass, whatever the budget.
     for (let first = true; first || performance.now() < deadline; first = false) {
       const now = app.clock.now()
-      const due = pickDue(active, q.nextDue, now, holds)
+      const due = await pickDue(active, q.nextDue, now, holds)
       const pick = due.pick
       nextAt = due.nextAt
       if (pick !== null) {
         // A throw rolls the batch back (its runs stay due) and holds the flow back, so the
         // other flows go on.
-        const stepped = holds.attempt(
+        const stepped = await holds.attempt(
           pick,
           now,
-          () => stepBatch(kinds.get(pick)!, pick, q.due(pick, now, batch), report, deadline),
+          async () =>
+            await stepBatch(kinds.get(pick)!, pick, await q.due(pick, now, batch), report, deadline),
           (retryAt, err) =>
             app.log.error(`${kinds.get(pick)} step failed; its due runs wait`, {
               [`${kinds.get(pick)}_id`]: pick,
@@ -307,14 +319,14 @@ export function createFlowExecutor(app: AppContext) {
         if (stepped === 0) active.delete(pick)
         continue
       }
-      if (!enrollmentsPending(app.db)) break
-      const n = inTransaction(app.sqlite, () => enterNextChunk(app))
+      if (!(await enrollmentsPending(app.db))) break
+      const n = await inTransaction(app.sqlite, async () => await enterNextChunk(app))
       if (n === null) break
       report.enrolled += n
       report.chunks++
       // The chunk's flow may have been activated since the list was read.
       if (n > 0) {
-        kinds = new Map(q.activeFlows().map((f) => [f.id, f.kind]))
+        kinds = new Map((await q.activeFlows()).map((f) => [f.id, f.kind]))
         active = new Set(kinds.keys())
       }
     }

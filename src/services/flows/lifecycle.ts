@@ -6,17 +6,17 @@ import type { FlowEndReason } from '../../lib/enums'
 // What archiving a flow does to its runs, whichever door: every active enrollment ends (exited,
 // with the door's reason), its runs are dropped and the messages still queued are cancelled.
 
-export function endEveryRun(
+export async function endEveryRun(
   db: Db,
   flowId: string,
   reason: FlowEndReason | null,
   cancelled: string,
   now: number,
 ) {
-  db.run(
+  await db.run(
     sql`UPDATE flow_enrollments SET status = 'exited', end_reason = ${reason}, ended_at = ${now}, updated_at = ${now}
         WHERE flow_id = ${flowId} AND status = 'active'`,
   )
-  db.run(sql`DELETE FROM flow_runs WHERE flow_id = ${flowId}`)
-  flowQueue(db.$client).cancelQueued(flowId, cancelled)
+  await db.run(sql`DELETE FROM flow_runs WHERE flow_id = ${flowId}`)
+  await flowQueue(db.$client).cancelQueued(flowId, cancelled)
 }

@@ -25,8 +25,11 @@ const NONE: NodeMessageStats = {
 }
 
 /** A flow's message figures per send node (through messages_flow_due_idx); zeros for a node without any. */
-export function messageStatsByNode(db: Db, flowId: string): (nodeId: string) => NodeMessageStats {
-  const rows = db.all<NodeMessageStats & { node: string }>(
+export async function messageStatsByNode(
+  db: Db,
+  flowId: string,
+): Promise<(nodeId: string) => NodeMessageStats> {
+  const rows = await db.all<NodeMessageStats & { node: string }>(
     sql`SELECT source_step AS node,
           sum(status IN ('queued', 'sending')) AS queued,
           count(sent_at) AS sent, count(delivered_at) AS delivered, count(opened_at) AS opened,

@@ -17,7 +17,7 @@ export function createNodeActions(app: AppContext) {
   const q = flowQueue(app.sqlite)
 
   /** A send node's message in the outbox (its content is planned when it is sent); its id. */
-  function queueMessage(
+  async function queueMessage(
     flow: Flow,
     node: FlowNode,
     contact: ContactRow,
@@ -26,7 +26,7 @@ export function createNodeActions(app: AppContext) {
   ) {
     const channel = (node.channel as string) ?? 'email'
     const id = newId()
-    q.queueMessage(
+    await q.queueMessage(
       {
         id,
         clientId: flow.clientId,
@@ -44,9 +44,14 @@ export function createNodeActions(app: AppContext) {
   }
 
   /** A webhook node: a signed POST queued for the webhook worker (retries, SSRF guard, log). */
-  function queueWebhook(flow: Flow, node: FlowNode, contact: ContactRow, now: number): string | null {
+  async function queueWebhook(
+    flow: Flow,
+    node: FlowNode,
+    contact: ContactRow,
+    now: number,
+  ): Promise<string | null> {
     const webhookId = node.webhook_id as string
-    const hook = app.db
+    const hook = await app.db
       .select({ id: webhooks.id })
       .from(webhooks)
       .where(and(eq(webhooks.id, webhookId), eq(webhooks.clientId, flow.clientId)))
@@ -66,7 +71,7 @@ export function createNodeActions(app: AppContext) {
       },
     })
     const id = newId()
-    app.db
+    await app.db
       .insert(webhookDeliveries)
       .values({
         id,
@@ -86,7 +91,7 @@ export function createNodeActions(app: AppContext) {
     return id
   }
 
-  function updateContact(flow: Flow, node: FlowNode, contact: ContactRow, now: number) {
+  async function updateContact(flow: Flow, node: FlowNode, contact: ContactRow, now: number) {
     const f = node.fields as Record<string, unknown>
     const set: Partial<ContactRow> = { updatedAt: now }
     if (f.first_name !== undefined) set.firstName = f.first_name as string | null
@@ -101,9 +106,9 @@ export function createNodeActions(app: AppContext) {
         else merged[k] = v
       set.customFields = merged
     }
-    app.db.update(contacts).set(set).where(eq(contacts.id, contact.id)).run()
+    await app.db.update(contacts).set(set).where(eq(contacts.id, contact.id)).run()
     if (set.status === 'unsubscribed' && contact.status !== 'unsubscribed')
-      recordEvent(app, {
+      await recordEvent(app, {
         clientId: flow.clientId,
         type: 'contact.unsubscribed',
         contactId: contact.id,
@@ -123,11 +128,11 @@ export function createNodeActions(app: AppContext) {
   }
 
   /** The nodes whose effect is all they do: update_contact, add_to_list, remove_from_list. */
-  function apply(flow: Flow, node: FlowNode, contact: ContactRow, now: number) {
-    if (node.type === 'update_contact') updateContact(flow, node, contact, now)
-    else if (node.type === 'add_to_list') addMembers(app, node.list_id as string, [contact.id], now)
+  async function apply(flow: Flow, node: FlowNode, contact: ContactRow, now: number) {
+    if (node.type === 'update_contact') await updateContact(flow, node, contact, now)
+    else if (node.type === 'add_to_list') await addMembers(app, node.list_id as string, [contact.id], now)
     else if (node.type === 'remove_from_list')
-      removeMembers(app.db, node.list_id as string, [contact.id], now)
+      await removeMembers(app.db, node.list_id as string, [contact.id], now)
   }
 
   return { queueMessage, queueWebhook, apply }

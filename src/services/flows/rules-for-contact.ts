@@ -1,6 +1,9 @@
-import { eq, type SQL, sql } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { lists } from '../../db/schema'
+import { ownedIds } from '../../db/tenant'
+import type { Awaitable } from '../../lib/awaitable'
+import { recordIdsIn } from '../../lib/ids'
 import { compileSegment, type RuleGroup } from '../segments/rules'
 
 // A condition's or goal's rule groups, compiled by the segment compiler once and asked for ONE
@@ -8,16 +11,16 @@ import { compileSegment, type RuleGroup } from '../segments/rules'
 
 type Dialect = { sqlToQuery(s: SQL): { sql: string; params: unknown[] } }
 
-export type ContactTest = (contactId: string) => boolean
+export type ContactTest = (contactId: string) => Awaitable<boolean>
 
-export function compileContactTest(
+export async function compileContactTest(
   db: Db,
   clientId: string,
   node: Record<string, unknown>,
   now: number,
-): ContactTest {
-  const listExists = (id: string) =>
-    db.select({ id: lists.id }).from(lists).where(eq(lists.id, id)).get() !== undefined
+): Promise<ContactTest> {
+  const known = await ownedIds(db, lists, clientId, recordIdsIn(node.rule_groups))
+  const listExists = (id: string) => known.has(id)
   const match = node.match === 'any' ? 'any' : 'all'
   const compiled = compileSegment(match, node.rule_groups as RuleGroup[], { now, listExists })
   // Checked on save; a list deleted since then makes the rule false rather than stopping everyone.
@@ -28,5 +31,5 @@ export function compileContactTest(
   )
   const stmt = db.$client.prepare<{ one: number }, never[]>(q.sql)
   const params = q.params.slice(0, -1)
-  return (contactId) => stmt.get(...(params as never[]), contactId as never) !== null
+  return async (contactId) => (await stmt.get(...(params as never[]), contactId as never)) !== null
 }

@@ -18,17 +18,22 @@ export function createFlowSource(app: AppContext, planner: Planner): MessageSour
   const q = flowQueue(app.sqlite)
   const plans = new Map<string, { plan: SendPlan; until: number }>()
 
-  function nodePlan(kind: FlowKind, flowId: string, nodeId: string | null, clientId: string): SendPlan {
+  async function nodePlan(
+    kind: FlowKind,
+    flowId: string,
+    nodeId: string | null,
+    clientId: string,
+  ): Promise<SendPlan> {
     const key = `${flowId}:${nodeId}`
     const now = app.clock.now()
     const hit = plans.get(key)
     if (hit && hit.until > now) return hit.plan
-    const { flow, content, channel, senderId } = sendNodeContent(app, kind, flowId, nodeId)
-    const plan = planner({
+    const { flow, content, channel, senderId } = await sendNodeContent(app, kind, flowId, nodeId)
+    const plan = await planner({
       clientId,
       channel,
       content,
-      sender: channel === 'email' ? resolveSender(app, { clientId, senderId }) : null,
+      sender: channel === 'email' ? await resolveSender(app, { clientId, senderId }) : null,
       variables: { [flow.kind]: { id: flow.id, name: flow.name } },
       bulk: true,
     })
@@ -46,12 +51,12 @@ export function createFlowSource(app: AppContext, planner: Planner): MessageSour
   // An email continuing a thread is its own key (its headers, on the node's cached plan). The
   // thread read for its key is kept for its plan, asked right after.
   const read = new Map<number, string[]>()
-  const threaded = (m: { channel: string; seq: number }) => {
+  const threaded = async (m: { channel: string; seq: number }) => {
     if (m.channel !== 'email') return []
     let thread = read.get(m.seq)
     if (thread === undefined) {
       if (read.size >= 1_000) read.clear()
-      thread = q.threadOf(m.seq)
+      thread = await q.threadOf(m.seq)
       read.set(m.seq, thread)
     }
     return thread
@@ -61,23 +66,23 @@ export function createFlowSource(app: AppContext, planner: Planner): MessageSour
     kind: 'flow',
     owns: (m) => m.sourceId !== null,
 
-    due(now) {
+    async due(now) {
       let nextAt: number | null = null
       const lanes: string[] = []
-      for (const { id, at } of q.laneDue()) {
+      for (const { id, at } of await q.laneDue()) {
         if (at === null) continue
         if (at <= now) lanes.push(id)
         else nextAt = nextAt === null ? at : Math.min(nextAt, at)
       }
       return { lanes, nextAt }
     },
-    claim: (flowId, now, leaseUntil, limit) => q.claimMessages(flowId, now, leaseUntil, limit),
+    claim: async (flowId, now, leaseUntil, limit) => await q.claimMessages(flowId, now, leaseUntil, limit),
 
-    planKey: (m) => (threaded(m).length === 0 ? `${m.sourceId}:${m.sourceStep}` : m.id),
-    plan(m) {
+    planKey: async (m) => ((await threaded(m)).length === 0 ? `${m.sourceId}:${m.sourceStep}` : m.id),
+    async plan(m) {
       try {
-        const plan = nodePlan(m.sourceKind!, m.sourceId!, m.sourceStep, m.clientId)
-        const thread = plan.channel === 'email' ? threaded(m) : []
+        const plan = await nodePlan(m.sourceKind!, m.sourceId!, m.sourceStep, m.clientId)
+        const thread = plan.channel === 'email' ? await threaded(m) : []
         if (thread.length === 0) return plan
         const ids = thread.map((id) => rfcMessageId(id, plan.idDomain))
         return { ...plan, headers: { 'In-Reply-To': ids.at(-1)!, References: ids.join(' ') } }
@@ -87,7 +92,7 @@ export function createFlowSource(app: AppContext, planner: Planner): MessageSour
     },
     unplannable: (_m, error) => ({ kind: 'failed', provider: null, error: `cannot send: ${error.message}` }),
 
-    verdict: (m, _plan, fresh) => (fresh ? verdictOf(m.sourceKind, q.status(m.sourceId!)) : SEND),
+    verdict: async (m, _plan, fresh) => (fresh ? verdictOf(m.sourceKind, await q.status(m.sourceId!)) : SEND),
     tallyKey: () => null,
     tally() {},
   }

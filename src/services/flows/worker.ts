@@ -21,8 +21,8 @@ export function createFlowWorker(app: AppContext, options: FlowWorkerOptions = {
   const executor = createFlowExecutor(app)
   return createLeasedWorker(app, {
     name: 'flows',
-    pass() {
-      const report = executor.pass(options.batch, options.budgetMs)
+    async pass() {
+      const report = await executor.pass(options.batch, options.budgetMs)
       options.onPass?.(report)
       // A chunk of a large enrollment is work too: the next one follows at once.
       return { worked: report.stepped > 0 || report.chunks > 0, nextAt: report.nextAt }

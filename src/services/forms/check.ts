@@ -33,10 +33,15 @@ export function checkUrls(input: Pick<FormPatch, 'success_url' | 'confirmed_url'
 }
 
 /** The template's UUID when it is an email template of the client, else an error. */
-export function checkTemplate(db: Db, clientId: string, ref: string, errors: FieldError[]): string | null {
+export async function checkTemplate(
+  db: Db,
+  clientId: string,
+  ref: string,
+  errors: FieldError[],
+): Promise<string | null> {
   const id = parseId(ref)
   const row = id
-    ? db
+    ? await db
         .select({ channel: templates.channel })
         .from(templates)
         .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
@@ -49,15 +54,15 @@ export function checkTemplate(db: Db, clientId: string, ref: string, errors: Fie
 }
 
 /** Lists of the client, as UUIDs; unknown or foreign ones go to `errors` as `list_ids[i]`. */
-export function checkLists(
+export async function checkLists(
   db: Db,
   clientId: string,
   refs: readonly string[],
   errors: FieldError[],
-): string[] {
+): Promise<string[]> {
   const ids = refs.map((r) => parseId(r) ?? r)
   try {
-    assertListsOfClient(db, clientId, ids, 'list_ids')
+    await assertListsOfClient(db, clientId, ids, 'list_ids')
   } catch (err) {
     if (!(err instanceof ServiceError) || !Array.isArray(err.details)) throw err
     errors.push(...(err.details as FieldError[]))

@@ -28,13 +28,13 @@ interface Target {
   origin: ConsentOrigin
 }
 
-function targetOf(
+async function targetOf(
   app: AppContext,
   claims: ConfirmClaims,
   who: Pick<ConsentOrigin, 'ip' | 'userAgent'>,
-): Target | null {
+): Promise<Target | null> {
   if (claims.via === 'list') {
-    const list = app.db
+    const list = await app.db
       .select({ clientId: lists.clientId })
       .from(lists)
       .where(eq(lists.id, claims.sourceId))
@@ -48,7 +48,7 @@ function targetOf(
       origin: { source: 'api', ...who },
     }
   }
-  const form = app.db.select().from(forms).where(eq(forms.id, claims.sourceId)).get()
+  const form = await app.db.select().from(forms).where(eq(forms.id, claims.sourceId)).get()
   if (!form) return null
   return {
     clientId: form.clientId,
@@ -58,27 +58,29 @@ function targetOf(
   }
 }
 
-export function confirmByToken(
+export async function confirmByToken(
   app: AppContext,
   token: string,
   who: { ip: string; userAgent: string | null },
-): ConfirmOutcome | null {
+): Promise<ConfirmOutcome | null> {
   const claims = decodeConfirmToken(confirmKey(app.secretKey), token)
   const now = app.clock.now()
   if (!claims || now - claims.issuedAt > CONFIRM_TTL_MS || claims.issuedAt > now + 60_000) return null
-  const target = targetOf(app, claims, who)
+  const target = await targetOf(app, claims, who)
   if (!target) return null
-  const contact = app.db
+  const contact = await app.db
     .select({ email: contacts.email, status: contacts.status })
     .from(contacts)
     .where(and(eq(contacts.id, claims.contactId), eq(contacts.clientId, target.clientId)))
     .get()
   if (!contact) return null
   // Someone who has opted out (or is suppressed) since is not subscribed again by an old link.
-  const reachable = contact.status === 'subscribed' && !isSuppressed(app.db, target.clientId, contact.email)
+  const reachable =
+    contact.status === 'subscribed' && !(await isSuppressed(app.db, target.clientId, contact.email))
   const confirmed = reachable
-    ? inTransaction(app.sqlite, () =>
-        confirmMemberships(app, claims.contactId, target.listIds, now, target.origin),
+    ? await inTransaction(
+        app.sqlite,
+        async () => await confirmMemberships(app, claims.contactId, target.listIds, now, target.origin),
       )
     : []
   return { clientId: target.clientId, redirect: target.redirect, confirmed }

@@ -39,8 +39,12 @@ export const confirmUrl = (app: AppContext, token: string) =>
  * Queues the confirmation unless one went to this contact through the same form or list within
  * the hour; true when queued. In the caller's transaction; the caller wakes the send worker.
  */
-export function queueConfirmation(app: AppContext, r: ConfirmationRequest, now: number): boolean {
-  const stamped = app.db
+export async function queueConfirmation(
+  app: AppContext,
+  r: ConfirmationRequest,
+  now: number,
+): Promise<boolean> {
+  const stamped = await app.db
     .insert(optInConfirmations)
     .values({ sourceId: r.sourceId, contactId: r.contactId, sentAt: now })
     .onConflictDoUpdate({
@@ -58,8 +62,8 @@ export function queueConfirmation(app: AppContext, r: ConfirmationRequest, now: 
     issuedAt: now,
   })
   const outbox = outboxOf(app.store, OUTBOX_RULES)
-  const seq = outbox.queueMessage(newId(), r.clientId, r.contactId, 'email', r.email, now)
-  outbox.storePayload({
+  const seq = await outbox.queueMessage(newId(), r.clientId, r.contactId, 'email', r.email, now)
+  await outbox.storePayload({
     messageSeq: seq,
     templateId: r.templateId,
     subject: r.templateId ? null : BUILT_IN_CONFIRMATION.subject,
@@ -78,23 +82,23 @@ const CHUNK = 500
  * written to is sent the built-in confirmation. In the caller's transaction; returns how many
  * were queued.
  */
-export function askListConfirmations(
+export async function askListConfirmations(
   app: AppContext,
   list: { id: string; clientId: string },
   contactIds: readonly string[],
   now: number,
-): number {
+): Promise<number> {
   const suppressed = createSuppressionCheck(app.db)
   let queued = 0
   for (let i = 0; i < contactIds.length; i += CHUNK)
-    for (const c of app.db
+    for (const c of await app.db
       .select({ id: contacts.id, email: contacts.email, status: contacts.status })
       .from(contacts)
       .where(and(eq(contacts.clientId, list.clientId), inArray(contacts.id, contactIds.slice(i, i + CHUNK))))
       .all()) {
-      if (c.status !== 'subscribed' || suppressed(list.clientId, c.email)) continue
+      if (c.status !== 'subscribed' || (await suppressed(list.clientId, c.email))) continue
       const request = { via: 'list' as const, sourceId: list.id, clientId: list.clientId, templateId: null }
-      if (queueConfirmation(app, { ...request, contactId: c.id, email: c.email }, now)) queued++
+      if (await queueConfirmation(app, { ...request, contactId: c.id, email: c.email }, now)) queued++
     }
   return queued
 }

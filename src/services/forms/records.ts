@@ -9,23 +9,23 @@ import { checkLists, checkTemplate, checkUrls, normalizeFields } from './check'
 import type { FormInput, FormPatch } from './inputs'
 import { presentForm } from './present'
 
-export function findFormRow(ctx: Ctx, id: string): FormRow {
-  const row = findVisible(ctx.db, ctx.actor, forms, id)
+export async function findFormRow(ctx: Ctx, id: string): Promise<FormRow> {
+  const row = await findVisible(ctx.db, ctx.actor, forms, id)
   if (!row) throw notFound('Form')
   return row
 }
 
 /** The members of `input` that reference or shape something, checked and resolved. */
-function resolve(ctx: Ctx, clientId: string, input: FormPatch) {
+async function resolve(ctx: Ctx, clientId: string, input: FormPatch) {
   const errors: FieldError[] = []
   const out: Partial<FormRow> = {}
-  if (input.list_ids !== undefined) out.listIds = checkLists(ctx.db, clientId, input.list_ids, errors)
+  if (input.list_ids !== undefined) out.listIds = await checkLists(ctx.db, clientId, input.list_ids, errors)
   if (input.fields !== undefined) out.fields = normalizeFields(input.fields, errors)
   if (input.confirmation_template_id !== undefined)
     out.confirmationTemplateId =
       input.confirmation_template_id === null
         ? null
-        : checkTemplate(ctx.db, clientId, input.confirmation_template_id, errors)
+        : await checkTemplate(ctx.db, clientId, input.confirmation_template_id, errors)
   checkUrls(input, errors)
   if (errors.length) throw validationFailed(errors)
   if (input.name !== undefined) out.name = input.name
@@ -37,11 +37,11 @@ function resolve(ctx: Ctx, clientId: string, input: FormPatch) {
   return out
 }
 
-export function createForm(ctx: Ctx, input: FormInput, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
-  const set = resolve(ctx, clientId, { fields: ['email'], ...input })
+export async function createForm(ctx: Ctx, input: FormInput, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const set = await resolve(ctx, clientId, { fields: ['email'], ...input })
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(forms)
     .values({
       id: newId(),
@@ -63,10 +63,11 @@ export function createForm(ctx: Ctx, input: FormInput, clientIdParam?: string) {
   return presentForm(row, ctx.config.publicUrl)
 }
 
-export const getForm = (ctx: Ctx, id: string) => presentForm(findFormRow(ctx, id), ctx.config.publicUrl)
+export const getForm = async (ctx: Ctx, id: string) =>
+  presentForm(await findFormRow(ctx, id), ctx.config.publicUrl)
 
-export function listForms(ctx: Ctx, page: { limit?: number; cursor?: string; client_id?: string }) {
-  return paginate(
+export async function listForms(ctx: Ctx, page: { limit?: number; cursor?: string; client_id?: string }) {
+  return await paginate(
     ctx.db,
     ctx.secretKey,
     forms,
@@ -77,10 +78,10 @@ export function listForms(ctx: Ctx, page: { limit?: number; cursor?: string; cli
   )
 }
 
-export function updateForm(ctx: Ctx, id: string, patch: FormPatch) {
-  const current = findFormRow(ctx, id)
-  const set = resolve(ctx, current.clientId, patch)
-  const row = ctx.db
+export async function updateForm(ctx: Ctx, id: string, patch: FormPatch) {
+  const current = await findFormRow(ctx, id)
+  const set = await resolve(ctx, current.clientId, patch)
+  const row = await ctx.db
     .update(forms)
     .set({ ...set, updatedAt: ctx.clock.now() })
     .where(eq(forms.id, id))
@@ -90,9 +91,9 @@ export function updateForm(ctx: Ctx, id: string, patch: FormPatch) {
 }
 
 /** The form goes; the consents it gathered keep its id as evidence of where they came from. */
-export function deleteForm(ctx: Ctx, id: string) {
-  findFormRow(ctx, id)
-  ctx.db.delete(optInConfirmations).where(eq(optInConfirmations.sourceId, id)).run()
-  ctx.db.delete(forms).where(eq(forms.id, id)).run()
+export async function deleteForm(ctx: Ctx, id: string) {
+  await findFormRow(ctx, id)
+  await ctx.db.delete(optInConfirmations).where(eq(optInConfirmations.sourceId, id)).run()
+  await ctx.db.delete(forms).where(eq(forms.id, id)).run()
   return { id, deleted: true }
 }

@@ -28,10 +28,10 @@ export interface SubmitRequest {
 }
 
 /** An active form by its public id (a UUID or frm_…), or null: unknown and disabled look alike. */
-export function findActiveForm(app: AppContext, ref: string): FormRow | null {
+export async function findActiveForm(app: AppContext, ref: string): Promise<FormRow | null> {
   const id = parseId(ref)
   if (!id) return null
-  const row = app.db.select().from(forms).where(eq(forms.id, id)).get()
+  const row = await app.db.select().from(forms).where(eq(forms.id, id)).get()
   return row?.status === 'active' ? row : null
 }
 
@@ -39,7 +39,7 @@ export function findActiveForm(app: AppContext, ref: string): FormRow | null {
 export const answerOf = (form: FormRow): SubmitStatus => (form.doubleOptIn ? 'pending' : 'subscribed')
 
 /** Subscribes the person; 422 (VALIDATION_FAILED) when the email or a field is unusable. */
-export function submitForm(app: AppContext, form: FormRow, req: SubmitRequest): SubmitStatus {
+export async function submitForm(app: AppContext, form: FormRow, req: SubmitRequest): Promise<SubmitStatus> {
   const errors: FieldError[] = []
   const sub = readSubmission(form.fields, req.body, errors)
   // A bot filled the field people never see: it is told what a person would be, and nothing is kept.
@@ -53,21 +53,21 @@ export function submitForm(app: AppContext, form: FormRow, req: SubmitRequest): 
     userAgent: req.userAgent,
     consentText: form.consentText,
   }
-  const queued = inTransaction(app.sqlite, () => {
-    if (isSuppressed(app.db, form.clientId, sub.email)) return false
-    const known = findByEmail(app, clientNoOf(app, form.clientId), sub.email)
+  const queued = await inTransaction(app.sqlite, async () => {
+    if (await isSuppressed(app.db, form.clientId, sub.email)) return false
+    const known = await findByEmail(app, await clientNoOf(app, form.clientId), sub.email)
     if (known && known.status !== 'subscribed') return false
-    const contactId = known?.id ?? createAsForm(app, form, sub.contact)
-    const listIds = listsOf(app, form)
+    const contactId = known?.id ?? (await createAsForm(app, form, sub.contact))
+    const listIds = await listsOf(app, form)
     const status = form.doubleOptIn ? 'unconfirmed' : 'confirmed'
     let joined = false
     for (const listId of listIds)
       joined =
-        addMembers(app, listId, [contactId], now, { status, revive: true, consent: origin }).length > 0 ||
-        joined
+        (await addMembers(app, listId, [contactId], now, { status, revive: true, consent: origin })).length >
+          0 || joined
     // Asked again while still unconfirmed: nothing changed, but the person may want the link again.
-    if (!form.doubleOptIn || (!joined && !awaitsConfirmation(app, contactId, listIds))) return false
-    return queueConfirmation(
+    if (!form.doubleOptIn || (!joined && !(await awaitsConfirmation(app, contactId, listIds)))) return false
+    return await queueConfirmation(
       app,
       {
         via: 'form',
@@ -85,27 +85,28 @@ export function submitForm(app: AppContext, form: FormRow, req: SubmitRequest): 
 }
 
 /** A new contact, created by the same verb as the API's, acting for the form's client. */
-function createAsForm(app: AppContext, form: FormRow, contact: Parameters<typeof createContact>[1]) {
+async function createAsForm(app: AppContext, form: FormRow, contact: Parameters<typeof createContact>[1]) {
   const actor = { kind: 'system' as const, id: `form:${form.id}`, clientId: form.clientId, scopes: [] }
-  return createContact(withActor(app, actor, `form:${form.id}`), contact).id
+  return (await createContact(withActor(app, actor, `form:${form.id}`), contact)).id
 }
 
 /** The form's lists that still exist (a list deleted after the form was made is skipped). */
-function listsOf(app: AppContext, form: FormRow): string[] {
+async function listsOf(app: AppContext, form: FormRow): Promise<string[]> {
   if (form.listIds.length === 0) return []
-  return app.db
-    .select({ id: lists.id })
-    .from(lists)
-    .where(and(eq(lists.clientId, form.clientId), inArray(lists.id, form.listIds)))
-    .all()
-    .map((r) => r.id)
+  return (
+    await app.db
+      .select({ id: lists.id })
+      .from(lists)
+      .where(and(eq(lists.clientId, form.clientId), inArray(lists.id, form.listIds)))
+      .all()
+  ).map((r) => r.id)
 }
 
 /** Whether the contact is waiting to confirm any of these lists (else no message is needed). */
-function awaitsConfirmation(app: AppContext, contactId: string, listIds: string[]): boolean {
+async function awaitsConfirmation(app: AppContext, contactId: string, listIds: string[]): Promise<boolean> {
   if (listIds.length === 0) return false
   return (
-    app.db
+    (await app.db
       .select({ one: listMembers.listId })
       .from(listMembers)
       .where(
@@ -115,6 +116,6 @@ function awaitsConfirmation(app: AppContext, contactId: string, listIds: string[
           eq(listMembers.status, 'unconfirmed'),
         ),
       )
-      .get() !== undefined
+      .get()) !== undefined
   )
 }

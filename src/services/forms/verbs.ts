@@ -9,7 +9,7 @@ export const listFormsVerb = defineVerb({
   scope: 'any',
   input: ListFormsInput,
   mutates: false,
-  run: (ctx, input) => listForms(ctx, input),
+  run: async (ctx, input) => await listForms(ctx, input),
 })
 
 export const createFormVerb = defineVerb({
@@ -17,7 +17,7 @@ export const createFormVerb = defineVerb({
   scope: 'lists:write',
   input: CreateFormInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createForm(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createForm(ctx, fields, client_id),
 })
 
 export const getFormVerb = defineVerb({
@@ -25,7 +25,7 @@ export const getFormVerb = defineVerb({
   scope: 'any',
   input: FormRef,
   mutates: false,
-  run: (ctx, { id }) => getForm(ctx, id),
+  run: async (ctx, { id }) => await getForm(ctx, id),
 })
 
 export const updateFormVerb = defineVerb({
@@ -33,7 +33,7 @@ export const updateFormVerb = defineVerb({
   scope: 'lists:write',
   input: UpdateFormInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateForm(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateForm(ctx, id, patch),
 })
 
 export const deleteFormVerb = defineVerb({
@@ -42,7 +42,7 @@ export const deleteFormVerb = defineVerb({
   input: FormRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteForm(ctx, id),
+  run: async (ctx, { id }) => await deleteForm(ctx, id),
 })
 
 export const formEmbedVerb = defineVerb({
@@ -50,8 +50,8 @@ export const formEmbedVerb = defineVerb({
   scope: 'any',
   input: FormRef,
   mutates: false,
-  run: (ctx, { id }) => {
-    const row = findFormRow(ctx, id)
+  run: async (ctx, { id }) => {
+    const row = await findFormRow(ctx, id)
     return { html: embedHtml(formUrl(ctx.config.publicUrl, row.id), row) }
   },
 })

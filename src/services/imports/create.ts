@@ -44,12 +44,12 @@ export async function prepareImport(
   upload: Upload | undefined,
 ): Promise<PreparedImport> {
   if (!upload) throw invalidField('file', 'a CSV file is required')
-  const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, input.client_id)
   let listId: string | null = null
   if (input.list_id !== undefined) {
     listId = parseId(input.list_id)
     if (!listId) throw invalidField('list_id', notAnIdMessage('list'))
-    assertListsOfClient(ctx.db, clientId, [listId], 'list_id', false)
+    await assertListsOfClient(ctx.db, clientId, [listId], 'list_id', false)
   }
   const id = newId()
   const dir = join(ctx.config.dataDir, 'imports')
@@ -64,10 +64,10 @@ export async function prepareImport(
 }
 
 /** Queues the prepared import and wakes the worker; returns at once, progress is on the job. */
-export function queueImport(ctx: Ctx, input: CreateImportInput, prepared: PreparedImport) {
+export async function queueImport(ctx: Ctx, input: CreateImportInput, prepared: PreparedImport) {
   const now = ctx.clock.now()
   try {
-    const row = ctx.db
+    const row = await ctx.db
       .insert(contactImports)
       .values({
         id: prepared.id,
@@ -90,8 +90,8 @@ export function queueImport(ctx: Ctx, input: CreateImportInput, prepared: Prepar
   }
 }
 
-export function getImport(ctx: Ctx, id: string) {
-  const row = ctx.db
+export async function getImport(ctx: Ctx, id: string) {
+  const row = await ctx.db
     .select()
     .from(contactImports)
     .where(and(eq(contactImports.id, id), visibleTo(ctx.actor, contactImports.clientId)))
@@ -101,8 +101,8 @@ export function getImport(ctx: Ctx, id: string) {
 }
 
 /** Imports newest first; small table (one row per upload), counted through its client index. */
-export function listImports(ctx: Ctx, input: ListImportsInput) {
+export async function listImports(ctx: Ctx, input: ListImportsInput) {
   const { client_id, ...page } = input
   const where = listFilter(ctx.actor, contactImports.clientId, client_id)
-  return paginate(ctx.db, ctx.secretKey, contactImports, contactImports.id, where, page, presentImport)
+  return await paginate(ctx.db, ctx.secretKey, contactImports, contactImports.id, where, page, presentImport)
 }

@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises'
 import { type ContactUpdate, type ImportCounts, importWriter, saveImportProgress } from '../../db/imports'
+import { inTransaction } from '../../db/transaction'
 import type { HookedDb } from '../../hooks'
 import { newId } from '../../lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../contacts/search-index'
@@ -95,7 +96,7 @@ export async function processImport(
 
   const w = importWriter(sqlite)
   // Asked once: every row's insert and email lookup is keyed on it.
-  const clientNo = w.clientNo(job.clientId)
+  const clientNo = await w.clientNo(job.clientId)
   if (clientNo === null) throw new Error('the client of this import no longer exists')
   const from = job.resumeFrom
   const p: ImportProgress = {
@@ -113,117 +114,118 @@ export async function processImport(
     if (p.errors.length < MAX_ERRORS) batchErrors.push({ row: line, message })
   }
 
-  const flush = sqlite.transaction((c: Cell[]): void => {
-    const t = now()
-    batchErrors = []
-    const highWater = contactsHighWater(sqlite)
-    // Whether anyone reacts to new contacts, asked once a batch: with none, nothing is collected.
-    const created: string[] | null = hooks.contactCreated.wants(job.clientId) ? [] : null
-    const insertedBefore = p.inserted
-    let added = 0
-    let confirmed = 0
-    for (let k = 0; k < c.length; k += ROW_CELLS) {
-      p.processed++
-      const line = c[k] as number
-      const problem = c[k + 1] as string | null
-      if (problem) {
-        fail(line, problem)
-        continue
-      }
-      const email = c[k + 2] as string
-      const firstName = c[k + 3] as string | null
-      const lastName = c[k + 4] as string | null
-      const company = c[k + 5] as string | null
-      const phone = c[k + 6] as string | null
-      const status = c[k + 7] as string | null
-      const timezone = c[k + 8] as string | null
-      const custom = c[k + 9] as string
-      const id = newId()
-      const inserted = w.insertContact({
-        id,
-        clientId: job.clientId,
-        clientNo,
-        email,
-        firstName,
-        lastName,
-        company,
-        phone,
-        status: status ?? 'subscribed',
-        timezone,
-        customFields: custom,
-        at: t,
-      })
-      let contactId: string
-      if (inserted) {
-        p.inserted++
-        contactId = id
-        created?.push(id)
-      } else {
-        const current = w.existingContact(clientNo, email)!
-        contactId = current.id
-        if (job.updateExisting) {
-          const rowCustom = JSON.parse(custom) as Record<string, string>
-          const merged = { ...JSON.parse(current.custom_fields), ...rowCustom }
-          // The merged fields obey the limits too (as a PATCH's do).
-          const row: Parsed = {
-            email,
-            first_name: firstName ?? undefined,
-            last_name: lastName ?? undefined,
-            company: company ?? undefined,
-            phone: phone ?? undefined,
-            status: status ?? undefined,
-            timezone: timezone ?? undefined,
-            custom: rowCustom,
-          }
-          const problem = Object.keys(rowCustom).length > 0 ? contactProblem(row, merged) : null
-          if (problem) {
-            fail(line, problem)
-            continue
-          }
-          const next: ContactUpdate = [
-            firstName ?? current.first_name,
-            lastName ?? current.last_name,
-            company ?? current.company,
-            phone ?? current.phone,
-            status ?? current.status,
-            timezone ?? current.timezone,
-            JSON.stringify(merged),
-          ]
-          const before = [
-            current.first_name,
-            current.last_name,
-            current.company,
-            current.phone,
-            current.status,
-            current.timezone,
-            JSON.stringify(JSON.parse(current.custom_fields)),
-          ]
-          if (next.some((v, i) => v !== before[i])) {
-            w.updateContact(contactId, next, t)
-            p.updated++
+  const flush = async (c: Cell[]) =>
+    await inTransaction(sqlite, async (): Promise<void> => {
+      const t = now()
+      batchErrors = []
+      const highWater = await contactsHighWater(sqlite)
+      // Whether anyone reacts to new contacts, asked once a batch: with none, nothing is collected.
+      const created: string[] | null = (await hooks.contactCreated.wants(job.clientId)) ? [] : null
+      const insertedBefore = p.inserted
+      let added = 0
+      let confirmed = 0
+      for (let k = 0; k < c.length; k += ROW_CELLS) {
+        p.processed++
+        const line = c[k] as number
+        const problem = c[k + 1] as string | null
+        if (problem) {
+          fail(line, problem)
+          continue
+        }
+        const email = c[k + 2] as string
+        const firstName = c[k + 3] as string | null
+        const lastName = c[k + 4] as string | null
+        const company = c[k + 5] as string | null
+        const phone = c[k + 6] as string | null
+        const status = c[k + 7] as string | null
+        const timezone = c[k + 8] as string | null
+        const custom = c[k + 9] as string
+        const id = newId()
+        const inserted = await w.insertContact({
+          id,
+          clientId: job.clientId,
+          clientNo,
+          email,
+          firstName,
+          lastName,
+          company,
+          phone,
+          status: status ?? 'subscribed',
+          timezone,
+          customFields: custom,
+          at: t,
+        })
+        let contactId: string
+        if (inserted) {
+          p.inserted++
+          contactId = id
+          created?.push(id)
+        } else {
+          const current = (await w.existingContact(clientNo, email))!
+          contactId = current.id
+          if (job.updateExisting) {
+            const rowCustom = JSON.parse(custom) as Record<string, string>
+            const merged = { ...JSON.parse(current.custom_fields), ...rowCustom }
+            // The merged fields obey the limits too (as a PATCH's do).
+            const row: Parsed = {
+              email,
+              first_name: firstName ?? undefined,
+              last_name: lastName ?? undefined,
+              company: company ?? undefined,
+              phone: phone ?? undefined,
+              status: status ?? undefined,
+              timezone: timezone ?? undefined,
+              custom: rowCustom,
+            }
+            const problem = Object.keys(rowCustom).length > 0 ? contactProblem(row, merged) : null
+            if (problem) {
+              fail(line, problem)
+              continue
+            }
+            const next: ContactUpdate = [
+              firstName ?? current.first_name,
+              lastName ?? current.last_name,
+              company ?? current.company,
+              phone ?? current.phone,
+              status ?? current.status,
+              timezone ?? current.timezone,
+              JSON.stringify(merged),
+            ]
+            const before = [
+              current.first_name,
+              current.last_name,
+              current.company,
+              current.phone,
+              current.status,
+              current.timezone,
+              JSON.stringify(JSON.parse(current.custom_fields)),
+            ]
+            if (next.some((v, i) => v !== before[i])) {
+              await w.updateContact(contactId, next, t)
+              p.updated++
+            } else p.skipped++
           } else p.skipped++
-        } else p.skipped++
+        }
+        if (job.listId) {
+          const change = await w.addMember(job.clientId, job.listId, contactId, t)
+          if (change) added++
+          if (change === 'confirmed') confirmed++
+        }
       }
-      if (job.listId) {
-        const change = w.addMember(job.clientId, job.listId, contactId, t)
-        if (change) added++
-        if (change === 'confirmed') confirmed++
-      }
-    }
-    if (job.listId && added > 0) w.bumpListMembers(job.listId, added, confirmed, t)
-    indexContactsAfter(sqlite, highWater)
-    countUnreachableAfter(sqlite, job.clientId, highWater)
-    w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
-    batchErrors.sort((a, b) => a.row - b.row)
-    p.errors.push(...batchErrors.slice(0, MAX_ERRORS - p.errors.length))
-    batchErrors = []
-    if (created && created.length > 0)
-      hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
-    saveImportProgress(db, job.id, p, t)
-  })
+      if (job.listId && added > 0) await w.bumpListMembers(job.listId, added, confirmed, t)
+      await indexContactsAfter(sqlite, highWater)
+      await countUnreachableAfter(sqlite, job.clientId, highWater)
+      await w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
+      batchErrors.sort((a, b) => a.row - b.row)
+      p.errors.push(...batchErrors.slice(0, MAX_ERRORS - p.errors.length))
+      batchErrors = []
+      if (created && created.length > 0)
+        await hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
+      await saveImportProgress(db, job.id, p, t)
+    })
 
   for await (const cells of parsedBatches(job.file, delimiter, p.processed)) {
-    flush.immediate(cells)
+    await flush(cells)
     onBatch(p)
     // The batch's cells are garbage once written: collecting them now (~10 ms against the
     // batch's ~250 ms) keeps the server's heap from growing batches wide between collections,

@@ -15,7 +15,7 @@ const IDLE_POLL_MS = 5_000
 export function createImportWorker(ctx: AppContext): LeasedWorker {
   /** Runs the oldest queued (or interrupted) job to its end. */
   async function pass() {
-    const job = claimNextImport(ctx.db, ctx.clock.now())
+    const job = await claimNextImport(ctx.db, ctx.clock.now())
     if (!job) return { worked: false }
     try {
       const resumeFrom = {
@@ -26,7 +26,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         errors: job.errors,
       }
       const p = await processImport(ctx, { ...job, resumeFrom }, () => ctx.clock.now())
-      completeImport(ctx.db, job.id, p, ctx.clock.now())
+      await completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {
         import_id: job.id,
         processed: p.processed,
@@ -36,7 +36,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
       })
     } catch (err) {
       const message = (err as Error).message
-      failImport(ctx.db, job.id, message, ctx.clock.now())
+      await failImport(ctx.db, job.id, message, ctx.clock.now())
       ctx.log.warn('import failed', { import_id: job.id, error: message })
     }
     rmSync(job.file, { force: true })

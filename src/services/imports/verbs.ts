@@ -9,8 +9,8 @@ export const createImportVerb = defineVerb({
   scope: 'contacts:write',
   input: CreateImportInput,
   mutates: true,
-  prepare: (ctx, input, { upload }) => prepareImport(ctx, input, upload),
-  run: (ctx, input, prepared) => queueImport(ctx, input, prepared),
+  prepare: async (ctx, input, { upload }) => await prepareImport(ctx, input, upload),
+  run: async (ctx, input, prepared) => await queueImport(ctx, input, prepared),
 })
 
 export const getImportVerb = defineVerb({
@@ -18,7 +18,7 @@ export const getImportVerb = defineVerb({
   scope: 'any',
   input: ImportRef,
   mutates: false,
-  run: (ctx, { id }) => getImport(ctx, id),
+  run: async (ctx, { id }) => await getImport(ctx, id),
 })
 
 /** The workspace's imports, newest first (portal-only read; REST has only GET by id). */
@@ -27,5 +27,5 @@ export const listImportsVerb = defineVerb({
   scope: 'any',
   input: ListImportsInput,
   mutates: false,
-  run: (ctx, input) => listImports(ctx, input),
+  run: async (ctx, input) => await listImports(ctx, input),
 })

@@ -68,18 +68,22 @@ export async function receiveInbound(
   raw: Buffer | string,
   options: InboundOptions = {},
 ): Promise<InboundResult> {
-  return routeInbound(app, await readMail(raw), options)
+  return await routeInbound(app, await readMail(raw), options)
 }
 
 /** The write half: synchronous, so a verb runs it in its transaction. */
-export function routeInbound(app: AppContext, read: ReadMail, options: InboundOptions = {}): InboundResult {
+export async function routeInbound(
+  app: AppContext,
+  read: ReadMail,
+  options: InboundOptions = {},
+): Promise<InboundResult> {
   if (!read.ok) return ignored(read.reason)
   const { mail } = read
   const at = app.clock.now()
   const envelope = options.envelope
   const recipients = envelope?.to.length ? envelope.to : headerRecipients(mail)
   const verp = findVerp(recipients, app.config.inboundDomain)
-  const viaVerp: Resolved | null = verp ? resolveVerp(app, verp) : null
+  const viaVerp: Resolved | null = verp ? await resolveVerp(app, verp) : null
   if (viaVerp && !viaVerp.ok) return ignored(viaVerp.reason)
   const mine = (m: MessageRow | null | undefined) =>
     m && (!options.clientId || m.clientId === options.clientId) ? m : null
@@ -91,26 +95,27 @@ export function routeInbound(app: AppContext, read: ReadMail, options: InboundOp
     const status = deliveryStatusOf(mail)
     const bounce = status === undefined ? null : bounceOf(status)
     if (!bounce) return ignored('delivery report without a failed or delayed recipient')
-    const m = verpMessage ?? mine(returnedMessage(app, mail))
+    const m = verpMessage ?? mine(await returnedMessage(app, mail))
     if (!m) return ignored('delivery report for a message Herald did not send')
     // A message bounces once; only a hard bounce after a soft one is recorded again (activity.ts).
-    const recorded = recordBounce(app, m, bounce, at)
+    const recorded = await recordBounce(app, m, bounce, at)
     const note = recorded ? {} : { reason: 'the message had already bounced; nothing changed' }
     return { kind: 'bounce', message_id: m.id, bounce_type: bounce.type, ...note }
   }
   if (kind === 'feedback-report') {
     const report = feedbackReportOf(mail) ?? ''
     const type = feedbackTypeOf(report)
-    const m = verpMessage ?? mine(returnedMessage(app, mail)) ?? mine(byOriginalSender(app, report))
+    const m =
+      verpMessage ?? mine(await returnedMessage(app, mail)) ?? mine(await byOriginalSender(app, report))
     if (type !== 'abuse')
       return ignored(`feedback report of type ${type ?? '(none)'} is not a complaint`, m ?? undefined)
     if (!m) return ignored('feedback report for a message Herald did not send')
-    recordComplaint(app, m, at)
+    await recordComplaint(app, m, at)
     return { kind: 'complaint', message_id: m.id }
   }
 
   if (verp?.purpose === 'unsubscribe' && verpMessage) {
-    const changed = unsubscribeViaMessage(app, verpMessage, 'mailto', at)
+    const changed = await unsubscribeViaMessage(app, verpMessage, 'mailto', at)
     return {
       kind: 'unsubscribe',
       message_id: verpMessage.id,
@@ -123,12 +128,12 @@ export function routeInbound(app: AppContext, read: ReadMail, options: InboundOp
     return ignored('mail to a bounce address that is not a delivery report', verpMessage ?? undefined)
 
   // A reply whose address lost its token (forwarded, retyped) is still tied by its headers.
-  const m = verpMessage ?? mine(messageByRfcId(app, [mail.inReplyTo, referencesOf(mail)]))
+  const m = verpMessage ?? mine(await messageByRfcId(app, [mail.inReplyTo, referencesOf(mail)]))
   if (!m) return ignored('not addressed to a Herald address and not a reply to a Herald message')
   const from = mail.from?.value.find((a) => a.address)?.address ?? envelope?.from ?? ''
   if (!from) return ignored('a reply without a sender address', m)
   const text = (mail.text ?? '').trimEnd()
-  const replyId = recordReply(
+  const replyId = await recordReply(
     app,
     m,
     {
@@ -146,16 +151,16 @@ const referencesOf = (mail: ParsedMail) =>
   Array.isArray(mail.references) ? mail.references.join(' ') : mail.references
 
 /** The outbox message a report returns, by the Message-ID in its returned headers. */
-function returnedMessage(app: AppContext, mail: ParsedMail): MessageRow | null {
+async function returnedMessage(app: AppContext, mail: ParsedMail): Promise<MessageRow | null> {
   const returned = returnedMessageOf(mail)
   if (returned === undefined) return null
-  return messageByRfcId(app, [fieldsOf(headerBlock(returned)).get('message-id')])
+  return await messageByRfcId(app, [fieldsOf(headerBlock(returned)).get('message-id')])
 }
 
 /** ARF's Original-Mail-From is the envelope sender of the reported message: our bounce+ address. */
-function byOriginalSender(app: AppContext, report: string): MessageRow | null {
+async function byOriginalSender(app: AppContext, report: string): Promise<MessageRow | null> {
   const from = originalMailFromOf(report)
   const verp = from ? findVerp([from], app.config.inboundDomain) : null
-  const resolved = verp ? resolveVerp(app, verp) : null
+  const resolved = verp ? await resolveVerp(app, verp) : null
   return resolved?.ok ? resolved.message : null
 }

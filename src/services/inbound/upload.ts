@@ -27,6 +27,6 @@ export async function readUpload(upload: Upload | undefined, to?: string): Promi
 }
 
 /** inbound.receive, the write: routed as the caller's client (a tenant key acts on its own mail). */
-export function receiveUpload(ctx: Ctx, { read, envelope }: ReadUpload): InboundResult {
-  return routeInbound(ctx, read, { envelope, clientId: ctx.actor.clientId })
+export async function receiveUpload(ctx: Ctx, { read, envelope }: ReadUpload): Promise<InboundResult> {
+  return await routeInbound(ctx, read, { envelope, clientId: ctx.actor.clientId })
 }

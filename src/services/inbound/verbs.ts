@@ -9,5 +9,5 @@ export const receiveInboundVerb = defineVerb({
   mutates: true,
   // Reading and parsing the MIME happen before the transaction; routing writes in it.
   prepare: (_ctx, { to }, extras) => readUpload(extras.upload, to),
-  run: (ctx, _input, read) => receiveUpload(ctx, read),
+  run: async (ctx, _input, read) => await receiveUpload(ctx, read),
 })

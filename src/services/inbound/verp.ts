@@ -34,9 +34,9 @@ export function findVerp(addresses: readonly string[], domain: string | null): V
 export type Resolved = { ok: true; message: MessageRow } | { ok: false; reason: string }
 
 /** The message a VERP token names, when its signature is right for that message's client and purpose. */
-export function resolveVerp(app: AppContext, verp: VerpAddress): Resolved {
+export async function resolveVerp(app: AppContext, verp: VerpAddress): Promise<Resolved> {
   const decoded = decodeVerpToken(verp.token)
-  const message = decoded ? findMessage(app, decoded.messageId) : undefined
+  const message = decoded ? await findMessage(app, decoded.messageId) : undefined
   // One answer for "no such message" and "bad signature": a prober learns nothing either way.
   if (!decoded || !message || !decoded.verify(trackingKeyOf(app), message.clientId, verp.purpose))
     return { ok: false, reason: `unknown or forged token in ${verp.purpose}+ address` }
@@ -46,11 +46,14 @@ export function resolveVerp(app: AppContext, verp: VerpAddress): Resolved {
 const OUR_ID = /<([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^<>\s]+>/gi
 
 /** The first outbox message named by a Message-ID in `texts` (In-Reply-To, References, returned headers). */
-export function messageByRfcId(app: AppContext, texts: readonly (string | undefined)[]): MessageRow | null {
+export async function messageByRfcId(
+  app: AppContext,
+  texts: readonly (string | undefined)[],
+): Promise<MessageRow | null> {
   for (const text of texts) {
     if (!text) continue
     for (const m of text.matchAll(OUR_ID)) {
-      const found = findMessage(app, m[1]!.toLowerCase())
+      const found = await findMessage(app, m[1]!.toLowerCase())
       if (found && found.channel === 'email') return found
     }
   }

@@ -18,23 +18,23 @@ export interface BootstrapResult {
  * First start on an empty database: a "Default workspace" client, an admin portal user and a
  * platform-wide admin:* key (tier scale). Returns null on every later start, which changes nothing.
  */
-export function bootstrapIfEmpty(ctx: AppContext): BootstrapResult | null {
-  const existing = ctx.db.select({ n: count() }).from(clients).get()?.n ?? 0
+export async function bootstrapIfEmpty(ctx: AppContext): Promise<BootstrapResult | null> {
+  const existing = (await ctx.db.select({ n: count() }).from(clients).get())?.n ?? 0
   if (existing > 0) return null
   const now = ctx.clock.now()
   const generatedPassword = ctx.config.adminPassword ? null : randomBase62(18)
   const passwordHash = Bun.password.hashSync(ctx.config.adminPassword ?? generatedPassword!)
-  return inTransaction(ctx.sqlite, () => {
+  return await inTransaction(ctx.sqlite, async () => {
     const clientId = newId()
-    ctx.db
+    await ctx.db
       .insert(clients)
       .values({ id: clientId, no: nextClientNo, name: 'Default workspace', createdAt: now, updatedAt: now })
       .run()
-    ctx.db
+    await ctx.db
       .insert(users)
       .values({ id: newId(), email: ctx.config.adminEmail, passwordHash, role: 'owner', createdAt: now })
       .run()
-    const { key } = issueApiKey(ctx.db, now, {
+    const { key } = await issueApiKey(ctx.db, now, {
       name: 'Bootstrap admin key',
       scopes: ['admin:*'],
       clientId: null,

@@ -12,10 +12,15 @@ export function preMigrateBackupDir(dataDir: string, backupDir: string | null): 
  * A copy of the data file as it was before an upgrade's migrations, named after the last
  * migration it had: migrations only go forward, so this file is the way back to the old binary.
  */
-export function preMigrateBackup(sqlite: Database, dir: string, from: string, at: number): string {
+export async function preMigrateBackup(
+  sqlite: Database,
+  dir: string,
+  from: string,
+  at: number,
+): Promise<string> {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const stamp = new Date(at).toISOString().replace(/[:.]/g, '-')
   const file = join(dir, `pre-migrate-${from}-${stamp}.db`)
-  backupTo(sqlite, file)
+  await backupTo(sqlite, file)
   return file
 }

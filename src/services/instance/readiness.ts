@@ -1,6 +1,7 @@
 import { statfsSync } from 'node:fs'
 import type { AppContext } from '../../context'
 import { embeddedMigrations } from '../../db/migrations.generated'
+import type { Awaitable } from '../../lib/awaitable'
 import { WORKER_NAMES } from '../../lib/wakers'
 
 // What GET /readyz answers: whether this process can do its work now. Each check is named so a
@@ -33,7 +34,10 @@ export function diskSpace(path: string): DiskSpace {
   return { free: s.bavail * s.bsize, total: s.blocks * s.bsize }
 }
 
-export function readiness(app: AppContext, disk: (path: string) => DiskSpace = diskSpace): Readiness {
+export async function readiness(
+  app: AppContext,
+  disk: (path: string) => DiskSpace = diskSpace,
+): Promise<Readiness> {
   const checks = [
     // A stopping server finishes what it holds but takes nothing new: send traffic elsewhere.
     {
@@ -41,33 +45,32 @@ export function readiness(app: AppContext, disk: (path: string) => DiskSpace = d
       ok: !app.lifecycle.draining,
       detail: app.lifecycle.draining ? 'shutting down' : 'accepting requests',
     },
-    attempt('migrations', () => migrationsCheck(app)),
-    attempt('database_write', () => writeCheck(app)),
+    await attempt('migrations', async () => await migrationsCheck(app)),
+    await attempt('database_write', async () => await writeCheck(app)),
     ...WORKER_NAMES.map((name) => ({
       name: `worker_${name}`,
       ok: app.workers.running(name),
       detail: app.workers.running(name) ? 'running' : `the ${name} worker is not running`,
     })),
-    attempt('disk', () => diskCheck(disk(app.config.dataDir))),
+    await attempt('disk', () => diskCheck(disk(app.config.dataDir))),
   ]
   return { status: checks.every((c) => c.ok) ? 'ok' : 'fail', checks }
 }
 
 /** A check that throws fails with the error's message. */
-function attempt(name: string, run: () => Omit<Check, 'name'>): Check {
+async function attempt(name: string, run: () => Awaitable<Omit<Check, 'name'>>): Promise<Check> {
   try {
-    return { name, ...run() }
+    return { name, ...(await run()) }
   } catch (err) {
     return { name, ok: false, detail: (err as Error)?.message ?? String(err) }
   }
 }
 
-function migrationsCheck(app: AppContext) {
+async function migrationsCheck(app: AppContext) {
   const applied = new Set(
-    app.sqlite
-      .query<{ tag: string }, []>('SELECT tag FROM herald_migrations')
-      .all()
-      .map((r) => r.tag),
+    (await app.sqlite.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()).map(
+      (r) => r.tag,
+    ),
   )
   const pending = embeddedMigrations.filter((m) => !applied.has(m.tag)).map((m) => m.tag)
   return pending.length === 0
@@ -80,12 +83,13 @@ function migrationsCheck(app: AppContext) {
  * page to the WAL) that changes nothing, and fails when the file is read-only, locked or the
  * disk is full.
  */
-function writeCheck(app: AppContext) {
-  const read = () => app.sqlite.query<{ user_version: number }, []>('PRAGMA user_version').get()!.user_version
+async function writeCheck(app: AppContext) {
+  const read = async () =>
+    (await app.sqlite.query<{ user_version: number }, []>('PRAGMA user_version').get())!.user_version
   const started = performance.now()
-  const version = read()
-  app.sqlite.run(`PRAGMA user_version = ${Math.trunc(version)}`)
-  if (read() !== version) return { ok: false, detail: 'user_version read back differs' }
+  const version = await read()
+  await app.sqlite.run(`PRAGMA user_version = ${Math.trunc(version)}`)
+  if ((await read()) !== version) return { ok: false, detail: 'user_version read back differs' }
   return { ok: true, detail: `${(performance.now() - started).toFixed(1)} ms` }
 }
 

@@ -14,7 +14,7 @@ export interface Restored {
 }
 
 /** Refuses a file that is not a whole Herald database this binary can open. */
-function checkBackup(file: string): void {
+async function checkBackup(file: string): Promise<void> {
   if (!existsSync(file)) throw new RestoreRefused(`${file} does not exist`)
   let db: Database
   try {
@@ -23,13 +23,12 @@ function checkBackup(file: string): void {
     throw new RestoreRefused(`${file} cannot be opened as SQLite: ${(err as Error).message}`)
   }
   try {
-    const problems = db
-      .query<{ integrity_check: string }, []>('PRAGMA integrity_check')
-      .all()
-      .map((r) => r.integrity_check)
+    const problems = (await db.query<{ integrity_check: string }, []>('PRAGMA integrity_check').all()).map(
+      (r) => r.integrity_check,
+    )
     if (problems.join() !== 'ok')
       throw new RestoreRefused(`${file} fails SQLite's integrity check: ${problems.slice(0, 3).join('; ')}`)
-    const tags = db.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()
+    const tags = await db.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()
     if (tags.length === 0)
       throw new RestoreRefused(`${file} has no migrations applied: not a Herald database`)
     const known = new Set(embeddedMigrations.map((m) => m.tag))
@@ -51,10 +50,10 @@ function checkBackup(file: string): void {
  * lock is held meanwhile so none starts halfway. The replaced file is kept beside it, its WAL
  * folded in first, so no stray `-wal` can be replayed onto the restored file.
  */
-export function restoreBackup(dataDir: string, file: string, at: number): Restored {
-  checkBackup(file)
+export async function restoreBackup(dataDir: string, file: string, at: number): Promise<Restored> {
+  await checkBackup(file)
   ensureDataDir(dataDir)
-  const lock = holdServerLock(dataDir)
+  const lock = await holdServerLock(dataDir)
   if (!lock)
     throw new RestoreRefused(
       `a server is running on ${dataDir} (it holds ${join(dataDir, LOCK_FILE)}); stop it, then restore`,
@@ -64,7 +63,7 @@ export function restoreBackup(dataDir: string, file: string, at: number): Restor
     let replacedKeptAs: string | null = null
     if (existsSync(target)) {
       const current = new Database(target)
-      current.run('PRAGMA wal_checkpoint(TRUNCATE)')
+      await current.run('PRAGMA wal_checkpoint(TRUNCATE)')
       current.close()
       replacedKeptAs = `${target}.before-restore-${new Date(at).toISOString().replace(/[:.]/g, '-')}`
       renameSync(target, replacedKeptAs)

@@ -21,10 +21,15 @@ export interface ScheduledBackup {
  * One run of the scheduled backup: an online copy (VACUUM INTO) into `dir`, then the oldest of the
  * job's own files beyond `keep` deleted. Other files in the directory are never touched.
  */
-export function runScheduledBackup(sqlite: Database, dir: string, keep: number, at: number): ScheduledBackup {
+export async function runScheduledBackup(
+  sqlite: Database,
+  dir: string,
+  keep: number,
+  at: number,
+): Promise<ScheduledBackup> {
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = join(dir, scheduledBackupName(at))
-  backupTo(sqlite, file)
+  await backupTo(sqlite, file)
   const own = readdirSync(dir)
     .filter((name) => OWN_FILE.test(name))
     .sort()

@@ -11,7 +11,7 @@ export const healthVerb = defineVerb({
   scope: 'public',
   input: NoInput,
   mutates: false,
-  run: (ctx) => health(ctx),
+  run: async (ctx) => await health(ctx),
 })
 
 export const protectedResourceVerb = defineVerb({

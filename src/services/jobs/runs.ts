@@ -12,14 +12,14 @@ export interface RecordedRun {
 }
 
 /** jobs.record-run: the job's last run replaces the one stored (one row per job). */
-export function recordRun(ctx: Ctx, run: RecordedRun) {
+export async function recordRun(ctx: Ctx, run: RecordedRun) {
   const row = {
     lastRunAt: run.started_at,
     outcome: run.outcome,
     durationMs: Math.round(run.duration_ms),
     error: run.error,
   }
-  ctx.db
+  await ctx.db
     .insert(jobRuns)
     .values({ name: run.name, ...row })
     .onConflictDoUpdate({ target: jobRuns.name, set: row })
@@ -31,14 +31,8 @@ export function recordRun(ctx: Ctx, run: RecordedRun) {
  * The registry's jobs with their last run: the stored one (any process, any restart) unless this
  * process has a newer one in memory (a run still being recorded). At most a few rows: no paging.
  */
-export function listJobs(ctx: Ctx): JobInfo[] {
-  const stored = new Map(
-    ctx.db
-      .select()
-      .from(jobRuns)
-      .all()
-      .map((r) => [r.name, r]),
-  )
+export async function listJobs(ctx: Ctx): Promise<JobInfo[]> {
+  const stored = new Map((await ctx.db.select().from(jobRuns).all()).map((r) => [r.name, r]))
   return ctx.jobs.list().map((job) => {
     const row = stored.get(job.name)
     const memory = job.last_run_at ? Date.parse(job.last_run_at) : 0

@@ -16,7 +16,7 @@ export const listJobsVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: false,
-  run: (ctx) => listJobs(ctx),
+  run: async (ctx) => await listJobs(ctx),
 })
 
 const RunRecord = t.Object(
@@ -36,13 +36,13 @@ export const recordJobRunVerb = defineVerb({
   scope: 'admin:*',
   input: RunRecord,
   mutates: true,
-  run: (ctx, input) => recordRun(ctx, input),
+  run: async (ctx, input) => await recordRun(ctx, input),
 })
 
 const JobRef = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }) }, strict)
 
-function findJob(ctx: Ctx, name: string): JobInfo {
-  const job = listJobs(ctx).find((j) => j.name === name)
+async function findJob(ctx: Ctx, name: string): Promise<JobInfo> {
+  const job = (await listJobs(ctx)).find((j) => j.name === name)
   if (!job) throw notFound('Job')
   return job
 }
@@ -55,8 +55,8 @@ export const runJobVerb = defineVerb({
   // The job is I/O of its own (it invokes verbs, each in its own transaction): it runs here,
   // outside the transaction; run answers with what the registry recorded of it.
   prepare: async (ctx, { name }) => {
-    findJob(ctx, name)
+    await findJob(ctx, name)
     await ctx.jobs.runNow(name)
   },
-  run: (ctx, { name }) => findJob(ctx, name),
+  run: async (ctx, { name }) => await findJob(ctx, name),
 })

@@ -15,8 +15,8 @@ interface EnrollJourneyBody {
   segment_id?: string
 }
 
-function resolveEnrollment(ctx: Ctx, id: string, input: EnrollJourneyBody) {
-  const journey = findJourneyRow(ctx, id)
+async function resolveEnrollment(ctx: Ctx, id: string, input: EnrollJourneyBody) {
+  const journey = await findJourneyRow(ctx, id)
   if (journey.status !== 'active')
     throw invalidState(
       `Only an active journey takes enrollments; this one is ${journey.status}`,
@@ -25,21 +25,21 @@ function resolveEnrollment(ctx: Ctx, id: string, input: EnrollJourneyBody) {
     )
   if (!input.contact_ids?.length && input.segment_id === undefined)
     throw invalidField('contact_ids', 'give at least one contact id, a segment_id, or both')
-  return { flow: journeyFlow(journey), audience: resolveAudience(ctx, journey.clientId, input) }
+  return { flow: journeyFlow(journey), audience: await resolveAudience(ctx, journey.clientId, input) }
 }
 
 /** The enroll verb's `prepare`: the audience counted before the write transaction. */
-export const countJourneyEnrollment = (ctx: Ctx, id: string, input: EnrollJourneyBody) =>
-  countBeforeWrite(ctx, () => resolveEnrollment(ctx, id, input))
+export const countJourneyEnrollment = async (ctx: Ctx, id: string, input: EnrollJourneyBody) =>
+  await countBeforeWrite(ctx, async () => await resolveEnrollment(ctx, id, input))
 
-export function enrollVerb(
+export async function enrollVerb(
   ctx: Ctx,
   id: string,
   input: EnrollJourneyBody,
   counted: AudienceCount | null = null,
   syncLimit?: number,
 ) {
-  const { flow, audience } = resolveEnrollment(ctx, id, input)
-  const { enrolled, skipped } = enrollAudience(ctx, flow, audience, counted, syncLimit)
+  const { flow, audience } = await resolveEnrollment(ctx, id, input)
+  const { enrolled, skipped } = await enrollAudience(ctx, flow, audience, counted, syncLimit)
   return { journey_id: flow.id, enrolled, skipped }
 }

@@ -16,19 +16,19 @@ import {
 export function subscribeJourneys(app: AppContext): void {
   const { db, hooks } = app
   hooks.contactCreated.bind(
-    (e) => {
-      if (onContactsCreated(db, contactCreatedJourneys(db, e.clientId), e.contactIds, e.at) > 0)
+    async (e) => {
+      if ((await onContactsCreated(db, await contactCreatedJourneys(db, e.clientId), e.contactIds, e.at)) > 0)
         app.workers.wake('flows')
     },
-    { wants: (clientId) => contactCreatedJourneys(db, clientId).length > 0 },
+    { wants: async (clientId) => (await contactCreatedJourneys(db, clientId)).length > 0 },
   )
   hooks.listJoined.bind(
-    (e) => {
-      onListJoined(db, e.listId, e.contactIds, e.at)
+    async (e) => {
+      await onListJoined(db, e.listId, e.contactIds, e.at)
       app.workers.wake('flows')
     },
-    { wants: (listId) => listJoinWatched(db, listId) },
+    { wants: async (listId) => await listJoinWatched(db, listId) },
   )
-  hooks.eventRecorded.bind((e) => onJourneyEvent(db, e))
-  hooks.complaint.bind((e) => onComplaint(db, e.contactId, e.at))
+  hooks.eventRecorded.bind(async (e) => await onJourneyEvent(db, e))
+  hooks.complaint.bind(async (e) => await onComplaint(db, e.contactId, e.at))
 }

@@ -1,4 +1,4 @@
-import { and, eq, type SQL, sql } from 'drizzle-orm'
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
@@ -13,10 +13,10 @@ import {
   templates,
   webhooks,
 } from '../../db/schema'
-import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
+import { findVisible, listFilter, ownedIds, ownerForCreate } from '../../db/tenant'
 import { notFound, validationFailed } from '../../errors'
 import type { JourneyStatus } from '../../lib/enums'
-import { newId, parseId } from '../../lib/ids'
+import { newId, parseId, recordIdsIn } from '../../lib/ids'
 import { isTimeZone } from '../contacts/normalize'
 import { endEveryRun } from '../flows/lifecycle'
 import { type FlowNode, JOURNEY_EVENTS } from '../flows/nodes'
@@ -47,35 +47,40 @@ export const nodesEditable = (status: JourneyStatus) => STATES.allows(status, 'e
 export const assertJourneyState = (row: JourneyRow, op: keyof typeof TRANSITIONS) =>
   STATES.assert(row.status, op)
 
-export function findJourneyRow(ctx: Ctx, id: string): JourneyRow {
-  const row = findVisible(ctx.db, ctx.actor, journeys, id)
+export async function findJourneyRow(ctx: Ctx, id: string): Promise<JourneyRow> {
+  const row = await findVisible(ctx.db, ctx.actor, journeys, id)
   if (!row) throw notFound('Journey')
   return row
 }
 
-/** The graph's lookups, for one client's records only (another client's are "no such"). */
-export function graphRefs(db: Db, clientId: string, now: number): GraphRefs {
-  const owned =
-    (table: typeof lists | typeof segments | typeof senders | typeof webhooks | typeof campaigns) =>
-    (id: string) =>
-      db
-        .select({ id: table.id })
-        .from(table)
-        .where(and(eq(table.id, id), eq(table.clientId, clientId)))
-        .get() !== undefined
-  const listExists = owned(lists)
+/**
+ * The graph's lookups, for one client's records only (another client's are "no such"). The
+ * records the graph names are read at once, so the graph itself is checked without the store.
+ */
+export async function graphRefs(db: Db, clientId: string, now: number, nodes: unknown): Promise<GraphRefs> {
+  const ids = recordIdsIn(nodes)
+  const has = (found: Set<string>) => (id: string) => found.has(parseId(id) ?? id)
+  const listExists = has(await ownedIds(db, lists, clientId, ids))
+  const sender = has(await ownedIds(db, senders, clientId, ids))
+  const segment = has(await ownedIds(db, segments, clientId, ids))
+  const webhook = has(await ownedIds(db, webhooks, clientId, ids))
+  const campaign = has(await ownedIds(db, campaigns, clientId, ids))
+  const channels = new Map<string, string>()
+  const known = [...ids]
+  for (let i = 0; i < known.length; i += 500)
+    for (const t of await db
+      .select({ id: templates.id, channel: templates.channel })
+      .from(templates)
+      .where(and(inArray(templates.id, known.slice(i, i + 500)), eq(templates.clientId, clientId)))
+      .all())
+      channels.set(t.id, t.channel)
   return {
-    templateChannel: (id) =>
-      db
-        .select({ channel: templates.channel })
-        .from(templates)
-        .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
-        .get()?.channel ?? null,
-    sender: owned(senders),
+    templateChannel: (id) => channels.get(parseId(id) ?? id) ?? null,
+    sender,
     list: listExists,
-    segment: owned(segments),
-    webhook: owned(webhooks),
-    campaign: owned(campaigns),
+    segment,
+    webhook,
+    campaign,
     rules: (match, groups) => {
       const errors = compileSegment(match, groups as RuleGroup[], { now, listExists }).errors
       return errors.length ? errors : segmentCostErrors(groups)
@@ -96,17 +101,23 @@ function normalizeNodes(nodes: Record<string, unknown>[]): Record<string, unknow
   })
 }
 
-function checkOrThrow(db: Db, clientId: string, nodes: unknown[], mode: 'save' | 'activate', now: number) {
-  const errors = checkGraph(nodes, graphRefs(db, clientId, now), mode)
+async function checkOrThrow(
+  db: Db,
+  clientId: string,
+  nodes: unknown[],
+  mode: 'save' | 'activate',
+  now: number,
+) {
+  const errors = checkGraph(nodes, await graphRefs(db, clientId, now, nodes), mode)
   if (errors.length) throw validationFailed(errors)
 }
 
-export function createJourney(ctx: Ctx, input: JourneyInput, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createJourney(ctx: Ctx, input: JourneyInput, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
   const nodes = normalizeNodes(input.nodes ?? [])
-  checkOrThrow(ctx.db, clientId, nodes, 'save', now)
-  const row = ctx.db
+  await checkOrThrow(ctx.db, clientId, nodes, 'save', now)
+  const row = await ctx.db
     .insert(journeys)
     .values({
       id: newId(),
@@ -122,16 +133,24 @@ export function createJourney(ctx: Ctx, input: JourneyInput, clientIdParam?: str
   return presentJourney(row)
 }
 
-export const getJourney = (ctx: Ctx, id: string) => presentJourney(findJourneyRow(ctx, id))
+export const getJourney = async (ctx: Ctx, id: string) => presentJourney(await findJourneyRow(ctx, id))
 
-export function listJourneys(ctx: Ctx, page: ListJourneysQuery) {
+export async function listJourneys(ctx: Ctx, page: ListJourneysQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, journeys.clientId, page.client_id)]
   if (page.status) conditions.push(eq(journeys.status, page.status))
-  return paginate(ctx.db, ctx.secretKey, journeys, journeys.id, and(...conditions), page, presentJourney)
+  return await paginate(
+    ctx.db,
+    ctx.secretKey,
+    journeys,
+    journeys.id,
+    and(...conditions),
+    page,
+    presentJourney,
+  )
 }
 
-export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
-  const current = findJourneyRow(ctx, id)
+export async function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
+  const current = await findJourneyRow(ctx, id)
   assertJourneyState(current, 'update')
   const now = ctx.clock.now()
   let nodes = current.nodes
@@ -139,15 +158,22 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
     assertJourneyState(current, 'edit')
     nodes = normalizeNodes(patch.nodes)
     // A paused journey resumes on this graph: it must be whole, and keep the nodes contacts wait at.
-    checkOrThrow(ctx.db, current.clientId, nodes, current.status === 'paused' ? 'activate' : 'save', now)
+    await checkOrThrow(
+      ctx.db,
+      current.clientId,
+      nodes,
+      current.status === 'paused' ? 'activate' : 'save',
+      now,
+    )
     if (current.status === 'paused') {
       const kept = new Set(nodes.map((n) => n.id))
-      const waiting = ctx.db
-        .selectDistinct({ node: flowRuns.nodeId })
-        .from(flowRuns)
-        .where(eq(flowRuns.flowId, id))
-        .all()
-        .filter((r) => !kept.has(r.node))
+      const waiting = (
+        await ctx.db
+          .selectDistinct({ node: flowRuns.nodeId })
+          .from(flowRuns)
+          .where(eq(flowRuns.flowId, id))
+          .all()
+      ).filter((r) => !kept.has(r.node))
       if (waiting.length)
         throw validationFailed(
           waiting.map((w) => ({
@@ -157,7 +183,7 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
         )
     }
   }
-  const row = ctx.db
+  const row = await ctx.db
     .update(journeys)
     .set({
       name: patch.name ?? current.name,
@@ -176,10 +202,10 @@ export function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
   return presentJourney(row)
 }
 
-export function deleteJourney(ctx: Ctx, id: string) {
-  const row = findJourneyRow(ctx, id)
+export async function deleteJourney(ctx: Ctx, id: string) {
+  const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'delete')
-  ctx.db.delete(journeys).where(eq(journeys.id, id)).run()
+  await ctx.db.delete(journeys).where(eq(journeys.id, id)).run()
   return { id, deleted: true }
 }
 
@@ -201,13 +227,13 @@ function triggerColumns(nodes: FlowNode[]) {
   }
 }
 
-export function activateJourney(ctx: Ctx, id: string) {
-  const row = findJourneyRow(ctx, id)
+export async function activateJourney(ctx: Ctx, id: string) {
+  const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'activate')
   const now = ctx.clock.now()
-  checkOrThrow(ctx.db, row.clientId, row.nodes, 'activate', now)
+  await checkOrThrow(ctx.db, row.clientId, row.nodes, 'activate', now)
   const trigger = triggerColumns(row.nodes as FlowNode[])
-  const updated = ctx.db
+  const updated = await ctx.db
     .update(journeys)
     .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
     .where(eq(journeys.id, id))
@@ -215,16 +241,16 @@ export function activateJourney(ctx: Ctx, id: string) {
     .get()
   // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
   if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
-    baselineSegment(ctx.db, updated, now)
+    await baselineSegment(ctx.db, updated, now)
   ctx.workers.wake('flows')
   ctx.workers.wake('send')
   return presentJourney(updated)
 }
 
-export function pauseJourney(ctx: Ctx, id: string) {
-  const row = findJourneyRow(ctx, id)
+export async function pauseJourney(ctx: Ctx, id: string) {
+  const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'pause')
-  const updated = ctx.db
+  const updated = await ctx.db
     .update(journeys)
     .set({ status: 'paused', updatedAt: ctx.clock.now() })
     .where(eq(journeys.id, id))
@@ -234,13 +260,13 @@ export function pauseJourney(ctx: Ctx, id: string) {
 }
 
 /** Archiving ends every active enrollment (exit_reason archived) and drops unsent messages. */
-export function archiveJourney(ctx: Ctx, id: string) {
-  const row = findJourneyRow(ctx, id)
+export async function archiveJourney(ctx: Ctx, id: string) {
+  const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'archive')
   const now = ctx.clock.now()
-  endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
-  ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
-  const updated = ctx.db
+  await endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
+  await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
+  const updated = await ctx.db
     .update(journeys)
     .set({ status: 'archived', archivedAt: now, updatedAt: now })
     .where(eq(journeys.id, id))

@@ -25,28 +25,28 @@ function assertUnchanged(row: JourneyRow, expected: string | undefined): void {
   )
 }
 
-export function putJourneyNode(
+export async function putJourneyNode(
   ctx: Ctx,
   id: string,
   node: Node,
   options: { expectedUpdatedAt?: string; mustBeNew?: boolean },
 ) {
-  const row = findJourneyRow(ctx, id)
+  const row = await findJourneyRow(ctx, id)
   assertUnchanged(row, options.expectedUpdatedAt)
   const nodes = row.nodes as Node[]
   const at = typeof node.id === 'string' ? nodes.findIndex((n) => n.id === node.id) : -1
   if (at >= 0 && options.mustBeNew)
     throw invalidField(`nodes[${node.id as string}].id`, 'is used by another node')
   const next = at >= 0 ? nodes.map((n, i) => (i === at ? node : n)) : [...nodes, node]
-  return updateJourney(ctx, id, { nodes: next })
+  return await updateJourney(ctx, id, { nodes: next })
 }
 
-export function deleteJourneyNode(ctx: Ctx, id: string, nodeId: string, expectedUpdatedAt?: string) {
-  const row = findJourneyRow(ctx, id)
+export async function deleteJourneyNode(ctx: Ctx, id: string, nodeId: string, expectedUpdatedAt?: string) {
+  const row = await findJourneyRow(ctx, id)
   assertUnchanged(row, expectedUpdatedAt)
   const nodes = row.nodes as Node[]
   if (!nodes.some((n) => n.id === nodeId)) throw notFound('Node')
-  return updateJourney(ctx, id, { nodes: nodes.filter((n) => n.id !== nodeId) })
+  return await updateJourney(ctx, id, { nodes: nodes.filter((n) => n.id !== nodeId) })
 }
 
 export const putJourneyNodeVerb = defineVerb({
@@ -54,8 +54,8 @@ export const putJourneyNodeVerb = defineVerb({
   scope: 'journeys:write',
   input: PutJourneyNodeInput,
   mutates: true,
-  run: (ctx, { id, node, expected_updated_at, must_be_new }) =>
-    putJourneyNode(ctx, id, node, { expectedUpdatedAt: expected_updated_at, mustBeNew: must_be_new }),
+  run: async (ctx, { id, node, expected_updated_at, must_be_new }) =>
+    await putJourneyNode(ctx, id, node, { expectedUpdatedAt: expected_updated_at, mustBeNew: must_be_new }),
 })
 
 export const deleteJourneyNodeVerb = defineVerb({
@@ -64,6 +64,6 @@ export const deleteJourneyNodeVerb = defineVerb({
   input: DeleteJourneyNodeInput,
   mutates: true,
   destructive: true,
-  run: (ctx, { id, node_id, expected_updated_at }) =>
-    deleteJourneyNode(ctx, id, node_id, expected_updated_at),
+  run: async (ctx, { id, node_id, expected_updated_at }) =>
+    await deleteJourneyNode(ctx, id, node_id, expected_updated_at),
 })

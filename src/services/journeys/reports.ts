@@ -9,37 +9,43 @@ import { presentEnrollment } from './present'
 
 // What a journey did: its enrollments (each contact's path) and its stats.
 
-export function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
-  const journey = findJourneyRow(ctx, id)
-  return listFlowEnrollments(ctx, journey.id, `journey_enrollments:${journey.id}`, page, presentEnrollment)
+export async function listEnrollments(ctx: Ctx, id: string, page: ListEnrollmentsQuery) {
+  const journey = await findJourneyRow(ctx, id)
+  return await listFlowEnrollments(
+    ctx,
+    journey.id,
+    `journey_enrollments:${journey.id}`,
+    page,
+    presentEnrollment,
+  )
 }
 
-export function journeyStats(ctx: Ctx, id: string) {
-  const journey = findJourneyRow(ctx, id)
-  const byStatus = ctx.db.all<{ status: string; end_reason: string | null; n: number }>(
+export async function journeyStats(ctx: Ctx, id: string) {
+  const journey = await findJourneyRow(ctx, id)
+  const byStatus = await ctx.db.all<{ status: string; end_reason: string | null; n: number }>(
     sql`SELECT status, end_reason, count(*) AS n FROM flow_enrollments WHERE flow_id = ${journey.id} GROUP BY status, end_reason`,
   )
   const sum = (f: (r: { status: string; end_reason: string | null }) => boolean) =>
     byStatus.filter(f).reduce((s, r) => s + r.n, 0)
   const passed = new Map(
-    ctx.db
-      .all<{ node_id: string; passed: number }>(
+    (
+      await ctx.db.all<{ node_id: string; passed: number }>(
         sql`SELECT node_id, passed FROM flow_node_counts WHERE flow_id = ${journey.id}`,
       )
-      .map((r) => [r.node_id, r.passed]),
+    ).map((r) => [r.node_id, r.passed]),
   )
   // Waiting at a node = active enrollments whose current_node it is, the node the enrollments
   // list names. Not flow_runs.node_id: a run parked in a `wait` already points at the node
   // after it (that is where it resumes), so it would count the contact one node too far.
   const waiting = new Map(
-    ctx.db
-      .all<{ node_id: string; n: number }>(
+    (
+      await ctx.db.all<{ node_id: string; n: number }>(
         sql`SELECT current_node AS node_id, count(*) AS n FROM flow_enrollments
             WHERE flow_id = ${journey.id} AND status = 'active' GROUP BY current_node`,
       )
-      .map((r) => [r.node_id, r.n]),
+    ).map((r) => [r.node_id, r.n]),
   )
-  const messagesOf = messageStatsByNode(ctx.db, journey.id)
+  const messagesOf = await messageStatsByNode(ctx.db, journey.id)
   const exitReasons: Record<string, number> = {}
   for (const r of byStatus)
     if (r.end_reason) exitReasons[r.end_reason] = (exitReasons[r.end_reason] ?? 0) + r.n

@@ -15,41 +15,52 @@ import type { RuleGroup } from '../segments/rules'
 // the journeys_trigger_idx first, so with no active journey listening they cost one index seek.
 // segment_entered is the segment job's: contacts newly matching since its last run.
 
-const listening = (db: Db, kind: string, ref: SQL | undefined) =>
-  db
+const listening = async (db: Db, kind: string, ref: SQL | undefined) =>
+  await db
     .select()
     .from(journeys)
     .where(and(eq(journeys.status, 'active'), eq(journeys.triggerKind, kind), ref))
     .all()
 
-export function onContactCreated(db: Db, clientId: string, contactId: string, now: number): number {
-  return onContactsCreated(db, contactCreatedJourneys(db, clientId), [contactId], now)
+export async function onContactCreated(
+  db: Db,
+  clientId: string,
+  contactId: string,
+  now: number,
+): Promise<number> {
+  return await onContactsCreated(db, await contactCreatedJourneys(db, clientId), [contactId], now)
 }
 
 /** The active journeys a new contact of this client enters (a bulk insert asks once per batch). */
-export const contactCreatedJourneys = (db: Db, clientId: string): JourneyRow[] =>
-  listening(db, 'contact_created', eq(journeys.clientId, clientId))
+export const contactCreatedJourneys = async (db: Db, clientId: string): Promise<JourneyRow[]> =>
+  await listening(db, 'contact_created', eq(journeys.clientId, clientId))
 
 /** Contacts just created (in this transaction) enter `starting`; how many enrollments. */
-export function onContactsCreated(
+export async function onContactsCreated(
   db: Db,
   starting: readonly JourneyRow[],
   contactIds: readonly string[],
   now: number,
-): number {
+): Promise<number> {
   let n = 0
-  if (contactIds.length > 0) for (const j of starting) n += enterContacts(db, journeyFlow(j), contactIds, now)
+  if (contactIds.length > 0)
+    for (const j of starting) n += await enterContacts(db, journeyFlow(j), contactIds, now)
   return n
 }
 
 /** Whether any active journey starts when someone joins this list (then addMembers says who joined). */
-export const listJoinWatched = (db: Db, listId: string) =>
-  listening(db, 'list_joined', eq(journeys.triggerRef, listId)).length > 0
+export const listJoinWatched = async (db: Db, listId: string) =>
+  (await listening(db, 'list_joined', eq(journeys.triggerRef, listId))).length > 0
 
-export function onListJoined(db: Db, listId: string, contactIds: readonly string[], now: number): void {
+export async function onListJoined(
+  db: Db,
+  listId: string,
+  contactIds: readonly string[],
+  now: number,
+): Promise<void> {
   if (contactIds.length === 0) return
-  for (const j of listening(db, 'list_joined', eq(journeys.triggerRef, listId)))
-    enterContacts(db, journeyFlow(j), contactIds, now)
+  for (const j of await listening(db, 'list_joined', eq(journeys.triggerRef, listId)))
+    await enterContacts(db, journeyFlow(j), contactIds, now)
 }
 
 export interface JourneyEvent {
@@ -62,38 +73,38 @@ export interface JourneyEvent {
 }
 
 /** An event was just written: wake waiting contacts, start event journeys, take bounced ones out. */
-export function onJourneyEvent(db: Db, e: JourneyEvent): void {
+export async function onJourneyEvent(db: Db, e: JourneyEvent): Promise<void> {
   if (!JOURNEY_EVENT_TYPES.has(e.type) || !e.contactId) return
   const q = flowQueue(db.$client)
-  q.wakeWaiting(e.contactId, e.type, e.occurredAt)
+  await q.wakeWaiting(e.contactId, e.type, e.occurredAt)
   if (e.type === 'email.bounced' && e.data.bounce_type === 'hard')
-    q.endContact(e.contactId, 'journey', { status: 'exited', reason: 'bounced' }, e.occurredAt)
+    await q.endContact(e.contactId, 'journey', { status: 'exited', reason: 'bounced' }, e.occurredAt)
   const forThisEvent = and(eq(journeys.clientId, e.clientId), eq(journeys.triggerEvent, e.type))
-  for (const j of listening(db, 'event', forThisEvent))
+  for (const j of await listening(db, 'event', forThisEvent))
     if (j.triggerRef === null || j.triggerRef === e.campaignId)
-      enterContacts(db, journeyFlow(j), [e.contactId], e.occurredAt)
+      await enterContacts(db, journeyFlow(j), [e.contactId], e.occurredAt)
 }
 
 /** A spam complaint takes the contact out of every journey it is in. */
-export function onComplaint(db: Db, contactId: string, at: number): void {
-  flowQueue(db.$client).endContact(contactId, 'journey', { status: 'exited', reason: 'complained' }, at)
+export async function onComplaint(db: Db, contactId: string, at: number): Promise<void> {
+  await flowQueue(db.$client).endContact(contactId, 'journey', { status: 'exited', reason: 'complained' }, at)
 }
 
 const seen = (journeyId: string) =>
   sql`EXISTS (SELECT 1 FROM journey_segment_seen s WHERE s.journey_id = ${journeyId} AND s.contact_id = contacts.id)`
 
-function conditionOf(db: Db, journey: JourneyRow, now: number): SQL | null {
+async function conditionOf(db: Db, journey: JourneyRow, now: number): Promise<SQL | null> {
   if (!journey.triggerRef) return null
-  const seg = db.select().from(segments).where(eq(segments.id, journey.triggerRef)).get()
+  const seg = await db.select().from(segments).where(eq(segments.id, journey.triggerRef)).get()
   if (!seg) return null
-  return segmentCondition(db, journey.clientId, seg.match, seg.ruleGroups as RuleGroup[], now)
+  return await segmentCondition(db, journey.clientId, seg.match, seg.ruleGroups as RuleGroup[], now)
 }
 
 /** At activation: who matches now is not "newly matching". */
-export function baselineSegment(db: Db, journey: JourneyRow, now: number): void {
-  const where = conditionOf(db, journey, now)
+export async function baselineSegment(db: Db, journey: JourneyRow, now: number): Promise<void> {
+  const where = await conditionOf(db, journey, now)
   if (!where) return
-  db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
+  await db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
              SELECT ${journey.id}, contacts.id FROM contacts WHERE ${where}`)
 }
 
@@ -102,21 +113,21 @@ export function baselineSegment(db: Db, journey: JourneyRow, now: number): void 
  * matching before enter (re-entry rules apply); those who stopped matching are forgotten, so
  * matching again later is entering again.
  */
-export function enterNewSegmentMembers(ctx: Ctx): { journeys: number; enrolled: number } {
+export async function enterNewSegmentMembers(ctx: Ctx): Promise<{ journeys: number; enrolled: number }> {
   const now = ctx.clock.now()
   let enrolled = 0
-  const active = listening(ctx.db, 'segment_entered', undefined)
+  const active = await listening(ctx.db, 'segment_entered', undefined)
   for (const j of active) {
-    const where = conditionOf(ctx.db, j, now)
+    const where = await conditionOf(ctx.db, j, now)
     if (!where) {
       ctx.log.warn('segment_entered journey has no segment', { journey_id: j.id })
       continue
     }
     const fresh = sql`(${where}) AND NOT ${seen(j.id)}`
-    enrolled += enterWhere(ctx.db, journeyFlow(j), fresh, now)
-    ctx.db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
+    enrolled += await enterWhere(ctx.db, journeyFlow(j), fresh, now)
+    await ctx.db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
                    SELECT ${j.id}, contacts.id FROM contacts WHERE ${fresh}`)
-    ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
+    await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
                    AND contact_id NOT IN (SELECT contacts.id FROM contacts WHERE ${where})`)
   }
   if (enrolled > 0) ctx.workers.wake('flows')

@@ -29,7 +29,7 @@ export const listJourneysVerb = defineVerb({
   scope: 'any',
   input: ListJourneysInput,
   mutates: false,
-  run: (ctx, input) => listJourneys(ctx, input),
+  run: async (ctx, input) => await listJourneys(ctx, input),
 })
 
 export const createJourneyVerb = defineVerb({
@@ -37,7 +37,7 @@ export const createJourneyVerb = defineVerb({
   scope: 'journeys:write',
   input: CreateJourneyInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createJourney(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createJourney(ctx, fields, client_id),
 })
 
 export const getJourneyVerb = defineVerb({
@@ -45,7 +45,7 @@ export const getJourneyVerb = defineVerb({
   scope: 'any',
   input: JourneyRef,
   mutates: false,
-  run: (ctx, { id }) => getJourney(ctx, id),
+  run: async (ctx, { id }) => await getJourney(ctx, id),
 })
 
 export const updateJourneyVerb = defineVerb({
@@ -53,7 +53,7 @@ export const updateJourneyVerb = defineVerb({
   scope: 'journeys:write',
   input: UpdateJourneyInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateJourney(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateJourney(ctx, id, patch),
 })
 
 export const deleteJourneyVerb = defineVerb({
@@ -62,7 +62,7 @@ export const deleteJourneyVerb = defineVerb({
   input: JourneyRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteJourney(ctx, id),
+  run: async (ctx, { id }) => await deleteJourney(ctx, id),
 })
 
 export const activateJourneyVerb = defineVerb({
@@ -70,7 +70,7 @@ export const activateJourneyVerb = defineVerb({
   scope: 'journeys:write',
   input: JourneyRef,
   mutates: true,
-  run: (ctx, { id }) => activateJourney(ctx, id),
+  run: async (ctx, { id }) => await activateJourney(ctx, id),
 })
 
 export const pauseJourneyVerb = defineVerb({
@@ -78,7 +78,7 @@ export const pauseJourneyVerb = defineVerb({
   scope: 'journeys:write',
   input: JourneyRef,
   mutates: true,
-  run: (ctx, { id }) => pauseJourney(ctx, id),
+  run: async (ctx, { id }) => await pauseJourney(ctx, id),
 })
 
 export const archiveJourneyVerb = defineVerb({
@@ -87,7 +87,7 @@ export const archiveJourneyVerb = defineVerb({
   input: JourneyRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => archiveJourney(ctx, id),
+  run: async (ctx, { id }) => await archiveJourney(ctx, id),
 })
 
 export const enrollJourneyVerb = defineVerb({
@@ -96,8 +96,8 @@ export const enrollJourneyVerb = defineVerb({
   input: EnrollInput,
   mutates: true,
   // The audience is counted before the write transaction (the count reads all of it).
-  prepare: async (ctx, { id, ...input }) => countJourneyEnrollment(ctx, id, input),
-  run: (ctx, { id, ...input }, counted) => enrollVerb(ctx, id, input, counted),
+  prepare: async (ctx, { id, ...input }) => await countJourneyEnrollment(ctx, id, input),
+  run: async (ctx, { id, ...input }, counted) => await enrollVerb(ctx, id, input, counted),
 })
 
 export const listEnrollmentsVerb = defineVerb({
@@ -105,7 +105,7 @@ export const listEnrollmentsVerb = defineVerb({
   scope: 'any',
   input: ListEnrollmentsInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => listEnrollments(ctx, id, page),
+  run: async (ctx, { id, ...page }) => await listEnrollments(ctx, id, page),
 })
 
 export const journeyStatsVerb = defineVerb({
@@ -113,7 +113,7 @@ export const journeyStatsVerb = defineVerb({
   scope: 'any',
   input: JourneyRef,
   mutates: false,
-  run: (ctx, { id }) => journeyStats(ctx, id),
+  run: async (ctx, { id }) => await journeyStats(ctx, id),
 })
 
 /** The segment job: contacts newly matching a segment_entered journey's segment enter it. */
@@ -122,5 +122,5 @@ export const enterSegmentJourneysVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => enterNewSegmentMembers(ctx),
+  run: async (ctx) => await enterNewSegmentMembers(ctx),
 })

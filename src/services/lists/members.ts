@@ -13,16 +13,16 @@ import { findListRow, presentList } from './records'
 const CHUNK = 500
 
 /** Ids of `ids` that are contacts of `clientId`; the rest are reported as failures of `field`. */
-export function assertContactsOfClient(
+export async function assertContactsOfClient(
   db: Db,
   clientId: string,
   ids: readonly string[],
   field: string,
-): void {
+): Promise<void> {
   const found = new Set<string>()
   for (let i = 0; i < ids.length; i += CHUNK) {
     const chunk = ids.slice(i, i + CHUNK)
-    for (const r of db
+    for (const r of await db
       .select({ id: contacts.id })
       .from(contacts)
       .where(and(eq(contacts.clientId, clientId), inArray(contacts.id, chunk)))
@@ -38,21 +38,22 @@ export function assertContactsOfClient(
 }
 
 /** Lists of `clientId` among `ids`; unknown or foreign ones fail as `field[i]` (or `field` when not indexed). */
-export function assertListsOfClient(
+export async function assertListsOfClient(
   db: Db,
   clientId: string,
   ids: readonly string[],
   field: string,
   indexed = true,
-): void {
+): Promise<void> {
   if (ids.length === 0) return
   const found = new Set(
-    db
-      .select({ id: lists.id })
-      .from(lists)
-      .where(and(eq(lists.clientId, clientId), inArray(lists.id, [...ids])))
-      .all()
-      .map((r) => r.id),
+    (
+      await db
+        .select({ id: lists.id })
+        .from(lists)
+        .where(and(eq(lists.clientId, clientId), inArray(lists.id, [...ids])))
+        .all()
+    ).map((r) => r.id),
   )
   const errors = ids.flatMap((id, i) =>
     found.has(id) ? [] : [{ field: indexed ? `${field}[${i}]` : field, message: 'no such list' }],
@@ -63,8 +64,8 @@ export function assertListsOfClient(
 /** Filtered totals are exact up to this many; above it the portal says "more than". */
 export const FILTERED_COUNT_CAP = 10_000
 
-export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
-  return membersPage(ctx, findListRow(ctx, id), page, undefined, true)
+export async function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
+  return await membersPage(ctx, await findListRow(ctx, id), page, undefined, true)
 }
 
 /**
@@ -75,7 +76,7 @@ export function listMembersPage(ctx: Ctx, id: string, page: PageRequest) {
  * fifth of a million contacts) on every page. The total is the maintained counts, or a capped
  * count over the members when a status narrows it.
  */
-export function membersPage(
+export async function membersPage(
   ctx: Ctx,
   list: ListRow,
   page: PageRequest,
@@ -91,7 +92,7 @@ export function membersPage(
     ne(listMembers.status, 'unsubscribed'),
     status === undefined ? undefined : eq(contacts.status, status as ContactRow['status']),
   )
-  const rows = ctx.db
+  const rows = await ctx.db
     .select({ contact: contacts, membership: listMembers.status })
     .from(listMembers)
     .innerJoin(contacts, eq(contacts.id, listMembers.contactId))
@@ -104,8 +105,10 @@ export function membersPage(
   const total =
     status === undefined
       ? list.memberCount + list.unconfirmedCount
-      : (ctx.db.all<{ n: number }>(
-          sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+      : ((
+          await ctx.db.all<{ n: number }>(
+            sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+          )
         )[0]?.n ?? 0)
   return pageFrom(ctx.secretKey, rows, limit, {
     collection: `list_members:${list.id}`,
@@ -119,27 +122,29 @@ export function membersPage(
   })
 }
 
-export function addListMembers(ctx: Ctx, id: string, contactIds: string[], doubleOptIn = false) {
-  const list = findListRow(ctx, id)
+export async function addListMembers(ctx: Ctx, id: string, contactIds: string[], doubleOptIn = false) {
+  const list = await findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
-  assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
+  await assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
   const now = ctx.clock.now()
-  const added = addMembers(ctx, id, unique, now, {
+  const added = await addMembers(ctx, id, unique, now, {
     status: doubleOptIn ? 'unconfirmed' : 'confirmed',
     consent: { source: consentSourceOf(ctx.actor) },
   })
   // Double opt-in: each new member confirms through a link before anything else reaches them.
-  if (doubleOptIn && askListConfirmations(ctx, list, added, now) > 0) ctx.workers.wake('send')
-  return { ...presentList(findListRow(ctx, id)), added: added.length }
+  if (doubleOptIn && (await askListConfirmations(ctx, list, added, now)) > 0) ctx.workers.wake('send')
+  return { ...presentList(await findListRow(ctx, id)), added: added.length }
 }
 
-export function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {
-  const list = findListRow(ctx, id)
+export async function removeListMembers(ctx: Ctx, id: string, contactIds: string[]) {
+  const list = await findListRow(ctx, id)
   const unique = [...new Set(contactIds)]
   // Not a member is not an error, but a contact the caller cannot see is (422), as on add.
-  assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
-  const removed = removeMembers(ctx.db, id, unique, ctx.clock.now(), {
-    source: consentSourceOf(ctx.actor),
-  }).length
-  return { ...presentList(findListRow(ctx, id)), removed }
+  await assertContactsOfClient(ctx.db, list.clientId, unique, 'contact_ids')
+  const removed = (
+    await removeMembers(ctx.db, id, unique, ctx.clock.now(), {
+      source: consentSourceOf(ctx.actor),
+    })
+  ).length
+  return { ...presentList(await findListRow(ctx, id)), removed }
 }

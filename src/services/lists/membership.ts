@@ -28,9 +28,10 @@ interface Delta {
   unconfirmed: number
 }
 
-function bumpCounts(db: Db, listId: string, d: Delta, now: number) {
+async function bumpCounts(db: Db, listId: string, d: Delta, now: number) {
   if (d.confirmed === 0 && d.unconfirmed === 0) return
-  db.update(lists)
+  await db
+    .update(lists)
     .set({
       memberCount: sql`${lists.memberCount} + ${d.confirmed}`,
       unconfirmedCount: sql`${lists.unconfirmedCount} + ${d.unconfirmed}`,
@@ -45,9 +46,9 @@ const countOf = (status: MembershipStatus): Delta => ({
   unconfirmed: status === 'unconfirmed' ? 1 : 0,
 })
 
-function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
+async function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
   const found = new Map<string, MembershipStatus>()
-  for (const r of db
+  for (const r of await db
     .select({ id: listMembers.contactId, status: listMembers.status })
     .from(listMembers)
     .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, [...contactIds])))
@@ -56,11 +57,12 @@ function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
   return found
 }
 
-const clientOfList = (db: Db, listId: string) =>
-  db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).get()?.clientId ?? ''
+const clientOfList = async (db: Db, listId: string) =>
+  (await db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).get())?.clientId ??
+  ''
 
 /** One consent row per contact that changed on `listId`, when the change says where it came from. */
-function consentForList(
+async function consentForList(
   db: Db,
   listId: string,
   contactIds: readonly string[],
@@ -69,8 +71,8 @@ function consentForList(
   consent?: ConsentOrigin,
 ) {
   if (!consent || contactIds.length === 0) return
-  const clientId = clientOfList(db, listId)
-  recordConsents(
+  const clientId = await clientOfList(db, listId)
+  await recordConsents(
     db,
     consent,
     contactIds.map((contactId) => ({ clientId, contactId, listId, action, at: now })),
@@ -81,13 +83,13 @@ function consentForList(
  * Puts contacts on a list with `status` (already there with that status, or confirmed when
  * `unconfirmed` is asked, is no change). Returns the contacts whose membership changed.
  */
-export function addMembers(
+export async function addMembers(
   { db, hooks }: HookedDb,
   listId: string,
   contactIds: readonly string[],
   now: number,
   options: AddOptions = {},
-): string[] {
+): Promise<string[]> {
   const target = options.status ?? 'confirmed'
   const revive = options.revive ?? true
   const changed: string[] = []
@@ -95,7 +97,7 @@ export function addMembers(
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
     const chunk = contactIds.slice(i, i + CHUNK)
-    const existing = statusesOf(db, listId, chunk)
+    const existing = await statusesOf(db, listId, chunk)
     const fresh: string[] = []
     const moved: string[] = []
     for (const id of chunk) {
@@ -105,7 +107,8 @@ export function addMembers(
       else moved.push(id)
     }
     if (fresh.length > 0)
-      db.insert(listMembers)
+      await db
+        .insert(listMembers)
         .values(
           fresh.map((contactId) => ({
             listId,
@@ -118,7 +121,8 @@ export function addMembers(
         .onConflictDoNothing()
         .run()
     if (moved.length > 0)
-      db.update(listMembers)
+      await db
+        .update(listMembers)
         .set({ status: target, addedAt: now, confirmedAt: target === 'confirmed' ? now : null })
         .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, moved)))
         .run()
@@ -133,10 +137,10 @@ export function addMembers(
     changed.push(...fresh, ...moved)
     if (target === 'confirmed') joined.push(...fresh, ...moved)
   }
-  bumpCounts(db, listId, delta, now)
-  consentForList(db, listId, changed, 'subscribed', now, options.consent)
-  if (joined.length > 0 && hooks.listJoined.wants(listId))
-    hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
+  await bumpCounts(db, listId, delta, now)
+  await consentForList(db, listId, changed, 'subscribed', now, options.consent)
+  if (joined.length > 0 && (await hooks.listJoined.wants(listId)))
+    await hooks.listJoined.trigger({ listId, contactIds: joined, at: now })
   return changed
 }
 
@@ -144,16 +148,16 @@ export function addMembers(
  * Confirms a contact's unconfirmed memberships of `listIds` (a confirmation link, a second
  * click changes nothing). Returns the lists confirmed now.
  */
-export function confirmMemberships(
+export async function confirmMemberships(
   hdb: HookedDb,
   contactId: string,
   listIds: readonly string[],
   now: number,
   consent?: ConsentOrigin,
-): string[] {
+): Promise<string[]> {
   const confirmed: string[] = []
   for (const listId of listIds) {
-    const row = hdb.db
+    const row = await hdb.db
       .update(listMembers)
       .set({ status: 'confirmed', confirmedAt: now })
       .where(
@@ -166,14 +170,14 @@ export function confirmMemberships(
       .returning({ id: listMembers.contactId })
       .get()
     if (!row) continue
-    bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)
+    await bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)
     confirmed.push(listId)
-    if (hdb.hooks.listJoined.wants(listId))
-      hdb.hooks.listJoined.trigger({ listId, contactIds: [contactId], at: now })
+    if (await hdb.hooks.listJoined.wants(listId))
+      await hdb.hooks.listJoined.trigger({ listId, contactIds: [contactId], at: now })
   }
   if (consent && confirmed.length > 0) {
-    const clientId = clientOfList(hdb.db, confirmed[0]!)
-    recordConsents(
+    const clientId = await clientOfList(hdb.db, confirmed[0]!)
+    await recordConsents(
       hdb.db,
       consent,
       confirmed.map((listId) => ({ clientId, contactId, listId, action: 'confirmed' as const, at: now })),
@@ -186,20 +190,21 @@ export function confirmMemberships(
  * Marks contacts as having left a list (the preference centre): the row stays, so the list
  * remembers they asked, and they no longer count or receive. Returns who changed.
  */
-export function unsubscribeMembers(
+export async function unsubscribeMembers(
   db: Db,
   listId: string,
   contactIds: readonly string[],
   now: number,
   consent?: ConsentOrigin,
-): string[] {
+): Promise<string[]> {
   const changed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const existing = statusesOf(db, listId, contactIds.slice(i, i + CHUNK))
+    const existing = await statusesOf(db, listId, contactIds.slice(i, i + CHUNK))
     const leaving = [...existing].filter(([, status]) => status !== 'unsubscribed')
     if (leaving.length === 0) continue
-    db.update(listMembers)
+    await db
+      .update(listMembers)
       .set({ status: 'unsubscribed' })
       .where(
         and(
@@ -218,23 +223,23 @@ export function unsubscribeMembers(
       changed.push(id)
     }
   }
-  bumpCounts(db, listId, delta, now)
-  consentForList(db, listId, changed, 'unsubscribed', now, consent)
+  await bumpCounts(db, listId, delta, now)
+  await consentForList(db, listId, changed, 'unsubscribed', now, consent)
   return changed
 }
 
 /** Takes contacts off a list entirely (the row goes). Returns who was removed. */
-export function removeMembers(
+export async function removeMembers(
   db: Db,
   listId: string,
   contactIds: readonly string[],
   now: number,
   consent?: ConsentOrigin,
-): string[] {
+): Promise<string[]> {
   const removed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
-    for (const r of db
+    for (const r of await db
       .delete(listMembers)
       .where(
         and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
@@ -248,27 +253,27 @@ export function removeMembers(
       if (r.status !== 'unsubscribed') removed.push(r.id)
     }
   }
-  bumpCounts(db, listId, delta, now)
-  consentForList(db, listId, removed, 'unsubscribed', now, consent)
+  await bumpCounts(db, listId, delta, now)
+  await consentForList(db, listId, removed, 'unsubscribed', now, consent)
   return removed
 }
 
 /** Removes a contact from every list it is in (erasure), keeping each list's counts exact. */
-export function removeFromAllLists(db: Db, contactId: string, now: number): void {
-  const memberships = db
+export async function removeFromAllLists(db: Db, contactId: string, now: number): Promise<void> {
+  const memberships = await db
     .select({ listId: listMembers.listId })
     .from(listMembers)
     .where(eq(listMembers.contactId, contactId))
     .all()
-  for (const { listId } of memberships) removeMembers(db, listId, [contactId], now)
+  for (const { listId } of memberships) await removeMembers(db, listId, [contactId], now)
 }
 
 /**
  * Drops unconfirmed memberships added before `before` (nobody confirmed within the window);
  * returns how many went.
  */
-export function purgeUnconfirmed(db: Db, before: number, now: number, limit = 5_000): number {
-  const rows = db
+export async function purgeUnconfirmed(db: Db, before: number, now: number, limit = 5_000): Promise<number> {
+  const rows = await db
     .select({ listId: listMembers.listId, contactId: listMembers.contactId })
     .from(listMembers)
     .where(and(eq(listMembers.status, 'unconfirmed'), sql`${listMembers.addedAt} < ${before}`))
@@ -276,6 +281,6 @@ export function purgeUnconfirmed(db: Db, before: number, now: number, limit = 5_
     .all()
   const byList = new Map<string, string[]>()
   for (const r of rows) byList.set(r.listId, [...(byList.get(r.listId) ?? []), r.contactId])
-  for (const [listId, ids] of byList) removeMembers(db, listId, ids, now)
+  for (const [listId, ids] of byList) await removeMembers(db, listId, ids, now)
   return rows.length
 }

@@ -12,9 +12,9 @@ export const UNCONFIRMED_KEPT_MS = 30 * DAY_MS
 const CHUNK = 5_000
 
 /** One chunk per call (one transaction), so a backlog never holds the write lock for long. */
-export function purgeUnconfirmedChunk(ctx: Ctx) {
+export async function purgeUnconfirmedChunk(ctx: Ctx) {
   const now = ctx.clock.now()
-  const removed = purgeUnconfirmed(ctx.db, now - UNCONFIRMED_KEPT_MS, now, CHUNK)
+  const removed = await purgeUnconfirmed(ctx.db, now - UNCONFIRMED_KEPT_MS, now, CHUNK)
   return { removed, more: removed === CHUNK }
 }
 
@@ -23,5 +23,5 @@ export const purgeUnconfirmedVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => purgeUnconfirmedChunk(ctx),
+  run: async (ctx) => await purgeUnconfirmedChunk(ctx),
 })

@@ -24,8 +24,8 @@ export function presentList(row: ListRow) {
   }
 }
 
-export function findListRow(ctx: Ctx, id: string) {
-  const row = ctx.db
+export async function findListRow(ctx: Ctx, id: string) {
+  const row = await ctx.db
     .select()
     .from(lists)
     .where(and(eq(lists.id, id), visibleTo(ctx.actor, lists.clientId)))
@@ -34,10 +34,10 @@ export function findListRow(ctx: Ctx, id: string) {
   return row
 }
 
-export function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(lists)
     .values({
       id: newId(),
@@ -55,9 +55,9 @@ export function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) 
   return presentList(row)
 }
 
-export function updateList(ctx: Ctx, id: string, patch: ListPatch) {
-  const current = findListRow(ctx, id)
-  const row = ctx.db
+export async function updateList(ctx: Ctx, id: string, patch: ListPatch) {
+  const current = await findListRow(ctx, id)
+  const row = await ctx.db
     .update(lists)
     .set({
       name: patch.name ?? current.name,
@@ -73,10 +73,10 @@ export function updateList(ctx: Ctx, id: string, patch: ListPatch) {
   return presentList(row)
 }
 
-export const getList = (ctx: Ctx, id: string) => presentList(findListRow(ctx, id))
+export const getList = async (ctx: Ctx, id: string) => presentList(await findListRow(ctx, id))
 
-export function listLists(ctx: Ctx, page: PageRequest & { client_id?: string }) {
-  return paginate(
+export async function listLists(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+  return await paginate(
     ctx.db,
     ctx.secretKey,
     lists,
@@ -87,9 +87,9 @@ export function listLists(ctx: Ctx, page: PageRequest & { client_id?: string }) 
   )
 }
 
-export function deleteList(ctx: Ctx, id: string) {
-  findListRow(ctx, id)
-  ctx.db.delete(listMembers).where(eq(listMembers.listId, id)).run()
-  ctx.db.delete(lists).where(eq(lists.id, id)).run()
+export async function deleteList(ctx: Ctx, id: string) {
+  await findListRow(ctx, id)
+  await ctx.db.delete(listMembers).where(eq(listMembers.listId, id)).run()
+  await ctx.db.delete(lists).where(eq(lists.id, id)).run()
   return { id, deleted: true }
 }

@@ -16,7 +16,7 @@ export const listListsVerb = defineVerb({
   scope: 'any',
   input: ListListsInput,
   mutates: false,
-  run: (ctx, input) => listLists(ctx, input),
+  run: async (ctx, input) => await listLists(ctx, input),
 })
 
 export const createListVerb = defineVerb({
@@ -24,7 +24,7 @@ export const createListVerb = defineVerb({
   scope: 'lists:write',
   input: CreateListInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createList(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createList(ctx, fields, client_id),
 })
 
 export const getListVerb = defineVerb({
@@ -32,7 +32,7 @@ export const getListVerb = defineVerb({
   scope: 'any',
   input: ListRef,
   mutates: false,
-  run: (ctx, { id }) => getList(ctx, id),
+  run: async (ctx, { id }) => await getList(ctx, id),
 })
 
 export const updateListVerb = defineVerb({
@@ -40,7 +40,7 @@ export const updateListVerb = defineVerb({
   scope: 'lists:write',
   input: UpdateListInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateList(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateList(ctx, id, patch),
 })
 
 export const deleteListVerb = defineVerb({
@@ -49,7 +49,7 @@ export const deleteListVerb = defineVerb({
   input: ListRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteList(ctx, id),
+  run: async (ctx, { id }) => await deleteList(ctx, id),
 })
 
 export const listListMembersVerb = defineVerb({
@@ -57,7 +57,7 @@ export const listListMembersVerb = defineVerb({
   scope: 'any',
   input: ListMembersInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => listMembersPage(ctx, id, page),
+  run: async (ctx, { id, ...page }) => await listMembersPage(ctx, id, page),
 })
 
 export const addListMembersVerb = defineVerb({
@@ -65,7 +65,8 @@ export const addListMembersVerb = defineVerb({
   scope: 'lists:write',
   input: AddListContactsInput,
   mutates: true,
-  run: (ctx, { id, contact_ids, double_opt_in }) => addListMembers(ctx, id, contact_ids, double_opt_in),
+  run: async (ctx, { id, contact_ids, double_opt_in }) =>
+    await addListMembers(ctx, id, contact_ids, double_opt_in),
 })
 
 export const removeListMembersVerb = defineVerb({
@@ -73,5 +74,5 @@ export const removeListMembersVerb = defineVerb({
   scope: 'lists:write',
   input: ListContactIdsInput,
   mutates: true,
-  run: (ctx, { id, contact_ids }) => removeListMembers(ctx, id, contact_ids),
+  run: async (ctx, { id, contact_ids }) => await removeListMembers(ctx, id, contact_ids),
 })

@@ -41,13 +41,13 @@ function flowIdsOf(m: MessageRow) {
   return {}
 }
 
-export function findMessage(app: AppContext, id: string): MessageRow | undefined {
-  return app.db.select().from(messages).where(eq(messages.id, id)).get()
+export async function findMessage(app: AppContext, id: string): Promise<MessageRow | undefined> {
+  return await app.db.select().from(messages).where(eq(messages.id, id)).get()
 }
 
-const emailOf = (app: AppContext, m: MessageRow) =>
-  app.db.select({ email: contacts.email }).from(contacts).where(eq(contacts.id, m.contactId)).get()?.email ??
-  m.to
+const emailOf = async (app: AppContext, m: MessageRow) =>
+  (await app.db.select({ email: contacts.email }).from(contacts).where(eq(contacts.id, m.contactId)).get())
+    ?.email ?? m.to
 
 function refs(m: MessageRow) {
   return {
@@ -59,46 +59,56 @@ function refs(m: MessageRow) {
   }
 }
 
-const tx = <T>(app: AppContext, fn: () => T): T => inTransaction(app.sqlite, fn)
+const tx = async <T>(app: AppContext, fn: () => T): Promise<T> => await inTransaction(app.sqlite, fn)
 /** Message status changes go through the outbox's transitions (one statement, one guard each). */
 const outbox = (app: AppContext) => outboxOf(app.store, OUTBOX_RULES)
 
 /** A provider's later report that the next hop accepted a message it had taken. */
-export function recordDelivered(app: AppContext, m: MessageRow, at: number): void {
-  tx(app, () => {
-    const cur = findMessage(app, m.id)
-    if (!cur || !outbox(app).delivered(cur.seq, at)) return
-    recordDeliveredEvent(app, cur, at)
-    bumpCampaign(app.db, cur.campaignId, { delivered: 1 }, cur.variant)
+export async function recordDelivered(app: AppContext, m: MessageRow, at: number): Promise<void> {
+  await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
+    if (!cur || !(await outbox(app).delivered(cur.seq, at))) return
+    await recordDeliveredEvent(app, cur, at)
+    await bumpCampaign(app.db, cur.campaignId, { delivered: 1 }, cur.variant)
     addToRollup(app.sqlite, cur, at, { delivered: 1 })
   })
 }
 
 /** email.delivered for a message the outbox just marked delivered (send or later report). */
-export function recordDeliveredEvent(app: AppContext, m: MessageRow, at: number, email?: string): void {
-  recordEvent(app, {
+export async function recordDeliveredEvent(
+  app: AppContext,
+  m: MessageRow,
+  at: number,
+  email?: string,
+): Promise<void> {
+  await recordEvent(app, {
     ...refs(m),
     type: 'email.delivered',
     occurredAt: at,
-    data: deliveredData(app, m, at, email),
+    data: await deliveredData(app, m, at, email),
   })
 }
 
-export function deliveredData(app: AppContext, m: MessageRow, at: number, email?: string) {
+export async function deliveredData(app: AppContext, m: MessageRow, at: number, email?: string) {
   return {
     ...idsOf(m),
-    email: email ?? emailOf(app, m),
+    email: email ?? (await emailOf(app, m)),
     channel: m.channel,
     delivered_at: iso(at),
   }
 }
 
 /** A provider's later report that a message it had taken was not delivered. */
-export function recordFailed(app: AppContext, m: MessageRow, reason: string, _at: number): void {
-  tx(app, () => {
-    const cur = findMessage(app, m.id)
-    if (!cur || !outbox(app).failed(cur.seq, null, reason)) return
-    bumpCampaign(app.db, cur.campaignId, { failed: 1 })
+export async function recordFailed(
+  app: AppContext,
+  m: MessageRow,
+  reason: string,
+  _at: number,
+): Promise<void> {
+  await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
+    if (!cur || !(await outbox(app).failed(cur.seq, null, reason))) return
+    await bumpCampaign(app.db, cur.campaignId, { failed: 1 })
   })
 }
 
@@ -116,19 +126,24 @@ export function isMachineOpen(userAgent: string | null): boolean {
  * An open pixel fetch: counted on the message every time; the first of each kind (reader,
  * privacy proxy) is recorded as an event, and the first reader's open counts in stats.
  */
-export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | null, at: number): void {
-  tx(app, () => {
-    const cur = findMessage(app, m.id)
+export async function recordOpen(
+  app: AppContext,
+  m: MessageRow,
+  userAgent: string | null,
+  at: number,
+): Promise<void> {
+  await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
     if (!cur) return
     const machine = isMachineOpen(userAgent)
-    if (firstOpen(app.sqlite, cur.seq, machine))
-      recordEvent(app, {
+    if (await firstOpen(app.sqlite, cur.seq, machine))
+      await recordEvent(app, {
         ...refs(cur),
         type: 'email.opened',
         occurredAt: at,
         data: {
           ...idsOf(cur),
-          email: emailOf(app, cur),
+          email: await emailOf(app, cur),
           opened_at: iso(at),
           user_agent: storedUserAgent(userAgent),
           machine,
@@ -136,15 +151,15 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
       })
     if (machine) {
       if (cur.machineOpenedAt === null) {
-        app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
-        bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
+        await app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
+        await bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
         addToRollup(app.sqlite, cur, at, { machine_opened: 1 })
       }
       return
     }
     if (cur.openedAt === null) {
-      app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
-      bumpCampaign(app.db, cur.campaignId, { opened: 1 }, cur.variant)
+      await app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
+      await bumpCampaign(app.db, cur.campaignId, { opened: 1 }, cur.variant)
       addToRollup(app.sqlite, cur, at, { opened: 1 })
     }
   })
@@ -155,24 +170,24 @@ export function recordOpen(app: AppContext, m: MessageRow, userAgent: string | n
  * bound) is recorded as an event. It also counts as an open: the reader saw the message even if
  * images were blocked.
  */
-export function recordClick(
+export async function recordClick(
   app: AppContext,
   m: MessageRow,
   url: string,
   userAgent: string | null,
   at: number,
 ) {
-  tx(app, () => {
-    const cur = findMessage(app, m.id)
+  await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
     if (!cur) return
-    if (firstClick(app.sqlite, cur.seq, url))
-      recordEvent(app, {
+    if (await firstClick(app.sqlite, cur.seq, url))
+      await recordEvent(app, {
         ...refs(cur),
         type: 'email.clicked',
         occurredAt: at,
         data: {
           ...idsOf(cur),
-          email: emailOf(app, cur),
+          email: await emailOf(app, cur),
           url,
           clicked_at: iso(at),
           user_agent: storedUserAgent(userAgent),
@@ -182,9 +197,9 @@ export function recordClick(
     if (cur.clickedAt === null) set.clickedAt = at
     if (cur.openedAt === null) set.openedAt = at
     if (Object.keys(set).length === 0) return
-    app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
+    await app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
     const firsts = { clicked: set.clickedAt ? 1 : 0, opened: set.openedAt ? 1 : 0 }
-    bumpCampaign(app.db, cur.campaignId, firsts, cur.variant)
+    await bumpCampaign(app.db, cur.campaignId, firsts, cur.variant)
     addToRollup(app.sqlite, cur, at, firsts)
   })
 }
@@ -196,16 +211,21 @@ export interface Bounce {
 }
 
 /** A bounce; a hard one suppresses the address and marks the contact bounced. False when nothing changed. */
-export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at: number): boolean {
-  return tx(app, () => {
-    const cur = findMessage(app, m.id)
+export async function recordBounce(
+  app: AppContext,
+  m: MessageRow,
+  bounce: Bounce,
+  at: number,
+): Promise<boolean> {
+  return await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
     if (!cur) return false
     // One bounce per message, except that a hard bounce after a soft one (a "delayed" DSN, then
     // "failed") is still recorded: it is the one that suppresses the address.
-    if (cur.bouncedAt !== null && (bounce.type === 'soft' || hadHardBounce(app, cur.id))) return false
-    const email = emailOf(app, cur)
-    outbox(app).bounced(cur.seq, at)
-    recordEvent(app, {
+    if (cur.bouncedAt !== null && (bounce.type === 'soft' || (await hadHardBounce(app, cur.id)))) return false
+    const email = await emailOf(app, cur)
+    await outbox(app).bounced(cur.seq, at)
+    await recordEvent(app, {
       ...refs(cur),
       type: 'email.bounced',
       occurredAt: at,
@@ -219,13 +239,13 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
       },
     })
     if (cur.bouncedAt === null) {
-      bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
+      await bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
       addToRollup(app.sqlite, cur, at, { bounced: 1 })
-      healthAfterBounceOrComplaint(app, cur.clientId, at)
+      await healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     if (bounce.type === 'hard') {
-      suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
-      app.db
+      await suppress(app.db, cur.clientId, email, 'hard_bounce', bounce.diagnostic, at)
+      await app.db
         .update(contacts)
         .set({ status: 'bounced', updatedAt: at })
         .where(eq(contacts.id, cur.contactId))
@@ -235,30 +255,42 @@ export function recordBounce(app: AppContext, m: MessageRow, bounce: Bounce, at:
   })
 }
 
-const hadHardBounce = (app: AppContext, messageId: string) =>
-  app.sqlite
+const hadHardBounce = async (app: AppContext, messageId: string) =>
+  (await app.sqlite
     .query<{ one: number }, [string]>(
       "SELECT 1 AS one FROM events WHERE message_id = ?1 AND type = 'email.bounced' AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
     )
-    .get(messageId) !== null
+    .get(messageId)) !== null
 
 /**
  * A complaint (ARF feedback report): suppress, mark the contact complained and fire the complaint
  * hook. The first about a message counts in the complaint rate, which may raise an alert or
  * pause the client's campaigns.
  */
-export function recordComplaint(app: AppContext, m: MessageRow, at: number): void {
-  tx(app, () => {
-    const cur = findMessage(app, m.id)
+export async function recordComplaint(app: AppContext, m: MessageRow, at: number): Promise<void> {
+  await tx(app, async () => {
+    const cur = await findMessage(app, m.id)
     if (!cur) return
     if (cur.complainedAt === null) {
-      app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id)).run()
+      await app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id)).run()
       addToRollup(app.sqlite, cur, at, { complained: 1 })
-      healthAfterBounceOrComplaint(app, cur.clientId, at)
+      await healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
-    suppress(app.db, cur.clientId, emailOf(app, cur), 'complaint', 'spam complaint (ARF report)', at)
-    app.hooks.complaint.trigger({ clientId: cur.clientId, contactId: cur.contactId, messageId: cur.id, at })
-    app.db
+    await suppress(
+      app.db,
+      cur.clientId,
+      await emailOf(app, cur),
+      'complaint',
+      'spam complaint (ARF report)',
+      at,
+    )
+    await app.hooks.complaint.trigger({
+      clientId: cur.clientId,
+      contactId: cur.contactId,
+      messageId: cur.id,
+      at,
+    })
+    await app.db
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })
       .where(eq(contacts.id, cur.contactId))
@@ -274,10 +306,15 @@ export interface InboundReply {
 }
 
 /** Stores a reply, records reply.received and fires the reply hook; returns the reply id. */
-export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply, at: number): string {
-  return tx(app, () => {
+export async function recordReply(
+  app: AppContext,
+  m: MessageRow,
+  reply: InboundReply,
+  at: number,
+): Promise<string> {
+  return await tx(app, async () => {
     const id = newId()
-    app.db
+    await app.db
       .insert(replies)
       .values({
         id,
@@ -293,7 +330,7 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
         receivedAt: at,
       })
       .run()
-    recordEvent(app, {
+    await recordEvent(app, {
       ...refs(m),
       type: 'reply.received',
       occurredAt: at,
@@ -306,11 +343,11 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
         received_at: iso(at),
       },
     })
-    app.hooks.reply.trigger({ replyId: id, ...refs(m), at })
-    const cur = findMessage(app, m.id)
+    await app.hooks.reply.trigger({ replyId: id, ...refs(m), at })
+    const cur = await findMessage(app, m.id)
     if (cur && cur.repliedAt === null) {
-      app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
-      bumpCampaign(app.db, m.campaignId, { replied: 1 })
+      await app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
+      await bumpCampaign(app.db, m.campaignId, { replied: 1 })
       addToRollup(app.sqlite, cur, at, { replied: 1 })
     }
     return id
@@ -321,14 +358,19 @@ export function recordReply(app: AppContext, m: MessageRow, reply: InboundReply,
  * Unsubscribe through a message's link or header: effective at once, attributed to the message
  * and its campaign, the address suppressed. Repeating it changes nothing.
  */
-export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: string, at: number): boolean {
-  return tx(app, () => {
-    const contact = app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).get()
+export async function unsubscribeViaMessage(
+  app: AppContext,
+  m: MessageRow,
+  source: string,
+  at: number,
+): Promise<boolean> {
+  return await tx(app, async () => {
+    const contact = await app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).get()
     if (!contact) {
-      suppress(app.db, m.clientId, m.to, 'unsubscribe', `unsubscribed (${source})`, at)
+      await suppress(app.db, m.clientId, m.to, 'unsubscribe', `unsubscribed (${source})`, at)
       return false
     }
-    const changed = optOutContact(app, contact, {
+    const changed = await optOutContact(app, contact, {
       source,
       consent: { source: 'unsubscribe_link' },
       at,
@@ -337,12 +379,12 @@ export function unsubscribeViaMessage(app: AppContext, m: MessageRow, source: st
     })
     if (!changed) return false
     // The message's first unsubscribe is the one analytics counts (once per message).
-    const cur = findMessage(app, m.id)
+    const cur = await findMessage(app, m.id)
     if (cur && cur.unsubscribedAt === null) {
-      app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
+      await app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
       addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
     }
-    bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })
+    await bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })
     return true
   })
 }

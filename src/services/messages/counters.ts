@@ -20,22 +20,22 @@ const VARIANT_COUNTERS = ['sent', 'delivered', 'opened', 'clicked'] as const
  * Adds to a campaign's running totals, and to its variant's when the message has one (an A/B
  * test); call it in the transaction that writes the events.
  */
-export function bumpCampaign(
+export async function bumpCampaign(
   db: Db,
   campaignId: string | null,
   deltas: Partial<Record<CampaignCounter, number>>,
   variant: number | null = null,
-): void {
+): Promise<void> {
   if (!campaignId) return
   const sets = Object.entries(deltas)
     .filter(([, n]) => n)
     .map(([column, n]) => sql`${sql.identifier(column)} = ${sql.identifier(column)} + ${n}`)
   if (sets.length === 0) return
-  db.run(sql`UPDATE campaigns SET ${sql.join(sets, sql`, `)} WHERE id = ${campaignId}`)
+  await db.run(sql`UPDATE campaigns SET ${sql.join(sets, sql`, `)} WHERE id = ${campaignId}`)
   if (variant === null) return
   const d = VARIANT_COUNTERS.map((k) => deltas[k] ?? 0)
   if (d.every((n) => n === 0)) return
-  db.run(
+  await db.run(
     sql`INSERT INTO campaign_variant_counts (campaign_id, variant, sent, delivered, opened, clicked)
         VALUES (${campaignId}, ${variant}, ${d[0]}, ${d[1]}, ${d[2]}, ${d[3]})
         ON CONFLICT (campaign_id, variant) DO UPDATE SET sent = sent + excluded.sent,

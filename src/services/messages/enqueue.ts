@@ -32,8 +32,8 @@ export interface TransactionalMessage {
 }
 
 /** Queues the message (sent at once by the worker); 422 when it could never be sent. */
-export function enqueueMessage(app: AppContext, input: TransactionalMessage): MessageRow {
-  const contact = app.db
+export async function enqueueMessage(app: AppContext, input: TransactionalMessage): Promise<MessageRow> {
+  const contact = await app.db
     .select()
     .from(contacts)
     .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
@@ -41,7 +41,7 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
   // A body reference the caller cannot see is invalid input (422), not a missing route (404).
   if (!contact) throw invalidField('contact_id', 'no such contact in this client')
   const template = input.templateId
-    ? app.db
+    ? await app.db
         .select()
         .from(templates)
         .where(and(eq(templates.id, input.templateId), eq(templates.clientId, input.clientId)))
@@ -51,11 +51,11 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
   // Whatever the channel: another client's sender is never stored with a message of this one.
   if (
     input.senderId &&
-    !app.db
+    !(await app.db
       .select({ id: senders.id })
       .from(senders)
       .where(and(eq(senders.id, input.senderId), eq(senders.clientId, input.clientId)))
-      .get()
+      .get())
   )
     throw invalidField('sender_id', 'no such sender in this client')
   const channel = input.channel ?? template?.channel ?? 'email'
@@ -76,15 +76,16 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
   } else if (!content.bodyText)
     errors.push({ field: 'body_text', message: `a ${channel} message needs body_text` })
   if (errors.length > 0) throw validationFailed(errors)
-  if (channel === 'email') resolveSender(app, { clientId: input.clientId, senderId: input.senderId ?? null })
+  if (channel === 'email')
+    await resolveSender(app, { clientId: input.clientId, senderId: input.senderId ?? null })
 
   const outbox = outboxOf(app.store, OUTBOX_RULES)
   const id = newId()
   const now = app.clock.now()
-  inTransaction(app.sqlite, () => {
+  await inTransaction(app.sqlite, async () => {
     const to = channel === 'email' ? contact.email : (contact.phone ?? '')
-    const seq = outbox.queueMessage(id, input.clientId, contact.id, channel, to, now)
-    outbox.storePayload({
+    const seq = await outbox.queueMessage(id, input.clientId, contact.id, channel, to, now)
+    await outbox.storePayload({
       messageSeq: seq,
       templateId: template?.id ?? null,
       subject: template ? input.subject || null : content.subject,
@@ -95,18 +96,18 @@ export function enqueueMessage(app: AppContext, input: TransactionalMessage): Me
     })
   })
   app.workers.wake('send')
-  return findMessage(app, id)!
+  return (await findMessage(app, id))!
 }
 
 /** What a queued transactional message renders: its template (now), or its inline content. */
-export function transactionalContent(
+export async function transactionalContent(
   app: AppContext,
   m: MessageRow,
   p: MessagePayloadRow,
-): RenderableTemplate {
+): Promise<RenderableTemplate> {
   const channel = m.channel as CampaignChannel
   if (p.templateId) {
-    const t = app.db
+    const t = await app.db
       .select()
       .from(templates)
       .where(and(eq(templates.id, p.templateId), eq(templates.clientId, m.clientId)))

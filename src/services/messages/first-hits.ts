@@ -30,18 +30,18 @@ const statements = perConnection((sqlite: Database) => ({
 }))
 
 /** Counts an open pixel fetch; true when it is the first of its kind (reader or machine). */
-export function firstOpen(sqlite: Database, messageSeq: number, machine: boolean): boolean {
+export async function firstOpen(sqlite: Database, messageSeq: number, machine: boolean): Promise<boolean> {
   const s = statements(sqlite)
-  s.countOpen.run(messageSeq)
-  return s.claim.run(messageSeq, machine ? MACHINE_OPEN : OPEN).changes > 0
+  await s.countOpen.run(messageSeq)
+  return (await s.claim.run(messageSeq, machine ? MACHINE_OPEN : OPEN)).changes > 0
 }
 
 /** Counts a click; true when it is the link's first and the message is under its bound of links. */
-export function firstClick(sqlite: Database, messageSeq: number, url: string): boolean {
+export async function firstClick(sqlite: Database, messageSeq: number, url: string): Promise<boolean> {
   const s = statements(sqlite)
-  s.countClick.run(messageSeq)
-  if (s.links.get(messageSeq, OPEN, MACHINE_OPEN)!.n >= MAX_CLICKED_LINKS) return false
-  return s.claim.run(messageSeq, url).changes > 0
+  await s.countClick.run(messageSeq)
+  if ((await s.links.get(messageSeq, OPEN, MACHINE_OPEN))!.n >= MAX_CLICKED_LINKS) return false
+  return (await s.claim.run(messageSeq, url)).changes > 0
 }
 
 /** A user agent as stored: at most MAX_USER_AGENT UTF-16 units, never half a surrogate pair. */

@@ -3,6 +3,7 @@ import type { Ctx } from '../../context'
 import { cursorPosition, pageFrom } from '../../db/paginate'
 import { messages } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
+import { mapInOrder } from '../../lib/in-order'
 import { escapeLike } from '../../lib/like'
 import { idFilter } from '../id-filter'
 import type { OutboxQuery } from './inputs'
@@ -13,7 +14,7 @@ import { presentMessage } from './read'
 // GET /messages keeps its documented query. No total: a page reads limit + 1 rows by id from the
 // cursor (a recipient search walks the client's index until the page is full, never counts).
 
-export function listOutbox(ctx: Ctx, q: OutboxQuery) {
+export async function listOutbox(ctx: Ctx, q: OutboxQuery) {
   const limit = q.limit ?? 50
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, q.client_id)]
   const campaignId = idFilter('campaign_id', 'campaign', q.campaign_id)
@@ -23,7 +24,7 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   if (q.to) conditions.push(sql`${messages.to} LIKE ${`%${escapeLike(q.to)}%`} ESCAPE '\\'`)
   const after = cursorPosition(ctx.secretKey, q.cursor, 'messages', undefined, q)
   if (after !== null) conditions.push(lt(messages.id, after))
-  const rows = ctx.db
+  const rows = await ctx.db
     .select()
     .from(messages)
     .where(and(...conditions))
@@ -36,8 +37,12 @@ export function listOutbox(ctx: Ctx, q: OutboxQuery) {
   const page = pageFrom(ctx.secretKey, rows, limit, {
     collection: 'messages',
     position: (r) => r.id,
-    present: (r) => ({ ...presentMessage(r), subject: subject.get(r.seq)?.subject ?? null }),
+    present: (r) => r,
     query: q,
   })
-  return { data: page.data, next_cursor: page.pagination.next_cursor }
+  const data = await mapInOrder(page.data, async (r) => ({
+    ...presentMessage(r),
+    subject: (await subject.get(r.seq))?.subject ?? null,
+  }))
+  return { data, next_cursor: page.pagination.next_cursor }
 }

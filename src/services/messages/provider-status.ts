@@ -7,12 +7,12 @@ import { messages } from '../../db/schema'
  * the id is not one of ours or was another provider's. Providers parse their own reports
  * (src/channels) and record them through the feedback, which finds the message here.
  */
-export function messageByProviderId(
+export async function messageByProviderId(
   app: AppContext,
   provider: string,
   providerMessageId: string,
-): string | null {
-  const m = app.db
+): Promise<string | null> {
+  const m = await app.db
     .select({ id: messages.id, provider: messages.provider })
     .from(messages)
     .where(eq(messages.providerMessageId, providerMessageId))

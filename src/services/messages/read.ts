@@ -38,7 +38,7 @@ export function presentMessage(row: MessageRow, headers?: Record<string, string>
 }
 
 /** The outbox, newest first. Message-IDs come from the stored headers of what was sent. */
-export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
+export async function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, messages.clientId, page.client_id)]
   const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
@@ -49,30 +49,42 @@ export function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   if (sequenceId) conditions.push(eq(messages.sourceId, sequenceId), eq(messages.sourceKind, 'sequence'))
   if (contactId) conditions.push(eq(messages.contactId, contactId))
   if (page.status) conditions.push(eq(messages.status, page.status))
-  const result = paginate(ctx.db, ctx.secretKey, messages, messages.id, and(...conditions), page, (r) => r)
-  const headers = headersOf(ctx, result.data)
+  const result = await paginate(
+    ctx.db,
+    ctx.secretKey,
+    messages,
+    messages.id,
+    and(...conditions),
+    page,
+    (r) => r,
+  )
+  const headers = await headersOf(ctx, result.data)
   return {
     data: result.data.map((r) => presentMessage(r, headers.get(r.seq))),
     pagination: result.pagination,
   }
 }
 
-function headersOf(ctx: Ctx, rows: MessageRow[]) {
+async function headersOf(ctx: Ctx, rows: MessageRow[]) {
   const out = new Map<number, Record<string, string>>()
   const q = ctx.sqlite.query<{ message_seq: number; headers: string }, [number]>(
     'SELECT message_seq, headers FROM message_contents WHERE message_seq = ?1',
   )
   for (const r of rows) {
-    const c = q.get(r.seq)
+    const c = await q.get(r.seq)
     if (c) out.set(r.seq, JSON.parse(c.headers))
   }
   return out
 }
 
-export function getMessage(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, messages, id)
+export async function getMessage(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, messages, id)
   if (!row) throw notFound('Message')
-  const content = ctx.db.select().from(messageContents).where(eq(messageContents.messageSeq, row.seq)).get()
+  const content = await ctx.db
+    .select()
+    .from(messageContents)
+    .where(eq(messageContents.messageSeq, row.seq))
+    .get()
   return {
     ...presentMessage(row, content?.headers),
     subject: content?.subject ?? null,

@@ -17,27 +17,27 @@ export function createTransactionalSource(app: AppContext, outbox: Outbox, plann
     kind: 'transactional',
     owns: (m) => m.campaignId === null && m.sourceId === null,
 
-    due(now) {
-      const next = outbox.nextTransactional()
+    async due(now) {
+      const next = await outbox.nextTransactional()
       if (next === null) return { lanes: [], nextAt: null }
       return next <= now ? { lanes: [LANE], nextAt: null } : { lanes: [], nextAt: next }
     },
-    claim: (_lane, now, leaseUntil, limit) => outbox.claimTransactional(now, leaseUntil, limit),
+    claim: async (_lane, now, leaseUntil, limit) => await outbox.claimTransactional(now, leaseUntil, limit),
 
     planKey: (m) => m.id,
-    plan(m): SendPlan | Error {
-      const payload = outbox.payloadOf(m.seq)
+    async plan(m): Promise<SendPlan | Error> {
+      const payload = await outbox.payloadOf(m.seq)
       if (!payload) return new Error('the message has no content')
       try {
-        const content = transactionalContent(app, m, payload)
+        const content = await transactionalContent(app, m, payload)
         const channel = content.channel
-        return planner({
+        return await planner({
           clientId: m.clientId,
           channel,
           content,
           sender:
             channel === 'email'
-              ? resolveSender(app, { clientId: m.clientId, senderId: payload.senderId })
+              ? await resolveSender(app, { clientId: m.clientId, senderId: payload.senderId })
               : null,
           variables: payload.variables ?? {},
           bulk: false,

@@ -8,9 +8,9 @@ import { getMessage } from './read'
 const ref = (v: string | null | undefined) => (typeof v === 'string' ? (parseId(v) ?? v) : v)
 
 /** The `messages.send` verb: the caller's client, then the outbox; answers the queued message. */
-export function sendMessage(ctx: Ctx, input: SendMessageBody) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, input.client_id)
-  const row = enqueueMessage(ctx, {
+export async function sendMessage(ctx: Ctx, input: SendMessageBody) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, input.client_id)
+  const row = await enqueueMessage(ctx, {
     clientId,
     contactId: ref(input.contact_id)!,
     channel: input.channel,
@@ -21,5 +21,5 @@ export function sendMessage(ctx: Ctx, input: SendMessageBody) {
     senderId: ref(input.sender_id),
     variables: input.variables,
   })
-  return getMessage(ctx, row.id)
+  return await getMessage(ctx, row.id)
 }

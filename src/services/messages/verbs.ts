@@ -9,7 +9,7 @@ export const listMessagesVerb = defineVerb({
   scope: 'any',
   input: ListMessagesInput,
   mutates: false,
-  run: (ctx, input) => listMessages(ctx, input),
+  run: async (ctx, input) => await listMessages(ctx, input),
 })
 
 export const getMessageVerb = defineVerb({
@@ -17,7 +17,7 @@ export const getMessageVerb = defineVerb({
   scope: 'any',
   input: MessageRef,
   mutates: false,
-  run: (ctx, { id }) => getMessage(ctx, id),
+  run: async (ctx, { id }) => await getMessage(ctx, id),
 })
 
 /** One message outside any campaign (a transactional or test send), through the same outbox. */
@@ -26,7 +26,7 @@ export const sendMessageVerb = defineVerb({
   scope: 'campaigns:write',
   input: SendMessageInput,
   mutates: true,
-  run: (ctx, input) => sendMessage(ctx, input),
+  run: async (ctx, input) => await sendMessage(ctx, input),
 })
 
 /** The portal's outbox viewer: subjects and recipient search, no total (portal-only, no REST route). */
@@ -35,5 +35,5 @@ export const outboxVerb = defineVerb({
   scope: 'any',
   input: OutboxInput,
   mutates: false,
-  run: (ctx, input) => listOutbox(ctx, input),
+  run: async (ctx, input) => await listOutbox(ctx, input),
 })

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Counter, collectDefaultMetrics, Gauge, type Registry } from 'prom-client'
 import type { AppContext } from '../../context'
 import { DB_FILE } from '../../db/data-dir'
+import type { Awaitable } from '../../lib/awaitable'
 import { diskSpace } from '../instance/readiness'
 
 // What a scrape reads from the database: only maintained totals (campaign counters, import
@@ -56,9 +57,9 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
     help: 'Campaign messages by channel and status, from the campaigns’ running totals',
     labelNames: ['channel', 'status'] as const,
     registers,
-    collect() {
+    async collect() {
       this.reset()
-      for (const row of q.campaignTotals.all())
+      for (const row of await q.campaignTotals.all())
         for (const s of CAMPAIGN_STATUSES) this.set({ channel: row.channel, status: s }, row[s] ?? 0)
     },
   })
@@ -67,17 +68,20 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
     help: `Messages queued to send by source, and webhook deliveries pending (read as ${QUEUE_DEPTH_CAP} above that)`,
     labelNames: ['source'] as const,
     registers,
-    collect() {
+    async collect() {
       this.set(
         { source: 'campaign' },
-        cappedSum(q.sendingCampaigns.all(), (id, limit) => q.campaignQueued.get(id, limit)),
+        await cappedSum(
+          await q.sendingCampaigns.all(),
+          async (id, limit) => await q.campaignQueued.get(id, limit),
+        ),
       )
-      this.set({ source: 'transactional' }, q.transactionalQueued.get(QUEUE_DEPTH_CAP)?.n ?? 0)
+      this.set({ source: 'transactional' }, (await q.transactionalQueued.get(QUEUE_DEPTH_CAP))?.n ?? 0)
       this.set(
         { source: 'flow' },
-        cappedSum(q.activeFlows.all(), (id, limit) => q.flowQueued.get(id, limit)),
+        await cappedSum(await q.activeFlows.all(), async (id, limit) => await q.flowQueued.get(id, limit)),
       )
-      this.set({ source: 'webhook' }, q.webhooksPending.get(QUEUE_DEPTH_CAP)?.n ?? 0)
+      this.set({ source: 'webhook' }, (await q.webhooksPending.get(QUEUE_DEPTH_CAP))?.n ?? 0)
     },
   })
   new Counter({
@@ -85,8 +89,8 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
     help: 'Rows of every import by outcome (processed, inserted, updated, skipped)',
     labelNames: ['outcome'] as const,
     registers,
-    collect() {
-      const t = q.importTotals.get()
+    async collect() {
+      const t = await q.importTotals.get()
       this.reset()
       for (const k of ['processed', 'inserted', 'updated', 'skipped'] as const)
         this.inc({ outcome: k }, t?.[k] ?? 0)
@@ -96,9 +100,9 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
     name: 'herald_events_written_total',
     help: 'Events written to the event log (its sequence number)',
     registers,
-    collect() {
+    async collect() {
       this.reset()
-      this.inc(q.lastEventSeq.get()?.last_seq ?? 0)
+      this.inc((await q.lastEventSeq.get())?.last_seq ?? 0)
     },
   })
   new Gauge({
@@ -155,11 +159,14 @@ function queries(sqlite: Database) {
 }
 
 /** Sums each id's bounded count until the cap is reached: 100 sending campaigns cost one cap. */
-function cappedSum(ids: { id: string }[], count: (id: string, limit: number) => CountRow | null): number {
+async function cappedSum(
+  ids: { id: string }[],
+  count: (id: string, limit: number) => Awaitable<CountRow | null>,
+): Promise<number> {
   let total = 0
   for (const { id } of ids) {
     if (total >= QUEUE_DEPTH_CAP) break
-    total += count(id, QUEUE_DEPTH_CAP - total)?.n ?? 0
+    total += (await count(id, QUEUE_DEPTH_CAP - total))?.n ?? 0
   }
   return total
 }

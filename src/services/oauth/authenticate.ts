@@ -38,13 +38,13 @@ export function createTokenAuthenticator(app: AppContext) {
   const verified = new Map<string, Record<string, unknown> | null>()
   const external = externalTokens(app)
 
-  return function authenticateToken(token: string, now: number): TokenOutcome {
+  return async function authenticateToken(token: string, now: number): Promise<TokenOutcome> {
     // One of ours already verified skips the issuer look-up; otherwise `iss` tells the two apart.
     if (external !== null && !verified.get(token) && external.owns(token))
-      return external.authenticate(token, now)
+      return await external.authenticate(token, now)
     let claims = verified.get(token)
     if (claims === undefined) {
-      claims = verifyJwt(app, token)
+      claims = await verifyJwt(app, token)
       // Audience-restricted (RFC 8707, RFC 9068 §4): our signature alone does not make a token
       // for another resource good here. Judged once with the signature: claims cannot change.
       if (claims && !isHeraldAudience(app, claims.aud)) claims = null
@@ -64,7 +64,7 @@ export function createTokenAuthenticator(app: AppContext) {
     // workspace existed) would act platform-wide, so it is not accepted.
     if (typeof tenant !== 'string') return { ok: false, reason: 'unknown' }
     if (exp * 1000 <= now) return { ok: false, reason: 'expired' }
-    const grant = standing.get({ grant: jti.split('.')[0]!, jti })
+    const grant = await standing.get({ grant: jti.split('.')[0]!, jti })
     if (!grant) return { ok: false, reason: 'unknown' }
     if (grant.revokedAt !== null || grant.deletedAt !== null || grant.jtiRevoked)
       return { ok: false, reason: 'revoked' }

@@ -48,11 +48,11 @@ const PARAMS = [
  * `repeated` lists the names given more than once: a repeated client_id or redirect_uri leaves
  * no redirect URI to trust (shown on the page); any other goes back as invalid_request.
  */
-export function checkAuthorizationRequest(
+export async function checkAuthorizationRequest(
   app: AppContext,
   params: (name: string) => string | null,
   repeated: readonly string[] = [],
-): Checked {
+): Promise<Checked> {
   const twice = PARAMS.filter((name) => repeated.includes(name))
   if (twice.includes('client_id') || twice.includes('redirect_uri'))
     return {
@@ -63,7 +63,7 @@ export function checkAuthorizationRequest(
   const clientIdParam = params('client_id')
   if (!clientIdParam)
     return { ok: false, redirect: null, message: 'The request names no client (client_id).' }
-  const client = findOAuthClient(app, clientIdParam)
+  const client = await findOAuthClient(app, clientIdParam)
   if (!client)
     return { ok: false, redirect: null, message: 'The application asking for access is not registered here.' }
   const asked = params('redirect_uri')

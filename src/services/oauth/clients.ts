@@ -42,10 +42,10 @@ export function oauthClientErrors(input: Partial<CreateOAuthClientInput>): Field
   return errors
 }
 
-export function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
-  const clientId = credentialOwner(ctx.db, ctx.actor, input.client_id)
+export async function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
+  const clientId = await credentialOwner(ctx.db, ctx.actor, input.client_id)
   const secret = input.confidential ? `${CLIENT_SECRET_PREFIX}${randomBase62(32)}` : null
-  const row = ctx.db
+  const row = await ctx.db
     .insert(oauthClients)
     .values({
       id: newId(),
@@ -63,16 +63,16 @@ export function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
   return secret ? { ...presentOAuthClient(row), client_secret: secret } : presentOAuthClient(row)
 }
 
-export function listOAuthClients(ctx: Ctx, page: ListOAuthClientsInput) {
+export async function listOAuthClients(ctx: Ctx, page: ListOAuthClientsInput) {
   const where = and(
     isNull(oauthClients.deletedAt),
     listFilter(ctx.actor, oauthClients.clientId, page.client_id),
   )
-  return paginate(ctx.db, ctx.secretKey, oauthClients, oauthClients.id, where, page, presentOAuthClient)
+  return await paginate(ctx.db, ctx.secretKey, oauthClients, oauthClients.id, where, page, presentOAuthClient)
 }
 
-function visibleClient(ctx: Ctx, id: string) {
-  const row = ctx.db
+async function visibleClient(ctx: Ctx, id: string) {
+  const row = await ctx.db
     .select()
     .from(oauthClients)
     .where(
@@ -87,21 +87,21 @@ function visibleClient(ctx: Ctx, id: string) {
   return row
 }
 
-export function getOAuthClient(ctx: Ctx, id: string) {
-  return presentOAuthClient(visibleClient(ctx, id))
+export async function getOAuthClient(ctx: Ctx, id: string) {
+  return presentOAuthClient(await visibleClient(ctx, id))
 }
 
 /** Deleting a client ends every grant it holds: its access and refresh tokens stop working at once. */
-export function deleteOAuthClient(ctx: Ctx, id: string) {
-  visibleClient(ctx, id)
+export async function deleteOAuthClient(ctx: Ctx, id: string) {
+  await visibleClient(ctx, id)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = (await ctx.db
     .update(oauthClients)
     .set({ deletedAt: now })
     .where(eq(oauthClients.id, id))
     .returning()
-    .get()!
-  ctx.db
+    .get())!
+  await ctx.db
     .update(oauthGrants)
     .set({ revokedAt: now })
     .where(and(eq(oauthGrants.oauthClientId, id), isNull(oauthGrants.revokedAt)))
@@ -110,16 +110,19 @@ export function deleteOAuthClient(ctx: Ctx, id: string) {
 }
 
 /** A live client by its OAuth client_id, or null. */
-export function findOAuthClient(app: AppContext, oauthClientId: string): OAuthClientRow | null {
+export async function findOAuthClient(
+  app: AppContext,
+  oauthClientId: string,
+): Promise<OAuthClientRow | null> {
   // A Client ID Metadata Document client is stored under its URL (./metadata-document.ts).
   const id = /^https?:\/\//i.test(oauthClientId) ? oauthClientId : parseId(oauthClientId)
   if (!id) return null
   return (
-    app.db
+    (await app.db
       .select()
       .from(oauthClients)
       .where(and(eq(oauthClients.id, id), isNull(oauthClients.deletedAt)))
-      .get() ?? null
+      .get()) ?? null
   )
 }
 
@@ -130,8 +133,9 @@ export function findOAuthClient(app: AppContext, oauthClientId: string): OAuthCl
 export const isSelfRegistered = (client: OAuthClientRow) => client.source !== 'operator'
 
 /** The default workspace: the first client created (bootstrap's "Default workspace"). */
-export function defaultWorkspace(app: AppContext): string | null {
+export async function defaultWorkspace(app: AppContext): Promise<string | null> {
   return (
-    app.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.createdAt)).limit(1).get()?.id ?? null
+    (await app.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.createdAt)).limit(1).get())
+      ?.id ?? null
   )
 }

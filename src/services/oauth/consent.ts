@@ -19,24 +19,24 @@ export type Consent =
  * The workspaces the user may grant this client: their own, and of those only the client's
  * workspace when it was registered for one (it is held to it, as for its other grants).
  */
-export function consentWorkspaces(app: AppContext, user: PortalIdentity, client: OAuthClientRow) {
-  const mine = workspacesOf(app.db, user)
+export async function consentWorkspaces(app: AppContext, user: PortalIdentity, client: OAuthClientRow) {
+  const mine = await workspacesOf(app.db, user)
   return client.clientId === null ? mine : mine.filter((w) => w.id === client.clientId)
 }
 
 /** "Allow" with the chosen workspace and scopes: an authorization code, or why not. */
-export function allowConsent(
+export async function allowConsent(
   app: AppContext,
   user: PortalIdentity,
   request: AuthorizationRequest,
   choice: { workspace: string | null; scopes: readonly string[] },
-): Consent {
+): Promise<Consent> {
   const workspaceId = parseId(choice.workspace ?? '')
-  if (!workspaceId || !consentWorkspaces(app, user, request.client).some((w) => w.id === workspaceId))
+  if (!workspaceId || !(await consentWorkspaces(app, user, request.client)).some((w) => w.id === workspaceId))
     return { ok: false, problem: 'workspace' }
   const scopes = grantableScopes(user.role, request.scopes).allowed.filter((s) => choice.scopes.includes(s))
   if (scopes.length === 0) return { ok: false, problem: 'no_scope' }
-  const code = createAuthorizationCode(app, {
+  const code = await createAuthorizationCode(app, {
     client: request.client,
     userId: user.id,
     tenant: workspaceId,

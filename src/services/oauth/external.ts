@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm'
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose'
 import type { AppContext } from '../../context'
 import { clients } from '../../db/schema'
+import type { Awaitable } from '../../lib/awaitable'
 import { parseId } from '../../lib/ids'
 import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
 import { OAUTH_SCOPES } from '../../lib/scopes'
@@ -48,7 +49,7 @@ export interface ExternalTokens {
   /** Verifies the token with jose against the provider's JWKS and remembers the outcome. Never throws. */
   prepare(token: string): Promise<void>
   /** The outcome `prepare` remembered, judged at `now`; a token never prepared is unknown. */
-  authenticate(token: string, now: number): TokenOutcome
+  authenticate(token: string, now: number): Awaitable<TokenOutcome>
 }
 
 const instances = new WeakMap<AppContext, ExternalTokens | null>()
@@ -154,12 +155,12 @@ function create(app: AppContext, issuer: string, jwksUrl: string): ExternalToken
         remember(verified, token, outcome)
       }
     },
-    authenticate(token, now) {
+    async authenticate(token, now) {
       const v = verified.get(token)
       if (!v) return refused(failed.get(token) ?? 'The access token could not be verified')
       if ((v.exp + EXTERNAL_CLOCK_TOLERANCE_S) * 1000 <= now)
         return { ok: false, reason: 'expired', message: 'The access token has expired' }
-      const client = tenantStatus.get({ id: v.tenant })
+      const client = await tenantStatus.get({ id: v.tenant })
       if (!client) return refused("The access token's tenant names no client of this server")
       if (client.status === 'suspended') return { ok: false, reason: 'client_suspended' }
       return { ok: true, actor: oauthActor({ subject: v.subject, tenant: v.tenant, scopes: v.scopes }) }

@@ -10,6 +10,7 @@ import {
   oauthRevokedTokens,
 } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import type { Awaitable } from '../../lib/awaitable'
 import { randomBase62, safeEqual, sha256Hex } from '../../lib/crypto'
 import { newId, parseId } from '../../lib/ids'
 import { OAUTH_SCOPES } from '../../lib/scopes'
@@ -83,13 +84,13 @@ export interface PresentedClient {
  * (Basic or body); a public client names itself with `client_id` and proves nothing (PKCE and
  * the refresh-token binding do that).
  */
-export function authenticateClient(
-  find: (id: string) => OAuthClientRow | null,
+export async function authenticateClient(
+  find: (id: string) => Awaitable<OAuthClientRow | null>,
   presented: PresentedClient,
-): OAuthClientRow {
+): Promise<OAuthClientRow> {
   if (!presented.clientId)
     throw new OAuthError('invalid_client', 'Client authentication failed: no client_id')
-  const client = find(presented.clientId)
+  const client = await find(presented.clientId)
   if (!client) throw new OAuthError('invalid_client', 'Client authentication failed: unknown client')
   if (client.confidential) {
     if (!presented.secret || !client.secretHash || !safeEqual(sha256Hex(presented.secret), client.secretHash))
@@ -102,16 +103,16 @@ export function authenticateClient(
 
 // --- issuing ------------------------------------------------------------------------------------
 
-function issue(
+async function issue(
   app: AppContext,
   client: OAuthClientRow,
   grant: GrantRow,
   scopes: readonly string[],
   options: { refresh: boolean; resource?: string | null },
-): TokenResponse {
+): Promise<TokenResponse> {
   const now = app.clock.now()
   const iat = Math.floor(now / 1000)
-  const access = signJwt(app, {
+  const access = await signJwt(app, {
     iss: app.config.publicUrl,
     sub: grant.subject,
     aud: options.resource ?? app.config.publicUrl,
@@ -130,7 +131,7 @@ function issue(
   }
   if (options.refresh) {
     const refresh = `${REFRESH_TOKEN_PREFIX}${randomBase62(32)}`
-    app.db
+    await app.db
       .insert(oauthRefreshTokens)
       .values({
         id: newId(),
@@ -145,21 +146,21 @@ function issue(
   return answer
 }
 
-function revokeGrant(app: AppContext, grantId: string): void {
-  app.db
+async function revokeGrant(app: AppContext, grantId: string): Promise<void> {
+  await app.db
     .update(oauthGrants)
     .set({ revokedAt: app.clock.now() })
     .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
     .run()
 }
 
-const grantById = (app: AppContext, id: string) =>
-  app.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get()
+const grantById = async (app: AppContext, id: string) =>
+  await app.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get()
 
 // --- authorization code -------------------------------------------------------------------------
 
 /** After the user allowed it on the consent page: a grant and its code (single use, 10 minutes). */
-export function createAuthorizationCode(
+export async function createAuthorizationCode(
   app: AppContext,
   input: {
     client: OAuthClientRow
@@ -171,12 +172,12 @@ export function createAuthorizationCode(
     codeChallenge: string
     resource: string | null
   },
-): string {
+): Promise<string> {
   const code = `${CODE_PREFIX}${randomBase62(32)}`
   const now = app.clock.now()
-  inTransaction(app.sqlite, () => {
+  await inTransaction(app.sqlite, async () => {
     const grantId = newId()
-    app.db
+    await app.db
       .insert(oauthGrants)
       .values({
         id: grantId,
@@ -188,7 +189,7 @@ export function createAuthorizationCode(
         createdAt: now,
       })
       .run()
-    app.db
+    await app.db
       .insert(oauthCodes)
       .values({
         codeHash: sha256Hex(code),
@@ -207,30 +208,30 @@ export function createAuthorizationCode(
 /** RFC 7636 §4.1: 43–128 unreserved characters. */
 const VERIFIER_RE = /^[A-Za-z0-9\-._~]{43,128}$/
 
-export function exchangeCode(
+export async function exchangeCode(
   app: AppContext,
   client: OAuthClientRow,
   params: { code?: string; redirect_uri?: string; code_verifier?: string },
-): TokenResponse {
+): Promise<TokenResponse> {
   if (!params.code) throw new OAuthError('invalid_request', 'code is required')
   if (!params.code_verifier) throw new OAuthError('invalid_request', 'code_verifier is required (PKCE)')
   if (!VERIFIER_RE.test(params.code_verifier))
     throw new OAuthError('invalid_request', 'code_verifier must be 43 to 128 unreserved characters')
   // As for refresh tokens: a reused code revokes its grant, which must commit though the request fails.
-  const outcome = inTransaction(app.sqlite, (): TokenResponse | OAuthError => {
+  const outcome = await inTransaction(app.sqlite, async (): Promise<TokenResponse | OAuthError> => {
     const now = app.clock.now()
-    const row = app.db
+    const row = await app.db
       .select()
       .from(oauthCodes)
       .where(eq(oauthCodes.codeHash, sha256Hex(params.code!)))
       .get()
     if (!row) return new OAuthError('invalid_grant', 'The authorization code is not valid')
-    const grant = grantById(app, row.grantId)!
+    const grant = (await grantById(app, row.grantId))!
     if (grant.oauthClientId !== client.id)
       return new OAuthError('invalid_grant', 'The authorization code was issued to another client')
     if (row.usedAt !== null) {
       // A code used twice: whoever holds it is not to be trusted, nor are the tokens it gave.
-      revokeGrant(app, grant.id)
+      await revokeGrant(app, grant.id)
       return new OAuthError('invalid_grant', 'The authorization code has already been used')
     }
     if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The authorization code has expired')
@@ -245,8 +246,8 @@ export function exchangeCode(
     const challenge = createHash('sha256').update(params.code_verifier!).digest('base64url')
     if (!safeEqual(challenge, row.codeChallenge))
       return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
-    app.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run()
-    return issue(app, client, grant, grant.scopes, { refresh: true, resource: row.resource })
+    await app.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run()
+    return await issue(app, client, grant, grant.scopes, { refresh: true, resource: row.resource })
   })
   if (outcome instanceof OAuthError) throw outcome
   return outcome
@@ -264,24 +265,28 @@ function narrowed(scope: string | undefined, allowed: readonly string[]): string
   return asked
 }
 
-export function refresh(
+export async function refresh(
   app: AppContext,
   client: OAuthClientRow,
   params: { refresh_token?: string; scope?: string },
-): TokenResponse {
+): Promise<TokenResponse> {
   if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required')
   const hash = sha256Hex(params.refresh_token)
   // The reuse check revokes the grant and must commit even though the request is refused, so the
   // transaction returns the outcome and the error is thrown after it.
-  const outcome = inTransaction(app.sqlite, (): TokenResponse | OAuthError => {
+  const outcome = await inTransaction(app.sqlite, async (): Promise<TokenResponse | OAuthError> => {
     const now = app.clock.now()
-    const row = app.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, hash)).get()
+    const row = await app.db
+      .select()
+      .from(oauthRefreshTokens)
+      .where(eq(oauthRefreshTokens.tokenHash, hash))
+      .get()
     if (!row) return new OAuthError('invalid_grant', 'The refresh token is not valid')
-    const grant = grantById(app, row.grantId)!
+    const grant = (await grantById(app, row.grantId))!
     if (grant.oauthClientId !== client.id)
       return new OAuthError('invalid_grant', 'The refresh token was issued to another client')
     if (row.usedAt !== null) {
-      revokeGrant(app, grant.id)
+      await revokeGrant(app, grant.id)
       return new OAuthError(
         'invalid_grant',
         'The refresh token has already been used; every token of this grant is now revoked',
@@ -291,9 +296,9 @@ export function refresh(
     if (row.expiresAt <= now) return new OAuthError('invalid_grant', 'The refresh token has expired')
     // The user who consented must still be able to give it: still a user, still in the
     // workspace, and the scopes still within their role (a demoted user's tokens shrink).
-    const user = loadIdentity(app.db, grant.subject)
-    if (!user || !workspacesOf(app.db, user).some((w) => w.id === grant.tenant)) {
-      revokeGrant(app, grant.id)
+    const user = await loadIdentity(app.db, grant.subject)
+    if (!user || !(await workspacesOf(app.db, user)).some((w) => w.id === grant.tenant)) {
+      await revokeGrant(app, grant.id)
       return new OAuthError(
         'invalid_grant',
         'The user who allowed this no longer has access to the workspace',
@@ -306,12 +311,16 @@ export function refresh(
       return err as OAuthError
     }
     if (scopes.length === 0) {
-      revokeGrant(app, grant.id)
+      await revokeGrant(app, grant.id)
       return new OAuthError('invalid_grant', "The user's role no longer allows any scope of this grant")
     }
-    app.db.update(oauthRefreshTokens).set({ usedAt: now }).where(eq(oauthRefreshTokens.id, row.id)).run()
+    await app.db
+      .update(oauthRefreshTokens)
+      .set({ usedAt: now })
+      .where(eq(oauthRefreshTokens.id, row.id))
+      .run()
     // The refreshed token keeps the audience the user consented to (RFC 8707).
-    return issue(app, client, grant, scopes, { refresh: true, resource: grant.resource })
+    return await issue(app, client, grant, scopes, { refresh: true, resource: grant.resource })
   })
   if (outcome instanceof OAuthError) throw outcome
   return outcome
@@ -319,11 +328,11 @@ export function refresh(
 
 // --- client credentials -------------------------------------------------------------------------
 
-export function clientCredentials(
+export async function clientCredentials(
   app: AppContext,
   client: OAuthClientRow,
   params: { scope?: string },
-): TokenResponse {
+): Promise<TokenResponse> {
   if (!client.confidential)
     throw new OAuthError('unauthorized_client', 'Only a confidential client may use client_credentials')
   const allowed = client.scopes.filter((s) => (CLIENT_CREDENTIALS_SCOPES as readonly string[]).includes(s))
@@ -344,14 +353,14 @@ export function clientCredentials(
     )
   // Never a token for no workspace (it would act platform-wide): with none registered and no
   // default one (an instance without clients), the client gets nothing.
-  const tenant = client.clientId ?? defaultWorkspace(app)
+  const tenant = client.clientId ?? (await defaultWorkspace(app))
   if (tenant === null)
     throw new OAuthError(
       'unauthorized_client',
       'The client is registered for no workspace and this server has no default one',
     )
-  return inTransaction(app.sqlite, () => {
-    const grant = app.db
+  return await inTransaction(app.sqlite, async () => {
+    const grant = await app.db
       .insert(oauthGrants)
       .values({
         id: newId(),
@@ -363,7 +372,7 @@ export function clientCredentials(
       })
       .returning()
       .get()
-    return issue(app, client, grant, scopes, { refresh: false })
+    return await issue(app, client, grant, scopes, { refresh: false })
   })
 }
 
@@ -411,24 +420,27 @@ export async function jwtBearer(
   let tenant: string | null
   if (jag.audTenant !== null) {
     tenant = parseId(jag.audTenant)
-    if (!tenant || !app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).get())
+    if (
+      !tenant ||
+      !(await app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).get())
+    )
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant names no workspace of this server")
     // A client registered for one workspace gets tokens for that one only, as with client credentials.
     if (client.clientId !== null && tenant !== client.clientId)
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant is not this client's workspace")
-  } else tenant = client.clientId ?? defaultWorkspace(app)
+  } else tenant = client.clientId ?? (await defaultWorkspace(app))
   if (tenant === null)
     throw new OAuthError(
       'invalid_grant',
       'The assertion names no workspace (aud_tenant) and this server has none',
     )
-  return inTransaction(app.sqlite, () => {
-    if (!spendIdJag(app.db, jag, app.clock.now()))
+  return await inTransaction(app.sqlite, async () => {
+    if (!(await spendIdJag(app.db, jag, app.clock.now())))
       throw new OAuthError(
         'invalid_grant',
         'The assertion has already been used (its jti was presented before); ask the identity provider for a new one',
       )
-    const grant = app.db
+    const grant = await app.db
       .insert(oauthGrants)
       .values({
         id: newId(),
@@ -440,7 +452,7 @@ export async function jwtBearer(
       })
       .returning()
       .get()
-    return issue(app, client, grant, scopes, { refresh: false })
+    return await issue(app, client, grant, scopes, { refresh: false })
   })
 }
 
@@ -450,21 +462,25 @@ export async function jwtBearer(
  * Revokes a refresh token (its whole grant, access tokens included) or one access token. A token
  * that is unknown, already revoked or another client's is answered the same (200): no oracle.
  */
-export function revokeToken(app: AppContext, client: OAuthClientRow, token: string): void {
-  inTransaction(app.sqlite, () => {
-    const refreshRow = app.db
+export async function revokeToken(app: AppContext, client: OAuthClientRow, token: string): Promise<void> {
+  await inTransaction(app.sqlite, async () => {
+    const refreshRow = await app.db
       .select()
       .from(oauthRefreshTokens)
       .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
       .get()
     if (refreshRow) {
-      const grant = grantById(app, refreshRow.grantId)!
-      if (grant.oauthClientId === client.id) revokeGrant(app, grant.id)
+      const grant = (await grantById(app, refreshRow.grantId))!
+      if (grant.oauthClientId === client.id) await revokeGrant(app, grant.id)
       return
     }
-    const claims = verifyJwt(app, token)
+    const claims = await verifyJwt(app, token)
     if (!claims || claims.client_id !== client.id || typeof claims.jti !== 'string') return
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : app.clock.now() + ACCESS_TOKEN_TTL_MS
-    app.db.insert(oauthRevokedTokens).values({ jti: claims.jti, expiresAt: exp }).onConflictDoNothing().run()
+    await app.db
+      .insert(oauthRevokedTokens)
+      .values({ jti: claims.jti, expiresAt: exp })
+      .onConflictDoNothing()
+      .run()
   })
 }

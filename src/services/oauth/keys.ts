@@ -36,8 +36,8 @@ function thumbprint(jwk: { crv: string; x: string }): string {
     .digest('base64url')
 }
 
-function readKeys(app: AppContext): KeySet | null {
-  const rows = app.db.select().from(oauthSigningKeys).orderBy(desc(oauthSigningKeys.createdAt)).all()
+async function readKeys(app: AppContext): Promise<KeySet | null> {
+  const rows = await app.db.select().from(oauthSigningKeys).orderBy(desc(oauthSigningKeys.createdAt)).all()
   const newest = rows[0]
   if (!newest) return null
   const publicKeys = new Map<string, KeyObject>()
@@ -51,18 +51,18 @@ function readKeys(app: AppContext): KeySet | null {
 }
 
 /** The instance's keys, generating the first one (once, whichever process gets there first). */
-export function signingKeys(app: AppContext): KeySet {
+export async function signingKeys(app: AppContext): Promise<KeySet> {
   let keys = loaded.get(app.db)
   if (keys) return keys
   keys =
-    readKeys(app) ??
-    inTransaction(app.sqlite, () => {
-      const again = readKeys(app)
+    (await readKeys(app)) ??
+    (await inTransaction(app.sqlite, async () => {
+      const again = await readKeys(app)
       if (again) return again
       const pair = generateKeyPairSync('ed25519')
       const jwk = pair.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string }
       const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string
-      app.db
+      await app.db
         .insert(oauthSigningKeys)
         .values({
           id: thumbprint(jwk),
@@ -72,21 +72,25 @@ export function signingKeys(app: AppContext): KeySet {
           createdAt: app.clock.now(),
         })
         .run()
-      return readKeys(app)!
-    })
+      return (await readKeys(app))!
+    }))
   loaded.set(app.db, keys)
   return keys
 }
 
-export function jwks(app: AppContext) {
-  return signingKeys(app).jwks
+export async function jwks(app: AppContext) {
+  return (await signingKeys(app)).jwks
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
 /** A compact JWS (EdDSA) of `claims` with the newest key. */
-export function signJwt(app: AppContext, claims: Record<string, unknown>, typ = 'at+jwt'): string {
-  const keys = signingKeys(app)
+export async function signJwt(
+  app: AppContext,
+  claims: Record<string, unknown>,
+  typ = 'at+jwt',
+): Promise<string> {
+  const keys = await signingKeys(app)
   const input = `${b64({ alg: 'EdDSA', typ, kid: keys.kid })}.${b64(claims)}`
   return `${input}.${sign(null, Buffer.from(input), keys.privateKey).toString('base64url')}`
 }
@@ -100,7 +104,11 @@ export const looksLikeJwt = (token: string) => JWT_RE.test(token)
  * The claims of a JWT signed by one of our keys with the expected `typ`, or null (bad shape,
  * unknown key, other algorithm, bad signature). Expiry and the rest are the caller's to check.
  */
-export function verifyJwt(app: AppContext, token: string, typ = 'at+jwt'): Record<string, unknown> | null {
+export async function verifyJwt(
+  app: AppContext,
+  token: string,
+  typ = 'at+jwt',
+): Promise<Record<string, unknown> | null> {
   if (!looksLikeJwt(token)) return null
   const [h, p, s] = token.split('.') as [string, string, string]
   let header: Record<string, unknown>
@@ -113,7 +121,7 @@ export function verifyJwt(app: AppContext, token: string, typ = 'at+jwt'): Recor
   }
   if (header.alg !== 'EdDSA' || header.typ !== typ || typeof header.kid !== 'string') return null
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null
-  const key = signingKeys(app).publicKeys.get(header.kid)
+  const key = (await signingKeys(app)).publicKeys.get(header.kid)
   if (!key) return null
   const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'))
   return ok ? claims : null

@@ -161,7 +161,7 @@ async function fetchAndStore(app: AppContext, clientId: string): Promise<Remembe
   } catch (err) {
     return failed(app, `The application's metadata document could not be used: ${(err as Error).message}.`)
   }
-  const problem = storeDocument(app, clientId, fetched.doc)
+  const problem = await storeDocument(app, clientId, fetched.doc)
   return problem === null ? { until: app.clock.now() + fetched.lifetime, problem } : failed(app, problem)
 }
 
@@ -171,7 +171,7 @@ const failed = (app: AppContext, problem: string): Remembered => ({
 })
 
 /** Checks a fetched document and stores it as a client; null on success, else what is wrong. */
-function storeDocument(app: AppContext, clientId: string, parsed: unknown): string | null {
+async function storeDocument(app: AppContext, clientId: string, parsed: unknown): Promise<string | null> {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
     return "The application's metadata document could not be used: it is not a JSON object."
   const doc = parsed as Record<string, unknown>
@@ -200,7 +200,7 @@ function storeDocument(app: AppContext, clientId: string, parsed: unknown): stri
       .split(/\s+/)
       .filter((s) => (OAUTH_SCOPES as readonly string[]).includes(s))
   const values = { name, redirectUris: uris as string[], scopes }
-  app.db
+  await app.db
     .insert(oauthClients)
     .values({
       id: clientId,

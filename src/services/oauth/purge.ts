@@ -45,42 +45,47 @@ export interface PurgeResult {
 }
 
 /** One chunk of each table. The job calls it until `more` is false. */
-export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
+export async function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): Promise<PurgeResult> {
   const cutoff = ctx.clock.now() - OAUTH_RETENTION_MS
-  const expired = (table: SQLiteTable, key: SQLiteColumn, expiresAt: SQLiteColumn) =>
-    deleteChunk(ctx, table, key, lt(expiresAt, cutoff), chunk)
-  const codes = expired(oauthCodes, oauthCodes.codeHash, oauthCodes.expiresAt)
-  const refreshTokens = expired(oauthRefreshTokens, oauthRefreshTokens.id, oauthRefreshTokens.expiresAt)
-  const revokedTokens = expired(oauthRevokedTokens, oauthRevokedTokens.jti, oauthRevokedTokens.expiresAt)
+  const expired = async (table: SQLiteTable, key: SQLiteColumn, expiresAt: SQLiteColumn) =>
+    await deleteChunk(ctx, table, key, lt(expiresAt, cutoff), chunk)
+  const codes = await expired(oauthCodes, oauthCodes.codeHash, oauthCodes.expiresAt)
+  const refreshTokens = await expired(oauthRefreshTokens, oauthRefreshTokens.id, oauthRefreshTokens.expiresAt)
+  const revokedTokens = await expired(
+    oauthRevokedTokens,
+    oauthRevokedTokens.jti,
+    oauthRevokedTokens.expiresAt,
+  )
   // Keyed by (issuer, jti): deleted by rowid.
-  const usedAssertions = deleteChunk(
+  const usedAssertions = await deleteChunk(
     ctx,
     oauthUsedAssertions,
     sql`rowid`,
     lt(oauthUsedAssertions.expiresAt, ctx.clock.now()),
     chunk,
   )
-  const dead = ctx.db
-    .select({ id: oauthGrants.id })
-    .from(oauthGrants)
-    .where(
-      and(
-        lt(oauthGrants.createdAt, cutoff - ACCESS_TOKEN_TTL_MS),
-        notExists(
-          ctx.db.select({ one: sql`1` }).from(oauthCodes).where(eq(oauthCodes.grantId, oauthGrants.id)),
+  const dead = (
+    await ctx.db
+      .select({ id: oauthGrants.id })
+      .from(oauthGrants)
+      .where(
+        and(
+          lt(oauthGrants.createdAt, cutoff - ACCESS_TOKEN_TTL_MS),
+          notExists(
+            ctx.db.select({ one: sql`1` }).from(oauthCodes).where(eq(oauthCodes.grantId, oauthGrants.id)),
+          ),
+          notExists(
+            ctx.db
+              .select({ one: sql`1` })
+              .from(oauthRefreshTokens)
+              .where(eq(oauthRefreshTokens.grantId, oauthGrants.id)),
+          ),
         ),
-        notExists(
-          ctx.db
-            .select({ one: sql`1` })
-            .from(oauthRefreshTokens)
-            .where(eq(oauthRefreshTokens.grantId, oauthGrants.id)),
-        ),
-      ),
-    )
-    .limit(chunk)
-    .all()
-    .map((r) => r.id)
-  if (dead.length > 0) ctx.db.delete(oauthGrants).where(inArray(oauthGrants.id, dead)).run()
+      )
+      .limit(chunk)
+      .all()
+  ).map((r) => r.id)
+  if (dead.length > 0) await ctx.db.delete(oauthGrants).where(inArray(oauthGrants.id, dead)).run()
   return {
     codes,
     refresh_tokens: refreshTokens,
@@ -92,15 +97,15 @@ export function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): PurgeResult {
 }
 
 /** Deletes at most `chunk` rows of `table` matching `where`; how many went. */
-function deleteChunk(
+async function deleteChunk(
   ctx: Ctx,
   table: SQLiteTable,
   key: SQLiteColumn | SQL,
   where: SQL | undefined,
   chunk: number,
-): number {
-  const r = ctx.db.run(
+): Promise<number> {
+  const r = (await ctx.db.run(
     sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${where} limit ${chunk})`,
-  ) as unknown as { changes: number }
+  )) as unknown as { changes: number }
   return r.changes
 }

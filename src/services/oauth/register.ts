@@ -15,7 +15,7 @@ const NAME_RE = new RegExp(NAME_PATTERN)
 
 const metadataError = (message: string) => new OAuthError('invalid_client_metadata', message)
 
-export function registerClient(app: AppContext, body: unknown) {
+export async function registerClient(app: AppContext, body: unknown) {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw metadataError('The registration request must be a JSON object')
   const m = body as Record<string, unknown>
@@ -53,7 +53,7 @@ export function registerClient(app: AppContext, body: unknown) {
   if (typeof name !== 'string' || name.length === 0 || name.length > 200 || !NAME_RE.test(name))
     throw metadataError('client_name must be one line of 1 to 200 characters')
   const now = app.clock.now()
-  const row = app.db
+  const row = await app.db
     .insert(oauthClients)
     .values({
       id: newId(),

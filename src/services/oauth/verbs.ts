@@ -15,7 +15,7 @@ export const listOAuthClientsVerb = defineVerb({
   scope: 'admin:*',
   input: ListOAuthClientsInput,
   mutates: false,
-  run: (ctx, input) => listOAuthClients(ctx, input),
+  run: async (ctx, input) => await listOAuthClients(ctx, input),
 })
 
 export const getOAuthClientVerb = defineVerb({
@@ -23,7 +23,7 @@ export const getOAuthClientVerb = defineVerb({
   scope: 'admin:*',
   input: OAuthClientRef,
   mutates: false,
-  run: (ctx, { id }) => getOAuthClient(ctx, id),
+  run: async (ctx, { id }) => await getOAuthClient(ctx, id),
 })
 
 export const createOAuthClientVerb = defineVerb({
@@ -33,7 +33,7 @@ export const createOAuthClientVerb = defineVerb({
   mutates: true,
   secrets: ['client_secret'],
   check: oauthClientErrors,
-  run: (ctx, input) => createOAuthClient(ctx, input),
+  run: async (ctx, input) => await createOAuthClient(ctx, input),
 })
 
 export const deleteOAuthClientVerb = defineVerb({
@@ -42,7 +42,7 @@ export const deleteOAuthClientVerb = defineVerb({
   input: OAuthClientRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteOAuthClient(ctx, id),
+  run: async (ctx, { id }) => await deleteOAuthClient(ctx, id),
 })
 
 /** The oauth.purge job: one chunk of expired codes, refresh tokens, revocations, dead grants and spent ID-JAG jtis. */
@@ -51,5 +51,5 @@ export const purgeOAuthVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  run: (ctx) => purgeExpiredOAuth(ctx),
+  run: async (ctx) => await purgeExpiredOAuth(ctx),
 })

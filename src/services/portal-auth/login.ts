@@ -1,6 +1,7 @@
 import { and, count, eq, gt, inArray, lt, type SQL } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { loginFailures, loginLocks, users } from '../../db/schema'
+import { inTransaction } from '../../db/transaction'
 import { addressGroup } from '../../lib/ip-address'
 import { verifyPassword } from '../users/passwords'
 
@@ -38,9 +39,9 @@ function decoyHash(): Promise<string> {
 const subjects = (email: string, ip: string) => [`pair:${ip} ${email}`, `ip:${ip}`, `email:${email}`]
 
 /** The latest lock on this email, this address, or the two together still in force, or null. */
-export function lockedUntil(app: AppContext, email: string, ip: string): number | null {
+export async function lockedUntil(app: AppContext, email: string, ip: string): Promise<number | null> {
   const now = app.clock.now()
-  const rows = app.db
+  const rows = await app.db
     .select({ until: loginLocks.until })
     .from(loginLocks)
     .where(and(inArray(loginLocks.subject, subjects(email, addressGroup(ip))), gt(loginLocks.until, now)))
@@ -48,31 +49,32 @@ export function lockedUntil(app: AppContext, email: string, ip: string): number 
   return rows.length ? Math.max(...rows.map((r) => r.until)) : null
 }
 
-function recordFailure(app: AppContext, email: string, ip: string): void {
+async function recordFailure(app: AppContext, email: string, ip: string): Promise<void> {
   const now = app.clock.now()
-  app.sqlite.transaction(() => {
+  await inTransaction(app.sqlite, async () => {
     // Old failures and expired locks go here, so neither table grows without bound.
-    app.db
+    await app.db
       .delete(loginFailures)
       .where(lt(loginFailures.at, now - WINDOW_MS))
       .run()
-    app.db.delete(loginLocks).where(lt(loginLocks.until, now)).run()
-    app.db.insert(loginFailures).values({ email, ip, at: now }).run()
+    await app.db.delete(loginLocks).where(lt(loginLocks.until, now)).run()
+    await app.db.insert(loginFailures).values({ email, ip, at: now }).run()
     const since = gt(loginFailures.at, now - WINDOW_MS)
-    const failures = (where: SQL | undefined) =>
-      app.db.select({ n: count() }).from(loginFailures).where(and(where, since)).get()?.n ?? 0
-    const lock = (subject: string, ms: number) =>
-      app.db
+    const failures = async (where: SQL | undefined) =>
+      (await app.db.select({ n: count() }).from(loginFailures).where(and(where, since)).get())?.n ?? 0
+    const lock = async (subject: string, ms: number) =>
+      await app.db
         .insert(loginLocks)
         .values({ subject, until: now + ms })
         .onConflictDoUpdate({ target: loginLocks.subject, set: { until: now + ms } })
         .run()
     const [pair, address, anyAddress] = subjects(email, ip)
-    if (failures(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip))) >= MAX_FAILURES)
-      lock(pair!, LOCK_MS)
-    if (failures(eq(loginFailures.ip, ip)) >= MAX_ADDRESS_FAILURES) lock(address!, LOCK_MS)
-    if (failures(eq(loginFailures.email, email)) >= EMAIL_BACKOFF_AFTER) lock(anyAddress!, EMAIL_BACKOFF_MS)
-  })()
+    if ((await failures(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))) >= MAX_FAILURES)
+      await lock(pair!, LOCK_MS)
+    if ((await failures(eq(loginFailures.ip, ip))) >= MAX_ADDRESS_FAILURES) await lock(address!, LOCK_MS)
+    if ((await failures(eq(loginFailures.email, email))) >= EMAIL_BACKOFF_AFTER)
+      await lock(anyAddress!, EMAIL_BACKOFF_MS)
+  })
 }
 
 export async function attemptLogin(
@@ -83,10 +85,10 @@ export async function attemptLogin(
 ): Promise<LoginOutcome> {
   const email = rawEmail.trim().toLowerCase().slice(0, 254)
   const ip = addressGroup(address)
-  const until = lockedUntil(app, email, ip)
+  const until = await lockedUntil(app, email, ip)
   if (until !== null) return { ok: false, reason: 'locked', until }
   const user = email
-    ? app.db
+    ? await app.db
         .select({ id: users.id, hash: users.passwordHash })
         .from(users)
         .where(eq(users.email, email))
@@ -96,14 +98,14 @@ export async function attemptLogin(
   if (user && ok) {
     // A success clears this address's count for this email: not the email's count from other
     // addresses (a distributed guess keeps its back-off), nor the address's (a spray goes on counting).
-    app.db
+    await app.db
       .delete(loginFailures)
       .where(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))
       .run()
     return { ok: true, userId: user.id }
   }
-  recordFailure(app, email, ip)
-  const lockedNow = lockedUntil(app, email, ip)
+  await recordFailure(app, email, ip)
+  const lockedNow = await lockedUntil(app, email, ip)
   return lockedNow !== null
     ? { ok: false, reason: 'locked', until: lockedNow }
     : { ok: false, reason: 'invalid' }

@@ -30,16 +30,16 @@ export interface PortalSession {
   user: PortalIdentity
 }
 
-export function createSession(app: AppContext, userId: string, workspaceId: string | null) {
+export async function createSession(app: AppContext, userId: string, workspaceId: string | null) {
   const token = randomBase62(32)
   const csrfToken = randomBase62(24)
   const now = app.clock.now()
   // Expired sessions of anyone are swept here, at sign-in, rather than by a job.
-  app.db
+  await app.db
     .delete(portalSessions)
     .where(or(lt(portalSessions.lastSeenAt, now - IDLE_MS), lt(portalSessions.createdAt, now - ABSOLUTE_MS)))
     .run()
-  app.db
+  await app.db
     .insert(portalSessions)
     .values({ tokenHash: sha256Hex(token), userId, csrfToken, workspaceId, createdAt: now, lastSeenAt: now })
     .run()
@@ -47,19 +47,19 @@ export function createSession(app: AppContext, userId: string, workspaceId: stri
 }
 
 /** The live session of a cookie token, or null (unknown, idle too long, too old, user gone). */
-export function resolveSession(app: AppContext, token: string): PortalSession | null {
+export async function resolveSession(app: AppContext, token: string): Promise<PortalSession | null> {
   const tokenHash = sha256Hex(token)
-  const row = app.db.select().from(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).get()
+  const row = await app.db.select().from(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).get()
   if (!row) return null
   const now = app.clock.now()
   if (now - row.lastSeenAt >= IDLE_MS || now - row.createdAt >= ABSOLUTE_MS) {
-    app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+    await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
     return null
   }
-  const user = loadIdentity(app.db, row.userId)
+  const user = await loadIdentity(app.db, row.userId)
   if (!user) return null
   if (now - row.lastSeenAt >= TOUCH_EVERY_MS)
-    app.db
+    await app.db
       .update(portalSessions)
       .set({ lastSeenAt: now })
       .where(eq(portalSessions.tokenHash, tokenHash))
@@ -75,16 +75,24 @@ export function resolveSession(app: AppContext, token: string): PortalSession | 
   }
 }
 
-export function destroySession(app: AppContext, tokenHash: string): void {
-  app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+export async function destroySession(app: AppContext, tokenHash: string): Promise<void> {
+  await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
 }
 
-export function setWorkspace(app: AppContext, tokenHash: string, workspaceId: string | null): void {
-  app.db.update(portalSessions).set({ workspaceId }).where(eq(portalSessions.tokenHash, tokenHash)).run()
+export async function setWorkspace(
+  app: AppContext,
+  tokenHash: string,
+  workspaceId: string | null,
+): Promise<void> {
+  await app.db
+    .update(portalSessions)
+    .set({ workspaceId })
+    .where(eq(portalSessions.tokenHash, tokenHash))
+    .run()
 }
 
-export function setFlash(app: AppContext, tokenHash: string, flash: Flash): void {
-  app.db
+export async function setFlash(app: AppContext, tokenHash: string, flash: Flash): Promise<void> {
+  await app.db
     .update(portalSessions)
     .set({ flash: JSON.stringify(flash) })
     .where(eq(portalSessions.tokenHash, tokenHash))
@@ -92,10 +100,10 @@ export function setFlash(app: AppContext, tokenHash: string, flash: Flash): void
 }
 
 /** The pending flash message, removed as it is read (shown once). */
-export function takeFlash(app: AppContext, tokenHash: string): Flash | null {
+export async function takeFlash(app: AppContext, tokenHash: string): Promise<Flash | null> {
   const where = eq(portalSessions.tokenHash, tokenHash)
-  const row = app.db.select({ flash: portalSessions.flash }).from(portalSessions).where(where).get()
+  const row = await app.db.select({ flash: portalSessions.flash }).from(portalSessions).where(where).get()
   if (!row?.flash) return null
-  app.db.update(portalSessions).set({ flash: null }).where(where).run()
+  await app.db.update(portalSessions).set({ flash: null }).where(where).run()
   return JSON.parse(row.flash) as Flash
 }

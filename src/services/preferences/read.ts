@@ -18,8 +18,11 @@ export type PreferenceContact = Pick<ContactRow, 'email' | 'firstName' | 'lastNa
 const MAX_LISTS = 200
 
 /** The client's public lists, by name, with the contact's membership of each. */
-export function preferenceListsOf(db: Db, contact: Pick<ContactRow, 'id' | 'clientId'>): PreferenceList[] {
-  return db
+export async function preferenceListsOf(
+  db: Db,
+  contact: Pick<ContactRow, 'id' | 'clientId'>,
+): Promise<PreferenceList[]> {
+  return await db
     .select({
       id: lists.id,
       name: sql<string>`coalesce(${lists.publicName}, ${lists.name})`,

@@ -28,39 +28,43 @@ export interface SavedPreferences {
   left: string[]
 }
 
-export function savePreferences(
+export async function savePreferences(
   app: AppContext,
   contactId: string,
   choices: PreferenceChoices,
   origin: Omit<ConsentOrigin, 'source'>,
   at: number,
-): SavedPreferences {
-  return inTransaction(app.sqlite, () => {
+): Promise<SavedPreferences> {
+  return await inTransaction(app.sqlite, async () => {
     const saved: SavedPreferences = { unsubscribedEverything: false, joined: [], left: [] }
-    const contact = app.db.select().from(contacts).where(eq(contacts.id, contactId)).get()
+    const contact = await app.db.select().from(contacts).where(eq(contacts.id, contactId)).get()
     if (!contact) return saved
     const consent: ConsentOrigin = { ...origin, source: 'preferences' }
     const firstName = choices.firstName === undefined ? contact.firstName : choices.firstName
     const lastName = choices.lastName === undefined ? contact.lastName : choices.lastName
     if (firstName !== contact.firstName || lastName !== contact.lastName)
-      app.db
+      await app.db
         .update(contacts)
         .set({ firstName, lastName, updatedAt: at })
         .where(eq(contacts.id, contactId))
         .run()
     if (choices.everything) {
-      saved.unsubscribedEverything = optOutContact(app, contact, { source: 'preferences', consent, at })
+      saved.unsubscribedEverything = await optOutContact(app, contact, { source: 'preferences', consent, at })
       return saved
     }
-    for (const list of preferenceListsOf(app.db, contact)) {
+    for (const list of await preferenceListsOf(app.db, contact)) {
       const wanted = choices.listIds.has(list.id)
       if (wanted && list.status === 'unconfirmed')
-        saved.joined.push(...confirmMemberships(app, contactId, [list.id], at, consent))
+        saved.joined.push(...(await confirmMemberships(app, contactId, [list.id], at, consent)))
       else if (wanted && list.status !== 'confirmed') {
-        if (addMembers(app, list.id, [contactId], at, { status: 'confirmed', revive: true, consent }).length)
+        if (
+          (await addMembers(app, list.id, [contactId], at, { status: 'confirmed', revive: true, consent }))
+            .length
+        )
           saved.joined.push(list.id)
       } else if (!wanted && (list.status === 'confirmed' || list.status === 'unconfirmed')) {
-        if (unsubscribeMembers(app.db, list.id, [contactId], at, consent).length) saved.left.push(list.id)
+        if ((await unsubscribeMembers(app.db, list.id, [contactId], at, consent)).length)
+          saved.left.push(list.id)
       }
     }
     return saved

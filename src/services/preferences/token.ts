@@ -9,10 +9,10 @@ import { trackingKeyOf } from '../tracking/resolve'
 // and gives no more power than that link (its own lists and name). A new instance key voids it.
 
 /** The contact a preference-centre token names, when its signature holds for the contact's client. */
-export function resolvePreferencesToken(app: AppContext, token: string): ContactRow | null {
+export async function resolvePreferencesToken(app: AppContext, token: string): Promise<ContactRow | null> {
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== 'preferences') return null
-  const contact = app.db.select().from(contacts).where(eq(contacts.id, decoded.messageId)).get()
+  const contact = await app.db.select().from(contacts).where(eq(contacts.id, decoded.messageId)).get()
   if (!contact || !decoded.verify(trackingKeyOf(app), contact.clientId)) return null
   return contact
 }

@@ -26,7 +26,7 @@ export function presentReply(row: ReplyRow) {
 }
 
 /** Replies received, newest first, limited to the caller's client. */
-export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
+export async function listReplies(ctx: Ctx, page: ListRepliesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, replies.clientId, page.client_id)]
   const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
@@ -37,11 +37,11 @@ export function listReplies(ctx: Ctx, page: ListRepliesQuery) {
   const sequenceId = idFilter('sequence_id', 'sequence', page.sequence_id)
   if (sequenceId) conditions.push(eq(replies.sequenceId, sequenceId))
   if (contactId) conditions.push(eq(replies.contactId, contactId))
-  return paginate(ctx.db, ctx.secretKey, replies, replies.id, and(...conditions), page, presentReply)
+  return await paginate(ctx.db, ctx.secretKey, replies, replies.id, and(...conditions), page, presentReply)
 }
 
-export function getReply(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, replies, id)
+export async function getReply(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, replies, id)
   if (!row) throw notFound('Reply')
   return presentReply(row)
 }

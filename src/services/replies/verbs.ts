@@ -7,7 +7,7 @@ export const listRepliesVerb = defineVerb({
   scope: 'replies:read',
   input: ListRepliesInput,
   mutates: false,
-  run: (ctx, input) => listReplies(ctx, input),
+  run: async (ctx, input) => await listReplies(ctx, input),
 })
 
 export const getReplyVerb = defineVerb({
@@ -15,5 +15,5 @@ export const getReplyVerb = defineVerb({
   scope: 'replies:read',
   input: ReplyRef,
   mutates: false,
-  run: (ctx, { id }) => getReply(ctx, id),
+  run: async (ctx, { id }) => await getReply(ctx, id),
 })

@@ -35,8 +35,8 @@ async function bounded<T>(ctx: AppContext, query: SQL): Promise<T[]> {
 }
 
 /** The condition with the deadline check first, so that SQLite calls it for every contact it reads. */
-const boundedWhere = (ctx: AppContext, s: SegmentRules, extra?: SQL) => {
-  const where = segmentCondition(ctx.db, s.clientId, s.match, s.groups, s.now)
+const boundedWhere = async (ctx: AppContext, s: SegmentRules, extra?: SQL) => {
+  const where = await segmentCondition(ctx.db, s.clientId, s.match, s.groups, s.now)
   return extra ? sql`${WITHIN_DEADLINE} AND ${where} AND ${extra}` : sql`${WITHIN_DEADLINE} AND ${where}`
 }
 
@@ -44,7 +44,7 @@ const boundedWhere = (ctx: AppContext, s: SegmentRules, extra?: SQL) => {
 export async function countSegment(ctx: AppContext, s: SegmentRules): Promise<number> {
   const rows = await bounded<{ n: number }>(
     ctx,
-    sql`SELECT count(*) AS n FROM ${contacts} WHERE ${boundedWhere(ctx, s)}`,
+    sql`SELECT count(*) AS n FROM ${contacts} WHERE ${await boundedWhere(ctx, s)}`,
   )
   return rows[0]?.n ?? 0
 }
@@ -58,7 +58,7 @@ export async function matchingIds(
 ): Promise<string[]> {
   const rows = await bounded<{ id: string }>(
     ctx,
-    sql`SELECT ${contacts.id} AS id FROM ${contacts} WHERE ${boundedWhere(ctx, s, before === null ? undefined : sql`${contacts.id} < ${before}`)} ORDER BY ${contacts.id} DESC LIMIT ${limit}`,
+    sql`SELECT ${contacts.id} AS id FROM ${contacts} WHERE ${await boundedWhere(ctx, s, before === null ? undefined : sql`${contacts.id} < ${before}`)} ORDER BY ${contacts.id} DESC LIMIT ${limit}`,
   )
   return rows.map((r) => r.id)
 }

@@ -3,9 +3,9 @@ import type { AppContext, Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { DEFAULT_LIMIT, type PageRequest, pageFrom, paginate } from '../../db/paginate'
 import { type ContactRow, contacts, lists, type SegmentRow, segments } from '../../db/schema'
-import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
+import { findVisible, listFilter, ownedIds, ownerForCreate } from '../../db/tenant'
 import { notFound, validationFailed } from '../../errors'
-import { newId } from '../../lib/ids'
+import { newId, recordIdsIn } from '../../lib/ids'
 import { iso, isoOrNull } from '../../lib/time'
 import { presentContact } from '../contacts/present'
 import type { SegmentInput } from './inputs'
@@ -32,47 +32,43 @@ export function presentSegment(row: SegmentRow) {
 }
 
 /** The segment's condition over `contacts` (client included), or 422 naming each bad rule. */
-export function segmentCondition(
+export async function segmentCondition(
   db: Db,
   clientId: string,
   match: 'all' | 'any',
   groups: RuleGroup[],
   now: number,
 ) {
-  const listExists = (id: string) =>
-    db
-      .select({ id: lists.id })
-      .from(lists)
-      .where(and(eq(lists.id, id), eq(lists.clientId, clientId)))
-      .get() !== undefined
+  const known = await ownedIds(db, lists, clientId, recordIdsIn(groups))
+  const listExists = (id: string) => known.has(id)
   const compiled = compileSegment(match, groups, { now, listExists })
   if (!compiled.sql) throw validationFailed(compiled.errors)
   return and(eq(contacts.clientId, clientId), sql`(${compiled.sql})`)!
 }
 
-export function estimateSize(
+export async function estimateSize(
   db: Db,
   clientId: string,
   match: 'all' | 'any',
   groups: RuleGroup[],
   now: number,
-): number {
-  const where = segmentCondition(db, clientId, match, groups, now)
-  return db.select({ n: count() }).from(contacts).where(where).get()?.n ?? 0
+): Promise<number> {
+  const where = await segmentCondition(db, clientId, match, groups, now)
+  return (await db.select({ n: count() }).from(contacts).where(where).get())?.n ?? 0
 }
 
-export function findSegmentRow(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, segments, id)
+export async function findSegmentRow(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, segments, id)
   if (!row) throw notFound('Segment')
   return row
 }
 
 /** Stores a new segment with the size counted before (./sizing.ts). */
-export function createSegment(ctx: Ctx, input: SegmentInput, sized: Sized, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createSegment(ctx: Ctx, input: SegmentInput, sized: Sized, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
   const match = input.match ?? 'all'
-  const row = ctx.db
+  const row = await ctx.db
     .insert(segments)
     .values({
       id: newId(),
@@ -91,12 +87,12 @@ export function createSegment(ctx: Ctx, input: SegmentInput, sized: Sized, clien
 }
 
 /** Updates a segment; `sized` is the new size when its rules changed, null when they did not. */
-export function updateSegment(ctx: Ctx, id: string, patch: Partial<SegmentInput>, sized: Sized | null) {
-  const current = findSegmentRow(ctx, id)
+export async function updateSegment(ctx: Ctx, id: string, patch: Partial<SegmentInput>, sized: Sized | null) {
+  const current = await findSegmentRow(ctx, id)
   const now = ctx.clock.now()
   const match = patch.match ?? current.match
   const groups = patch.rule_groups ?? (current.ruleGroups as RuleGroup[])
-  const row = ctx.db
+  const row = await ctx.db
     .update(segments)
     .set({
       name: patch.name ?? current.name,
@@ -112,22 +108,22 @@ export function updateSegment(ctx: Ctx, id: string, patch: Partial<SegmentInput>
   return presentSegment(row)
 }
 
-export const getSegment = (ctx: Ctx, id: string) => presentSegment(findSegmentRow(ctx, id))
+export const getSegment = async (ctx: Ctx, id: string) => presentSegment(await findSegmentRow(ctx, id))
 
-export function listSegments(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+export async function listSegments(ctx: Ctx, page: PageRequest & { client_id?: string }) {
   const where = listFilter(ctx.actor, segments.clientId, page.client_id)
-  return paginate(ctx.db, ctx.secretKey, segments, segments.id, where, page, presentSegment)
+  return await paginate(ctx.db, ctx.secretKey, segments, segments.id, where, page, presentSegment)
 }
 
-export function deleteSegment(ctx: Ctx, id: string) {
-  findSegmentRow(ctx, id)
-  ctx.db.delete(segments).where(eq(segments.id, id)).run()
+export async function deleteSegment(ctx: Ctx, id: string) {
+  await findSegmentRow(ctx, id)
+  await ctx.db.delete(segments).where(eq(segments.id, id)).run()
   return { id, deleted: true }
 }
 
 /** One page of the contacts the segment matches now (preview), from ids read by ./sizing.ts. */
-export function segmentContacts(ctx: Ctx, page: PageRequest, found: { ids: string[]; total: number }) {
-  const rows = contactsByIds(ctx, found.ids)
+export async function segmentContacts(ctx: Ctx, page: PageRequest, found: { ids: string[]; total: number }) {
+  const rows = await contactsByIds(ctx, found.ids)
   return pageFrom(ctx.secretKey, rows, page.limit ?? DEFAULT_LIMIT, {
     collection: 'contacts',
     position: (row) => row.id,
@@ -138,9 +134,9 @@ export function segmentContacts(ctx: Ctx, page: PageRequest, found: { ids: strin
 }
 
 /** Stores the sizes the refresh job counted (./sizing.ts); a segment deleted since is skipped. */
-export function storeSegmentSizes(ctx: AppContext, sizes: Map<string, Sized>): number {
+export async function storeSegmentSizes(ctx: AppContext, sizes: Map<string, Sized>): Promise<number> {
   for (const [id, sized] of sizes)
-    ctx.db
+    await ctx.db
       .update(segments)
       .set({ estimatedSize: sized.size, estimatedAt: sized.at })
       .where(eq(segments.id, id))
@@ -149,20 +145,15 @@ export function storeSegmentSizes(ctx: AppContext, sizes: Map<string, Sized>): n
 }
 
 /** The live estimate's answer: the size and the sample contacts, counted by ./sizing.ts. */
-export function estimateSegment(ctx: Ctx, found: { size: number; ids: string[] }) {
-  return { estimated_size: found.size, sample: contactsByIds(ctx, found.ids).map(presentContact) }
+export async function estimateSegment(ctx: Ctx, found: { size: number; ids: string[] }) {
+  return { estimated_size: found.size, sample: (await contactsByIds(ctx, found.ids)).map(presentContact) }
 }
 
 /** The contacts of `ids` (by primary key), in the order given. */
-function contactsByIds(ctx: Ctx, ids: string[]): ContactRow[] {
+async function contactsByIds(ctx: Ctx, ids: string[]): Promise<ContactRow[]> {
   if (ids.length === 0) return []
   const byId = new Map(
-    ctx.db
-      .select()
-      .from(contacts)
-      .where(inArray(contacts.id, ids))
-      .all()
-      .map((r) => [r.id, r]),
+    (await ctx.db.select().from(contacts).where(inArray(contacts.id, ids)).all()).map((r) => [r.id, r]),
   )
   return ids.flatMap((id) => byId.get(id) ?? [])
 }

@@ -15,7 +15,7 @@ export async function sizeNewSegment(
   input: Pick<SegmentInput, 'match' | 'rule_groups'>,
   clientIdParam?: string,
 ): Promise<Sized> {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const at = ctx.clock.now()
   return {
     size: await countSegment(ctx, {
@@ -35,7 +35,7 @@ export async function sizeSegmentUpdate(
   patch: Partial<SegmentInput>,
 ): Promise<Sized | null> {
   if (patch.rule_groups === undefined && patch.match === undefined) return null
-  const current = findSegmentRow(ctx, id)
+  const current = await findSegmentRow(ctx, id)
   const at = ctx.clock.now()
   const rules: SegmentRules = {
     clientId: current.clientId,
@@ -49,18 +49,21 @@ export async function sizeSegmentUpdate(
 /** The live estimate's count and the ids of a few newest matches. */
 export async function sizeUnsaved(ctx: Ctx, input: EstimateSegmentInput, sampleSize: number) {
   const rules: SegmentRules = {
-    clientId: ownerForCreate(ctx.db, ctx.actor, input.client_id),
+    clientId: await ownerForCreate(ctx.db, ctx.actor, input.client_id),
     match: input.match ?? 'all',
     groups: input.rule_groups,
     now: ctx.clock.now(),
   }
-  const [size, ids] = await Promise.all([countSegment(ctx, rules), matchingIds(ctx, rules, sampleSize, null)])
+  const [size, ids] = await Promise.all([
+    await countSegment(ctx, rules),
+    await matchingIds(ctx, rules, sampleSize, null),
+  ])
   return { size, ids }
 }
 
 /** One preview page of a saved segment: the ids of the page (one more than asked) and the total. */
 export async function previewPage(ctx: Ctx, id: string, page: PageRequest) {
-  const s = findSegmentRow(ctx, id)
+  const s = await findSegmentRow(ctx, id)
   const limit = page.limit ?? DEFAULT_LIMIT
   const after = cursorPosition(ctx.secretKey, page.cursor, 'contacts', undefined, page)
   const rules: SegmentRules = {
@@ -70,8 +73,8 @@ export async function previewPage(ctx: Ctx, id: string, page: PageRequest) {
     now: ctx.clock.now(),
   }
   const [ids, total] = await Promise.all([
-    matchingIds(ctx, rules, limit + 1, after),
-    countSegment(ctx, rules),
+    await matchingIds(ctx, rules, limit + 1, after),
+    await countSegment(ctx, rules),
   ])
   return { ids, total }
 }
@@ -81,7 +84,7 @@ export async function previewPage(ctx: Ctx, id: string, page: PageRequest) {
  * was deleted) or that takes longer than the budget keeps its last estimate.
  */
 export async function sizeAllSegments(ctx: AppContext): Promise<Map<string, Sized>> {
-  const all = ctx.db
+  const all = await ctx.db
     .select({
       id: segments.id,
       clientId: segments.clientId,

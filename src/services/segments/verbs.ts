@@ -27,7 +27,7 @@ export const listSegmentsVerb = defineVerb({
   scope: 'any',
   input: ListSegmentsInput,
   mutates: false,
-  run: (ctx, input) => listSegments(ctx, input),
+  run: async (ctx, input) => await listSegments(ctx, input),
 })
 
 /**
@@ -48,8 +48,8 @@ export const createSegmentVerb = defineVerb({
   input: CreateSegmentInput,
   mutates: true,
   check: (input) => ruleErrors(input.rule_groups),
-  prepare: (ctx, { client_id, ...fields }) => sizeNewSegment(ctx, fields, client_id),
-  run: (ctx, { client_id, ...fields }, sized) => createSegment(ctx, fields, sized, client_id),
+  prepare: async (ctx, { client_id, ...fields }) => await sizeNewSegment(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }, sized) => await createSegment(ctx, fields, sized, client_id),
 })
 
 export const getSegmentVerb = defineVerb({
@@ -57,7 +57,7 @@ export const getSegmentVerb = defineVerb({
   scope: 'any',
   input: SegmentRef,
   mutates: false,
-  run: (ctx, { id }) => getSegment(ctx, id),
+  run: async (ctx, { id }) => await getSegment(ctx, id),
 })
 
 export const updateSegmentVerb = defineVerb({
@@ -66,8 +66,8 @@ export const updateSegmentVerb = defineVerb({
   input: UpdateSegmentInput,
   mutates: true,
   check: (input) => ruleErrors(input.rule_groups),
-  prepare: (ctx, { id, ...patch }) => sizeSegmentUpdate(ctx, id, patch),
-  run: (ctx, { id, ...patch }, sized) => updateSegment(ctx, id, patch, sized),
+  prepare: async (ctx, { id, ...patch }) => await sizeSegmentUpdate(ctx, id, patch),
+  run: async (ctx, { id, ...patch }, sized) => await updateSegment(ctx, id, patch, sized),
 })
 
 export const deleteSegmentVerb = defineVerb({
@@ -76,7 +76,7 @@ export const deleteSegmentVerb = defineVerb({
   input: SegmentRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteSegment(ctx, id),
+  run: async (ctx, { id }) => await deleteSegment(ctx, id),
 })
 
 export const segmentContactsVerb = defineVerb({
@@ -84,8 +84,8 @@ export const segmentContactsVerb = defineVerb({
   scope: 'any',
   input: SegmentContactsInput,
   mutates: false,
-  prepare: (ctx, { id, ...page }) => previewPage(ctx, id, page),
-  run: (ctx, { id: _id, ...page }, found) => segmentContacts(ctx, page, found),
+  prepare: async (ctx, { id, ...page }) => await previewPage(ctx, id, page),
+  run: async (ctx, { id: _id, ...page }, found) => await segmentContacts(ctx, page, found),
 })
 
 /** Recomputes every segment's estimated_size (a scheduled job). */
@@ -94,8 +94,8 @@ export const refreshSegmentSizesVerb = defineVerb({
   scope: 'admin:*',
   input: NoInput,
   mutates: true,
-  prepare: (ctx) => sizeAllSegments(ctx),
-  run: (ctx, _input, sizes) => ({ refreshed: storeSegmentSizes(ctx, sizes) }),
+  prepare: async (ctx) => await sizeAllSegments(ctx),
+  run: async (ctx, _input, sizes) => ({ refreshed: await storeSegmentSizes(ctx, sizes) }),
 })
 
 /**
@@ -108,6 +108,6 @@ export const estimateSegmentVerb = defineVerb({
   input: EstimateSegmentInput,
   mutates: false,
   check: (input) => ruleErrors(input.rule_groups),
-  prepare: (ctx, input) => sizeUnsaved(ctx, input, 5),
-  run: (ctx, _input, found) => estimateSegment(ctx, found),
+  prepare: async (ctx, input) => await sizeUnsaved(ctx, input, 5),
+  run: async (ctx, _input, found) => await estimateSegment(ctx, found),
 })

@@ -5,12 +5,12 @@ import { iso } from '../../lib/time'
 import { domainCandidates } from '../domains/names'
 
 /** Verified domains (DKIM and SPF) of one client, by name, for the senders being presented. */
-export function verifiedDomainsFor(db: Db, rows: readonly SenderRow[]): Map<string, string> {
+export async function verifiedDomainsFor(db: Db, rows: readonly SenderRow[]): Promise<Map<string, string>> {
   const byKey = new Map<string, string>()
   const names = [...new Set(rows.flatMap((r) => domainCandidates(r.fromEmail)))]
   const clientIds = [...new Set(rows.map((r) => r.clientId))]
   if (names.length === 0) return byKey
-  const found = db
+  const found = await db
     .select({ id: domains.id, clientId: domains.clientId, domain: domains.domain })
     .from(domains)
     .where(
@@ -47,4 +47,5 @@ export function presentSender(row: SenderRow, verified: Map<string, string>) {
 
 export type SenderView = ReturnType<typeof presentSender>
 
-export const presentOne = (db: Db, row: SenderRow) => presentSender(row, verifiedDomainsFor(db, [row]))
+export const presentOne = async (db: Db, row: SenderRow) =>
+  presentSender(row, await verifiedDomainsFor(db, [row]))

@@ -16,8 +16,8 @@ function domainOf(email: string): string {
   return domain
 }
 
-function assertUnique(ctx: Ctx, clientId: string, email: string, exceptId?: string) {
-  const existing = ctx.db
+async function assertUnique(ctx: Ctx, clientId: string, email: string, exceptId?: string) {
+  const existing = await ctx.db
     .select({ id: senders.id })
     .from(senders)
     .where(
@@ -32,18 +32,18 @@ function assertUnique(ctx: Ctx, clientId: string, email: string, exceptId?: stri
     throw conflict(`A sender with the address ${email} already exists in this client`, existing.id)
 }
 
-function findSenderRow(ctx: Ctx, id: string) {
-  const row = findVisible(ctx.db, ctx.actor, senders, id)
+async function findSenderRow(ctx: Ctx, id: string) {
+  const row = await findVisible(ctx.db, ctx.actor, senders, id)
   if (!row) throw notFound('Sender')
   return row
 }
 
-export function createSender(ctx: Ctx, clientIdParam: string | undefined, input: SenderInput) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createSender(ctx: Ctx, clientIdParam: string | undefined, input: SenderInput) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const domain = domainOf(input.from_email)
-  assertUnique(ctx, clientId, input.from_email)
+  await assertUnique(ctx, clientId, input.from_email)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(senders)
     .values({
       id: newId(),
@@ -57,24 +57,25 @@ export function createSender(ctx: Ctx, clientIdParam: string | undefined, input:
     })
     .returning()
     .get()
-  return presentOne(ctx.db, row)
+  return await presentOne(ctx.db, row)
 }
 
-export const getSender = (ctx: Ctx, id: string) => presentOne(ctx.db, findSenderRow(ctx, id))
+export const getSender = async (ctx: Ctx, id: string) =>
+  await presentOne(ctx.db, await findSenderRow(ctx, id))
 
-export function listSenders(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+export async function listSenders(ctx: Ctx, page: PageRequest & { client_id?: string }) {
   const where = listFilter(ctx.actor, senders.clientId, page.client_id)
-  const result = paginate(ctx.db, ctx.secretKey, senders, senders.id, where, page, (row) => row)
-  const verified = verifiedDomainsFor(ctx.db, result.data)
+  const result = await paginate(ctx.db, ctx.secretKey, senders, senders.id, where, page, (row) => row)
+  const verified = await verifiedDomainsFor(ctx.db, result.data)
   return { data: result.data.map((row) => presentSender(row, verified)), pagination: result.pagination }
 }
 
-export function updateSender(ctx: Ctx, id: string, input: Partial<SenderInput>) {
-  const current = findSenderRow(ctx, id)
+export async function updateSender(ctx: Ctx, id: string, input: Partial<SenderInput>) {
+  const current = await findSenderRow(ctx, id)
   const fromEmail = input.from_email ?? current.fromEmail
   const domain = input.from_email === undefined ? current.domain : domainOf(fromEmail)
-  if (input.from_email !== undefined) assertUnique(ctx, current.clientId, fromEmail, current.id)
-  const row = ctx.db
+  if (input.from_email !== undefined) await assertUnique(ctx, current.clientId, fromEmail, current.id)
+  const row = await ctx.db
     .update(senders)
     .set({
       fromEmail,
@@ -86,11 +87,11 @@ export function updateSender(ctx: Ctx, id: string, input: Partial<SenderInput>) 
     .where(eq(senders.id, current.id))
     .returning()
     .get()
-  return presentOne(ctx.db, row)
+  return await presentOne(ctx.db, row)
 }
 
-export function deleteSender(ctx: Ctx, id: string) {
-  const row = findSenderRow(ctx, id)
-  ctx.db.delete(senders).where(eq(senders.id, row.id)).run()
+export async function deleteSender(ctx: Ctx, id: string) {
+  const row = await findSenderRow(ctx, id)
+  await ctx.db.delete(senders).where(eq(senders.id, row.id)).run()
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }

@@ -7,7 +7,7 @@ export const listSendersVerb = defineVerb({
   scope: 'any',
   input: ListSendersInput,
   mutates: false,
-  run: (ctx, input) => listSenders(ctx, input),
+  run: async (ctx, input) => await listSenders(ctx, input),
 })
 
 export const createSenderVerb = defineVerb({
@@ -15,7 +15,7 @@ export const createSenderVerb = defineVerb({
   scope: 'admin:*',
   input: CreateSenderInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createSender(ctx, client_id, fields),
+  run: async (ctx, { client_id, ...fields }) => await createSender(ctx, client_id, fields),
 })
 
 export const getSenderVerb = defineVerb({
@@ -23,7 +23,7 @@ export const getSenderVerb = defineVerb({
   scope: 'any',
   input: SenderRef,
   mutates: false,
-  run: (ctx, { id }) => getSender(ctx, id),
+  run: async (ctx, { id }) => await getSender(ctx, id),
 })
 
 export const updateSenderVerb = defineVerb({
@@ -31,7 +31,7 @@ export const updateSenderVerb = defineVerb({
   scope: 'admin:*',
   input: UpdateSenderInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateSender(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateSender(ctx, id, patch),
 })
 
 export const deleteSenderVerb = defineVerb({
@@ -40,5 +40,5 @@ export const deleteSenderVerb = defineVerb({
   input: SenderRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteSender(ctx, id),
+  run: async (ctx, { id }) => await deleteSender(ctx, id),
 })

@@ -91,7 +91,7 @@ async function testTwilio(twilio: { accountSid: string; authToken: string; baseU
 
 export async function testSendingProfile(ctx: Ctx, clientId: string, channel: 'email' | TextChannel) {
   const client = findClientRow(ctx, clientId)
-  const profile = effectiveProfile(ctx, client.id)
+  const profile = await effectiveProfile(ctx, client.id)
   if (channel === 'email') {
     if (profile.email.provider !== 'smtp')
       return { ok: true, detail: `the ${profile.email.provider} provider needs no connection` }

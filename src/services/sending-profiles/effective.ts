@@ -64,8 +64,8 @@ function textChannel(app: AppContext, channel: TextChannel, c: StoredTextChannel
   }
 }
 
-export function effectiveProfile(app: AppContext, clientId: string): EffectiveProfile {
-  const row = profileRow(app, clientId)
+export async function effectiveProfile(app: AppContext, clientId: string): Promise<EffectiveProfile> {
+  const row = await profileRow(app, clientId)
   const p = row?.profile
   const config = app.config
   const email = p?.email

@@ -10,8 +10,8 @@ export interface Footer {
   postal_address: string | null
 }
 
-export function footerOf(db: Db, clientId: string): Footer {
-  const row = db
+export async function footerOf(db: Db, clientId: string): Promise<Footer> {
+  const row = await db
     .select({ name: clients.name, profile: sendingProfiles.profile })
     .from(clients)
     .leftJoin(sendingProfiles, eq(sendingProfiles.clientId, clients.id))

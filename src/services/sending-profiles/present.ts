@@ -28,7 +28,7 @@ const text = (c: StoredTextChannel = { provider: 'inherit' }) => ({
   from: c.from ?? null,
 })
 
-export function presentProfile(
+export async function presentProfile(
   ctx: Pick<Ctx, 'config' | 'secretKey' | 'db'>,
   clientId: string,
   row: SendingProfileRow | undefined,
@@ -36,7 +36,7 @@ export function presentProfile(
   const p: StoredProfile | null = row?.profile ?? null
   const url = (provider: string) =>
     row ? `${ctx.config.publicUrl}/hooks/${provider}/${row.feedbackToken}` : null
-  const received = lastReceived(ctx, clientId)
+  const received = await lastReceived(ctx, clientId)
   const smtp = p?.email.smtp_url ? maskedSmtpUrl(decryptSecret(ctx.secretKey, p.email.smtp_url)) : null
   return {
     client_id: clientId,

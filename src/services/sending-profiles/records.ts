@@ -31,18 +31,24 @@ const EMPTY_PROFILE: StoredProfile = {
   feedback: {},
 }
 
-export function profileRow(ctx: Pick<Ctx, 'db'>, clientId: string): SendingProfileRow | undefined {
-  return ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.clientId, clientId)).get()
+export async function profileRow(
+  ctx: Pick<Ctx, 'db'>,
+  clientId: string,
+): Promise<SendingProfileRow | undefined> {
+  return await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.clientId, clientId)).get()
 }
 
 /** The profile whose feedback URLs carry `token` (ESP notifications, inbound SMS). */
-export function profileByToken(ctx: Pick<Ctx, 'db'>, token: string): SendingProfileRow | undefined {
-  return ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).get()
+export async function profileByToken(
+  ctx: Pick<Ctx, 'db'>,
+  token: string,
+): Promise<SendingProfileRow | undefined> {
+  return await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).get()
 }
 
-export function getSendingProfile(ctx: Ctx, clientId: string) {
+export async function getSendingProfile(ctx: Ctx, clientId: string) {
   const client = findClientRow(ctx, clientId)
-  return presentProfile(ctx, client.id, profileRow(ctx, client.id))
+  return await presentProfile(ctx, client.id, await profileRow(ctx, client.id))
 }
 
 /** The new stored profile from the body and the stored one (secrets kept when not given). */
@@ -128,29 +134,29 @@ function merge(
  * PUT /clients/{id}/sending: the whole profile replaced (a channel left out inherits). `found`
  * are the problems the verb's `prepare` found with the hosts (DNS, outside the transaction).
  */
-export function putSendingProfile(
+export async function putSendingProfile(
   ctx: Ctx,
   clientId: string,
   input: SendingProfileInput,
   found: FieldError[],
 ) {
   const client = findClientRow(ctx, clientId)
-  const row = profileRow(ctx, client.id)
+  const row = await profileRow(ctx, client.id)
   const errors: FieldError[] = [...found]
   const profile = merge(ctx, input, row?.profile ?? EMPTY_PROFILE, errors)
   if (
     profile.default_sender_id !== null &&
-    !ctx.db
+    !(await ctx.db
       .select({ id: senders.id })
       .from(senders)
       .where(and(eq(senders.id, profile.default_sender_id), eq(senders.clientId, client.id)))
-      .get()
+      .get())
   )
     errors.push({ field: 'default_sender_id', message: 'no such sender in this client' })
   if (errors.length) throw validationFailed(errors)
   const now = ctx.clock.now()
   const token = !row || input.feedback?.rotate_token ? randomBase62(24) : row.feedbackToken
-  const saved = ctx.db
+  const saved = await ctx.db
     .insert(sendingProfiles)
     .values({ clientId: client.id, profile, version: 1, feedbackToken: token, updatedAt: now })
     .onConflictDoUpdate({
@@ -159,5 +165,5 @@ export function putSendingProfile(
     })
     .returning()
     .get()
-  return presentProfile(ctx, client.id, saved)
+  return await presentProfile(ctx, client.id, saved)
 }

@@ -8,8 +8,8 @@ import { profileRow } from './records'
  * The auth tokens of a client's own Twilio accounts: the status callbacks of its messages are
  * signed with one of them. None for a client without any (or no such client).
  */
-export function twilioTokensOf(app: AppContext, clientId: string): string[] {
-  const profile = profileRow(app, clientId)?.profile
+export async function twilioTokensOf(app: AppContext, clientId: string): Promise<string[]> {
+  const profile = (await profileRow(app, clientId))?.profile
   if (!profile) return []
   const sealed = TEXT_CHANNELS.flatMap((c) => {
     const channel = profile[c]

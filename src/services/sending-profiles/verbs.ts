@@ -12,7 +12,7 @@ export const getSendingProfileVerb = defineVerb({
   scope: 'admin:*',
   input: SendingRef,
   mutates: false,
-  run: (ctx, { id }) => getSendingProfile(ctx, id),
+  run: async (ctx, { id }) => await getSendingProfile(ctx, id),
 })
 
 export const putSendingProfileVerb = defineVerb({
@@ -25,7 +25,7 @@ export const putSendingProfileVerb = defineVerb({
   // a caller whose authority spans every client (the agency) may name any host.
   prepare: async (ctx, { id: _id, ...profile }) =>
     spansEveryClient(ctx.actor) ? [] : addressErrors(ctx, profile),
-  run: (ctx, { id, ...profile }, found) => putSendingProfile(ctx, id, profile, found),
+  run: async (ctx, { id, ...profile }, found) => await putSendingProfile(ctx, id, profile, found),
 })
 
 export const testSendingProfileVerb = defineVerb({
@@ -33,6 +33,6 @@ export const testSendingProfileVerb = defineVerb({
   scope: 'admin:*',
   input: TestSendingInput,
   mutates: false,
-  prepare: (ctx, { id, channel }) => testSendingProfile(ctx, id, channel),
+  prepare: async (ctx, { id, channel }) => await testSendingProfile(ctx, id, channel),
   run: (_ctx, _input, result) => result,
 })

@@ -12,19 +12,19 @@ import { assertSequenceState, findSequenceRow } from './lifecycle'
 // nobody enrolled). A contact who is or ever was in the sequence is skipped, and so is one who
 // is not `subscribed`. Each run's first step is due after its delay.
 
-function resolveEnrollment(ctx: Ctx, id: string, input: EnrollSequenceBody) {
-  const sequence = findSequenceRow(ctx, id)
+async function resolveEnrollment(ctx: Ctx, id: string, input: EnrollSequenceBody) {
+  const sequence = await findSequenceRow(ctx, id)
   assertSequenceState(sequence, 'enroll')
   if (!input.contact_ids?.length && input.segment_id === undefined && input.list_id === undefined)
     throw invalidField('contact_ids', 'give contact ids, a segment_id or a list_id (or several)')
-  return { flow: sequenceFlow(sequence), audience: resolveAudience(ctx, sequence.clientId, input) }
+  return { flow: sequenceFlow(sequence), audience: await resolveAudience(ctx, sequence.clientId, input) }
 }
 
 /** The enroll verb's `prepare`: the audience counted before the write transaction. */
-export const countEnrollment = (ctx: Ctx, id: string, input: EnrollSequenceBody) =>
-  countBeforeWrite(ctx, () => resolveEnrollment(ctx, id, input))
+export const countEnrollment = async (ctx: Ctx, id: string, input: EnrollSequenceBody) =>
+  await countBeforeWrite(ctx, async () => await resolveEnrollment(ctx, id, input))
 
-export function enrollInSequence(
+export async function enrollInSequence(
   ctx: Ctx,
   id: string,
   input: EnrollSequenceBody,
@@ -35,7 +35,7 @@ export function enrollInSequence(
 ) {
   // State and references are checked again here: they decide, and only the transaction sees
   // them as they are when runs are written.
-  const { flow, audience } = resolveEnrollment(ctx, id, input)
-  const { enrolled, skipped, firstRunAt } = enrollAudience(ctx, flow, audience, counted, syncLimit)
+  const { flow, audience } = await resolveEnrollment(ctx, id, input)
+  const { enrolled, skipped, firstRunAt } = await enrollAudience(ctx, flow, audience, counted, syncLimit)
   return { sequence_id: flow.id, enrolled, skipped, first_run_at: iso(firstRunAt) }
 }

@@ -7,13 +7,14 @@ import { onSequenceComplaint, onSequenceEvent } from './stops'
 export function subscribeSequences(app: AppContext): void {
   const { db, hooks } = app
   // A reply has a hook of its own; its reply.received event is not a second stop.
-  hooks.eventRecorded.bind((e) => {
-    if (e.type !== 'reply.received') onSequenceEvent(db, e)
+  hooks.eventRecorded.bind(async (e) => {
+    if (e.type !== 'reply.received') await onSequenceEvent(db, e)
   })
   // stops.ts names its reasons by event type: a reply stops as 'reply.received' does (only
   // the runs of sequences that stop on a reply).
-  hooks.reply.bind((e) =>
-    onSequenceEvent(db, { type: 'reply.received', contactId: e.contactId, occurredAt: e.at }),
+  hooks.reply.bind(
+    async (e) =>
+      await onSequenceEvent(db, { type: 'reply.received', contactId: e.contactId, occurredAt: e.at }),
   )
-  hooks.complaint.bind((e) => onSequenceComplaint(db, e.contactId, e.at))
+  hooks.complaint.bind(async (e) => await onSequenceComplaint(db, e.contactId, e.at))
 }

@@ -35,13 +35,13 @@ export const stepsEditable = (status: SequenceStatus) => STATES.allows(status, '
 export const assertSequenceState = (row: SequenceRow, op: keyof typeof TRANSITIONS) =>
   STATES.assert(row.status, op)
 
-export function findSequenceRow(ctx: Ctx, id: string): SequenceRow {
-  const row = findVisible(ctx.db, ctx.actor, sequences, id)
+export async function findSequenceRow(ctx: Ctx, id: string): Promise<SequenceRow> {
+  const row = await findVisible(ctx.db, ctx.actor, sequences, id)
   if (!row) throw notFound('Sequence')
   return row
 }
 
-const present = (db: Db, row: SequenceRow) => presentSequence(row, stepStats(db, row))
+const present = async (db: Db, row: SequenceRow) => presentSequence(row, await stepStats(db, row))
 
 function windowErrors(settings: SettingsInput | undefined): FieldError[] {
   const w = settings?.sending_window
@@ -54,7 +54,7 @@ function windowErrors(settings: SettingsInput | undefined): FieldError[] {
   return errors
 }
 
-function checkOrThrow(
+async function checkOrThrow(
   db: Db,
   clientId: string,
   steps: SequenceStep[],
@@ -63,8 +63,8 @@ function checkOrThrow(
   activating: boolean,
 ) {
   const errors = [
-    ...checkSteps(db, clientId, steps, activating),
-    ...checkSender(db, clientId, senderId),
+    ...(await checkSteps(db, clientId, steps, activating)),
+    ...(await checkSender(db, clientId, senderId)),
     ...windowErrors(settings),
   ]
   if (errors.length) throw validationFailed(errors)
@@ -72,13 +72,13 @@ function checkOrThrow(
 
 const senderIdOf = (value: string | null | undefined) => (value == null ? null : (parseId(value) ?? value))
 
-export function createSequence(ctx: Ctx, input: SequenceInput, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createSequence(ctx: Ctx, input: SequenceInput, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
-  const steps = normalizeSteps(ctx.db, clientId, input.steps ?? [])
+  const steps = await normalizeSteps(ctx.db, clientId, input.steps ?? [])
   const senderId = senderIdOf(input.sender_id)
-  checkOrThrow(ctx.db, clientId, steps, senderId, input.settings, false)
-  const row = ctx.db
+  await checkOrThrow(ctx.db, clientId, steps, senderId, input.settings, false)
+  const row = await ctx.db
     .insert(sequences)
     .values({
       id: newId(),
@@ -94,31 +94,38 @@ export function createSequence(ctx: Ctx, input: SequenceInput, clientIdParam?: s
     })
     .returning()
     .get()
-  return present(ctx.db, row)
+  return await present(ctx.db, row)
 }
 
-export const getSequence = (ctx: Ctx, id: string) => present(ctx.db, findSequenceRow(ctx, id))
+export const getSequence = async (ctx: Ctx, id: string) =>
+  await present(ctx.db, await findSequenceRow(ctx, id))
 
-export function listSequences(ctx: Ctx, page: ListSequencesQuery) {
+export async function listSequences(ctx: Ctx, page: ListSequencesQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, sequences.clientId, page.client_id)]
   if (page.status) conditions.push(eq(sequences.status, page.status))
-  return paginate(ctx.db, ctx.secretKey, sequences, sequences.id, and(...conditions), page, (row) =>
-    present(ctx.db, row),
+  return await paginate(
+    ctx.db,
+    ctx.secretKey,
+    sequences,
+    sequences.id,
+    and(...conditions),
+    page,
+    async (row) => await present(ctx.db, row),
   )
 }
 
-export function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
-  const current = findSequenceRow(ctx, id)
+export async function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
+  const current = await findSequenceRow(ctx, id)
   assertSequenceState(current, 'update')
   if (patch.steps !== undefined) assertSequenceState(current, 'edit')
   const steps =
     patch.steps === undefined
       ? (current.steps as unknown as SequenceStep[])
-      : normalizeSteps(ctx.db, current.clientId, patch.steps)
+      : await normalizeSteps(ctx.db, current.clientId, patch.steps)
   const senderId = patch.sender_id === undefined ? current.senderId : senderIdOf(patch.sender_id)
   // Steps are checked when given (a paused sequence resumes on them: whole, as at activation);
   // a rename is not refused for a template deleted since (activation and sending say so).
-  checkOrThrow(
+  await checkOrThrow(
     ctx.db,
     current.clientId,
     patch.steps === undefined ? [] : steps,
@@ -127,7 +134,7 @@ export function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
     patch.steps !== undefined && current.status === 'paused',
   )
   const s = patch.settings
-  const row = ctx.db
+  const row = await ctx.db
     .update(sequences)
     .set({
       name: patch.name ?? current.name,
@@ -141,16 +148,16 @@ export function updateSequence(ctx: Ctx, id: string, patch: SequencePatch) {
     .where(eq(sequences.id, id))
     .returning()
     .get()
-  return present(ctx.db, row)
+  return await present(ctx.db, row)
 }
 
-export function activateSequence(ctx: Ctx, id: string) {
-  const row = findSequenceRow(ctx, id)
+export async function activateSequence(ctx: Ctx, id: string) {
+  const row = await findSequenceRow(ctx, id)
   assertSequenceState(row, 'activate')
   const steps = row.steps as unknown as SequenceStep[]
-  checkOrThrow(ctx.db, row.clientId, steps, row.senderId, undefined, true)
+  await checkOrThrow(ctx.db, row.clientId, steps, row.senderId, undefined, true)
   const now = ctx.clock.now()
-  const updated = ctx.db
+  const updated = await ctx.db
     .update(sequences)
     .set({ status: 'active', activatedAt: row.activatedAt ?? now, updatedAt: now })
     .where(eq(sequences.id, id))
@@ -158,33 +165,33 @@ export function activateSequence(ctx: Ctx, id: string) {
     .get()
   ctx.workers.wake('flows')
   ctx.workers.wake('send')
-  return present(ctx.db, updated)
+  return await present(ctx.db, updated)
 }
 
 /** Pausing holds every run where it is (due steps wait) and the messages still queued. */
-export function pauseSequence(ctx: Ctx, id: string) {
-  const row = findSequenceRow(ctx, id)
+export async function pauseSequence(ctx: Ctx, id: string) {
+  const row = await findSequenceRow(ctx, id)
   assertSequenceState(row, 'pause')
-  const updated = ctx.db
+  const updated = await ctx.db
     .update(sequences)
     .set({ status: 'paused', updatedAt: ctx.clock.now() })
     .where(eq(sequences.id, id))
     .returning()
     .get()
-  return present(ctx.db, updated)
+  return await present(ctx.db, updated)
 }
 
 /** Archiving ends every active run (status exited) and cancels the unsent messages. */
-export function archiveSequence(ctx: Ctx, id: string) {
-  const row = findSequenceRow(ctx, id)
+export async function archiveSequence(ctx: Ctx, id: string) {
+  const row = await findSequenceRow(ctx, id)
   assertSequenceState(row, 'archive')
   const now = ctx.clock.now()
-  endEveryRun(ctx.db, id, null, 'sequence archived', now)
-  const updated = ctx.db
+  await endEveryRun(ctx.db, id, null, 'sequence archived', now)
+  const updated = await ctx.db
     .update(sequences)
     .set({ status: 'archived', archivedAt: now, updatedAt: now })
     .where(eq(sequences.id, id))
     .returning()
     .get()
-  return present(ctx.db, updated)
+  return await present(ctx.db, updated)
 }

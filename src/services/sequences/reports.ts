@@ -11,9 +11,9 @@ import { presentSequenceEnrollment } from './present'
 
 // What a sequence did: each contact's run, and the manual stop.
 
-export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
-  const sequence = findSequenceRow(ctx, id)
-  return listFlowEnrollments(
+export async function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequenceEnrollmentsQuery) {
+  const sequence = await findSequenceRow(ctx, id)
+  return await listFlowEnrollments(
     ctx,
     sequence.id,
     `sequence_enrollments:${sequence.id}`,
@@ -23,23 +23,23 @@ export function listSequenceEnrollments(ctx: Ctx, id: string, page: ListSequence
 }
 
 /** Stops one contact's active run (stop_reason manual) and cancels its queued messages. */
-export function stopSequenceEnrollment(ctx: Ctx, id: string, contactIdRef: string) {
-  const sequence = findSequenceRow(ctx, id)
+export async function stopSequenceEnrollment(ctx: Ctx, id: string, contactIdRef: string) {
+  const sequence = await findSequenceRow(ctx, id)
   const contactId = parseId(contactIdRef)
   const row =
     contactId &&
-    ctx.db
+    (await ctx.db
       .select()
       .from(flowEnrollments)
       .where(and(eq(flowEnrollments.flowId, sequence.id), eq(flowEnrollments.contactId, contactId)))
-      .get()
+      .get())
   if (!row) throw notFound('Enrollment')
   if (row.status !== 'active')
     throw invalidState(`This run is ${row.status}; only an active run can be stopped`, row.status, ['active'])
   const q = flowQueue(ctx.sqlite)
-  q.endEnrollment(row.seq, 'stopped', 'manual', ctx.clock.now())
-  q.cancelContact(sequence.id, row.contactId, 'sequence stopped: manual')
-  const updated = ctx.db.select().from(flowEnrollments).where(eq(flowEnrollments.seq, row.seq)).get()!
-  const run = ctx.db.select().from(flowRuns).where(eq(flowRuns.enrollmentSeq, row.seq)).get()
+  await q.endEnrollment(row.seq, 'stopped', 'manual', ctx.clock.now())
+  await q.cancelContact(sequence.id, row.contactId, 'sequence stopped: manual')
+  const updated = (await ctx.db.select().from(flowEnrollments).where(eq(flowEnrollments.seq, row.seq)).get())!
+  const run = await ctx.db.select().from(flowRuns).where(eq(flowRuns.enrollmentSeq, row.seq)).get()
   return presentSequenceEnrollment(updated, run?.nextRunAt ?? null)
 }

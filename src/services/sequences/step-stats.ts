@@ -5,8 +5,8 @@ import { messageStatsByNode } from '../flows/message-stats'
 import type { StepStats } from './present'
 
 /** Per step: messages sent, delivered, opened, clicked, replied, bounced (each message once). */
-export function stepStats(db: Db, row: SequenceRow): StepStats[] {
-  const of = messageStatsByNode(db, row.id)
+export async function stepStats(db: Db, row: SequenceRow): Promise<StepStats[]> {
+  const of = await messageStatsByNode(db, row.id)
   return row.steps.map((_, step) => {
     const { sent, delivered, opened, clicked, replied, bounced } = of(stepNodeId(step))
     return { step, sent, delivered, opened, clicked, replied, bounced }

@@ -5,6 +5,7 @@ import type { FieldError } from '../../errors'
 import { a } from '../../lib/article'
 import { MAX_WAIT_MS } from '../../lib/duration'
 import { parseId } from '../../lib/ids'
+import { mapInOrder } from '../../lib/in-order'
 import { delayMs, type SequenceStep } from '../flows/linear'
 import { htmlEngine, textEngine } from '../templates/engine'
 import { parseOrError } from '../templates/syntax'
@@ -15,10 +16,10 @@ import type { StepInput } from './inputs'
 // every save and again at activation, each failure naming `steps[i].member`.
 
 /** Steps from the API into their stored form (ids as UUIDs, channel and delay filled in). */
-export function normalizeSteps(db: Db, clientId: string, steps: StepInput[]): SequenceStep[] {
-  return steps.map((s) => {
+export async function normalizeSteps(db: Db, clientId: string, steps: StepInput[]): Promise<SequenceStep[]> {
+  return await mapInOrder(steps, async (s) => {
     const templateId = s.template_id ? (parseId(s.template_id) ?? s.template_id) : null
-    const templateChannel = templateId ? templateOf(db, clientId, templateId)?.channel : undefined
+    const templateChannel = templateId ? (await templateOf(db, clientId, templateId))?.channel : undefined
     return {
       channel: s.channel ?? templateChannel ?? 'email',
       template_id: templateId,
@@ -30,8 +31,8 @@ export function normalizeSteps(db: Db, clientId: string, steps: StepInput[]): Se
   })
 }
 
-const templateOf = (db: Db, clientId: string, id: string) =>
-  db
+const templateOf = async (db: Db, clientId: string, id: string) =>
+  await db
     .select()
     .from(templates)
     .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
@@ -41,17 +42,17 @@ const templateOf = (db: Db, clientId: string, id: string) =>
  * Every failing member of every step. The first email step must have a subject (its own or
  * its template's): later ones without one reply in its thread as `Re: …`.
  */
-export function checkSteps(
+export async function checkSteps(
   db: Db,
   clientId: string,
   steps: SequenceStep[],
   activating: boolean,
-): FieldError[] {
+): Promise<FieldError[]> {
   const errors: FieldError[] = []
   if (activating && steps.length === 0)
     errors.push({ field: 'steps', message: 'a sequence needs at least one step to be activated' })
   let threadStarted = false
-  steps.forEach((s, i) => {
+  await mapInOrder(steps, async (s, i) => {
     const at = (member: string, message: string) => errors.push({ field: `steps[${i}].${member}`, message })
     const wait = delayMs(s.delay)
     if (wait === null)
@@ -64,7 +65,7 @@ export function checkSteps(
     let hasBody = s.body_html !== null || s.body_text !== null
     let hasText = s.body_text !== null
     if (s.template_id !== null) {
-      const t = templateOf(db, clientId, s.template_id)
+      const t = await templateOf(db, clientId, s.template_id)
       if (!t) at('template_id', 'no such template in this client')
       else {
         if (t.channel !== s.channel)
@@ -103,9 +104,9 @@ export function checkSteps(
 }
 
 /** 422 member check of the sequence's sender: one of this client's senders. */
-export function checkSender(db: Db, clientId: string, senderId: string | null): FieldError[] {
+export async function checkSender(db: Db, clientId: string, senderId: string | null): Promise<FieldError[]> {
   if (senderId === null) return []
-  const found = db
+  const found = await db
     .select({ id: senders.id })
     .from(senders)
     .where(and(eq(senders.id, senderId), eq(senders.clientId, clientId)))

@@ -11,21 +11,27 @@ const REASONS: Record<string, 'replied' | 'bounced' | 'unsubscribed'> = {
   'contact.unsubscribed': 'unsubscribed',
 }
 
-function stop(db: Db, contactId: string, reason: 'replied' | 'bounced' | 'unsubscribed', at: number) {
+async function stop(db: Db, contactId: string, reason: 'replied' | 'bounced' | 'unsubscribed', at: number) {
   const q = flowQueue(db.$client)
-  const stopped = q.endContact(contactId, 'sequence', { status: 'stopped', reason }, at, reason === 'replied')
-  for (const id of stopped) q.cancelContact(id, contactId, `sequence stopped: ${reason}`)
+  const stopped = await q.endContact(
+    contactId,
+    'sequence',
+    { status: 'stopped', reason },
+    at,
+    reason === 'replied',
+  )
+  for (const id of stopped) await q.cancelContact(id, contactId, `sequence stopped: ${reason}`)
 }
 
 /** A spam complaint is the strongest opt-out: the contact's runs stop as for an unsubscribe. */
-export function onSequenceComplaint(db: Db, contactId: string, at: number): void {
-  stop(db, contactId, 'unsubscribed', at)
+export async function onSequenceComplaint(db: Db, contactId: string, at: number): Promise<void> {
+  await stop(db, contactId, 'unsubscribed', at)
 }
 
-export function onSequenceEvent(
+export async function onSequenceEvent(
   db: Db,
   e: { type: string; contactId?: string | null; occurredAt: number },
-): void {
+): Promise<void> {
   const reason = REASONS[e.type]
-  if (reason && e.contactId) stop(db, e.contactId, reason, e.occurredAt)
+  if (reason && e.contactId) await stop(db, e.contactId, reason, e.occurredAt)
 }

@@ -27,7 +27,7 @@ export const listSequencesVerb = defineVerb({
   scope: 'any',
   input: ListSequencesInput,
   mutates: false,
-  run: (ctx, input) => listSequences(ctx, input),
+  run: async (ctx, input) => await listSequences(ctx, input),
 })
 
 export const createSequenceVerb = defineVerb({
@@ -35,7 +35,7 @@ export const createSequenceVerb = defineVerb({
   scope: 'sequences:write',
   input: CreateSequenceInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createSequence(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await createSequence(ctx, fields, client_id),
 })
 
 export const getSequenceVerb = defineVerb({
@@ -43,7 +43,7 @@ export const getSequenceVerb = defineVerb({
   scope: 'any',
   input: SequenceRef,
   mutates: false,
-  run: (ctx, { id }) => getSequence(ctx, id),
+  run: async (ctx, { id }) => await getSequence(ctx, id),
 })
 
 export const updateSequenceVerb = defineVerb({
@@ -51,7 +51,7 @@ export const updateSequenceVerb = defineVerb({
   scope: 'sequences:write',
   input: UpdateSequenceInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateSequence(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateSequence(ctx, id, patch),
 })
 
 export const activateSequenceVerb = defineVerb({
@@ -59,7 +59,7 @@ export const activateSequenceVerb = defineVerb({
   scope: 'sequences:write',
   input: SequenceRef,
   mutates: true,
-  run: (ctx, { id }) => activateSequence(ctx, id),
+  run: async (ctx, { id }) => await activateSequence(ctx, id),
 })
 
 export const pauseSequenceVerb = defineVerb({
@@ -67,7 +67,7 @@ export const pauseSequenceVerb = defineVerb({
   scope: 'sequences:write',
   input: SequenceRef,
   mutates: true,
-  run: (ctx, { id }) => pauseSequence(ctx, id),
+  run: async (ctx, { id }) => await pauseSequence(ctx, id),
 })
 
 export const archiveSequenceVerb = defineVerb({
@@ -76,7 +76,7 @@ export const archiveSequenceVerb = defineVerb({
   input: SequenceRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => archiveSequence(ctx, id),
+  run: async (ctx, { id }) => await archiveSequence(ctx, id),
 })
 
 export const enrollSequenceVerb = defineVerb({
@@ -85,8 +85,8 @@ export const enrollSequenceVerb = defineVerb({
   input: EnrollSequenceInput,
   mutates: true,
   // The audience is counted before the write transaction (the count reads all of it).
-  prepare: async (ctx, { id, ...input }) => countEnrollment(ctx, id, input),
-  run: (ctx, { id, ...input }, counted) => enrollInSequence(ctx, id, input, counted),
+  prepare: async (ctx, { id, ...input }) => await countEnrollment(ctx, id, input),
+  run: async (ctx, { id, ...input }, counted) => await enrollInSequence(ctx, id, input, counted),
 })
 
 export const listSequenceEnrollmentsVerb = defineVerb({
@@ -94,7 +94,7 @@ export const listSequenceEnrollmentsVerb = defineVerb({
   scope: 'any',
   input: ListSequenceEnrollmentsInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => listSequenceEnrollments(ctx, id, page),
+  run: async (ctx, { id, ...page }) => await listSequenceEnrollments(ctx, id, page),
 })
 
 export const stopSequenceEnrollmentVerb = defineVerb({
@@ -103,5 +103,5 @@ export const stopSequenceEnrollmentVerb = defineVerb({
   input: StopEnrollmentInput,
   mutates: true,
   destructive: true,
-  run: (ctx, { id, contact_id }) => stopSequenceEnrollment(ctx, id, contact_id),
+  run: async (ctx, { id, contact_id }) => await stopSequenceEnrollment(ctx, id, contact_id),
 })

@@ -39,8 +39,8 @@ const MAX_REPLY_TEXT = 16 * 1024
 export const defaultHelpText = (company: string | null) =>
   `${company ? `${company}: r` : 'R'}eply STOP to unsubscribe, START to resubscribe.`
 
-function contactsByPhone(app: AppContext, clientId: string, phone: string): ContactRow[] {
-  return app.db
+async function contactsByPhone(app: AppContext, clientId: string, phone: string): Promise<ContactRow[]> {
+  return await app.db
     .select()
     .from(contacts)
     .where(and(eq(contacts.clientId, clientId), eq(contacts.phone, phone)))
@@ -49,10 +49,10 @@ function contactsByPhone(app: AppContext, clientId: string, phone: string): Cont
 }
 
 /** Sets the SMS opt-out of these contacts, with a consent row for each that changed. */
-function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optOut: boolean, at: number) {
+async function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optOut: boolean, at: number) {
   const changing = people.filter((c) => c.smsOptOut !== optOut)
   if (changing.length === 0) return
-  app.db
+  await app.db
     .update(contacts)
     .set({ smsOptOut: optOut, updatedAt: at })
     .where(
@@ -62,7 +62,7 @@ function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optOut: bo
       ),
     )
     .run()
-  recordConsents(
+  await recordConsents(
     app.db,
     { source: 'sms' },
     changing.map((c) => ({
@@ -75,8 +75,8 @@ function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optOut: bo
 }
 
 /** The latest text sent to any of these contacts: what a reply from their number answers. */
-function latestSmsTo(app: AppContext, people: readonly ContactRow[]) {
-  const row = app.db
+async function latestSmsTo(app: AppContext, people: readonly ContactRow[]) {
+  const row = await app.db
     .select({ id: messages.id })
     .from(messages)
     .where(
@@ -92,11 +92,15 @@ function latestSmsTo(app: AppContext, people: readonly ContactRow[]) {
     .orderBy(desc(messages.seq))
     .limit(1)
     .get()
-  return row ? findMessage(app, row.id) : undefined
+  return row ? await findMessage(app, row.id) : undefined
 }
 
-export function receiveInboundSms(app: AppContext, token: string, req: InboundSmsRequest): InboundSmsOutcome {
-  const row = profileByToken(app, token)
+export async function receiveInboundSms(
+  app: AppContext,
+  token: string,
+  req: InboundSmsRequest,
+): Promise<InboundSmsOutcome> {
+  const row = await profileByToken(app, token)
   if (!row) return { ok: false, status: 404, message: 'No such inbound SMS URL' }
   const params = Object.fromEntries(new URLSearchParams(req.body))
   const authToken = inboundSmsToken(app, row.profile)
@@ -107,22 +111,22 @@ export function receiveInboundSms(app: AppContext, token: string, req: InboundSm
   const keyword = keywordOf(text)
   // HELP is answered whoever asks (carriers require it); it reads and stores nothing.
   if (keyword === 'help') {
-    const help = row.profile.sms.help_text ?? defaultHelpText(footerOf(app.db, row.clientId).company)
+    const help = row.profile.sms.help_text ?? defaultHelpText((await footerOf(app.db, row.clientId)).company)
     return { ok: true, reply: help, did: 'help' }
   }
   const phone = normalizePhone(params.From ?? '')
-  const people = phone ? contactsByPhone(app, row.clientId, phone) : []
+  const people = phone ? await contactsByPhone(app, row.clientId, phone) : []
   if (people.length === 0) return { ok: true, reply: null, did: 'ignored' }
   const at = app.clock.now()
-  return inTransaction(app.sqlite, (): InboundSmsOutcome => {
+  return await inTransaction(app.sqlite, async (): Promise<InboundSmsOutcome> => {
     if (keyword === 'stop' || keyword === 'start') {
-      setSmsOptOut(app, people, keyword === 'stop', at)
+      await setSmsOptOut(app, people, keyword === 'stop', at)
       // Twilio itself answers STOP and START with the carrier's confirmation.
       return { ok: true, reply: null, did: keyword === 'stop' ? 'opted_out' : 'opted_in' }
     }
-    const answered = latestSmsTo(app, people)
+    const answered = await latestSmsTo(app, people)
     if (!answered) return { ok: true, reply: null, did: 'ignored' }
-    recordReply(
+    await recordReply(
       app,
       answered,
       { from: phone!, subject: null, snippet: snippetOf(text), text: text.slice(0, MAX_REPLY_TEXT) },

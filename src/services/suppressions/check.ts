@@ -14,18 +14,18 @@ export function createSuppressionCheck(db: Db) {
       ),
     )
     .prepare()
-  return (clientId: string, email: string): boolean =>
-    query.get({ clientId, email: email.trim().toLowerCase() }) !== undefined
+  return async (clientId: string, email: string): Promise<boolean> =>
+    (await query.get({ clientId, email: email.trim().toLowerCase() })) !== undefined
 }
 
 const checks = new WeakMap<Db, ReturnType<typeof createSuppressionCheck>>()
 
 /** One check, through a statement prepared once per connection (public forms call it per post). */
-export function isSuppressed(db: Db, clientId: string, email: string): boolean {
+export async function isSuppressed(db: Db, clientId: string, email: string): Promise<boolean> {
   let check = checks.get(db)
   if (!check) {
     check = createSuppressionCheck(db)
     checks.set(db, check)
   }
-  return check(clientId, email)
+  return await check(clientId, email)
 }

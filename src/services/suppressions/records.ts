@@ -22,7 +22,7 @@ export function presentSuppression(row: SuppressionRow) {
 }
 
 /** Adds a suppression; an address already suppressed keeps its first record (not an error). */
-export function suppress(
+export async function suppress(
   db: Db,
   clientId: string,
   email: string,
@@ -31,42 +31,43 @@ export function suppress(
   now: number,
 ) {
   const normalized = email.trim().toLowerCase()
-  db.insert(suppressions)
+  await db
+    .insert(suppressions)
     .values({ id: newId(), clientId, email: normalized, reason, source, createdAt: now })
     .onConflictDoNothing()
     .run()
-  return db
+  return (await db
     .select()
     .from(suppressions)
     .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, normalized)))
-    .get()!
+    .get())!
 }
 
-export function addSuppression(ctx: Ctx, input: SuppressionFields, clientIdParam?: string) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function addSuppression(ctx: Ctx, input: SuppressionFields, clientIdParam?: string) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   return presentSuppression(
-    suppress(ctx.db, clientId, input.email, 'api', input.reason ?? null, ctx.clock.now()),
+    await suppress(ctx.db, clientId, input.email, 'api', input.reason ?? null, ctx.clock.now()),
   )
 }
 
-export function listSuppressions(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+export async function listSuppressions(ctx: Ctx, page: PageRequest & { client_id?: string }) {
   const where = listFilter(ctx.actor, suppressions.clientId, page.client_id)
-  return paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
+  return await paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
 }
 
 /** A platform-wide key must say which client (client_id) when the address is suppressed in several. */
-export function removeSuppression(ctx: Ctx, email: string, clientIdParam?: string) {
+export async function removeSuppression(ctx: Ctx, email: string, clientIdParam?: string) {
   const normalized = email.trim().toLowerCase()
   const where = and(
     eq(suppressions.email, normalized),
     visibleTo(ctx.actor, suppressions.clientId) ??
       listFilter(ctx.actor, suppressions.clientId, clientIdParam),
   )
-  const rows = ctx.db.select().from(suppressions).where(where).all()
+  const rows = await ctx.db.select().from(suppressions).where(where).all()
   if (rows.length === 0) throw notFound('Suppression')
   if (rows.length > 1)
     throw invalidField('client_id', 'is required: this address is suppressed in several clients')
-  ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id)).run()
+  await ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id)).run()
   return { ...presentSuppression(rows[0]!), deleted: true }
 }
 
@@ -74,7 +75,7 @@ export function removeSuppression(ctx: Ctx, email: string, clientIdParam?: strin
  * Addresses starting with the query (stored lower-cased): a range of suppressions_client_email_idx
  * rather than a scan, newest first within it.
  */
-export function searchSuppressions(ctx: Ctx, input: SearchSuppressionsInput) {
+export async function searchSuppressions(ctx: Ctx, input: SearchSuppressionsInput) {
   const { query, client_id, ...page } = input
   const prefix = query.trim().toLowerCase()
   const where = and(
@@ -82,5 +83,5 @@ export function searchSuppressions(ctx: Ctx, input: SearchSuppressionsInput) {
     gte(suppressions.email, prefix),
     lt(suppressions.email, `${prefix}\u{10ffff}`),
   )
-  return paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
+  return await paginate(ctx.db, ctx.secretKey, suppressions, suppressions.id, where, page, presentSuppression)
 }

@@ -12,7 +12,7 @@ export const listSuppressionsVerb = defineVerb({
   scope: 'any',
   input: ListSuppressionsInput,
   mutates: false,
-  run: (ctx, input) => listSuppressions(ctx, input),
+  run: async (ctx, input) => await listSuppressions(ctx, input),
 })
 
 export const addSuppressionVerb = defineVerb({
@@ -20,7 +20,7 @@ export const addSuppressionVerb = defineVerb({
   scope: 'compliance:read',
   input: AddSuppressionInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => addSuppression(ctx, fields, client_id),
+  run: async (ctx, { client_id, ...fields }) => await addSuppression(ctx, fields, client_id),
 })
 
 export const removeSuppressionVerb = defineVerb({
@@ -29,7 +29,7 @@ export const removeSuppressionVerb = defineVerb({
   input: RemoveSuppressionInput,
   mutates: true,
   destructive: true,
-  run: (ctx, { email, client_id }) => removeSuppression(ctx, email, client_id),
+  run: async (ctx, { email, client_id }) => await removeSuppression(ctx, email, client_id),
 })
 
 /** Suppressions by address prefix (portal-only read). */
@@ -38,5 +38,5 @@ export const searchSuppressionsVerb = defineVerb({
   scope: 'any',
   input: SearchSuppressionsInput,
   mutates: false,
-  run: (ctx, input) => searchSuppressions(ctx, input),
+  run: async (ctx, input) => await searchSuppressions(ctx, input),
 })

@@ -9,8 +9,8 @@ import { checkContent, findTemplateRow } from './records'
 // carries no version (id, updatedAt), so the render thread compiles it without its cache: a
 // keystroke's draft is no template version, and caching it would only evict real versions.
 
-export function renderDraft(ctx: Ctx, { id, contact_id, channel, ...fields }: RenderDraftInput) {
-  const row = findTemplateRow(ctx, id)
+export async function renderDraft(ctx: Ctx, { id, contact_id, channel, ...fields }: RenderDraftInput) {
+  const row = await findTemplateRow(ctx, id)
   const content = {
     channel,
     subject: fields.subject ?? null,
@@ -18,7 +18,7 @@ export function renderDraft(ctx: Ctx, { id, contact_id, channel, ...fields }: Re
     bodyText: fields.body_text ?? null,
   }
   checkContent(content)
-  return previewWith(
+  return await previewWith(
     ctx,
     { id: row.id, clientId: row.clientId, channel },
     contact_id !== undefined ? { contact_id } : {},

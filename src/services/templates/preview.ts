@@ -19,10 +19,10 @@ import { clientVariables, contactVariables } from './variables'
 
 type Members = Record<string, unknown>
 
-function loadContact(ctx: Ctx, clientId: string, contactId: string): Members {
+async function loadContact(ctx: Ctx, clientId: string, contactId: string): Promise<Members> {
   const id = parseId(contactId)
   const row = id
-    ? ctx.db
+    ? await ctx.db
         .select()
         .from(contacts)
         .where(
@@ -49,10 +49,10 @@ function sampleContactVariables(sample: Members): Members {
  * Renders a template with a stored contact and/or inline sample data (sample members win,
  * `custom` merges member by member) and reports the variables that printed empty.
  */
-export function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
-  const row = findTemplateRow(ctx, id)
+export async function previewTemplate(ctx: Ctx, id: string, input: PreviewInput) {
+  const row = await findTemplateRow(ctx, id)
   const { updatedAt, channel, subject, bodyHtml, bodyText } = row
-  return previewWith(ctx, row, input, { id: row.id, updatedAt, channel, subject, bodyHtml, bodyText })
+  return await previewWith(ctx, row, input, { id: row.id, updatedAt, channel, subject, bodyHtml, bodyText })
 }
 
 /**
@@ -67,9 +67,9 @@ export async function previewWith(
   input: PreviewInput,
   content: RenderContent,
 ) {
-  const base = input.contact_id !== undefined ? loadContact(ctx, row.clientId, input.contact_id) : {}
+  const base = input.contact_id !== undefined ? await loadContact(ctx, row.clientId, input.contact_id) : {}
   const sample = input.sample ?? {}
-  const client = ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).get()
+  const client = await ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).get()
   const sampleContact = sampleContactVariables(sample.contact ?? {})
   const variables: RenderVariables = {
     contact: {
@@ -80,7 +80,10 @@ export async function previewWith(
         ...(isPlainObject(sampleContact.custom) ? sampleContact.custom : {}),
       },
     },
-    client: { ...(client ? clientVariables(client, footerOf(ctx.db, client.id)) : {}), ...sample.client },
+    client: {
+      ...(client ? clientVariables(client, await footerOf(ctx.db, client.id)) : {}),
+      ...sample.client,
+    },
     campaign: { ...sample.campaign },
     // A link of its own kind: it opens a page saying this was a preview, and never unsubscribes.
     unsubscribe_url:

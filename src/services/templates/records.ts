@@ -45,8 +45,8 @@ export function checkContent(c: Content) {
   ])
 }
 
-export function findTemplateRow(ctx: Ctx, id: string) {
-  const row = ctx.db
+export async function findTemplateRow(ctx: Ctx, id: string) {
+  const row = await ctx.db
     .select()
     .from(templates)
     .where(and(eq(templates.id, id), visibleTo(ctx.actor, templates.clientId)))
@@ -55,8 +55,8 @@ export function findTemplateRow(ctx: Ctx, id: string) {
   return row
 }
 
-export function createTemplate(ctx: Ctx, clientIdParam: string | undefined, input: TemplateInput) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+export async function createTemplate(ctx: Ctx, clientIdParam: string | undefined, input: TemplateInput) {
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const content: Content = {
     channel: input.channel ?? 'email',
     subject: input.subject ?? null,
@@ -65,7 +65,7 @@ export function createTemplate(ctx: Ctx, clientIdParam: string | undefined, inpu
   }
   checkContent(content)
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(templates)
     .values({ id: newId(), clientId, name: input.name, ...content, createdAt: now, updatedAt: now })
     .returning()
@@ -73,17 +73,17 @@ export function createTemplate(ctx: Ctx, clientIdParam: string | undefined, inpu
   return presentTemplate(row)
 }
 
-export const getTemplate = (ctx: Ctx, id: string) => presentTemplate(findTemplateRow(ctx, id))
+export const getTemplate = async (ctx: Ctx, id: string) => presentTemplate(await findTemplateRow(ctx, id))
 
-export function listTemplates(ctx: Ctx, page: PageRequest & { client_id?: string }) {
+export async function listTemplates(ctx: Ctx, page: PageRequest & { client_id?: string }) {
   const where = listFilter(ctx.actor, templates.clientId, page.client_id)
-  return paginate(ctx.db, ctx.secretKey, templates, templates.id, where, page, presentTemplate)
+  return await paginate(ctx.db, ctx.secretKey, templates, templates.id, where, page, presentTemplate)
 }
 
 const pick = <T>(value: T | undefined, current: T) => (value === undefined ? current : value)
 
-export function updateTemplate(ctx: Ctx, id: string, input: Partial<TemplateInput>) {
-  const current = findTemplateRow(ctx, id)
+export async function updateTemplate(ctx: Ctx, id: string, input: Partial<TemplateInput>) {
+  const current = await findTemplateRow(ctx, id)
   const content: Content = {
     channel: input.channel ?? current.channel,
     subject: pick(input.subject, current.subject),
@@ -93,7 +93,7 @@ export function updateTemplate(ctx: Ctx, id: string, input: Partial<TemplateInpu
   checkContent(content)
   // updated_at is also the render cache's version: it must move on every change.
   const updatedAt = Math.max(ctx.clock.now(), current.updatedAt + 1)
-  const row = ctx.db
+  const row = await ctx.db
     .update(templates)
     .set({ name: input.name ?? current.name, ...content, updatedAt })
     .where(eq(templates.id, current.id))
@@ -102,11 +102,11 @@ export function updateTemplate(ctx: Ctx, id: string, input: Partial<TemplateInpu
   return presentTemplate(row)
 }
 
-export function deleteTemplate(ctx: Ctx, id: string) {
-  const row = findTemplateRow(ctx, id)
+export async function deleteTemplate(ctx: Ctx, id: string) {
+  const row = await findTemplateRow(ctx, id)
   // Checked in the verb's transaction, so no campaign or flow can take the template up between
   // the check and the delete.
-  assertTemplateUnused(ctx, row)
-  ctx.db.delete(templates).where(eq(templates.id, row.id)).run()
+  await assertTemplateUnused(ctx, row)
+  await ctx.db.delete(templates).where(eq(templates.id, row.id)).run()
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }

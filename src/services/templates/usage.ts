@@ -33,7 +33,7 @@ interface TemplateUser {
 }
 
 /** Every record of the template's client that may still render it, campaigns first. */
-function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): TemplateUser[] {
+async function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): Promise<TemplateUser[]> {
   const fields = (table: typeof campaigns | typeof journeys | typeof sequences) => ({
     id: table.id,
     name: table.name,
@@ -41,7 +41,7 @@ function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): Templ
   })
   const usedIn = (column: typeof journeys.nodes | typeof sequences.steps) =>
     sql`exists (select 1 from json_each(${column}) where json_extract(value, '$.template_id') = ${t.id})`
-  const inCampaigns = ctx.db
+  const inCampaigns = await ctx.db
     .select(fields(campaigns))
     .from(campaigns)
     .where(
@@ -52,12 +52,12 @@ function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): Templ
       ),
     )
     .all()
-  const inJourneys = ctx.db
+  const inJourneys = await ctx.db
     .select(fields(journeys))
     .from(journeys)
     .where(and(eq(journeys.clientId, t.clientId), ne(journeys.status, 'archived'), usedIn(journeys.nodes)))
     .all()
-  const inSequences = ctx.db
+  const inSequences = await ctx.db
     .select(fields(sequences))
     .from(sequences)
     .where(and(eq(sequences.clientId, t.clientId), ne(sequences.status, 'archived'), usedIn(sequences.steps)))
@@ -73,8 +73,8 @@ function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): Templ
 const NAMED = 3
 
 /** 409 CONFLICT naming what uses the template; details.used_by lists every one. */
-export function assertTemplateUnused(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): void {
-  const users = templateUsers(ctx, t)
+export async function assertTemplateUnused(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>): Promise<void> {
+  const users = await templateUsers(ctx, t)
   if (users.length === 0) return
   const named = users.slice(0, NAMED).map((u) => `${u.type} ${u.id} (${u.status})`)
   const more = users.length > NAMED ? ` and ${users.length - NAMED} more` : ''

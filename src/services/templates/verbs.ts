@@ -16,7 +16,7 @@ export const listTemplatesVerb = defineVerb({
   scope: 'any',
   input: ListTemplatesInput,
   mutates: false,
-  run: (ctx, input) => listTemplates(ctx, input),
+  run: async (ctx, input) => await listTemplates(ctx, input),
 })
 
 export const createTemplateVerb = defineVerb({
@@ -24,7 +24,7 @@ export const createTemplateVerb = defineVerb({
   scope: 'templates:write',
   input: CreateTemplateInput,
   mutates: true,
-  run: (ctx, { client_id, ...fields }) => createTemplate(ctx, client_id, fields),
+  run: async (ctx, { client_id, ...fields }) => await createTemplate(ctx, client_id, fields),
 })
 
 export const getTemplateVerb = defineVerb({
@@ -32,7 +32,7 @@ export const getTemplateVerb = defineVerb({
   scope: 'any',
   input: TemplateRef,
   mutates: false,
-  run: (ctx, { id }) => getTemplate(ctx, id),
+  run: async (ctx, { id }) => await getTemplate(ctx, id),
 })
 
 export const updateTemplateVerb = defineVerb({
@@ -40,7 +40,7 @@ export const updateTemplateVerb = defineVerb({
   scope: 'templates:write',
   input: UpdateTemplateInput,
   mutates: true,
-  run: (ctx, { id, ...patch }) => updateTemplate(ctx, id, patch),
+  run: async (ctx, { id, ...patch }) => await updateTemplate(ctx, id, patch),
 })
 
 export const deleteTemplateVerb = defineVerb({
@@ -49,7 +49,7 @@ export const deleteTemplateVerb = defineVerb({
   input: TemplateRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteTemplate(ctx, id),
+  run: async (ctx, { id }) => await deleteTemplate(ctx, id),
 })
 
 // Writes nothing, but it is a POST: it counts as a change for scopes and portal roles.
@@ -60,7 +60,7 @@ export const previewTemplateVerb = defineVerb({
   // A POST for its sample body; it renders and changes nothing.
   mutates: false,
   // The render runs on a render thread: it is awaited before the (empty) transaction.
-  prepare: (ctx, { id, ...input }) => previewTemplate(ctx, id, input),
+  prepare: async (ctx, { id, ...input }) => await previewTemplate(ctx, id, input),
   run: (_ctx, _input, previewed) => previewed,
 })
 
@@ -71,6 +71,6 @@ export const renderDraftTemplateVerb = defineVerb({
   scope: 'any',
   input: RenderDraftInput,
   mutates: false,
-  prepare: (ctx, input) => renderDraft(ctx, input),
+  prepare: async (ctx, input) => await renderDraft(ctx, input),
   run: (_ctx, _input, previewed) => previewed,
 })

@@ -25,14 +25,14 @@ export const trackingKeyOf = (app: AppContext): Buffer => {
  * The message a tracking or unsubscribe token names, when its signature is valid for that
  * message's client and it is of the expected kind; null otherwise (the route answers 404).
  */
-export function resolveLinkToken(
+export async function resolveLinkToken(
   app: AppContext,
   token: string,
   kind: Exclude<LinkKind, PreviewKind | 'preferences'>,
-): { message: MessageRow; url: string | null } | null {
+): Promise<{ message: MessageRow; url: string | null } | null> {
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== kind) return null
-  const message = findMessage(app, decoded.messageId)
+  const message = await findMessage(app, decoded.messageId)
   if (!message || !decoded.verify(trackingKeyOf(app), message.clientId)) return null
   if (kind === 'click' && !isRedirectable(decoded.url ?? '')) return null
   return { message, url: decoded.url }

@@ -15,32 +15,40 @@ export interface PortalIdentity {
   clients: string[] | null
 }
 
-export function clientsOfUser(db: Db, userId: string): string[] {
-  return db
-    .select({ id: userClients.clientId })
-    .from(userClients)
-    .where(eq(userClients.userId, userId))
-    .all()
-    .map((r) => r.id)
+export async function clientsOfUser(db: Db, userId: string): Promise<string[]> {
+  return (
+    await db
+      .select({ id: userClients.clientId })
+      .from(userClients)
+      .where(eq(userClients.userId, userId))
+      .all()
+  ).map((r) => r.id)
 }
 
-export function identityOf(db: Db, row: UserRow): PortalIdentity {
+export async function identityOf(db: Db, row: UserRow): Promise<PortalIdentity> {
   return {
     id: row.id,
     email: row.email,
     role: row.role,
     timezone: row.timezone,
-    clients: row.role === 'member' ? clientsOfUser(db, row.id) : null,
+    clients: row.role === 'member' ? await clientsOfUser(db, row.id) : null,
   }
 }
 
-export function loadIdentity(db: Db, userId: string): PortalIdentity | null {
-  const row = db.select().from(users).where(eq(users.id, userId)).get()
-  return row ? identityOf(db, row) : null
+export async function loadIdentity(db: Db, userId: string): Promise<PortalIdentity | null> {
+  const row = await db.select().from(users).where(eq(users.id, userId)).get()
+  return row ? await identityOf(db, row) : null
 }
 
 /** The workspaces a user may pick in the header, by name. */
-export function workspacesOf(db: Db, identity: PortalIdentity): { id: string; name: string }[] {
-  const all = db.select({ id: clients.id, name: clients.name }).from(clients).orderBy(clients.createdAt).all()
+export async function workspacesOf(
+  db: Db,
+  identity: PortalIdentity,
+): Promise<{ id: string; name: string }[]> {
+  const all = await db
+    .select({ id: clients.id, name: clients.name })
+    .from(clients)
+    .orderBy(clients.createdAt)
+    .all()
   return identity.clients === null ? all : all.filter((c) => identity.clients!.includes(c.id))
 }

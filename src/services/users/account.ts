@@ -7,35 +7,40 @@ import { presentUser } from './present'
 
 // The signed-in user's own account. Only a portal user has one.
 
-function self(ctx: Ctx) {
+async function self(ctx: Ctx) {
   if (ctx.actor.kind !== 'user') throw forbidden('Only a portal user has an account')
-  const row = ctx.db.select().from(users).where(eq(users.id, ctx.actor.id)).get()
+  const row = await ctx.db.select().from(users).where(eq(users.id, ctx.actor.id)).get()
   if (!row) throw notFound('User')
   return row
 }
 
-export function getAccount(ctx: Ctx) {
-  const row = self(ctx)
-  return presentUser(row, clientsOfUser(ctx.db, row.id))
+export async function getAccount(ctx: Ctx) {
+  const row = await self(ctx)
+  return presentUser(row, await clientsOfUser(ctx.db, row.id))
 }
 
 /** The current password is checked in `prepare` (slow hash); run gets the outcome and the new hash. */
-export function changePassword(ctx: Ctx, prepared: { currentOk: boolean; hash: string }) {
-  const row = self(ctx)
+export async function changePassword(ctx: Ctx, prepared: { currentOk: boolean; hash: string }) {
+  const row = await self(ctx)
   if (!prepared.currentOk) throw invalidField('current_password', 'is not your current password')
-  ctx.db.update(users).set({ passwordHash: prepared.hash }).where(eq(users.id, row.id)).run()
+  await ctx.db.update(users).set({ passwordHash: prepared.hash }).where(eq(users.id, row.id)).run()
   // Every session of this user ends (a password change is what follows a leak); the portal
   // signs the caller in again with a fresh session.
-  ctx.db.delete(portalSessions).where(eq(portalSessions.userId, row.id)).run()
-  return presentUser(row, clientsOfUser(ctx.db, row.id))
+  await ctx.db.delete(portalSessions).where(eq(portalSessions.userId, row.id)).run()
+  return presentUser(row, await clientsOfUser(ctx.db, row.id))
 }
 
-export function updateAccount(ctx: Ctx, timezone: string) {
-  const row = self(ctx)
-  const updated = ctx.db.update(users).set({ timezone }).where(eq(users.id, row.id)).returning().get()!
-  return presentUser(updated, clientsOfUser(ctx.db, row.id))
+export async function updateAccount(ctx: Ctx, timezone: string) {
+  const row = await self(ctx)
+  const updated = (await ctx.db
+    .update(users)
+    .set({ timezone })
+    .where(eq(users.id, row.id))
+    .returning()
+    .get())!
+  return presentUser(updated, await clientsOfUser(ctx.db, row.id))
 }
 
-export function currentPasswordHash(ctx: Ctx): string {
-  return self(ctx).passwordHash
+export async function currentPasswordHash(ctx: Ctx): Promise<string> {
+  return (await self(ctx)).passwordHash
 }

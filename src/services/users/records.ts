@@ -18,41 +18,43 @@ export function requireOwner(ctx: Ctx): void {
 
 const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-function findUser(ctx: Ctx, id: string): UserRow {
-  const row = ctx.db.select().from(users).where(eq(users.id, id)).get()
+async function findUser(ctx: Ctx, id: string): Promise<UserRow> {
+  const row = await ctx.db.select().from(users).where(eq(users.id, id)).get()
   if (!row) throw notFound('User')
   return row
 }
 
 /** Client ids (UUID or prefixed) that must all exist; 422 names the member otherwise. */
-function resolveClients(ctx: Ctx, given: readonly string[] | undefined): string[] {
+async function resolveClients(ctx: Ctx, given: readonly string[] | undefined): Promise<string[]> {
   if (!given) return []
   const ids = given.map((g) => parseId(g))
   const bad = ids.indexOf(null)
   if (bad !== -1) throw invalidField(`clients[${bad}]`, notAnIdMessage('client'))
   const unique = [...new Set(ids as string[])]
   if (unique.length === 0) return []
-  const found = ctx.db.select({ id: clients.id }).from(clients).where(inArray(clients.id, unique)).all()
+  const found = await ctx.db.select({ id: clients.id }).from(clients).where(inArray(clients.id, unique)).all()
   if (found.length !== unique.length) throw invalidField('clients', 'names a client that does not exist')
   return unique
 }
 
-function setClients(ctx: Ctx, userId: string, ids: readonly string[]): void {
-  ctx.db.delete(userClients).where(eq(userClients.userId, userId)).run()
+async function setClients(ctx: Ctx, userId: string, ids: readonly string[]): Promise<void> {
+  await ctx.db.delete(userClients).where(eq(userClients.userId, userId)).run()
   if (ids.length)
-    ctx.db
+    await ctx.db
       .insert(userClients)
       .values(ids.map((clientId) => ({ userId, clientId })))
       .run()
 }
 
-function ownersOtherThan(ctx: Ctx, id: string): number {
+async function ownersOtherThan(ctx: Ctx, id: string): Promise<number> {
   return (
-    ctx.db
-      .select({ n: count() })
-      .from(users)
-      .where(and(eq(users.role, 'owner'), ne(users.id, id)))
-      .get()?.n ?? 0
+    (
+      await ctx.db
+        .select({ n: count() })
+        .from(users)
+        .where(and(eq(users.role, 'owner'), ne(users.id, id)))
+        .get()
+    )?.n ?? 0
   )
 }
 
@@ -62,13 +64,13 @@ const lastOwner = () =>
     allowed_from: [],
   })
 
-export function createUser(ctx: Ctx, input: CreateUserInput, passwordHash: string) {
+export async function createUser(ctx: Ctx, input: CreateUserInput, passwordHash: string) {
   requireOwner(ctx)
   const email = normalizeEmail(input.email)
-  const existing = ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()
+  const existing = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()
   if (existing) throw conflict('A user with this email exists', existing.id)
-  const clientIds = input.role === 'member' ? resolveClients(ctx, input.clients) : []
-  const row = ctx.db
+  const clientIds = input.role === 'member' ? await resolveClients(ctx, input.clients) : []
+  const row = await ctx.db
     .insert(users)
     .values({
       id: newId(),
@@ -80,14 +82,14 @@ export function createUser(ctx: Ctx, input: CreateUserInput, passwordHash: strin
     })
     .returning()
     .get()
-  setClients(ctx, row.id, clientIds)
+  await setClients(ctx, row.id, clientIds)
   return presentUser(row, clientIds)
 }
 
-export function listUsers(ctx: Ctx, page: ListUsersInput) {
+export async function listUsers(ctx: Ctx, page: ListUsersInput) {
   requireOwnerOrAdmin(ctx)
-  return paginate(ctx.db, ctx.secretKey, users, users.id, undefined, page, (row) =>
-    presentUser(row, row.role === 'member' ? clientsOfUser(ctx.db, row.id) : []),
+  return await paginate(ctx.db, ctx.secretKey, users, users.id, undefined, page, async (row) =>
+    presentUser(row, row.role === 'member' ? await clientsOfUser(ctx.db, row.id) : []),
   )
 }
 
@@ -98,41 +100,43 @@ function requireOwnerOrAdmin(ctx: Ctx): void {
     throw forbidden('Only owners and admins can list users', { role: user.role })
 }
 
-export function getUser(ctx: Ctx, id: string) {
+export async function getUser(ctx: Ctx, id: string) {
   requireOwnerOrAdmin(ctx)
-  const row = findUser(ctx, id)
-  return presentUser(row, clientsOfUser(ctx.db, id))
+  const row = await findUser(ctx, id)
+  return presentUser(row, await clientsOfUser(ctx.db, id))
 }
 
-export function updateUser(ctx: Ctx, input: UpdateUserInput) {
+export async function updateUser(ctx: Ctx, input: UpdateUserInput) {
   requireOwner(ctx)
-  const row = findUser(ctx, input.id)
+  const row = await findUser(ctx, input.id)
   const role = input.role ?? row.role
-  if (row.role === 'owner' && role !== 'owner' && ownersOtherThan(ctx, row.id) === 0) throw lastOwner()
+  if (row.role === 'owner' && role !== 'owner' && (await ownersOtherThan(ctx, row.id)) === 0)
+    throw lastOwner()
   const updated =
     role === row.role
       ? row
-      : ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning().get()!
-  if (role !== 'member') setClients(ctx, row.id, [])
-  else if (input.clients !== undefined) setClients(ctx, row.id, resolveClients(ctx, input.clients))
-  return presentUser(updated, clientsOfUser(ctx.db, row.id))
+      : (await ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning().get())!
+  if (role !== 'member') await setClients(ctx, row.id, [])
+  else if (input.clients !== undefined)
+    await setClients(ctx, row.id, await resolveClients(ctx, input.clients))
+  return presentUser(updated, await clientsOfUser(ctx.db, row.id))
 }
 
 /** A new password ends every session of the user (a reset is what follows a leak). */
-export function resetPassword(ctx: Ctx, id: string, passwordHash: string) {
+export async function resetPassword(ctx: Ctx, id: string, passwordHash: string) {
   requireOwner(ctx)
-  const row = findUser(ctx, id)
-  ctx.db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()
-  ctx.db.delete(portalSessions).where(eq(portalSessions.userId, id)).run()
-  return presentUser(row, clientsOfUser(ctx.db, id))
+  const row = await findUser(ctx, id)
+  await ctx.db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()
+  await ctx.db.delete(portalSessions).where(eq(portalSessions.userId, id)).run()
+  return presentUser(row, await clientsOfUser(ctx.db, id))
 }
 
-export function deleteUser(ctx: Ctx, id: string) {
+export async function deleteUser(ctx: Ctx, id: string) {
   requireOwner(ctx)
-  const row = findUser(ctx, id)
+  const row = await findUser(ctx, id)
   if (ctx.actor.kind === 'user' && ctx.actor.id === id) throw forbidden('You cannot delete yourself')
-  if (row.role === 'owner' && ownersOtherThan(ctx, id) === 0) throw lastOwner()
-  const view = presentUser(row, clientsOfUser(ctx.db, id))
-  ctx.db.delete(users).where(eq(users.id, id)).run()
+  if (row.role === 'owner' && (await ownersOtherThan(ctx, id)) === 0) throw lastOwner()
+  const view = presentUser(row, await clientsOfUser(ctx.db, id))
+  await ctx.db.delete(users).where(eq(users.id, id)).run()
   return { ...view, deleted: true as const }
 }

@@ -29,7 +29,7 @@ export const listUsersVerb = defineVerb({
   scope: 'admin:*',
   input: ListUsersInput,
   mutates: false,
-  run: (ctx, input) => listUsers(ctx, input),
+  run: async (ctx, input) => await listUsers(ctx, input),
 })
 
 export const getUserVerb = defineVerb({
@@ -37,7 +37,7 @@ export const getUserVerb = defineVerb({
   scope: 'admin:*',
   input: UserRef,
   mutates: false,
-  run: (ctx, { id }) => getUser(ctx, id),
+  run: async (ctx, { id }) => await getUser(ctx, id),
 })
 
 /**
@@ -58,8 +58,8 @@ export const createUserVerb = defineVerb({
   secrets: ['password'],
   check: timezoneCheck,
   prepare: (_ctx, input) => passwordToSet(input.password),
-  run: (ctx, input, prepared) => ({
-    ...createUser(ctx, input, prepared.hash),
+  run: async (ctx, input, prepared) => ({
+    ...(await createUser(ctx, input, prepared.hash)),
     password: prepared.generated,
   }),
 })
@@ -69,7 +69,7 @@ export const updateUserVerb = defineVerb({
   scope: 'admin:*',
   input: UpdateUserInput,
   mutates: true,
-  run: (ctx, input) => updateUser(ctx, input),
+  run: async (ctx, input) => await updateUser(ctx, input),
 })
 
 /** Sets (or generates, returned once) a new password and ends the user's sessions. */
@@ -80,8 +80,8 @@ export const resetUserPasswordVerb = defineVerb({
   mutates: true,
   secrets: ['password'],
   prepare: (_ctx, input) => passwordToSet(input.password),
-  run: (ctx, { id }, prepared) => ({
-    ...resetPassword(ctx, id, prepared.hash),
+  run: async (ctx, { id }, prepared) => ({
+    ...(await resetPassword(ctx, id, prepared.hash)),
     password: prepared.generated,
   }),
 })
@@ -92,7 +92,7 @@ export const deleteUserVerb = defineVerb({
   input: UserRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteUser(ctx, id),
+  run: async (ctx, { id }) => await deleteUser(ctx, id),
 })
 
 export const getAccountVerb = defineVerb({
@@ -101,7 +101,7 @@ export const getAccountVerb = defineVerb({
   input: NoInput,
   mutates: false,
   ownAccount: true,
-  run: (ctx) => getAccount(ctx),
+  run: async (ctx) => await getAccount(ctx),
 })
 
 export const changePasswordVerb = defineVerb({
@@ -111,10 +111,10 @@ export const changePasswordVerb = defineVerb({
   mutates: true,
   ownAccount: true,
   prepare: async (ctx, input) => ({
-    currentOk: await verifyPassword(input.current_password, currentPasswordHash(ctx)),
+    currentOk: await verifyPassword(input.current_password, await currentPasswordHash(ctx)),
     hash: await hashPassword(input.new_password),
   }),
-  run: (ctx, _input, prepared) => changePassword(ctx, prepared),
+  run: async (ctx, _input, prepared) => await changePassword(ctx, prepared),
 })
 
 export const updateAccountVerb = defineVerb({
@@ -124,5 +124,5 @@ export const updateAccountVerb = defineVerb({
   mutates: true,
   ownAccount: true,
   check: timezoneCheck,
-  run: (ctx, { timezone }) => updateAccount(ctx, timezone),
+  run: async (ctx, { timezone }) => await updateAccount(ctx, timezone),
 })

@@ -49,8 +49,11 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
    * enrollment's audience count). Runs outside any transaction and writes nothing.
    */
   prepare?(ctx: Ctx, input: Static<I>, extras: VerbExtras): Promise<P>
-  /** The verb itself: synchronous, so all its writes and events commit in one transaction. */
-  run(ctx: Ctx, input: Static<I>, prepared: P, extras: VerbExtras): R
+  /**
+   * The verb itself: all its writes and events commit in one transaction. It awaits the store
+   * only; network or file I/O belongs in prepare.
+   */
+  run(ctx: Ctx, input: Static<I>, prepared: P, extras: VerbExtras): R | Promise<R>
 }
 
 export type AnyVerb = Verb<TSchema, unknown, unknown>

@@ -11,7 +11,8 @@ import type { Verb, VerbExtras } from './define'
 // The one way into a verb, whatever the door. In order: may this actor call it (scope; for
 // portal users also role and workspace), is the input valid (every failing member listed),
 // then any I/O the verb declares, then the verb in one transaction — a savepoint when the
-// caller already holds one — with its events. Errors are typed ServiceErrors; each door maps
+// caller already holds one — with its events. The verb's run may await the store; it should
+// await nothing else, since it holds the writer while it runs. Errors are typed ServiceErrors; each door maps
 // them to its own answer (REST error body, MCP isError, CLI message).
 
 export interface InvokeOptions {
@@ -20,7 +21,7 @@ export interface InvokeOptions {
    * Runs inside the verb's transaction with its result, so something the door must store with
    * the change (the REST door's idempotent response) commits or rolls back with it.
    */
-  atCommit?(result: unknown): void
+  atCommit?(result: unknown): void | Promise<void>
 }
 
 /** Throws 401/403 when the actor may not call the verb. Doors call it early to order their errors. */
@@ -118,37 +119,32 @@ export function parseInput<I extends TSchema>(verb: Verb<I, unknown, unknown>, r
   return out as Static<I>
 }
 
-const isPromise = (v: unknown): v is Promise<unknown> =>
-  typeof (v as Promise<unknown> | null)?.then === 'function'
-
 const NO_EXTRAS: VerbExtras = Object.freeze({})
 const NO_OPTIONS: InvokeOptions = Object.freeze({})
 
-/** The verb itself: its run, refused if it went async, then what the door stores with it. */
-function runVerb<I extends TSchema, R, P>(
+/** The verb itself, then what the door stores with it. */
+async function runVerb<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
   input: Static<I>,
   prepared: P,
   options: InvokeOptions,
-): R {
-  const result = verb.run(ctx, input, prepared, options.extras ?? NO_EXTRAS)
-  // An await inside run would leave the transaction at its first suspension.
-  if (isPromise(result)) throw new Error(`verb ${verb.name}: run must be synchronous; do I/O in prepare`)
-  options.atCommit?.(result)
+): Promise<R> {
+  const result = await verb.run(ctx, input, prepared, options.extras ?? NO_EXTRAS)
+  await options.atCommit?.(result)
   return result
 }
 
 /** Runs the verb (its input already parsed), in its own transaction when it mutates. */
-function commit<I extends TSchema, R, P>(
+async function commit<I extends TSchema, R, P>(
   verb: Verb<I, R, P>,
   ctx: Ctx,
   input: Static<I>,
   prepared: P,
   options: InvokeOptions,
-): R {
+): Promise<R> {
   if (!verb.mutates) return runVerb(verb, ctx, input, prepared, options)
-  const result = inTransaction(ctx.sqlite, () => runVerb(verb, ctx, input, prepared, options))
+  const result = await inTransaction(ctx.sqlite, () => runVerb(verb, ctx, input, prepared, options))
   // Events the verb recorded go out to webhooks now rather than at the worker's next look.
   ctx.workers.wake('webhooks')
   return result
@@ -170,19 +166,16 @@ export async function invoke<I extends TSchema, R, P>(
   const prepared = (
     verb.prepare ? await verb.prepare(ctx, input, options.extras ?? NO_EXTRAS) : undefined
   ) as P
-  return commit(verb, ctx, input, prepared, options)
+  return await commit(verb, ctx, input, prepared, options)
 }
 
-/**
- * `invoke` for a verb without `prepare`, answering in the same turn (the REST door's hot path:
- * no promise per request). The same checks, in the same order.
- */
-export function invokeNow<I extends TSchema, R>(
+/** `invoke` for a verb without `prepare` (the REST door's hot path). The same checks, in the same order. */
+export async function invokeNow<I extends TSchema, R>(
   verb: Verb<I, R, undefined>,
   ctx: Ctx,
   raw: unknown,
   options: InvokeOptions = NO_OPTIONS,
-): R {
+): Promise<R> {
   if (verb.prepare) throw new Error(`verb ${verb.name} does I/O first; use invoke`)
-  return commit(verb, ctx, admit(verb as Verb<I, unknown, unknown>, ctx, raw), undefined, options)
+  return await commit(verb, ctx, admit(verb as Verb<I, unknown, unknown>, ctx, raw), undefined, options)
 }

@@ -38,10 +38,10 @@ function present(row: WebhookDeliveryRow, log: AttemptLog[]) {
   }
 }
 
-function attemptLogs(ctx: Ctx, deliveryIds: string[]) {
+async function attemptLogs(ctx: Ctx, deliveryIds: string[]) {
   const byDelivery = new Map<string, AttemptLog[]>()
   if (deliveryIds.length === 0) return byDelivery
-  const rows = ctx.db
+  const rows = await ctx.db
     .select()
     .from(webhookAttempts)
     .where(inArray(webhookAttempts.deliveryId, deliveryIds))
@@ -62,9 +62,9 @@ function attemptLogs(ctx: Ctx, deliveryIds: string[]) {
 }
 
 /** A webhook's deliveries, newest first, each with its attempt log. */
-export function listDeliveries(ctx: Ctx, webhookId: string, page: PageRequest) {
-  findWebhookRow(ctx, webhookId)
-  const result = paginate(
+export async function listDeliveries(ctx: Ctx, webhookId: string, page: PageRequest) {
+  await findWebhookRow(ctx, webhookId)
+  const result = await paginate(
     ctx.db,
     ctx.secretKey,
     webhookDeliveries,
@@ -73,15 +73,15 @@ export function listDeliveries(ctx: Ctx, webhookId: string, page: PageRequest) {
     page,
     (row) => row,
   )
-  const logs = attemptLogs(
+  const logs = await attemptLogs(
     ctx,
     result.data.map((d) => d.id),
   )
   return { ...result, data: result.data.map((d) => present(d, logs.get(d.id) ?? [])) }
 }
 
-function findDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
-  const row = ctx.db
+async function findDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
+  const row = await ctx.db
     .select()
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
@@ -91,9 +91,9 @@ function findDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
 }
 
 /** Makes a delivery due now (one more attempt; the schedule continues if it fails again). */
-export function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
-  const hook = findWebhookRow(ctx, webhookId)
-  const row = findDelivery(ctx, webhookId, deliveryId)
+export async function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
+  const hook = await findWebhookRow(ctx, webhookId)
+  const row = await findDelivery(ctx, webhookId, deliveryId)
   if (!hook.active)
     throw invalidState('The webhook is disabled; re-enable it (PATCH active: true) first', 'disabled', [
       'active',
@@ -105,14 +105,14 @@ export function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
       'failed',
     ])
   const now = ctx.clock.now()
-  const updated = ctx.db
+  const updated = await ctx.db
     .update(webhookDeliveries)
     .set({ status: 'pending', nextAttemptAt: now, completedAt: null, updatedAt: now })
     .where(eq(webhookDeliveries.id, deliveryId))
     .returning()
     .get()
   ctx.workers.wake('webhooks')
-  return present(updated, attemptLogs(ctx, [deliveryId]).get(deliveryId) ?? [])
+  return present(updated, (await attemptLogs(ctx, [deliveryId])).get(deliveryId) ?? [])
 }
 
 function sampleData(type: EventType, now: string): Record<string, unknown> {
@@ -180,7 +180,7 @@ export async function attemptTest(
   webhookId: string,
   requested: EventType | undefined,
 ): Promise<TestAttempt> {
-  const hook = findWebhookRow(ctx, webhookId)
+  const hook = await findWebhookRow(ctx, webhookId)
   const event = requested ?? (hook.events[0] as EventType)
   const now = ctx.clock.now()
   const eventId = Bun.randomUUIDv7()
@@ -211,11 +211,11 @@ export async function attemptTest(
 }
 
 /** webhooks.test, the write: the test delivery and its one attempt, logged like any other. */
-export function recordTest(ctx: Ctx, { hook, delivery, result }: TestAttempt) {
+export async function recordTest(ctx: Ctx, { hook, delivery, result }: TestAttempt) {
   // The webhook may have been deleted while the attempt ran: its log would have no owner.
-  findWebhookRow(ctx, hook.id)
-  ctx.db.insert(webhookDeliveries).values(delivery).run()
-  recordOutcome(ctx, hook, delivery, result, TEST_POLICY)
+  await findWebhookRow(ctx, hook.id)
+  await ctx.db.insert(webhookDeliveries).values(delivery).run()
+  await recordOutcome(ctx, hook, delivery, result, TEST_POLICY)
   return {
     delivery_id: delivery.id,
     event_id: toPrefixedId('event', delivery.eventId),

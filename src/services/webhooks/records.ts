@@ -56,24 +56,24 @@ function check(input: { url?: string; events?: string[] }, urlProblem: string | 
   if (errors.length) throw validationFailed(errors)
 }
 
-export function findWebhookRow(ctx: Ctx, id: string): WebhookRow {
-  const row = findVisible(ctx.db, ctx.actor, webhooks, id)
+export async function findWebhookRow(ctx: Ctx, id: string): Promise<WebhookRow> {
+  const row = await findVisible(ctx.db, ctx.actor, webhooks, id)
   if (!row) throw notFound('Webhook')
   return row
 }
 
 /** Creates an active webhook; the answer carries the signing secret, this once. */
-export function createWebhook(
+export async function createWebhook(
   ctx: Ctx,
   input: WebhookInput,
   clientIdParam: string | undefined,
   urlProblem: string | null,
 ) {
-  const clientId = ownerForCreate(ctx.db, ctx.actor, clientIdParam)
+  const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   check(input, urlProblem)
   const secret = generateSecret()
   const now = ctx.clock.now()
-  const row = ctx.db
+  const row = await ctx.db
     .insert(webhooks)
     .values({
       id: Bun.randomUUIDv7(),
@@ -90,9 +90,9 @@ export function createWebhook(
   return { ...presentWebhook(row), secret }
 }
 
-export const getWebhook = (ctx: Ctx, id: string) => presentWebhook(findWebhookRow(ctx, id))
+export const getWebhook = async (ctx: Ctx, id: string) => presentWebhook(await findWebhookRow(ctx, id))
 
-export function listWebhooks(ctx: Ctx, page: ListWebhooksQuery) {
+export async function listWebhooks(ctx: Ctx, page: ListWebhooksQuery) {
   const where = and(
     listFilter(ctx.actor, webhooks.clientId, page.client_id),
     // What an operator must act on: deliveries failing, or the endpoint disabled (by failures,
@@ -103,12 +103,12 @@ export function listWebhooks(ctx: Ctx, page: ListWebhooksQuery) {
         ? or(isNotNull(webhooks.failingSince), isNotNull(webhooks.disabledReason))
         : and(isNull(webhooks.failingSince), isNull(webhooks.disabledReason)),
   )
-  return paginate(ctx.db, ctx.secretKey, webhooks, webhooks.id, where, page, presentWebhook)
+  return await paginate(ctx.db, ctx.secretKey, webhooks, webhooks.id, where, page, presentWebhook)
 }
 
 /** Partial update. Re-enabling (`active: true`) clears the reason and the failing clock. */
-export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, urlProblem: string | null) {
-  const current = findWebhookRow(ctx, id)
+export async function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, urlProblem: string | null) {
+  const current = await findWebhookRow(ctx, id)
   check(patch, urlProblem)
   const set: Partial<WebhookRow> = { updatedAt: ctx.clock.now() }
   if (patch.url !== undefined) set.url = patch.url
@@ -117,20 +117,20 @@ export function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, urlProb
     Object.assign(set, { active: true, disabledReason: null, failingSince: null })
   if (patch.active === false && current.active)
     Object.assign(set, { active: false, disabledReason: 'manual' })
-  const row = ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get()
+  const row = await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get()
   if (set.active) ctx.workers.wake('webhooks')
   return presentWebhook(row)
 }
 
 /** Removes the webhook with its outbox and attempt log. */
-export function deleteWebhook(ctx: Ctx, id: string) {
-  findWebhookRow(ctx, id)
-  ctx.sqlite
+export async function deleteWebhook(ctx: Ctx, id: string) {
+  await findWebhookRow(ctx, id)
+  await ctx.sqlite
     .query(
       'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)',
     )
     .run(id)
-  ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run()
-  ctx.db.delete(webhooks).where(eq(webhooks.id, id)).run()
+  await ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run()
+  await ctx.db.delete(webhooks).where(eq(webhooks.id, id)).run()
   return { id, deleted: true }
 }

@@ -12,8 +12,8 @@ import { findWebhookRow } from './records'
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000
 
 /** The current signing secret (admin only), and the previous one while it still signs. */
-export function revealSecret(ctx: Ctx, id: string) {
-  const row = findWebhookRow(ctx, id)
+export async function revealSecret(ctx: Ctx, id: string) {
+  const row = await findWebhookRow(ctx, id)
   const overlap = row.previousSecret !== null && (row.previousSecretExpiresAt ?? 0) > ctx.clock.now()
   return {
     id: row.id,
@@ -24,12 +24,12 @@ export function revealSecret(ctx: Ctx, id: string) {
 }
 
 /** A new secret; the old one signs alongside for 24 hours so receivers can switch over. */
-export function rotateSecret(ctx: Ctx, id: string) {
-  const row = findWebhookRow(ctx, id)
+export async function rotateSecret(ctx: Ctx, id: string) {
+  const row = await findWebhookRow(ctx, id)
   const secret = generateSecret()
   const now = ctx.clock.now()
   const expires = now + ROTATION_OVERLAP_MS
-  ctx.db
+  await ctx.db
     .update(webhooks)
     .set({
       secret: encryptSecret(ctx.secretKey, secret),

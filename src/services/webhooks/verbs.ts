@@ -25,7 +25,7 @@ export const listWebhooksVerb = defineVerb({
   scope: 'any',
   input: ListWebhooksInput,
   mutates: false,
-  run: (ctx, input) => listWebhooks(ctx, input),
+  run: async (ctx, input) => await listWebhooks(ctx, input),
 })
 
 export const filterWebhooksVerb = defineVerb({
@@ -33,7 +33,7 @@ export const filterWebhooksVerb = defineVerb({
   scope: 'any',
   input: FilterWebhooksInput,
   mutates: false,
-  run: (ctx, input) => listWebhooks(ctx, input),
+  run: async (ctx, input) => await listWebhooks(ctx, input),
 })
 
 export const createWebhookVerb = defineVerb({
@@ -44,7 +44,8 @@ export const createWebhookVerb = defineVerb({
   secrets: ['secret'],
   // The URL's host is looked up outside the transaction; run reports its problem with the others.
   prepare: (ctx, { url }) => webhookUrlProblem(ctx, url),
-  run: (ctx, { client_id, ...fields }, urlProblem) => createWebhook(ctx, fields, client_id, urlProblem),
+  run: async (ctx, { client_id, ...fields }, urlProblem) =>
+    await createWebhook(ctx, fields, client_id, urlProblem),
 })
 
 export const getWebhookVerb = defineVerb({
@@ -52,7 +53,7 @@ export const getWebhookVerb = defineVerb({
   scope: 'any',
   input: WebhookRef,
   mutates: false,
-  run: (ctx, { id }) => getWebhook(ctx, id),
+  run: async (ctx, { id }) => await getWebhook(ctx, id),
 })
 
 export const updateWebhookVerb = defineVerb({
@@ -61,7 +62,7 @@ export const updateWebhookVerb = defineVerb({
   input: UpdateWebhookInput,
   mutates: true,
   prepare: (ctx, { url }) => webhookUrlProblem(ctx, url),
-  run: (ctx, { id, ...patch }, urlProblem) => updateWebhook(ctx, id, patch, urlProblem),
+  run: async (ctx, { id, ...patch }, urlProblem) => await updateWebhook(ctx, id, patch, urlProblem),
 })
 
 export const deleteWebhookVerb = defineVerb({
@@ -70,7 +71,7 @@ export const deleteWebhookVerb = defineVerb({
   input: WebhookRef,
   mutates: true,
   destructive: true,
-  run: (ctx, { id }) => deleteWebhook(ctx, id),
+  run: async (ctx, { id }) => await deleteWebhook(ctx, id),
 })
 
 export const testWebhookVerb = defineVerb({
@@ -79,8 +80,8 @@ export const testWebhookVerb = defineVerb({
   input: TestWebhookInput,
   mutates: true,
   // The HTTP attempt runs outside the transaction; the delivery and its log are written in it.
-  prepare: (ctx, { id, event }) => attemptTest(ctx, id, event),
-  run: (ctx, _input, attempt) => recordTest(ctx, attempt),
+  prepare: async (ctx, { id, event }) => await attemptTest(ctx, id, event),
+  run: async (ctx, _input, attempt) => await recordTest(ctx, attempt),
 })
 
 // Rotating answers the new secret (and the old one keeps signing for a day): as revealing it, admin:*.
@@ -90,7 +91,7 @@ export const rotateWebhookSecretVerb = defineVerb({
   input: WebhookRef,
   mutates: true,
   secrets: ['secret'],
-  run: (ctx, { id }) => rotateSecret(ctx, id),
+  run: async (ctx, { id }) => await rotateSecret(ctx, id),
 })
 
 export const getWebhookSecretVerb = defineVerb({
@@ -98,7 +99,7 @@ export const getWebhookSecretVerb = defineVerb({
   scope: 'admin:*',
   input: WebhookRef,
   mutates: false,
-  run: (ctx, { id }) => revealSecret(ctx, id),
+  run: async (ctx, { id }) => await revealSecret(ctx, id),
 })
 
 export const listWebhookDeliveriesVerb = defineVerb({
@@ -106,7 +107,7 @@ export const listWebhookDeliveriesVerb = defineVerb({
   scope: 'any',
   input: ListDeliveriesInput,
   mutates: false,
-  run: (ctx, { id, ...page }) => listDeliveries(ctx, id, page),
+  run: async (ctx, { id, ...page }) => await listDeliveries(ctx, id, page),
 })
 
 export const retryWebhookDeliveryVerb = defineVerb({
@@ -114,5 +115,5 @@ export const retryWebhookDeliveryVerb = defineVerb({
   scope: 'any',
   input: DeliveryRef,
   mutates: true,
-  run: (ctx, { id, delivery_id }) => retryDelivery(ctx, id, delivery_id),
+  run: async (ctx, { id, delivery_id }) => await retryDelivery(ctx, id, delivery_id),
 })

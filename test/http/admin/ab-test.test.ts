@@ -12,7 +12,7 @@ import { lazyOwner, PORTAL_ENV } from './portal-helpers'
 setDefaultTimeout(60_000)
 
 const clock = { t: Date.parse('2026-11-23T09:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({ clock, env: PORTAL_ENV })
+const t = await createTestApp({ clock, env: PORTAL_ENV })
 const owner = lazyOwner(t)
 const provider = recordingProvider()
 const drain = () => createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider) }).drain()

@@ -4,7 +4,7 @@ import { browser, makeUser, PORTAL_ENV, signIn, submitLogin } from './portal-hel
 
 // /admin/account: time zone (dates across the portal) and password change.
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 
 describe('/admin/account', () => {
   test('the time zone changes how dates are shown', async () => {

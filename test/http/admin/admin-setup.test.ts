@@ -17,7 +17,7 @@ setDefaultTimeout(60_000)
 const dns = await startDnsServer()
 const receiver = startReceiver()
 afterAll(() => receiver.close())
-const t = createTestApp({
+const t = await createTestApp({
   env: {
     ...PORTAL_ENV,
     HERALD_DNS_SERVERS: dns.address,
@@ -103,7 +103,7 @@ describe('/admin/domains', () => {
 describe('roles on senders and domains', () => {
   test("a member of another client gets 404 for this workspace's sender and domain; a viewer cannot POST", async () => {
     const b = await signIn(t)
-    const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+    const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
     const sender = (
       await t.call('POST', '/api/v1/senders', { key, body: { from_email: 'a@roles.test', from_name: 'A' } })
     ).body.data
@@ -111,7 +111,7 @@ describe('roles on senders and domains', () => {
     const domainId = idFrom(made.location)
     const member = await signIn(
       t,
-      await makeUser(t, { role: 'member', clients: [t.client('Roles other client')] }),
+      await makeUser(t, { role: 'member', clients: [await t.client('Roles other client')] }),
     )
     expect((await member.get(`/admin/senders/${sender.id}/edit`)).status).toBe(404)
     expect((await member.get(`/admin/domains/${domainId}`)).status).toBe(404)
@@ -200,7 +200,9 @@ describe('/admin/jobs, /admin/clients, /admin/users, /admin/settings', () => {
     expect(after.text).toMatch(/<td>ok<\/td>\s*<td>[\d.,]+ ms<\/td>/)
     expect((await b.post('/admin/jobs/no.such/run')).status).toBe(404)
     // Stored through jobs.record-run: a run by another process (herald jobs run) shows too.
-    const stored = t.ctx.sqlite.query("SELECT outcome FROM job_runs WHERE name = 'segments.refresh'").get()
+    const stored = await t.ctx.sqlite
+      .query("SELECT outcome FROM job_runs WHERE name = 'segments.refresh'")
+      .get()
     expect(stored).toEqual({ outcome: 'ok' })
     await invoke(recordJobRunVerb, withActor(t.ctx, systemActor('job:idempotency.purge'), 'test'), {
       name: 'idempotency.purge',

@@ -6,7 +6,7 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 // approve for a chosen workspace with trimmed scopes, or deny — over HTTP, then the agent's
 // claim over REST sees the decision.
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 
 const register = async (client_name: string, scopes: string[]) => {
   const r = await t.call('POST', '/agent/auth/register', {
@@ -25,7 +25,7 @@ const idOf = (html: string, name: string) =>
 
 describe('/admin/agents', () => {
   test('pending registrations listed; approve with a chosen client and trimmed scopes → the claim gets exactly those', async () => {
-    const acme = t.client('Acme')
+    const acme = await t.client('Acme')
     const handle = await register('Inbox helper', ['contacts:read', 'contacts:write', 'lists:read'])
     const owner = await signIn(t)
 

@@ -11,11 +11,11 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 // Real time: portal sessions are checked against it.
 const HOUR = 3_600_000
 const NOW = Date.now() - (Date.now() % HOUR)
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const acme = t.defaultClientId
-const globex = t.client('Globex')
-const initech = t.client('Initech')
-const hooli = t.client('Hooli')
+const globex = await t.client('Globex')
+const initech = await t.client('Initech')
+const hooli = await t.client('Hooli')
 
 const add = (clientId: string, d: RollupDeltas) => countEmail(t, clientId, NOW - 2 * HOUR, d)
 
@@ -30,13 +30,13 @@ function bannerOf(html: string): string {
 describe('deliverability alert banner in the layout', async () => {
   // Acme: 3 % bounces over 1,000 sends → one open warning (bounce rate).
   add(acme, { sent: 1000, delivered: 970, bounced: 30 })
-  checkSendingHealth(t.ctx, acme, NOW - HOUR * 2)
+  await checkSendingHealth(t.ctx, acme, NOW - HOUR * 2)
   // Initech: 0.5 % complaints → a critical alert (at the pause threshold), recorded just now.
   add(initech, { sent: 1000, delivered: 1000, complained: 5 })
-  checkSendingHealth(t.ctx, initech, Date.now())
+  await checkSendingHealth(t.ctx, initech, Date.now())
   // Hooli: as critical, but recorded two hours ago: no longer announced.
   add(hooli, { sent: 1000, delivered: 1000, complained: 5 })
-  checkSendingHealth(t.ctx, hooli, Date.now() - 2 * HOUR)
+  await checkSendingHealth(t.ctx, hooli, Date.now() - 2 * HOUR)
   const hooliMember = await signIn(t, await makeUser(t, { role: 'member', clients: [hooli] }))
   const acmeMember = await signIn(t, await makeUser(t, { role: 'member', clients: [acme] }))
   const globexMember = await signIn(t, await makeUser(t, { role: 'member', clients: [globex] }))
@@ -113,7 +113,7 @@ describe('deliverability alert banner in the layout', async () => {
   test('a resolved alert leaves the banner', async () => {
     // 20,000 clean sends later the bounce rate over the last 1,000 is 0.
     countEmail(t, acme, NOW, { sent: 20000, delivered: 20000 })
-    checkSendingHealth(t.ctx, acme, Date.now())
+    await checkSendingHealth(t.ctx, acme, Date.now())
     const r = await acmeMember.get('/admin/contacts')
     expect(bannerOf(r.text)).toBe('')
   })

@@ -16,9 +16,9 @@ const DAY = 24 * HOUR
 const NOW = Date.now() - (Date.now() % HOUR)
 const date = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 const hour = (ms: number) => new Date(ms).toISOString().slice(0, 13)
-const t = createTestApp({ env: PORTAL_ENV })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
-const other = t.client('Globex')
+const t = await createTestApp({ env: PORTAL_ENV })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const other = await t.client('Globex')
 
 const add = (clientId: string, at: number, d: RollupDeltas, campaignId: string | null = null) =>
   countEmail(t, clientId, at, d, campaignId)
@@ -53,7 +53,7 @@ describe('analytics and deliverability pages', async () => {
     camp.id,
   )
   add(t.defaultClientId, NOW - DAY, { sent: 200, delivered: 200, opened: 80, clicked: 9 })
-  checkSendingHealth(t.ctx, t.defaultClientId, NOW)
+  await checkSendingHealth(t.ctx, t.defaultClientId, NOW)
   add(other, NOW - 3 * DAY, { sent: 500, delivered: 500, opened: 200 })
   const owner = await signIn(t)
 

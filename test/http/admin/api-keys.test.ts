@@ -5,7 +5,7 @@ import { PORTAL_ENV, signIn } from './portal-helpers'
 // /admin/api-keys over the api-keys verbs: the key shown once, usable over REST, listed by its
 // 12-character prefix only, revoked after a confirmation page.
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 
 const keyOf = (html: string) =>
   /id="new-key" type="text" readonly value="(hrld_[A-Za-z0-9]+)"/.exec(html)?.[1]
@@ -92,7 +92,7 @@ describe('/admin/api-keys', () => {
     const platform = keyOf(
       (await b.post('/admin/api-keys', { name: 'platform', scopes: 'contacts:read' })).text,
     )!
-    const other = t.client('Elsewhere')
+    const other = await t.client('Elsewhere')
     await b.post('/admin/workspace', { workspace: other })
     const tenant = keyOf((await b.post('/admin/api-keys', { name: 'tenant', scopes: 'contacts:read' })).text)!
     const keys = (await t.call('GET', '/api/v1/api-keys')).body.data as {
@@ -110,7 +110,7 @@ describe('/admin/api-keys', () => {
 
   test('the list shows its count and an "Older" link to the next 50 keys', async () => {
     const b = await signIn(t)
-    for (let i = 0; i < 51; i++) t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId })
+    for (let i = 0; i < 51; i++) await t.key({ scopes: ['contacts:read'], clientId: t.defaultClientId })
     const first = await b.get('/admin/api-keys')
     const count = /<p class="pagination">(\d+) in all\./.exec(first.text)?.[1]
     expect(Number(count)).toBeGreaterThan(50)

@@ -6,7 +6,7 @@ import { PORTAL_ENV, signIn } from './portal-helpers'
 // "Key for an AI assistant" on /admin/api-keys (issue 13): a preset of scopes, the key shown once
 // with the MCP URL and client snippets, and an assistant holding it sees only what the preset allows.
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const http = serveApp(t.app)
 afterAll(() => http.stop())
 

@@ -10,14 +10,14 @@ import { type Browser, csrfOf, idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn }
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const imports = createImportWorker(t.ctx)
-const other = t.client('Other')
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const other = await t.client('Other')
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 
 const owner = lazyOwner(t)
 
-const api = adminApi(t, key)
+const api = await adminApi(t, key)
 
 /** A multipart form post (the CSV upload) with the browser's cookies and CSRF token. */
 async function postMultipart(b: Browser, path: string, form: FormData) {
@@ -439,9 +439,9 @@ describe('filtered totals', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'complained', '{}', ?4, ?5)",
     )
-    t.ctx.sqlite.transaction(() => {
+    t.ctx.sqlite.transaction(async () => {
       for (let i = 0; i < 10_001; i++)
-        insert.run(Bun.randomUUIDv7(), t.defaultClientId, `many${i}@x.io`, Date.now(), Date.now())
+        await insert.run(Bun.randomUUIDv7(), t.defaultClientId, `many${i}@x.io`, Date.now(), Date.now())
     })()
     const page = await b.get('/admin/contacts?status=complained')
     expect(page.text).toContain('More than 10,000 matching')

@@ -6,7 +6,7 @@ import { browser, csrfOf, makeUser, OWNER_PASSWORD, PORTAL_ENV, signIn, submitLo
 
 const HOUR = 60 * 60 * 1000
 const clock = { t: Date.UTC(2026, 0, 5, 9), now: () => clock.t }
-const t = createTestApp({ clock, env: PORTAL_ENV })
+const t = await createTestApp({ clock, env: PORTAL_ENV })
 
 describe('without a session', () => {
   test.each([
@@ -128,7 +128,9 @@ describe('sign-in', () => {
   })
 
   test('the session cookie is Secure when the public URL is https', async () => {
-    const secure = createTestApp({ env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: 'https://herald.example' } })
+    const secure = await createTestApp({
+      env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: 'https://herald.example' },
+    })
     const res = await submitLogin(browser(secure), 'admin@localhost', OWNER_PASSWORD)
     expect(res.headers.getSetCookie().find((c) => c.startsWith('herald_session='))).toContain('Secure')
   })
@@ -173,7 +175,7 @@ describe('session lifetime (12 h idle, 7 days absolute)', () => {
   test('only a hash of the token is stored', async () => {
     const b = await signIn(t)
     const token = b.cookies.get('herald_session')!
-    const rows = t.ctx.sqlite.query('SELECT token_hash FROM portal_sessions').all() as {
+    const rows = (await t.ctx.sqlite.query('SELECT token_hash FROM portal_sessions').all()) as {
       token_hash: string
     }[]
     expect(rows.length).toBeGreaterThan(0)

@@ -21,7 +21,7 @@ import { startReceiver } from '../../helpers/receiver'
 const dns = await startDnsServer()
 const receiver = startReceiver()
 afterAll(() => receiver.close())
-const portal = usePortal({
+const portal = await usePortal({
   workers: true,
   env: {
     HERALD_WEBHOOK_ALLOW_PRIVATE: '1',

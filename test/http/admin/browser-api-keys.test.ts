@@ -13,7 +13,7 @@ import {
   visit,
 } from '../../helpers/browser'
 
-const portal = usePortal()
+const portal = await usePortal()
 // hrld_ + 32 random bytes in base62 (43 characters).
 const KEY = /hrld_[A-Za-z0-9]{43}(?![A-Za-z0-9])/
 

@@ -12,7 +12,7 @@ import {
 } from '../../helpers/browser'
 import { connectMcp } from '../../helpers/mcp'
 
-const portal = usePortal()
+const portal = await usePortal()
 const KEY = /hrld_[A-Za-z0-9]{43}(?![A-Za-z0-9])/
 
 describe('key for an AI assistant (browser)', () => {

@@ -17,9 +17,9 @@ import {
 } from '../../helpers/browser'
 import { expectNoInjectedMarkup, XSS } from '../../helpers/portal-seed'
 
-const portal = usePortal()
+const portal = await usePortal()
 const herald = portal.herald
-const api = adminApi(herald)
+const api = await adminApi(herald)
 
 /** Waits until the live estimate shows `size` (the htmx post of the unsaved rules answered). */
 async function sizeBecomes(page: Page, size: number) {

@@ -7,7 +7,7 @@ import { alertText, expectCleanPage, login, loginOk, usePortal, visit } from '..
 
 const clock = { t: Date.parse('2026-11-23T10:00:00.000Z'), now: () => clock.t }
 const MINUTE = 60_000
-const portal = usePortal({ clock })
+const portal = await usePortal({ clock })
 
 const path = (page: Page) => {
   const u = new URL(page.url())

@@ -15,7 +15,7 @@ import {
 } from '../../helpers/browser'
 import { expectNoInjectedMarkup, seedHostileData } from '../../helpers/portal-seed'
 
-const portal = usePortal({ workers: true })
+const portal = await usePortal({ workers: true })
 beforeAll(async () => {
   await seedHostileData(portal.herald)
 })

@@ -14,9 +14,9 @@ import {
 } from '../../helpers/browser'
 import { allChannels } from '../../helpers/sender'
 
-const portal = usePortal({ env: { HERALD_CLIENT_HOURLY_CAP: '2' } })
+const portal = await usePortal({ env: { HERALD_CLIENT_HOURLY_CAP: '2' } })
 const herald = portal.herald
-const api = adminApi(herald)
+const api = await adminApi(herald)
 
 describe('a campaign held back (browser)', () => {
   test('its page and the dashboard say that messages wait for the hourly cap', async () => {

@@ -13,9 +13,9 @@ import {
 } from '../../helpers/browser'
 import { expectNoInjectedMarkup, XSS } from '../../helpers/portal-seed'
 
-const portal = usePortal()
+const portal = await usePortal()
 const herald = portal.herald
-const api = adminApi(herald)
+const api = await adminApi(herald)
 
 describe('journey pages (browser)', () => {
   test('the graph, a node form, and a refused activation shown on the node', async () => {

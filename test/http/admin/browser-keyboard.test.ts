@@ -6,7 +6,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Page } from 'playwright-core'
 import { settle, usePortal } from '../../helpers/browser'
 
-const portal = usePortal()
+const portal = await usePortal()
 /** Tab presses per page beyond the nav's links: the header and a page's first controls. */
 const EXTRA_TABS = 20
 

@@ -19,7 +19,7 @@ import {
 import { expectNoInjectedMarkup } from '../../helpers/portal-seed'
 
 // No workers at first: the campaign is seen sending (its bar polling) before the worker starts.
-const portal = usePortal()
+const portal = await usePortal()
 
 /**
  * The text of an element inside the preview's sandboxed iframe once it reads `want`. The
@@ -41,7 +41,7 @@ async function frameTextOnceItIs(locator: Locator, want: string, timeoutMs = 10_
   return last
 }
 const herald = portal.herald
-const api = adminApi(herald)
+const api = await adminApi(herald)
 
 describe('content and sending (browser)', () => {
   test('write a template, create and launch a capture campaign, watch it reach sent, read a captured message', async () => {

@@ -12,8 +12,8 @@ import {
   visit,
 } from '../../helpers/browser'
 
-const portal = usePortal()
-const api = adminApi(portal.herald)
+const portal = await usePortal()
+const api = await adminApi(portal.herald)
 
 describe('template delete refused (browser)', () => {
   test('the 409 shows on the confirmation page; deleted once the campaign moved', async () => {

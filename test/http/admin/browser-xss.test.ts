@@ -9,7 +9,7 @@ import { sections } from '../../../src/http/admin/sections'
 import { expectCleanPage, flush, problems, settle, usePortal, visit } from '../../helpers/browser'
 import { expectNoInjectedMarkup, type HostileData, seedHostileData, XSS } from '../../helpers/portal-seed'
 
-const portal = usePortal({ workers: true })
+const portal = await usePortal({ workers: true })
 let data: HostileData
 let messageId: string
 beforeAll(async () => {

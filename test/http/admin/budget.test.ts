@@ -6,9 +6,9 @@ import { PORTAL_ENV, signIn } from './portal-helpers'
 // it names, gzipped) ≤ 150 KB, a later htmx navigation ≤ 20 KB. Measured with a full page of
 // records (50 API keys), since an empty list proves nothing.
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 for (let i = 0; i < 60; i++)
-  t.key({
+  await t.key({
     scopes: ['contacts:read', 'contacts:write', 'lists:read'],
     clientId: t.defaultClientId,
     name: `key ${i}`,

@@ -12,13 +12,13 @@ import { lazyOwner, PORTAL_ENV } from './portal-helpers'
 setDefaultTimeout(60_000)
 
 const clock = { t: Date.parse('2026-03-07T12:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({ clock, env: PORTAL_ENV })
+const t = await createTestApp({ clock, env: PORTAL_ENV })
 const owner = lazyOwner(t)
 const drain = () => createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) }).drain()
 
 describe('a local-time campaign in the portal', () => {
   test('created with a local time; its page lists the next zones due and their counts', async () => {
-    const s = tenant(t)
+    const s = await tenant(t)
     const list = await s.call('POST', '/api/v1/lists', { name: 'Everyone' })
     const zones = ['Asia/Tokyo', 'Asia/Tokyo', 'Europe/Berlin', 'America/New_York']
     for (const [i, timezone] of zones.entries())
@@ -60,7 +60,7 @@ describe('a local-time campaign in the portal', () => {
 
     // New York's hour: its row goes, the others remain.
     clock.t = Date.parse('2026-03-07T14:00:00.000Z')
-    startDueCampaigns(t.ctx)
+    await startDueCampaigns(t.ctx)
     await drain()
     const later = (await b.get(`/admin/campaigns/${id}`)).text
     expect(later).not.toContain('America/New_York')

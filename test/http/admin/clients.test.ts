@@ -6,12 +6,12 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 // known zones as suggestions); an unknown zone is the verb's 422, shown next to the field with
 // the typed value kept; empty clears it (UTC).
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 
-const zoneOf = (id: string) =>
-  t.ctx.sqlite
+const zoneOf = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ timezone: string | null }, [string]>('SELECT timezone FROM clients WHERE id = ?')
-    .get(id)!.timezone
+    .get(id))!.timezone
 
 describe('/admin/clients time zone', () => {
   test('create with a zone, edit it, a bad zone is a 422 on the field, empty clears it', async () => {
@@ -31,7 +31,7 @@ describe('/admin/clients time zone', () => {
     const list = await b.get('/admin/clients')
     const id = /<td>Cafe<\/td>[\s\S]*?href="\/admin\/clients\/([^/"]+)\/edit"/.exec(list.text)![1]!
     expect(list.text).toMatch(/<td>Cafe<\/td>\s*<td>—<\/td>\s*<td>America\/New_York<\/td>/)
-    expect(zoneOf(id)).toBe('America/New_York')
+    expect(await zoneOf(id)).toBe('America/New_York')
 
     const edit = await b.get(`/admin/clients/${id}/edit`)
     expect(edit.status).toBe(200)
@@ -49,7 +49,7 @@ describe('/admin/clients time zone', () => {
       '<small id="timezone-error" class="field-error">must be an IANA time zone name',
     )
     expect(bad.text).toContain('value="Europe/Atlantis"')
-    expect(zoneOf(id)).toBe('America/New_York')
+    expect(await zoneOf(id)).toBe('America/New_York')
 
     const saved = await b.post(`/admin/clients/${id}`, {
       name: 'Cafe',
@@ -57,13 +57,13 @@ describe('/admin/clients time zone', () => {
       timezone: 'Asia/Tokyo',
     })
     expect(saved.status).toBe(303)
-    expect(zoneOf(id)).toBe('Asia/Tokyo')
+    expect(await zoneOf(id)).toBe('Asia/Tokyo')
     expect((await b.get('/admin/clients')).text).toContain('Saved Cafe (time zone Asia/Tokyo).')
 
     expect(
       (await b.post(`/admin/clients/${id}`, { name: 'Cafe', industry: 'food', timezone: '' })).status,
     ).toBe(303)
-    expect(zoneOf(id)).toBeNull()
+    expect(await zoneOf(id)).toBeNull()
     expect((await b.get('/admin/clients')).text).toMatch(/<td>Cafe<\/td>\s*<td>food<\/td>\s*<td>UTC<\/td>/)
   })
 
@@ -78,6 +78,6 @@ describe('/admin/clients time zone', () => {
     expect(
       (await member.post(`/admin/clients/${t.defaultClientId}`, { name: 'X', timezone: 'UTC' })).status,
     ).toBe(403)
-    expect(zoneOf(t.defaultClientId)).toBeNull()
+    expect(await zoneOf(t.defaultClientId)).toBeNull()
   })
 })

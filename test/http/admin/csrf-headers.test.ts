@@ -7,7 +7,7 @@ import { browser, csrfOf, PORTAL_ENV, signIn } from './portal-helpers'
 // CSRF (every unsafe request carries the session's token) and the security headers of every
 // portal answer (DESIGN §9a).
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 
 describe('CSRF', () => {
   const posts: [string, Record<string, string>][] = [

@@ -15,7 +15,7 @@ import { lazyOwner, PORTAL_ENV } from './portal-helpers'
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const clientId = t.defaultClientId
 const owner = lazyOwner(t)
 const now = Date.now()
@@ -23,8 +23,8 @@ const HEALTHY = 205
 
 // Rows written directly: ids are time-ordered, so the first written are the oldest, last in
 // the newest-first list, beyond its 200th row.
-function hook(url: string, extra: Partial<typeof webhooks.$inferInsert> = {}) {
-  t.ctx.db
+async function hook(url: string, extra: Partial<typeof webhooks.$inferInsert> = {}) {
+  await t.ctx.db
     .insert(webhooks)
     .values({
       id: newId(),
@@ -39,8 +39,8 @@ function hook(url: string, extra: Partial<typeof webhooks.$inferInsert> = {}) {
     })
     .run()
 }
-function domain(name: string, status: 'pending' | 'verified' | 'broken') {
-  t.ctx.db
+async function domain(name: string, status: 'pending' | 'verified' | 'broken') {
+  await t.ctx.db
     .insert(domains)
     .values({
       id: newId(),
@@ -56,13 +56,13 @@ function domain(name: string, status: 'pending' | 'verified' | 'broken') {
     .run()
 }
 
-hook('https://failing.example.com/hook', { failingSince: now - 60_000 })
-hook('https://gone.example.com/hook', { active: false, disabledReason: 'gone' })
-domain('pending.example.com', 'pending')
-domain('broken.example.com', 'broken')
+await hook('https://failing.example.com/hook', { failingSince: now - 60_000 })
+await hook('https://gone.example.com/hook', { active: false, disabledReason: 'gone' })
+await domain('pending.example.com', 'pending')
+await domain('broken.example.com', 'broken')
 for (let i = 0; i < HEALTHY; i++) {
-  hook(`https://ok${i}.example.com/hook`)
-  domain(`ok${i}.example.com`, 'verified')
+  await hook(`https://ok${i}.example.com/hook`)
+  await domain(`ok${i}.example.com`, 'verified')
 }
 
 describe('the dashboard’s failing webhooks and unverified domains', () => {
@@ -101,7 +101,7 @@ describe('the dashboard’s failing webhooks and unverified domains', () => {
   })
 
   test('REST takes no such filter (the spec’s lists name only client_id, limit, cursor)', async () => {
-    const key = t.key({ scopes: ['admin:*'], clientId })
+    const key = await t.key({ scopes: ['admin:*'], clientId })
     for (const path of ['/api/v1/webhooks?failing=true', '/api/v1/domains?verified=false']) {
       const r = await t.call('GET', path, { key })
       expect(r.status).toBe(422)

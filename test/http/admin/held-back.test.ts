@@ -12,7 +12,7 @@ import { lazyOwner, PORTAL_ENV } from './portal-helpers'
 setDefaultTimeout(60_000)
 
 const clock = { t: Date.parse('2026-11-23T22:00:00.000Z'), now: () => clock.t }
-const t = createTestApp({ clock, env: PORTAL_ENV })
+const t = await createTestApp({ clock, env: PORTAL_ENV })
 const owner = lazyOwner(t)
 // Signs with the domain's key for real inboxes (as SMTP does): its mail warms the domain up.
 const provider = recordingProvider('smtp')
@@ -30,7 +30,7 @@ describe('a campaign held back by warm-up', () => {
       Array.from({ length: 60 }, (_, i) => `p${i}@customer.example`),
     )
     const dom = await s.call('POST', '/api/v1/domains', { domain: 'news.acme.example' })
-    t.ctx.sqlite.run(
+    await t.ctx.sqlite.run(
       "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
       [dom.id],
     )

@@ -10,11 +10,11 @@ import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helper
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const t = await createTestApp({ env: PORTAL_ENV })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const worker = createFlowWorker(t.ctx)
 const owner = lazyOwner(t)
-const api = adminApi(t, key)
+const api = await adminApi(t, key)
 
 describe('journeys pages', () => {
   test('empty list, create a draft, add and edit nodes, errors on the node, activate, the graph with counts, enrollments, pause, archive', async () => {
@@ -188,7 +188,7 @@ describe('journeys pages', () => {
     const viewer = await signIn(t, await makeUser(t, { role: 'viewer' }))
     expect((await viewer.get(`/admin/journeys/${j.id}`)).status).toBe(200)
     expect((await viewer.post(`/admin/journeys/${j.id}/activate`, {})).status).toBe(403)
-    const other = t.client('Elsewhere')
+    const other = await t.client('Elsewhere')
     const foreign = await t.call('POST', `/api/v1/journeys?client_id=${other}`, { body: { name: 'Foreign' } })
     const member = await signIn(t, await makeUser(t, { role: 'member', clients: [t.defaultClientId] }))
     expect((await member.get(`/admin/journeys/${foreign.body.data.id}`)).status).toBe(404)

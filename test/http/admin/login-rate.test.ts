@@ -7,7 +7,7 @@ import { browser, csrfOf, OWNER_PASSWORD } from './portal-helpers'
 // after 10 failures), on the app's clock. This file keeps the default limit (no PORTAL_ENV raise).
 
 const clock = { t: Date.UTC(2026, 0, 5, 9), now: () => clock.t }
-const t = createTestApp({ clock, env: { HERALD_ADMIN_PASSWORD: OWNER_PASSWORD } })
+const t = await createTestApp({ clock, env: { HERALD_ADMIN_PASSWORD: OWNER_PASSWORD } })
 
 const post = async (ip: string, password = OWNER_PASSWORD) => {
   const b = browser(t)

@@ -5,7 +5,7 @@ import { createTestApp } from '../../helpers/app'
 // The portal must add nothing to the REST hot path: two routes of its own under /admin and no
 // lifecycle hook (a global onRequest/onBeforeHandle would run for every /api/v1 request).
 
-const t = createTestApp()
+const t = await createTestApp()
 
 describe('portal mount', () => {
   test('two routes, no hooks', () => {

@@ -4,7 +4,7 @@ import { csrfOf, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helper
 
 // The portal's OAuth clients page (DESIGN §5: registered in the portal at /admin/oauth-clients).
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const owner = lazyOwner(t)
 
 describe('/admin/oauth-clients', () => {

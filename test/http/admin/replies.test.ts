@@ -9,7 +9,9 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: { ...PORTAL_ENV, HERALD_INBOUND_DOMAIN: INBOUND_ENV.HERALD_INBOUND_DOMAIN } })
+const t = await createTestApp({
+  env: { ...PORTAL_ENV, HERALD_INBOUND_DOMAIN: INBOUND_ENV.HERALD_INBOUND_DOMAIN },
+})
 const provider = recordingProvider()
 startTestSender(t, provider)
 

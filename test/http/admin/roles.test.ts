@@ -13,8 +13,8 @@ import { type Browser, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 // Besides the real pages, a test section over the contact verbs shows the workspace rule
 // (contacts are tenant records; API keys need admin:*, which only owners and admins hold).
 
-const t = createTestApp({ env: PORTAL_ENV })
-const other = t.client('Other agency')
+const t = await createTestApp({ env: PORTAL_ENV })
+const other = await t.client('Other agency')
 
 const probe = defineSection({
   path: '/admin/probe',
@@ -36,8 +36,8 @@ const probe = defineSection({
     {
       method: 'POST',
       path: '/admin/probe',
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createContactVerb,
           { email: text(req, 'email') },
@@ -51,7 +51,7 @@ const probe = defineSection({
   ],
 })
 const portal = createPortal(t.ctx, [...sections, probe])
-const handle = (r: Request) => portal.handle(r, null, 'test')
+const handle = async (r: Request) => await portal.handle(r, null, 'test')
 
 type Who = 'owner' | 'admin' | 'member' | 'member-elsewhere' | 'member-nowhere' | 'viewer'
 const browsers = new Map<Who, Browser>()

@@ -9,9 +9,9 @@ import { lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const owner = lazyOwner(t)
-const acme = t.client('Acme')
+const acme = await t.client('Acme')
 const sink = await startSink({ disabledCommands: ['STARTTLS'] })
 
 describe('the Sending page', () => {

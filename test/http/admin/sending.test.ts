@@ -14,15 +14,15 @@ import { idFrom, lazyOwner, makeUser, PORTAL_ENV, signIn } from './portal-helper
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
+const t = await createTestApp({ env: PORTAL_ENV })
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(createCaptureProvider()) })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
-const other = t.client('Other')
-const otherKey = t.key({ scopes: ['admin:*'], clientId: other })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const other = await t.client('Other')
+const otherKey = await t.key({ scopes: ['admin:*'], clientId: other })
 
 const owner = lazyOwner(t)
 
-const api = adminApi(t, key)
+const api = await adminApi(t, key)
 
 describe('templates pages', () => {
   test('empty state, create, 422 next to the field, preview for a contact with missing variables, SMS info, delete behind a confirmation', async () => {

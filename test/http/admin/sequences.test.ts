@@ -9,10 +9,10 @@ import { idFrom, lazyOwner, PORTAL_ENV } from './portal-helpers'
 
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const t = await createTestApp({ env: PORTAL_ENV })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
 const owner = lazyOwner(t)
-const api = adminApi(t, key)
+const api = await adminApi(t, key)
 const steps = JSON.stringify([
   { subject: 'Hello <b>{{ contact.first_name }}</b>', body_text: 'Hi', delay: 'PT1H' },
   { body_text: 'Again', delay: 'P2D' },

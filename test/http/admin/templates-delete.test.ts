@@ -10,9 +10,9 @@ import { lazyOwner, PORTAL_ENV } from './portal-helpers'
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
-const api = adminApi(t, key)
+const t = await createTestApp({ env: PORTAL_ENV })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const api = await adminApi(t, key)
 const owner = lazyOwner(t)
 
 describe('template delete refused in the portal', () => {

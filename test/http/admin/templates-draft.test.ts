@@ -13,10 +13,10 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 // Sign-ins hash with argon2id; on a loaded 2-core machine a test can outlast the 5 s default.
 setDefaultTimeout(60_000)
 
-const t = createTestApp({ env: PORTAL_ENV })
-const key = t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
-const other = t.client('Other')
-const otherKey = t.key({ scopes: ['admin:*'], clientId: other })
+const t = await createTestApp({ env: PORTAL_ENV })
+const key = await t.key({ scopes: ['admin:*'], clientId: t.defaultClientId })
+const other = await t.client('Other')
+const otherKey = await t.key({ scopes: ['admin:*'], clientId: other })
 const HX = { 'HX-Request': 'true' }
 
 async function api(method: string, path: string, body?: unknown, k = key) {

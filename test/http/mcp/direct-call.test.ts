@@ -14,8 +14,8 @@ import { createTestApp } from '../../helpers/app'
 // requests are the calls both SDK clients send, and the same with one thing changed, which the
 // lane must either answer as the SDK does or leave to it.
 
-const t = createTestApp()
-const acme = t.client('Acme')
+const t = await createTestApp()
+const acme = await t.client('Acme')
 const p = createPipeline(t.ctx)
 const catalog = buildCatalog(operations)
 const viaLane = createMcpServer(p, catalog)
@@ -28,7 +28,7 @@ const actor = keyActor({
 })
 
 const contact = await t.call('POST', '/api/v1/contacts', {
-  key: t.key({ scopes: ['admin:*'], clientId: acme }),
+  key: await t.key({ scopes: ['admin:*'], clientId: acme }),
   body: {
     email: 'ada@acme.example',
     first_name: 'Ada',

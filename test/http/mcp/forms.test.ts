@@ -6,10 +6,10 @@ import { answerOf, connectMcp, SDKS, serveApp } from '../../helpers/mcp'
 // with each official SDK client: create, read the embed code, disable, and a read-only key is
 // refused the write.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const writer = t.key({ scopes: ['lists:write'], clientId: acme })
-const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const writer = await t.key({ scopes: ['lists:write'], clientId: acme })
+const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
 const server = serveApp(t.app)
 afterAll(() => server.stop())
 const list = (await t.call('POST', '/api/v1/lists', { key: writer, body: { name: 'News' } })).body.data.id

@@ -45,7 +45,7 @@ describe('the MCP door loads the SDK on first use', () => {
   })
 
   test('the server is loaded once, when the first admitted /mcp/v1 requests arrive (two at once)', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     let loads = 0
     const app = new Elysia()
     mountMcp(app, createPipeline(t.ctx), operations, {
@@ -82,7 +82,7 @@ describe('the MCP door loads the SDK on first use', () => {
   })
 
   test('a failed load is a 500 error body for that request only: the next request loads again', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     let loads = 0
     const app = new Elysia()
     mountMcp(app, createPipeline(t.ctx), operations, {

@@ -11,18 +11,18 @@ import { startTestSender } from '../../helpers/sender'
 // Both official SDK clients against the app served on a real port: what an assistant sees and
 // can do with a key, and that every answer is the REST answer (same codes, same tenancy).
 
-const t = createTestApp()
+const t = await createTestApp()
 // The send worker runs as in `herald serve` (capture provider); imports are driven by hand.
 startTestSender(t)
 const imports = createImportWorker(t.ctx)
 const http = serveApp(t.app)
 afterAll(() => http.stop())
 
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const writer = t.key({ scopes: ['admin:*'], clientId: acme })
-const reader = t.key({ scopes: ['contacts:read'], clientId: acme })
-const other = t.key({ scopes: ['admin:*'], clientId: globex })
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const writer = await t.key({ scopes: ['admin:*'], clientId: acme })
+const reader = await t.key({ scopes: ['contacts:read'], clientId: acme })
+const other = await t.key({ scopes: ['admin:*'], clientId: globex })
 
 const toolCount = operations.filter((o) => !(o.id in EXCLUDED)).length
 
@@ -455,7 +455,7 @@ describe('the /mcp/v1 endpoint over HTTP', () => {
   })
 
   test('each MCP request spends one token of the key’s rate limit and says so', async () => {
-    const limited = t.key({ scopes: ['contacts:read'], clientId: acme, tier: 'standard' })
+    const limited = await t.key({ scopes: ['contacts:read'], clientId: acme, tier: 'standard' })
     const first = await post({ authorization: `Bearer ${limited}` })
     expect(first.status).toBe(200)
     expect(first.headers.get('ratelimit-limit')).toBe('100')

@@ -5,7 +5,7 @@ import { BASE, createTestApp } from '../../helpers/app'
 // `aud`, so only Herald's own resources are accepted; anything else goes back to the client as
 // `invalid_target` (with state and iss, like every error after the redirect URI is trusted).
 
-const t = createTestApp()
+const t = await createTestApp()
 const REDIRECT = 'https://app.example/cb'
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCQaoWL8hmy6bHG9kK8Ne3d0'
 let clientId: string

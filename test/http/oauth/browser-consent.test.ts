@@ -11,7 +11,7 @@ import {
 } from '../../helpers/browser'
 import { authorizeQuery, pkce } from './oauth-client'
 
-const portal = usePortal()
+const portal = await usePortal()
 // The client: a loopback server that receives the redirect (as a native app or CLI would).
 const received: URL[] = []
 const callback = Bun.serve({

@@ -34,16 +34,16 @@ const jwks = Bun.serve({
 const JWKS_URL = `http://127.0.0.1:${jwks.port}/jwks`
 const MODE = { HERALD_OAUTH_EXTERNAL_ISSUER: ISSUER, HERALD_OAUTH_EXTERNAL_JWKS_URL: JWKS_URL }
 
-const t = createTestApp({ clock, env: MODE })
+const t = await createTestApp({ clock, env: MODE })
 const http = serveApp(t.app)
 afterAll(() => {
   http.stop()
   jwks.stop(true)
 })
 
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const paused = t.client('Paused')
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const paused = await t.client('Paused')
 expect((await t.call('PATCH', `/api/v1/clients/${paused}`, { body: { status: 'suspended' } })).status).toBe(
   200,
 )
@@ -297,16 +297,16 @@ const broken = Bun.serve({
     ),
 })
 const others = {
-  down: createTestApp({
+  down: await createTestApp({
     clock,
     env: { ...MODE, HERALD_OAUTH_EXTERNAL_JWKS_URL: `http://127.0.0.1:${freePort()}/jwks` },
   }),
-  broken: createTestApp({
+  broken: await createTestApp({
     clock,
     env: { ...MODE, HERALD_OAUTH_EXTERNAL_JWKS_URL: `http://127.0.0.1:${broken.port}/jwks` },
   }),
-  audience: createTestApp({ clock, env: { ...MODE, HERALD_OAUTH_EXTERNAL_AUDIENCE: 'api://herald' } }),
-  off: createTestApp({ clock }),
+  audience: await createTestApp({ clock, env: { ...MODE, HERALD_OAUTH_EXTERNAL_AUDIENCE: 'api://herald' } }),
+  off: await createTestApp({ clock }),
 }
 const served = Object.fromEntries(Object.entries(others).map(([name, app]) => [name, serveApp(app.app)]))
 afterAll(() => {

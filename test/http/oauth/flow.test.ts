@@ -36,7 +36,7 @@ const clock = testClock()
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
 // Made at the top level: createTestApp registers its own afterAll (closing the database).
-const t: TestApp = createTestApp({ clock, env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: base } })
+const t: TestApp = await createTestApp({ clock, env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: base } })
 let owner: Browser
 let workspaceA: string
 let workspaceB: string
@@ -72,7 +72,7 @@ async function codeFlow(scope = 'contacts:read contacts:write', workspace = work
 beforeAll(async () => {
   t.app.listen({ port, hostname: '127.0.0.1' })
   workspaceA = t.defaultClientId
-  workspaceB = t.client('Workspace B')
+  workspaceB = await t.client('Workspace B')
   owner = await signIn(t, undefined, overHttp(base))
   const created = await t.call('POST', '/api/v1/oauth-clients', {
     body: {

@@ -18,7 +18,7 @@ const ISSUER = 'https://idp.example.test'
 // A second trusted issuer with the same keys: only the issuer differs.
 const ISSUER_2 = 'https://idp-two.example.test'
 
-const t = createTestApp({
+const t = await createTestApp({
   clock,
   env: {
     HERALD_IDJAG_ISSUERS: `${ISSUER}=${keys.jwksUrl},${ISSUER_2}=${keys.jwksUrl}`,
@@ -97,10 +97,10 @@ async function registration() {
 const claim = async (identity_assertion: string) =>
   agent('claim', { registration_id: await registration(), identity_assertion })
 
-const grantsOf = (subject: string) =>
-  t.ctx.sqlite
+const grantsOf = async (subject: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM oauth_grants WHERE subject = ?')
-    .get(subject)!.n
+    .get(subject))!.n
 const CHALLENGE = `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`
 
 function expectReplayAtToken(res: { status: number; body: unknown }) {
@@ -122,10 +122,10 @@ describe('replay at the token endpoint (JWT-bearer grant)', () => {
     const assertion = await jag()
     const first = await token(assertion)
     expect(first.status).toBe(200)
-    expect(grantsOf(`${ISSUER}#user-42`)).toBeGreaterThan(0)
-    const before = grantsOf(`${ISSUER}#user-42`)
+    expect(await grantsOf(`${ISSUER}#user-42`)).toBeGreaterThan(0)
+    const before = await grantsOf(`${ISSUER}#user-42`)
     expectReplayAtToken(await token(assertion))
-    expect(grantsOf(`${ISSUER}#user-42`)).toBe(before)
+    expect(await grantsOf(`${ISSUER}#user-42`)).toBe(before)
   })
 
   test('another assertion with the same issuer and jti is the same assertion: refused', async () => {
@@ -169,9 +169,9 @@ describe('replay at agent claim', () => {
     expect((await claim(assertion)).status).toBe(200)
     const again = await claim(assertion)
     expectReplayAtClaim(again)
-    const pending = t.ctx.sqlite
+    const pending = (await t.ctx.sqlite
       .query<{ n: number }, []>("SELECT count(*) AS n FROM agent_registrations WHERE status = 'pending'")
-      .get()!.n
+      .get())!.n
     expect(pending).toBeGreaterThan(0)
   })
 
@@ -190,7 +190,7 @@ describe('replay at agent claim', () => {
     const assertion = await jag({}, { scope: 'journeys:read' })
     expect((await claim(assertion)).status).toBe(403)
     expect((await token(await jag())).status).toBe(200)
-    const rows = t.ctx.db.select().from(oauthUsedAssertions).all()
+    const rows = await t.ctx.db.select().from(oauthUsedAssertions).all()
     const spentJtis = new Set(rows.map((r) => r.jti))
     const jti = JSON.parse(Buffer.from(assertion.split('.')[1]!, 'base64url').toString()).jti
     expect(spentJtis.has(jti)).toBe(false)

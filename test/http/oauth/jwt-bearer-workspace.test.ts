@@ -11,12 +11,12 @@ import { serveIdpKeys } from '../../helpers/idp'
 const clock = { t: Date.UTC(2026, 2, 3, 9), now: () => clock.t }
 const idp = await serveIdpKeys()
 const ISSUER = 'https://idp.example.test'
-const t = createTestApp({
+const t = await createTestApp({
   clock,
   env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=${idp.jwksUrl}` },
 })
-const workspace = t.client('Bound')
-const other = t.client('Other')
+const workspace = await t.client('Bound')
+const other = await t.client('Other')
 const created = await t.call('POST', '/api/v1/oauth-clients', {
   body: {
     name: 'Bound app',

@@ -12,7 +12,7 @@ const trusted = await serveIdpKeys()
 const stranger = await generateKeyPair('ES256')
 const ISSUER = 'https://idp.example.test'
 
-const t = createTestApp({
+const t = await createTestApp({
   clock,
   env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=${trusted.jwksUrl}` },
 })
@@ -53,7 +53,7 @@ async function token(fields: Record<string, string>) {
 
 describe('jwt-bearer grant with an ID-JAG', () => {
   test('a valid assertion → an access token for the subject, scopes within the assertion, the workspace of aud_tenant', async () => {
-    const other = t.client('Other')
+    const other = await t.client('Other')
     const res = await token({
       assertion: await jag({ scope: 'contacts:read journeys:read', aud_tenant: other }),
     })

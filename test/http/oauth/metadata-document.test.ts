@@ -22,10 +22,10 @@ const docUrl = (name: string) => `http://127.0.0.1:${server.port}/${name}.json`
 
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
-const t = createTestApp({
+const t = await createTestApp({
   env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: base, HERALD_WEBHOOK_ALLOW_PRIVATE: '1' },
 })
-const strict = createTestApp({ env: PORTAL_ENV })
+const strict = await createTestApp({ env: PORTAL_ENV })
 let owner: Browser
 
 beforeAll(async () => {

@@ -13,7 +13,7 @@ import { authorizeAs, overHttp } from './oauth-client'
 
 const port = freePort()
 const base = `http://127.0.0.1:${port}`
-const t: TestApp = createTestApp({ env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: base } })
+const t: TestApp = await createTestApp({ env: { ...PORTAL_ENV, HERALD_PUBLIC_URL: base } })
 const REDIRECT = 'http://127.0.0.1:9/callback'
 // Plain http on loopback is the test server; oauth4webapi refuses it unless told.
 const insecure = { [oauth.allowInsecureRequests]: true }

@@ -5,7 +5,7 @@ import { testClock } from '../../helpers/journey'
 // DESIGN §5: each unauthenticated OAuth endpoint has its own 20/min bucket per IP.
 
 const clock = testClock()
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 
 const post = (path: string, ip: string, body: string, type: string) =>
   t.app.handle(

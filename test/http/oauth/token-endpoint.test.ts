@@ -5,7 +5,7 @@ import { createTestApp } from '../../helpers/app'
 // §5.2): a client that tried `Authorization: Basic` gets 401 invalid_client with a Basic
 // challenge, also when the header does not decode to `id:secret`.
 
-const t = createTestApp()
+const t = await createTestApp()
 
 const post = (path: string, authorization: string, body: string) =>
   t.call('POST', path, {

@@ -9,9 +9,9 @@ import { expectCleanPage, usePortal } from '../../helpers/browser'
 import { tenant } from '../../helpers/campaign'
 import { eventually } from '../../helpers/receiver'
 
-const portal = usePortal({ workers: true })
+const portal = await usePortal({ workers: true })
 const t = portal.herald
-const acme = tenant(t, 'Acme Bakery')
+const acme = await tenant(t, 'Acme Bakery')
 const list = await acme.call('POST', '/api/v1/lists', { name: 'Bakery news' })
 const form = await acme.call('POST', '/api/v1/forms', {
   name: 'Signup',
@@ -35,18 +35,19 @@ afterAll(() => site.stop(true))
 // Another host name and port than Herald's 127.0.0.1: a cross-origin page.
 const siteUrl = `http://localhost:${site.port}/`
 
-const contactOf = (email: string) =>
-  t.ctx.sqlite.query<{ id: string }, [string]>('SELECT id FROM contacts WHERE email = ?').get(email)?.id ?? ''
+const contactOf = async (email: string) =>
+  (await t.ctx.sqlite.query<{ id: string }, [string]>('SELECT id FROM contacts WHERE email = ?').get(email))
+    ?.id ?? ''
 
 /** The confirmation link of the message the capture mailbox received for the address. */
 async function confirmLink(email: string): Promise<string> {
   let href = ''
   await eventually(async () => {
-    const row = t.ctx.sqlite
+    const row = await t.ctx.sqlite
       .query<{ id: string }, [string]>(
         "SELECT id FROM messages WHERE contact_id = ? AND campaign_id IS NULL AND status = 'delivered'",
       )
-      .get(contactOf(email))
+      .get(await contactOf(email))
     expect(row).toBeTruthy()
     const message = await acme.call('GET', `/api/v1/messages/${row!.id}`)
     expect(message.subject).toBe('Please confirm your subscription')
@@ -66,12 +67,14 @@ async function subscribe(page: Page, email: string, name: string) {
   expect(await page.textContent('h1')).toBe('Check your inbox')
 }
 
-const statusOn = (email: string) =>
-  t.ctx.sqlite
-    .query<{ status: string }, [string, string]>(
-      'SELECT status FROM list_members WHERE list_id = ? AND contact_id = ?',
-    )
-    .get(list.id, contactOf(email))?.status
+const statusOn = async (email: string) =>
+  (
+    await t.ctx.sqlite
+      .query<{ status: string }, [string, string]>(
+        'SELECT status FROM list_members WHERE list_id = ? AND contact_id = ?',
+      )
+      .get(list.id, await contactOf(email))
+  )?.status
 
 describe('signup forms (browser)', () => {
   test('hosted and embedded forms, the confirmation mail, its link, and the next campaign', async () => {
@@ -93,14 +96,14 @@ describe('signup forms (browser)', () => {
     await subscribe(page, 'embedded@example.com', 'Emil')
     await expectCleanPage(page)
 
-    expect(statusOn('hosted@example.com')).toBe('unconfirmed')
-    expect(statusOn('embedded@example.com')).toBe('unconfirmed')
+    expect(await statusOn('hosted@example.com')).toBe('unconfirmed')
+    expect(await statusOn('embedded@example.com')).toBe('unconfirmed')
     for (const email of ['hosted@example.com', 'embedded@example.com']) {
       await page.goto(await confirmLink(email))
       expect(page.url()).toContain('/f/confirm/')
       expect(await page.textContent('h1')).toBe('Subscription confirmed')
       await expectCleanPage(page)
-      expect(statusOn(email)).toBe('confirmed')
+      expect(await statusOn(email)).toBe('confirmed')
     }
 
     const campaign = await acme.call('POST', '/api/v1/campaigns', {
@@ -113,12 +116,13 @@ describe('signup forms (browser)', () => {
     await eventually(async () => {
       expect((await acme.call('GET', `/api/v1/campaigns/${campaign.id}`)).status).toBe('sent')
     }, 15_000)
-    const reached = t.ctx.sqlite
-      .query<{ to_address: string }, [string]>(
-        'SELECT to_address FROM messages WHERE campaign_id = ? ORDER BY to_address',
-      )
-      .all(campaign.id)
-      .map((r) => r.to_address)
+    const reached = (
+      await t.ctx.sqlite
+        .query<{ to_address: string }, [string]>(
+          'SELECT to_address FROM messages WHERE campaign_id = ? ORDER BY to_address',
+        )
+        .all(campaign.id)
+    ).map((r) => r.to_address)
     expect(reached).toEqual(['embedded@example.com', 'hosted@example.com'])
     await context.close()
   })

@@ -51,22 +51,24 @@ export async function get(t: TestApp, path: string, ip = '203.0.113.7'): Promise
 }
 
 /** What the client holds for an address: contact, memberships, consents and confirmation messages. */
-export function stateOf(t: TestApp, clientId: string, email: string) {
-  const q = <T>(sql: string, ...args: (string | number)[]) =>
-    t.ctx.sqlite.query<T, (string | number)[]>(sql).all(...args)
-  const contact = q<{ id: string; status: string; first_name: string | null }>(
-    'SELECT id, status, first_name FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
-    clientId,
-    email,
+export async function stateOf(t: TestApp, clientId: string, email: string) {
+  const q = async <T>(sql: string, ...args: (string | number)[]) =>
+    await t.ctx.sqlite.query<T, (string | number)[]>(sql).all(...args)
+  const contact = (
+    await q<{ id: string; status: string; first_name: string | null }>(
+      'SELECT id, status, first_name FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
+      clientId,
+      email,
+    )
   )[0]
   const id = contact?.id ?? ''
   return {
     contact,
-    members: q<{ list_id: string; status: string }>(
+    members: await q<{ list_id: string; status: string }>(
       'SELECT list_id, status FROM list_members WHERE contact_id = ? ORDER BY list_id',
       id,
     ),
-    consents: q<{
+    consents: await q<{
       action: string
       source: string
       form_id: string | null
@@ -78,7 +80,7 @@ export function stateOf(t: TestApp, clientId: string, email: string) {
       'SELECT action, source, form_id, ip, user_agent, consent_text, list_id FROM consents WHERE contact_id = ? ORDER BY seq',
       id,
     ),
-    messages: q<{
+    messages: await q<{
       to_address: string
       variables: string | null
       subject: string | null
@@ -91,8 +93,8 @@ export function stateOf(t: TestApp, clientId: string, email: string) {
 }
 
 /** The path of the confirmation link in the n-th message queued for an address. */
-export function confirmPath(t: TestApp, clientId: string, email: string, n = -1): string {
-  const m = stateOf(t, clientId, email).messages.at(n)
+export async function confirmPath(t: TestApp, clientId: string, email: string, n = -1): Promise<string> {
+  const m = (await stateOf(t, clientId, email)).messages.at(n)
   const url = JSON.parse(m!.variables!).confirm_url as string
   return new URL(url).pathname
 }

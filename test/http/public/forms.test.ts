@@ -7,9 +7,9 @@ import { confirmPath, get, post, stateOf } from './form-helpers'
 // the confirmation link. Every row checks what was stored, the consents and what was sent.
 
 let now = Date.parse('2026-12-01T10:00:00.000Z')
-const t = createTestApp({ clock: { now: () => now } })
-const acme = t.client('Acme Bakery')
-const key = t.key({ scopes: ['lists:write', 'contacts:write', 'compliance:read'], clientId: acme })
+const t = await createTestApp({ clock: { now: () => now } })
+const acme = await t.client('Acme Bakery')
+const key = await t.key({ scopes: ['lists:write', 'contacts:write', 'compliance:read'], clientId: acme })
 
 const call = (method: string, path: string, body?: unknown) => t.call(method, path, { key, body })
 const listA = (await call('POST', '/api/v1/lists', { name: 'News' })).body.data.id as string
@@ -60,7 +60,7 @@ describe('submitting', () => {
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ data: { status: 'pending' } })
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
-    const s = stateOf(t, acme, 'ann@example.com')
+    const s = await stateOf(t, acme, 'ann@example.com')
     expect(s.contact).toMatchObject({ status: 'subscribed', first_name: 'Ann' })
     expect(s.members.map((m) => m.status)).toEqual(['unconfirmed', 'unconfirmed'])
     expect(s.consents).toHaveLength(2)
@@ -84,10 +84,10 @@ describe('submitting', () => {
     await post(t, form, { email: 'again@example.com' })
     const again = await post(t, form, { email: 'AGAIN@example.com' })
     expect(again.body).toEqual({ data: { status: 'pending' } })
-    expect(stateOf(t, acme, 'again@example.com').messages).toHaveLength(1)
+    expect((await stateOf(t, acme, 'again@example.com')).messages).toHaveLength(1)
     now += 60 * 60 * 1000
     await post(t, form, { email: 'again@example.com' }, { ip: '198.51.100.1' })
-    expect(stateOf(t, acme, 'again@example.com').messages).toHaveLength(2)
+    expect((await stateOf(t, acme, 'again@example.com')).messages).toHaveLength(2)
   })
 
   test('form-encoded: 303 to the thank-you page, or to success_url', async () => {
@@ -110,7 +110,7 @@ describe('submitting', () => {
     const single = await newForm({ double_opt_in: false })
     const res = await post(t, single, { email: 'dee@example.com' })
     expect(res.body).toEqual({ data: { status: 'subscribed' } })
-    const s = stateOf(t, acme, 'dee@example.com')
+    const s = await stateOf(t, acme, 'dee@example.com')
     expect(s.members.map((m) => m.status)).toEqual(['confirmed', 'confirmed'])
     expect(s.messages).toHaveLength(0)
   })
@@ -119,7 +119,7 @@ describe('submitting', () => {
     await call('POST', '/api/v1/contacts', { email: 'eve@example.com', first_name: 'Eve' })
     const res = await post(t, form, { email: 'eve@example.com', first_name: 'Mallory' })
     expect(res.body).toEqual({ data: { status: 'pending' } })
-    const s = stateOf(t, acme, 'eve@example.com')
+    const s = await stateOf(t, acme, 'eve@example.com')
     expect(s.contact!.first_name).toBe('Eve')
     expect(s.members.map((m) => m.status)).toEqual(['unconfirmed', 'unconfirmed'])
     expect(s.messages).toHaveLength(1)
@@ -130,12 +130,12 @@ describe('submitting', () => {
     test(`a ${status} contact: same answer, nothing changed, nothing sent`, async () => {
       const email = `${status}@example.com`
       await call('POST', '/api/v1/contacts', { email })
-      t.ctx.sqlite.query('UPDATE contacts SET status = ? WHERE email = ?').run(status, email)
-      const before = stateOf(t, acme, email)
+      await t.ctx.sqlite.query('UPDATE contacts SET status = ? WHERE email = ?').run(status, email)
+      const before = await stateOf(t, acme, email)
       const res = await post(t, form, { email })
       expect(res.status).toBe(200)
       expect(res.body).toEqual({ data: { status: 'pending' } })
-      expect(stateOf(t, acme, email)).toEqual(before)
+      expect(await stateOf(t, acme, email)).toEqual(before)
       expect(before.members).toHaveLength(0)
     })
 
@@ -145,7 +145,7 @@ describe('submitting', () => {
     )
     const res = await post(t, form, { email: 'Gone@Example.com' })
     expect(res.body).toEqual({ data: { status: 'pending' } })
-    expect(stateOf(t, acme, 'gone@example.com').contact).toBeUndefined()
+    expect((await stateOf(t, acme, 'gone@example.com')).contact).toBeUndefined()
   })
 
   test('the honeypot filled: same answer, nothing stored', async () => {
@@ -153,7 +153,7 @@ describe('submitting', () => {
     expect(res.body).toEqual({ data: { status: 'pending' } })
     const page = await post(t, form, { email: 'bot@example.com', hp: 'x' }, { json: false })
     expect(page.status).toBe(303)
-    expect(stateOf(t, acme, 'bot@example.com').contact).toBeUndefined()
+    expect((await stateOf(t, acme, 'bot@example.com')).contact).toBeUndefined()
   })
 
   test('a bad or missing email: 422 as JSON (with CORS), or the page again with the message', async () => {
@@ -207,7 +207,7 @@ describe('submitting', () => {
     expect(refused.status).toBe(429)
     expect(refused.body.error.code).toBe('RATE_LIMITED')
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
-    expect(stateOf(t, acme, 'r10@example.com').contact).toBeUndefined()
+    expect((await stateOf(t, acme, 'r10@example.com')).contact).toBeUndefined()
     expect((await post(t, limited, { email: 'r10@example.com' }, { json: false, ip })).status).toBe(429)
     expect((await post(t, other, { email: 'r11@example.com' }, { ip })).status).toBe(200)
     expect((await post(t, limited, { email: 'r12@example.com' }, { ip: '192.0.2.56' })).status).toBe(200)
@@ -219,12 +219,12 @@ describe('submitting', () => {
 describe('confirming', () => {
   test('the link confirms every list of the form once; a repeat changes nothing', async () => {
     await post(t, form, { email: 'fay@example.com' })
-    const path = confirmPath(t, acme, 'fay@example.com')
+    const path = await confirmPath(t, acme, 'fay@example.com')
     const first = await get(t, path, '198.51.100.9')
     expect(first.status).toBe(200)
     expect(first.text).toContain('Subscription confirmed')
     expect(first.text).toContain('Acme Bakery')
-    const s = stateOf(t, acme, 'fay@example.com')
+    const s = await stateOf(t, acme, 'fay@example.com')
     expect(s.members.map((m) => m.status)).toEqual(['confirmed', 'confirmed'])
     const confirmed = s.consents.filter((c) => c.action === 'confirmed')
     expect(confirmed).toHaveLength(2)
@@ -232,21 +232,21 @@ describe('confirming', () => {
     const counts = (await call('GET', `/api/v1/lists/${listA}`)).body.data.member_count
     const again = await get(t, path)
     expect(again.status).toBe(200)
-    expect(stateOf(t, acme, 'fay@example.com').consents).toHaveLength(s.consents.length)
+    expect((await stateOf(t, acme, 'fay@example.com')).consents).toHaveLength(s.consents.length)
     expect((await call('GET', `/api/v1/lists/${listA}`)).body.data.member_count).toBe(counts)
   })
 
   test('confirmed_url: 303 there', async () => {
     const away = await newForm({ confirmed_url: 'https://bakery.example/welcome' })
     await post(t, away, { email: 'gus@example.com' })
-    const res = await get(t, confirmPath(t, acme, 'gus@example.com'))
+    const res = await get(t, await confirmPath(t, acme, 'gus@example.com'))
     expect(res.status).toBe(303)
     expect(res.headers.get('location')).toBe('https://bakery.example/welcome')
   })
 
   test('bad tokens and expired tokens are 404 and confirm nothing', async () => {
     await post(t, form, { email: 'hal@example.com' })
-    const path = confirmPath(t, acme, 'hal@example.com')
+    const path = await confirmPath(t, acme, 'hal@example.com')
     const token = path.split('/').at(-1)!
     const [payload, sig] = token.split('.')
     const flipped = `${payload!.slice(0, -2)}${payload!.at(-2) === 'A' ? 'B' : 'A'}${payload!.slice(-1)}.${sig}`
@@ -254,7 +254,7 @@ describe('confirming', () => {
       expect((await get(t, bad)).status).toBe(404)
     now += 7 * 24 * 60 * 60 * 1000 + 1
     expect((await get(t, path)).status).toBe(404)
-    expect(stateOf(t, acme, 'hal@example.com').members.map((m) => m.status)).toEqual([
+    expect((await stateOf(t, acme, 'hal@example.com')).members.map((m) => m.status)).toEqual([
       'unconfirmed',
       'unconfirmed',
     ])
@@ -262,10 +262,12 @@ describe('confirming', () => {
 
   test('someone who opted out since is not subscribed by an old link', async () => {
     await post(t, form, { email: 'ida@example.com' })
-    const path = confirmPath(t, acme, 'ida@example.com')
-    t.ctx.sqlite.query("UPDATE contacts SET status = 'unsubscribed' WHERE email = 'ida@example.com'").run()
+    const path = await confirmPath(t, acme, 'ida@example.com')
+    await t.ctx.sqlite
+      .query("UPDATE contacts SET status = 'unsubscribed' WHERE email = 'ida@example.com'")
+      .run()
     expect((await get(t, path)).status).toBe(200)
-    expect(stateOf(t, acme, 'ida@example.com').members.map((m) => m.status)).toEqual([
+    expect((await stateOf(t, acme, 'ida@example.com')).members.map((m) => m.status)).toEqual([
       'unconfirmed',
       'unconfirmed',
     ])
@@ -282,12 +284,14 @@ describe('adding to a list with double opt-in through the API', () => {
     const res = await call('POST', `/api/v1/lists/${list}/contacts?double_opt_in=true`, { contact_ids: ids })
     expect(res.status).toBe(200)
     expect(res.body.data).toMatchObject({ added: 2, member_count: 0 })
-    const jo = stateOf(t, acme, 'jo@example.com')
+    const jo = await stateOf(t, acme, 'jo@example.com')
     expect(jo.members).toEqual([{ list_id: list, status: 'unconfirmed' }])
     expect(jo.messages).toHaveLength(1)
-    expect((await get(t, confirmPath(t, acme, 'jo@example.com'))).status).toBe(200)
-    expect(stateOf(t, acme, 'jo@example.com').members).toEqual([{ list_id: list, status: 'confirmed' }])
-    expect(stateOf(t, acme, 'jo@example.com').consents.map((c) => [c.action, c.source])).toEqual([
+    expect((await get(t, await confirmPath(t, acme, 'jo@example.com'))).status).toBe(200)
+    expect((await stateOf(t, acme, 'jo@example.com')).members).toEqual([
+      { list_id: list, status: 'confirmed' },
+    ])
+    expect((await stateOf(t, acme, 'jo@example.com')).consents.map((c) => [c.action, c.source])).toEqual([
       ['subscribed', 'api'],
       ['confirmed', 'api'],
     ])

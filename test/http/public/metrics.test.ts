@@ -11,8 +11,8 @@ const external = Object.values(networkInterfaces())
   .flat()
   .find((a) => a && a.family === 'IPv4' && !a.internal)?.address
 
-function listening(env: Record<string, string> = {}) {
-  const t = createTestApp({ env })
+async function listening(env: Record<string, string> = {}) {
+  const t = await createTestApp({ env })
   t.app.listen({ port: 0, hostname: '0.0.0.0' })
   const port = t.app.server!.port
   afterAll(() => t.app.stop(true))
@@ -23,8 +23,8 @@ function listening(env: Record<string, string> = {}) {
   }
 }
 
-describe('GET /metrics without a token', () => {
-  const { t, get } = listening()
+describe('GET /metrics without a token', async () => {
+  const { t, get } = await listening()
 
   test('loopback: the text format, with request and process metrics', async () => {
     await t.call('GET', '/api/v1/health', { key: null })
@@ -55,8 +55,8 @@ describe('GET /metrics without a token', () => {
   })
 })
 
-describe('GET /metrics with HERALD_METRICS_TOKEN', () => {
-  const { get } = listening({ HERALD_METRICS_TOKEN: 'scrape-me-please' })
+describe('GET /metrics with HERALD_METRICS_TOKEN', async () => {
+  const { get } = await listening({ HERALD_METRICS_TOKEN: 'scrape-me-please' })
 
   test('the token is required from loopback too', async () => {
     expect((await get('127.0.0.1')).status).toBe(401)

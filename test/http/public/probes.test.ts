@@ -18,14 +18,14 @@ const failing = (body: { checks: { name: string; ok: boolean }[] }) =>
   body.checks.filter((c) => !c.ok).map((c) => c.name)
 
 /** Every worker but the imports one registered as a running loop; the import worker is real. */
-function startWorkers(ctx: ReturnType<typeof createTestApp>['ctx']) {
+function startWorkers(ctx: Awaited<ReturnType<typeof createTestApp>>['ctx']) {
   for (const name of WORKER_NAMES) if (name !== 'imports') ctx.workers.register(name, () => {})
   return createImportWorker(ctx).start()
 }
 
 describe('GET /healthz', () => {
   test('200 with no checks, no credential', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     const res = await t.call('GET', '/healthz', { key: null })
     expect(res.status).toBe(200)
     expect(res.body).toEqual({ status: 'ok', checks: [] })
@@ -34,7 +34,7 @@ describe('GET /healthz', () => {
 
 describe('GET /readyz', () => {
   test('200 when every check passes, each named with a detail', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     const worker = startWorkers(t.ctx)
     const res = await t.call('GET', '/readyz', { key: null })
     expect(res.status).toBe(200)
@@ -54,7 +54,7 @@ describe('GET /readyz', () => {
   })
 
   test('a stopped worker: 503 naming it, the rest still ok', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     const worker = startWorkers(t.ctx)
     await worker.stop()
     const res = await t.call('GET', '/readyz', { key: null })
@@ -67,7 +67,7 @@ describe('GET /readyz', () => {
   })
 
   test('a server shutting down is not ready', async () => {
-    const t = createTestApp()
+    const t = await createTestApp()
     const worker = startWorkers(t.ctx)
     t.ctx.lifecycle.draining = true
     const res = await t.call('GET', '/readyz', { key: null })
@@ -82,9 +82,12 @@ describe('GET /readyz', () => {
   test.skipIf(mount === null)('a full data volume: 503 naming the disk check', async () => {
     const dir = mount!
     try {
-      const ctx = createAppContext(loadConfig({ data: dir }, { HERALD_PUBLIC_URL: 'http://localhost' }), {
-        log: silentLogger,
-      })
+      const ctx = await createAppContext(
+        loadConfig({ data: dir }, { HERALD_PUBLIC_URL: 'http://localhost' }),
+        {
+          log: silentLogger,
+        },
+      )
       const app = createApp(ctx)
       const worker = startWorkers(ctx as never)
       const ready = async () => {

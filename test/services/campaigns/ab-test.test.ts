@@ -17,11 +17,11 @@ const HOUR = 3_600_000
 
 async function setup(recipients = 100, ab: Record<string, unknown> = {}) {
   const clock = testClock()
-  const t = createTestApp({ clock })
+  const t = await createTestApp({ clock })
   registerJobs(t.ctx)
   const provider = recordingProvider()
   const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
-  const { call, clientId } = tenant(t)
+  const { call, clientId } = await tenant(t)
   const list = await call('POST', '/api/v1/lists', { name: 'All' })
   const insert = t.ctx.sqlite.prepare(
     "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'subscribed', '{}', ?4, ?4)",
@@ -29,13 +29,13 @@ async function setup(recipients = 100, ab: Record<string, unknown> = {}) {
   const member = t.ctx.sqlite.prepare(
     "INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
   )
-  t.ctx.sqlite.transaction(() => {
+  t.ctx.sqlite.transaction(async () => {
     for (let i = 0; i < recipients; i++) {
       const id = Bun.randomUUIDv7()
-      insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
-      member.run(list.id, id, clock.now() - 1000)
+      await insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
+      await member.run(list.id, id, clock.now() - 1000)
     }
-    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
+    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
   })()
   const campaign = await call('POST', '/api/v1/campaigns', {
     name: 'Spring sale',
@@ -82,12 +82,13 @@ describe('A/B campaigns', () => {
     expect(s.provider.sent).toHaveLength(20)
     expect(new Set(s.provider.sent.map((m) => m.to)).size).toBe(20)
     // The groups are the campaign's seeded draw: the 20 lowest draws, alternating by rank.
-    const rows = s.t.ctx.sqlite
-      .query<{ contact_id: string; email: string; variant: number | null }, [string]>(
-        'SELECT m.contact_id, c.email, m.variant FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE m.campaign_id = ?',
-      )
-      .all(s.campaign.id)
-      .sort((a, b) => unitOf(`${s.campaign.id}:${a.contact_id}`) - unitOf(`${s.campaign.id}:${b.contact_id}`))
+    const rows = (
+      await s.t.ctx.sqlite
+        .query<{ contact_id: string; email: string; variant: number | null }, [string]>(
+          'SELECT m.contact_id, c.email, m.variant FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE m.campaign_id = ?',
+        )
+        .all(s.campaign.id)
+    ).sort((a, b) => unitOf(`${s.campaign.id}:${a.contact_id}`) - unitOf(`${s.campaign.id}:${b.contact_id}`))
     expect(rows.slice(0, 20).map((r) => r.variant)).toEqual(Array.from({ length: 20 }, (_, i) => i % 2))
     expect(rows.slice(20).every((r) => r.variant === null)).toBe(true)
     const state = (await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)).ab_test_state

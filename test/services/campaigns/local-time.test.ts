@@ -13,7 +13,7 @@ import { allChannels, recordingProvider } from '../../helpers/sender'
 // scheduled until the first zone's hour, sending until the last one's, then sent.
 
 const clock = testClock('2026-03-07T12:00:00.000Z')
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 const provider = recordingProvider()
 const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
 
@@ -22,7 +22,7 @@ const iso = (ms: number) => new Date(ms).toISOString()
 
 /** A client in Chicago with one contact per zone (null: none of its own, so Chicago's). */
 async function audience(zones: (string | null)[]) {
-  const s = tenant(t, `Zones ${zones.length}`)
+  const s = await tenant(t, `Zones ${zones.length}`)
   const zoned = await t.call('PATCH', `/api/v1/clients/${s.clientId}`, {
     body: { timezone: 'America/Chicago' },
   })
@@ -40,18 +40,19 @@ async function audience(zones: (string | null)[]) {
 /** Moves the clock, then runs what the scheduler and the send worker would do by then. */
 async function at(ms: number) {
   clock.t = ms
-  startDueCampaigns(t.ctx)
+  await startDueCampaigns(t.ctx)
   await sender.drain()
 }
 
-const sentAt = (campaignId: string) =>
+const sentAt = async (campaignId: string) =>
   new Map(
-    t.ctx.sqlite
-      .query<{ to: string; at: number }, [string]>(
-        'SELECT to_address AS "to", sent_at AS at FROM messages WHERE campaign_id = ?1 AND sent_at IS NOT NULL',
-      )
-      .all(campaignId)
-      .map((r) => [r.to, r.at]),
+    (
+      await t.ctx.sqlite
+        .query<{ to: string; at: number }, [string]>(
+          'SELECT to_address AS "to", sent_at AS at FROM messages WHERE campaign_id = ?1 AND sent_at IS NOT NULL',
+        )
+        .all(campaignId)
+    ).map((r) => [r.to, r.at]),
   )
 
 describe('09:00 in a dozen zones, on the day New York springs forward', () => {
@@ -98,7 +99,7 @@ describe('09:00 in a dozen zones, on the day New York springs forward', () => {
     const instants = [...new Set(due.map(([, d]) => Date.parse(d)))]
     for (const instant of instants) {
       await at(instant - 1000)
-      const sent = sentAt(c.id)
+      const sent = await sentAt(c.id)
       for (const [i, [zone, d]] of due.entries()) {
         const when = sent.get(s.emails[i]!)
         if (Date.parse(d) >= instant) expect(when, `${zone} before its 09:00`).toBeUndefined()
@@ -108,7 +109,7 @@ describe('09:00 in a dozen zones, on the day New York springs forward', () => {
       await at(instant + 30_000)
       expect(await status()).toBe(instant === last ? 'sent' : 'sending')
     }
-    const sent = sentAt(c.id)
+    const sent = await sentAt(c.id)
     for (const [i, [zone, d]] of due.entries()) {
       const lateness = sent.get(s.emails[i]!)! - Date.parse(d)
       expect(lateness, `${zone}: sent ${iso(sent.get(s.emails[i]!)!)} for ${d}`).toBeGreaterThanOrEqual(0)
@@ -144,23 +145,23 @@ describe('without scheduled_at: the next 09:00 in each zone after the launch', (
     const newYork = Date.parse('2026-10-25T13:00:00.000Z')
     expect((await s.call('GET', `/api/v1/campaigns/${c.id}`)).scheduled_at).toBe(iso(tokyo))
     await at(tokyo + 5_000)
-    expect([...sentAt(c.id).keys()]).toEqual([s.emails[0]!])
+    expect([...(await sentAt(c.id)).keys()]).toEqual([s.emails[0]!])
 
     await s.call('POST', `/api/v1/campaigns/${c.id}/pause`)
     await at(berlin + 5_000)
-    expect(sentAt(c.id).size).toBe(1) // Berlin's hour came while paused
+    expect((await sentAt(c.id)).size).toBe(1) // Berlin's hour came while paused
     const resumed = await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
     expect(resumed.status).toBe('sending')
     await at(clock.t)
-    expect(sentAt(c.id).get(s.emails[1]!)).toBe(berlin + 5_000)
-    expect(sentAt(c.id).has(s.emails[2]!)).toBe(false) // New York's is still ahead
+    expect((await sentAt(c.id)).get(s.emails[1]!)).toBe(berlin + 5_000)
+    expect((await sentAt(c.id)).has(s.emails[2]!)).toBe(false) // New York's is still ahead
 
     await at(newYork)
-    expect(sentAt(c.id).size).toBe(3)
+    expect((await sentAt(c.id)).size).toBe(3)
     const cancelled = await s.call('POST', `/api/v1/campaigns/${c.id}/cancel`)
     expect(cancelled.status).toBe('cancelled')
     await at(newYork + 6 * 3_600_000)
-    expect(sentAt(c.id).has(s.emails[3]!)).toBe(false)
+    expect((await sentAt(c.id)).has(s.emails[3]!)).toBe(false)
   })
 
   test('paused before its first hour, resumed: scheduled again until then', async () => {
@@ -171,7 +172,7 @@ describe('without scheduled_at: the next 09:00 in each zone after the launch', (
     const back = await s.call('POST', `/api/v1/campaigns/${c.id}/launch`, { confirm: true })
     expect(back.status).toBe('scheduled')
     await at(Date.parse('2026-10-26T13:00:00.000Z'))
-    expect(sentAt(c.id).size).toBe(1)
+    expect((await sentAt(c.id)).size).toBe(1)
     expect(await s.call('GET', `/api/v1/campaigns/${c.id}`)).toMatchObject({ status: 'sent' })
   })
 })
@@ -214,7 +215,7 @@ describe('validation', () => {
       subject: 'x',
       body_text: 'x',
     })
-    t.ctx.sqlite.run(`UPDATE campaigns SET ab_test = ? WHERE id = ?`, [
+    await t.ctx.sqlite.run(`UPDATE campaigns SET ab_test = ? WHERE id = ?`, [
       JSON.stringify({ test_share: 0.2, metric: 'open_rate', duration: 'PT4H', duration_ms: 14_400_000 }),
       c.id,
     ])

@@ -9,15 +9,15 @@ import { createTestApp } from '../../helpers/app'
 // A contact's timeline pages newest first by (occurred_at, seq): two events at the same instant
 // are told apart by seq, the last page has no cursor, and the timeline has no total.
 
-const t = createTestApp()
-const acme = t.client('Acme')
+const t = await createTestApp()
+const acme = await t.client('Acme')
 const contact = (
   await t.call('POST', `/api/v1/contacts?client_id=${acme}`, { body: { email: 'tl@x.example' } })
 ).body.data.id as string
 const base = Date.parse('2026-11-23T10:00:00.000Z')
 // Five events, the last two at the same instant.
 for (const at of [0, 1000, 2000, 3000, 3000])
-  recordEvent(t.ctx, {
+  await recordEvent(t.ctx, {
     clientId: acme,
     type: 'email.opened',
     occurredAt: base + at,

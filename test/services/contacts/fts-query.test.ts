@@ -12,12 +12,12 @@ const migration = await Bun.file(
 const create = migration.split('--> statement-breakpoint').find((s) => s.includes('CREATE VIRTUAL TABLE'))!
 
 describe('ftsQuery and the index tokenizer', () => {
-  test('no letter or digit inside a word makes a term the index would read as a phrase', () => {
+  test('no letter or digit inside a word makes a term the index would read as a phrase', async () => {
     const db = new Database(':memory:')
-    db.run(
+    await db.run(
       'CREATE TABLE contacts (seq INTEGER PRIMARY KEY, email TEXT, first_name TEXT, last_name TEXT, company TEXT, phone TEXT)',
     )
-    db.run(create)
+    await db.run(create)
     const match = db.query('SELECT rowid FROM contacts_fts WHERE contacts_fts MATCH ?')
     const refused: string[] = []
     for (let cp = 0x80; cp <= 0x10ffff; cp++) {
@@ -26,7 +26,7 @@ describe('ftsQuery and the index tokenizer', () => {
       if (!/[\p{L}\p{N}]/u.test(ch)) continue
       const q = ftsQuery(`a${ch}b`)!
       try {
-        match.all(q)
+        await match.all(q)
       } catch {
         refused.push(`U+${cp.toString(16).toUpperCase()}`)
       }

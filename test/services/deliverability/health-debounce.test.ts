@@ -18,7 +18,7 @@ import { allChannels, recordingProvider } from '../../helpers/sender'
 // marks of a killed one are gone) checks every client with a recent bounce or complaint.
 
 const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 registerJobs(t.ctx)
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 const healthJob = (ctx = t.ctx) => ctx.jobs.runNow('deliverability.health')
@@ -34,7 +34,7 @@ async function alertsOf(app: TestApp, key: string) {
 }
 
 /** A client that sent a campaign (5 messages, 1,001 sends counted) and has a second one sending. */
-const tenant = (prefix: string) => sentAndSending(t, worker, prefix, clock.t)
+const tenant = async (prefix: string) => await sentAndSending(t, worker, prefix, clock.t)
 
 describe('the sending-health check, debounced per client', () => {
   test('a burst of complaints: checked at the first, the rest by the job after the interval, which pauses', async () => {
@@ -42,7 +42,7 @@ describe('the sending-health check, debounced per client', () => {
     // Four complaints in one second: 0.4 % of 1,001 sends, over the 0.3 % that pauses.
     for (const i of [0, 1, 2, 3]) {
       clock.t += 250
-      recordComplaint(t.ctx, a.msgs[i]!, clock.t)
+      await recordComplaint(t.ctx, a.msgs[i]!, clock.t)
     }
     // Only the first (0.1 %… just under) was checked: no alert, nothing paused yet.
     expect(await alertsOf(t, a.key)).toEqual([])
@@ -67,22 +67,22 @@ describe('the sending-health check, debounced per client', () => {
     earlier(b.clientId, { sent: 0, bounced: 19 })
     earlier(c.clientId, { sent: 0, bounced: 20 })
     const bounce = { type: 'hard' as const, statusCode: '5.1.1', diagnostic: 'no such user' }
-    recordBounce(t.ctx, b.msgs[0]!, bounce, clock.t) // 20 in 1,001: 1.998 %, under 2 %
+    await recordBounce(t.ctx, b.msgs[0]!, bounce, clock.t) // 20 in 1,001: 1.998 %, under 2 %
     expect(await alertsOf(t, b.key)).toEqual([])
     clock.t += HEALTH_CHECK_INTERVAL_MS
-    recordBounce(t.ctx, b.msgs[1]!, bounce, clock.t) // 21 in 1,001, the interval over: checked now
+    await recordBounce(t.ctx, b.msgs[1]!, bounce, clock.t) // 21 in 1,001, the interval over: checked now
     expect(await alertsOf(t, b.key)).toEqual(['bounce_rate'])
     clock.t += 10
-    recordBounce(t.ctx, c.msgs[0]!, bounce, clock.t) // the other client, within b's interval: 21 in 1,001
+    await recordBounce(t.ctx, c.msgs[0]!, bounce, clock.t) // the other client, within b's interval: 21 in 1,001
     expect(await alertsOf(t, c.key)).toEqual(['bounce_rate'])
   })
 
   test('a new process checks the clients with a recent bounce or complaint at its first job run', async () => {
     const d = await tenant('killed')
     // A burst whose put-off check never ran: the process dies before the job.
-    for (const i of [0, 1, 2, 3]) recordComplaint(t.ctx, d.msgs[i]!, clock.t)
+    for (const i of [0, 1, 2, 3]) await recordComplaint(t.ctx, d.msgs[i]!, clock.t)
     expect(await alertsOf(t, d.key)).toEqual([])
-    const restarted = createAppContext(
+    const restarted = await createAppContext(
       loadConfig({ data: t.dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
       {
         log: silentLogger,

@@ -15,20 +15,21 @@ import { allChannels, recordingProvider } from '../../helpers/sender'
 // registry's tick (what the schedule calls) on the injected clock.
 
 const clock = { t: Date.parse('2026-11-23T10:00:30.000Z'), now: () => clock.t }
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 registerJobs(t.ctx)
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 const fire = () => t.ctx.jobs.tick('deliverability.health')
 
 /** Rows changed on the app's connection since it opened: any write moves it. */
-const changes = () => t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get()!.n
+const changes = async () =>
+  (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n
 /** The job's runs that ended (each is stored in job_runs by registerJobs' listener). */
 let runs = 0
 t.ctx.jobs.onRunEnd((run) => {
   if (run.name === 'deliverability.health') runs++
 })
-const stored = () =>
-  t.ctx.sqlite.query("SELECT name FROM job_runs WHERE name = 'deliverability.health'").all().length
+const stored = async () =>
+  (await t.ctx.sqlite.query("SELECT name FROM job_runs WHERE name = 'deliverability.health'").all()).length
 
 async function alerts(key: string) {
   return ((await t.call('GET', '/api/v1/deliverability/alerts', { key })).body.data as { kind: string }[])
@@ -45,27 +46,27 @@ describe('deliverability.health skips idle firings', () => {
     // The process's first firing runs (the catch-up sweep) and is recorded.
     expect(await fire()).toBe(true)
     expect(runs).toBe(1)
-    expect(stored()).toBe(1)
+    expect(await stored()).toBe(1)
 
     // Idle firings: skipped, nothing written.
     for (let i = 0; i < 3; i++) {
       clock.t += HEALTH_CHECK_INTERVAL_MS
-      const before = changes()
+      const before = await changes()
       expect(await fire()).toBe(false)
-      expect(changes()).toBe(before)
+      expect(await changes()).toBe(before)
     }
     expect(runs).toBe(1)
 
     // A burst: the first complaint is checked at once, the next three are put off.
     for (const i of [0, 1, 2, 3]) {
       clock.t += 250
-      recordComplaint(t.ctx, msgs[i]!, clock.t)
+      await recordComplaint(t.ctx, msgs[i]!, clock.t)
     }
     expect(await alerts(a.key)).toEqual([])
     // Within the interval the put-off check is not due yet: still skipped, nothing written.
-    const before = changes()
+    const before = await changes()
     expect(await fire()).toBe(false)
-    expect(changes()).toBe(before)
+    expect(await changes()).toBe(before)
 
     // After it, the firing runs the check (alert and pause) and is recorded.
     clock.t += HEALTH_CHECK_INTERVAL_MS
@@ -76,17 +77,17 @@ describe('deliverability.health skips idle firings', () => {
 
     // Then idle again.
     clock.t += HEALTH_CHECK_INTERVAL_MS
-    const after = changes()
+    const after = await changes()
     expect(await fire()).toBe(false)
-    expect(changes()).toBe(after)
+    expect(await changes()).toBe(after)
     expect(runs).toBe(2)
   })
 
   test('"Run now" always runs and is recorded, pending or not', async () => {
     clock.t += 60_000
-    const before = changes()
+    const before = await changes()
     await t.ctx.jobs.runNow('deliverability.health')
     expect(runs).toBe(3)
-    expect(changes()).toBeGreaterThan(before)
+    expect(await changes()).toBeGreaterThan(before)
   })
 })

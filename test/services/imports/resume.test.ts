@@ -9,12 +9,12 @@ import { createTestApp } from '../../helpers/app'
 // goes on from its last committed batch when the worker next runs it. Its report counts each row
 // of the file once: the rows the first run inserted are not counted again as skipped.
 
-const t = createTestApp()
+const t = await createTestApp()
 const ROWS = IMPORT_BATCH * 2 + 5_000
 
 test('an import crashed after two batches resumes from the third: every row counted once', async () => {
-  const client = t.client('Importer')
-  const key = t.key({ scopes: ['admin:*'], clientId: client })
+  const client = await t.client('Importer')
+  const key = await t.key({ scopes: ['admin:*'], clientId: client })
   // Two contacts exist already: their rows are skipped, in the second batch and in the last.
   for (const email of [`r${IMPORT_BATCH + 7}@x.io`, `r${ROWS - 3}@x.io`])
     expect((await t.call('POST', '/api/v1/contacts', { key, body: { email } })).status).toBe(200)
@@ -30,9 +30,9 @@ test('an import crashed after two batches resumes from the third: every row coun
   const id = res.body.data.id as string
 
   // The first run dies right after its second batch committed.
-  const job = claimNextImport(t.ctx.db, Date.now())!
+  const job = (await claimNextImport(t.ctx.db, Date.now()))!
   let batches = 0
-  const crash = processImport(t.ctx, job, Date.now, () => {
+  const crash: Promise<unknown> = processImport(t.ctx, job, Date.now, () => {
     if (++batches === 2) throw new Error('killed')
   })
   expect(crash).rejects.toThrow('killed')
@@ -56,8 +56,8 @@ test('an import crashed after two batches resumes from the third: every row coun
   expect(done.errors.map((e: { row: number }) => e.row)).toEqual(
     Array.from({ length: refused }, (_, k) => (k + 1) * 1000 + 1),
   )
-  const stored = t.ctx.sqlite
+  const stored = (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM contacts WHERE client_id = ?')
-    .get(client)!.n
+    .get(client))!.n
   expect(stored).toBe(ROWS - refused)
 }, 120_000)

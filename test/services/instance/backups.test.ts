@@ -23,10 +23,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'herald-backups-'))
 afterAll(() => rmSync(scratch, { recursive: true, force: true }))
 
 /** Every row of every table (the FTS shadow tables included), in a stable order. */
-function dump(file: string): Record<string, unknown[]> {
+async function dump(file: string): Promise<Record<string, unknown[]>> {
   const db = new Database(file, { readonly: true })
   try {
-    const tables = db
+    const tables = await db
       .query<{ name: string }, []>(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
       )
@@ -34,11 +34,11 @@ function dump(file: string): Record<string, unknown[]> {
     const out: Record<string, unknown[]> = {}
     for (const { name } of tables) {
       // Virtual tables are read through their shadow tables.
-      const sql = db
+      const sql = (await db
         .query<{ sql: string }, [string]>('SELECT sql FROM sqlite_master WHERE name = ?')
-        .get(name)!
+        .get(name))!
       if (/^CREATE VIRTUAL/i.test(sql.sql)) continue
-      out[name] = db.query(`SELECT * FROM "${name}" ORDER BY 1, 2`).all()
+      out[name] = await db.query(`SELECT * FROM "${name}" ORDER BY 1, 2`).all()
     }
     return out
   } finally {
@@ -51,7 +51,7 @@ describe('scheduled backups and restore', async () => {
   let fixed: number | null = null
   const clock = { now: () => fixed ?? Date.now() }
   const backupDir = join(scratch, 'backups')
-  const herald = createTestApp({
+  const herald = await createTestApp({
     clock,
     env: { HERALD_BACKUP_DIR: backupDir, HERALD_BACKUP_KEEP: '2', HERALD_BACKUP_EVERY: '0 3 * * *' },
   })
@@ -92,16 +92,16 @@ describe('scheduled backups and restore', async () => {
     ])
   })
 
-  test('a backup restored into a fresh data directory holds every row of every table', () => {
+  test('a backup restored into a fresh data directory holds every row of every table', async () => {
     const fresh = join(scratch, 'fresh')
     const backup = join(backupDir, 'herald-2026-03-03T03-00-00-000Z.db')
-    const r = restoreBackup(fresh, backup, Date.now())
+    const r = await restoreBackup(fresh, backup, Date.now())
     expect(r.replacedKeptAs).toBeNull()
     // The live file as it is now (the job runs wrote nothing after the last backup but job runs).
     const live = join(scratch, 'live.db')
-    herald.ctx.sqlite.run('VACUUM INTO ?', [live])
-    const before = dump(live)
-    const after = dump(join(fresh, 'herald.db'))
+    await herald.ctx.sqlite.run('VACUUM INTO ?', [live])
+    const before = await dump(live)
+    const after = await dump(join(fresh, 'herald.db'))
     expect(Object.keys(after)).toEqual(Object.keys(before))
     const nonEmpty = Object.entries(before)
       .filter(([, rows]) => rows.length > 0)
@@ -126,9 +126,9 @@ describe('scheduled backups and restore', async () => {
     }
   })
 
-  test('restoring over a data file keeps the replaced file aside', () => {
+  test('restoring over a data file keeps the replaced file aside', async () => {
     const dir = join(scratch, 'fresh')
-    const r = restoreBackup(
+    const r = await restoreBackup(
       dir,
       join(backupDir, 'herald-2026-03-02T03-00-00-000Z.db'),
       Date.parse('2026-03-04T10:00:00Z'),
@@ -138,26 +138,29 @@ describe('scheduled backups and restore', async () => {
     expect(existsSync(join(dir, 'herald.db-wal'))).toBe(false)
   })
 
-  test('a file that is not a Herald database is refused, the data file left alone', () => {
+  test('a file that is not a Herald database is refused, the data file left alone', async () => {
     const dir = join(scratch, 'fresh')
     const garbage = join(scratch, 'garbage.db')
     writeFileSync(garbage, 'not a database at all, just some bytes'.repeat(200))
-    expect(() => restoreBackup(dir, garbage, Date.now())).toThrow(RestoreRefused)
+    expect(async () => await restoreBackup(dir, garbage, Date.now())).toThrow(RestoreRefused)
     const plain = join(scratch, 'plain.db')
     const db = new Database(plain)
-    db.run('CREATE TABLE t (x)')
+    await db.run('CREATE TABLE t (x)')
     db.close()
-    expect(() => restoreBackup(dir, plain, Date.now())).toThrow(/not a Herald database/)
-    expect(() => restoreBackup(dir, join(scratch, 'missing.db'), Date.now())).toThrow(/does not exist/)
+    expect(async () => await restoreBackup(dir, plain, Date.now())).toThrow(/not a Herald database/)
+    expect(async () => await restoreBackup(dir, join(scratch, 'missing.db'), Date.now())).toThrow(
+      /does not exist/,
+    )
     expect(readdirSync(dir).filter((n) => n.includes('before-restore')).length).toBe(1)
   })
 
-  test('refused while a server holds the data directory', () => {
+  test('refused while a server holds the data directory', async () => {
     const dir = join(scratch, 'fresh')
-    const lock = holdServerLock(dir)!
+    const lock = (await holdServerLock(dir))!
     try {
-      expect(() =>
-        restoreBackup(dir, join(backupDir, 'herald-2026-03-03T03-00-00-000Z.db'), Date.now()),
+      expect(
+        async () =>
+          await restoreBackup(dir, join(backupDir, 'herald-2026-03-03T03-00-00-000Z.db'), Date.now()),
       ).toThrow(/a server is running/)
     } finally {
       lock.release()
@@ -165,22 +168,22 @@ describe('scheduled backups and restore', async () => {
   })
 })
 
-test('no backups.run job unless HERALD_BACKUP_DIR is set', () => {
-  const herald = createTestApp()
+test('no backups.run job unless HERALD_BACKUP_DIR is set', async () => {
+  const herald = await createTestApp()
   registerJobs(herald.ctx)
   expect(herald.ctx.jobs.list().some((j) => j.name === 'backups.run')).toBe(false)
 })
 
-test('a data file at an older migration is copied before the upgrade migrates it', () => {
+test('a data file at an older migration is copied before the upgrade migrates it', async () => {
   const fixture = join(import.meta.dir, '../../fixtures/pre-flows')
   const dir = join(scratch, 'upgrade')
   mkdirSync(dir)
   copyFileSync(join(fixture, 'herald.db'), join(dir, 'herald.db'))
   copyFileSync(join(fixture, 'secret.key'), join(dir, 'secret.key'))
-  const tagsBefore = dump(join(dir, 'herald.db')).herald_migrations as { tag: string }[]
+  const tagsBefore = (await dump(join(dir, 'herald.db'))).herald_migrations as { tag: string }[]
   const lines: unknown[] = []
   const log = { ...silentLogger, info: (msg: string, fields?: unknown) => lines.push({ msg, fields }) }
-  const ctx = createAppContext(loadConfig({ data: dir }, {}), {
+  const ctx = await createAppContext(loadConfig({ data: dir }, {}), {
     log,
     clock: testClock('2026-05-01T00:00:00.000Z'),
   })
@@ -188,20 +191,19 @@ test('a data file at an older migration is copied before the upgrade migrates it
   const last = tagsBefore.at(-1)!.tag
   const name = `pre-migrate-${last}-2026-05-01T00-00-00-000Z.db`
   expect(readdirSync(join(dir, 'backups'))).toEqual([name])
-  const copy = dump(join(dir, 'backups', name)).herald_migrations as { tag: string }[]
+  const copy = (await dump(join(dir, 'backups', name))).herald_migrations as { tag: string }[]
   expect(copy.map((r) => r.tag)).toEqual(tagsBefore.map((r) => r.tag))
   expect(copy.length).toBeLessThan(embeddedMigrations.length)
   expect(lines).toContainEqual({
     msg: 'backup before migrating',
     fields: { file: join(dir, 'backups', name), from: last },
   })
-
   // Opened again, nothing is pending: no second copy.
-  createAppContext(loadConfig({ data: dir }, {}), { log }).store.close()
+  ;(await createAppContext(loadConfig({ data: dir }, {}), { log })).store.close()
   expect(readdirSync(join(dir, 'backups')).length).toBe(1)
 })
 
-test('a new data file is not copied before its first migrations', () => {
-  const herald = createTestApp()
+test('a new data file is not copied before its first migrations', async () => {
+  const herald = await createTestApp()
   expect(existsSync(join(herald.dataDir, 'backups'))).toBe(false)
 })

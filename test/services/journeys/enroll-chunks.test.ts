@@ -16,9 +16,9 @@ const now = j.clock.now()
 const ins = t.ctx.sqlite.prepare(
   'INSERT INTO contacts (id, client_id, client_no, email, created_at, updated_at, custom_fields) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, json(?6))',
 )
-t.ctx.sqlite.transaction(() => {
+t.ctx.sqlite.transaction(async () => {
   for (let i = 0; i < N; i++)
-    ins.run(
+    await ins.run(
       Bun.randomUUIDv7(),
       j.clientId,
       `bulk${i}@example.com`,
@@ -32,16 +32,16 @@ const segment = await j.call('POST', '/api/v1/segments', {
   name: 'Bulk',
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.bulk', operator: 'eq', value: 'yes' }] }],
 })
-const count = (id: string) =>
-  t.ctx.sqlite
+const count = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(id)!.n
-const distinct = (id: string) =>
-  t.ctx.sqlite
+    .get(id))!.n
+const distinct = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>(
       'SELECT count(DISTINCT contact_id) AS n FROM flow_enrollments WHERE flow_id = ?',
     )
-    .get(id)!.n
+    .get(id))!.n
 
 test('a large segment: the call answers with the count, the worker enters them in chunks, each once', async () => {
   const id = await j.journey([
@@ -55,23 +55,23 @@ test('a large segment: the call answers with the count, the worker enters them i
   })
   expect(r).toEqual({ journey_id: id, enrolled: matching + 1, skipped: 0 })
   // Nobody is in at the answer: the whole audience (named and matched) enters in chunks.
-  expect(count(id)).toBe(0)
+  expect(await count(id)).toBe(0)
   // A contact created after the call is not part of it, though it matches.
   await j.contact('late@example.com', { custom_fields: { bulk: 'yes' } })
   // One chunk (what a pass starts with): the next ENROLL_CHUNK contacts of the audience by seq.
-  expect(inTransaction(t.ctx.sqlite, () => enterNextChunk(t.ctx))).toBe(ENROLL_CHUNK)
-  expect(count(id)).toBe(ENROLL_CHUNK)
+  expect(await inTransaction(t.ctx.sqlite, async () => await enterNextChunk(t.ctx))).toBe(ENROLL_CHUNK)
+  expect(await count(id)).toBe(ENROLL_CHUNK)
   // As after a restart: the matched contacts (a TEMP table) are gone; the job's cursor is in the
   // database, and the job matches its audience again from there.
-  const job = t.ctx.sqlite
+  const job = (await t.ctx.sqlite
     .query<{ id: string; cursor_seq: number }, []>('SELECT id, cursor_seq FROM flow_enroll_jobs')
-    .get()!
+    .get())!
   expect(job.cursor_seq).toBeGreaterThan(0)
-  flowQueue(t.ctx.sqlite).scratchClear(job.id)
+  await flowQueue(t.ctx.sqlite).scratchClear(job.id)
   await createFlowWorker(t.ctx).drain()
-  expect(count(id)).toBe(matching + 1)
-  expect(distinct(id)).toBe(matching + 1)
-  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(await count(id)).toBe(matching + 1)
+  expect(await distinct(id)).toBe(matching + 1)
+  expect(await t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
   // Enrolling again skips them all.
   expect(await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })).toMatchObject({
     enrolled: 1,
@@ -87,6 +87,6 @@ test('archiving a journey drops its pending enrollment', async () => {
   await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })
   await j.call('POST', `/api/v1/journeys/${id}/archive`)
   await j.journeys.drain()
-  expect(count(id)).toBe(0)
-  expect(t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(await count(id)).toBe(0)
+  expect(await t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
 })

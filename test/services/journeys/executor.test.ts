@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { type MessageRow, messages } from '../../../src/db/schema'
+import { filterInOrder } from '../../../src/lib/in-order'
 import { pickByWeight, unitOf } from '../../../src/lib/seeded'
 import {
   findMessage,
@@ -35,8 +36,8 @@ const rules = (field: string, operator: string, value?: unknown) => [
 let n = 0
 const person = (extra: Record<string, unknown> = {}) => j.contact(`p${n++}@example.com`, extra)
 const path = (e: { history: { node: string }[] }) => e.history.map((h) => h.node)
-const messagesOf = (journeyId: string): MessageRow[] =>
-  t.ctx.db.select().from(messages).where(eq(messages.sourceId, journeyId)).orderBy(messages.seq).all()
+const messagesOf = async (journeyId: string): Promise<MessageRow[]> =>
+  await t.ctx.db.select().from(messages).where(eq(messages.sourceId, journeyId)).orderBy(messages.seq).all()
 /** Runs a journey for these contacts: enroll, then every step due now. */
 async function run(
   nodes: Record<string, unknown>[],
@@ -60,7 +61,7 @@ describe('send', () => {
     const e = await j.enrollmentOf(id, c)
     expect(e).toMatchObject({ status: 'completed', exit_reason: null, current_node: 'x', next_run_at: null })
     expect(path(e)).toEqual(['t', 's1', 'x'])
-    const [m] = messagesOf(id)
+    const [m] = await messagesOf(id)
     expect(m).toMatchObject({
       sourceKind: 'journey',
       sourceId: id,
@@ -79,11 +80,11 @@ describe('send', () => {
     const api = (await j.call('GET', `/api/v1/messages?journey_id=${id}`)) as Record<string, unknown>[]
     expect(api.map((x) => x.id)).toEqual([m!.id])
     expect(api[0]).toMatchObject({ journey_id: id, campaign_id: null })
-    const delivered = t.ctx.sqlite
+    const delivered = (await t.ctx.sqlite
       .query<{ data: string; journey_id: string }, [string]>(
         "SELECT data, journey_id FROM events WHERE message_id = ? AND type = 'email.delivered'",
       )
-      .get(m!.id)!
+      .get(m!.id))!
     expect(delivered.journey_id).toBe(id)
     expect(JSON.parse(delivered.data)).toMatchObject({
       campaign_id: null,
@@ -109,7 +110,7 @@ describe('send', () => {
       const e = await j.enrollmentOf(id, c)
       expect(e.history[1]).toMatchObject({ node: 's1', skipped: reason })
       expect(e.status).toBe('completed')
-      expect(messagesOf(id)).toHaveLength(0)
+      expect(await messagesOf(id)).toHaveLength(0)
     })
 
   test('sms goes to the phone; a contact without one is skipped (no_phone)', async () => {
@@ -119,7 +120,7 @@ describe('send', () => {
       [trigger('s1'), { id: 's1', type: 'send', channel: 'sms', template_id: j.templates.sms.id }],
       [withPhone, without],
     )
-    const [m] = messagesOf(id)
+    const [m] = await messagesOf(id)
     expect(m).toMatchObject({ channel: 'sms', to: '+14155550123', status: 'delivered' })
     expect((await j.enrollmentOf(id, without)).history[1]).toMatchObject({ skipped: 'no_phone' })
   })
@@ -139,12 +140,12 @@ describe('wait', () => {
       next_run_at: new Date(clock.t + 2 * DAY).toISOString(),
     })
     await later(2 * DAY - 1)
-    expect(messagesOf(id)).toHaveLength(0)
+    expect(await messagesOf(id)).toHaveLength(0)
     await later(1)
     e = await j.enrollmentOf(id, c)
     expect(path(e)).toEqual(['t', 'w', 's1'])
     expect(e.status).toBe('completed')
-    expect(messagesOf(id)).toHaveLength(1)
+    expect(await messagesOf(id)).toHaveLength(1)
   })
 
   test("until HH:MM waits for that time in the contact's time zone, else UTC", async () => {
@@ -185,9 +186,9 @@ describe('wait_for_event', () => {
       [opener, idle],
     )
     expect((await j.enrollmentOf(id, opener)).current_node).toBe('e')
-    const m = messagesOf(id).find((x) => x.contactId === opener)!
+    const m = (await messagesOf(id)).find((x) => x.contactId === opener)!
     clock.t += HOUR
-    recordOpen(t.ctx, findMessage(t.ctx, m.id)!, 'Mozilla/5.0 (Macintosh) real reader', clock.t)
+    await recordOpen(t.ctx, (await findMessage(t.ctx, m.id))!, 'Mozilla/5.0 (Macintosh) real reader', clock.t)
     await j.settle()
     const o = await j.enrollmentOf(id, opener)
     expect(path(o)).toEqual(['t', 's1', 'e', 'e', 'yes'])
@@ -216,7 +217,7 @@ describe('condition and split', () => {
     expect(path(await j.enrollmentOf(id, pro))).toEqual(['t', 'c', 's1'])
     expect((await j.enrollmentOf(id, pro)).history[1]).toMatchObject({ result: 'yes' })
     expect(path(await j.enrollmentOf(id, free))).toEqual(['t', 'c', 'x'])
-    expect(messagesOf(id).map((m) => m.contactId)).toEqual([pro])
+    expect((await messagesOf(id)).map((m) => m.contactId)).toEqual([pro])
   })
 
   test('an activity rule reads the events (clicked has_not)', async () => {
@@ -296,11 +297,11 @@ describe('contact and list actions, webhook', () => {
       custom_fields: { plan: 'pro' },
       status: 'unsubscribed',
     })
-    const ev = t.ctx.sqlite
+    const ev = (await t.ctx.sqlite
       .query<{ data: string }, [string]>(
         "SELECT data FROM events WHERE contact_id = ? AND type = 'contact.unsubscribed'",
       )
-      .get(c)!
+      .get(c))!
     expect(JSON.parse(ev.data)).toMatchObject({ source: 'journey', campaign_id: null })
   })
 
@@ -372,7 +373,7 @@ describe('goal, exit and leaving', () => {
     expect(e).toMatchObject({ status: 'completed', exit_reason: 'goal' })
     expect(path(e)).toEqual(['t', 's1', 'w', 'g'])
     expect(e.history[3]).toMatchObject({ goal: true })
-    expect(messagesOf(id)).toHaveLength(1)
+    expect(await messagesOf(id)).toHaveLength(1)
     const stats = await j.call('GET', `/api/v1/journeys/${id}/stats`)
     expect(stats).toMatchObject({ entered: 1, completed: 1, goal_conversions: 1, active: 0 })
     expect(stats.nodes.find((x: { id: string }) => x.id === 'g').passed).toBe(1)
@@ -400,14 +401,14 @@ describe('goal, exit and leaving', () => {
       sendNode('s2'),
     ]
     const id = await run(nodes, [hard, soft])
-    const byContact = new Map(messagesOf(id).map((m) => [m.contactId, m]))
-    recordBounce(
+    const byContact = new Map((await messagesOf(id)).map((m) => [m.contactId, m]))
+    await recordBounce(
       t.ctx,
       byContact.get(hard)!,
       { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' },
       clock.t,
     )
-    recordBounce(
+    await recordBounce(
       t.ctx,
       byContact.get(soft)!,
       { type: 'soft', statusCode: '4.2.2', diagnostic: 'mailbox full' },
@@ -420,7 +421,7 @@ describe('goal, exit and leaving', () => {
     })
     await later(7 * DAY)
     expect(await j.enrollmentOf(id, soft)).toMatchObject({ status: 'completed' })
-    expect(messagesOf(id).filter((m) => m.contactId === hard)).toHaveLength(1)
+    expect((await messagesOf(id)).filter((m) => m.contactId === hard)).toHaveLength(1)
   })
 
   test('a complaint takes the contact out (exit_reason complained)', async () => {
@@ -434,7 +435,7 @@ describe('goal, exit and leaving', () => {
       ],
       [c],
     )
-    recordComplaint(t.ctx, messagesOf(id)[0]!, clock.t)
+    await recordComplaint(t.ctx, (await messagesOf(id))[0]!, clock.t)
     expect(await j.enrollmentOf(id, c)).toMatchObject({ status: 'exited', exit_reason: 'complained' })
   })
 
@@ -447,7 +448,7 @@ describe('goal, exit and leaving', () => {
     await j.call('DELETE', `/api/v1/contacts/${c}`)
     await later(HOUR)
     expect(await j.enrollmentOf(id, c)).toMatchObject({ status: 'exited', exit_reason: 'erased' })
-    expect(messagesOf(id)).toHaveLength(0)
+    expect(await messagesOf(id)).toHaveLength(0)
   })
 })
 
@@ -465,11 +466,11 @@ describe('pause, activate, archive', () => {
     await j.call('POST', `/api/v1/journeys/${id}/pause`)
     await later(10 * HOUR)
     expect(await j.enrollmentOf(id, c)).toMatchObject({ status: 'active', current_node: 'w' })
-    expect(messagesOf(id)).toHaveLength(0)
+    expect(await messagesOf(id)).toHaveLength(0)
     await j.call('POST', `/api/v1/journeys/${id}/activate`)
     await j.settle()
     expect(path(await j.enrollmentOf(id, c))).toEqual(['t', 'w', 's1', 'x'])
-    expect(messagesOf(id)).toHaveLength(1)
+    expect(await messagesOf(id)).toHaveLength(1)
   })
 
   test("a paused journey's queued messages wait too, and go when it is active again", async () => {
@@ -479,10 +480,10 @@ describe('pause, activate, archive', () => {
     await j.journeys.drain()
     await j.call('POST', `/api/v1/journeys/${id}/pause`)
     await j.sender.drain()
-    expect(messagesOf(id)[0]!.status).toBe('queued')
+    expect((await messagesOf(id))[0]!.status).toBe('queued')
     await j.call('POST', `/api/v1/journeys/${id}/activate`)
     await j.settle()
-    expect(messagesOf(id)[0]!.status).toBe('delivered')
+    expect((await messagesOf(id))[0]!.status).toBe('delivered')
   })
 
   test('archive exits everyone (exit_reason archived) and cancels what was not sent', async () => {
@@ -499,9 +500,11 @@ describe('pause, activate, archive', () => {
     await j.call('POST', `/api/v1/journeys/${id}/archive`)
     for (const c of [a, b])
       expect(await j.enrollmentOf(id, c)).toMatchObject({ status: 'exited', exit_reason: 'archived' })
-    expect(messagesOf(id).map((m) => m.status)).toEqual(['cancelled', 'cancelled'])
+    expect((await messagesOf(id)).map((m) => m.status)).toEqual(['cancelled', 'cancelled'])
     await later(2 * DAY)
-    expect(j.provider.sent.filter((s) => messagesOf(id).some((m) => m.id === s.id))).toHaveLength(0)
+    expect(
+      await filterInOrder(j.provider.sent, async (s) => (await messagesOf(id)).some((m) => m.id === s.id)),
+    ).toHaveLength(0)
     const stats = await j.call('GET', `/api/v1/journeys/${id}/stats`)
     expect(stats).toMatchObject({ entered: 2, exited: 2, exit_reasons: { archived: 2 } })
   })

@@ -23,7 +23,7 @@ test('a failing journey is held back; another tenant’s journey runs; the faili
     { id: 'w', type: 'wait', duration: 'P999999999999W', next: 'x' },
     { id: 'x', type: 'exit' },
   ])
-  t.ctx.sqlite.query('UPDATE journeys SET nodes = ? WHERE id = ?').run(badNodes, broken)
+  await t.ctx.sqlite.query('UPDATE journeys SET nodes = ? WHERE id = ?').run(badNodes, broken)
   const healthy = await other.journey([
     trigger('u'),
     { id: 'u', type: 'update_contact', fields: { company: 'Stepped' }, next: 'x' },
@@ -44,7 +44,7 @@ test('a failing journey is held back; another tenant’s journey runs; the faili
   expect(stuck.next_run_at).not.toBeNull()
 
   // Fixed (an operator edits the stored graph); after the hold it resumes by itself.
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query('UPDATE journeys SET nodes = ? WHERE id = ?')
     .run(badNodes.replace('P999999999999W', 'PT1H'), broken)
   clock.t += 1_000

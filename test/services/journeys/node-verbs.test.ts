@@ -19,9 +19,9 @@ import { testClock } from '../../helpers/journey'
 // that stands still, so two edits in one millisecond still differ), and tenancy as everywhere.
 
 const clock = testClock()
-const app = createTestApp({ clock })
-const acme = app.client('Acme')
-const globex = app.client('Globex')
+const app = await createTestApp({ clock })
+const acme = await app.client('Acme')
+const globex = await app.client('Globex')
 const key = (clientId: string): Actor =>
   keyActor({
     id: `key-${clientId}`,
@@ -105,7 +105,11 @@ describe('journeys.nodes.put', () => {
     expect(e.code).toBe('CONFLICT')
     expect(e.details).toEqual({ updated_at: first.updated_at, expected_updated_at: j.updated_at })
     const del = await failure(
-      invoke(deleteJourneyNodeVerb, acmeCtx, { id: j.id, node_id: 'x', expected_updated_at: j.updated_at }),
+      invoke(deleteJourneyNodeVerb, acmeCtx, {
+        id: j.id,
+        node_id: 'x',
+        expected_updated_at: j.updated_at,
+      }),
     )
     expect(del.code).toBe('CONFLICT')
     const now = (await invoke(getJourneyVerb, acmeCtx, { id: j.id })) as J
@@ -121,7 +125,10 @@ describe('journeys.nodes.put', () => {
   test('graph errors name nodes[id].member, another client’s template included; nothing is written', async () => {
     const j = await draft()
     const missing = await failure(
-      invoke(putJourneyNodeVerb, acmeCtx, { id: j.id, node: { id: 's1', type: 'send', next: 'nowhere' } }),
+      invoke(putJourneyNodeVerb, acmeCtx, {
+        id: j.id,
+        node: { id: 's1', type: 'send', next: 'nowhere' },
+      }),
     )
     expect(missing.code).toBe('VALIDATION_FAILED')
     const fields = (missing.details as { field: string }[]).map((d) => d.field)
@@ -135,7 +142,11 @@ describe('journeys.nodes.put', () => {
     )
     expect((foreign.details as { field: string }[]).map((d) => d.field)).toEqual(['nodes[s1].template_id'])
     const dup = await failure(
-      invoke(putJourneyNodeVerb, acmeCtx, { id: j.id, node: { id: 'x', type: 'exit' }, must_be_new: true }),
+      invoke(putJourneyNodeVerb, acmeCtx, {
+        id: j.id,
+        node: { id: 'x', type: 'exit' },
+        must_be_new: true,
+      }),
     )
     expect(dup.details).toEqual([{ field: 'nodes[x].id', message: 'is used by another node' }])
     expect(((await invoke(getJourneyVerb, acmeCtx, { id: j.id })) as J).updated_at).toBe(j.updated_at)
@@ -194,11 +205,11 @@ describe('journeys.nodes.delete', () => {
 describe('tenancy and roles', () => {
   test('another client’s journey is 404 for both verbs; a viewer may not edit', async () => {
     const j = await draft()
-    for (const p of [
+    const theirs: Promise<unknown>[] = [
       invoke(putJourneyNodeVerb, globexCtx, { id: j.id, node: { ...exit, label: 'theirs' } }),
       invoke(deleteJourneyNodeVerb, globexCtx, { id: j.id, node_id: 'x' }),
-    ])
-      expect((await failure(p)).code).toBe('NOT_FOUND')
+    ]
+    for (const p of theirs) expect((await failure(p)).code).toBe('NOT_FOUND')
     expect((await failure(invoke(putJourneyNodeVerb, viewerCtx, { id: j.id, node: exit }))).code).toBe(
       'FORBIDDEN',
     )

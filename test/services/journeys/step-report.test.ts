@@ -26,7 +26,7 @@ test('the runs of a batch that threw are not counted as stepped, queued or late'
     { id: 'x', type: 'exit' },
   ]
   const broken = await j.journey(nodes('PT1H'))
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query('UPDATE journeys SET nodes = ? WHERE id = ?')
     .run(JSON.stringify(nodes('P999999999999W')), broken)
   await j.enroll(broken, [await j.contact('a@example.com'), await j.contact('b@example.com')])
@@ -36,7 +36,9 @@ test('the runs of a batch that threw are not counted as stepped, queued or late'
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, webhooks: 0, lateness: [] })
-  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE source_id = ?').get(broken)
+  const queued = await t.ctx.sqlite
+    .query('SELECT count(*) AS n FROM messages WHERE source_id = ?')
+    .get(broken)
   expect(queued).toEqual({ n: 0 })
 
   const healthy = await other.journey([

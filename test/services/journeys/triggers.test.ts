@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { messages } from '../../../src/db/schema'
 import { registerJobs } from '../../../src/jobs'
+import { filterInOrder } from '../../../src/lib/in-order'
 import { recordEvent } from '../../../src/services/events/record'
 import { findMessage, recordClick, recordOpen } from '../../../src/services/messages/activity'
 import { journeyApp } from '../../helpers/journey'
@@ -42,8 +43,8 @@ describe('list_joined', () => {
     expect((await j.call('GET', `/api/v1/lists/${list.id}`)).member_count).toBe(3)
     await j.settle()
     expect(
-      j.provider.sent.filter((m) =>
-        [a, b].includes((findMessage(t.ctx, m.id) ?? { contactId: '' }).contactId),
+      await filterInOrder(j.provider.sent, async (m) =>
+        [a, b].includes(((await findMessage(t.ctx, m.id)) ?? { contactId: '' }).contactId),
       ),
     ).toHaveLength(2)
   })
@@ -64,8 +65,8 @@ describe('contact_created', () => {
   test("a new contact of the journey's client enters; another client's does not", async () => {
     const id = await j.journey([{ id: 't', type: 'trigger', trigger: 'contact_created', next: 'x' }, exit])
     const c = await j.contact(email())
-    const other = t.client('Other')
-    const otherKey = t.key({ scopes: ['admin:*'], clientId: other })
+    const other = await t.client('Other')
+    const otherKey = await t.key({ scopes: ['admin:*'], clientId: other })
     await t.call('POST', '/api/v1/contacts', { key: otherKey, body: { email: email() } })
     expect(await contactsOf(id)).toEqual([c])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)
@@ -83,10 +84,10 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'opened', next: 'x' },
       exit,
     ])
-    const msgs = t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).all()
+    const msgs = await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).all()
     const of = (c: string) => msgs.find((m) => m.contactId === c)!
-    recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
-    recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
+    await recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
+    await recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
     expect(await contactsOf(id)).toEqual([opener])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)
   })
@@ -104,8 +105,8 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'clicked', campaign_id: campaign.id, next: 'x' },
       exit,
     ])
-    const clicked = (contactId: string, campaignId: string | null) =>
-      recordEvent(t.ctx, {
+    const clicked = async (contactId: string, campaignId: string | null) =>
+      await recordEvent(t.ctx, {
         clientId: j.clientId,
         type: 'email.clicked',
         contactId,
@@ -113,8 +114,8 @@ describe('event', () => {
         occurredAt: j.clock.now(),
         data: {},
       })
-    clicked(c, campaign.id)
-    clicked(d, null)
+    await clicked(c, campaign.id)
+    await clicked(d, null)
     expect(await contactsOf(id)).toEqual([c])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)
   })
@@ -128,8 +129,8 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'clicked', next: 'x' },
       exit,
     ])
-    const m = t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).get()!
-    recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', j.clock.now())
+    const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).get())!
+    await recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', j.clock.now())
     expect(await contactsOf(id)).toEqual([c])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)
   })

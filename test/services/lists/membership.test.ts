@@ -11,11 +11,11 @@ import {
 import { createTestApp } from '../../helpers/app'
 import { tenant } from '../../helpers/campaign'
 
-const t = createTestApp()
+const t = await createTestApp()
 const DAY = 86_400_000
 
 async function setup() {
-  const { clientId, call } = tenant(t)
+  const { clientId, call } = await tenant(t)
   const list = await call('POST', '/api/v1/lists', { name: 'News', opt_in: 'double' })
   const ids: string[] = []
   for (let i = 0; i < 4; i++)
@@ -23,58 +23,60 @@ async function setup() {
   return { clientId, list, ids }
 }
 
-const counts = (listId: string) =>
-  t.ctx.db
+const counts = async (listId: string) =>
+  await t.ctx.db
     .select({ confirmed: lists.memberCount, unconfirmed: lists.unconfirmedCount })
     .from(lists)
     .where(eq(lists.id, listId))
     .get()
-const statusOf = (listId: string, contactId: string) =>
-  t.ctx.db
-    .select({ s: listMembers.status })
-    .from(listMembers)
-    .where(and(eq(listMembers.listId, listId), eq(listMembers.contactId, contactId)))
-    .get()?.s
-const consentsOf = (contactId: string) =>
-  t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
+const statusOf = async (listId: string, contactId: string) =>
+  (
+    await t.ctx.db
+      .select({ s: listMembers.status })
+      .from(listMembers)
+      .where(and(eq(listMembers.listId, listId), eq(listMembers.contactId, contactId)))
+      .get()
+  )?.s
+const consentsOf = async (contactId: string) =>
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
 
 describe('membership status keeps both counts exact', () => {
   test('unconfirmed → confirmed → unsubscribed → revived, each step counted once', async () => {
     const { list, ids } = await setup()
     const now = t.ctx.clock.now()
     const [a, b, c] = ids as [string, string, string]
-    expect(addMembers(t.ctx, list.id, [a, b, c], now, { status: 'unconfirmed' })).toEqual([a, b, c])
-    expect(counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 3 })
+    expect(await addMembers(t.ctx, list.id, [a, b, c], now, { status: 'unconfirmed' })).toEqual([a, b, c])
+    expect(await counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 3 })
     // Asking again for an unconfirmed member changes nothing.
-    expect(addMembers(t.ctx, list.id, [a], now, { status: 'unconfirmed' })).toEqual([])
-    expect(confirmMemberships(t.ctx, a, [list.id], now)).toEqual([list.id])
+    expect(await addMembers(t.ctx, list.id, [a], now, { status: 'unconfirmed' })).toEqual([])
+    expect(await confirmMemberships(t.ctx, a, [list.id], now)).toEqual([list.id])
     // A second confirmation is no change.
-    expect(confirmMemberships(t.ctx, a, [list.id], now)).toEqual([])
-    expect(counts(list.id)).toEqual({ confirmed: 1, unconfirmed: 2 })
+    expect(await confirmMemberships(t.ctx, a, [list.id], now)).toEqual([])
+    expect(await counts(list.id)).toEqual({ confirmed: 1, unconfirmed: 2 })
     // A confirmed member is not demoted by an unconfirmed add.
-    expect(addMembers(t.ctx, list.id, [a], now, { status: 'unconfirmed' })).toEqual([])
-    expect(unsubscribeMembers(t.ctx.db, list.id, [a, b], now)).toEqual([a, b])
-    expect(counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 1 })
-    expect(statusOf(list.id, a)).toBe('unsubscribed')
+    expect(await addMembers(t.ctx, list.id, [a], now, { status: 'unconfirmed' })).toEqual([])
+    expect(await unsubscribeMembers(t.ctx.db, list.id, [a, b], now)).toEqual([a, b])
+    expect(await counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 1 })
+    expect(await statusOf(list.id, a)).toBe('unsubscribed')
     // A re-import does not take back someone who left; an explicit add does.
-    expect(addMembers(t.ctx, list.id, [a], now, { revive: false })).toEqual([])
-    expect(addMembers(t.ctx, list.id, [a, c], now)).toEqual([a, c])
-    expect(counts(list.id)).toEqual({ confirmed: 2, unconfirmed: 0 })
-    expect(removeMembers(t.ctx.db, list.id, [a, b, c], now)).toEqual([a, c])
-    expect(counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 0 })
+    expect(await addMembers(t.ctx, list.id, [a], now, { revive: false })).toEqual([])
+    expect(await addMembers(t.ctx, list.id, [a, c], now)).toEqual([a, c])
+    expect(await counts(list.id)).toEqual({ confirmed: 2, unconfirmed: 0 })
+    expect(await removeMembers(t.ctx.db, list.id, [a, b, c], now)).toEqual([a, c])
+    expect(await counts(list.id)).toEqual({ confirmed: 0, unconfirmed: 0 })
   })
 
   test('list.joined fires for whoever becomes confirmed, not for the unconfirmed', async () => {
     const { list, ids } = await setup()
     const seen: string[][] = []
-    const bound = t.ctx.hooks.listJoined.bind((e) => seen.push([...e.contactIds]), {
+    const bound = t.ctx.hooks.listJoined.bind((e) => void seen.push([...e.contactIds]), {
       wants: (id) => id === list.id,
     })
     const now = t.ctx.clock.now()
-    addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed' })
+    await addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed' })
     expect(seen).toEqual([])
-    confirmMemberships(t.ctx, ids[0]!, [list.id], now)
-    addMembers(t.ctx, list.id, [ids[1]!], now)
+    await confirmMemberships(t.ctx, ids[0]!, [list.id], now)
+    await addMembers(t.ctx, list.id, [ids[1]!], now)
     expect(seen).toEqual([[ids[0]!], [ids[1]!]])
     t.ctx.hooks.listJoined.unbind(bound)
   })
@@ -89,27 +91,31 @@ describe('membership status keeps both counts exact', () => {
       userAgent: 'UA',
       consentText: 'Yes',
     }
-    addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed', consent: origin })
-    addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed', consent: origin })
-    confirmMemberships(t.ctx, ids[0]!, [list.id], now + 1, { source: 'form', formId: 'f1' })
-    unsubscribeMembers(t.ctx.db, list.id, [ids[0]!], now + 2, { source: 'preferences' })
-    unsubscribeMembers(t.ctx.db, list.id, [ids[0]!], now + 3, { source: 'preferences' })
-    expect(consentsOf(ids[0]!).map((r) => [r.action, r.source, r.listId])).toEqual([
+    await addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed', consent: origin })
+    await addMembers(t.ctx, list.id, [ids[0]!], now, { status: 'unconfirmed', consent: origin })
+    await confirmMemberships(t.ctx, ids[0]!, [list.id], now + 1, { source: 'form', formId: 'f1' })
+    await unsubscribeMembers(t.ctx.db, list.id, [ids[0]!], now + 2, { source: 'preferences' })
+    await unsubscribeMembers(t.ctx.db, list.id, [ids[0]!], now + 3, { source: 'preferences' })
+    expect((await consentsOf(ids[0]!)).map((r) => [r.action, r.source, r.listId])).toEqual([
       ['subscribed', 'form', list.id],
       ['confirmed', 'form', list.id],
       ['unsubscribed', 'preferences', list.id],
     ])
-    expect(consentsOf(ids[0]!)[0]).toMatchObject({ ip: '203.0.113.9', userAgent: 'UA', consentText: 'Yes' })
+    expect((await consentsOf(ids[0]!))[0]).toMatchObject({
+      ip: '203.0.113.9',
+      userAgent: 'UA',
+      consentText: 'Yes',
+    })
   })
 
   test('the purge drops unconfirmed members older than the cut-off and nothing else', async () => {
     const { list, ids } = await setup()
     const now = t.ctx.clock.now()
-    addMembers(t.ctx, list.id, [ids[0]!, ids[1]!], now - 31 * DAY, { status: 'unconfirmed' })
-    addMembers(t.ctx, list.id, [ids[2]!], now - 29 * DAY, { status: 'unconfirmed' })
-    addMembers(t.ctx, list.id, [ids[3]!], now - 40 * DAY)
-    expect(purgeUnconfirmed(t.ctx.db, now - 30 * DAY, now)).toBe(2)
-    expect(counts(list.id)).toEqual({ confirmed: 1, unconfirmed: 1 })
-    expect(purgeUnconfirmed(t.ctx.db, now - 30 * DAY, now)).toBe(0)
+    await addMembers(t.ctx, list.id, [ids[0]!, ids[1]!], now - 31 * DAY, { status: 'unconfirmed' })
+    await addMembers(t.ctx, list.id, [ids[2]!], now - 29 * DAY, { status: 'unconfirmed' })
+    await addMembers(t.ctx, list.id, [ids[3]!], now - 40 * DAY)
+    expect(await purgeUnconfirmed(t.ctx.db, now - 30 * DAY, now)).toBe(2)
+    expect(await counts(list.id)).toEqual({ confirmed: 1, unconfirmed: 1 })
+    expect(await purgeUnconfirmed(t.ctx.db, now - 30 * DAY, now)).toBe(0)
   })
 })

@@ -10,17 +10,17 @@ import { testClock } from '../../helpers/journey'
 // backlog larger than a chunk goes in one run.
 
 const clock = testClock()
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 registerJobs(t.ctx)
-const acme = t.client('Acme')
-const key = t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
+const acme = await t.client('Acme')
+const key = await t.key({ scopes: ['lists:write', 'contacts:write'], clientId: acme })
 const call = (method: string, path: string, body?: unknown) => t.call(method, path, { key, body })
 
 const list = (await call('POST', '/api/v1/lists', { name: 'News' })).body.data.id as string
 const contact = async (email: string) =>
   (await call('POST', '/api/v1/contacts', { email })).body.data.id as string
-const statuses = () =>
-  t.ctx.sqlite
+const statuses = async () =>
+  await t.ctx.sqlite
     .query<{ status: string; n: number }, [string]>(
       'SELECT status, count(*) AS n FROM list_members WHERE list_id = ? GROUP BY status ORDER BY status',
     )
@@ -38,12 +38,12 @@ describe('lists.purge-unconfirmed', () => {
     await call('POST', `/api/v1/lists/${list}/contacts?double_opt_in=true`, { contact_ids: [old] })
     // A backlog over one chunk (5,000), added in one statement at the same time.
     const at = clock.t
-    t.ctx.sqlite.transaction(() => {
+    t.ctx.sqlite.transaction(async () => {
       const insert = t.ctx.sqlite.prepare(
         "INSERT INTO list_members (list_id, contact_id, status, added_at) VALUES (?1, ?2, 'unconfirmed', ?3)",
       )
-      for (let i = 0; i < 5_100; i++) insert.run(list, Bun.randomUUIDv7(), at)
-      t.ctx.sqlite
+      for (let i = 0; i < 5_100; i++) await insert.run(list, Bun.randomUUIDv7(), at)
+      await t.ctx.sqlite
         .query('UPDATE lists SET unconfirmed_count = unconfirmed_count + 5100 WHERE id = ?')
         .run(list)
     })()
@@ -52,17 +52,17 @@ describe('lists.purge-unconfirmed', () => {
     await call('POST', `/api/v1/lists/${list}/contacts?double_opt_in=true`, { contact_ids: [young] })
     clock.t += UNCONFIRMED_KEPT_MS - DAY_MS
     await t.ctx.jobs.runNow('lists.purge-unconfirmed')
-    expect(statuses()).toEqual([
+    expect(await statuses()).toEqual([
       { status: 'confirmed', n: 1 },
       { status: 'unconfirmed', n: 5_102 },
     ])
     clock.t += 1
     await t.ctx.jobs.runNow('lists.purge-unconfirmed')
-    expect(statuses()).toEqual([
+    expect(await statuses()).toEqual([
       { status: 'confirmed', n: 1 },
       { status: 'unconfirmed', n: 1 },
     ])
-    const counts = t.ctx.sqlite
+    const counts = await t.ctx.sqlite
       .query<{ member_count: number; unconfirmed_count: number }, [string]>(
         'SELECT member_count, unconfirmed_count FROM lists WHERE id = ?',
       )

@@ -9,10 +9,10 @@ import { createTestApp } from '../../helpers/app'
 // The portal's outbox viewer (messages.outbox): pages newest first through its cursor, each
 // message once, and a cursor is bound to the filters of the request that returned it.
 
-const t = createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
-const acme = t.client('Acme')
-const setup = t.key({ scopes: ['admin:*'], clientId: acme })
-const owner = t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get() as {
+const t = await createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
+const acme = await t.client('Acme')
+const setup = await t.key({ scopes: ['admin:*'], clientId: acme })
+const owner = (await t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get()) as {
   id: string
 }
 const ctx = withActor(

@@ -6,10 +6,10 @@ import { invalid, scenarios } from '../../helpers/scenarios'
 // keys): a tenant admin key's own client, never another's; a platform-wide key's named client,
 // which must exist, or none (platform-wide). The API key rows are in test/services/api-keys.test.ts.
 
-const t = createTestApp()
-const acme = t.client('Acme')
-const globex = t.client('Globex')
-const acmeAdmin = t.key({ scopes: ['admin:*'], clientId: acme })
+const t = await createTestApp()
+const acme = await t.client('Acme')
+const globex = await t.client('Globex')
+const acmeAdmin = await t.key({ scopes: ['admin:*'], clientId: acme })
 const app = {
   name: 'svc',
   confidential: true,

@@ -10,7 +10,7 @@ import { createTestApp } from '../../helpers/app'
 // OAuth 2.1 §4.1.3: the token request repeats redirect_uri only if the authorization request
 // named it. A client with one registered redirect URI may leave it out of both.
 
-const t = createTestApp()
+const t = await createTestApp()
 const REDIRECT = 'https://app.example/cb'
 const VERIFIER = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~'
 const CHALLENGE = createHash('sha256').update(VERIFIER).digest('base64url')
@@ -19,10 +19,10 @@ async function setup() {
   const made = await t.call('POST', '/api/v1/oauth-clients', {
     body: { name: 'App', redirect_uris: [REDIRECT], confidential: false, scopes: ['contacts:read'] },
   })
-  const client = findOAuthClient(t.ctx, made.body.data.oauth_client_id)!
-  const user = t.ctx.db.select({ id: users.id }).from(users).get()!
-  const code = (redirectUriGiven: boolean) =>
-    createAuthorizationCode(t.ctx, {
+  const client = (await findOAuthClient(t.ctx, made.body.data.oauth_client_id))!
+  const user = (await t.ctx.db.select({ id: users.id }).from(users).get())!
+  const code = async (redirectUriGiven: boolean) =>
+    await createAuthorizationCode(t.ctx, {
       client,
       userId: user.id,
       tenant: t.defaultClientId,
@@ -47,8 +47,8 @@ test('the authorization request records whether redirect_uri was named', async (
     }
     return (name: string) => all[name] ?? null
   }
-  const without = checkAuthorizationRequest(t.ctx, params({}))
-  const named = checkAuthorizationRequest(t.ctx, params({ redirect_uri: REDIRECT }))
+  const without = await checkAuthorizationRequest(t.ctx, params({}))
+  const named = await checkAuthorizationRequest(t.ctx, params({ redirect_uri: REDIRECT }))
   expect(without.ok && without.request.redirectUriGiven).toBe(false)
   expect(named.ok && named.request.redirectUriGiven).toBe(true)
 })
@@ -56,18 +56,24 @@ test('the authorization request records whether redirect_uri was named', async (
 test('not named at authorize → may be left out at the token endpoint (or repeated)', async () => {
   const { client, code } = await setup()
   expect(
-    exchangeCode(t.ctx, client, { code: code(false), code_verifier: VERIFIER }).access_token,
+    (await exchangeCode(t.ctx, client, { code: await code(false), code_verifier: VERIFIER })).access_token,
   ).toBeString()
   expect(
-    exchangeCode(t.ctx, client, { code: code(false), redirect_uri: REDIRECT, code_verifier: VERIFIER })
-      .access_token,
+    (
+      await exchangeCode(t.ctx, client, {
+        code: await code(false),
+        redirect_uri: REDIRECT,
+        code_verifier: VERIFIER,
+      })
+    ).access_token,
   ).toBeString()
-  expect(() =>
-    exchangeCode(t.ctx, client, {
-      code: code(false),
-      redirect_uri: 'https://app.example/other',
-      code_verifier: VERIFIER,
-    }),
+  expect(
+    async () =>
+      await exchangeCode(t.ctx, client, {
+        code: await code(false),
+        redirect_uri: 'https://app.example/other',
+        code_verifier: VERIFIER,
+      }),
   ).toThrow(OAuthError)
 })
 
@@ -75,14 +81,19 @@ test('named at authorize → required at the token endpoint', async () => {
   const { client, code } = await setup()
   let caught: unknown
   try {
-    exchangeCode(t.ctx, client, { code: code(true), code_verifier: VERIFIER })
+    await exchangeCode(t.ctx, client, { code: await code(true), code_verifier: VERIFIER })
   } catch (err) {
     caught = err
   }
   expect(caught).toBeInstanceOf(OAuthError)
   expect((caught as OAuthError).error).toBe('invalid_grant')
   expect(
-    exchangeCode(t.ctx, client, { code: code(true), redirect_uri: REDIRECT, code_verifier: VERIFIER })
-      .access_token,
+    (
+      await exchangeCode(t.ctx, client, {
+        code: await code(true),
+        redirect_uri: REDIRECT,
+        code_verifier: VERIFIER,
+      })
+    ).access_token,
   ).toBeString()
 })

@@ -15,7 +15,7 @@ import { testClock } from '../../helpers/journey'
 // that, on the injected clock: one millisecond before, still there; at the moment, gone.
 
 const clock = testClock()
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 registerJobs(t.ctx)
 const purge = () => t.ctx.jobs.runNow('oauth.purge')
 const system = withActor(t.ctx, systemActor('test'), 'test')
@@ -32,50 +32,45 @@ const jag = (jti: string, expiresAt: number, issuer = 'https://idp.example.test'
   expiresAt,
   claims: {},
 })
-const spend = (j: IdJag) => inTransaction(t.ctx.sqlite, () => spendIdJag(t.ctx.db, j, clock.t))
-const stored = () =>
-  t.ctx.db
-    .select()
-    .from(oauthUsedAssertions)
-    .all()
-    .map((r) => r.jti)
-    .sort()
+const spend = async (j: IdJag) =>
+  await inTransaction(t.ctx.sqlite, async () => await spendIdJag(t.ctx.db, j, clock.t))
+const stored = async () => (await t.ctx.db.select().from(oauthUsedAssertions).all()).map((r) => r.jti).sort()
 
 describe('oauth.purge and the spent-assertion store', () => {
   test('a row goes once its assertion expired (exp + tolerance), not a millisecond before; live rows stay', async () => {
     const start = clock.t
-    expect(spend(jag('short', start + 60_000))).toBe(true)
-    expect(spend(jag('long', start + 600_000))).toBe(true)
+    expect(await spend(jag('short', start + 60_000))).toBe(true)
+    expect(await spend(jag('long', start + 600_000))).toBe(true)
     await purge()
-    expect(stored()).toEqual(['long', 'short'])
+    expect(await stored()).toEqual(['long', 'short'])
 
     clock.t = start + 60_000 + TOLERANCE_MS - 1
     await purge()
-    expect(stored()).toEqual(['long', 'short'])
+    expect(await stored()).toEqual(['long', 'short'])
     // Still spent: a replay within the window is refused.
-    expect(spend(jag('short', start + 60_000))).toBe(false)
+    expect(await spend(jag('short', start + 60_000))).toBe(false)
 
     clock.t = start + 60_000 + TOLERANCE_MS
-    expect(purgeExpiredOAuth(system).used_assertions).toBe(0)
+    expect((await purgeExpiredOAuth(system)).used_assertions).toBe(0)
     clock.t += 1
-    expect(purgeExpiredOAuth(system).used_assertions).toBe(1)
-    expect(stored()).toEqual(['long'])
+    expect((await purgeExpiredOAuth(system)).used_assertions).toBe(1)
+    expect(await stored()).toEqual(['long'])
     // Gone, and so the jti may be spent again by a new assertion.
-    expect(spend(jag('short', clock.t + 60_000))).toBe(true)
+    expect(await spend(jag('short', clock.t + 60_000))).toBe(true)
     clock.t = start + 3_600_000
     await purge()
-    expect(stored()).toEqual([])
+    expect(await stored()).toEqual([])
   })
 
   test('a backlog over one chunk goes in one run of the job', async () => {
     const expiry = clock.t + 60_000
-    inTransaction(t.ctx.sqlite, () => {
+    await inTransaction(t.ctx.sqlite, async () => {
       for (let i = 0; i < PURGE_CHUNK + 5; i++)
-        spendIdJag(t.ctx.db, jag(`bulk-${i}`, expiry, 'https://bulk.example.test'), clock.t)
+        await spendIdJag(t.ctx.db, jag(`bulk-${i}`, expiry, 'https://bulk.example.test'), clock.t)
     })
-    expect(stored().length).toBe(PURGE_CHUNK + 5)
+    expect((await stored()).length).toBe(PURGE_CHUNK + 5)
     clock.t = expiry + TOLERANCE_MS + 1
     await purge()
-    expect(stored()).toEqual([])
+    expect(await stored()).toEqual([])
   })
 })

@@ -23,7 +23,7 @@ import { testClock } from '../../helpers/journey'
 // them is left, live rows are never touched, and a backlog larger than a chunk goes in one run.
 
 const clock = testClock()
-const t = createTestApp({ clock })
+const t = await createTestApp({ clock })
 registerJobs(t.ctx)
 const purge = () => t.ctx.jobs.runNow('oauth.purge')
 
@@ -40,26 +40,26 @@ async function oauthClient(confidential: boolean) {
     },
   })
   expect(made.status).toBe(200)
-  return findOAuthClient(t.ctx, made.body.data.oauth_client_id)!
+  return (await findOAuthClient(t.ctx, made.body.data.oauth_client_id))!
 }
 const machine = await oauthClient(true)
 const app = await oauthClient(false)
-const userId = t.ctx.db.select({ id: users.id }).from(users).get()!.id
+const userId = (await t.ctx.db.select({ id: users.id }).from(users).get())!.id
 
-const count = (table: string, grantId: string) =>
-  t.ctx.sqlite
+const count = async (table: string, grantId: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>(
       `SELECT count(*) AS n FROM ${table} WHERE ${table === 'oauth_grants' ? 'id' : 'grant_id'} = ?`,
     )
-    .get(grantId)!.n
+    .get(grantId))!.n
 const grantOf = (jwt: string) =>
   (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).jti as string).split('.')[0]!
 const contactsWith = async (token: string) =>
   (await t.call('GET', '/api/v1/contacts', { headers: { authorization: `Bearer ${token}` }, key: null }))
     .status
 
-function code() {
-  return createAuthorizationCode(t.ctx, {
+async function code() {
+  return await createAuthorizationCode(t.ctx, {
     client: app,
     userId,
     tenant: t.defaultClientId,
@@ -73,95 +73,107 @@ function code() {
 describe('oauth.purge', () => {
   test('a client-credentials grant goes RETENTION after its token expired, not before', async () => {
     const issued = clock.t
-    const token = clientCredentials(t.ctx, machine, {}).access_token
+    const token = (await clientCredentials(t.ctx, machine, {})).access_token
     const grant = grantOf(token)
     expect(await contactsWith(token)).toBe(200)
     await purge()
-    expect(count('oauth_grants', grant)).toBe(1)
+    expect(await count('oauth_grants', grant)).toBe(1)
     expect(await contactsWith(token)).toBe(200)
 
     clock.t = issued + ACCESS_TOKEN_TTL_MS + OAUTH_RETENTION_MS - 1
     await purge()
-    expect(count('oauth_grants', grant)).toBe(1)
+    expect(await count('oauth_grants', grant)).toBe(1)
     clock.t += 2
     await purge()
-    expect(count('oauth_grants', grant)).toBe(0)
+    expect(await count('oauth_grants', grant)).toBe(0)
     expect(await contactsWith(token)).toBe(401)
   })
 
   test('refresh tokens go RETENTION after they expired; the grant once its last one is gone', async () => {
-    const first = exchangeCode(t.ctx, app, { code: code(), redirect_uri: REDIRECT, code_verifier: VERIFIER })
+    const first = await exchangeCode(t.ctx, app, {
+      code: await code(),
+      redirect_uri: REDIRECT,
+      code_verifier: VERIFIER,
+    })
     const grant = grantOf(first.access_token)
     const firstAt = clock.t
-    expect(count('oauth_codes', grant)).toBe(1) // the spent code
+    expect(await count('oauth_codes', grant)).toBe(1) // the spent code
     clock.t += 10 * 24 * HOUR_MS
-    const second = refresh(t.ctx, app, { refresh_token: first.refresh_token! })
+    const second = await refresh(t.ctx, app, { refresh_token: first.refresh_token! })
     const secondAt = clock.t
-    expect(count('oauth_refresh_tokens', grant)).toBe(2) // the spent one is kept for reuse detection
+    expect(await count('oauth_refresh_tokens', grant)).toBe(2) // the spent one is kept for reuse detection
 
     // The code went long ago; the first refresh token RETENTION after its expiry, the second later.
     clock.t = firstAt + REFRESH_TOKEN_TTL_MS + OAUTH_RETENTION_MS - 1
     await purge()
-    expect(count('oauth_codes', grant)).toBe(0)
-    expect(count('oauth_refresh_tokens', grant)).toBe(2)
+    expect(await count('oauth_codes', grant)).toBe(0)
+    expect(await count('oauth_refresh_tokens', grant)).toBe(2)
     clock.t += 2
     await purge()
-    expect(count('oauth_refresh_tokens', grant)).toBe(1)
-    expect(count('oauth_grants', grant)).toBe(1)
+    expect(await count('oauth_refresh_tokens', grant)).toBe(1)
+    expect(await count('oauth_grants', grant)).toBe(1)
 
     clock.t = secondAt + REFRESH_TOKEN_TTL_MS + OAUTH_RETENTION_MS + 1
     await purge()
-    expect(count('oauth_refresh_tokens', grant)).toBe(0)
-    expect(count('oauth_grants', grant)).toBe(0)
+    expect(await count('oauth_refresh_tokens', grant)).toBe(0)
+    expect(await count('oauth_grants', grant)).toBe(0)
     expect(await contactsWith(second.access_token)).toBe(401)
   })
 
   test('a code never exchanged goes RETENTION after it expired, with its grant', async () => {
-    const before = t.ctx.sqlite.query<{ id: string }, []>('SELECT id FROM oauth_grants').all().length
-    code()
-    const grant = t.ctx.sqlite
+    const before = (await t.ctx.sqlite.query<{ id: string }, []>('SELECT id FROM oauth_grants').all()).length
+    await code()
+    const grant = (await t.ctx.sqlite
       .query<{ id: string }, []>('SELECT grant_id AS id FROM oauth_codes WHERE used_at IS NULL')
-      .get()!.id
+      .get())!.id
     const at = clock.t
     clock.t = at + CODE_TTL_MS + OAUTH_RETENTION_MS - 1
     await purge()
-    expect(count('oauth_codes', grant)).toBe(1)
+    expect(await count('oauth_codes', grant)).toBe(1)
     // The grant outlives its code by an access token's lifetime (no token was issued: harmless).
     clock.t = at + ACCESS_TOKEN_TTL_MS + OAUTH_RETENTION_MS + 1
     await purge()
-    expect(count('oauth_codes', grant)).toBe(0)
-    expect(count('oauth_grants', grant)).toBe(0)
-    expect(t.ctx.sqlite.query('SELECT id FROM oauth_grants').all().length).toBe(before)
+    expect(await count('oauth_codes', grant)).toBe(0)
+    expect(await count('oauth_grants', grant)).toBe(0)
+    expect((await t.ctx.sqlite.query('SELECT id FROM oauth_grants').all()).length).toBe(before)
   })
 
   test('a revoked access token’s jti goes RETENTION after the token expired', async () => {
-    const token = clientCredentials(t.ctx, machine, {}).access_token
-    revokeToken(t.ctx, machine, token)
+    const token = (await clientCredentials(t.ctx, machine, {})).access_token
+    await revokeToken(t.ctx, machine, token)
     expect(await contactsWith(token)).toBe(401)
-    const revoked = () => t.ctx.sqlite.query('SELECT jti FROM oauth_revoked_tokens').all().length
-    expect(revoked()).toBe(1)
+    const revoked = async () =>
+      (await t.ctx.sqlite.query('SELECT jti FROM oauth_revoked_tokens').all()).length
+    expect(await revoked()).toBe(1)
     clock.t += ACCESS_TOKEN_TTL_MS + OAUTH_RETENTION_MS - 1000
     await purge()
-    expect(revoked()).toBe(1)
+    expect(await revoked()).toBe(1)
     clock.t += 2000
     await purge()
-    expect(revoked()).toBe(0)
+    expect(await revoked()).toBe(0)
   })
 
   test('live rows stay; a backlog over one chunk goes in one run of the job', async () => {
-    const live = clientCredentials(t.ctx, machine, {}).access_token
+    const live = (await clientCredentials(t.ctx, machine, {})).access_token
     const old = clock.t - ACCESS_TOKEN_TTL_MS - OAUTH_RETENTION_MS - 1
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO oauth_grants (id, oauth_client_id, subject, tenant, scopes, created_at) VALUES (?, ?, ?, NULL, '[]', ?)",
     )
-    t.ctx.sqlite.transaction(() => {
+    t.ctx.sqlite.transaction(async () => {
       for (let i = 0; i < PURGE_CHUNK * 2 + 5; i++)
-        insert.run(`01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`, machine.id, machine.id, old)
+        await insert.run(
+          `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          machine.id,
+          machine.id,
+          old,
+        )
     })()
     await purge()
-    const left = t.ctx.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM oauth_grants').get()!.n
+    const left = (await t.ctx.sqlite
+      .query<{ n: number }, []>('SELECT count(*) AS n FROM oauth_grants')
+      .get())!.n
     expect(left).toBe(1)
-    expect(count('oauth_grants', grantOf(live))).toBe(1)
+    expect(await count('oauth_grants', grantOf(live))).toBe(1)
     expect(await contactsWith(live)).toBe(200)
     expect(t.ctx.jobs.list().find((j) => j.name === 'oauth.purge')?.last_outcome).toBe('ok')
   })

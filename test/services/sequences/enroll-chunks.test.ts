@@ -20,17 +20,17 @@ import { testClock } from '../../helpers/journey'
 
 const N = SYNC_ENROLL_LIMIT + 500
 const clock = testClock()
-const t = createTestApp({ clock })
-const clientId = t.client('Big')
-const other = t.client('Other')
-const key = t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
-const call = adminApi(t, key)
+const t = await createTestApp({ clock })
+const clientId = await t.client('Big')
+const other = await t.client('Other')
+const key = await t.key({ scopes: ['admin:*'], clientId, tier: 'unlimited' })
+const call = await adminApi(t, key)
 
 // N contacts of the client interleaved with N / 5 of another (so chunks by seq hold both), every
 // 100th unsubscribed, all with plan pro, all on one list.
 const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
-const insertContacts = (from: number, to: number) =>
-  t.ctx.sqlite.run(
+const insertContacts = async (from: number, to: number) =>
+  await t.ctx.sqlite.run(
     `WITH RECURSIVE n(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
      INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at)
      SELECT printf('01a00000-0000-7000-8000-%012d', i), CASE WHEN i % 6 = 0 THEN ?4 ELSE ?3 END,
@@ -40,16 +40,16 @@ const insertContacts = (from: number, to: number) =>
     [from, to, clientId, other, clock.now()],
   )
 const TOTAL = Math.ceil((N * 6) / 5)
-insertContacts(1, TOTAL)
-t.ctx.sqlite.run(
+await insertContacts(1, TOTAL)
+await t.ctx.sqlite.run(
   'INSERT INTO list_members (list_id, contact_id, added_at) SELECT ?1, id, ?2 FROM contacts WHERE client_id = ?3',
   [list.id, clock.now(), clientId],
 )
-const ours = t.ctx.sqlite
+const ours = (await t.ctx.sqlite
   .query<{ n: number; subscribed: number }, [string]>(
     "SELECT count(*) AS n, sum(status = 'subscribed') AS subscribed FROM contacts WHERE client_id = ?",
   )
-  .get(clientId)!
+  .get(clientId))!
 const segment = await call('POST', '/api/v1/segments', {
   name: 'Pros',
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.plan', operator: 'eq', value: 'pro' }] }],
@@ -67,16 +67,16 @@ async function sequence() {
   await call('POST', `/api/v1/sequences/${s.id}/activate`)
   return s.id as string
 }
-const runs = (id: string) =>
-  t.ctx.sqlite
+const runs = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }, [string]>(
       `SELECT count(*) AS n, count(DISTINCT e.contact_id) AS distinct_contacts,
          sum(c.client_id <> e.client_id) AS other_client, sum(c.status <> 'subscribed') AS unsubscribed
        FROM flow_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.flow_id = ?`,
     )
-    .get(id)!
-const jobs = (id: string) =>
-  t.ctx.sqlite
+    .get(id))!
+const jobs = async (id: string) =>
+  await t.ctx.sqlite
     .query<{ id: string; cursor: number }, [string]>(
       'SELECT id, cursor_seq AS cursor FROM flow_enroll_jobs WHERE flow_id = ?',
     )
@@ -88,26 +88,26 @@ describe('a large enrollment enters in chunks', () => {
     const id = await sequence()
     const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { segment_id: segment.id })
     expect(answer).toMatchObject({ enrolled: ours.subscribed, skipped: ours.n - ours.subscribed })
-    expect(runs(id).n).toBe(0)
-    expect(jobs(id).map((j) => j.cursor)).toEqual([0])
+    expect((await runs(id)).n).toBe(0)
+    expect((await jobs(id)).map((j) => j.cursor)).toEqual([0])
 
     const reports: { chunks: number; stepped: number }[] = []
     const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
     await worker.drain()
-    expect(runs(id)).toEqual({
+    expect(await runs(id)).toEqual({
       n: ours.subscribed,
       distinct_contacts: ours.subscribed,
       other_client: 0,
       unsubscribed: 0,
     })
-    expect(jobs(id)).toEqual([])
+    expect(await jobs(id)).toEqual([])
     expect(reports.reduce((a, r) => a + r.chunks, 0)).toBe(Math.ceil(ours.n / ENROLL_CHUNK))
     // Every run's first step was taken (the message queued), the entering paced by the steps.
-    const stepped = t.ctx.sqlite
+    const stepped = (await t.ctx.sqlite
       .query<{ n: number }, [string]>(
         "SELECT count(*) AS n FROM messages WHERE source_id = ? AND source_step = 'step-0'",
       )
-      .get(id)!.n
+      .get(id))!.n
     expect(stepped).toBe(ours.subscribed)
     await worker.stop()
   })
@@ -118,32 +118,34 @@ describe('a large enrollment enters in chunks', () => {
     expect(answer.enrolled).toBe(ours.subscribed)
     // A contact made (and put on the list) after the call is not part of this enrollment.
     const lateId = `01a00000-0000-7000-8000-${String(TOTAL + 2).padStart(12, '0')}` // ours, subscribed
-    insertContacts(TOTAL + 2, TOTAL + 2)
-    t.ctx.sqlite.run('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, 0)', [
+    await insertContacts(TOTAL + 2, TOTAL + 2)
+    await t.ctx.sqlite.run('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, 0)', [
       list.id,
       lateId,
     ])
     // One chunk, then "a restart": the job's cursor is in the database, nothing in memory.
-    const first = inTransaction(t.ctx.sqlite, () => enrollNextSequenceChunk(t.ctx))!
+    const first = (await inTransaction(t.ctx.sqlite, async () => await enrollNextSequenceChunk(t.ctx)))!
     expect(first).toBeGreaterThan(ENROLL_CHUNK * 0.9)
-    const [job] = jobs(id)
+    const [job] = await jobs(id)
     expect(job!.cursor).toBeGreaterThan(0)
-    flowQueue(t.ctx.sqlite).scratchClear(job!.id)
+    await flowQueue(t.ctx.sqlite).scratchClear(job!.id)
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
-    expect(runs(id)).toEqual({
+    expect(await runs(id)).toEqual({
       n: ours.subscribed,
       distinct_contacts: ours.subscribed,
       other_client: 0,
       unsubscribed: 0,
     })
-    const lateRuns = t.ctx.sqlite.query('SELECT 1 FROM flow_enrollments WHERE contact_id = ?').all(lateId)
+    const lateRuns = await t.ctx.sqlite
+      .query('SELECT 1 FROM flow_enrollments WHERE contact_id = ?')
+      .all(lateId)
     expect(lateRuns).toHaveLength(0)
     // A new call takes it (and only it).
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
     // Out of the way of the next tests (unsubscribed: never enters).
-    t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [lateId])
+    await t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [lateId])
   })
 
   test('a contact enrolled by another call meanwhile enters once', async () => {
@@ -154,8 +156,8 @@ describe('a large enrollment enters in chunks', () => {
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
-    expect(runs(id).distinct_contacts).toBe(runs(id).n)
-    expect(runs(id).n).toBe(ours.subscribed)
+    expect((await runs(id)).distinct_contacts).toBe((await runs(id)).n)
+    expect((await runs(id)).n).toBe(ours.subscribed)
   })
 
   test('a paused sequence’s job waits; an archived one’s is dropped', async () => {
@@ -167,28 +169,29 @@ describe('a large enrollment enters in chunks', () => {
     await call('POST', `/api/v1/sequences/${archived}/archive`)
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
-    expect(runs(paused).n).toBe(0)
-    expect(jobs(paused).map((j) => j.cursor)).toEqual([0])
-    expect(runs(archived).n).toBe(0)
-    expect(jobs(archived)).toEqual([])
+    expect((await runs(paused)).n).toBe(0)
+    expect((await jobs(paused)).map((j) => j.cursor)).toEqual([0])
+    expect((await runs(archived)).n).toBe(0)
+    expect(await jobs(archived)).toEqual([])
     await call('POST', `/api/v1/sequences/${paused}/activate`)
     await worker.drain()
     await worker.stop()
-    expect(runs(paused).n).toBe(ours.subscribed)
-    expect(jobs(paused)).toEqual([])
+    expect((await runs(paused)).n).toBe(ours.subscribed)
+    expect(await jobs(paused)).toEqual([])
   })
 
   test('at most SYNC_ENROLL_LIMIT new runs enter in the call itself', async () => {
     const id = await sequence()
-    const few = t.ctx.sqlite
-      .query<{ id: string }, [string]>(
-        "SELECT id FROM contacts WHERE client_id = ? AND status = 'subscribed' ORDER BY seq LIMIT 10",
-      )
-      .all(clientId)
-      .map((r) => r.id)
+    const few = (
+      await t.ctx.sqlite
+        .query<{ id: string }, [string]>(
+          "SELECT id FROM contacts WHERE client_id = ? AND status = 'subscribed' ORDER BY seq LIMIT 10",
+        )
+        .all(clientId)
+    ).map((r) => r.id)
     const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { contact_ids: few })
     expect(answer.enrolled).toBe(10)
-    expect(runs(id).n).toBe(10)
-    expect(jobs(id)).toEqual([])
+    expect((await runs(id)).n).toBe(10)
+    expect(await jobs(id)).toEqual([])
   })
 })

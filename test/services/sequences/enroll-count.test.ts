@@ -14,7 +14,7 @@ import { journeyTenant, testClock } from '../../helpers/journey'
 // then, and the count only chooses the way (in the call or in chunks) and answers `skipped`
 // (and `enrolled` of a chunked call, whose runs enter afterwards).
 
-const t = createTestApp({ clock: testClock() })
+const t = await createTestApp({ clock: testClock() })
 const acme = await journeyTenant(t, 'Acme')
 const ctx = withActor(t.ctx, systemActor('test'), 'test')
 const emails = (from: number, to: number) =>
@@ -34,24 +34,24 @@ const sequence = async () => {
   await acme.call('POST', `/api/v1/sequences/${s.id}/activate`)
   return s.id as string
 }
-const runs = (id: string) =>
-  t.ctx.sqlite
+const runs = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(id)!.n
-const jobs = (id: string) =>
-  t.ctx.sqlite
+    .get(id))!.n
+const jobs = async (id: string) =>
+  (await t.ctx.sqlite
     .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enroll_jobs WHERE flow_id = ?')
-    .get(id)!.n
+    .get(id))!.n
 
 test('prepare counts the audience while another connection holds the write lock', async () => {
   const id = await sequence()
   const other = new Database(`${t.dataDir}/herald.db`)
-  other.run('BEGIN IMMEDIATE')
+  await other.run('BEGIN IMMEDIATE')
   try {
     const counted = await enrollSequenceVerb.prepare!(ctx, { id, list_id: acme.list.id }, {})
     expect(counted).toEqual({ candidates: 10, entering: 9 })
   } finally {
-    other.run('ROLLBACK')
+    await other.run('ROLLBACK')
     other.close()
   }
 })
@@ -61,24 +61,24 @@ test('who enters is decided in the transaction: contacts that joined after the c
   const counted = await enrollSequenceVerb.prepare!(ctx, { id, list_id: acme.list.id }, {})
   expect(counted).toEqual({ candidates: 10, entering: 9 })
   await joinList(10, 14) // between prepare and the transaction
-  const answer = inTransaction(t.ctx.sqlite, () =>
+  const answer = await inTransaction(t.ctx.sqlite, () =>
     enrollSequenceVerb.run(ctx, { id, list_id: acme.list.id }, counted, {}),
   )
   // Entered in the call: the runs inserted (13), not the count's 9; `skipped` never below zero.
   expect(answer).toMatchObject({ enrolled: 13, skipped: 0 })
-  expect(runs(id)).toBe(13)
+  expect(await runs(id)).toBe(13)
 })
 
 test('the way is chosen by the count: over SYNC_ENROLL_LIMIT the runs enter afterwards, from a job', async () => {
   const id = await sequence()
   const counted = { candidates: SYNC_ENROLL_LIMIT + 2, entering: SYNC_ENROLL_LIMIT + 1 }
-  const answer = inTransaction(t.ctx.sqlite, () =>
+  const answer = await inTransaction(t.ctx.sqlite, () =>
     enrollSequenceVerb.run(ctx, { id, list_id: acme.list.id }, counted, {}),
   )
   // The call did not count again: a chunked call answers the count it was given.
   expect(answer).toMatchObject({ enrolled: SYNC_ENROLL_LIMIT + 1, skipped: 1 })
-  expect(runs(id)).toBe(0)
-  expect(jobs(id)).toBe(1)
+  expect(await runs(id)).toBe(0)
+  expect(await jobs(id)).toBe(1)
 })
 
 test('a call prepare sees refused is counted nowhere and refused by the transaction, in its order', async () => {
@@ -109,5 +109,5 @@ test('through the API: the prepared count answers, the runs enter', async () => 
   })
   expect(r.status).toBe(200)
   expect(r.body.data).toMatchObject({ enrolled: 13, skipped: 1 })
-  expect(runs(id)).toBe(13)
+  expect(await runs(id)).toBe(13)
 })

@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
 import { simpleParser } from 'mailparser'
 import { type MessageRow, messages } from '../../../src/db/schema'
+import { mapInOrder } from '../../../src/lib/in-order'
 import {
   findMessage,
   recordBounce,
@@ -27,14 +28,15 @@ const later = async (ms: number) => {
   clock.t += ms
   await s.settle()
 }
-const messagesOf = (sequenceId: string, contactId?: string): MessageRow[] =>
-  t.ctx.db
-    .select()
-    .from(messages)
-    .where(eq(messages.sourceId, sequenceId))
-    .orderBy(messages.seq)
-    .all()
-    .filter((m) => contactId === undefined || m.contactId === contactId)
+const messagesOf = async (sequenceId: string, contactId?: string): Promise<MessageRow[]> =>
+  (
+    await t.ctx.db
+      .select()
+      .from(messages)
+      .where(eq(messages.sourceId, sequenceId))
+      .orderBy(messages.seq)
+      .all()
+  ).filter((m) => contactId === undefined || m.contactId === contactId)
 /** What the SMTP sink received for this address, parsed, in order. */
 const mailTo = (address: string) =>
   Promise.all(s.sink.received.filter((r) => r.rcptTo.includes(address)).map((r) => simpleParser(r.raw)))
@@ -62,16 +64,16 @@ describe('three email steps in one thread', () => {
     expect(mail).toHaveLength(1)
     expect(mail[0]!.subject).toBe(`Intro for p${n - 1}`)
     expect(mail[0]!.inReplyTo).toBeUndefined()
-    const [m1] = messagesOf(id, c)
+    const [m1] = await messagesOf(id, c)
     // SMTP 250 is delivered (DESIGN §8).
     expect(m1).toMatchObject({ sourceKind: 'sequence', sourceId: id, campaignId: null, status: 'delivered' })
     expect(mail[0]!.messageId).toStartWith(`<${m1!.id}@`)
     // Its events name the sequence (campaign_id null), in webhook form.
-    const delivered = t.ctx.sqlite
+    const delivered = (await t.ctx.sqlite
       .query<{ data: string; sequence_id: string }, [string]>(
         "SELECT data, sequence_id FROM events WHERE message_id = ?1 AND type = 'email.delivered'",
       )
-      .get(m1!.id)!
+      .get(m1!.id))!
     expect(delivered.sequence_id).toBe(id)
     expect(JSON.parse(delivered.data)).toMatchObject({
       campaign_id: null,
@@ -168,18 +170,18 @@ describe('stops', () => {
     const id = await s.sequence(three)
     await s.enroll(id, [a, b])
     await s.settle()
-    const [ma] = messagesOf(id, a)
-    recordReply(
+    const [ma] = await messagesOf(id, a)
+    await recordReply(
       t.ctx,
-      findMessage(t.ctx, ma!.id)!,
+      (await findMessage(t.ctx, ma!.id))!,
       { from: 'a@example.com', subject: 'Re: hi', snippet: 'no thanks', text: 'no thanks' },
       clock.t,
     )
     const stopped = await s.runOf(id, a)
     expect(stopped).toMatchObject({ status: 'stopped', stop_reason: 'replied', next_run_at: null })
     await later(2 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(1)
-    expect(messagesOf(id, b)).toHaveLength(2)
+    expect(await messagesOf(id, a)).toHaveLength(1)
+    expect(await messagesOf(id, b)).toHaveLength(2)
     const seq = await s.call('GET', `/api/v1/sequences/${id}`)
     expect(seq.stats[0]).toMatchObject({ sent: 2, replied: 1 })
   })
@@ -189,15 +191,15 @@ describe('stops', () => {
     const id = await s.sequence({ ...three, settings: { stop_on_reply: false } })
     await s.enroll(id, [a])
     await s.settle()
-    const [ma] = messagesOf(id, a)
-    recordReply(
+    const [ma] = await messagesOf(id, a)
+    await recordReply(
       t.ctx,
-      findMessage(t.ctx, ma!.id)!,
+      (await findMessage(t.ctx, ma!.id))!,
       { from: 'a@example.com', subject: null, snippet: 'ok', text: 'ok' },
       clock.t,
     )
     await later(2 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(2)
+    expect(await messagesOf(id, a)).toHaveLength(2)
     expect((await s.runOf(id, a)).status).toBe('active')
   })
 
@@ -209,22 +211,22 @@ describe('stops', () => {
     await s.enroll(id, [a, b])
     await s.enroll(other, [a, b])
     await s.settle()
-    const [ma] = messagesOf(id, a)
-    const [mb] = messagesOf(id, b)
-    recordBounce(
+    const [ma] = await messagesOf(id, a)
+    const [mb] = await messagesOf(id, b)
+    await recordBounce(
       t.ctx,
-      findMessage(t.ctx, ma!.id)!,
+      (await findMessage(t.ctx, ma!.id))!,
       { type: 'hard', statusCode: '5.1.1', diagnostic: 'no such user' },
       clock.t,
     )
-    unsubscribeViaMessage(t.ctx, findMessage(t.ctx, mb!.id)!, 'link', clock.t)
+    await unsubscribeViaMessage(t.ctx, (await findMessage(t.ctx, mb!.id))!, 'link', clock.t)
     expect(await s.runOf(id, a)).toMatchObject({ status: 'stopped', stop_reason: 'bounced' })
     expect(await s.runOf(id, b)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
     expect(await s.runOf(other, a)).toMatchObject({ status: 'stopped', stop_reason: 'bounced' })
     expect(await s.runOf(other, b)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
     await later(5 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(1)
-    expect(messagesOf(other, a)).toHaveLength(0)
+    expect(await messagesOf(id, a)).toHaveLength(1)
+    expect(await messagesOf(other, a)).toHaveLength(0)
   })
 
   test('a spam complaint stops the run as an unsubscribe', async () => {
@@ -232,10 +234,10 @@ describe('stops', () => {
     const id = await s.sequence(three)
     await s.enroll(id, [a])
     await s.settle()
-    recordComplaint(t.ctx, findMessage(t.ctx, messagesOf(id, a)[0]!.id)!, clock.t)
+    await recordComplaint(t.ctx, (await findMessage(t.ctx, (await messagesOf(id, a))[0]!.id))!, clock.t)
     expect(await s.runOf(id, a)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
     await later(2 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(1)
+    expect(await messagesOf(id, a)).toHaveLength(1)
   })
 
   test('a manual stop cancels the run’s queued message', async () => {
@@ -244,10 +246,10 @@ describe('stops', () => {
     await s.enroll(id, [a])
     // Stepped but not yet sent: the message is queued when the stop comes.
     await s.sequences.drain()
-    expect(messagesOf(id, a)[0]!.status).toBe('queued')
+    expect((await messagesOf(id, a))[0]!.status).toBe('queued')
     await s.call('POST', `/api/v1/sequences/${id}/enrollments/${a}/stop`)
     await s.settle()
-    expect(messagesOf(id, a)[0]!.status).toBe('cancelled')
+    expect((await messagesOf(id, a))[0]!.status).toBe('cancelled')
   })
 })
 
@@ -263,15 +265,15 @@ describe('sending window and daily limit', () => {
     const id = await s.sequence({ ...three, settings: { sending_window: window } })
     await s.enroll(id, [ny, utc])
     await s.settle()
-    expect(messagesOf(id, utc)).toHaveLength(1)
-    expect(messagesOf(id, ny)).toHaveLength(0)
+    expect(await messagesOf(id, utc)).toHaveLength(1)
+    expect(await messagesOf(id, ny)).toHaveLength(0)
     const start = clock.t
     expect((await s.runOf(id, ny)).next_run_at).toBe(new Date(start + 4 * HOUR).toISOString())
     await later(4 * HOUR - MINUTE)
-    expect(messagesOf(id, ny)).toHaveLength(0)
+    expect(await messagesOf(id, ny)).toHaveLength(0)
     await later(MINUTE)
-    expect(messagesOf(id, ny)).toHaveLength(1)
-    expect(messagesOf(id, ny)[0]!.status).toBe('delivered')
+    expect(await messagesOf(id, ny)).toHaveLength(1)
+    expect((await messagesOf(id, ny))[0]!.status).toBe('delivered')
   })
 
   test('a Friday-evening step waits for Monday', async () => {
@@ -280,14 +282,14 @@ describe('sending window and daily limit', () => {
     const id = await s.sequence({ ...three, settings: { sending_window: window } })
     await s.enroll(id, [c])
     await s.settle()
-    expect(messagesOf(id, c)).toHaveLength(0)
+    expect(await messagesOf(id, c)).toHaveLength(0)
     expect((await s.runOf(id, c)).next_run_at).toBe('2027-01-11T09:00:00.000Z')
     clock.t = Date.parse('2027-01-11T08:59:00.000Z')
     await s.settle()
-    expect(messagesOf(id, c)).toHaveLength(0)
+    expect(await messagesOf(id, c)).toHaveLength(0)
     clock.t = Date.parse('2027-01-11T09:00:00.000Z')
     await s.settle()
-    expect(messagesOf(id, c)).toHaveLength(1)
+    expect(await messagesOf(id, c)).toHaveLength(1)
   })
 
   test('over the daily limit per sender the step waits for the next day', async () => {
@@ -296,15 +298,15 @@ describe('sending window and daily limit', () => {
     const id = await s.sequence({ ...three, settings: { daily_limit: 2 } })
     await s.enroll(id, people)
     await s.settle()
-    expect(people.map((p) => messagesOf(id, p).length)).toEqual([1, 1, 0])
+    expect(await mapInOrder(people, async (p) => (await messagesOf(id, p)).length)).toEqual([1, 1, 0])
     const midnight = Date.parse('2027-01-13T00:00:00.000Z')
     expect((await s.runOf(id, people[2]!)).next_run_at).toBe(new Date(midnight).toISOString())
     clock.t = midnight - MINUTE
     await s.settle()
-    expect(messagesOf(id, people[2]!)).toHaveLength(0)
+    expect(await messagesOf(id, people[2]!)).toHaveLength(0)
     clock.t = midnight
     await s.settle()
-    expect(messagesOf(id, people[2]!)).toHaveLength(1)
+    expect(await messagesOf(id, people[2]!)).toHaveLength(1)
   })
 })
 
@@ -322,8 +324,8 @@ test('the daily limit counts every sequence of the sender', async () => {
   await s.settle()
   await s.enroll(two, [b])
   await s.settle()
-  expect(messagesOf(one, a)).toHaveLength(1)
-  expect(messagesOf(two, b)).toHaveLength(0)
+  expect(await messagesOf(one, a)).toHaveLength(1)
+  expect(await messagesOf(two, b)).toHaveLength(0)
   expect((await s.runOf(two, b)).next_run_at).toBe('2027-01-15T00:00:00.000Z')
 })
 
@@ -335,12 +337,12 @@ describe('pause and archive', () => {
     await s.settle()
     await s.call('POST', `/api/v1/sequences/${id}/pause`)
     await later(2 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(1)
+    expect(await messagesOf(id, a)).toHaveLength(1)
     await s.call('POST', `/api/v1/sequences/${id}/activate`)
     await s.settle()
-    expect(messagesOf(id, a)).toHaveLength(2)
+    expect(await messagesOf(id, a)).toHaveLength(2)
     await later(3 * DAY)
-    expect(messagesOf(id, a)).toHaveLength(3)
+    expect(await messagesOf(id, a)).toHaveLength(3)
 
     const b = await person()
     const id2 = await s.sequence(three)
@@ -348,7 +350,7 @@ describe('pause and archive', () => {
     await s.sequences.drain()
     await s.call('POST', `/api/v1/sequences/${id2}/archive`)
     await s.settle()
-    expect(messagesOf(id2, b)[0]!.status).toBe('cancelled')
+    expect((await messagesOf(id2, b))[0]!.status).toBe('cancelled')
     expect(await s.runOf(id2, b)).toMatchObject({ status: 'exited', next_run_at: null })
   })
 
@@ -357,9 +359,9 @@ describe('pause and archive', () => {
     const id = await s.sequence(three)
     await s.enroll(id, [a])
     await s.settle()
-    t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [a])
+    await t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [a])
     await later(2 * DAY)
     expect(await s.runOf(id, a)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
-    expect(messagesOf(id, a)).toHaveLength(1)
+    expect(await messagesOf(id, a)).toHaveLength(1)
   })
 })

@@ -29,7 +29,7 @@ const passes = async () => {
 test('a failing sequence is held back with a doubling delay; another tenant’s sends; the failing one sends when fixed', async () => {
   const broken = await s.sequence(oneStep)
   // Bypasses the save checks.
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
     .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
   const healthy = (await other.call('POST', '/api/v1/sequences', { name: 'Other', ...oneStep })).id as string
@@ -69,7 +69,7 @@ test('a failing sequence is held back with a doubling delay; another tenant’s 
   expect(failed).toHaveBeenCalledTimes(3)
 
   // Fixed (an operator stores the window with its days); after the 4 s hold it sends by itself.
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
     .run(JSON.stringify({ start: '00:00', end: '23:59', days: [1, 2, 3, 4, 5, 6, 7] }), broken)
   clock.t += 3_999

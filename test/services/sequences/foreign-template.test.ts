@@ -30,7 +30,7 @@ test("a step naming another client's template sends nothing of it", async () => 
     { channel: 'email', template_id: secret.id, delay: 'PT0S' },
     { channel: 'email', template_id: s.templates.nudge.id, delay: 'PT0S' },
   ]
-  t.ctx.sqlite.query('UPDATE sequences SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id)
+  await t.ctx.sqlite.query('UPDATE sequences SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id)
   const a = await s.contact('a@example.com')
   await s.enroll(id, [a])
   for (let i = 0; i < 3; i++) {

@@ -23,7 +23,7 @@ const oneStep = { steps: [{ subject: 'Hello', body_text: 'Hi', delay: 'PT0S' }] 
 test('the runs of a batch that threw are not counted as stepped, queued or deferred', async () => {
   const broken = await s.sequence(oneStep)
   // A sending window stored without its days (bypassing the save checks): reading it throws.
-  t.ctx.sqlite
+  await t.ctx.sqlite
     .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
     .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
   await s.enroll(broken, [await s.contact('a@example.com'), await s.contact('b@example.com')])
@@ -34,7 +34,9 @@ test('the runs of a batch that threw are not counted as stepped, queued or defer
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, deferred: 0 })
-  const queued = t.ctx.sqlite.query('SELECT count(*) AS n FROM messages WHERE source_id = ?').get(broken)
+  const queued = await t.ctx.sqlite
+    .query('SELECT count(*) AS n FROM messages WHERE source_id = ?')
+    .get(broken)
   expect(queued).toEqual({ n: 0 })
 
   // With another tenant's sequence due too, only its run counts.

@@ -22,10 +22,10 @@ import { createTestApp } from '../../helpers/app'
 // manage users, there is always an owner, emails are unique, members name existing clients,
 // passwords are argon2id and a reset ends the user's sessions.
 
-const t = createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
-const other = t.client('Other')
+const t = await createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
+const other = await t.client('Other')
 const consoleCtx = withActor(t.ctx, systemActor('console'), 'test')
-const owner = t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get() as {
+const owner = (await t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get()) as {
   id: string
 }
 const as = (id: string, role: PortalRole, clients: string[] | null = null) =>
@@ -57,7 +57,9 @@ describe('users verbs', () => {
     })
     expect(created.email).toBe('new.person@example.com')
     expect(created.password).toMatch(/^[0-9A-Za-z]{20,}$/)
-    const row = t.ctx.sqlite.query('SELECT password_hash FROM users WHERE id = ?').get(created.id) as {
+    const row = (await t.ctx.sqlite
+      .query('SELECT password_hash FROM users WHERE id = ?')
+      .get(created.id)) as {
       password_hash: string
     }
     expect(row.password_hash).toStartWith('$argon2id$')
@@ -146,14 +148,14 @@ describe('users verbs', () => {
       role: 'viewer',
       password: 'first-password-1',
     })
-    t.ctx.sqlite.run(
+    await t.ctx.sqlite.run(
       "INSERT INTO portal_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at) VALUES ('h1', ?, 'c', 0, 0)",
       [u.id],
     )
     const reset = await invoke(resetUserPasswordVerb, consoleCtx, { id: u.id })
     expect(reset.password).toBeTruthy()
     expect(
-      t.ctx.sqlite.query('SELECT count(*) AS n FROM portal_sessions WHERE user_id = ?').get(u.id),
+      await t.ctx.sqlite.query('SELECT count(*) AS n FROM portal_sessions WHERE user_id = ?').get(u.id),
     ).toEqual({ n: 0 })
     expect((await attemptLogin(t.ctx, u.email, 'first-password-1', '10.9.0.2')).ok).toBe(false)
     expect((await attemptLogin(t.ctx, u.email, reset.password!, '10.9.0.2')).ok).toBe(true)
@@ -178,19 +180,19 @@ describe('users verbs', () => {
 })
 
 describe('migration 0011', () => {
-  test('a portal user from before roles becomes an owner with time zone UTC', () => {
+  test('a portal user from before roles becomes an owner with time zone UTC', async () => {
     const sqlite = new Database(':memory:')
-    sqlite.run('PRAGMA foreign_keys = ON')
+    await sqlite.run('PRAGMA foreign_keys = ON')
     const before = embeddedMigrations.findIndex((m) => m.tag.startsWith('0011_'))
-    migrate(sqlite, embeddedMigrations.slice(0, before))
-    sqlite.run(
+    await migrate(sqlite, embeddedMigrations.slice(0, before))
+    await sqlite.run(
       "INSERT INTO users (id, email, password_hash, role, created_at) VALUES ('u1', 'old@example.com', 'h', 'admin', 1)",
     )
-    migrate(sqlite)
-    expect(sqlite.query('SELECT role, timezone FROM users').all()).toEqual([
+    await migrate(sqlite)
+    expect(await sqlite.query('SELECT role, timezone FROM users').all()).toEqual([
       { role: 'owner', timezone: 'UTC' },
     ])
-    expect(sqlite.query('PRAGMA foreign_key_check').all()).toEqual([])
+    expect(await sqlite.query('PRAGMA foreign_key_check').all()).toEqual([])
     sqlite.close()
   })
 })

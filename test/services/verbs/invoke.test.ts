@@ -19,9 +19,9 @@ import { createTestApp } from '../../helpers/app'
 // portal-user actor applies the same scope, validation, tenancy and transaction rules, with no
 // HTTP anywhere.
 
-const app = createTestApp()
-const acme = app.client('Acme')
-const globex = app.client('Globex')
+const app = await createTestApp()
+const acme = await app.client('Acme')
+const globex = await app.client('Globex')
 
 const key = (scopes: string[], clientId: string | null = acme): Actor =>
   keyActor({ id: `key-${scopes.join('+')}`, clientId, scopes, tier: 'unlimited' })
@@ -66,14 +66,14 @@ describe('the same verb, a key actor and a portal-user actor', () => {
     ['portal member with no workspace chosen', user('member', null), { role: 'member' }],
   ]
   test.each(refusals)('%s is refused with 403 FORBIDDEN before anything runs', async (_, actor, details) => {
-    const before = app.ctx.db.select().from(campaigns).all().length
-    const r = await attempt(() => invoke(createCampaignVerb, ctxOf(actor), { name: 'Nope' }))
+    const before = (await app.ctx.db.select().from(campaigns).all()).length
+    const r = await attempt(async () => await invoke(createCampaignVerb, ctxOf(actor), { name: 'Nope' }))
     expect(r).toEqual({ code: 'FORBIDDEN', details })
-    expect(app.ctx.db.select().from(campaigns).all().length).toBe(before)
+    expect((await app.ctx.db.select().from(campaigns).all()).length).toBe(before)
   })
 
   test('a viewer still reads', async () => {
-    const r = await attempt(() => invoke(listCampaignsVerb, ctxOf(user('viewer')), { limit: 1 }))
+    const r = await attempt(async () => await invoke(listCampaignsVerb, ctxOf(user('viewer')), { limit: 1 }))
     expect(r).toHaveProperty('ok')
   })
 
@@ -81,8 +81,9 @@ describe('the same verb, a key actor and a portal-user actor', () => {
     ['key', key(['campaigns:write'])],
     ['portal member', user('member')],
   ])('%s: every failing member is listed, with the same messages', async (_, actor) => {
-    const r = await attempt(() =>
-      invoke(createCampaignVerb, ctxOf(actor), { name: '', channel: 'pigeon', colour: 'red' }),
+    const r = await attempt(
+      async () =>
+        await invoke(createCampaignVerb, ctxOf(actor), { name: '', channel: 'pigeon', colour: 'red' }),
     )
     expect(r).toMatchObject({ code: 'VALIDATION_FAILED' })
     const fields = ((r as { details: { field: string }[] }).details ?? []).map((d) => d.field).sort()
@@ -93,12 +94,12 @@ describe('the same verb, a key actor and a portal-user actor', () => {
     ['key', key(['campaigns:launch'])],
     ['portal member', user('member')],
   ])('%s: a record id that is neither a UUID nor a prefixed id names no record (404)', async (_, actor) => {
-    expect(await attempt(() => invoke(launchCampaignVerb, ctxOf(actor), { id: 'x', confirm: true }))).toEqual(
-      {
-        code: 'NOT_FOUND',
-        details: undefined,
-      },
-    )
+    expect(
+      await attempt(async () => await invoke(launchCampaignVerb, ctxOf(actor), { id: 'x', confirm: true })),
+    ).toEqual({
+      code: 'NOT_FOUND',
+      details: undefined,
+    })
   })
 
   test.each([
@@ -110,7 +111,9 @@ describe('the same verb, a key actor and a portal-user actor', () => {
     })) as {
       id: string
     }
-    expect(await attempt(() => invoke(getCampaignVerb, ctxOf(actor), { id: theirs.id }))).toMatchObject({
+    expect(
+      await attempt(async () => await invoke(getCampaignVerb, ctxOf(actor), { id: theirs.id })),
+    ).toMatchObject({
       code: 'NOT_FOUND',
     })
   })
@@ -124,8 +127,8 @@ describe('the transaction belongs to invoke', () => {
     scope: 'campaigns:write',
     input: Input,
     mutates: true,
-    run: (ctx, input) => {
-      ctx.db
+    run: async (ctx, input) => {
+      await ctx.db
         .insert(campaigns)
         .values({ id: Bun.randomUUIDv7(), clientId: acme, name: input.name, createdAt: 1, updatedAt: 1 })
         .run()
@@ -133,24 +136,22 @@ describe('the transaction belongs to invoke', () => {
       return { written: true }
     },
   })
-  const count = (name: string) =>
-    app.ctx.db
-      .select()
-      .from(campaigns)
-      .all()
-      .filter((c) => c.name === name).length
+  const count = async (name: string) =>
+    (await app.ctx.db.select().from(campaigns).all()).filter((c) => c.name === name).length
 
   test.each([
     ['key', key(['campaigns:write'])],
     ['portal member', user('member')],
   ])('%s: a verb that fails after writing leaves nothing behind', async (_, actor) => {
     const name = `rollback-${actor.kind}`
-    expect(await attempt(() => invoke(writeThenFail, ctxOf(actor), { name, fail: true }))).toMatchObject({
+    expect(
+      await attempt(async () => await invoke(writeThenFail, ctxOf(actor), { name, fail: true })),
+    ).toMatchObject({
       code: 'CONFLICT',
     })
-    expect(count(name)).toBe(0)
+    expect(await count(name)).toBe(0)
     await invoke(writeThenFail, ctxOf(actor), { name, fail: false })
-    expect(count(name)).toBe(1)
+    expect(await count(name)).toBe(1)
   })
 
   test('an async verb does its I/O in prepare, outside the transaction, and its writes in run', async () => {
@@ -172,7 +173,7 @@ describe('the transaction belongs to invoke', () => {
     })
     await invoke(verb, ctxOf(user('member')), { name: 'async-verb', fail: false })
     expect(seen).toEqual(['prepare outside', 'run in transaction with looked-up'])
-    expect(count('async-verb')).toBe(1)
+    expect(await count('async-verb')).toBe(1)
   })
 
   test('a verb whose run is async is refused and rolled back (its writes would escape the transaction)', async () => {
@@ -184,9 +185,9 @@ describe('the transaction belongs to invoke', () => {
       run: async (ctx, input) => writeThenFail.run(ctx, input, undefined, {}),
     })
     await expect(
-      invoke(broken, ctxOf(key(['campaigns:write'])), { name: 'async-run', fail: false }),
+      await invoke(broken, ctxOf(key(['campaigns:write'])), { name: 'async-run', fail: false }),
     ).rejects.toThrow('run must be synchronous')
-    expect(count('async-run')).toBe(0)
+    expect(await count('async-run')).toBe(0)
   })
 
   test('a verb called inside another verb’s transaction joins it (a savepoint)', async () => {
@@ -200,17 +201,19 @@ describe('the transaction belongs to invoke', () => {
         throw new ServiceError('CONFLICT', 'outer fails after the inner verb wrote')
       },
     })
-    expect(await attempt(() => invoke(outer, ctxOf(key(['campaigns:write'])), {}))).toMatchObject({
-      code: 'CONFLICT',
-    })
-    expect(count('nested')).toBe(0)
+    expect(await attempt(async () => await invoke(outer, ctxOf(key(['campaigns:write'])), {}))).toMatchObject(
+      {
+        code: 'CONFLICT',
+      },
+    )
+    expect(await count('nested')).toBe(0)
   })
 })
 
 describe('edges of invoke', () => {
   test('no credential: only public verbs answer; anything else is 401', async () => {
     expect(
-      await attempt(() => invoke(getCampaignVerb, ctxOf(ANONYMOUS), { id: Bun.randomUUIDv7() })),
+      await attempt(async () => await invoke(getCampaignVerb, ctxOf(ANONYMOUS), { id: Bun.randomUUIDv7() })),
     ).toMatchObject({
       code: 'UNAUTHORIZED',
     })
@@ -225,6 +228,6 @@ describe('edges of invoke', () => {
       prepare: async () => 'x',
       run: () => 'y',
     })
-    expect(() => invokeNow(withIo as never, ctxOf(key(['admin:*'])), {})).toThrow('use invoke')
+    expect(async () => await invokeNow(withIo as never, ctxOf(key(['admin:*'])), {})).toThrow('use invoke')
   })
 })

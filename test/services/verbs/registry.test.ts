@@ -10,7 +10,7 @@ import { createTestApp } from '../../helpers/app'
 // Every REST operation is a verb behind a path, and every verb answers through `invoke` with
 // no HTTP at all: the portal, MCP, the CLI and jobs can reach everything REST can.
 
-const app = createTestApp()
+const app = await createTestApp()
 const ctx = withActor(app.ctx, systemActor('registry-test'), 'registry-test')
 const MISSING = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'
 

@@ -26,26 +26,26 @@ export const account = defineSection({
   order: 1000,
   nav: false,
   routes: [
-    { method: 'GET', path: PATH, handler: (req) => accountPage(req) },
+    { method: 'GET', path: PATH, handler: async (req) => await accountPage(req) },
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           updateAccountVerb,
           { timezone: text(req, 'timezone') ?? '' },
           {
             done: (a) => redirect(PATH, { kind: 'success', message: `Dates now show in ${a.timezone}.` }),
-            retry: (errors) => accountPage(req, errors, text(req, 'timezone')),
+            retry: async (errors) => await accountPage(req, errors, text(req, 'timezone')),
           },
         ),
     },
     {
       method: 'POST',
       path: `${PATH}/password`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           changePasswordVerb,
           {
@@ -54,12 +54,15 @@ export const account = defineSection({
           },
           {
             // Every session of the user ended with the change; this browser gets a fresh one.
-            done: () => {
+            done: async () => {
               const headers = new Headers({ location: PATH, 'cache-control': 'no-store' })
-              headers.append('set-cookie', startSession(req.ctx, req.user.id, req.workspace?.id ?? null))
+              headers.append(
+                'set-cookie',
+                await startSession(req.ctx, req.user.id, req.workspace?.id ?? null),
+              )
               return new Response(null, { status: 303, headers })
             },
-            retry: (errors) => accountPage(req, errors),
+            retry: async (errors) => await accountPage(req, errors),
           },
         ),
     },

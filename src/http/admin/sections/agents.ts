@@ -17,7 +17,8 @@ import { indexRoute } from './links'
 const PATH = '/admin/agents'
 
 type Registration = Awaited<ReturnType<typeof getRegistration>>
-const getRegistration = (req: PortalRequest) => invoke(getRegistrationVerb, req.ctx, { id: req.params.id })
+const getRegistration = async (req: PortalRequest) =>
+  await invoke(getRegistrationVerb, req.ctx, { id: req.params.id })
 
 /**
  * The operator decides, nothing is decided for them: no workspace is chosen in advance (not even
@@ -59,7 +60,7 @@ export const agentsSection = defineSection({
       path: `${PATH}/:id/approve`,
       handler: async (req) => {
         const reg = await getRegistration(req)
-        return submit(
+        return await submit(
           req,
           approveRegistrationVerb,
           { id: reg.id, client_id: text(req, 'client_id') ?? '', scopes: list(req, 'scopes') },
@@ -79,7 +80,7 @@ export const agentsSection = defineSection({
       back: PATH,
       find: getRegistration,
       confirm: (reg) => page('pages/agents/deny', `Deny ${reg.client_name}`, { reg }),
-      act: (req, reg) => invoke(denyRegistrationVerb, req.ctx, { id: reg.id }),
+      act: async (req, reg) => await invoke(denyRegistrationVerb, req.ctx, { id: reg.id }),
       done: (reg) => `Denied the registration of “${reg.client_name}”.`,
     }),
   ],

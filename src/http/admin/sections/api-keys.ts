@@ -42,8 +42,8 @@ export const apiKeys = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createApiKeyVerb,
           { name: text(req, 'name') ?? '', scopes: list(req, 'scopes'), tier: text(req, 'tier') },
@@ -60,9 +60,9 @@ export const apiKeys = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/revoke`,
       back: PATH,
-      find: (req) => invoke(getApiKeyVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getApiKeyVerb, req.ctx, { id: req.params.id }),
       confirm: (key) => page('pages/api-keys/revoke', `Revoke ${key.name}`, { key }),
-      act: (req, key) => invoke(revokeApiKeyVerb, req.ctx, { id: key.id }),
+      act: async (req, key) => await invoke(revokeApiKeyVerb, req.ctx, { id: key.id }),
       done: (key) => `Revoked the key “${key.name}” (${key.prefix}…).`,
     }),
   ],

@@ -49,7 +49,7 @@ export const assistantKeys = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) => {
+      handler: async (req) => {
         const chosen = text(req, 'preset') ?? ''
         const preset = ASSISTANT_PRESETS[chosen as AssistantPreset]
         if (!preset)
@@ -59,7 +59,7 @@ export const assistantKeys = defineSection({
             values(req),
             422,
           )
-        return submit(
+        return await submit(
           req,
           createApiKeyVerb,
           { name: text(req, 'name') ?? '', scopes: [...preset.scopes], tier: 'standard' },

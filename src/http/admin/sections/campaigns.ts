@@ -95,10 +95,10 @@ function withAudience(errors: FieldErrors): FieldErrors {
 async function choices(req: PortalRequest) {
   const all = async <T>(run: () => Promise<{ data: T[] }>) => (await run()).data
   return {
-    lists: await all(() => invoke(listListsVerb, req.ctx, { limit: 200 })),
-    segments: await all(() => invoke(listSegmentsVerb, req.ctx, { limit: 200 })),
-    templates: await all(() => invoke(listTemplatesVerb, req.ctx, { limit: 200 })),
-    senders: await all(() => invoke(listSendersVerb, req.ctx, { limit: 200 })),
+    lists: await all(async () => await invoke(listListsVerb, req.ctx, { limit: 200 })),
+    segments: await all(async () => await invoke(listSegmentsVerb, req.ctx, { limit: 200 })),
+    templates: await all(async () => await invoke(listTemplatesVerb, req.ctx, { limit: 200 })),
+    senders: await all(async () => await invoke(listSendersVerb, req.ctx, { limit: 200 })),
     channels: CAMPAIGN_CHANNELS,
   }
 }
@@ -300,8 +300,8 @@ export const campaignsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(req, createCampaignVerb, fieldsOf(req), {
+      handler: async (req) =>
+        await submit(req, createCampaignVerb, fieldsOf(req), {
           done: (c) =>
             redirect(`${PATH}/${c.id}`, { kind: 'success', message: `Created the campaign “${c.name}”.` }),
           retry: (errors) => form(req, null, errors, values(req)),
@@ -323,7 +323,7 @@ export const campaignsSection = defineSection({
       path: `${PATH}/:id`,
       handler: async (req) => {
         const c = await invoke(getCampaignVerb, req.ctx, { id: req.params.id! })
-        return submit(
+        return await submit(
           req,
           updateCampaignVerb,
           { id: c.id, ...fieldsOf(req) },
@@ -384,14 +384,19 @@ export const campaignsSection = defineSection({
       handler: (req) =>
         act(
           req,
-          () => invoke(pickWinnerVerb, req.ctx, { id: req.params.id!, variant: text(req, 'variant') ?? '' }),
+          async () =>
+            await invoke(pickWinnerVerb, req.ctx, {
+              id: req.params.id!,
+              variant: text(req, 'variant') ?? '',
+            }),
           `Chose “${text(req, 'variant') ?? ''}”: the rest of the audience gets it now.`,
         ),
     },
     {
       method: 'POST',
       path: `${PATH}/:id/pause`,
-      handler: (req) => act(req, () => invoke(pauseCampaignVerb, req.ctx, { id: req.params.id! }), 'Paused.'),
+      handler: (req) =>
+        act(req, async () => await invoke(pauseCampaignVerb, req.ctx, { id: req.params.id! }), 'Paused.'),
     },
     {
       method: 'POST',
@@ -399,7 +404,7 @@ export const campaignsSection = defineSection({
       handler: (req) =>
         act(
           req,
-          () => invoke(launchCampaignVerb, req.ctx, { id: req.params.id!, confirm: true }),
+          async () => await invoke(launchCampaignVerb, req.ctx, { id: req.params.id!, confirm: true }),
           'Resumed.',
         ),
     },
@@ -417,7 +422,7 @@ export const campaignsSection = defineSection({
       handler: (req) =>
         act(
           req,
-          () => invoke(cancelCampaignVerb, req.ctx, { id: req.params.id! }),
+          async () => await invoke(cancelCampaignVerb, req.ctx, { id: req.params.id! }),
           'Cancelled: what was still queued will not be sent.',
         ),
     },

@@ -61,8 +61,8 @@ export const clientsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit({ ...req, ctx: platformCtx(req) }, createClientVerb, fields(req), {
+      handler: async (req) =>
+        await submit({ ...req, ctx: platformCtx(req) }, createClientVerb, fields(req), {
           done: (c) =>
             redirect(PATH, {
               kind: 'success',
@@ -86,7 +86,7 @@ export const clientsSection = defineSection({
         const ctx = platformCtx(req)
         // Read first: an unknown id is the portal's 404 page, not a form.
         const current = await invoke(getClientVerb, ctx, { id: req.params.id })
-        return submit(
+        return await submit(
           { ...req, ctx },
           updateClientVerb,
           { id: current.id, ...fields(req) },

@@ -122,7 +122,7 @@ export const contactsSection = defineSection({
         })
       },
     },
-    { method: 'GET', path: `${PATH}/new`, handler: (req) => contactForm(req, {}) },
+    { method: 'GET', path: `${PATH}/new`, handler: async (req) => await contactForm(req, {}) },
     {
       method: 'GET',
       path: `${PATH}/export`,
@@ -158,9 +158,9 @@ export const contactsSection = defineSection({
             },
             values(req),
           ).then((p) => ({ ...p, status: 422 }))
-        return submit(req, createContactVerb, input, {
+        return await submit(req, createContactVerb, input, {
           done: (c) => redirect(`${PATH}/${c.id}`, { kind: 'success', message: `Added ${c.email}.` }),
-          retry: (errors) => contactForm(req, {}, errors, values(req)),
+          retry: async (errors) => await contactForm(req, {}, errors, values(req)),
         })
       },
     },
@@ -210,7 +210,7 @@ export const contactsSection = defineSection({
       path: `${PATH}/:id/edit`,
       handler: async (req) => {
         const contact = await invoke(getContactVerb, req.ctx, { id: req.params.id })
-        return contactForm(req, { id: contact.id }, {}, formValues(contact))
+        return await contactForm(req, { id: contact.id }, {}, formValues(contact))
       },
     },
     {
@@ -230,9 +230,9 @@ export const contactsSection = defineSection({
             values(req),
           ).then((p) => ({ ...p, status: 422 }))
         const input = { id, ...contactInput(req, true), custom_fields: custom.value ?? {} }
-        return submit(req, updateContactVerb, input, {
+        return await submit(req, updateContactVerb, input, {
           done: (c) => redirect(`${PATH}/${c.id}`, { kind: 'success', message: `Saved ${c.email}.` }),
-          retry: (errors) => contactForm(req, { id }, errors, values(req)),
+          retry: async (errors) => await contactForm(req, { id }, errors, values(req)),
         })
       },
     },

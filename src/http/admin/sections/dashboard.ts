@@ -35,7 +35,7 @@ async function readable<T>(run: () => Promise<T>): Promise<T | null> {
 }
 
 const total = async (req: PortalRequest, verb: ListVerb) =>
-  (await readable(() => invoke(verb, req.ctx, { limit: 1 })))?.pagination.total ?? null
+  (await readable(async () => await invoke(verb, req.ctx, { limit: 1 })))?.pagination.total ?? null
 
 const METRICS = [
   { metric: 'sent', name: 'Sends' },
@@ -51,8 +51,8 @@ async function activity(req: PortalRequest) {
   const series = []
   let labels: string[] = []
   for (const m of METRICS) {
-    const t = await readable(() =>
-      invoke(analyticsTrendsVerb, req.ctx, { metric: m.metric, interval: 'day', timezone }),
+    const t = await readable(
+      async () => await invoke(analyticsTrendsVerb, req.ctx, { metric: m.metric, interval: 'day', timezone }),
     )
     if (!t) return null
     labels = t.points.map((p) => p.local.slice(0, 10))
@@ -66,7 +66,7 @@ async function activity(req: PortalRequest) {
 async function running(req: PortalRequest) {
   const campaigns = []
   for (const status of ['sending', 'paused'] as const) {
-    const page = await readable(() => invoke(listCampaignsVerb, req.ctx, { status, limit: 20 }))
+    const page = await readable(async () => await invoke(listCampaignsVerb, req.ctx, { status, limit: 20 }))
     for (const c of page?.data ?? []) campaigns.push(campaignProgress(c))
   }
   // A client held back by a sending limit is told so here, not only on each campaign's page.
@@ -113,11 +113,11 @@ export const dashboard = defineSection({
         ].filter((f) => f.value !== null)
         const { campaigns, queued, held } = await running(req)
         // What counts as failing or unverified is the verbs' filter, over every row.
-        const failing = await readable(() =>
-          invoke(filterWebhooksVerb, req.ctx, { failing: true, limit: 200 }),
+        const failing = await readable(
+          async () => await invoke(filterWebhooksVerb, req.ctx, { failing: true, limit: 200 }),
         )
-        const unverified = await readable(() =>
-          invoke(filterDomainsVerb, req.ctx, { verified: false, limit: 200 }),
+        const unverified = await readable(
+          async () => await invoke(filterDomainsVerb, req.ctx, { verified: false, limit: 200 }),
         )
         return page('pages/dashboard/index', 'Dashboard', {
           figures,

@@ -72,11 +72,11 @@ export const deliverabilitySection = defineSection({
           } catch (err) {
             // A client id that names no client: the overview, not an error page.
             if (err instanceof ServiceError && err.code === 'VALIDATION_FAILED' && !req.workspace)
-              return overviewPage(req)
+              return await overviewPage(req)
             throw err
           }
         }
-        return overviewPage(req)
+        return await overviewPage(req)
       },
     },
   ],

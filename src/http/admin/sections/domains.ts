@@ -45,8 +45,8 @@ export const domainsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createDomainVerb,
           { domain: text(req, 'domain')?.trim() ?? '' },
@@ -112,9 +112,9 @@ export const domainsSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getDomainVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getDomainVerb, req.ctx, { id: req.params.id }),
       confirm: (domain) => page('pages/domains/delete', `Delete ${domain.domain}`, { domain }),
-      act: (req, domain) => invoke(deleteDomainVerb, req.ctx, { id: domain.id }),
+      act: async (req, domain) => await invoke(deleteDomainVerb, req.ctx, { id: domain.id }),
       done: (domain) => `Deleted the domain ${domain.domain}.`,
     }),
   ],

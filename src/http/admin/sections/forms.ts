@@ -98,8 +98,8 @@ export const formsSection = defineSection({
     {
       method: 'GET',
       path: `${PATH}/new`,
-      handler: (req) =>
-        editor(
+      handler: async (req) =>
+        await editor(
           req,
           'New form',
           {},
@@ -109,31 +109,31 @@ export const formsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(req, createFormVerb, formInput(req), {
+      handler: async (req) =>
+        await submit(req, createFormVerb, formInput(req), {
           done: (f) =>
             redirect(`${PATH}/${f.id}`, { kind: 'success', message: `Created the form “${f.name}”.` }),
-          retry: (errors) =>
-            editor(req, 'New form', errors, {
+          retry: async (errors) =>
+            await editor(req, 'New form', errors, {
               ...values(req),
               double_opt_in: req.form?.get('double_opt_in') === 'on',
             }),
         }),
     },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => showPage(req) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await showPage(req) },
     {
       method: 'POST',
       path: `${PATH}/:id`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           updateFormVerb,
           { id: req.params.id, ...formInput(req) },
           {
             done: (f) =>
               redirect(`${PATH}/${f.id}`, { kind: 'success', message: `Saved the form “${f.name}”.` }),
-            retry: (errors) =>
-              showPage(req, errors, {
+            retry: async (errors) =>
+              await showPage(req, errors, {
                 ...values(req),
                 double_opt_in: req.form?.get('double_opt_in') === 'on',
               }),
@@ -143,9 +143,9 @@ export const formsSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getFormVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getFormVerb, req.ctx, { id: req.params.id }),
       confirm: (f) => page('pages/forms/delete', `Delete ${f.name}`, { form: f }),
-      act: (req, f) => invoke(deleteFormVerb, req.ctx, { id: f.id }),
+      act: async (req, f) => await invoke(deleteFormVerb, req.ctx, { id: f.id }),
       done: (f) => `Deleted the form “${f.name}”.`,
     }),
   ],

@@ -20,7 +20,7 @@ function progressOf(imp: Awaited<ReturnType<typeof getImport>>) {
   return { imp, percent, done, total: Math.max(total, imp.processed) }
 }
 
-const getImport = (req: PortalRequest) => invoke(getImportVerb, req.ctx, { id: req.params.id })
+const getImport = async (req: PortalRequest) => await invoke(getImportVerb, req.ctx, { id: req.params.id })
 
 async function uploadForm(req: PortalRequest, errors: FieldErrors = {}, given: Record<string, unknown> = {}) {
   const lists = (await invoke(listListsVerb, req.ctx, { limit: 200 })).data
@@ -49,7 +49,7 @@ export const importsSection = defineSection({
         })
       },
     },
-    { method: 'GET', path: `${PATH}/new`, handler: (req) => uploadForm(req) },
+    { method: 'GET', path: `${PATH}/new`, handler: async (req) => await uploadForm(req) },
     {
       method: 'POST',
       path: PATH,
@@ -60,7 +60,7 @@ export const importsSection = defineSection({
         }
         // The file input was spooled as the form arrived; the verb moves it into the imports
         // directory (what it leaves, the portal removes).
-        return submit(
+        return await submit(
           req,
           createImportVerb,
           input,
@@ -70,7 +70,7 @@ export const importsSection = defineSection({
                 kind: 'success',
                 message: 'Upload received; importing now.',
               }),
-            retry: (errors) => uploadForm(req, errors, values(req)),
+            retry: async (errors) => await uploadForm(req, errors, values(req)),
           },
           { extras: { upload: req.upload } },
         )

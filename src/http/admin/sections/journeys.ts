@@ -83,8 +83,8 @@ async function journeyPage(
   const id = req.params.id!
   const j = await invoke(getJourneyVerb, req.ctx, { id })
   const [stats, enrollments] = await Promise.all([
-    invoke(journeyStatsVerb, req.ctx, { id }),
-    invoke(listEnrollmentsVerb, req.ctx, { id, limit: 50, cursor: queryValue(req, 'cursor') }),
+    await invoke(journeyStatsVerb, req.ctx, { id }),
+    await invoke(listEnrollmentsVerb, req.ctx, { id, limit: 50, cursor: queryValue(req, 'cursor') }),
   ])
   const counts = new Map(stats.nodes.map((n) => [n.id, n]))
   // A node the graph does not hold (one being added, named by its id, or by its position when
@@ -264,8 +264,8 @@ export const journeysSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createJourneyVerb,
           {
@@ -289,7 +289,7 @@ export const journeysSection = defineSection({
           },
         ),
     },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => journeyPage(req) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await journeyPage(req) },
     ...(['activate', 'pause'] as const).map((action) => ({
       method: 'POST' as const,
       path: `${PATH}/:id/${action}`,
@@ -306,7 +306,7 @@ export const journeysSection = defineSection({
           })
         } catch (err) {
           // The activation checks name nodes: show them on the graph and in the node table.
-          if (isValidation(err)) return journeyPage(req, nodeErrors(err), 422)
+          if (isValidation(err)) return await journeyPage(req, nodeErrors(err), 422)
           throw err
         }
       },
@@ -357,7 +357,7 @@ export const journeysSection = defineSection({
           const mine = e.byNode[id]
           if (mine && !mine.id && !mine.type && Object.keys(e.byNode).length === 1 && e.general.length === 0)
             return nodeForm(req, j, { id, type }, mine, undefined, 422, true)
-          return journeyPage(req, e, 422)
+          return await journeyPage(req, e, 422)
         }
         return redirect(`${PATH}/${j.id}/nodes/${encodeURIComponent(id)}`, {
           kind: 'success',
@@ -395,7 +395,7 @@ export const journeysSection = defineSection({
               expected_updated_at: versionOf(req),
             })
           } catch (err) {
-            if (isValidation(err)) return journeyPage(req, nodeErrors(err), 422)
+            if (isValidation(err)) return await journeyPage(req, nodeErrors(err), 422)
             if (isConflict(err)) return nodeForm(req, j, current, { _node: err.message }, undefined, 409)
             throw err
           }

@@ -70,8 +70,8 @@ export const listsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createListVerb,
           { name: text(req, 'name') ?? '', description: text(req, 'description'), ...optionsOf(req) },
@@ -82,27 +82,27 @@ export const listsSection = defineSection({
           },
         ),
     },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => listPage(req) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await listPage(req) },
     {
       method: 'POST',
       path: `${PATH}/:id/settings`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           updateListVerb,
           { id: req.params.id, ...optionsOf(req) },
           {
             done: (l) =>
               redirect(`${PATH}/${l.id}`, { kind: 'success', message: 'Saved the list’s settings.' }),
-            retry: (errors) => listPage(req, errors, values(req)),
+            retry: async (errors) => await listPage(req, errors, values(req)),
           },
         ),
     },
     {
       method: 'POST',
       path: `${PATH}/:id/add`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           addListMembersVerb,
           { id: req.params.id, contact_ids: contactIds(req) },
@@ -112,15 +112,15 @@ export const listsSection = defineSection({
                 kind: 'success',
                 message: `Added ${plural(l.added, 'contact')}; the list has ${plural(l.member_count, 'member')}.`,
               }),
-            retry: (errors) => listPage(req, errors, values(req)),
+            retry: async (errors) => await listPage(req, errors, values(req)),
           },
         ),
     },
     {
       method: 'POST',
       path: `${PATH}/:id/remove`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           removeListMembersVerb,
           { id: req.params.id, contact_ids: list(req, 'contact_ids') },
@@ -130,8 +130,8 @@ export const listsSection = defineSection({
                 kind: 'success',
                 message: `Removed ${plural(l.removed, 'contact')} from the list.`,
               }),
-            retry: (errors) =>
-              listPage(req, {
+            retry: async (errors) =>
+              await listPage(req, {
                 ...errors,
                 remove: errors.contact_ids ? 'Tick at least one member to remove.' : (errors._form ?? ''),
               }),
@@ -141,9 +141,9 @@ export const listsSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getListVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getListVerb, req.ctx, { id: req.params.id }),
       confirm: (l) => page('pages/lists/delete', `Delete ${l.name}`, { list: l }),
-      act: (req, l) => invoke(deleteListVerb, req.ctx, { id: l.id }),
+      act: async (req, l) => await invoke(deleteListVerb, req.ctx, { id: l.id }),
       done: (l) => `Deleted the list “${l.name}”.`,
     }),
   ],

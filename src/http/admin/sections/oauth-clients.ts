@@ -53,8 +53,8 @@ export const oauthClientsSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           createOAuthClientVerb,
           {
@@ -73,9 +73,9 @@ export const oauthClientsSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getOAuthClientVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getOAuthClientVerb, req.ctx, { id: req.params.id }),
       confirm: (client) => page('pages/oauth-clients/delete', `Delete ${client.name}`, { client }),
-      act: (req, client) => invoke(deleteOAuthClientVerb, req.ctx, { id: client.id }),
+      act: async (req, client) => await invoke(deleteOAuthClientVerb, req.ctx, { id: client.id }),
       done: (client) => `Deleted the OAuth client “${client.name}”; its tokens no longer work.`,
     }),
   ],

@@ -146,7 +146,7 @@ export const segmentsSection = defineSection({
       path: `${PATH}/new`,
       handler: (req) => builderPage(req, { name: '', match: 'all', groups: [emptyGroup()] }, null),
     },
-    { method: 'POST', path: PATH, handler: (req) => builderPost(req, null) },
+    { method: 'POST', path: PATH, handler: async (req) => await builderPost(req, null) },
     {
       // The live size while editing: the builder's fields as they are now, never saved.
       method: 'POST',
@@ -190,15 +190,15 @@ export const segmentsSection = defineSection({
       path: `${PATH}/:id`,
       handler: async (req) => {
         const s = await invoke(getSegmentVerb, req.ctx, { id: req.params.id })
-        return builderPost(req, s.id)
+        return await builderPost(req, s.id)
       },
     },
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getSegmentVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getSegmentVerb, req.ctx, { id: req.params.id }),
       confirm: (s) => page('pages/segments/delete', `Delete ${s.name}`, { segment: s }),
-      act: (req, s) => invoke(deleteSegmentVerb, req.ctx, { id: s.id }),
+      act: async (req, s) => await invoke(deleteSegmentVerb, req.ctx, { id: s.id }),
       done: (s) => `Deleted the segment “${s.name}”.`,
     }),
   ],

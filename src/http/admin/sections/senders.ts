@@ -48,8 +48,8 @@ export const sendersSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(req, createSenderVerb, fields(req), {
+      handler: async (req) =>
+        await submit(req, createSenderVerb, fields(req), {
           done: (s) =>
             redirect(PATH, {
               kind: 'success',
@@ -71,8 +71,8 @@ export const sendersSection = defineSection({
     {
       method: 'POST',
       path: `${PATH}/:id`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           updateSenderVerb,
           { id: req.params.id, ...fields(req) },
@@ -85,9 +85,9 @@ export const sendersSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getSenderVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getSenderVerb, req.ctx, { id: req.params.id }),
       confirm: (sender) => page('pages/senders/delete', `Delete ${sender.from_email}`, { sender }),
-      act: (req, sender) => invoke(deleteSenderVerb, req.ctx, { id: sender.id }),
+      act: async (req, sender) => await invoke(deleteSenderVerb, req.ctx, { id: sender.id }),
       done: (sender) => `Deleted the sender ${sender.from_email}.`,
     }),
   ],

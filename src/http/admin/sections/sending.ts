@@ -121,16 +121,16 @@ export const sendingSection = defineSection({
   group: 'setup',
   roles: ['owner', 'admin'],
   routes: [
-    { method: 'GET', path: PATH, handler: (req) => form(req, {}) },
+    { method: 'GET', path: PATH, handler: async (req) => await form(req, {}) },
     {
       method: 'POST',
       path: PATH,
       handler: async (req) => {
-        if (!req.workspace) return form(req, {})
+        if (!req.workspace) return await form(req, {})
         const profile = await invoke(getSendingProfileVerb, req.ctx, { id: req.workspace.id })
-        return submit(req, putSendingProfileVerb, input(req, profile), {
+        return await submit(req, putSendingProfileVerb, input(req, profile), {
           done: () => redirect(PATH, { kind: 'success', message: 'Saved the sending accounts.' }),
-          retry: (errors) => form(req, errors, values(req)),
+          retry: async (errors) => await form(req, errors, values(req)),
         })
       },
     },
@@ -138,7 +138,7 @@ export const sendingSection = defineSection({
       method: 'POST',
       path: `${PATH}/test`,
       handler: async (req) => {
-        if (!req.workspace) return form(req, {})
+        if (!req.workspace) return await form(req, {})
         const channel = text(req, 'channel') === 'sms' ? 'sms' : 'email'
         const r = await invoke(testSendingProfileVerb, req.ctx, { id: req.workspace.id, channel })
         return redirect(PATH, {

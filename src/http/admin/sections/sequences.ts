@@ -152,7 +152,7 @@ async function sequencePage(req: PortalRequest) {
   const id = req.params.id!
   const s = await invoke(getSequenceVerb, req.ctx, { id })
   const [runs, lists, segments] = await Promise.all([
-    invoke(listSequenceEnrollmentsVerb, req.ctx, { id, limit: 50, cursor: queryValue(req, 'cursor') }),
+    await invoke(listSequenceEnrollmentsVerb, req.ctx, { id, limit: 50, cursor: queryValue(req, 'cursor') }),
     s.status === 'active' ? invoke(listListsVerb, req.ctx, { limit: 200 }).then((r) => r.data) : [],
     s.status === 'active' ? invoke(listSegmentsVerb, req.ctx, { limit: 200 }).then((r) => r.data) : [],
   ])
@@ -212,8 +212,8 @@ export const sequencesSection = defineSection({
           null,
         ),
     },
-    { method: 'POST', path: PATH, handler: (req) => save(req, null) },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => sequencePage(req) },
+    { method: 'POST', path: PATH, handler: async (req) => await save(req, null) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await sequencePage(req) },
     {
       method: 'GET',
       path: `${PATH}/:id/edit`,
@@ -225,7 +225,7 @@ export const sequencesSection = defineSection({
     {
       method: 'POST',
       path: `${PATH}/:id/edit`,
-      handler: async (req) => save(req, await invoke(getSequenceVerb, req.ctx, { id: req.params.id! })),
+      handler: async (req) => await save(req, await invoke(getSequenceVerb, req.ctx, { id: req.params.id! })),
     },
     ...(['activate', 'pause'] as const).map((action) => ({
       method: 'POST' as const,

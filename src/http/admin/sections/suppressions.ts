@@ -38,12 +38,12 @@ export const suppressionsSection = defineSection({
   order: 70,
   group: 'audience',
   routes: [
-    { method: 'GET', path: PATH, handler: (req) => listPage(req) },
+    { method: 'GET', path: PATH, handler: async (req) => await listPage(req) },
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           addSuppressionVerb,
           { email: text(req, 'email')?.trim() ?? '', reason: text(req, 'reason') },
@@ -53,7 +53,7 @@ export const suppressionsSection = defineSection({
                 kind: 'success',
                 message: `Suppressed ${s.email}: nothing will be sent to it.`,
               }),
-            retry: (errors) => listPage(req, errors, values(req)),
+            retry: async (errors) => await listPage(req, errors, values(req)),
           },
         ),
     },

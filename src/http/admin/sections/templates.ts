@@ -89,8 +89,9 @@ async function previewOf(run: () => Promise<{ body_html: string | null }>): Prom
 
 /** The saved template's preview for the chosen contact (or none). */
 const preview = (req: PortalRequest, id: string, contactId: string | undefined) =>
-  previewOf(() =>
-    invoke(previewTemplateVerb, req.ctx, { id, ...(contactId ? { contact_id: contactId } : {}) }),
+  previewOf(
+    async () =>
+      await invoke(previewTemplateVerb, req.ctx, { id, ...(contactId ? { contact_id: contactId } : {}) }),
   )
 
 /** The contact chosen for a draft's preview: the chooser's (htmx), else the edit form's copy. */
@@ -100,12 +101,13 @@ const draftContact = (req: PortalRequest) => text(req, 'contact_id') ?? text(req
 function draftPreview(req: PortalRequest) {
   const { name: _name, ...fields } = fieldsOf(req)
   const contactId = draftContact(req)
-  return previewOf(() =>
-    invoke(renderDraftTemplateVerb, req.ctx, {
-      id: req.params.id!,
-      ...fields,
-      ...(contactId ? { contact_id: contactId } : {}),
-    }),
+  return previewOf(
+    async () =>
+      await invoke(renderDraftTemplateVerb, req.ctx, {
+        id: req.params.id!,
+        ...fields,
+        ...(contactId ? { contact_id: contactId } : {}),
+      }),
   )
 }
 
@@ -151,26 +153,26 @@ export const templatesSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) =>
-        submit(req, createTemplateVerb, fieldsOf(req), {
+      handler: async (req) =>
+        await submit(req, createTemplateVerb, fieldsOf(req), {
           done: (t) =>
             redirect(`${PATH}/${t.id}`, { kind: 'success', message: `Created the template “${t.name}”.` }),
           retry: (errors) => newForm(req, errors, values(req)),
         }),
     },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => editPage(req) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await editPage(req) },
     {
       method: 'POST',
       path: `${PATH}/:id`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           req,
           updateTemplateVerb,
           { id: req.params.id!, ...fieldsOf(req) },
           {
             done: (t) =>
               redirect(`${PATH}/${t.id}`, { kind: 'success', message: `Saved the template “${t.name}”.` }),
-            retry: (errors) => editPage(req, errors, values(req)),
+            retry: async (errors) => await editPage(req, errors, values(req)),
           },
         ),
     },
@@ -203,16 +205,16 @@ export const templatesSection = defineSection({
       // The same without JavaScript: the form's "Preview" button re-renders the page with it.
       method: 'POST',
       path: `${PATH}/:id/draft`,
-      handler: async (req) => editPage(req, {}, values(req), await draftPreview(req)),
+      handler: async (req) => await editPage(req, {}, values(req), await draftPreview(req)),
     },
     // A reload of the pushed URL after a boosted Preview: back to the saved template.
     { method: 'GET', path: `${PATH}/:id/draft`, handler: (req) => redirect(`${PATH}/${req.params.id}`) },
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getTemplateVerb, req.ctx, { id: req.params.id! }),
+      find: async (req) => await invoke(getTemplateVerb, req.ctx, { id: req.params.id! }),
       confirm: (t) => page('pages/templates/delete', `Delete ${t.name}`, { template: t }),
-      act: (req, t) => invoke(deleteTemplateVerb, req.ctx, { id: t.id }),
+      act: async (req, t) => await invoke(deleteTemplateVerb, req.ctx, { id: t.id }),
       done: (t) => `Deleted the template “${t.name}”.`,
     }),
   ],

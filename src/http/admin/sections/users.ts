@@ -89,14 +89,14 @@ export const usersSection = defineSection({
         })
       },
     },
-    { method: 'GET', path: `${PATH}/new`, handler: (req) => newForm(req) },
+    { method: 'GET', path: `${PATH}/new`, handler: async (req) => await newForm(req) },
     {
       method: 'POST',
       path: PATH,
-      handler: (req) => {
+      handler: async (req) => {
         const role = text(req, 'role') ?? ''
         const given = { email: text(req, 'email')?.trim() ?? '', role, clients: list(req, 'clients') }
-        return submit(
+        return await submit(
           { ...req, ctx: platformCtx(req) },
           createUserVerb,
           {
@@ -114,25 +114,25 @@ export const usersSection = defineSection({
                     created: true,
                   })
                 : redirect(PATH, { kind: 'success', message: `Created ${u.email} (${u.role}).` }),
-            retry: (errors) => newForm(req, errors, given),
+            retry: async (errors) => await newForm(req, errors, given),
           },
         )
       },
     },
-    { method: 'GET', path: `${PATH}/:id/edit`, handler: (req) => editForm(req) },
+    { method: 'GET', path: `${PATH}/:id/edit`, handler: async (req) => await editForm(req) },
     {
       method: 'POST',
       path: `${PATH}/:id`,
-      handler: (req) => {
+      handler: async (req) => {
         const role = text(req, 'role') ?? ''
         const clients = list(req, 'clients')
-        return submit(
+        return await submit(
           { ...req, ctx: platformCtx(req) },
           updateUserVerb,
           { id: req.params.id, role, clients: role === 'member' ? clients : undefined },
           {
             done: (u) => redirect(PATH, { kind: 'success', message: `Saved ${u.email} (${u.role}).` }),
-            retry: (errors) => editForm(req, errors, { role, clients }),
+            retry: async (errors) => await editForm(req, errors, { role, clients }),
           },
         )
       },
@@ -148,8 +148,8 @@ export const usersSection = defineSection({
     {
       method: 'POST',
       path: `${PATH}/:id/password`,
-      handler: (req) =>
-        submit(
+      handler: async (req) =>
+        await submit(
           { ...req, ctx: platformCtx(req) },
           resetUserPasswordVerb,
           { id: req.params.id, password: text(req, 'password') },
@@ -174,9 +174,9 @@ export const usersSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getUserVerb, platformCtx(req), { id: req.params.id }),
+      find: async (req) => await invoke(getUserVerb, platformCtx(req), { id: req.params.id }),
       confirm: (user) => page('pages/users/delete', `Delete ${user.email}`, { person: user }),
-      act: (req, user) => invoke(deleteUserVerb, platformCtx(req), { id: user.id }),
+      act: async (req, user) => await invoke(deleteUserVerb, platformCtx(req), { id: user.id }),
       done: (user) => `Deleted the user ${user.email}.`,
     }),
   ],

@@ -76,9 +76,9 @@ export const webhooksSection = defineSection({
     {
       method: 'POST',
       path: PATH,
-      handler: (req) => {
+      handler: async (req) => {
         const given = { url: text(req, 'url')?.trim() ?? '', events: list(req, 'events') }
-        return submit(req, createWebhookVerb, given, {
+        return await submit(req, createWebhookVerb, given, {
           // The secret is in this answer only (no redirect: a flash would store it).
           done: (hook) =>
             page('pages/webhooks/secret', 'Webhook created', { hook, secret: hook.secret, created: true }),
@@ -86,7 +86,7 @@ export const webhooksSection = defineSection({
         })
       },
     },
-    { method: 'GET', path: `${PATH}/:id`, handler: (req) => showPage(req) },
+    { method: 'GET', path: `${PATH}/:id`, handler: async (req) => await showPage(req) },
     {
       method: 'GET',
       path: `${PATH}/:id/secret`,
@@ -139,7 +139,7 @@ export const webhooksSection = defineSection({
       path: `${PATH}/:id/test`,
       handler: async (req) => {
         const id = req.params.id ?? ''
-        return submit(
+        return await submit(
           req,
           testWebhookVerb,
           { id, event: text(req, 'event') ?? '' },
@@ -151,7 +151,7 @@ export const webhooksSection = defineSection({
                   ? `Test event delivered: HTTP ${r.status} in ${r.duration_ms} ms.`
                   : `The test event was not accepted: ${r.status !== null ? `HTTP ${r.status}` : (r.error ?? 'no answer')}. See the log below.`,
               }),
-            retry: (errors) => showPage(req, errors),
+            retry: async (errors) => await showPage(req, errors),
           },
         )
       },
@@ -187,9 +187,9 @@ export const webhooksSection = defineSection({
     ...confirmedAction({
       path: `${PATH}/:id/delete`,
       back: PATH,
-      find: (req) => invoke(getWebhookVerb, req.ctx, { id: req.params.id }),
+      find: async (req) => await invoke(getWebhookVerb, req.ctx, { id: req.params.id }),
       confirm: (hook) => page('pages/webhooks/delete', 'Delete webhook', { hook }),
-      act: (req, hook) => invoke(deleteWebhookVerb, req.ctx, { id: hook.id }),
+      act: async (req, hook) => await invoke(deleteWebhookVerb, req.ctx, { id: hook.id }),
       done: (hook) => `Deleted the webhook to ${hook.url}.`,
     }),
   ],

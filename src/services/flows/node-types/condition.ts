@@ -5,9 +5,9 @@ export const condition: NodeSpec = {
   members: ['match', 'rule_groups', 'yes', 'no'],
   branches: ['yes', 'no'],
   check: (c) => c.rules(),
-  step(s, node) {
+  async step(s, node) {
     s.count(node)
-    const yes = s.test(node)
+    const yes = await s.test(node)
     s.history({ node: node.id, result: yes ? 'yes' : 'no' }, node.id)
     return ((yes ? node.yes : node.no) as string | undefined) ?? null
   },

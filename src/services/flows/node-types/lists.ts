@@ -1,9 +1,9 @@
 import type { FlowNode } from '../nodes'
 import { type NodeSpec, nextOf, type StepScope } from './spec'
 
-const listStep = (s: StepScope, node: FlowNode) => {
+const listStep = async (s: StepScope, node: FlowNode) => {
   s.count(node)
-  s.act.apply(node)
+  await s.act.apply(node)
   s.history({ node: node.id }, node.id)
   return nextOf(node)
 }

@@ -24,12 +24,12 @@ export const send: NodeSpec = {
     if (channel !== 'email' && c.node.sender_id !== undefined) c.err('sender_id', 'applies to email only')
     c.ref('sender_id', 'sender', c.refs.sender, false)
   },
-  step(s, node) {
+  async step(s, node) {
     const { flow, contact, now } = s
     const email = ((node.channel as string) ?? 'email') === 'email'
-    if (contact.status !== 'subscribed' || (email && s.sending.suppressed(contact.email))) {
+    if (contact.status !== 'subscribed' || (email && (await s.sending.suppressed(contact.email)))) {
       // Outreach never writes to a suppressed address: the run ends there.
-      if (flow.options.outreach) return s.end({ status: 'exited', reason: null })
+      if (flow.options.outreach) return await s.end({ status: 'exited', reason: null })
       s.count(node)
       const skipped = contact.status !== 'subscribed' ? `contact_${contact.status}` : 'suppressed'
       s.history({ node: node.id, skipped }, node.id)
@@ -38,21 +38,21 @@ export const send: NodeSpec = {
     const window = flow.options.sendingWindow
     const open = window ? nextWindowAt(now, window, contact.timezone ?? s.clientZone) : now
     if (open > now) {
-      s.sending.deferred()
-      return s.park(node.id, open)
+      await s.sending.deferred()
+      return await s.park(node.id, open)
     }
     if (!email && !contact.phone) {
       s.count(node)
       s.history({ node: node.id, skipped: 'no_phone' }, node.id)
       return nextOf(node)
     }
-    if (email && !s.sending.takeDaily()) {
-      s.sending.deferred()
-      return s.park(node.id, nextUtcDay(now))
+    if (email && !(await s.sending.takeDaily())) {
+      await s.sending.deferred()
+      return await s.park(node.id, nextUtcDay(now))
     }
     s.count(node)
-    const thread = email && flow.options.outreach ? s.sending.thread(node) : null
-    const id = s.sending.queueMessage(node, thread ?? [])
+    const thread = email && flow.options.outreach ? await s.sending.thread(node) : null
+    const id = await s.sending.queueMessage(node, thread ?? [])
     thread?.push(id)
     s.history(
       flow.options.outreach

@@ -1,5 +1,6 @@
 import type { ContactRow } from '../../../db/schema'
 import type { FieldError } from '../../../errors'
+import type { Awaitable } from '../../../lib/awaitable'
 import type { IdKind } from '../../../lib/ids'
 import type { Flow } from '../definition'
 import type { FlowNode } from '../nodes'
@@ -56,24 +57,24 @@ export interface StepScope {
   /** Appends an entry to the run's history; `current` becomes the run's current node. */
   history(entry: Record<string, unknown>, current: string): void
   /** The run waits: due at `at` at `nodeId` (and for an event, since `since`). */
-  park(nodeId: string, at: number, waitEvent?: string | null, since?: number | null): Parked
-  end(e: End): Parked
+  park(nodeId: string, at: number, waitEvent?: string | null, since?: number | null): Awaitable<Parked>
+  end(e: End): Awaitable<Parked>
   /** The node's rule groups hold for the contact now. */
-  test(node: FlowNode): boolean
+  test(node: FlowNode): Awaitable<boolean>
   /** Whether the event of this contact came since `since`. */
-  eventSince(type: string, since: number): boolean
+  eventSince(type: string, since: number): Awaitable<boolean>
   readonly sending: {
-    suppressed(email: string): boolean
+    suppressed(email: string): Awaitable<boolean>
     /** Takes one of the flow's sends for today; false when the daily limit is reached. */
-    takeDaily(): boolean
+    takeDaily(): Awaitable<boolean>
     /** The run's earlier emails this one continues (outreach flows). */
-    thread(node: FlowNode): string[]
-    queueMessage(node: FlowNode, thread: readonly string[]): string
-    deferred(): void
+    thread(node: FlowNode): Awaitable<string[]>
+    queueMessage(node: FlowNode, thread: readonly string[]): Awaitable<string>
+    deferred(): Awaitable<void>
   }
   readonly act: {
-    queueWebhook(node: FlowNode): string | null
-    apply(node: FlowNode): void
+    queueWebhook(node: FlowNode): Awaitable<string | null>
+    apply(node: FlowNode): Awaitable<void>
   }
 }
 
@@ -86,13 +87,13 @@ export interface NodeSpec {
   readonly waits?: boolean
   check?(c: MemberCheck): void
   /** What a run does here: the next node (null: the end), or PARKED. */
-  step(s: StepScope, node: FlowNode): string | null | Parked
+  step(s: StepScope, node: FlowNode): Awaitable<string | null | Parked>
   /** A run waiting here comes due: where it goes on (a wait for an event resolves). */
   resume?(
     s: StepScope,
     node: FlowNode,
     run: { wait_event: string; wait_since: number | null },
-  ): string | null | Parked
+  ): Awaitable<string | null | Parked>
 }
 
 /** The node's `next`, or null. */

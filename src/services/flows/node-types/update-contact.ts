@@ -32,9 +32,9 @@ export const updateContact: NodeSpec = {
         c.err(p, 'must be one line of at most 200 characters, or null')
     }
   },
-  step(s, node) {
+  async step(s, node) {
     s.count(node)
-    s.act.apply(node)
+    await s.act.apply(node)
     s.history({ node: node.id }, node.id)
     return nextOf(node)
   },

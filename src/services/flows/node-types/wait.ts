@@ -25,7 +25,7 @@ export const wait: NodeSpec = {
     if (hasUntil && (typeof c.node.until !== 'string' || parseTimeOfDay(c.node.until) === null))
       c.err('until', `${quoteValue(c.node.until)} is not a time of day HH:MM (24-hour)`)
   },
-  step(s, node) {
+  async step(s, node) {
     s.count(node)
     const next = nextOf(node)
     const due =
@@ -40,6 +40,6 @@ export const wait: NodeSpec = {
     // A wait already over (PT0S) is not a trip through the queue: the path goes on in this step,
     // so the next node starts at its due time instead of behind every run due meanwhile.
     if (next === null || due <= s.now) return next
-    return s.park(next, due)
+    return await s.park(next, due)
   },
 }

@@ -4,9 +4,9 @@ import { type NodeSpec, nextOf } from './spec'
 export const webhook: NodeSpec = {
   members: ['webhook_id', 'next'],
   check: (c) => void c.ref('webhook_id', 'webhook', c.refs.webhook, true),
-  step(s, node) {
+  async step(s, node) {
     s.count(node)
-    const deliveryId = s.act.queueWebhook(node)
+    const deliveryId = await s.act.queueWebhook(node)
     s.history(
       deliveryId ? { node: node.id, delivery_id: deliveryId } : { node: node.id, skipped: 'webhook_gone' },
       node.id,
