@@ -17,7 +17,7 @@ export function rowByKeyStatement<T extends Table>(
   sqlite: Database,
   table: T,
   key: SQLiteColumn,
-): (value: string | number) => T['$inferSelect'] | null {
+): (value: string | number) => Promise<T['$inferSelect'] | null> {
   const columns = Object.entries(getTableColumns(table)) as [string, SQLiteColumn][]
   for (const [name, column] of columns)
     if (!AS_STORED.has(column.columnType))

@@ -96,7 +96,7 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
     if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
     if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
     const channel = plan.channel
-    if (channel === 'email' && isSuppressed(m.clientId, contact.email))
+    if (channel === 'email' && (await isSuppressed(m.clientId, contact.email)))
       return { kind: 'skipped', reason: 'suppressed' }
     // STOP by SMS: the number asked for no more texts, calls or WhatsApp messages from this client.
     if (channel !== 'email' && contact.smsOptOut) return { kind: 'skipped', reason: 'sms_opted_out' }

@@ -13,6 +13,7 @@
 
 import { parseArgs } from 'node:util'
 import { QUARTER_MS, ROLLUP_COUNTERS, type RollupCounter, setRollupWrites } from '../../src/db/rollups'
+import { inTransaction } from '../../src/db/transaction'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { METRICS } from '../../src/services/analytics/inputs'
@@ -232,7 +233,7 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
     `INSERT INTO analytics_rollups (client_id, bucket, channel, campaign_id, journey_id, sequence_id, ${ROLLUP_COUNTERS.join(', ')})
      VALUES (?1, ?2, 'email', ?3, ?4, ?5, ${ROLLUP_COUNTERS.map((_, i) => `?${i + 6}`).join(', ')})`,
   )
-  sqlite.transaction(async () => {
+  await inTransaction(sqlite, async () => {
     for (const r of [...rollups.values()].sort((a, b) => a.bucket - b.bucket))
       await addRollup.run(
         clientId,
@@ -266,7 +267,7 @@ async function generateHistory(t: TestApp, clientId: string, end: number) {
        SELECT client_id, bucket, channel, ${ROLLUP_COUNTERS.map((c) => `sum(${c})`).join(', ')}
        FROM analytics_rollups GROUP BY client_id, bucket, channel`,
     )
-  })()
+  })
   await sqlite.run('ANALYZE')
   return {
     events: written,

@@ -27,6 +27,7 @@ import { DB_FILE } from '../../src/db/data-dir'
 import { appendEvent } from '../../src/db/events'
 import { migrate } from '../../src/db/migrate'
 import * as schema from '../../src/db/schema'
+import { inTransaction } from '../../src/db/transaction'
 import { mapInOrder } from '../../src/lib/in-order'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { IMPORT_BATCH } from '../../src/services/imports/parse-protocol'
@@ -125,8 +126,8 @@ async function baseline(file: string, rows: number): Promise<BaselineResult> {
        VALUES (?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     // Rows are generated outside the clock, a batch at a time: only the writes are timed.
-    const batch = sqlite.transaction(
-      async (values: [string, string | null, string, string, string, string][]) => {
+    const batch = async (values: [string, string | null, string, string, string, string][]) =>
+      await inTransaction(sqlite, async () => {
         const t = Date.now()
         const highWater = await contactsHighWater(sqlite)
         for (const [email, phone, first, last, company, custom] of values)
@@ -145,8 +146,7 @@ async function baseline(file: string, rows: number): Promise<BaselineResult> {
             t,
           )
         await indexContactsAfter(sqlite, highWater)
-      },
-    )
+      })
     let ms = 0
     for (let from = 1; from <= rows; from += BATCH) {
       const values: [string, string | null, string, string, string, string][] = []
@@ -155,7 +155,7 @@ async function baseline(file: string, rows: number): Promise<BaselineResult> {
         if (p.e164 !== 'invalid') values.push([p.email, p.e164, p.first, p.last, p.company, customOf(p)])
       }
       const t0 = performance.now()
-      batch(values)
+      await batch(values)
       ms += performance.now() - t0
       if ((from - 1) % 200_000 === 0 && from > 1) progress(`  baseline: ${from - 1} rows`)
     }
@@ -369,10 +369,10 @@ async function addEvents(dbFile: string, clientId: string, ids: string[], total:
     const times = new Float64Array(total)
     for (let k = 0; k < total; k++) times[k] = now - Math.floor(random() * 90 * DAY)
     times.sort()
-    const batch = sqlite.transaction(async (from: number, to: number) => {
+    const batch = sqlite.transaction((from: number, to: number) => {
       for (let k = from; k < to; k++) {
         const at = times[k]!
-        await appendEvent(sqlite, {
+        appendEvent(sqlite, {
           id: Bun.randomUUIDv7('hex', at),
           clientId,
           type: EVENT_TYPES[Math.floor(random() * EVENT_TYPES.length)]!,
@@ -564,7 +564,7 @@ async function diagnose(
     const condition = await segmentCondition(db, clientId, 'all', groups, Date.now())
     queries.push({ name: 'segment estimated_size', q: total(condition) })
 
-    return mapInOrder(queries, async ({ name, q }) => {
+    return await mapInOrder(queries, async ({ name, q }) => {
       const params = q.params as SQLQueryBindings[]
       const plan = await ro
         .query<{ id: number; parent: number; detail: string }, SQLQueryBindings[]>(

@@ -12,6 +12,7 @@
 // --sort writes each batch in lower(email) order (as the import's parse worker sends it);
 // --key-columns replaces the unique index by one on stored columns (client_no is a constant here:
 // it measures what a narrower key would save, not a schema the app has).
+
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,6 +20,7 @@ import { parseArgs } from 'node:util'
 import { openStore } from '../../src/db/client'
 import { importWriter } from '../../src/db/imports'
 import { migrate } from '../../src/db/migrate'
+import { inTransaction } from '../../src/db/transaction'
 import { newId } from '../../src/lib/ids'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
@@ -95,32 +97,44 @@ try {
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 'subscribed', NULL, ?8, ?9, ?9, 1, ?10) ON CONFLICT DO NOTHING`,
       )
     : null
-  const write = sqlite.transaction(async (values: string[][]) => {
-    const at = Date.now()
-    const highWater = await contactsHighWater(sqlite)
-    if (flags.sort) values.sort((a, b) => (a[6]! < b[6]! ? -1 : a[6]! > b[6]! ? 1 : 0))
-    for (const [email, first, last, company, phone, custom, key] of values)
-      if (keyed)
-        await keyed.run(newId(), clientId, email!, first!, last!, company!, phone ?? null, custom!, at, key!)
-      else
-        await w.insertContact({
-          id: newId(),
-          clientId,
-          clientNo,
-          email: email!,
-          firstName: first!,
-          lastName: last!,
-          company: company!,
-          phone: phone ?? null,
-          status: 'subscribed',
-          timezone: null,
-          customFields: custom!,
-          at,
-        })
-    if (!flags['no-fts']) await indexContactsAfter(sqlite, highWater)
-    // As the import: the new contacts counted in clients.unreachable_count (list_hygiene).
-    if (!process.env.BENCH_NO_UNREACHABLE) await countUnreachableAfter(sqlite, clientId, highWater)
-  })
+  const write = async (values: string[][]) =>
+    await inTransaction(sqlite, async () => {
+      const at = Date.now()
+      const highWater = await contactsHighWater(sqlite)
+      if (flags.sort) values.sort((a, b) => (a[6]! < b[6]! ? -1 : a[6]! > b[6]! ? 1 : 0))
+      for (const [email, first, last, company, phone, custom, key] of values)
+        if (keyed)
+          await keyed.run(
+            newId(),
+            clientId,
+            email!,
+            first!,
+            last!,
+            company!,
+            phone ?? null,
+            custom!,
+            at,
+            key!,
+          )
+        else
+          await w.insertContact({
+            id: newId(),
+            clientId,
+            clientNo,
+            email: email!,
+            firstName: first!,
+            lastName: last!,
+            company: company!,
+            phone: phone ?? null,
+            status: 'subscribed',
+            timezone: null,
+            customFields: custom!,
+            at,
+          })
+      if (!flags['no-fts']) await indexContactsAfter(sqlite, highWater)
+      // As the import: the new contacts counted in clients.unreachable_count (list_hygiene).
+      if (!process.env.BENCH_NO_UNREACHABLE) await countUnreachableAfter(sqlite, clientId, highWater)
+    })
   let ms = 0
   let cpuUs = 0
   let sysUs = 0
@@ -142,7 +156,7 @@ try {
     }
     const cpu = process.cpuUsage()
     const t0 = performance.now()
-    write.immediate(values)
+    await write(values)
     ms += performance.now() - t0
     const used = process.cpuUsage(cpu)
     cpuUs += used.user + used.system

@@ -15,7 +15,7 @@ export function insertListContacts(
   now: number,
   timezone: (i: number) => string | null = () => null,
 ): void {
-  t.ctx.sqlite.transaction(async () => {
+  t.ctx.sqlite.transaction(() => {
     const c = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, first_name, timezone, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, 'subscribed', '{}', ?6, ?6)",
     )
@@ -24,11 +24,11 @@ export function insertListContacts(
     )
     for (let i = 0; i < n; i++) {
       const id = Bun.randomUUIDv7()
-      await c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, timezone(i), now)
-      await m.run(listId, id, now)
+      c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, timezone(i), now)
+      m.run(listId, id, now)
     }
-    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [n, listId])
-    await t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [n, clientId])
+    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [n, listId])
+    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [n, clientId])
   })()
 }
 

@@ -15,6 +15,7 @@ import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { DB_FILE } from '../../src/db/data-dir'
+import { inTransaction } from '../../src/db/transaction'
 import { sections } from '../../src/http/admin/sections'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { BASE, createTestApp } from '../helpers/app'
@@ -63,34 +64,35 @@ async function writeContacts(file: string, clientId: string): Promise<{ listId: 
       [listId, clientId, 'Every fifth contact', 'Bench list', now, now],
     )
     let members = 0
-    const batch = sqlite.transaction(async (from: number, to: number) => {
-      const highWater = await contactsHighWater(sqlite)
-      for (let i = from; i < to; i++) {
-        const p = crmRow(i)
-        const at = now - (N - i) * 1000
-        const id = Bun.randomUUIDv7('hex', at)
-        await insert.run(
-          id,
-          clientId,
-          p.email.toLowerCase(),
-          p.first,
-          p.last,
-          p.company,
-          p.e164 === 'invalid' ? null : p.e164,
-          STATUSES[i % STATUSES.length]!,
-          JSON.stringify({ plan: p.plan, seats: Number(p.seats) }),
-          at,
-          at,
-        )
-        if (i % 5 === 0) {
-          await member.run(listId, id, at)
-          members++
+    const batch = async (from: number, to: number) =>
+      await inTransaction(sqlite, async () => {
+        const highWater = await contactsHighWater(sqlite)
+        for (let i = from; i < to; i++) {
+          const p = crmRow(i)
+          const at = now - (N - i) * 1000
+          const id = Bun.randomUUIDv7('hex', at)
+          await insert.run(
+            id,
+            clientId,
+            p.email.toLowerCase(),
+            p.first,
+            p.last,
+            p.company,
+            p.e164 === 'invalid' ? null : p.e164,
+            STATUSES[i % STATUSES.length]!,
+            JSON.stringify({ plan: p.plan, seats: Number(p.seats) }),
+            at,
+            at,
+          )
+          if (i % 5 === 0) {
+            await member.run(listId, id, at)
+            members++
+          }
         }
-      }
-      await indexContactsAfter(sqlite, highWater)
-    })
+        await indexContactsAfter(sqlite, highWater)
+      })
     for (let from = 1; from <= N; from += BATCH) {
-      batch(from, Math.min(N + 1, from + BATCH))
+      await batch(from, Math.min(N + 1, from + BATCH))
       if ((from - 1) % 200_000 === 0 && from > 1) progress(`  contacts: ${from - 1} written`)
     }
     await sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [members, listId])
@@ -103,9 +105,9 @@ async function writeContacts(file: string, clientId: string): Promise<{ listId: 
       `INSERT INTO contact_imports (id, client_id, status, file, list_id, update_existing, total_rows, processed, inserted, updated, skipped, errors, created_at, updated_at, finished_at)
        VALUES (?, ?, 'completed', ?, NULL, 0, 1000, 1000, 990, 0, 10, ?, ?, ?, ?)`,
     )
-    sqlite.transaction(async () => {
+    sqlite.transaction(() => {
       for (let i = 1; i <= 1000; i++)
-        await suppress.run(
+        suppress.run(
           Bun.randomUUIDv7(),
           clientId,
           crmRow(i * 7).email.toLowerCase(),
@@ -117,7 +119,7 @@ async function writeContacts(file: string, clientId: string): Promise<{ listId: 
         Array.from({ length: 10 }, (_, k) => ({ row: k * 90 + 2, message: 'email is not valid' })),
       )
       for (let i = 0; i < 30; i++)
-        await imports.run(Bun.randomUUIDv7(), clientId, `/nonexistent/${i}.csv`, errors, now, now, now)
+        imports.run(Bun.randomUUIDv7(), clientId, `/nonexistent/${i}.csv`, errors, now, now, now)
     })()
     await sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
     await sqlite.run('ANALYZE')

@@ -27,6 +27,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Server } from 'bun'
 import { appendEvent, type EventInsert } from '../../src/db/events'
+import { inTransaction } from '../../src/db/transaction'
 import {
   api,
   ensureBinary,
@@ -232,11 +233,11 @@ function insertBatches(count: number, commits: Map<string, number>): void {
   while (left > 0) {
     const n = Math.min(INSERT_BATCH, left)
     const ids: string[] = []
-    db.transaction(async () => {
+    db.transaction(() => {
       const now = Date.now()
       for (let i = 0; i < n; i++) {
         const e = eventRow(now)
-        await appendEvent(db, e)
+        appendEvent(db, e)
         ids.push(e.id)
       }
     })()
@@ -345,7 +346,7 @@ async function latency(): Promise<LatencyResult> {
     if (wait > 0) await Bun.sleep(wait)
     const e = eventRow(Date.now())
     const db = eventsDb!
-    db.transaction(async () => await appendEvent(db, e))() // committed when this returns
+    await inTransaction(db, async () => await appendEvent(db, e)) // committed when this resolves
     commits.set(toEventId(e.id), performance.now())
   }
   await waitArrivals([rec], total)
@@ -404,12 +405,12 @@ async function burst(): Promise<BurstResult> {
     const wait = t0 + k * (BURST_MS / BURST_COMMITS) - performance.now()
     if (wait > 0) await Bun.sleep(wait)
     const n = Math.min(per, left)
-    db.transaction(async () => {
+    db.transaction(() => {
       const now = Date.now()
       first = Math.min(first, now)
       for (let i = 0; i < n; i++) {
         const e = deliveredRow(now, campaign)
-        await appendEvent(db, e)
+        appendEvent(db, e)
         created.set(toEventId(e.id), now)
       }
     })()

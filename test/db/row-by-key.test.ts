@@ -24,14 +24,14 @@ describe('rowByKeyStatement', () => {
       .where(eq(clients.id, sql.placeholder('id')))
       .prepare()
     for (const id of [t.defaultClientId, named]) {
-      const ours = byId(id)
+      const ours = await byId(id)
       const theirs = await drizzleById.get({ id })
       expect(ours).toEqual(theirs!)
       expect(Object.keys(ours!)).toEqual(Object.keys(theirs!))
       expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs))
     }
-    expect(byId(named)!.timezone).toBe('Europe/Paris')
-    expect(byId('00000000-0000-7000-8000-000000000000')).toBeNull()
+    expect((await byId(named))!.timezone).toBe('Europe/Paris')
+    expect(await byId('00000000-0000-7000-8000-000000000000')).toBeNull()
   })
 
   test('a table with a JSON or boolean column is refused when the statement is built', () => {
@@ -40,14 +40,14 @@ describe('rowByKeyStatement', () => {
     )
   })
 
-  test('through perConnection: one statement per connection, reused', () => {
+  test('through perConnection: one statement per connection, reused', async () => {
     let built = 0
     const get = perConnection((sqlite) => {
       built++
       return rowByKeyStatement(sqlite, clients, clients.id)
     })
-    expect(get(t.ctx.sqlite)(t.defaultClientId)?.id).toBe(t.defaultClientId)
-    expect(get(t.ctx.sqlite)(t.defaultClientId)?.name).toBeString()
+    expect((await get(t.ctx.sqlite)(t.defaultClientId))?.id).toBe(t.defaultClientId)
+    expect((await get(t.ctx.sqlite)(t.defaultClientId))?.name).toBeString()
     expect(built).toBe(1)
   })
 })

@@ -70,7 +70,7 @@ export async function messagesOf(t: TestApp, campaignId: string): Promise<Messag
   const rows = await t.ctx.sqlite
     .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
     .all(campaignId)
-  return mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
+  return await mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
 }
 
 /**

@@ -101,7 +101,7 @@ async function smsCampaign(ids: string[]) {
   await eventually(async () =>
     expect((await acme.call('GET', `/api/v1/campaigns/${c.id}`)).status).toBe('sent'),
   )
-  return mapInOrder(
+  return await mapInOrder(
     ids,
     async (id) =>
       (await t.ctx.sqlite

@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import { inTransaction } from '../../src/db/transaction'
 import { createHook } from '../../src/lib/hook'
 
 // The hook list itself: handlers in bind order, unbind by id, wants, and a throw that leaves
@@ -43,10 +44,16 @@ describe('a hook', () => {
     expect(await hook.wants('list-2')).toBe(true)
   })
 
-  test('an async handler is refused: its writes would land after the transaction', () => {
+  test('an async handler is awaited: trigger resolves after its work, before the next handler', async () => {
     const hook = createHook<void>('test')
-    hook.bind(async () => {})
-    expect(async () => await hook.trigger()).toThrow('a test handler must be synchronous')
+    const seen: string[] = []
+    hook.bind(async () => {
+      await Bun.sleep(1)
+      seen.push('slow')
+    })
+    hook.bind(() => void seen.push('next'))
+    await hook.trigger()
+    expect(seen).toEqual(['slow', 'next'])
   })
 
   test('a throw stops the later handlers and rolls back the transaction, the earlier handlers’ writes too', async () => {
@@ -64,15 +71,16 @@ describe('a hook', () => {
     hook.bind(() => {
       after = true
     })
-    const change = db.transaction(async (v: string) => {
-      await insert(`caller ${v}`)
-      await hook.trigger(v)
-    })
-    expect(() => change('1')).toThrow('no')
+    const change = async (v: string) =>
+      await inTransaction(db, async () => {
+        await insert(`caller ${v}`)
+        await hook.trigger(v)
+      })
+    await expect(change('1')).rejects.toThrow('no')
     expect(after).toBe(false)
     expect(await db.query('SELECT v FROM t').all()).toEqual([])
     hook.unbind(failing)
-    change('2')
+    await change('2')
     expect((await db.query('SELECT v FROM t').values()).flat()).toEqual(['caller 2', 'handler 2'])
     expect(after).toBe(true)
   })

@@ -33,14 +33,14 @@ const estimateCtx = withActor(
 
 // Enough contacts in the hostile tenant that a generated count does real work.
 const bio = 'lorem ipsum dolor sit amet % _ \\ ünïcödé '.repeat(10)
-t.ctx.sqlite.transaction(async () => {
+t.ctx.sqlite.transaction(() => {
   const insert = t.ctx.sqlite.prepare(
     `INSERT INTO contacts (id, client_id, client_no, email, first_name, company, custom_fields, created_at, updated_at)
      VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, ?, ?, ?)`,
   )
   for (let i = 0; i < 8_000; i++) {
     const owner = i < 7_900 ? tenant : other
-    await insert.run(
+    insert.run(
       Bun.randomUUIDv7(),
       owner,
       owner,

@@ -73,13 +73,13 @@ const CONTACTS = 300
 const BULK_CONTACTS = 60_000
 const bio = 'lorem ipsum dolor sit amet '.repeat(40)
 function seed(owner: string, n: number) {
-  t.ctx.sqlite.transaction(async () => {
+  t.ctx.sqlite.transaction(() => {
     const insert = t.ctx.sqlite.prepare(
       `INSERT INTO contacts (id, client_id, client_no, email, first_name, custom_fields, created_at, updated_at)
        VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, 1, 1)`,
     )
     for (let i = 0; i < n; i++)
-      await insert.run(
+      insert.run(
         Bun.randomUUIDv7(),
         owner,
         owner,

@@ -389,9 +389,9 @@ describe('driven pass by pass on the test clock', async () => {
       `INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'contact.unsubscribed', 0, 'pending', 1, ?, ?, ?)`,
     )
-    d.ctx.sqlite.transaction(async () => {
+    d.ctx.sqlite.transaction(() => {
       for (let i = 0; i < 10_000; i++)
-        await insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
+        insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
     })()
     await w.drain()
     const pass = await w.runOnce()

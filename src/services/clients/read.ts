@@ -16,16 +16,16 @@ function visibleClients(ctx: Ctx): SQL | undefined {
 // without drizzle's row mapping (the same row; see rowByKeyStatement).
 const clientById = perConnection((sqlite) => rowByKeyStatement(sqlite, clients, clients.id))
 
-export function findClientRow(ctx: Ctx, id: string): ClientRow {
+export async function findClientRow(ctx: Ctx, id: string): Promise<ClientRow> {
   // A tenant key sees only its own client: anything else is not found, whatever exists.
   if (ctx.actor.clientId !== null && ctx.actor.clientId !== id) throw notFound('Client')
-  const row = clientById(ctx.sqlite)(id)
+  const row = await clientById(ctx.sqlite)(id)
   if (!row) throw notFound('Client')
   return row
 }
 
-export function getClient(ctx: Ctx, id: string) {
-  return presentClient(findClientRow(ctx, id))
+export async function getClient(ctx: Ctx, id: string) {
+  return presentClient(await findClientRow(ctx, id))
 }
 
 export async function listClients(ctx: Ctx, page: PageRequest) {

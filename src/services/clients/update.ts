@@ -8,7 +8,7 @@ import { presentClient } from './present'
 import { findClientRow } from './read'
 
 export async function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
-  const current = findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
+  const current = await findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
   assertPlatformWide(ctx.actor, 'Changing a client')
   const row = await ctx.db
     .update(clients)

@@ -35,7 +35,7 @@ export const getClientVerb = defineVerb({
   scope: 'any',
   input: ClientRef,
   mutates: false,
-  run: (ctx, { id }) => getClient(ctx, id),
+  run: async (ctx, { id }) => await getClient(ctx, id),
 })
 
 // Renaming or suspending a client (every key and token of a suspended one is refused) changes

@@ -90,7 +90,7 @@ async function testTwilio(twilio: { accountSid: string; authToken: string; baseU
 }
 
 export async function testSendingProfile(ctx: Ctx, clientId: string, channel: 'email' | TextChannel) {
-  const client = findClientRow(ctx, clientId)
+  const client = await findClientRow(ctx, clientId)
   const profile = await effectiveProfile(ctx, client.id)
   if (channel === 'email') {
     if (profile.email.provider !== 'smtp')

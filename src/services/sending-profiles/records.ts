@@ -47,7 +47,7 @@ export async function profileByToken(
 }
 
 export async function getSendingProfile(ctx: Ctx, clientId: string) {
-  const client = findClientRow(ctx, clientId)
+  const client = await findClientRow(ctx, clientId)
   return await presentProfile(ctx, client.id, await profileRow(ctx, client.id))
 }
 
@@ -140,7 +140,7 @@ export async function putSendingProfile(
   input: SendingProfileInput,
   found: FieldError[],
 ) {
-  const client = findClientRow(ctx, clientId)
+  const client = await findClientRow(ctx, clientId)
   const row = await profileRow(ctx, client.id)
   const errors: FieldError[] = [...found]
   const profile = merge(ctx, input, row?.profile ?? EMPTY_PROFILE, errors)

@@ -29,13 +29,13 @@ async function setup(recipients = 100, ab: Record<string, unknown> = {}) {
   const member = t.ctx.sqlite.prepare(
     "INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
   )
-  t.ctx.sqlite.transaction(async () => {
+  t.ctx.sqlite.transaction(() => {
     for (let i = 0; i < recipients; i++) {
       const id = Bun.randomUUIDv7()
-      await insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
-      await member.run(list.id, id, clock.now() - 1000)
+      insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
+      member.run(list.id, id, clock.now() - 1000)
     }
-    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
+    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
   })()
   const campaign = await call('POST', '/api/v1/campaigns', {
     name: 'Spring sale',

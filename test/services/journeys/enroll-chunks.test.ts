@@ -16,9 +16,9 @@ const now = j.clock.now()
 const ins = t.ctx.sqlite.prepare(
   'INSERT INTO contacts (id, client_id, client_no, email, created_at, updated_at, custom_fields) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, json(?6))',
 )
-t.ctx.sqlite.transaction(async () => {
+t.ctx.sqlite.transaction(() => {
   for (let i = 0; i < N; i++)
-    await ins.run(
+    ins.run(
       Bun.randomUUIDv7(),
       j.clientId,
       `bulk${i}@example.com`,

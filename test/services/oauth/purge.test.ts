@@ -159,14 +159,9 @@ describe('oauth.purge', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO oauth_grants (id, oauth_client_id, subject, tenant, scopes, created_at) VALUES (?, ?, ?, NULL, '[]', ?)",
     )
-    t.ctx.sqlite.transaction(async () => {
+    t.ctx.sqlite.transaction(() => {
       for (let i = 0; i < PURGE_CHUNK * 2 + 5; i++)
-        await insert.run(
-          `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
-          machine.id,
-          machine.id,
-          old,
-        )
+        insert.run(`01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`, machine.id, machine.id, old)
     })()
     await purge()
     const left = (await t.ctx.sqlite
