@@ -1,4 +1,5 @@
 import type { AppContext } from '../context'
+import type { Awaitable } from '../lib/awaitable'
 import type { WorkerName } from '../lib/wakers'
 
 // The one loop every background worker runs (send queue, webhook deliveries, imports, and next
@@ -17,7 +18,7 @@ export interface PassResult {
 export interface LeasedWorkerSpec {
   name: WorkerName
   /** Work a previous process held when it died (or stopped) is made due again. Runs once. */
-  recover?(): void
+  recover?(): Awaitable<void>
   /** Claims due rows (after expiring stale leases) and processes them. */
   pass(): Promise<PassResult> | PassResult
   /** Longest sleep between passes when nothing kicks the worker. */
@@ -56,16 +57,17 @@ const FIRST_BACKOFF_MS = 50
 const MAX_BACKOFF_MS = 1_000
 
 export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): LeasedWorker {
-  let recovered = false
+  let recovering: Promise<void> | null = null
   let stopped = false
   let kicked = false
   let wake: (() => void) | null = null
   let loop: Promise<void> | null = null
 
   const recover = () => {
-    if (recovered) return
-    recovered = true
-    spec.recover?.()
+    recovering ??= (async () => {
+      await spec.recover?.()
+    })()
+    return recovering
   }
 
   // The pass a kick starts runs in a later turn of the event loop, not in the kicker's
@@ -88,6 +90,7 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
     })
 
   async function run() {
+    await recover()
     let failures = 0
     while (!stopped) {
       kicked = false
@@ -117,14 +120,13 @@ export function createLeasedWorker(app: AppContext, spec: LeasedWorkerSpec): Lea
     name: spec.name,
     start() {
       if (loop) return worker
-      recover()
       app.workers.register(spec.name, kick)
       loop = run()
       return worker
     },
     kick,
     async runOnce() {
-      recover()
+      await recover()
       return await spec.pass()
     },
     async drain(maxPasses = 10_000) {
