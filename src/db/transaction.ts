@@ -63,24 +63,44 @@ const isPromise = (v: unknown): v is Promise<unknown> =>
  */
 export async function inTransaction<T>(sqlite: Database, fn: () => T | Promise<T>): Promise<T> {
   const outer = scope.getStore()
-  if (outer?.sqlite === sqlite) return await savepoint(sqlite, outer.depth + 1, fn)
-  const waited = lockOf(sqlite).take()
+  if (outer?.sqlite === sqlite) return savepoint(sqlite, outer.depth + 1, fn)
+  const lock = lockOf(sqlite)
+  const waited = lock.take()
   if (waited) await waited
   try {
-    await sqlite.run('BEGIN IMMEDIATE')
-    let result: T
-    try {
-      const out = scope.run({ sqlite, depth: 0 }, fn)
-      result = isPromise(out) ? await out : out
-      await sqlite.run('COMMIT')
-    } catch (err) {
-      await rollback(sqlite, 'ROLLBACK')
-      throw err
-    }
-    return result
+    // BEGIN and COMMIT run in the scope too: they belong to the writer like the body.
+    return await scope.run({ sqlite, depth: 0 }, async () => {
+      sqlite.run('BEGIN IMMEDIATE')
+      try {
+        const out = fn()
+        const result = isPromise(out) ? await out : out
+        sqlite.run('COMMIT')
+        return result
+      } catch (err) {
+        rollback(sqlite, 'ROLLBACK')
+        throw err
+      }
+    })
   } finally {
-    lockOf(sqlite).release()
+    lock.release()
   }
+}
+
+/**
+ * Runs fn holding the connection's writer lock, outside any transaction: at once when the lock
+ * is free, else once the open transaction has ended (then the answer is a promise).
+ */
+export function underWriterLock<T>(sqlite: Database, fn: () => T): T | Promise<T> {
+  const lock = lockOf(sqlite)
+  const waited = lock.take()
+  const held = () => {
+    try {
+      return fn()
+    } finally {
+      lock.release()
+    }
+  }
+  return waited ? waited.then(held) : held()
 }
 
 async function savepoint<T>(sqlite: Database, depth: number, fn: () => T | Promise<T>): Promise<T> {

@@ -66,9 +66,17 @@ export function createBatchProcessor(
     let lastFailure: string | null = null
     let since = performance.now()
     const flush = async () => {
-      if (unwritten.length > 0) await writeOutcomes(unwritten)
+      // Taken before the write awaits: sends finishing meanwhile start the next group.
+      const group = unwritten
       unwritten = []
       since = performance.now()
+      if (group.length === 0) return
+      try {
+        await writeOutcomes(group)
+      } catch (err) {
+        unwritten = group.concat(unwritten)
+        throw err
+      }
     }
     const finish = async (f: Finished) => {
       if (f.outcome.kind === 'failed') lastFailure = f.outcome.error

@@ -154,7 +154,7 @@ describe('anonymous: register → pending → operator approves → claim once �
     await invoke(denyRegistrationVerb, system(), { id: (await recordOf(reg.registration_id)).id })
     expectState(await claim(reg.registration_id), 'denied')
     await expect(
-      await invoke(denyRegistrationVerb, system(), { id: (await recordOf(reg.registration_id)).id }),
+      invoke(denyRegistrationVerb, system(), { id: (await recordOf(reg.registration_id)).id }),
     ).rejects.toMatchObject({ code: 'INVALID_STATE' })
   })
 
@@ -162,14 +162,14 @@ describe('anonymous: register → pending → operator approves → claim once �
     const reg = await register({ scopes: ['lists:read'] })
     const id = (await recordOf(reg.registration_id)).id
     await expect(
-      await invoke(approveRegistrationVerb, system(), {
+      invoke(approveRegistrationVerb, system(), {
         id,
         client_id: t.defaultClientId,
         scopes: ['contacts:read'],
       }),
     ).rejects.toMatchObject({ code: 'VALIDATION_FAILED' })
     await expect(
-      await invoke(approveRegistrationVerb, system(), {
+      invoke(approveRegistrationVerb, system(), {
         id,
         client_id: Bun.randomUUIDv7(),
         scopes: ['lists:read'],

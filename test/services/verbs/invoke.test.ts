@@ -176,18 +176,27 @@ describe('the transaction belongs to invoke', () => {
     expect(await count('async-verb')).toBe(1)
   })
 
-  test('a verb whose run is async is refused and rolled back (its writes would escape the transaction)', async () => {
-    const broken = defineVerb({
-      name: 'test.async-run',
+  test('a verb whose run awaits keeps its transaction: others wait, a throw after the await rolls it back', async () => {
+    const slow = defineVerb({
+      name: 'test.slow-run',
       scope: 'campaigns:write',
       input: Input,
       mutates: true,
-      run: async (ctx, input) => writeThenFail.run(ctx, input, undefined, {}),
+      run: async (ctx, input) => {
+        await writeThenFail.run(ctx, { ...input, fail: false }, undefined, {})
+        await Bun.sleep(5)
+        if (input.fail) throw new ServiceError('CONFLICT', 'failed after an await')
+        return { written: true }
+      },
     })
-    await expect(
-      await invoke(broken, ctxOf(key(['campaigns:write'])), { name: 'async-run', fail: false }),
-    ).rejects.toThrow('run must be synchronous')
-    expect(await count('async-run')).toBe(0)
+    const ctx = ctxOf(key(['campaigns:write']))
+    const failing = invoke(slow, ctx, { name: 'awaited', fail: true })
+    // Started while the first holds the writer: it waits, then commits on its own.
+    const passing = invoke(slow, ctx, { name: 'awaited-ok', fail: false })
+    await expect(failing).rejects.toThrow('failed after an await')
+    expect(await passing).toEqual({ written: true })
+    expect(await count('awaited')).toBe(0)
+    expect(await count('awaited-ok')).toBe(1)
   })
 
   test('a verb called inside another verb’s transaction joins it (a savepoint)', async () => {
@@ -196,8 +205,8 @@ describe('the transaction belongs to invoke', () => {
       scope: 'campaigns:write',
       input: t.Object({}, strict),
       mutates: true,
-      run: (ctx) => {
-        writeThenFail.run(ctx, { name: 'nested', fail: false }, undefined, {})
+      run: async (ctx) => {
+        await writeThenFail.run(ctx, { name: 'nested', fail: false }, undefined, {})
         throw new ServiceError('CONFLICT', 'outer fails after the inner verb wrote')
       },
     })

@@ -1,0 +1,132 @@
+import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
+import { inTransactionScope, underWriterLock } from './transaction'
+
+// One writer connection and a reader beside it, behind one Database-shaped object. Inside a
+// transaction (inTransaction) every statement runs on the writer, so the transaction reads its
+// own writes. Outside one, reads run on the reader and see committed data only: while one
+// caller's transaction waits on an await, another caller's read never sees its uncommitted
+// rows. Anything else outside a transaction (a single change, a PRAGMA) takes the writer lock
+// first, so it never joins another caller's open transaction: at once when the writer is
+// free, else its answer is a promise that resolves after that transaction (callers await).
+
+const READ = /^\s*(select|with|explain)\b/i
+const CHANGES = /\b(insert|update|delete|replace)\b/i
+const CHANGE = /^\s*(insert|update|delete|replace)\b/i
+
+type Kind = 'read' | 'change' | 'other'
+
+function kindOf(sql: string): Kind {
+  if (CHANGE.test(sql)) return 'change'
+  if (READ.test(sql)) return /^\s*with\b/i.test(sql) && CHANGES.test(sql) ? 'change' : 'read'
+  return 'other'
+}
+
+interface Router {
+  readonly writer: Database
+  readonly reader: Database
+  readonly routed: Database
+  inTransaction(): boolean
+}
+
+/** A statement prepared on whichever connection runs it, once per connection. */
+class RoutedStatement {
+  private onWriter: Statement | undefined
+  private onReader: Statement | undefined
+  private readonly kind: Kind
+
+  constructor(
+    private readonly sql: string,
+    private readonly router: Router,
+  ) {
+    this.kind = kindOf(sql)
+  }
+
+  /** The statement on the reader, or null when it runs on the writer. */
+  private onReaderNow(): Statement | null {
+    if (this.kind !== 'read' || this.router.inTransaction()) return null
+    this.onReader ??= this.router.reader.prepare(this.sql)
+    return this.onReader
+  }
+
+  private writerStatement(): Statement {
+    this.onWriter ??= this.router.writer.prepare(this.sql)
+    return this.onWriter
+  }
+
+  /** Runs `use` on the statement of the right connection (the writer under its lock). */
+  private exec<T>(use: (s: Statement) => T): T {
+    const read = this.onReaderNow()
+    if (read) return use(read)
+    if (this.router.inTransaction()) return use(this.writerStatement())
+    return underWriterLock(this.router.routed, () => use(this.writerStatement())) as T
+  }
+
+  run(...params: SQLQueryBindings[]) {
+    return this.exec((s) => s.run(...params))
+  }
+  all(...params: SQLQueryBindings[]) {
+    return this.exec((s) => s.all(...params))
+  }
+  get(...params: SQLQueryBindings[]) {
+    return this.exec((s) => s.get(...params))
+  }
+  values(...params: SQLQueryBindings[]) {
+    return this.exec((s) => s.values(...params))
+  }
+  iterate(...params: SQLQueryBindings[]) {
+    return (this.onReaderNow() ?? this.writerStatement()).iterate(...params)
+  }
+  get columnNames() {
+    return (this.onReaderNow() ?? this.writerStatement()).columnNames
+  }
+  finalize() {
+    this.onWriter?.finalize()
+    this.onReader?.finalize()
+  }
+  toString() {
+    return this.sql
+  }
+}
+
+/**
+ * The store's connection as the code sees it: `query`, `prepare`, `run` and `exec` route each
+ * statement as above. Statements from `query` are cached by their text, like bun:sqlite's.
+ */
+export function routedConnection(writer: Database, reader: Database): Database {
+  const cache = new Map<string, RoutedStatement>()
+  const facade = {
+    get filename() {
+      return writer.filename
+    },
+    get inTransaction() {
+      return writer.inTransaction
+    },
+    prepare(sql: string) {
+      return new RoutedStatement(sql, router)
+    },
+    query(sql: string) {
+      let s = cache.get(sql)
+      if (!s) {
+        s = new RoutedStatement(sql, router)
+        cache.set(sql, s)
+      }
+      return s
+    },
+    run(sql: string, ...params: SQLQueryBindings[][]) {
+      if (router.inTransaction()) return writer.run(sql, ...params)
+      if (kindOf(sql) === 'read') return reader.run(sql, ...params)
+      return underWriterLock(routed, () => writer.run(sql, ...params))
+    },
+    exec(sql: string, ...params: SQLQueryBindings[][]) {
+      return facade.run(sql, ...params)
+    },
+    close() {
+      for (const s of cache.values()) s.finalize()
+      reader.close()
+      writer.close()
+    },
+  }
+  const routed = facade as unknown as Database
+  const router: Router = { writer, reader, routed, inTransaction: () => inTransactionScope(routed) }
+  return routed
+}
