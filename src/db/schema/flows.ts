@@ -35,8 +35,8 @@ export const flowEnrollments = sqliteTable(
 
 /**
  * The executor's queue: each active enrollment's next step, due at `next_run_at`. A batch of
- * steps is read and written in one transaction, so no row is held between transactions (and
- * `claimed` stays 0): a crash rolls back the batch under way. A `wait_for_event` step waits here
+ * steps is written in one transaction and no row is held between passes (`claimed` stays 0): a
+ * crash rolls back the batch under way, and its runs are still due. A `wait_for_event` step waits here
  * with `wait_event` set until the event or its timeout.
  */
 export const flowRuns = sqliteTable(
