@@ -63,6 +63,14 @@ export interface Config {
   readonly sendThreads: number
   /** Longest a provider call may take before it counts as a retryable failure (ms). */
   readonly sendTimeoutMs: number
+  /**
+   * How long a claim holds its work (ms): after a crash, what the dead process held is taken
+   * again once its lease runs out, never sooner, since another process may still be at it
+   * (HERALD_SEND_LEASE_MS, HERALD_WEBHOOK_LEASE_MS, HERALD_IMPORT_LEASE_MS).
+   */
+  readonly sendLeaseMs: number
+  readonly webhookLeaseMs: number
+  readonly importLeaseMs: number
   /** SMTP: connection and greeting timeout (ms). */
   readonly smtpConnectTimeoutMs: number
   /** SMTP: silence on an open connection before it is closed (ms). */
@@ -318,6 +326,20 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       'HERALD_OAUTH_EXTERNAL_AUDIENCE needs HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL',
     )
 
+  const sendTimeoutMs = int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000)
+  const sendLeaseMs = int('HERALD_SEND_LEASE_MS', env.HERALD_SEND_LEASE_MS ?? '300000', 1000, 86_400_000)
+  // A lease that ends while its provider call may still run would let a second claim send again.
+  if (sendLeaseMs <= sendTimeoutMs)
+    throw new ConfigError(
+      `HERALD_SEND_LEASE_MS (${sendLeaseMs}) must be longer than HERALD_SEND_TIMEOUT_MS (${sendTimeoutMs})`,
+    )
+  const webhookLeaseMs = int(
+    'HERALD_WEBHOOK_LEASE_MS',
+    env.HERALD_WEBHOOK_LEASE_MS ?? '600000',
+    1000,
+    86_400_000,
+  )
+
   const config: Config = Object.freeze({
     port,
     host,
@@ -347,9 +369,12 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     sendConcurrency: int('HERALD_SEND_CONCURRENCY', env.HERALD_SEND_CONCURRENCY ?? '8', 1, 256),
     smtpPool: int('HERALD_SMTP_POOL', env.HERALD_SMTP_POOL ?? '5', 1, 100),
     sendThreads: int('HERALD_SEND_THREADS', env.HERALD_SEND_THREADS ?? String(defaultSendThreads()), 0, 64),
-    // Well under the 5-minute send lease: a call still running when its deadline passes is
-    // given up (a retryable failure) while its message is still leased.
-    sendTimeoutMs: int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000),
+    // Under the send lease: a call still running when its deadline passes is given up (a
+    // retryable failure) while its message is still leased.
+    sendTimeoutMs,
+    sendLeaseMs,
+    webhookLeaseMs,
+    importLeaseMs: int('HERALD_IMPORT_LEASE_MS', env.HERALD_IMPORT_LEASE_MS ?? '60000', 1000, 86_400_000),
     smtpConnectTimeoutMs: int(
       'HERALD_SMTP_CONNECT_TIMEOUT_MS',
       env.HERALD_SMTP_CONNECT_TIMEOUT_MS ?? '10000',
@@ -437,6 +462,9 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   smtpPool: { env: 'HERALD_SMTP_POOL' },
   sendThreads: { env: 'HERALD_SEND_THREADS' },
   sendTimeoutMs: { env: 'HERALD_SEND_TIMEOUT_MS' },
+  sendLeaseMs: { env: 'HERALD_SEND_LEASE_MS' },
+  webhookLeaseMs: { env: 'HERALD_WEBHOOK_LEASE_MS' },
+  importLeaseMs: { env: 'HERALD_IMPORT_LEASE_MS' },
   smtpConnectTimeoutMs: { env: 'HERALD_SMTP_CONNECT_TIMEOUT_MS' },
   smtpSocketTimeoutMs: { env: 'HERALD_SMTP_SOCKET_TIMEOUT_MS' },
   domainThrottle: { env: 'HERALD_DOMAIN_THROTTLE' },

@@ -29,3 +29,21 @@ test('HERALD_SEND_THREADS: one per two cores by default, 0 keeps sending on the 
     /HERALD_SEND_THREADS must be between 0 and 64/,
   )
 })
+
+test('lease lengths: minutes by default, settable, and a send lease outlasts the send timeout', () => {
+  expect(loadConfig({}, {})).toMatchObject({
+    sendLeaseMs: 300_000,
+    webhookLeaseMs: 600_000,
+    importLeaseMs: 60_000,
+  })
+  expect(
+    loadConfig(
+      {},
+      { HERALD_SEND_LEASE_MS: '5000', HERALD_SEND_TIMEOUT_MS: '4000', HERALD_WEBHOOK_LEASE_MS: '3000' },
+    ),
+  ).toMatchObject({ sendLeaseMs: 5000, sendTimeoutMs: 4000, webhookLeaseMs: 3000 })
+  expect(() => loadConfig({}, { HERALD_SEND_LEASE_MS: '30000' })).toThrow(
+    'HERALD_SEND_LEASE_MS (30000) must be longer than HERALD_SEND_TIMEOUT_MS (30000)',
+  )
+  expect(() => loadConfig({}, { HERALD_IMPORT_LEASE_MS: '999' })).toThrow(/HERALD_IMPORT_LEASE_MS/)
+})

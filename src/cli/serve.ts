@@ -89,7 +89,8 @@ export async function serve(flags: Flags): Promise<void> {
     ])
     if (timedOut) await server.stop(true)
     await inbound?.close()
-    // Every worker ends its pass before the store closes; what they held is recovered at start.
+    // Every worker ends its pass before the store closes and gives back what it held; what a
+    // crash leaves leased is taken again when the lease runs out.
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
     ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file

@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
 import { perConnection } from './prepared'
 import { type ContactImportRow, contactImports } from './schema'
@@ -19,28 +19,65 @@ export interface ImportCounts {
 // ── the job row ──────────────────────────────────────────────────────────────────────────────
 
 /**
- * The oldest queued job, or one a stop or crash interrupted (still running), set running. An
- * interrupted job keeps its counts: they were stored with its last committed batch, and the
- * import goes on from that row.
+ * Whether a job may be taken: queued, or running under a lease that ran out (the process running
+ * it died). A live lease is another process's import under way. A job left running by a version
+ * without leases has none: it is taken.
  */
-export async function claimNextImport(db: Db, now: number): Promise<ContactImportRow | undefined> {
+const claimable = (now: number) =>
+  or(
+    eq(contactImports.status, 'queued'),
+    and(
+      eq(contactImports.status, 'running'),
+      or(isNull(contactImports.leasedUntil), lte(contactImports.leasedUntil, now)),
+    ),
+  )
+
+/**
+ * The oldest job that may be taken, set running and leased until `leaseUntil`. An interrupted job
+ * keeps its counts: they were stored with its last committed batch, and the import goes on from
+ * that row. Undefined when none may be taken (or another process took it first).
+ */
+export async function claimNextImport(
+  db: Db,
+  now: number,
+  leaseUntil: number,
+): Promise<ContactImportRow | undefined> {
   const job = await db
     .select()
     .from(contactImports)
-    .where(inArray(contactImports.status, ['queued', 'running']))
+    .where(claimable(now))
     .orderBy(contactImports.id)
     .limit(1)
     .get()
   if (!job) return undefined
-  await db
+  // The same test again in the write: of two processes that read the job, one takes it.
+  const taken = await db
     .update(contactImports)
-    .set({ status: 'running', updatedAt: now })
-    .where(eq(contactImports.id, job.id))
-    .run()
-  return job
+    .set({ status: 'running', leasedUntil: leaseUntil, updatedAt: now })
+    .where(and(eq(contactImports.id, job.id), claimable(now)))
+    .returning({ id: contactImports.id })
+    .get()
+  return taken ? job : undefined
 }
 
-export async function saveImportProgress(db: Db, id: string, p: ImportCounts, now: number): Promise<void> {
+/** When the earliest live lease of a running job ends (its process may have died); null when none. */
+export async function nextImportLeaseEnd(db: Db): Promise<number | null> {
+  const row = await db
+    .select({ at: min(contactImports.leasedUntil) })
+    .from(contactImports)
+    .where(eq(contactImports.status, 'running'))
+    .get()
+  return row?.at ?? null
+}
+
+/** Stores the counts of the batch just committed and, when leased, renews the lease to `leaseUntil`. */
+export async function saveImportProgress(
+  db: Db,
+  id: string,
+  p: ImportCounts,
+  now: number,
+  leaseUntil: number | null,
+): Promise<void> {
   await db
     .update(contactImports)
     .set({
@@ -50,6 +87,7 @@ export async function saveImportProgress(db: Db, id: string, p: ImportCounts, no
       skipped: p.skipped,
       errors: p.errors,
       updatedAt: now,
+      ...(leaseUntil === null ? {} : { leasedUntil: leaseUntil }),
     })
     .where(eq(contactImports.id, id))
     .run()
@@ -68,6 +106,7 @@ export async function completeImport(db: Db, id: string, p: ImportCounts, now: n
       errors: p.errors,
       updatedAt: now,
       finishedAt: now,
+      leasedUntil: null,
     })
     .where(eq(contactImports.id, id))
     .run()
@@ -76,7 +115,7 @@ export async function completeImport(db: Db, id: string, p: ImportCounts, now: n
 export async function failImport(db: Db, id: string, failure: string, now: number): Promise<void> {
   await db
     .update(contactImports)
-    .set({ status: 'failed', failure, finishedAt: now, updatedAt: now })
+    .set({ status: 'failed', failure, finishedAt: now, updatedAt: now, leasedUntil: null })
     .where(eq(contactImports.id, id))
     .run()
 }

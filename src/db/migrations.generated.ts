@@ -41,6 +41,7 @@ import m37 from '../../migrations/0037_campaign_ab_and_local_time.sql' with { ty
 import m38 from '../../migrations/0038_contacts_phone_index.sql' with { type: 'text' }
 import m39 from '../../migrations/0039_opt_in_confirmations.sql' with { type: 'text' }
 import m40 from '../../migrations/0040_campaign_variant_counts.sql' with { type: 'text' }
+import m41 from '../../migrations/0041_import_lease.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -84,4 +85,5 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0038_contacts_phone_index', sql: m38 },
   { tag: '0039_opt_in_confirmations', sql: m39 },
   { tag: '0040_campaign_variant_counts', sql: m40 },
+  { tag: '0041_import_lease', sql: m41 },
 ]

@@ -59,11 +59,10 @@ function build(store: Store, rules: OutboxRules) {
       `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
     ),
     // A message back from a lease is due now: no sending limit holds it (a stale reason would).
+    // Only leases that ran out: a live one may belong to another process still sending it.
     expireLeases: sqlite.prepare<never, [number]>(
-      "UPDATE messages SET status = 'queued', defer_reason = NULL WHERE status = 'sending' AND next_attempt_at <= ?1",
-    ),
-    requeueInflight: sqlite.prepare<never, [number]>(
-      `UPDATE messages SET status = ${backToQueue}, next_attempt_at = ?1, defer_reason = NULL WHERE status = 'sending'`,
+      `UPDATE messages SET status = ${backToQueue}, defer_reason = NULL
+       WHERE status = 'sending' AND next_attempt_at <= ?1`,
     ),
     sent: sqlite.prepare<never, [number, string, string | null, number]>(
       `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
@@ -173,10 +172,11 @@ function build(store: Store, rules: OutboxRules) {
       (await q.claimTransactional.all(leaseUntil, now, limit)).map((r) => r.seq),
     /** When the next queued transactional message comes due; null when none waits. */
     nextTransactional: async () => (await q.nextTransactional.get())?.at ?? null,
-    /** Claims whose lease ran out are queued again. */
-    expireLeases: async (now: number) => void q.expireLeases.run(now),
-    /** Start-up: what a stopped or killed process held is due again (or cancelled, its campaign stopped). */
-    requeueInflight: async (now: number) => void q.requeueInflight.run(now),
+    /**
+     * Claims whose lease ran out (their process died, or gave up on them) are queued again, or
+     * cancelled when their campaign stopped meanwhile; how many.
+     */
+    expireLeases: async (now: number) => (await q.expireLeases.run(now)).changes,
     claimedRows: async (seqs: number[]): Promise<MessageRow[]> =>
       await db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq).all(),
     contactsByIds: async (ids: string[]): Promise<ContactRow[]> =>

@@ -32,7 +32,8 @@ const statements = perConnection((sqlite: Database) => ({
     `INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
      VALUES (?1, ?2, ?3, ?4, ?5, 0, ${PENDING}, 0, ?6, ?6, ?6)`,
   ),
-  // A claim whose lease ran out (its process died mid-attempt) is pending again.
+  // A claim whose lease ran out (its process died mid-attempt) is pending again. Only those: a
+  // live lease may be another process's, its request still in flight.
   expireLeases: sqlite.prepare<unknown, [number]>(
     `UPDATE webhook_deliveries SET status = ${PENDING} WHERE status = ${SENDING} AND next_attempt_at <= ?1`,
   ),
@@ -57,9 +58,6 @@ const statements = perConnection((sqlite: Database) => ({
   ),
   release: sqlite.prepare<unknown, [number, string]>(
     `UPDATE webhook_deliveries SET status = ${PENDING}, next_attempt_at = ?1 WHERE id = ?2 AND status = ${SENDING}`,
-  ),
-  recoverAll: sqlite.prepare<unknown, [number]>(
-    `UPDATE webhook_deliveries SET status = ${PENDING}, next_attempt_at = ?1 WHERE status = ${SENDING}`,
   ),
   isActive: sqlite.prepare<{ active: number }, [string]>('SELECT active FROM webhooks WHERE id = ?1'),
   // A success ends the endpoint's failing streak; a no-op (no write) when it was not failing.
@@ -161,11 +159,6 @@ export async function nextDueAt(sqlite: Database, busy: readonly string[]): Prom
 /** Gives a leased delivery back, due at `at` (same attempt count). */
 export async function releaseDelivery(sqlite: Database, id: string, at: number): Promise<void> {
   await statements(sqlite).release.run(at, id)
-}
-
-/** At start-up: every lease a previous process held is due at `at`. */
-export async function releaseAllLeases(sqlite: Database, at: number): Promise<void> {
-  await statements(sqlite).recoverAll.run(at)
 }
 
 /** Whether the endpoint exists and is active (read before each send of a chain). */

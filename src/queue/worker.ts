@@ -19,8 +19,9 @@ import type { MessageSource } from './sources/types'
 // shared fairly between the sources' lanes (each sending campaign, the transactional queue),
 // checks each message at send time, sends through the channel's provider with bounded
 // concurrency, and writes each outcome with its event and counters in one transaction (grouped
-// every 25 ms). A crash leaves at most the sends of the last moments unrecorded; on start what
-// was claimed is queued again and resent with the same Message-ID. The sources and the domain's
+// every 25 ms). A crash leaves at most the sends of the last moments unrecorded: their messages
+// are queued again when their leases run out (HERALD_SEND_LEASE_MS) and resent with the same
+// Message-ID; never sooner, since another process on the same database may still be sending them. The sources and the domain's
 // rules come in `deps` (deps.ts), wired in src/sending.ts.
 
 export interface SendWorkerOptions {
@@ -30,7 +31,7 @@ export interface SendWorkerOptions {
   batchSize?: number
   /** How often to look for work while something is sending. */
   pollMs?: number
-  /** How long a claim holds before another pass may take the message again. */
+  /** How long a claim holds before another pass may take the message again (HERALD_SEND_LEASE_MS). */
   leaseMs?: number
   /** Delays before each retry of a retryable failure; one more failure fails the message. */
   retryDelays?: readonly number[]
@@ -49,7 +50,7 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
   // Under HERALD_SEND_RATE a batch is at most one second's worth, so a pause takes hold in a second.
   const batchSize = Math.min(options.batchSize ?? 250, app.config.sendRate ?? Number.POSITIVE_INFINITY)
   const pollMs = options.pollMs ?? 100
-  const leaseMs = options.leaseMs ?? 5 * 60_000
+  const leaseMs = options.leaseMs ?? app.config.sendLeaseMs
   const retryDelays = options.retryDelays ?? DEFAULT_RETRY_DELAYS
   const concurrency = app.config.sendConcurrency
   // Refills (below) are the running loop's: driven pass by pass (runOnce: tests, the CLI) a lane
@@ -208,9 +209,9 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
 
   const worker: LeasedWorker = createLeasedWorker(app, {
     name: 'send',
-    // Messages a stopped or killed process held are due again, with the same Message-ID; those of
-    // a campaign that was cancelled or failed meanwhile will never be sent.
-    recover: async () => await outbox.requeueInflight(clock.now()),
+    // Messages a killed process held are due again once their leases ran out, with the same
+    // Message-ID; those of a campaign that was cancelled or failed meanwhile will never be sent.
+    recover: async () => void (await outbox.expireLeases(clock.now())),
     pass,
     idleMs: IDLE_POLL_MS,
     inflight: () => {

@@ -6,7 +6,6 @@ import {
   idleHooks,
   isHookActive,
   nextDueAt,
-  releaseAllLeases,
   releaseDelivery,
   webhookById,
 } from '../db/webhook-queue'
@@ -31,7 +30,8 @@ import { cachingResolver, hostResolver } from './ssrf'
 // (Bun's fetch reuses keep-alive connections), refilling its queue before it runs dry. Outcomes
 // are written a few milliseconds later in one transaction for all that came back meanwhile; a
 // failure is written at once (it may disable the endpoint). A crash before an outcome is
-// written leaves the row leased: it is sent again after a restart, with the same webhook-id.
+// written leaves the row leased: it is sent again, with the same webhook-id, once the lease runs
+// out (HERALD_WEBHOOK_LEASE_MS), by whichever process is running then.
 //
 // Order: rows are claimed and started oldest first, but with more than one request in flight an
 // endpoint may receive (and finish) them out of order; HERALD_WEBHOOK_CONCURRENCY=1 gives one
@@ -48,7 +48,7 @@ export interface WebhookWorkerOptions {
   timeoutMs?: number
   /** How often to look for new events when not kicked. */
   pollMs?: number
-  /** How long a claim holds before another pass may take the rows again. */
+  /** How long a claim holds before another pass may take the rows again (HERALD_WEBHOOK_LEASE_MS). */
   leaseMs?: number
   /** Endpoints served at once (each with its own lane). */
   endpoints?: number
@@ -85,7 +85,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   }
   const pollMs = options.pollMs ?? 50
-  const leaseMs = options.leaseMs ?? 10 * 60_000
+  const leaseMs = options.leaseMs ?? app.config.webhookLeaseMs
   const maxLanes = options.endpoints ?? 64
   const inFlight = Math.max(1, options.inFlight ?? app.config.webhookConcurrency)
   const perEndpoint = Math.max(options.perEndpoint ?? 100, 2 * inFlight)
@@ -236,8 +236,8 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const worker = createLeasedWorker(app, {
     name: 'webhooks',
     async recover() {
-      // A previous process died holding claims: they are due again now (same webhook-id).
-      await releaseAllLeases(sqlite, app.clock.now())
+      // Claims of a process that died are due again once their leases ran out (same webhook-id).
+      await expireLeases(sqlite, app.clock.now())
     },
     pass,
     idleMs: pollMs,
@@ -245,7 +245,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       stopped = true
       for (const lane of lanes.values()) await close(lane)
       // In-flight attempts finish (each is bounded by the timeout) and their outcomes are
-      // written; what is left is recovered as due on the next start.
+      // written; what is left stays leased and is due again when the lease runs out.
       await Promise.race([Promise.allSettled([...tasks]), Bun.sleep(policy.timeoutMs + 1000)])
       await flush()
     },

@@ -62,7 +62,8 @@ for (const [i, c] of CASES.entries())
       async () => {
         const dupBefore = duplicates()
         const restarted = await start()
-        // Whatever was in flight at the kill is sent again after the restart.
+        // Whatever was in flight at the kill is sent again once its lease runs out (5 s here:
+        // SHORT_LEASES), so these are the duplicates of the kill before, if any.
         await Bun.sleep(300)
         duplicatesPerCrash.push(duplicates() - dupBefore)
         return restarted

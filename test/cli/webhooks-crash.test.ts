@@ -3,6 +3,7 @@ import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { SHORT_LEASES } from '../helpers/binary-api'
 import { startReceiver, until } from '../helpers/receiver'
 
 // Crash safety of the webhook outbox: kill -9 the compiled binary while deliveries are pending
@@ -16,6 +17,8 @@ const env = {
   HERALD_BOOTSTRAP_API_KEY: KEY,
   HERALD_WEBHOOK_ALLOW_PRIVATE: '1',
   HERALD_WEBHOOK_RETRY_SCHEDULE: `0,${Array(40).fill('500ms').join(',')}`,
+  // What the killed process had in flight is sent again once its lease runs out.
+  ...SHORT_LEASES,
 } as Record<string, string>
 
 async function start(dataDir: string) {

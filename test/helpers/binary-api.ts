@@ -121,8 +121,19 @@ export interface KeyedServer {
 }
 
 /**
- * Starts `herald serve` of `bin` with the bootstrap `key` (JSON logs, output ignored) on a data
- * directory, with `env` on top. Servers still running after the file's tests are SIGKILLed, so a
+ * Leases of seconds instead of minutes: after a kill -9 the restarted server takes over what the
+ * dead one held once its leases run out, and these tests should not wait minutes for that.
+ */
+export const SHORT_LEASES = {
+  HERALD_SEND_LEASE_MS: '5000',
+  HERALD_SEND_TIMEOUT_MS: '4000',
+  HERALD_WEBHOOK_LEASE_MS: '3000',
+  HERALD_IMPORT_LEASE_MS: '3000',
+}
+
+/**
+ * Starts `herald serve` of `bin` with the bootstrap `key` (JSON logs, output ignored, short
+ * leases) on a data directory, with `env` on top. Servers still running after the file's tests are SIGKILLed, so a
  * failed run leaves none behind.
  */
 export function keyedServers(
@@ -137,7 +148,13 @@ export function keyedServers(
     const { proc, base } = await serveBinary(
       bin,
       data,
-      { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: key, ...env } as Record<string, string>,
+      {
+        ...process.env,
+        HERALD_LOG: 'json',
+        HERALD_BOOTSTRAP_API_KEY: key,
+        ...SHORT_LEASES,
+        ...env,
+      } as Record<string, string>,
       'ignore',
     )
     running.add(proc)

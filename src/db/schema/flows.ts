@@ -34,10 +34,10 @@ export const flowEnrollments = sqliteTable(
 )
 
 /**
- * The executor's queue: each active enrollment's next step, due at `next_run_at`. A claim
- * sets `claimed` and moves `next_run_at` to the lease's end, so a row held by a process that
- * died is due again when the lease runs out. A `wait_for_event` step waits here with
- * `wait_event` set until the event or its timeout.
+ * The executor's queue: each active enrollment's next step, due at `next_run_at`. A batch of
+ * steps is written in one transaction and no row is held between passes (`claimed` stays 0): a
+ * crash rolls back the batch under way, and its runs are still due. A `wait_for_event` step waits here
+ * with `wait_event` set until the event or its timeout.
  */
 export const flowRuns = sqliteTable(
   'flow_runs',

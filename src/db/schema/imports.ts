@@ -24,6 +24,11 @@ export const contactImports = sqliteTable(
       .notNull()
       .default([]),
     failure: text('failure'),
+    /**
+     * While running: until when the process running it holds it (renewed with each batch). A job
+     * whose lease ran out was left by a process that died, and goes on in whichever runs next.
+     */
+    leasedUntil: integer('leased_until'),
     createdAt: integer('created_at').notNull(),
     updatedAt: integer('updated_at').notNull(),
     finishedAt: integer('finished_at'),

@@ -25,6 +25,8 @@ export interface ImportJob {
   updateExisting: boolean
   /** What earlier runs of this job committed (zero for a new job): the import goes on from there. */
   resumeFrom?: ImportCounts
+  /** Each batch renews the job's lease to its time plus this (none: the job is not leased). */
+  leaseMs?: number
 }
 
 export type ImportProgress = ImportCounts
@@ -221,7 +223,7 @@ export async function processImport(
       batchErrors = []
       if (created && created.length > 0)
         await hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
-      await saveImportProgress(db, job.id, p, t)
+      await saveImportProgress(db, job.id, p, t, job.leaseMs === undefined ? null : t + job.leaseMs)
     })
 
   for await (const cells of parsedBatches(job.file, delimiter, p.processed)) {

@@ -1,22 +1,28 @@
 import { rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
-import { claimNextImport, completeImport, failImport } from '../../db/imports'
-import { createLeasedWorker, type LeasedWorker } from '../../queue/leased-worker'
+import { claimNextImport, completeImport, failImport, nextImportLeaseEnd } from '../../db/imports'
+import { createLeasedWorker, type LeasedWorker, type PassResult } from '../../queue/leased-worker'
 import { processImport } from './process'
 
 // Imports run in the background, one at a time, in the server process. The job row is the
-// truth: each batch commits with the job's counts, and a restart finds queued or interrupted
-// jobs and runs them on from the row their last batch reached.
+// truth: each batch commits with the job's counts and renews the job's lease
+// (HERALD_IMPORT_LEASE_MS). A job whose lease ran out (its process died) is taken by the next
+// pass of any process and runs on from the row its last batch reached; one under a live lease is
+// another process's, and is left alone.
 
 /** Imports are queued by a verb that kicks the worker; the poll only catches what a kick missed. */
 const IDLE_POLL_MS = 5_000
 
 /** The import worker: one job at a time. */
 export function createImportWorker(ctx: AppContext): LeasedWorker {
-  /** Runs the oldest queued (or interrupted) job to its end. */
-  async function pass() {
-    const job = await claimNextImport(ctx.db, ctx.clock.now())
-    if (!job) return { worked: false }
+  const leaseMs = ctx.config.importLeaseMs
+
+  /** Runs the oldest queued (or abandoned) job to its end. */
+  async function pass(): Promise<PassResult> {
+    const now = ctx.clock.now()
+    const job = await claimNextImport(ctx.db, now, now + leaseMs)
+    // A job held by another process (or a dead one) may be taken when its lease ends.
+    if (!job) return { worked: false, nextAt: await nextImportLeaseEnd(ctx.db) }
     try {
       const resumeFrom = {
         processed: job.processed,
@@ -25,7 +31,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         skipped: job.skipped,
         errors: job.errors,
       }
-      const p = await processImport(ctx, { ...job, resumeFrom }, () => ctx.clock.now())
+      const p = await processImport(ctx, { ...job, resumeFrom, leaseMs }, () => ctx.clock.now())
       await completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {
         import_id: job.id,
@@ -43,7 +49,6 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
     return { worked: true }
   }
 
-  // A job is claimed by setting it running; one interrupted by a stop is still running at the
-  // next start, and goes on after its last committed batch.
+  // No start-up recovery of its own: a pass takes a job whose lease ran out like a queued one.
   return createLeasedWorker(ctx, { name: 'imports', pass, idleMs: IDLE_POLL_MS })
 }

@@ -6,11 +6,14 @@ import { createImportWorker } from '../../../src/services/imports/runner'
 import { createTestApp } from '../../helpers/app'
 
 // An import interrupted after some committed batches (a crash: the process dies between batches)
-// goes on from its last committed batch when the worker next runs it. Its report counts each row
-// of the file once: the rows the first run inserted are not counted again as skipped.
+// goes on from its last committed batch once its lease runs out, not before: until then it may be
+// another process's import under way. Its report counts each row of the file once: the rows the
+// first run inserted are not counted again as skipped.
 
-const t = await createTestApp()
+let now = Date.parse('2026-03-02T10:00:00Z')
+const t = await createTestApp({ clock: { now: () => now } })
 const ROWS = IMPORT_BATCH * 2 + 5_000
+const LEASE = t.ctx.config.importLeaseMs
 
 test('an import crashed after two batches resumes from the third: every row counted once', async () => {
   const client = await t.client('Importer')
@@ -29,19 +32,35 @@ test('an import crashed after two batches resumes from the third: every row coun
   expect(res.status).toBe(200)
   const id = res.body.data.id as string
 
-  // The first run dies right after its second batch committed.
-  const job = (await claimNextImport(t.ctx.db, Date.now()))!
+  // The first run (of "another process") dies right after its second batch committed, which
+  // renewed its lease.
+  const job = (await claimNextImport(t.ctx.db, now, now + LEASE))!
   let batches = 0
-  const crash: Promise<unknown> = processImport(t.ctx, job, Date.now, () => {
-    if (++batches === 2) throw new Error('killed')
-  })
+  const crash: Promise<unknown> = processImport(
+    t.ctx,
+    { ...job, leaseMs: LEASE },
+    () => now,
+    () => {
+      if (++batches === 2) throw new Error('killed')
+    },
+  )
   expect(crash).rejects.toThrow('killed')
   await crash.catch(() => {})
   const mid = (await t.call('GET', `/api/v1/contacts/imports/${id}`, { key })).body.data
   expect(mid).toMatchObject({ status: 'running', processed: IMPORT_BATCH * 2 })
 
-  // The worker (as at the next start) picks the running job up and finishes it.
-  await createImportWorker(t.ctx).drain()
+  // A worker starting while the lease holds leaves the job alone, and says when to look again.
+  const worker = createImportWorker(t.ctx)
+  now += LEASE - 1
+  expect(await worker.runOnce()).toEqual({ worked: false, nextAt: now + 1 })
+  expect((await t.call('GET', `/api/v1/contacts/imports/${id}`, { key })).body.data).toMatchObject({
+    status: 'running',
+    processed: IMPORT_BATCH * 2,
+  })
+
+  // Once the lease has run out, the worker picks the running job up and finishes it.
+  now += 1
+  await worker.drain()
   const done = (await t.call('GET', `/api/v1/contacts/imports/${id}`, { key })).body.data
   const refused = Math.floor(ROWS / 1000)
   expect(done).toMatchObject({

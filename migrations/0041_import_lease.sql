@@ -1,0 +1,1 @@
+ALTER TABLE `contact_imports` ADD `leased_until` integer;
