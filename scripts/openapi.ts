@@ -21,7 +21,7 @@ try {
     process.stdout.write(`${JSON.stringify(await res.json(), null, 2)}\n`)
   } finally {
     ctx.jobs.stop()
-    ctx.store.close()
+    await ctx.store.close()
   }
 } finally {
   rmSync(dataDir, { recursive: true, force: true })

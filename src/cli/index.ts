@@ -107,7 +107,7 @@ export async function runCli(argv: string[]): Promise<number> {
             backUpBeforeMigrating(store.sqlite, config, systemClock, log),
           )
         } finally {
-          store.close()
+          await store.close()
           flushLogs()
         }
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the data file is up to date')

@@ -11,7 +11,7 @@ export async function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) 
   try {
     return fn(ctx)
   } finally {
-    ctx.store.close()
+    await ctx.store.close()
   }
 }
 
@@ -23,7 +23,7 @@ export async function withOfflineContextAsync<T>(
   try {
     return await fn(ctx)
   } finally {
-    ctx.store.close()
+    await ctx.store.close()
   }
 }
 

@@ -93,12 +93,12 @@ export async function serve(flags: Flags): Promise<void> {
     // crash leaves leased is taken again when the lease runs out.
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
-    ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
+    await ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     lock?.release()
     ctx.log.info('stopped', { forced: timedOut })
     flushLogs()
     process.exit(0)
   }
-  process.on('SIGTERM', () => void shutdown('SIGTERM'))
-  process.on('SIGINT', () => void shutdown('SIGINT'))
+  process.on('SIGTERM', async () => void shutdown('SIGTERM'))
+  process.on('SIGINT', async () => void shutdown('SIGINT'))
 }

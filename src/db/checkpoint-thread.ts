@@ -34,8 +34,8 @@ function walSize(file: string): number {
   }
 }
 
-async function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
-  const row = (await conn.query(`PRAGMA wal_checkpoint(${mode})`).get()) as {
+function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
+  const row = conn.query(`PRAGMA wal_checkpoint(${mode})`).get() as {
     busy: number
     log: number
     checkpointed: number
@@ -43,13 +43,13 @@ async function checkpoint(conn: Database, mode: 'PASSIVE' | 'TRUNCATE') {
   return row
 }
 
-async function tick(conn: Database, setup: CheckpointSetup) {
+function tick(conn: Database, setup: CheckpointSetup) {
   try {
     if (walSize(setup.file) > setup.truncateBytes) {
-      const r = await checkpoint(conn, 'TRUNCATE')
+      const r = checkpoint(conn, 'TRUNCATE')
       if (!r.busy) return post({ kind: 'checkpointed', mode: 'TRUNCATE', log: r.log, moved: r.checkpointed })
     }
-    const r = await checkpoint(conn, 'PASSIVE')
+    const r = checkpoint(conn, 'PASSIVE')
     // log -1: not in WAL mode; log == 0: an empty (reset) WAL, nothing to report.
     const seen = `${r.log}/${r.checkpointed}`
     if (r.log > 0 && r.checkpointed > 0 && seen !== last) {
@@ -63,15 +63,15 @@ async function tick(conn: Database, setup: CheckpointSetup) {
   }
 }
 
-self.onmessage = async (event: MessageEvent<ToCheckpointThread>) => {
+self.onmessage = (event: MessageEvent<ToCheckpointThread>) => {
   const m = event.data
   if (m.kind === 'setup') {
     const conn = new Database(m.file, { strict: true })
-    await conn.run(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`)
+    conn.run(`PRAGMA busy_timeout = ${TRUNCATE_BUSY_MS}`)
     // This connection never writes rows; it must never run a checkpoint of its own either.
-    await conn.run('PRAGMA wal_autocheckpoint = 0')
+    conn.run('PRAGMA wal_autocheckpoint = 0')
     db = conn
-    timer = setInterval(async () => await tick(conn, m), m.intervalMs)
+    timer = setInterval(() => tick(conn, m), m.intervalMs)
     post({ kind: 'ready' })
   } else if (m.kind === 'stop') {
     if (timer) clearInterval(timer)

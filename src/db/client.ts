@@ -1,28 +1,35 @@
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { routedConnection } from './routing'
 import * as schema from './schema'
 
 export type Db = ReturnType<typeof drizzle<typeof schema>>
 
 export interface Store {
+  /** The data file's connection: the writer inside a transaction, a reader beside it outside (routing.ts). */
   sqlite: Database
   db: Db
-  close(): void
+  close(): Promise<void>
 }
 
 /**
- * Opens the data file with its PRAGMAs (busy_timeout, WAL, synchronous=NORMAL, foreign_keys).
+ * Opens the data file with its PRAGMAs (busy_timeout, WAL, synchronous=NORMAL, foreign_keys):
+ * one writer connection, and one read-only connection for reads outside a transaction.
  * synchronous=NORMAL under WAL keeps commits durable against a process crash (kill -9) at a
  * fraction of FULL's cost (Bun's default).
  * SQLite's automatic WAL checkpoint stays on here (CLI commands, migrations); `herald serve`
- * turns it off for this connection once its checkpoint thread runs (checkpointer.ts).
+ * turns it off for the writer once its checkpoint thread runs (checkpointer.ts).
  */
 export async function openStore(file: string): Promise<Store> {
-  const sqlite = new Database(file, { create: true, strict: true })
-  await sqlite.run('PRAGMA busy_timeout = 5000')
-  await sqlite.run('PRAGMA journal_mode = WAL')
-  await sqlite.run('PRAGMA synchronous = NORMAL')
-  await sqlite.run('PRAGMA foreign_keys = ON')
+  const writer = new Database(file, { create: true, strict: true })
+  writer.run('PRAGMA busy_timeout = 5000')
+  writer.run('PRAGMA journal_mode = WAL')
+  writer.run('PRAGMA synchronous = NORMAL')
+  writer.run('PRAGMA foreign_keys = ON')
+  const reader = new Database(file, { strict: true })
+  reader.run('PRAGMA busy_timeout = 5000')
+  reader.run('PRAGMA query_only = 1')
+  const sqlite = routedConnection(writer, reader)
   const db = drizzle({ client: sqlite, schema })
   return {
     sqlite,

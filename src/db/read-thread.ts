@@ -16,19 +16,19 @@ const deadline: Deadline = { at: Number.POSITIVE_INFINITY }
 
 const post = (m: FromReadThread) => self.postMessage(m)
 
-self.onmessage = async (event: MessageEvent<ToReadThread>) => {
+self.onmessage = (event: MessageEvent<ToReadThread>) => {
   const m = event.data
   if (m.kind === 'setup') {
     conn = new Database(m.file, { readonly: true, strict: true })
-    await conn.run('PRAGMA busy_timeout = 5000')
-    await conn.run('PRAGMA query_only = 1')
+    conn.run('PRAGMA busy_timeout = 5000')
+    conn.run('PRAGMA query_only = 1')
     installDeadline(conn, deadline)
     return
   }
   if (!conn) return post({ kind: 'failed', id: m.id, message: 'the read thread has no connection' })
   deadline.at = performance.now() + m.budgetMs
   try {
-    const rows = await conn.query(m.sql).all(...(m.params as never[]))
+    const rows = conn.query(m.sql).all(...(m.params as never[]))
     post({ kind: 'rows', id: m.id, rows })
   } catch (err) {
     const message = String((err as Error)?.message ?? err)

@@ -11,14 +11,13 @@ import { inTransactionScope, underWriterLock } from './transaction'
 
 const READ = /^\s*(select|with|explain)\b/i
 const CHANGES = /\b(insert|update|delete|replace)\b/i
-const CHANGE = /^\s*(insert|update|delete|replace)\b/i
 
-type Kind = 'read' | 'change' | 'other'
+type Kind = 'read' | 'write'
 
+/** A SELECT (a WITH that changes nothing) reads; anything else writes or sets. */
 function kindOf(sql: string): Kind {
-  if (CHANGE.test(sql)) return 'change'
-  if (READ.test(sql)) return /^\s*with\b/i.test(sql) && CHANGES.test(sql) ? 'change' : 'read'
-  return 'other'
+  if (!READ.test(sql)) return 'write'
+  return /^\s*with\b/i.test(sql) && CHANGES.test(sql) ? 'write' : 'read'
 }
 
 interface Router {

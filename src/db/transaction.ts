@@ -105,22 +105,22 @@ export function underWriterLock<T>(sqlite: Database, fn: () => T): T | Promise<T
 
 async function savepoint<T>(sqlite: Database, depth: number, fn: () => T | Promise<T>): Promise<T> {
   const name = `herald_sp${depth}`
-  await sqlite.run(`SAVEPOINT ${name}`)
+  sqlite.run(`SAVEPOINT ${name}`)
   try {
     const out = scope.run({ sqlite, depth }, fn)
     const result = isPromise(out) ? await out : out
-    await sqlite.run(`RELEASE ${name}`)
+    sqlite.run(`RELEASE ${name}`)
     return result
   } catch (err) {
-    await rollback(sqlite, `ROLLBACK TO ${name}`)
-    await rollback(sqlite, `RELEASE ${name}`)
+    rollback(sqlite, `ROLLBACK TO ${name}`)
+    rollback(sqlite, `RELEASE ${name}`)
     throw err
   }
 }
 
 /** SQLite may already have rolled back (a full disk, an interrupted statement): that is fine. */
-async function rollback(sqlite: Database, statement: string): Promise<void> {
+function rollback(sqlite: Database, statement: string): void {
   try {
-    await sqlite.run(statement)
+    sqlite.run(statement)
   } catch {}
 }

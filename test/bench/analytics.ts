@@ -326,7 +326,7 @@ async function sendRates() {
   const key = await t.key({ scopes: ['admin:*'], clientId })
   const list = (await t.call('POST', '/api/v1/lists', { key, body: { name: 'All' } })).body.data
   const now = Date.now()
-  insertListContacts(t, clientId, list.id, RECIPIENTS, now)
+  await insertListContacts(t, clientId, list.id, RECIPIENTS, now)
   const { capture, providers } = captureProviders(t)
   const html = `<html><body><h1>Hello {{ contact.first_name }}</h1>${'<p>News of the week, with a <a href="https://example.com/x">link</a>.</p>'.repeat(20)}<a href="{{ unsubscribe_url }}">unsubscribe</a></body></html>`
 

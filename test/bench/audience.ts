@@ -171,7 +171,7 @@ async function baseline(file: string, rows: number): Promise<BaselineResult> {
     // Per row of the file, as the import's rate is.
     return { rows, ms, rps: rows / (ms / 1000) }
   } finally {
-    store.close()
+    await store.close()
   }
 }
 

@@ -58,7 +58,7 @@ try {
   console.log(
     `processImport: ${Math.round(rows / (ms / 1000))} rows/s (${(ms / 1000).toFixed(2)} s), ${p.inserted} inserted, ${p.skipped} skipped`,
   )
-  store.close()
+  await store.close()
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

@@ -163,7 +163,7 @@ try {
     sysUs += used.system
   }
   const io1 = io()
-  store.close()
+  await store.close()
   const variant = Object.entries(flags)
     .filter(([k, v]) => v !== undefined && v !== false && k !== 'rows')
     .map(([k, v]) => (v === true ? `--${k}` : `--${k} ${v}`))

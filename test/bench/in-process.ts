@@ -1,5 +1,6 @@
 import { createProvider } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
+import { inTransaction } from '../../src/db/transaction'
 import { createFeedback } from '../../src/services/messages/feedback'
 import type { TestApp } from '../helpers/app'
 
@@ -7,15 +8,15 @@ import type { TestApp } from '../helpers/app'
 // import path has benches of its own), and the capture provider on every channel.
 
 /** N subscribed contacts, confirmed members of the list, `timezone(i)` each (null: none). */
-export function insertListContacts(
+export async function insertListContacts(
   t: TestApp,
   clientId: string,
   listId: string,
   n: number,
   now: number,
   timezone: (i: number) => string | null = () => null,
-): void {
-  t.ctx.sqlite.transaction(() => {
+): Promise<void> {
+  await inTransaction(t.ctx.sqlite, async () => {
     const c = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, first_name, timezone, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, 'subscribed', '{}', ?6, ?6)",
     )
@@ -24,12 +25,12 @@ export function insertListContacts(
     )
     for (let i = 0; i < n; i++) {
       const id = Bun.randomUUIDv7()
-      c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, timezone(i), now)
-      m.run(listId, id, now)
+      await c.run(id, clientId, `person${i}@customer${i % 50}.example`, `P${i}`, timezone(i), now)
+      await m.run(listId, id, now)
     }
-    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [n, listId])
-    t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [n, clientId])
-  })()
+    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [n, listId])
+    await t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [n, clientId])
+  })
 }
 
 /** The capture provider, and it for every channel (close it when done). */

@@ -101,7 +101,7 @@ async function main(): Promise<boolean> {
   progress(
     `inserting ${fmt(N)} contacts over ${ZONES.length - 1} zones (${ZONES.at(-1)![1]}/${WEIGHT} without one)`,
   )
-  insertListContacts(t, clientId, list.id, N, clock.now(), zoneAt)
+  await insertListContacts(t, clientId, list.id, N, clock.now(), zoneAt)
   const { capture, providers } = captureProviders(t)
   const worker = createSendWorker(t.ctx, sendDeps, { providers })
 

@@ -15,7 +15,7 @@ const open: { store: Store; cp?: Checkpointer }[] = []
 afterEach(async () => {
   for (const o of open.splice(0)) {
     await o.cp?.stop()
-    o.store.close()
+    await o.store.close()
   }
 })
 
@@ -140,7 +140,7 @@ test('stop ends the thread and restores the automatic checkpoint; the store clos
   expect(cp.active()).toBe(false)
   expect(await autocheckpoint(store)).toBe(1000)
   open.splice(open.indexOf(entry), 1)
-  store.close()
+  await store.close()
   expect(statSync(`${file}-wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0)
   expect(readFileSync(file).includes('last-write-before-stop')).toBe(true)
   expect(warnings).toEqual([])

@@ -27,8 +27,8 @@ copyFileSync(join(FIXTURE, 'secret.key'), join(dir, 'secret.key'))
 const clock = testClock(expected.killed_at)
 const ctx = await createAppContext(loadConfig({ data: dir }, {}), { clock, log: silentLogger })
 const app = createApp(ctx)
-afterAll(() => {
-  ctx.store.close()
+afterAll(async () => {
+  await ctx.store.close()
   rmSync(dir, { recursive: true, force: true })
 })
 

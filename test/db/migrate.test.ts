@@ -30,7 +30,7 @@ describe('embedded migrations', () => {
     expect(await migrate(store.sqlite)).toEqual(embeddedMigrations.map((m) => m.tag))
     expect(await migrate(store.sqlite)).toEqual([])
     expect(await tables(store.sqlite)).toContain('api_keys')
-    store.close()
+    await store.close()
   })
 
   test('PRAGMAs of DESIGN.md §1 are set at open', async () => {
@@ -41,7 +41,7 @@ describe('embedded migrations', () => {
     expect(await pragma('synchronous')).toBe(1) // NORMAL
     expect(await pragma('foreign_keys')).toBe(1)
     expect(await pragma('busy_timeout')).toBe(5000)
-    store.close()
+    await store.close()
   })
 
   test('an upgrade applies only the new migration', async () => {
@@ -53,7 +53,7 @@ describe('embedded migrations', () => {
     ]
     expect(await migrate(store.sqlite, next)).toEqual(['9999_next'])
     expect(await tables(store.sqlite)).toContain('next_thing')
-    store.close()
+    await store.close()
   })
 
   test('a failing migration leaves the file untouched and says why', async () => {
@@ -77,7 +77,7 @@ describe('embedded migrations', () => {
       await store.sqlite.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()
     ).map((r) => r.tag)
     expect(applied).toEqual(embeddedMigrations.map((m) => m.tag))
-    store.close()
+    await store.close()
   })
 
   test('a file migrated by a newer binary is refused', async () => {
@@ -87,7 +87,7 @@ describe('embedded migrations', () => {
       { tag: '9999_future', sql: 'CREATE TABLE f (id TEXT);' },
     ])
     expect(async () => await migrate(store.sqlite)).toThrow(/newer Herald/)
-    store.close()
+    await store.close()
   })
 })
 
@@ -116,7 +116,7 @@ describe('0009 events.seq', () => {
     expect(await store.sqlite.query('SELECT name, last_event_seq FROM webhook_dispatch').all()).toEqual([
       { name: 'events', last_event_seq: 2 },
     ])
-    store.close()
+    await store.close()
   })
 
   test('a new file starts both the counter and the mark at 0', async () => {
@@ -126,7 +126,7 @@ describe('0009 events.seq', () => {
     expect(await store.sqlite.query('SELECT name, last_event_seq FROM webhook_dispatch').all()).toEqual([
       { name: 'events', last_event_seq: 0 },
     ])
-    store.close()
+    await store.close()
   })
 })
 
@@ -163,7 +163,7 @@ describe('0025 contacts.client_no', () => {
       { id: 'ct-b1', client_no: 1 },
       { id: 'ct-b2', client_no: 1 },
     ])
-    store.close()
+    await store.close()
   })
 
   test('the same email stays allowed in two clients; a case-different duplicate in one is refused', async () => {
@@ -189,7 +189,7 @@ describe('0025 contacts.client_no', () => {
         .all(1, 'x')
     ).map((r) => (r as { detail: string }).detail)
     expect(plan.join('\n')).toContain('USING INDEX contacts_client_no_email_idx (client_no=? AND <expr>=?)')
-    store.close()
+    await store.close()
   })
 })
 
@@ -241,6 +241,6 @@ describe('0027 contacts_fts without positions', () => {
     expect(await search('"ann"*')).toEqual(['ct-3'])
     expect(await search('"acme"*')).toEqual([])
     await db.run("INSERT INTO contacts_fts(contacts_fts, rank) VALUES ('integrity-check', 1)")
-    store.close()
+    await store.close()
   })
 })

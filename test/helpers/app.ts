@@ -127,10 +127,10 @@ export async function createTestApp(
     async client(name = 'Tenant') {
       return (await createClient(withActor(ctx, systemActor('test'), 'test'), { name })).id
     },
-    close() {
+    async close() {
       if (origin) app.stop(true)
       ctx.jobs.stop()
-      ctx.store.close()
+      await ctx.store.close()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

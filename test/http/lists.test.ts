@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { inTransaction } from '../../src/db/transaction'
 import { createTestApp } from '../helpers/app'
 import { invalid, scenarios } from '../helpers/scenarios'
 
@@ -46,13 +47,13 @@ describe('lists and membership', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'subscribed', '{}', ?4, ?5)",
     )
-    t.ctx.sqlite.transaction(() => {
+    await inTransaction(t.ctx.sqlite, async () => {
       for (let i = 0; i < 10_000; i++) {
         const id = Bun.randomUUIDv7()
         ids.push(id)
-        insert.run(id, acme, `bulk${i}@acme.io`, now, now)
+        await insert.run(id, acme, `bulk${i}@acme.io`, now, now)
       }
-    })()
+    })
     const res = await t.call('POST', `/api/v1/lists/${list.id}/contacts`, {
       key: acmeKey,
       body: { contact_ids: ids },

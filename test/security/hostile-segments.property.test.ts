@@ -1,6 +1,7 @@
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import fc from 'fast-check'
 import { withActor } from '../../src/context'
+import { inTransaction } from '../../src/db/transaction'
 import { ServiceError } from '../../src/errors'
 import { keyActor } from '../../src/services/actors/actor'
 import { estimateSegmentVerb } from '../../src/services/segments/verbs'
@@ -33,14 +34,14 @@ const estimateCtx = withActor(
 
 // Enough contacts in the hostile tenant that a generated count does real work.
 const bio = 'lorem ipsum dolor sit amet % _ \\ ünïcödé '.repeat(10)
-t.ctx.sqlite.transaction(() => {
+await inTransaction(t.ctx.sqlite, async () => {
   const insert = t.ctx.sqlite.prepare(
     `INSERT INTO contacts (id, client_id, client_no, email, first_name, company, custom_fields, created_at, updated_at)
      VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, ?, ?, ?)`,
   )
   for (let i = 0; i < 8_000; i++) {
     const owner = i < 7_900 ? tenant : other
-    insert.run(
+    await insert.run(
       Bun.randomUUIDv7(),
       owner,
       owner,
@@ -52,7 +53,7 @@ t.ctx.sqlite.transaction(() => {
       1_700_000_000_000 + i,
     )
   }
-})()
+})
 
 const call = (method: string, path: string, body: unknown) => t.call(method, path, { key, body })
 

@@ -412,7 +412,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
       expect(body.error).toBe('unauthorized_client')
     } finally {
       ctx.jobs.stop()
-      ctx.store.close()
+      await ctx.store.close()
       rmSync(dataDir, { recursive: true, force: true })
     }
   })

@@ -3,6 +3,7 @@
 // are sized as before. Run over real HTTP (the app on a port of its own) so that a count that
 // held the event loop would show as a late health answer.
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { inTransaction } from '../../src/db/transaction'
 import { createTestApp } from '../helpers/app'
 import { makeUser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 
@@ -72,14 +73,14 @@ async function healthOnce<T>(work: Promise<T>): Promise<{ result: T; slowest: nu
 const CONTACTS = 300
 const BULK_CONTACTS = 60_000
 const bio = 'lorem ipsum dolor sit amet '.repeat(40)
-function seed(owner: string, n: number) {
-  t.ctx.sqlite.transaction(() => {
+async function seed(owner: string, n: number) {
+  await inTransaction(t.ctx.sqlite, async () => {
     const insert = t.ctx.sqlite.prepare(
       `INSERT INTO contacts (id, client_id, client_no, email, first_name, custom_fields, created_at, updated_at)
        VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, 1, 1)`,
     )
     for (let i = 0; i < n; i++)
-      insert.run(
+      await insert.run(
         Bun.randomUUIDv7(),
         owner,
         owner,
@@ -87,10 +88,10 @@ function seed(owner: string, n: number) {
         `Name${i}`,
         JSON.stringify({ bio: `${bio}${i}`, plan: i % 3 === 0 ? 'pro' : 'free' }),
       )
-  })()
+  })
 }
-seed(clientId, CONTACTS)
-seed(bulkId, BULK_CONTACTS)
+await seed(clientId, CONTACTS)
+await seed(bulkId, BULK_CONTACTS)
 
 /** A legal rule set (within the cost budget) whose count is slow on the contacts above. */
 const slowGroups = [

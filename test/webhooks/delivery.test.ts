@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
+import { inTransaction } from '../../src/db/transaction'
 import { toPrefixedId } from '../../src/lib/ids'
 import { EXCERPT_LIMIT } from '../../src/webhooks/attempt'
 import { createWebhookWorker, startWebhookWorker } from '../../src/webhooks/worker'
@@ -389,10 +390,10 @@ describe('driven pass by pass on the test clock', async () => {
       `INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
        VALUES (?, ?, ?, ?, 'contact.unsubscribed', 0, 'pending', 1, ?, ?, ?)`,
     )
-    d.ctx.sqlite.transaction(() => {
+    await inTransaction(d.ctx.sqlite, async () => {
       for (let i = 0; i < 10_000; i++)
-        insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
-    })()
+        await insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
+    })
     await w.drain()
     const pass = await w.runOnce()
     expect(pass).toEqual({ worked: false, nextAt: later })

@@ -2,6 +2,7 @@
 // in-process like a browser without JavaScript: status, content, per-field 422s, confirmation
 // pages, and the roles (a viewer cannot change anything; a member sees only its clients' records).
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { inTransaction } from '../../../src/db/transaction'
 import { createImportWorker } from '../../../src/services/imports/runner'
 import { adminApi } from '../../helpers/admin-api'
 import { BASE, createTestApp } from '../../helpers/app'
@@ -439,10 +440,10 @@ describe('filtered totals', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'complained', '{}', ?4, ?5)",
     )
-    t.ctx.sqlite.transaction(() => {
+    await inTransaction(t.ctx.sqlite, async () => {
       for (let i = 0; i < 10_001; i++)
-        insert.run(Bun.randomUUIDv7(), t.defaultClientId, `many${i}@x.io`, Date.now(), Date.now())
-    })()
+        await insert.run(Bun.randomUUIDv7(), t.defaultClientId, `many${i}@x.io`, Date.now(), Date.now())
+    })
     const page = await b.get('/admin/contacts?status=complained')
     expect(page.text).toContain('More than 10,000 matching')
     // Below the cap the count is exact.

@@ -104,7 +104,7 @@ describe('GET /readyz', () => {
       )
       rmSync(join(dir, 'filler'))
       await worker.stop()
-      ctx.store.close()
+      await ctx.store.close()
     } finally {
       execFileSync('umount', ['--lazy', dir]) // lazy: a read thread may still hold the file a moment
       rmSync(dir, { recursive: true, force: true })

@@ -4,6 +4,7 @@
 // the rest; an operator's early pick; pause during the test; a campaign without a test unchanged.
 import { describe, expect, test } from 'bun:test'
 import type { OutgoingEmail } from '../../../src/channels/types'
+import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { unitOf } from '../../../src/lib/seeded'
 import { createSendWorker } from '../../../src/queue/worker'
@@ -29,14 +30,14 @@ async function setup(recipients = 100, ab: Record<string, unknown> = {}) {
   const member = t.ctx.sqlite.prepare(
     "INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
   )
-  t.ctx.sqlite.transaction(() => {
+  await inTransaction(t.ctx.sqlite, async () => {
     for (let i = 0; i < recipients; i++) {
       const id = Bun.randomUUIDv7()
-      insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
-      member.run(list.id, id, clock.now() - 1000)
+      await insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
+      await member.run(list.id, id, clock.now() - 1000)
     }
-    t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
-  })()
+    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
+  })
   const campaign = await call('POST', '/api/v1/campaigns', {
     name: 'Spring sale',
     list_id: list.id,

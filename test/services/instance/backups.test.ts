@@ -187,7 +187,7 @@ test('a data file at an older migration is copied before the upgrade migrates it
     log,
     clock: testClock('2026-05-01T00:00:00.000Z'),
   })
-  ctx.store.close()
+  await ctx.store.close()
   const last = tagsBefore.at(-1)!.tag
   const name = `pre-migrate-${last}-2026-05-01T00-00-00-000Z.db`
   expect(readdirSync(join(dir, 'backups'))).toEqual([name])
@@ -199,7 +199,7 @@ test('a data file at an older migration is copied before the upgrade migrates it
     fields: { file: join(dir, 'backups', name), from: last },
   })
   // Opened again, nothing is pending: no second copy.
-  ;(await createAppContext(loadConfig({ data: dir }, {}), { log })).store.close()
+  await (await createAppContext(loadConfig({ data: dir }, {}), { log })).store.close()
   expect(readdirSync(join(dir, 'backups')).length).toBe(1)
 })
 

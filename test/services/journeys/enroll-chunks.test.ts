@@ -16,9 +16,9 @@ const now = j.clock.now()
 const ins = t.ctx.sqlite.prepare(
   'INSERT INTO contacts (id, client_id, client_no, email, created_at, updated_at, custom_fields) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, json(?6))',
 )
-t.ctx.sqlite.transaction(() => {
+await inTransaction(t.ctx.sqlite, async () => {
   for (let i = 0; i < N; i++)
-    ins.run(
+    await ins.run(
       Bun.randomUUIDv7(),
       j.clientId,
       `bulk${i}@example.com`,
@@ -26,7 +26,7 @@ t.ctx.sqlite.transaction(() => {
       now,
       JSON.stringify({ bulk: i % 10 === 0 ? 'no' : 'yes' }),
     )
-})()
+})
 const matching = N - Math.ceil(N / 10)
 const segment = await j.call('POST', '/api/v1/segments', {
   name: 'Bulk',

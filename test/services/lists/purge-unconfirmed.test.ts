@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { DAY_MS } from '../../../src/lib/time'
 import { UNCONFIRMED_KEPT_MS } from '../../../src/services/lists/purge-unconfirmed'
@@ -38,15 +39,15 @@ describe('lists.purge-unconfirmed', () => {
     await call('POST', `/api/v1/lists/${list}/contacts?double_opt_in=true`, { contact_ids: [old] })
     // A backlog over one chunk (5,000), added in one statement at the same time.
     const at = clock.t
-    t.ctx.sqlite.transaction(() => {
+    await inTransaction(t.ctx.sqlite, async () => {
       const insert = t.ctx.sqlite.prepare(
         "INSERT INTO list_members (list_id, contact_id, status, added_at) VALUES (?1, ?2, 'unconfirmed', ?3)",
       )
-      for (let i = 0; i < 5_100; i++) insert.run(list, Bun.randomUUIDv7(), at)
-      t.ctx.sqlite
+      for (let i = 0; i < 5_100; i++) await insert.run(list, Bun.randomUUIDv7(), at)
+      await t.ctx.sqlite
         .query('UPDATE lists SET unconfirmed_count = unconfirmed_count + 5100 WHERE id = ?')
         .run(list)
-    })()
+    })
     clock.t += DAY_MS
     const young = await contact('young@example.com')
     await call('POST', `/api/v1/lists/${list}/contacts?double_opt_in=true`, { contact_ids: [young] })

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { users } from '../../../src/db/schema'
+import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { HOUR_MS } from '../../../src/lib/time'
 import { findOAuthClient } from '../../../src/services/oauth/clients'
@@ -159,10 +160,15 @@ describe('oauth.purge', () => {
     const insert = t.ctx.sqlite.prepare(
       "INSERT INTO oauth_grants (id, oauth_client_id, subject, tenant, scopes, created_at) VALUES (?, ?, ?, NULL, '[]', ?)",
     )
-    t.ctx.sqlite.transaction(() => {
+    await inTransaction(t.ctx.sqlite, async () => {
       for (let i = 0; i < PURGE_CHUNK * 2 + 5; i++)
-        insert.run(`01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`, machine.id, machine.id, old)
-    })()
+        await insert.run(
+          `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          machine.id,
+          machine.id,
+          old,
+        )
+    })
     await purge()
     const left = (await t.ctx.sqlite
       .query<{ n: number }, []>('SELECT count(*) AS n FROM oauth_grants')

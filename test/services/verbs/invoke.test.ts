@@ -190,9 +190,9 @@ describe('the transaction belongs to invoke', () => {
       },
     })
     const ctx = ctxOf(key(['campaigns:write']))
-    const failing = invoke(slow, ctx, { name: 'awaited', fail: true })
+    const failing: Promise<unknown> = invoke(slow, ctx, { name: 'awaited', fail: true })
     // Started while the first holds the writer: it waits, then commits on its own.
-    const passing = invoke(slow, ctx, { name: 'awaited-ok', fail: false })
+    const passing: Promise<unknown> = invoke(slow, ctx, { name: 'awaited-ok', fail: false })
     await expect(failing).rejects.toThrow('failed after an await')
     expect(await passing).toEqual({ written: true })
     expect(await count('awaited')).toBe(0)
