@@ -384,7 +384,7 @@ async function sendRates() {
   if (rows !== RECIPIENTS * (ROUNDS + 1))
     throw new BenchError(`rollups counted ${rows} sends, expected ${RECIPIENTS * (ROUNDS + 1)}`)
   await capture.close()
-  t.close()
+  await t.close()
   return {
     on: Math.max(...rates.on),
     off: Math.max(...rates.off),
@@ -437,7 +437,7 @@ async function main(): Promise<boolean> {
       'SELECT page_count * page_size / 1048576.0 AS n FROM pragma_page_count(), pragma_page_size()',
     )
     .get())!.n
-  t.close()
+  await t.close()
 
   const pass = {
     funnel: funnel.p95 <= BARS.p95Ms,

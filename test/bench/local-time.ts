@@ -187,7 +187,7 @@ async function main(): Promise<boolean> {
     earliest = Math.min(earliest, lateness)
   }
   await capture.close()
-  t.close()
+  await t.close()
   release()
   if (sent !== N) throw new BenchError(`${fmt(sent)} of ${fmt(N)} sent`)
   const pass = worst <= BAR_MS && earliest >= 0

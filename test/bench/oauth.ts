@@ -79,5 +79,5 @@ try {
     `  token / key p50 ratio ${(t50 / k50).toFixed(2)}  (token overhead ${((t50 - k50) * 1000).toFixed(0)} µs)`,
   )
 } finally {
-  t.close()
+  await t.close()
 }

@@ -313,7 +313,7 @@ async function main(): Promise<boolean> {
     return renderPass && weightPass
   } finally {
     if (process.env.HERALD_BENCH_KEEP) progress(`kept ${t.dataDir}`)
-    else t.close()
+    else await t.close()
   }
 }
 

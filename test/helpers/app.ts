@@ -45,7 +45,7 @@ export interface TestApp {
     name?: string
   }): Promise<string>
   client(name?: string): Promise<string>
-  close(): void
+  close(): Promise<void>
 }
 
 export const BASE = 'http://localhost:8080'
@@ -135,6 +135,6 @@ export async function createTestApp(
     },
   }
   // Outside bun test (benchmarks reuse this helper) the caller closes it.
-  if (process.env.NODE_ENV === 'test') afterAll(() => t.close())
+  if (process.env.NODE_ENV === 'test') afterAll(async () => await t.close())
   return t
 }

@@ -20,7 +20,7 @@ describe('the MCP door loads the SDK on first use', () => {
       const { createTestApp } = await import(${JSON.stringify(join(ROOT, 'test/helpers/app.ts'))})
       const sdkLoaded = () =>
         Object.keys(require.cache).some((k) => /node_modules\\/(@modelcontextprotocol\\/server|zod)\\//.test(k))
-      const t = createTestApp()
+      const t = await createTestApp()
       const steps = { built: sdkLoaded() }
       const card = await t.call('GET', '/.well-known/mcp/server-card.json', { key: null })
       steps.card = [card.status, sdkLoaded()]
@@ -30,7 +30,7 @@ describe('the MCP door loads the SDK on first use', () => {
       steps.refused = [refused.status, sdkLoaded()]
       const listed = await t.call('POST', '/mcp/v1', { body: request, headers })
       steps.listed = [listed.status, listed.body.result.tools.length > 50, sdkLoaded()]
-      t.close()
+      await t.close()
       console.log(JSON.stringify(steps))`
     // Outside the test runner (NODE_ENV unset): the helper then leaves closing the app to the script.
     const { NODE_ENV: _, ...env } = process.env

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { createSendWorker } from '../../../src/queue/worker'
 import { sendDeps } from '../../../src/sending'
@@ -21,8 +22,12 @@ const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(record
 const fire = () => t.ctx.jobs.tick('deliverability.health')
 
 /** Rows changed on the app's connection since it opened: any write moves it. */
+// The writer's count of changed rows (asked inside a transaction: outside one, reads go to the reader).
 const changes = async () =>
-  (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n
+  await inTransaction(
+    t.ctx.sqlite,
+    async () => (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n,
+  )
 /** The job's runs that ended (each is stored in job_runs by registerJobs' listener). */
 let runs = 0
 t.ctx.jobs.onRunEnd((run) => {
