@@ -1,7 +1,8 @@
 // A throwaway PostgreSQL cluster for the tests: Debian's server binaries, initdb + pg_ctl in a temp
 // dir, on a free loopback port. PostgreSQL refuses to run as root, so as root every server command
-// runs as the `postgres` system user the Debian package creates. A run killed with SIGKILL cannot
-// stop its cluster: the next run finds it by its owner's pid and stops it.
+// runs as the `postgres` system user the Debian package creates. `bun test` runs no exit handlers,
+// so a watchdog process stops the cluster once the test process is gone, however it ended; a
+// cluster whose watchdog was killed too is stopped by the next run, found by its owner's pid.
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,8 +18,6 @@ export interface Cluster {
   port: number
   /** The temp dir holding the data dir, the socket and the log. */
   dir: string
-  /** Stops the server and removes its files; synchronous so that it can run at process exit. */
-  stop(): void
 }
 
 /** The newest /usr/lib/postgresql/<ver>/bin with the server binaries, or undefined. */
@@ -40,7 +39,10 @@ export function ensureBinDir(): string {
   console.error(`installing PostgreSQL for the tests (${hint})…`)
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
   const install = () =>
-    Bun.spawnSync(['apt-get', 'install', '-y', '-qq', ...PACKAGES], { env, stdin: 'ignore' })
+    Bun.spawnSync(['apt-get', '-o', 'DPkg::Lock::Timeout=300', 'install', '-y', '-qq', ...PACKAGES], {
+      env,
+      stdin: 'ignore',
+    })
   // A fresh machine has no package lists yet: update once and try again.
   let result = install()
   if (result.exitCode !== 0) {
@@ -69,10 +71,9 @@ function serverUser(): { uid: number; gid: number; prefix: string[] } {
 
 function run(prefix: string[], cmd: string[], cwd: string): void {
   const r = Bun.spawnSync([...prefix, ...cmd], { cwd, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' })
-  if (r.exitCode !== 0)
-    throw new Error(
-      `${cmd.join(' ')} exited ${r.exitCode}: ${(r.stderr.toString() || r.stdout.toString()).trim()}`,
-    )
+  if (r.exitCode === 0) return
+  const how = r.exitCode === null ? `was killed (${r.signalCode})` : `exited ${r.exitCode}`
+  throw new Error(`${cmd.join(' ')} ${how}: ${(r.stderr.toString() || r.stdout.toString()).trim()}`)
 }
 
 /** Test speed over durability: a crash loses nothing a test run cares about. */
@@ -97,30 +98,16 @@ export function startCluster(): Cluster {
   const dir = mkdtempSync(join(tmpdir(), PREFIX))
   writeFileSync(join(dir, 'owner.pid'), String(process.pid))
   chownSync(dir, user.uid, user.gid)
+  const stop = stopCommand(bin, user.prefix, dir)
+  // From here on the dir goes away with this process, whatever happens to it.
+  watch(dir, stop)
   const data = join(dir, 'data')
-  run(
-    user.prefix,
-    [
-      join(bin, 'initdb'),
-      '-D',
-      data,
-      '-U',
-      'postgres',
-      '--auth=trust',
-      '-E',
-      'UTF8',
-      '--locale=C.UTF-8',
-      '--no-sync',
-    ],
-    dir,
-  )
-  const stop = () => {
-    Bun.spawnSync([...user.prefix, join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', '-w', 'stop'], {
-      cwd: dir,
-      stdout: 'ignore',
-      stderr: 'ignore',
-    })
-    rmSync(dir, { recursive: true, force: true })
+  const initdb = [join(bin, 'initdb'), '-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']
+  try {
+    run(user.prefix, [...initdb, '--locale=C.UTF-8', '--no-sync'], dir)
+  } catch (e) {
+    stopNow(stop, dir)
+    throw e
   }
   // The free port may be taken between the probe and the server's bind: take another one.
   for (let attempt = 1; ; attempt++) {
@@ -132,15 +119,38 @@ export function startCluster(): Cluster {
         [join(bin, 'pg_ctl'), '-D', data, '-l', join(dir, 'server.log'), '-w', '-t', '60', 'start'],
         dir,
       )
-      return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir, stop }
+      return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, port, dir }
     } catch (e) {
       if (attempt >= 3) {
         const log = existsSync(join(dir, 'server.log')) ? readFileSync(join(dir, 'server.log'), 'utf8') : ''
-        stop()
+        stopNow(stop, dir)
         throw new Error(`${(e as Error).message}\n${log}`)
       }
     }
   }
+}
+
+/** [runuser…] pg_ctl stop for the cluster in `dir`: immediate, a test cluster has nothing to save. */
+function stopCommand(bin: string, prefix: string[], dir: string): string[] {
+  return [...prefix, join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop']
+}
+
+function stopNow(stop: string[], dir: string): void {
+  if (existsSync(join(dir, 'data', 'postmaster.pid')))
+    Bun.spawnSync(stop, { cwd: '/', stdout: 'ignore', stderr: 'ignore' })
+  rmSync(dir, { recursive: true, force: true })
+}
+
+/** Starts the shell loop that runs `stop` and removes `dir` once this process has ended. */
+function watch(dir: string, stop: string[]): void {
+  // $1: this process, $2: the cluster's dir, the rest: the command that stops the server.
+  const loop =
+    'owner=$1; dir=$2; shift 2; while kill -0 "$owner" 2>/dev/null; do sleep 0.5; done; "$@"; rm -rf "$dir"'
+  Bun.spawn(['setsid', 'sh', '-c', loop, 'sh', String(process.pid), dir, ...stop], {
+    stdin: 'ignore',
+    stdout: 'ignore',
+    stderr: 'ignore',
+  }).unref()
 }
 
 /** Stops and removes the clusters of test runs that died without stopping theirs. */
@@ -155,11 +165,6 @@ function reapStale(bin: string, prefix: string[]): void {
       continue // being created right now, or not ours
     }
     if (!owner || alive(owner)) continue
-    if (existsSync(join(dir, 'data', 'postmaster.pid')))
-      Bun.spawnSync(
-        [...prefix, join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', '-w', 'stop'],
-        { cwd: '/', stdout: 'ignore', stderr: 'ignore' },
-      )
-    rmSync(dir, { recursive: true, force: true })
+    stopNow(stopCommand(bin, prefix, dir), dir)
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { SQL } from 'bun'
 import { run } from './image-tools'
 import { freshDatabase, postgresServer } from './postgres'
@@ -56,4 +56,27 @@ describe('the PostgreSQL test helper', () => {
     expect(result.marks).toEqual([['from the template'], ['from the template']])
     expect(result.servers).toEqual([`${new URL(url).host}`, `${new URL(url).host}`])
   })
+
+  test.skipIf(!!process.env.HERALD_TEST_POSTGRES_URL)(
+    'a cluster is stopped and removed once its process is killed',
+    async () => {
+      const env: Record<string, string | undefined> = { ...process.env, HERALD_TEST_POSTGRES_URL: undefined }
+      const child = Bun.spawn(['bun', `${import.meta.dir}/fixtures/postgres-owner-child.ts`], {
+        env,
+        stdout: 'pipe',
+        stderr: 'inherit',
+      })
+      const { value } = await child.stdout.getReader().read()
+      const { url, data } = JSON.parse(new TextDecoder().decode(value)) as { url: string; data: string }
+      expect(existsSync(data)).toBe(true)
+      expect(await query(url, 'SELECT 1 AS one')).toEqual([{ one: 1 }])
+      child.kill('SIGKILL')
+      await child.exited
+      const deadline = Date.now() + 15_000
+      while (existsSync(data) && Date.now() < deadline) await Bun.sleep(100)
+      expect(existsSync(data)).toBe(false)
+      await expect(query(url, 'SELECT 1')).rejects.toThrow()
+    },
+    30_000,
+  )
 })

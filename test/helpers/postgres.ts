@@ -1,9 +1,9 @@
 // PostgreSQL for the tests. One server per test process (bun test runs every file in one process):
 // the one HERALD_TEST_POSTGRES_URL names, or a throwaway cluster started on first need and stopped
-// at exit. Each test file takes its own database, copied from a template that is built once, so a
-// file never sees another's rows and the schema is migrated once per run, not once per file.
+// once the process has ended. Each test file takes its own database, copied from a template built
+// once, so a file never sees another's rows and the schema is migrated once per run.
 import { SQL } from 'bun'
-import { type Cluster, startCluster } from './postgres-cluster'
+import { startCluster } from './postgres-cluster'
 
 /** Fills the template database (e.g. runs Herald's migrations) given its URL; runs once per process. */
 export type TemplateInitializer = (url: string) => Promise<void>
@@ -27,9 +27,7 @@ export function postgresServer(): Promise<PostgresServer> {
   server ??= Promise.resolve().then(() => {
     const url = process.env.HERALD_TEST_POSTGRES_URL
     if (url) return { url, external: true }
-    const cluster: Cluster = startCluster()
-    stopAtExit(cluster)
-    return { url: cluster.url, external: false }
+    return { url: startCluster().url, external: false }
   })
   return server
 }
@@ -97,13 +95,4 @@ async function admin<T>(url: string, fn: (sql: SQL) => Promise<T>): Promise<T> {
   } finally {
     await sql.close()
   }
-}
-
-function stopAtExit(cluster: Cluster): void {
-  process.on('exit', cluster.stop)
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const)
-    process.once(signal, () => process.exit(code))
 }
