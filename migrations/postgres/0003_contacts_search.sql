@@ -1,0 +1,3 @@
+-- Contact search on PostgreSQL (the counterpart of SQLite's contacts_fts): the tsvector column,
+-- its index, and pg_trgm for `contains` rules. Not written yet: this file is its place, filled in
+-- by the search work before the PostgreSQL store is released.
