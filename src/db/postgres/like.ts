@@ -10,11 +10,13 @@ export function lowerAscii(value: SQL | string): SQL {
 }
 
 /**
- * SQLite's `value LIKE pattern ESCAPE '\'`. The ILIKE lets a trigram index narrow the rows (it
- * matches a superset: it also ignores the case of other letters); the second test is exact.
+ * SQLite's `value LIKE pattern ESCAPE '\'`. Under the "C" collation ILIKE folds ASCII letters
+ * only, as SQLite does; under a UTF-8 locale it would fold every letter (and ICU even by
+ * context: a final Σ lowers to ς, so "aΣ" would not contain "Σ"). A trigram index made with the
+ * same collation (SEARCH_DDL) serves it.
  */
 export function likeIgnoringAsciiCase(value: SQL, pattern: string): SQL {
-  return sql`(${value} ILIKE ${pattern} ESCAPE E'\\\\' AND ${lowerAscii(value)} LIKE ${lowerAscii(pattern)} ESCAPE E'\\\\')`
+  return sql`((${value})::text COLLATE "C" ILIKE ${pattern} ESCAPE E'\\\\')`
 }
 
 /** SQLite's `lower(value) = lower(other)`, the segment rules' eq on text. */
