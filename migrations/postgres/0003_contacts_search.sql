@@ -1,3 +1,42 @@
--- Contact search on PostgreSQL (the counterpart of SQLite's contacts_fts): the tsvector column,
--- its index, and pg_trgm for `contains` rules. Not written yet: this file is its place, filled in
--- by the search work before the PostgreSQL store is released.
+-- Contact search on PostgreSQL, the counterpart of SQLite's contacts_fts: written from
+-- SEARCH_DDL in src/db/postgres/search.ts (test/db/schema-pg.test.ts holds them equal).
+CREATE EXTENSION IF NOT EXISTS pg_trgm
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION herald_search_fold(t text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    DECLARE l text := translate(lower(t COLLATE "und-x-icu"), 'µſςϐϑϕϖϰϱϵẛ' || chr(8126) || E'\u0300\u0301\u0302\u0303\u0304\u0306\u0307\u0308\u0309\u030a\u030b\u030c\u030f\u0311\u031b\u0323\u0324\u0325\u0326\u0327\u0328\u032d\u032e\u0330\u0331', 'μsσβθφπκρεs' || chr(953));
+    BEGIN
+    RETURN CASE WHEN l ~ E'[\\u00c0-\\u024f\\u0300-\\u036f\\u1e00-\\u1eff]'
+      THEN normalize(regexp_replace(normalize(l, NFD), E'([b-z]|a(?!\\u0307\\u0304))[\\u0300-\\u036f]+', E'\\1', 'g'), NFC)
+      ELSE l END;
+    END
+  $$
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION herald_contact_search(email text, first_name text, last_name text, company text, phone text)
+    RETURNS tsvector LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
+    DECLARE t text := concat_ws(' ', email, first_name, last_name, company, phone);
+    BEGIN
+    RETURN array_to_tsvector(array_remove(CASE WHEN t ~ E'^[\\x01-\\x7f]*$'
+      THEN regexp_split_to_array(lower(t COLLATE "C"), '[^a-z0-9]+')
+      ELSE string_to_array(herald_search_fold(regexp_replace(t, E'[\\u0001-\\u002f\\u003a-\\u0040\\u005b-\\u0060\\u007b-\\u00a9\\u00ab-\\u00b1\\u00b4\\u00b6-\\u00b8\\u00bb\\u00bf\\u00d7\\u00f7\\u02c2-\\u02c5\\u02d2-\\u02df\\u02e5-\\u02eb\\u02ed\\u02ef-\\u02ff\\u0305\\u030d-\\u030e\\u0310\\u0312-\\u031a\\u031c-\\u0322\\u0329-\\u032c\\u032f\\u0332-\\u036f\\u0375\\u037e\\u0384-\\u0385\\u0387\\u03f6\\u0482-\\u0489\\u055a-\\u055f\\u0589-\\u058a\\u058f\\u0591-\\u05c7\\u05f3-\\u05f4\\u0600-\\u0604\\u0606-\\u061b\\u061e-\\u061f\\u064b-\\u065f\\u066a-\\u066d\\u0670\\u06d4\\u06d6-\\u06e4\\u06e7-\\u06ed\\u06fd-\\u06fe\\u0700-\\u070d\\u070f\\u0711\\u0730-\\u074a\\u07a6-\\u07b0\\u07eb-\\u07f3\\u07f6-\\u07f9\\u0816-\\u0819\\u081b-\\u0823\\u0825-\\u0827\\u0829-\\u082d\\u0830-\\u083e\\u0859-\\u085b\\u085e\\u08e4-\\u08fe\\u0900-\\u0903\\u093a-\\u093c\\u093e-\\u094f\\u0951-\\u0957\\u0962-\\u0965\\u0970\\u0981-\\u0983\\u09bc\\u09be-\\u09c4\\u09c7-\\u09c8\\u09cb-\\u09cd\\u09d7\\u09e2-\\u09e3\\u09f2-\\u09f3\\u09fa-\\u09fb\\u0a01-\\u0a03\\u0a3c\\u0a3e-\\u0a42\\u0a47-\\u0a48\\u0a4b-\\u0a4d\\u0a51\\u0a70-\\u0a71\\u0a75\\u0a81-\\u0a83\\u0abc\\u0abe-\\u0ac5\\u0ac7-\\u0ac9\\u0acb-\\u0acd\\u0ae2-\\u0ae3\\u0af0-\\u0af1\\u0b01-\\u0b03\\u0b3c\\u0b3e-\\u0b44\\u0b47-\\u0b48\\u0b4b-\\u0b4d\\u0b56-\\u0b57\\u0b62-\\u0b63\\u0b70\\u0b82\\u0bbe-\\u0bc2\\u0bc6-\\u0bc8\\u0bca-\\u0bcd\\u0bd7\\u0bf3-\\u0bfa\\u0c01-\\u0c03\\u0c3e-\\u0c44\\u0c46-\\u0c48\\u0c4a-\\u0c4d\\u0c55-\\u0c56\\u0c62-\\u0c63\\u0c7f\\u0c82-\\u0c83\\u0cbc\\u0cbe-\\u0cc4\\u0cc6-\\u0cc8\\u0cca-\\u0ccd\\u0cd5-\\u0cd6\\u0ce2-\\u0ce3\\u0d02-\\u0d03\\u0d3e-\\u0d44\\u0d46-\\u0d48\\u0d4a-\\u0d4d\\u0d57\\u0d62-\\u0d63\\u0d79\\u0d82-\\u0d83\\u0dca\\u0dcf-\\u0dd4\\u0dd6\\u0dd8-\\u0ddf\\u0df2-\\u0df4\\u0e31\\u0e34-\\u0e3a\\u0e3f\\u0e47-\\u0e4f\\u0e5a-\\u0e5b\\u0eb1\\u0eb4-\\u0eb9\\u0ebb-\\u0ebc\\u0ec8-\\u0ecd\\u0f01-\\u0f1f\\u0f34-\\u0f3f\\u0f71-\\u0f87\\u0f8d-\\u0f97\\u0f99-\\u0fbc\\u0fbe-\\u0fcc\\u0fce-\\u0fda\\u102b-\\u103e\\u104a-\\u104f\\u1056-\\u1059\\u105e-\\u1060\\u1062-\\u1064\\u1067-\\u106d\\u1071-\\u1074\\u1082-\\u108d\\u108f\\u109a-\\u109f\\u10fb\\u135d-\\u1368\\u1390-\\u1399\\u1400\\u166d-\\u166e\\u1680\\u169b-\\u169c\\u16eb-\\u16ed\\u1712-\\u1714\\u1732-\\u1736\\u1752-\\u1753\\u1772-\\u1773\\u17b4-\\u17d6\\u17d8-\\u17db\\u17dd\\u1800-\\u180e\\u18a9\\u1920-\\u192b\\u1930-\\u193b\\u1940\\u1944-\\u1945\\u19b0-\\u19c0\\u19c8-\\u19c9\\u19de-\\u19ff\\u1a17-\\u1a1b\\u1a1e-\\u1a1f\\u1a55-\\u1a5e\\u1a60-\\u1a7c\\u1a7f\\u1aa0-\\u1aa6\\u1aa8-\\u1aad\\u1b00-\\u1b04\\u1b34-\\u1b44\\u1b5a-\\u1b7c\\u1b80-\\u1b82\\u1ba1-\\u1bad\\u1be6-\\u1bf3\\u1bfc-\\u1bff\\u1c24-\\u1c37\\u1c3b-\\u1c3f\\u1c7e-\\u1c7f\\u1cc0-\\u1cc7\\u1cd0-\\u1ce8\\u1ced\\u1cf2-\\u1cf4\\u1dc0-\\u1de6\\u1dfc-\\u1dff\\u1fbd\\u1fbf-\\u1fc1\\u1fcd-\\u1fcf\\u1fdd-\\u1fdf\\u1fed-\\u1fef\\u1ffd-\\u1ffe\\u2000-\\u2064\\u206a-\\u206f\\u207a-\\u207e\\u208a-\\u208e\\u20a0-\\u20b9\\u20d0-\\u20f0\\u2100-\\u2101\\u2103-\\u2106\\u2108-\\u2109\\u2114\\u2116-\\u2118\\u211e-\\u2123\\u2125\\u2127\\u2129\\u212e\\u213a-\\u213b\\u2140-\\u2144\\u214a-\\u214d\\u214f\\u2190-\\u23f3\\u2400-\\u2426\\u2440-\\u244a\\u249c-\\u24e9\\u2500-\\u26ff\\u2701-\\u2775\\u2794-\\u2b4c\\u2b50-\\u2b59\\u2ce5-\\u2cea\\u2cef-\\u2cf1\\u2cf9-\\u2cfc\\u2cfe-\\u2cff\\u2d70\\u2d7f\\u2de0-\\u2e2e\\u2e30-\\u2e3b\\u2e80-\\u2e99\\u2e9b-\\u2ef3\\u2f00-\\u2fd5\\u2ff0-\\u2ffb\\u3000-\\u3004\\u3008-\\u3020\\u302a-\\u3030\\u3036-\\u3037\\u303d-\\u303f\\u3099-\\u309c\\u30a0\\u30fb\\u3190-\\u3191\\u3196-\\u319f\\u31c0-\\u31e3\\u3200-\\u321e\\u322a-\\u3247\\u3250\\u3260-\\u327f\\u328a-\\u32b0\\u32c0-\\u32fe\\u3300-\\u33ff\\u4dc0-\\u4dff\\ua490-\\ua4c6\\ua4fe-\\ua4ff\\ua60d-\\ua60f\\ua66f-\\ua67e\\ua69f\\ua6f0-\\ua6f7\\ua700-\\ua716\\ua720-\\ua721\\ua789-\\ua78a\\ua802\\ua806\\ua80b\\ua823-\\ua82b\\ua836-\\ua839\\ua874-\\ua877\\ua880-\\ua881\\ua8b4-\\ua8c4\\ua8ce-\\ua8cf\\ua8e0-\\ua8f1\\ua8f8-\\ua8fa\\ua926-\\ua92f\\ua947-\\ua953\\ua95f\\ua980-\\ua983\\ua9b3-\\ua9cd\\ua9de-\\ua9df\\uaa29-\\uaa36\\uaa43\\uaa4c-\\uaa4d\\uaa5c-\\uaa5f\\uaa77-\\uaa79\\uaa7b\\uaab0\\uaab2-\\uaab4\\uaab7-\\uaab8\\uaabe-\\uaabf\\uaac1\\uaade-\\uaadf\\uaaeb-\\uaaf1\\uaaf5-\\uaaf6\\uabe3-\\uabed\\ufb1e\\ufb29\\ufbb2-\\ufbc1\\ufd3e-\\ufd3f\\ufdfc-\\ufdfd\\ufe00-\\ufe19\\ufe20-\\ufe26\\ufe30-\\ufe52\\ufe54-\\ufe66\\ufe68-\\ufe6b\\ufeff\\uff01-\\uff0f\\uff1a-\\uff20\\uff3b-\\uff40\\uff5b-\\uff65\\uffe0-\\uffe6\\uffe8-\\uffee\\ufff9-\\uffff\\U00010100-\\U00010102\\U00010137-\\U0001013f\\U00010179-\\U00010189\\U00010190-\\U0001019b\\U000101d0-\\U000101fd\\U0001039f\\U000103d0\\U00010857\\U0001091f\\U0001093f\\U00010a01-\\U00010a03\\U00010a05-\\U00010a06\\U00010a0c-\\U00010a0f\\U00010a38-\\U00010a3a\\U00010a3f\\U00010a50-\\U00010a58\\U00010a7f\\U00010b39-\\U00010b3f\\U00011000-\\U00011002\\U00011038-\\U0001104d\\U00011080-\\U00011082\\U000110b0-\\U000110c1\\U00011100-\\U00011102\\U00011127-\\U00011134\\U00011140-\\U00011143\\U00011180-\\U00011182\\U000111b3-\\U000111c0\\U000111c5-\\U000111c8\\U000116ab-\\U000116b7\\U00012470-\\U00012473\\U00016f51-\\U00016f7e\\U00016f8f-\\U00016f92\\U0001d000-\\U0001d0f5\\U0001d100-\\U0001d126\\U0001d129-\\U0001d1dd\\U0001d200-\\U0001d245\\U0001d300-\\U0001d356\\U0001d6c1\\U0001d6db\\U0001d6fb\\U0001d715\\U0001d735\\U0001d74f\\U0001d76f\\U0001d789\\U0001d7a9\\U0001d7c3\\U0001eef0-\\U0001eef1\\U0001f000-\\U0001f02b\\U0001f030-\\U0001f093\\U0001f0a0-\\U0001f0ae\\U0001f0b1-\\U0001f0be\\U0001f0c1-\\U0001f0cf\\U0001f0d1-\\U0001f0df\\U0001f110-\\U0001f12e\\U0001f130-\\U0001f16b\\U0001f170-\\U0001f19a\\U0001f1e6-\\U0001f202\\U0001f210-\\U0001f23a\\U0001f240-\\U0001f248\\U0001f250-\\U0001f251\\U0001f300-\\U0001f320\\U0001f330-\\U0001f335\\U0001f337-\\U0001f37c\\U0001f380-\\U0001f393\\U0001f3a0-\\U0001f3c4\\U0001f3c6-\\U0001f3ca\\U0001f3e0-\\U0001f3f0\\U0001f400-\\U0001f43e\\U0001f440\\U0001f442-\\U0001f4f7\\U0001f4f9-\\U0001f4fc\\U0001f500-\\U0001f53d\\U0001f540-\\U0001f543\\U0001f550-\\U0001f567\\U0001f5fb-\\U0001f640\\U0001f645-\\U0001f64f\\U0001f680-\\U0001f6c5\\U0001f700-\\U0001f773\\U000e0001\\U000e0020-\\U000e007f\\U000e0100-\\U000e01ef]+', E'\x01', 'g')), E'\x01')
+      END, ''));
+    END
+  $$
+--> statement-breakpoint
+CREATE OR REPLACE FUNCTION herald_search_prefix(term text) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT (chr(39) || replace(replace(herald_search_fold(term), chr(92), chr(92) || chr(92)), chr(39), chr(92) || chr(39))
+      || chr(39) || ':*')::tsquery
+  $$
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_search ON contacts USING gin (herald_contact_search(email, first_name, last_name, company, phone))
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_email_trgm ON contacts USING gin (email COLLATE "C" gin_trgm_ops)
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_first_name_trgm ON contacts USING gin (first_name COLLATE "C" gin_trgm_ops)
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_last_name_trgm ON contacts USING gin (last_name COLLATE "C" gin_trgm_ops)
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_company_trgm ON contacts USING gin (company COLLATE "C" gin_trgm_ops)
+--> statement-breakpoint
+CREATE INDEX IF NOT EXISTS contacts_phone_trgm ON contacts USING gin (phone COLLATE "C" gin_trgm_ops)

@@ -22,3 +22,13 @@ test('each table has the same name and column keys on both stores', () => {
     expect(columns(other as Table)).toEqual(columns(lite))
   }
 })
+
+test('the PostgreSQL search migration is SEARCH_DDL, statement for statement', async () => {
+  const { SEARCH_DDL } = await import('../../src/db/postgres/search')
+  const { embeddedPgMigrations } = await import('../../src/db/migrations.generated')
+  const m = embeddedPgMigrations.find((x) => x.tag === '0003_contacts_search')!
+  const statements = m.sql
+    .split('--> statement-breakpoint')
+    .map((s) => s.replace(/^(\s*--[^\n]*\n)+/, '').trim())
+  expect(statements).toEqual(SEARCH_DDL.map((s) => s.trim()))
+})

@@ -56,6 +56,18 @@ export function freshDatabase(): Promise<string> {
   return next
 }
 
+/** The URL of a new database with nothing in it (not copied from the template). */
+export function blankDatabase(): Promise<string> {
+  const next = queue.then(async () => {
+    const { url } = await postgresServer()
+    const name = `herald_blank_${process.pid}_${++created}`
+    await admin(url, (sql) => sql.unsafe(`CREATE DATABASE "${name}" TEMPLATE template0`))
+    return withDatabase(url, name)
+  })
+  queue = next.catch(() => {})
+  return next
+}
+
 /** `url` with its database replaced by `name`. */
 export function withDatabase(url: string, name: string): string {
   const u = new URL(url)

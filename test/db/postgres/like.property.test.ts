@@ -6,7 +6,7 @@ import { PgDialect } from 'drizzle-orm/pg-core'
 import fc from 'fast-check'
 import { equalsIgnoringAsciiCase, likeIgnoringAsciiCase } from '../../../src/db/postgres/like'
 import { escapeLike } from '../../../src/lib/like'
-import { testDatabase } from './database'
+import { blankClient as testDatabase } from '../../helpers/pg-database'
 
 // The LIKE twins answer on PostgreSQL what SQLite's LIKE and lower() answer, for text mixing
 // ASCII and other letters in both cases and the characters LIKE treats specially. The values

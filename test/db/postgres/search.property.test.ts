@@ -6,9 +6,10 @@ import { PgDialect } from 'drizzle-orm/pg-core'
 import fc from 'fast-check'
 import { migrate } from '../../../src/db/migrate'
 import { contactSearchCondition, SEARCH_DDL } from '../../../src/db/postgres/search'
+import { inTransaction } from '../../../src/db/transaction'
 import { ftsQuery } from '../../../src/services/contacts/read'
 import { contactsHighWater, indexContactsAfter } from '../../../src/services/contacts/search-index'
-import { testDatabase } from './database'
+import { blankClient as testDatabase } from '../../helpers/pg-database'
 
 // Search on PostgreSQL finds exactly the contacts FTS5 finds on SQLite: the same generated
 // contacts go into a SQLite file migrated as Herald migrates it (indexed by the service's own
@@ -104,22 +105,22 @@ beforeAll(async () => {
 })
 afterAll(() => pg?.close())
 
-function sqliteWith(corpus: Contact[]): Database {
+async function sqliteWith(corpus: Contact[]): Promise<Database> {
   const db = new Database(':memory:')
-  migrate(db)
+  await migrate(db)
   db.run(
     "INSERT INTO clients (id, no, name, status, created_at, updated_at) VALUES ('c', 1, 'c', 'active', 0, 0)",
   )
   const insert = db.prepare(
     "INSERT INTO contacts (seq, id, client_id, email, first_name, last_name, company, phone, created_at, updated_at) VALUES (?, ?, 'c', ?, ?, ?, ?, ?, 0, 0)",
   )
-  db.transaction(() => {
-    const high = contactsHighWater(db)
+  await inTransaction(db, async () => {
+    const high = await contactsHighWater(db)
     corpus.forEach((c, i) => {
       insert.run(i + 1, `contact-${i + 1}`, c.email, c.first_name, c.last_name, c.company, c.phone)
     })
-    indexContactsAfter(db, high)
-  })()
+    await indexContactsAfter(db, high)
+  })
   return db
 }
 
@@ -157,7 +158,7 @@ describe('contact search on PostgreSQL', () => {
     let nonEmpty = 0
     await fc.assert(
       fc.asyncProperty(world, async ([corpus, qs]) => {
-        const db = sqliteWith(corpus)
+        const db = await sqliteWith(corpus)
         await postgresWith(corpus)
         for (const q of qs) {
           const want = foundBySqlite(db, q)
