@@ -1,6 +1,8 @@
-// `bun run db:generate --name <what_it_does>`: drizzle-kit writes the migration for the schema
-// change (the arguments go to drizzle-kit, e.g. --custom for a hand-written one), then the
-// embedded list is written again. A name is required: drizzle-kit would otherwise pick a random
+// `bun run db:generate --name <what_it_does>`: drizzle-kit writes the SQLite migration for the
+// schema change into migrations/sqlite/ (the arguments go to drizzle-kit, e.g. --custom for a
+// hand-written one), then the PostgreSQL schema is generated again from the SQLite one and
+// drizzle-kit writes its migration, under the same name, into migrations/postgres/ (with --custom,
+// an empty file for the PostgreSQL counterpart), then the embedded lists are written again. A name is required: drizzle-kit would otherwise pick a random
 // one, and a migration's name is how a reader of migrations/ finds what it changes (data files
 // record the names, so a migration is never renamed once released).
 // A script and not `drizzle-kit generate && bun run embed` because `bun run … -- args` appends the
@@ -28,6 +30,14 @@ if (!name || !/^[a-z][a-z0-9_]*$/.test(name)) {
   )
   process.exit(1)
 }
-const generated = run(['bunx', 'drizzle-kit', 'generate', ...args])
-if (generated !== 0) process.exit(generated ?? 1)
-process.exit(run(['bun', 'run', join(root, 'scripts/embed-migrations.ts')]) ?? 1)
+const steps = [
+  ['bunx', 'drizzle-kit', 'generate', ...args],
+  ['bun', 'run', join(root, 'scripts/gen-pg-schema.ts')],
+  // Prints "No schema changes" and writes nothing when the change does not reach PostgreSQL.
+  ['bunx', 'drizzle-kit', 'generate', '--config', 'drizzle.postgres.config.ts', ...args],
+  ['bun', 'run', join(root, 'scripts/embed-migrations.ts')],
+]
+for (const step of steps) {
+  const code = run(step)
+  if (code !== 0) process.exit(code ?? 1)
+}

@@ -326,6 +326,11 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       'HERALD_OAUTH_EXTERNAL_AUDIENCE needs HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL',
     )
 
+  // Named so that setting it fails loudly instead of quietly running on SQLite.
+  if (env.HERALD_DATABASE_URL?.trim())
+    throw new ConfigError(
+      'HERALD_DATABASE_URL: the PostgreSQL store is not released yet; Herald runs on its SQLite data file (see docs/postgres.md)',
+    )
   const sendTimeoutMs = int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000)
   const sendLeaseMs = int('HERALD_SEND_LEASE_MS', env.HERALD_SEND_LEASE_MS ?? '300000', 1000, 86_400_000)
   // A lease that ends while its provider call may still run would let a second claim send again.

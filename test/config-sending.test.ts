@@ -47,3 +47,9 @@ test('lease lengths: minutes by default, settable, and a send lease outlasts the
   )
   expect(() => loadConfig({}, { HERALD_IMPORT_LEASE_MS: '999' })).toThrow(/HERALD_IMPORT_LEASE_MS/)
 })
+
+test('HERALD_DATABASE_URL stops start-up with a message: the PostgreSQL store is not released', () => {
+  expect(() => loadConfig({}, { HERALD_DATABASE_URL: 'postgres://herald@db/herald' })).toThrow(
+    /HERALD_DATABASE_URL: the PostgreSQL store is not released yet/,
+  )
+})

@@ -16,13 +16,13 @@ const tables = async (db: Database) =>
   ).map((r) => r.name)
 
 describe('embedded migrations', () => {
-  test('the embedded list matches migrations/meta/_journal.json (run `bun run db:generate` after schema changes)', () => {
+  test('the embedded list matches migrations/sqlite/meta/_journal.json (run `bun run db:generate` after schema changes)', () => {
     const journal = JSON.parse(
-      readFileSync(join(import.meta.dir, '../../migrations/meta/_journal.json'), 'utf8'),
+      readFileSync(join(import.meta.dir, '../../migrations/sqlite/meta/_journal.json'), 'utf8'),
     )
     expect(embeddedMigrations.map((m) => m.tag)).toEqual(journal.entries.map((e: { tag: string }) => e.tag))
     for (const m of embeddedMigrations)
-      expect(m.sql).toBe(readFileSync(join(import.meta.dir, `../../migrations/${m.tag}.sql`), 'utf8'))
+      expect(m.sql).toBe(readFileSync(join(import.meta.dir, `../../migrations/sqlite/${m.tag}.sql`), 'utf8'))
   })
 
   test('a new file is migrated; a second run applies nothing', async () => {

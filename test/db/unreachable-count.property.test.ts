@@ -222,7 +222,7 @@ describe('clients.unreachable_count', () => {
 
   test("the migration's backfill counts the same", async () => {
     const sql = readFileSync(
-      join(import.meta.dir, '../../migrations/0030_client_unreachable_count.sql'),
+      join(import.meta.dir, '../../migrations/sqlite/0030_client_unreachable_count.sql'),
       'utf8',
     )
     const backfill = sql.split('--> statement-breakpoint').at(-1)!

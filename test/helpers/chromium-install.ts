@@ -74,7 +74,8 @@ function takeLock(lock: string): boolean {
   return false
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0)
     return true

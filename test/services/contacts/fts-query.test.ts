@@ -7,7 +7,7 @@ import { ftsQuery } from '../../../src/services/contacts/read'
 // Checked for every letter and digit of Unicode against the SQLite bundled with Bun, on the
 // index exactly as the latest migration that makes it declares it.
 const migration = await Bun.file(
-  new URL('../../../migrations/0027_contacts_fts_detail_none.sql', import.meta.url),
+  new URL('../../../migrations/sqlite/0027_contacts_fts_detail_none.sql', import.meta.url),
 ).text()
 const create = migration.split('--> statement-breakpoint').find((s) => s.includes('CREATE VIRTUAL TABLE'))!
 

@@ -1,0 +1,34 @@
+// The generated PostgreSQL schema can stand in for the SQLite one: same exports, same tables,
+// same column keys, so code imports either set.
+import { expect, test } from 'bun:test'
+import { getTableColumns, getTableName, is, Table } from 'drizzle-orm'
+import * as sqlite from '../../src/db/schema'
+import * as pg from '../../src/db/schema-pg'
+
+test('the PostgreSQL schema exports exactly the names the SQLite schema does', () => {
+  expect(Object.keys(pg).sort()).toEqual(Object.keys(sqlite).sort())
+})
+
+test('each table has the same name and column keys on both stores', () => {
+  for (const [name, lite] of Object.entries(sqlite)) {
+    if (!is(lite, Table)) continue
+    const other = (pg as Record<string, unknown>)[name]
+    expect(is(other, Table)).toBe(true)
+    expect(getTableName(other as Table)).toBe(getTableName(lite))
+    const columns = (t: Table) =>
+      Object.entries(getTableColumns(t)).map(
+        ([key, c]) => `${key}:${c.name}:${c.notNull}:${JSON.stringify(c.default)}`,
+      )
+    expect(columns(other as Table)).toEqual(columns(lite))
+  }
+})
+
+test('the PostgreSQL search migration is SEARCH_DDL, statement for statement', async () => {
+  const { SEARCH_DDL } = await import('../../src/db/postgres/search')
+  const { embeddedPgMigrations } = await import('../../src/db/migrations.generated')
+  const m = embeddedPgMigrations.find((x) => x.tag === '0003_contacts_search')!
+  const statements = m.sql
+    .split('--> statement-breakpoint')
+    .map((s) => s.replace(/^(\s*--[^\n]*\n)+/, '').trim())
+  expect(statements).toEqual(SEARCH_DDL.map((s) => s.trim()))
+})
