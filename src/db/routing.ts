@@ -1,11 +1,11 @@
 import type { Database, SQLQueryBindings, Statement } from 'bun:sqlite'
-import { inTransactionScope, underWriterLock } from './transaction'
+import { inTransactionScope, underWriterLock, writerBusy } from './transaction'
 
 // One writer connection and a reader beside it, behind one Database-shaped object. Inside a
 // transaction (inTransaction) every statement runs on the writer, so the transaction reads its
-// own writes. Outside one, reads run on the reader and see committed data only: while one
-// caller's transaction waits on an await, another caller's read never sees its uncommitted
-// rows. Anything else outside a transaction (a single change, a PRAGMA) takes the writer lock
+// own writes. Outside one, a read sees committed data only: while a transaction holds the
+// writer (waiting on an await), reads run on the reader, so another caller never sees its
+// uncommitted rows; while the writer is idle they run on it (the same view, a warm cache). Anything else outside a transaction (a single change, a PRAGMA) takes the writer lock
 // first, so it never joins another caller's open transaction: at once when the writer is
 // free, else its answer is a promise that resolves after that transaction (callers await).
 
@@ -25,6 +25,7 @@ interface Router {
   readonly reader: Database
   readonly routed: Database
   inTransaction(): boolean
+  writerBusy(): boolean
 }
 
 /** A statement prepared on whichever connection runs it, once per connection. */
@@ -40,9 +41,14 @@ class RoutedStatement {
     this.kind = kindOf(sql)
   }
 
-  /** The statement on the reader, or null when it runs on the writer. */
+  /**
+   * The statement on the reader, or null when it runs on the writer: a read outside any
+   * transaction goes to the reader only while some transaction holds the writer (the writer
+   * then holds uncommitted rows); when the writer is idle its view is the committed one, and its
+   * page cache is warm.
+   */
   private onReaderNow(): Statement | null {
-    if (this.kind !== 'read' || this.router.inTransaction()) return null
+    if (this.kind !== 'read' || !this.router.writerBusy() || this.router.inTransaction()) return null
     this.onReader ??= this.router.reader.prepare(this.sql)
     return this.onReader
   }
@@ -56,7 +62,7 @@ class RoutedStatement {
   private exec<T>(use: (s: Statement) => T): T {
     const read = this.onReaderNow()
     if (read) return use(read)
-    if (this.router.inTransaction()) return use(this.writerStatement())
+    if (this.kind === 'read' || this.router.inTransaction()) return use(this.writerStatement())
     return underWriterLock(this.router.routed, () => use(this.writerStatement())) as T
   }
 
@@ -113,7 +119,7 @@ export function routedConnection(writer: Database, reader: Database): Database {
     },
     run(sql: string, ...params: SQLQueryBindings[][]) {
       if (router.inTransaction()) return writer.run(sql, ...params)
-      if (kindOf(sql) === 'read') return reader.run(sql, ...params)
+      if (kindOf(sql) === 'read') return (writerBusy(routed) ? reader : writer).run(sql, ...params)
       return underWriterLock(routed, () => writer.run(sql, ...params))
     },
     exec(sql: string, ...params: SQLQueryBindings[][]) {
@@ -126,6 +132,12 @@ export function routedConnection(writer: Database, reader: Database): Database {
     },
   }
   const routed = facade as unknown as Database
-  const router: Router = { writer, reader, routed, inTransaction: () => inTransactionScope(routed) }
+  const router: Router = {
+    writer,
+    reader,
+    routed,
+    inTransaction: () => inTransactionScope(routed),
+    writerBusy: () => writerBusy(routed),
+  }
   return routed
 }

@@ -27,6 +27,10 @@ class WriterLock {
     return new Promise((resolve) => this.waiting.push(resolve))
   }
 
+  get busy(): boolean {
+    return this.held
+  }
+
   release(): void {
     const next = this.waiting.shift()
     if (next) next()
@@ -42,6 +46,11 @@ function lockOf(sqlite: Database): WriterLock {
     locks.set(sqlite, lock)
   }
   return lock
+}
+
+/** Whether a transaction holds (or waits for) this connection's writer now. */
+export function writerBusy(sqlite: Database): boolean {
+  return locks.get(sqlite)?.busy ?? false
 }
 
 /** Whether the caller runs inside a transaction on this connection. */
