@@ -3,11 +3,12 @@ import { inTransactionScope, underWriterLock, writerBusy } from './transaction'
 
 // One writer connection and a reader beside it, behind one Database-shaped object. Inside a
 // transaction (inTransaction) every statement runs on the writer, so the transaction reads its
-// own writes. Outside one, a read sees committed data only: while a transaction holds the
-// writer (waiting on an await), reads run on the reader, so another caller never sees its
-// uncommitted rows; while the writer is idle they run on it (the same view, a warm cache). Anything else outside a transaction (a single change, a PRAGMA) takes the writer lock
-// first, so it never joins another caller's open transaction: at once when the writer is
-// free, else its answer is a promise that resolves after that transaction (callers await).
+// own writes. Outside one, a read sees committed data only: while a transaction holds the writer
+// (waiting on an await), reads run on the reader, so another caller never sees its uncommitted
+// rows; while the writer is idle they run on it (the same view, a warm cache). Anything else
+// outside a transaction (a single change, a PRAGMA) takes the writer lock first, so it never
+// joins another caller's open transaction: at once when the writer is free, else its answer is a
+// promise that resolves after that transaction (callers await).
 
 const READ = /^\s*(select|with|explain)\b/i
 const CHANGES = /\b(insert|update|delete|replace)\b/i
