@@ -122,11 +122,13 @@ export interface KeyedServer {
 
 /**
  * Leases of seconds instead of minutes: after a kill -9 the restarted server takes over what the
- * dead one held once its leases run out, and these tests should not wait minutes for that.
+ * dead one held once its leases run out, and these tests should not wait minutes for that. The
+ * send timeout (which a lease must outlast) stays long enough for a loaded CI machine: a local
+ * SMTP send that timed out would wait out a retry delay and miss the tests' windows.
  */
 export const SHORT_LEASES = {
-  HERALD_SEND_LEASE_MS: '5000',
-  HERALD_SEND_TIMEOUT_MS: '4000',
+  HERALD_SEND_LEASE_MS: '10000',
+  HERALD_SEND_TIMEOUT_MS: '9000',
   HERALD_WEBHOOK_LEASE_MS: '3000',
   HERALD_IMPORT_LEASE_MS: '3000',
 }
