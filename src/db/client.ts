@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { routedConnection } from './routing'
+import { drizzleClientOf, routedConnection } from './routing'
 import * as schema from './schema'
 
 export type Db = ReturnType<typeof drizzle<typeof schema>>
@@ -30,7 +30,10 @@ export async function openStore(file: string): Promise<Store> {
   reader.run('PRAGMA busy_timeout = 5000')
   reader.run('PRAGMA query_only = 1')
   const sqlite = routedConnection(writer, reader)
-  const db = drizzle({ client: sqlite, schema })
+  const db = drizzle({ client: drizzleClientOf(sqlite), schema })
+  // Code that reaches the connection through drizzle (db.$client) gets the routed one itself, so
+  // its transactions and its writer lock are the store's.
+  Object.defineProperty(db, '$client', { value: sqlite })
   return {
     sqlite,
     db,

@@ -38,6 +38,8 @@ class RoutedStatement {
   constructor(
     private readonly sql: string,
     private readonly router: Router,
+    /** Drizzle maps the rows it gets synchronously: a change returning rows cannot wait. */
+    private readonly rowsNow = false,
   ) {
     this.kind = kindOf(sql)
   }
@@ -59,25 +61,30 @@ class RoutedStatement {
     return this.onWriter
   }
 
-  /** Runs `use` on the statement of the right connection (the writer under its lock). */
-  private exec<T>(use: (s: Statement) => T): T {
+  /**
+   * Runs `use` on the statement of the right connection. A change outside a transaction waits
+   * for the writer lock (its caller awaits the answer), except a change whose rows drizzle maps
+   * synchronously (`wait` false): it runs on the writer at once, inside whatever transaction
+   * holds it then. Code that writes through drizzle outside a verb should use inTransaction.
+   */
+  private exec<T>(use: (s: Statement) => T, wait: boolean): T {
     const read = this.onReaderNow()
     if (read) return use(read)
-    if (this.kind === 'read' || this.router.inTransaction()) return use(this.writerStatement())
+    if (this.kind === 'read' || !wait || this.router.inTransaction()) return use(this.writerStatement())
     return underWriterLock(this.router.routed, () => use(this.writerStatement())) as T
   }
 
   run(...params: SQLQueryBindings[]) {
-    return this.exec((s) => s.run(...params))
+    return this.exec((s) => s.run(...params), true)
   }
   all(...params: SQLQueryBindings[]) {
-    return this.exec((s) => s.all(...params))
+    return this.exec((s) => s.all(...params), !this.rowsNow)
   }
   get(...params: SQLQueryBindings[]) {
-    return this.exec((s) => s.get(...params))
+    return this.exec((s) => s.get(...params), !this.rowsNow)
   }
   values(...params: SQLQueryBindings[]) {
-    return this.exec((s) => s.values(...params))
+    return this.exec((s) => s.values(...params), !this.rowsNow)
   }
   iterate(...params: SQLQueryBindings[]) {
     return (this.onReaderNow() ?? this.writerStatement()).iterate(...params)
@@ -140,5 +147,18 @@ export function routedConnection(writer: Database, reader: Database): Database {
     inTransaction: () => inTransactionScope(routed),
     writerBusy: () => writerBusy(routed),
   }
+  drizzleClients.set(routed, {
+    ...facade,
+    prepare: (sql: string) => new RoutedStatement(sql, router, true),
+  } as unknown as Database)
   return routed
+}
+
+const drizzleClients = new WeakMap<Database, Database>()
+
+/** The same connection for drizzle, whose statements' rows are mapped as soon as they return. */
+export function drizzleClientOf(routed: Database): Database {
+  const client = drizzleClients.get(routed)
+  if (!client) throw new Error('not a routed connection')
+  return client
 }

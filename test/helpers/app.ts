@@ -6,6 +6,7 @@ import { type App, createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { type AppContext, withActor } from '../../src/context'
 import { createAppContext } from '../../src/create-context'
+import { inTransaction } from '../../src/db/transaction'
 import type { ApiKeyTier } from '../../src/lib/enums'
 import { createLogger, type Logger, silentLogger } from '../../src/lib/log'
 import type { Clock } from '../../src/lib/time'
@@ -122,7 +123,12 @@ export async function createTestApp(
       return { status: res.status, headers: res.headers, body: parsed, text }
     },
     async key({ scopes, clientId = null, tier = 'unlimited', name = 'test key' }) {
-      return (await issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier })).key
+      // In a transaction, as a verb would: committed before the key is used.
+      return (
+        await inTransaction(ctx.sqlite, () =>
+          issueApiKey(ctx.db, Date.now(), { name, scopes, clientId, tier }),
+        )
+      ).key
     },
     async client(name = 'Tenant') {
       return (await createClient(withActor(ctx, systemActor('test'), 'test'), { name })).id
