@@ -33,7 +33,7 @@ describe('embedded migrations', () => {
     await store.close()
   })
 
-  test('PRAGMAs of DESIGN.md §1 are set at open', async () => {
+  test('the writer PRAGMAs (WAL, synchronous NORMAL, foreign keys, busy timeout) are set at open', async () => {
     const store = await openStore(tmpFile())
     const pragma = async (name: string) =>
       Object.values((await store.sqlite.query(`PRAGMA ${name}`).get()) as object)[0]
