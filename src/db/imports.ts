@@ -42,31 +42,31 @@ export async function claimNextImport(
   now: number,
   leaseUntil: number,
 ): Promise<ContactImportRow | undefined> {
-  const job = await db
-    .select()
-    .from(contactImports)
-    .where(claimable(now))
-    .orderBy(contactImports.id)
-    .limit(1)
-    .get()
+  const job = (
+    await db.select().from(contactImports).where(claimable(now)).orderBy(contactImports.id).limit(1)
+  )[0]
   if (!job) return undefined
   // The same test again in the write: of two processes that read the job, one takes it.
-  const taken = await db
-    .update(contactImports)
-    .set({ status: 'running', leasedUntil: leaseUntil, updatedAt: now })
-    .where(and(eq(contactImports.id, job.id), claimable(now)))
-    .returning({ id: contactImports.id })
-    .get()
+  const taken = (
+    await db
+      .update(contactImports)
+      .set({ status: 'running', leasedUntil: leaseUntil, updatedAt: now })
+      .where(and(eq(contactImports.id, job.id), claimable(now)))
+      .returning({ id: contactImports.id })
+      .limit(1)
+  )[0]!
   return taken ? job : undefined
 }
 
 /** When the earliest live lease of a running job ends (its process may have died); null when none. */
 export async function nextImportLeaseEnd(db: Db): Promise<number | null> {
-  const row = await db
-    .select({ at: min(contactImports.leasedUntil) })
-    .from(contactImports)
-    .where(eq(contactImports.status, 'running'))
-    .get()
+  const row = (
+    await db
+      .select({ at: min(contactImports.leasedUntil) })
+      .from(contactImports)
+      .where(eq(contactImports.status, 'running'))
+      .limit(1)
+  )[0]
   return row?.at ?? null
 }
 
@@ -90,7 +90,6 @@ export async function saveImportProgress(
       ...(leaseUntil === null ? {} : { leasedUntil: leaseUntil }),
     })
     .where(eq(contactImports.id, id))
-    .run()
 }
 
 export async function completeImport(db: Db, id: string, p: ImportCounts, now: number): Promise<void> {
@@ -109,7 +108,6 @@ export async function completeImport(db: Db, id: string, p: ImportCounts, now: n
       leasedUntil: null,
     })
     .where(eq(contactImports.id, id))
-    .run()
 }
 
 export async function failImport(db: Db, id: string, failure: string, now: number): Promise<void> {
@@ -117,7 +115,6 @@ export async function failImport(db: Db, id: string, failure: string, now: numbe
     .update(contactImports)
     .set({ status: 'failed', failure, finishedAt: now, updatedAt: now, leasedUntil: null })
     .where(eq(contactImports.id, id))
-    .run()
 }
 
 // ── the rows ─────────────────────────────────────────────────────────────────────────────────

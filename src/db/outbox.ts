@@ -178,9 +178,9 @@ function build(store: Store, rules: OutboxRules) {
      */
     expireLeases: async (now: number) => (await q.expireLeases.run(now)).changes,
     claimedRows: async (seqs: number[]): Promise<MessageRow[]> =>
-      await db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq).all(),
+      await db.select().from(messages).where(inArray(messages.seq, seqs)).orderBy(messages.seq),
     contactsByIds: async (ids: string[]): Promise<ContactRow[]> =>
-      await db.select().from(contacts).where(inArray(contacts.id, ids)).all(),
+      await db.select().from(contacts).where(inArray(contacts.id, ids)),
 
     // Status transitions.
     queueCampaignMessage: async (
@@ -246,14 +246,16 @@ function build(store: Store, rules: OutboxRules) {
       headers: Record<string, string>,
     ) => void q.content.run(seq, subject, html, text, JSON.stringify(headers)),
     payloadOf: async (seq: number): Promise<MessagePayloadRow | undefined> =>
-      await db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).get(),
-    storePayload: async (payload: MessagePayloadRow) => void db.insert(messagePayloads).values(payload).run(),
+      (await db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).limit(1))[0],
+    storePayload: async (payload: MessagePayloadRow) => {
+      await db.insert(messagePayloads).values(payload)
+    },
 
     // What a plan is made of.
     campaignRow: async (id: string): Promise<CampaignRow | undefined> =>
-      await db.select().from(campaigns).where(eq(campaigns.id, id)).get(),
+      (await db.select().from(campaigns).where(eq(campaigns.id, id)).limit(1))[0],
     clientRow: async (id: string): Promise<ClientRow | undefined> =>
-      await db.select().from(clients).where(eq(clients.id, id)).get(),
+      (await db.select().from(clients).where(eq(clients.id, id)).limit(1))[0],
 
     // Campaign reads of the send queue.
     campaignMessageCount: async (campaignId: string) => (await q.campaignMessages.get(campaignId))!.n,

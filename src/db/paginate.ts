@@ -84,8 +84,7 @@ export async function paginate<T extends SQLiteTable, R>(
     .from(table as SQLiteTable)
     .where(and(where, after === null ? undefined : lt(idColumn, after)))
     .orderBy(desc(idColumn))
-    .limit(limit + 1)
-    .all()) as T['$inferSelect'][]
+    .limit(limit + 1)) as T['$inferSelect'][]
   const total =
     knownTotal ??
     (
@@ -93,8 +92,8 @@ export async function paginate<T extends SQLiteTable, R>(
         .select({ n: count() })
         .from(table as SQLiteTable)
         .where(where)
-        .get()
-    )?.n ??
+        .limit(1)
+    )[0]?.n ??
     0
   const page = pageFrom(secret, rows, limit, {
     collection,

@@ -21,11 +21,13 @@ export async function findVisible<T extends SQLiteTable & { id: SQLiteColumn; cl
   table: T,
   id: string,
 ): Promise<T['$inferSelect'] | undefined> {
-  return (await db
-    .select()
-    .from(table as SQLiteTable)
-    .where(and(eq(table.id, id), visibleTo(actor, table.clientId)))
-    .get()) as T['$inferSelect'] | undefined
+  return (
+    await db
+      .select()
+      .from(table as SQLiteTable)
+      .where(and(eq(table.id, id), visibleTo(actor, table.clientId)))
+      .limit(1)
+  )[0] as T['$inferSelect'] | undefined
 }
 
 /**
@@ -56,7 +58,8 @@ export async function credentialOwner(
   const known =
     actor.clientId !== null
       ? id === actor.clientId
-      : (await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()) !== undefined
+      : (await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).limit(1))[0] !==
+        undefined
   if (!known) throw invalidField('client_id', 'no such client')
   return id
 }
@@ -71,7 +74,7 @@ export async function ownerForCreate(db: Db, actor: Actor, requested?: string): 
     throw invalidField('client_id', 'is required (query parameter) when using a platform-wide key')
   const id = parseId(requested)
   if (!id) throw invalidField('client_id', notAnIdMessage('client'))
-  const found = await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()
+  const found = (await db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).limit(1))[0]
   if (!found) throw invalidField('client_id', 'no such client')
   return id
 }
@@ -89,8 +92,7 @@ export async function ownedIds<T extends SQLiteTable & { id: SQLiteColumn; clien
     const rows = (await db
       .select({ id: table.id })
       .from(table as SQLiteTable)
-      .where(and(inArray(table.id, all.slice(i, i + 500)), eq(table.clientId, clientId)))
-      .all()) as { id: string }[]
+      .where(and(inArray(table.id, all.slice(i, i + 500)), eq(table.clientId, clientId)))) as { id: string }[]
     for (const r of rows) found.add(r.id)
   }
   return found

@@ -169,7 +169,7 @@ export async function isHookActive(sqlite: Database, webhookId: string): Promise
 // ── outcomes ─────────────────────────────────────────────────────────────────────────────────
 
 export async function webhookById(db: Db, id: string): Promise<WebhookRow | undefined> {
-  return await db.select().from(webhooks).where(eq(webhooks.id, id)).get()
+  return (await db.select().from(webhooks).where(eq(webhooks.id, id)).limit(1))[0]
 }
 
 /** Logs one attempt (status null when no response came back). */
@@ -223,7 +223,6 @@ export async function markDeliveryFailed(
         : { ...common, status: 'pending', nextAttemptAt: retryAt },
     )
     .where(eq(webhookDeliveries.id, id))
-    .run()
 }
 
 /** The endpoint is not failing (any more). */
@@ -246,5 +245,4 @@ export async function setHookFailing(
         : { failingSince },
     )
     .where(eq(webhooks.id, id))
-    .run()
 }

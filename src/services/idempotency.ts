@@ -26,7 +26,7 @@ export async function beginIdempotent(
 ): Promise<IdempotencyStart> {
   const now = ctx.clock.now()
   const where = and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key))
-  const existing = await ctx.db.select().from(idempotencyKeys).where(where).get()
+  const existing = (await ctx.db.select().from(idempotencyKeys).where(where).limit(1))[0]
   if (existing) {
     const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS
     const staleInFlight = existing.status === null && existing.createdAt <= now - STALE_IN_FLIGHT_MS
@@ -43,12 +43,11 @@ export async function beginIdempotent(
         )
       return { kind: 'replay', status: existing.status, body: existing.responseBody ?? '' }
     }
-    await ctx.db.delete(idempotencyKeys).where(where).run()
+    await ctx.db.delete(idempotencyKeys).where(where)
   }
   await ctx.db
     .insert(idempotencyKeys)
     .values({ credentialId, key, method: fp.method, path: fp.path, bodyHash: fp.bodyHash, createdAt: now })
-    .run()
   return { kind: 'new' }
 }
 
@@ -63,7 +62,6 @@ export async function completeIdempotent(
     .update(idempotencyKeys)
     .set({ status, responseBody: body })
     .where(and(eq(idempotencyKeys.credentialId, credentialId), eq(idempotencyKeys.key, key)))
-    .run()
 }
 
 /** A 5xx is not stored: its work rolled back, so a retry with the same key is safe. */
@@ -77,7 +75,6 @@ export async function abandonIdempotent(ctx: AppContext, credentialId: string, k
         isNull(idempotencyKeys.status),
       ),
     )
-    .run()
 }
 
 /** Scheduled purge of stored responses older than 24 h (and crashed in-flight markers). */
@@ -90,8 +87,7 @@ export async function purgeIdempotencyKeys(ctx: AppContext): Promise<number> {
         lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS),
         and(isNull(idempotencyKeys.status), lt(idempotencyKeys.createdAt, now - STALE_IN_FLIGHT_MS)),
       ),
-    )
-    .run()) as unknown as { changes: number }
+    )) as unknown as { changes: number }
   return result.changes
 }
 

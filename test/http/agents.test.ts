@@ -65,7 +65,7 @@ const register = async (body: Record<string, unknown> = {}) => {
   }
 }
 const recordOf = async (handle: string) =>
-  (await t.ctx.db.select().from(agentRegistrations).all()).find(
+  (await t.ctx.db.select().from(agentRegistrations)).find(
     (r) => r.handleHash === new Bun.CryptoHasher('sha256').update(handle).digest('hex'),
   )!
 const claim = (registration_id: string, identity_assertion?: string) =>
@@ -89,7 +89,7 @@ describe('anonymous: register → pending → operator approves → claim once �
       expires_at: new Date(clock.t + 24 * HOUR).toISOString(),
     })
     // Only the hash is stored.
-    expect(JSON.stringify(await t.ctx.db.select().from(agentRegistrations).all())).not.toContain(
+    expect(JSON.stringify(await t.ctx.db.select().from(agentRegistrations))).not.toContain(
       reg.registration_id,
     )
 
@@ -191,7 +191,7 @@ describe('anonymous: register → pending → operator approves → claim once �
   })
 
   test('the agents.purge job deletes expired registrations never claimed, and keeps claimed ones', async () => {
-    const statuses = async () => (await t.ctx.db.select().from(agentRegistrations).all()).map((r) => r.status)
+    const statuses = async () => (await t.ctx.db.select().from(agentRegistrations)).map((r) => r.status)
     expect(await statuses()).toContain('claimed')
     const before = (await statuses()).length
     const fresh = await register()

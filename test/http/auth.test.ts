@@ -16,12 +16,10 @@ await t.ctx.db
   .update(apiKeys)
   .set({ revokedAt: Date.now() })
   .where(eq(apiKeys.prefix, revoked.slice(0, 12)))
-  .run()
 await t.ctx.db
   .update(apiKeys)
   .set({ expiresAt: Date.now() - 1000 })
   .where(eq(apiKeys.prefix, expired.slice(0, 12)))
-  .run()
 
 interface Row {
   name: string
@@ -133,11 +131,13 @@ describe('authentication and scopes', () => {
   test('last_used_at is recorded on use', async () => {
     const k = await t.key({ scopes: ['contacts:read'] })
     await t.call('GET', '/api/v1/clients', { key: k })
-    const row = (await t.ctx.db
-      .select()
-      .from(apiKeys)
-      .where(eq(apiKeys.prefix, k.slice(0, 12)))
-      .get())!
+    const row = (
+      await t.ctx.db
+        .select()
+        .from(apiKeys)
+        .where(eq(apiKeys.prefix, k.slice(0, 12)))
+        .limit(1)
+    )[0]!
     expect(row.lastUsedAt).not.toBeNull()
   })
 })

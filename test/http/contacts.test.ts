@@ -137,7 +137,7 @@ describe('contacts', () => {
   test('unsubscribing through PATCH records contact.unsubscribed in the same change', async () => {
     const c = await make({ email: 'bye@acme.io' })
     await t.call('PATCH', `/api/v1/contacts/${c.id}`, { key: acmeWriter, body: { status: 'unsubscribed' } })
-    const evts = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
+    const evts = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id))
     expect(evts.map((e) => e.type)).toEqual(['contact.unsubscribed'])
     expect(evts[0]!.data).toMatchObject({
       email: 'bye@acme.io',
@@ -222,7 +222,7 @@ describe('contacts', () => {
     expect(del.status).toBe(200)
     expect((await t.call('GET', `/api/v1/contacts/${c.id}`)).status).toBe(404)
     expect((await t.call('GET', `/api/v1/lists/${list.id}`)).body.data.member_count).toBe(0)
-    const kept = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id)).all()
+    const kept = await t.ctx.db.select().from(events).where(eq(events.contactId, c.id))
     expect(kept).toHaveLength(1)
     expect(JSON.stringify(kept[0]!.data)).not.toContain('forget.me')
     const search = await t.call('POST', '/api/v1/contacts/search', {

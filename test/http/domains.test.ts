@@ -85,7 +85,7 @@ describe('POST /domains', () => {
       value: 'v=DMARC1; p=none; rua=mailto:dmarc-reports@mail.example.com',
     })
 
-    const row = (await t.ctx.db.select().from(domains).where(eq(domains.id, d.id)).get())!
+    const row = (await t.ctx.db.select().from(domains).where(eq(domains.id, d.id)).limit(1))[0]!
     expect(row.dkimPrivateKey).toStartWith('v1:')
     expect(row.dkimPrivateKey).not.toContain('PRIVATE KEY')
     const key = createPrivateKey(decryptSecret(t.ctx.secretKey, row.dkimPrivateKey))

@@ -7,7 +7,7 @@ import { createTestApp } from '../helpers/app'
 
 let now = Date.now()
 const t = await createTestApp({ clock: { now: () => now } })
-const clientCount = async () => (await t.ctx.db.select({ n: count() }).from(clients).get())!.n
+const clientCount = async () => (await t.ctx.db.select({ n: count() }).from(clients).limit(1))[0]!.n
 
 describe('Idempotency-Key', () => {
   test('a retry returns the stored response and does not repeat the operation', async () => {
@@ -62,20 +62,17 @@ describe('Idempotency-Key', () => {
   })
 
   test('a request still in flight → 409 IDEMPOTENCY_KEY_IN_USE', async () => {
-    const keyId = (await t.ctx.db.select().from(idempotencyKeys).all())[0]!.credentialId
+    const keyId = (await t.ctx.db.select().from(idempotencyKeys))[0]!.credentialId
     const body = JSON.stringify({ name: 'X' })
     // What the first request leaves while its verb runs: the reservation without a response.
-    await t.ctx.db
-      .insert(idempotencyKeys)
-      .values({
-        credentialId: keyId,
-        key: 'busy',
-        method: 'POST',
-        path: '/api/v1/clients',
-        bodyHash: sha256Hex(body),
-        createdAt: now,
-      })
-      .run()
+    await t.ctx.db.insert(idempotencyKeys).values({
+      credentialId: keyId,
+      key: 'busy',
+      method: 'POST',
+      path: '/api/v1/clients',
+      bodyHash: sha256Hex(body),
+      createdAt: now,
+    })
     const res = await t.call('POST', '/api/v1/clients', {
       raw: body,
       headers: { 'idempotency-key': 'busy', 'content-type': 'application/json' },
@@ -123,7 +120,7 @@ describe('Idempotency-Key', () => {
     expect(next.headers.get('idempotent-replayed')).toBeNull()
     expect(next.body.data.name).toBe('Day2')
     expect(await purgeIdempotencyKeys(t.ctx)).toBeGreaterThan(0)
-    const left = await t.ctx.db.select().from(idempotencyKeys).all()
+    const left = await t.ctx.db.select().from(idempotencyKeys)
     expect(left.map((r) => r.key)).toEqual(['daily'])
   })
 })

@@ -82,11 +82,10 @@ function text(
 }
 
 const optedOut = async (id: string) =>
-  (await t.ctx.db.select({ v: contacts.smsOptOut }).from(contacts).where(eq(contacts.id, id)).get())!.v
+  (await t.ctx.db.select({ v: contacts.smsOptOut }).from(contacts).where(eq(contacts.id, id)).limit(1))[0]!.v
 const consentsOf = async (id: string) =>
-  await t.ctx.db.select().from(consents).where(eq(consents.contactId, id)).all()
-const repliesOf = async (id: string) =>
-  await t.ctx.db.select().from(replies).where(eq(replies.contactId, id)).all()
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, id))
+const repliesOf = async (id: string) => await t.ctx.db.select().from(replies).where(eq(replies.contactId, id))
 const EMPTY = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 
 /** An SMS campaign to the list; the statuses and skip reasons of its messages to `ids`. */
@@ -204,16 +203,16 @@ describe('keywords', () => {
   })
 
   test('an unknown number: 200, an empty answer, nothing stored', async () => {
-    const before = (await t.ctx.db.select().from(consents).all()).length
+    const before = (await t.ctx.db.select().from(consents)).length
     for (const body of ['STOP', 'hello?']) {
       const r = await text('+14155550197', body)
       expect(r.status).toBe(200)
       expect(await r.text()).toBe(EMPTY)
     }
-    expect((await t.ctx.db.select().from(consents).all()).length).toBe(before)
-    expect(
-      await t.ctx.db.select().from(replies).where(eq(replies.fromAddress, '+14155550197')).all(),
-    ).toHaveLength(0)
+    expect((await t.ctx.db.select().from(consents)).length).toBe(before)
+    expect(await t.ctx.db.select().from(replies).where(eq(replies.fromAddress, '+14155550197'))).toHaveLength(
+      0,
+    )
   })
 })
 

@@ -230,7 +230,7 @@ describe('every operation answers what /openapi.json declares', () => {
     const claim = (k: string | null) =>
       call('POST', '/agent/auth/claim', { key: k, body: { registration_id: reg.registration_id } })
     expect((await claim(null)).status).toBe(409)
-    const [row] = await t.ctx.db.select().from(agentRegistrations).all()
+    const [row] = await t.ctx.db.select().from(agentRegistrations)
     await invoke(approveRegistrationVerb, withActor(t.ctx, systemActor('test'), 'test'), {
       id: row!.id,
       client_id: acme,

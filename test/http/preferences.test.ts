@@ -32,12 +32,8 @@ const other = await tenant(t, 'Other')
 const news = await call('POST', '/api/v1/lists', { name: 'news-internal' })
 const deals = await call('POST', '/api/v1/lists', { name: 'Deals' })
 const hidden = await call('POST', '/api/v1/lists', { name: 'Hidden' })
-await t.ctx.db
-  .update(lists)
-  .set({ public: true, publicName: 'Weekly news' })
-  .where(eq(lists.id, news.id))
-  .run()
-await t.ctx.db.update(lists).set({ public: true }).where(eq(lists.id, deals.id)).run()
+await t.ctx.db.update(lists).set({ public: true, publicName: 'Weekly news' }).where(eq(lists.id, news.id))
+await t.ctx.db.update(lists).set({ public: true }).where(eq(lists.id, deals.id))
 
 let serial = 0
 /** A contact of the tenant on `listIds`, and its preference centre's path. */
@@ -75,22 +71,22 @@ const nonceOf = async (path: string) =>
 
 /** What a POST may change: memberships, consent rows, the contact's name and status, suppressions. */
 async function state(contactId: string) {
-  const c = (await t.ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).get())!
+  const c = (await t.ctx.db.select().from(contacts).where(eq(contacts.id, contactId)).limit(1))[0]!
   return {
     memberships: Object.fromEntries(
-      (await t.ctx.db.select().from(listMembers).where(eq(listMembers.contactId, contactId)).all()).map(
-        (m) => [m.listId, m.status],
-      ),
+      (await t.ctx.db.select().from(listMembers).where(eq(listMembers.contactId, contactId))).map((m) => [
+        m.listId,
+        m.status,
+      ]),
     ),
-    consents: (await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()).length,
+    consents: (await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId))).length,
     name: [c.firstName, c.lastName],
     status: c.status,
-    suppressed: (await t.ctx.db.select().from(suppressions).where(eq(suppressions.email, c.email)).all())
-      .length,
+    suppressed: (await t.ctx.db.select().from(suppressions).where(eq(suppressions.email, c.email))).length,
   }
 }
 const consentsOf = async (contactId: string) =>
-  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId))
 const memberCount = async (listId: string) => (await call('GET', `/api/v1/lists/${listId}`)).member_count
 
 describe('links that are not a preference centre', () => {
@@ -243,7 +239,7 @@ describe('saving', () => {
 
   test('a double opt-in list waiting for confirmation shows ticked; saving it ticked confirms it', async () => {
     const p = await person([news.id])
-    await t.ctx.db.update(lists).set({ optIn: 'double' }).where(eq(lists.id, deals.id)).run()
+    await t.ctx.db.update(lists).set({ optIn: 'double' }).where(eq(lists.id, deals.id))
     try {
       await addMembers(t.ctx, deals.id, [p.id], Date.now(), { status: 'unconfirmed' })
       const html = await (await hit('GET', p.path)).text()
@@ -258,7 +254,7 @@ describe('saving', () => {
         source: 'preferences',
       })
     } finally {
-      await t.ctx.db.update(lists).set({ optIn: 'single' }).where(eq(lists.id, deals.id)).run()
+      await t.ctx.db.update(lists).set({ optIn: 'single' }).where(eq(lists.id, deals.id))
     }
   })
 

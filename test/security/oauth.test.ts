@@ -280,21 +280,18 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     // A pending anonymous registration holding admin:* (made before the register refusal) cannot be approved with it.
     const now = Date.now()
     const legacy = newId()
-    await t.ctx.db
-      .insert(agentRegistrations)
-      .values({
-        id: legacy,
-        handleHash: sha256Hex(`reg_${legacy}`),
-        status: 'pending',
-        clientName: 'Legacy 12',
-        identityType: 'anonymous',
-        requestedScopes: ['contacts:read', 'admin:*'],
-        clientId: null,
-        createdAt: now,
-        updatedAt: now,
-        expiresAt: now + 3_600_000,
-      })
-      .run()
+    await t.ctx.db.insert(agentRegistrations).values({
+      id: legacy,
+      handleHash: sha256Hex(`reg_${legacy}`),
+      status: 'pending',
+      clientName: 'Legacy 12',
+      identityType: 'anonymous',
+      requestedScopes: ['contacts:read', 'admin:*'],
+      clientId: null,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + 3_600_000,
+    })
     const page = await owner.get(`/admin/agents/${legacy}`)
     expect(page.text).not.toContain('value="admin:*" checked')
     const approved = await owner.post(`/admin/agents/${legacy}/approve`, {
@@ -382,20 +379,17 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
       const app = createApp(ctx)
       const id = newId()
       const secret = 'hocs_zero-workspace-secret'
-      await ctx.db
-        .insert(oauthClients)
-        .values({
-          id,
-          name: 'Nowhere',
-          clientId: null,
-          redirectUris: [],
-          confidential: true,
-          secretHash: sha256Hex(secret),
-          scopes: ['contacts:read'],
-          source: 'operator',
-          createdAt: Date.now(),
-        })
-        .run()
+      await ctx.db.insert(oauthClients).values({
+        id,
+        name: 'Nowhere',
+        clientId: null,
+        redirectUris: [],
+        confidential: true,
+        secretHash: sha256Hex(secret),
+        scopes: ['contacts:read'],
+        source: 'operator',
+        createdAt: Date.now(),
+      })
       const res = await app.handle(
         new Request('http://localhost:8080/oauth2/token', {
           method: 'POST',

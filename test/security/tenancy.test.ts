@@ -60,7 +60,7 @@ async function mcpCall(key: string, name: string, args: Record<string, unknown>)
 }
 
 const storedRow = async (key: string) =>
-  await t.ctx.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).get()
+  (await t.ctx.db.select().from(idempotencyKeys).where(eq(idempotencyKeys.key, key)).limit(1))[0]
 
 /**
  * A create or rotate that answers a secret, sent twice with one Idempotency-Key: the replay
@@ -142,12 +142,11 @@ const rows: Row[] = [
         acmeWriter,
       )
       // A row written before the check: its payload names Globex's sender.
-      const row = (await t.ctx.db.select().from(messages).where(eq(messages.id, queued.id)).get())!
+      const row = (await t.ctx.db.select().from(messages).where(eq(messages.id, queued.id)).limit(1))[0]!
       await t.ctx.db
         .update(messagePayloads)
         .set({ senderId: ceo.id })
         .where(eq(messagePayloads.messageSeq, row.seq))
-        .run()
       await worker.drain()
       expect(fromOf('ceo@tenant-b.example')).toEqual([])
       expect(provider.sent.filter((m) => m.channel === 'email' && m.subject === 'Planted')).toEqual([])

@@ -41,7 +41,7 @@ async function inSequence(c: string): Promise<{ m: MessageRow; sequenceId: strin
   })
   await s.enroll(sequenceId, [c])
   await s.settle()
-  const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).get())!
+  const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).limit(1))[0]!
   return { m, sequenceId }
 }
 
@@ -70,7 +70,7 @@ describe('contact.created', () => {
     const id = failing(t.ctx.hooks.contactCreated)
     expect((await create()).status).toBe(500)
     t.ctx.hooks.contactCreated.unbind(id)
-    expect(await t.ctx.db.select().from(contacts).where(eq(contacts.email, email)).all()).toEqual([])
+    expect(await t.ctx.db.select().from(contacts).where(eq(contacts.email, email))).toEqual([])
     expect(await enrolled(journey)).toEqual([])
     const c = (await create()).body.data.id
     expect(await enrolled(journey)).toEqual([c])
@@ -90,7 +90,6 @@ describe('event.recorded', () => {
         .select()
         .from(events)
         .where(and(eq(events.messageId, m.id), eq(events.type, 'email.clicked')))
-        .all()
     const id = failing(t.ctx.hooks.eventRecorded)
     expect(click).toThrow('subscriber failed')
     t.ctx.hooks.eventRecorded.unbind(id)
@@ -114,11 +113,10 @@ describe('complaint', () => {
     const id = failing(t.ctx.hooks.complaint)
     expect(complain).toThrow('subscriber failed')
     t.ctx.hooks.complaint.unbind(id)
-    const contact = async () => (await t.ctx.db.select().from(contacts).where(eq(contacts.id, c)).get())!
+    const contact = async () =>
+      (await t.ctx.db.select().from(contacts).where(eq(contacts.id, c)).limit(1))[0]!
     expect((await contact()).status).toBe('subscribed')
-    expect(
-      await t.ctx.db.select().from(suppressions).where(eq(suppressions.reason, 'complaint')).all(),
-    ).toEqual([])
+    expect(await t.ctx.db.select().from(suppressions).where(eq(suppressions.reason, 'complaint'))).toEqual([])
     expect((await s.runOf(sequenceId, c)).status).toBe('active')
     expect((await s.enrollmentOf(journey, c)).status).toBe('active')
     await complain()
@@ -137,10 +135,10 @@ describe('reply', () => {
     const id = failing(t.ctx.hooks.reply)
     expect(reply).toThrow('subscriber failed')
     t.ctx.hooks.reply.unbind(id)
-    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toEqual([])
+    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id))).toEqual([])
     expect((await s.runOf(sequenceId, c)).status).toBe('active')
     await reply()
-    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id)).all()).toHaveLength(1)
+    expect(await t.ctx.db.select().from(replies).where(eq(replies.messageId, m.id))).toHaveLength(1)
     expect(await s.runOf(sequenceId, c)).toMatchObject({ status: 'stopped', stop_reason: 'replied' })
   })
 

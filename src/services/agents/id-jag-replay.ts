@@ -17,15 +17,16 @@ import { ID_JAG_CLOCK_TOLERANCE_S, type IdJag } from './id-jag'
 export async function spendIdJag(db: Db, jag: IdJag, now: number): Promise<boolean> {
   // Kept while the verifier would still accept the assertion: exp plus its clock tolerance.
   const expiresAt = jag.expiresAt + ID_JAG_CLOCK_TOLERANCE_S * 1000
-  const row = await db
-    .insert(oauthUsedAssertions)
-    .values({ issuer: jag.issuer, jti: jag.jti, expiresAt })
-    .onConflictDoUpdate({
-      target: [oauthUsedAssertions.issuer, oauthUsedAssertions.jti],
-      set: { expiresAt: sql`excluded.expires_at` },
-      setWhere: lte(oauthUsedAssertions.expiresAt, now),
-    })
-    .returning({ jti: oauthUsedAssertions.jti })
-    .get()
+  const row = (
+    await db
+      .insert(oauthUsedAssertions)
+      .values({ issuer: jag.issuer, jti: jag.jti, expiresAt })
+      .onConflictDoUpdate({
+        target: [oauthUsedAssertions.issuer, oauthUsedAssertions.jti],
+        set: { expiresAt: sql`excluded.expires_at` },
+        setWhere: lte(oauthUsedAssertions.expiresAt, now),
+      })
+      .returning({ jti: oauthUsedAssertions.jti })
+  )[0]!
   return row !== undefined
 }

@@ -23,7 +23,7 @@ export const ANONYMOUS_ADMIN = `${ADMIN_SCOPE} cannot be granted to an anonymous
 
 /** The workspace created at first start (§2): the oldest client, as UUIDv7 ids sort by time. */
 export async function defaultWorkspace(ctx: Ctx): Promise<string> {
-  const row = await ctx.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.id)).limit(1).get()
+  const row = (await ctx.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.id)).limit(1))[0]
   if (!row) throw new ServiceError('INTERNAL_ERROR', 'No client exists to approve agents for')
   return row.id
 }
@@ -33,7 +33,7 @@ export async function existingClient(ctx: Ctx, given: string, field: string): Pr
   const id = parseId(given)
   // Named like every other client_id that is no id (notAnIdMessage), not as a missing client.
   if (!id) throw invalidField(field, notAnIdMessage('client'))
-  if (!(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()))
+  if (!(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).limit(1))[0])
     throw invalidField(field, 'no such client')
   return id
 }
@@ -59,39 +59,42 @@ export async function registerAgent(ctx: Ctx, input: RegisterAgentInput) {
     clientId = await defaultWorkspace(ctx)
   }
   const handle = `${HANDLE_PREFIX}${randomBase62(32)}`
-  const row = await ctx.db
-    .insert(agentRegistrations)
-    .values({
-      id: newId(),
-      handleHash: sha256Hex(handle),
-      status,
-      clientName: input.client_name,
-      identityType: input.identity_type,
-      requestedScopes: input.scopes,
-      approvedScopes,
-      clientId,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: now + HANDLE_TTL_MS,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(agentRegistrations)
+      .values({
+        id: newId(),
+        handleHash: sha256Hex(handle),
+        status,
+        clientName: input.client_name,
+        identityType: input.identity_type,
+        requestedScopes: input.scopes,
+        approvedScopes,
+        clientId,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + HANDLE_TTL_MS,
+      })
+      .returning()
+  )[0]!
   return presentRegistration(row, handle)
 }
 
 /** The live registration a handle names; an unknown or expired handle is 404, as if absent. */
 export async function registrationByHandle(ctx: Ctx, handle: string): Promise<AgentRegistrationRow> {
   const row = handle.startsWith(HANDLE_PREFIX)
-    ? await ctx.db
-        .select()
-        .from(agentRegistrations)
-        .where(
-          and(
-            eq(agentRegistrations.handleHash, sha256Hex(handle)),
-            gt(agentRegistrations.expiresAt, ctx.clock.now()),
-          ),
-        )
-        .get()
+    ? (
+        await ctx.db
+          .select()
+          .from(agentRegistrations)
+          .where(
+            and(
+              eq(agentRegistrations.handleHash, sha256Hex(handle)),
+              gt(agentRegistrations.expiresAt, ctx.clock.now()),
+            ),
+          )
+          .limit(1)
+      )[0]
     : undefined
   if (!row) throw notFound('Registration')
   return row
@@ -111,7 +114,7 @@ async function approveByAssertion(
   let clientId: string
   if (jag.audTenant !== null) {
     const id = parseId(jag.audTenant)
-    if (!id || !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).get()))
+    if (!id || !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, id)).limit(1))[0])
       throw forbidden("The assertion's aud_tenant names no client of this server")
     clientId = id
   } else clientId = await defaultWorkspace(ctx)
@@ -122,18 +125,20 @@ async function approveByAssertion(
   const granted = jag.scopes
   const scopes = row.requestedScopes.filter((s) => (granted ? granted.includes(s) : s !== ADMIN_SCOPE))
   if (scopes.length === 0) throw forbidden('The assertion grants none of the requested scopes')
-  return (await ctx.db
-    .update(agentRegistrations)
-    .set({
-      status: 'approved',
-      clientId,
-      approvedScopes: scopes,
-      subject: `${jag.issuer} ${jag.subject}`,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(agentRegistrations.id, row.id))
-    .returning()
-    .get())!
+  return (
+    await ctx.db
+      .update(agentRegistrations)
+      .set({
+        status: 'approved',
+        clientId,
+        approvedScopes: scopes,
+        subject: `${jag.issuer} ${jag.subject}`,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(agentRegistrations.id, row.id))
+      .returning()
+      .limit(1)
+  )[0]!
 }
 
 /** Exchanges an approved registration for its key, exactly once. `jag`: the verified assertion, if any. */
@@ -160,12 +165,14 @@ export async function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | 
     agent: true,
   })
   // Conditional on the status, so two claims racing in different processes mint one key.
-  const claimed = await ctx.db
-    .update(agentRegistrations)
-    .set({ status: 'claimed', keyId: key.id, updatedAt: ctx.clock.now() })
-    .where(and(eq(agentRegistrations.id, row.id), eq(agentRegistrations.status, 'approved')))
-    .returning()
-    .get()
+  const claimed = (
+    await ctx.db
+      .update(agentRegistrations)
+      .set({ status: 'claimed', keyId: key.id, updatedAt: ctx.clock.now() })
+      .where(and(eq(agentRegistrations.id, row.id), eq(agentRegistrations.status, 'approved')))
+      .returning()
+      .limit(1)
+  )[0]!
   if (!claimed) throw invalidState('The registration was claimed already', 'claimed', ['approved'])
   credentialsChanged(ctx.db)
   return {
@@ -183,12 +190,14 @@ export async function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | 
  * valid keys all answer the same, so the endpoint tells nothing about what exists.
  */
 export async function revokeAgentCredential(ctx: Ctx, input: RevokeAgentInput) {
-  const revoked = await ctx.db
-    .update(apiKeys)
-    .set({ revokedAt: ctx.clock.now() })
-    .where(and(eq(apiKeys.keyHash, sha256Hex(input.credential)), isNull(apiKeys.revokedAt)))
-    .returning({ id: apiKeys.id })
-    .get()
+  const revoked = (
+    await ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: ctx.clock.now() })
+      .where(and(eq(apiKeys.keyHash, sha256Hex(input.credential)), isNull(apiKeys.revokedAt)))
+      .returning({ id: apiKeys.id })
+      .limit(1)
+  )[0]!
   if (revoked) credentialsChanged(ctx.db)
   return { revoked: true as const }
 }

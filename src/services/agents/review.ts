@@ -32,11 +32,13 @@ export async function listOpenRegistrations(ctx: Ctx, page: ListRegistrationsInp
 }
 
 async function live(ctx: Ctx, id: string) {
-  const row = await ctx.db
-    .select()
-    .from(agentRegistrations)
-    .where(and(eq(agentRegistrations.id, id), gt(agentRegistrations.expiresAt, ctx.clock.now())))
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(agentRegistrations)
+      .where(and(eq(agentRegistrations.id, id), gt(agentRegistrations.expiresAt, ctx.clock.now())))
+      .limit(1)
+  )[0]
   if (!row) throw notFound('Registration')
   return row
 }
@@ -59,12 +61,14 @@ export async function approveRegistration(ctx: Ctx, input: ApproveRegistrationIn
   // Registration refuses it too; this covers a registration made before that refusal existed.
   if (row.identityType === 'anonymous' && input.scopes.includes(ADMIN_SCOPE))
     throw invalidField('scopes', ANONYMOUS_ADMIN)
-  const updated = (await ctx.db
-    .update(agentRegistrations)
-    .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })
-    .where(eq(agentRegistrations.id, row.id))
-    .returning()
-    .get())!
+  const updated = (
+    await ctx.db
+      .update(agentRegistrations)
+      .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })
+      .where(eq(agentRegistrations.id, row.id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentForReview(updated)
 }
 
@@ -80,7 +84,6 @@ export async function purgeExpiredRegistrations(ctx: Ctx): Promise<number> {
         and(lte(agentRegistrations.expiresAt, ctx.clock.now()), ne(agentRegistrations.status, 'claimed')),
       )
       .returning({ id: agentRegistrations.id })
-      .all()
   ).length
 }
 
@@ -89,11 +92,13 @@ export async function denyRegistration(ctx: Ctx, id: string) {
   const row = await live(ctx, id)
   if (row.status !== 'pending' && row.status !== 'approved')
     throw invalidState(`The registration is ${row.status}`, row.status, ['pending', 'approved'])
-  const updated = (await ctx.db
-    .update(agentRegistrations)
-    .set({ status: 'denied', updatedAt: ctx.clock.now() })
-    .where(eq(agentRegistrations.id, row.id))
-    .returning()
-    .get())!
+  const updated = (
+    await ctx.db
+      .update(agentRegistrations)
+      .set({ status: 'denied', updatedAt: ctx.clock.now() })
+      .where(eq(agentRegistrations.id, row.id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentForReview(updated)
 }

@@ -16,7 +16,7 @@ export async function rebuild(ctx: Ctx, requested: string | undefined) {
     clientId = parseId(requested)
     if (
       !clientId ||
-      !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).get())
+      !(await ctx.db.select({ id: clients.id }).from(clients).where(eq(clients.id, clientId)).limit(1))[0]
     )
       throw invalidField('client_id', 'no such client')
   }

@@ -21,21 +21,22 @@ export interface IssueKeyInput {
 /** The one place keys are minted: REST, CLI and bootstrap all call it. Stores only the hash. */
 export async function issueApiKey(db: Db, now: number, input: IssueKeyInput) {
   const key = input.key ?? `${KEY_PREFIX}${randomBase62(32)}`
-  const row = await db
-    .insert(apiKeys)
-    .values({
-      id: newId(),
-      clientId: input.clientId,
-      name: input.name,
-      keyHash: sha256Hex(key),
-      prefix: key.slice(0, 12),
-      scopes: [...new Set(input.scopes)],
-      tier: input.tier ?? 'standard',
-      createdAt: now,
-      expiresAt: input.expiresAt ?? null,
-      agent: input.agent ?? false,
-    })
-    .returning()
-    .get()
+  const row = (
+    await db
+      .insert(apiKeys)
+      .values({
+        id: newId(),
+        clientId: input.clientId,
+        name: input.name,
+        keyHash: sha256Hex(key),
+        prefix: key.slice(0, 12),
+        scopes: [...new Set(input.scopes)],
+        tier: input.tier ?? 'standard',
+        createdAt: now,
+        expiresAt: input.expiresAt ?? null,
+        agent: input.agent ?? false,
+      })
+      .returning()
+  )[0]!
   return { row, key }
 }

@@ -53,12 +53,14 @@ export async function getApiKey(ctx: Ctx, id: string) {
 export async function revokeApiKey(ctx: Ctx, id: string) {
   const row = await visibleKey(ctx, id)
   const revoked =
-    (await ctx.db
-      .update(apiKeys)
-      .set({ revokedAt: ctx.clock.now() })
-      .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
-      .returning()
-      .get()) ?? row
+    (
+      await ctx.db
+        .update(apiKeys)
+        .set({ revokedAt: ctx.clock.now() })
+        .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
+        .returning()
+        .limit(1)
+    )[0]! ?? row
   credentialsChanged(ctx.db)
   return presentApiKey(revoked)
 }

@@ -25,13 +25,9 @@ export async function variantFigures(
   c: CampaignRow,
 ): Promise<(VariantFigures & { delivered: number })[]> {
   const byVariant = new Map(
-    (
-      await app.db
-        .select()
-        .from(campaignVariantCounts)
-        .where(eq(campaignVariantCounts.campaignId, c.id))
-        .all()
-    ).map((r) => [r.variant, r]),
+    (await app.db.select().from(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, c.id))).map(
+      (r) => [r.variant, r],
+    ),
   )
   return (c.variants ?? []).map((_, i) => {
     const r = byVariant.get(i)
@@ -66,7 +62,7 @@ export async function decide(
   chosen?: number,
 ): Promise<AbDecision | null> {
   const decision = await inTransaction(app.sqlite, async () => {
-    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, id)).get()
+    const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, id)).limit(1))[0]
     if (!c || !c.abTest || !c.variants || c.abDecision || c.abStartedAt === null) return null
     // A paused test waits for its campaign to resume; a campaign whose whole audience was in the
     // test may be sent already and still gets its verdict.
@@ -78,7 +74,7 @@ export async function decide(
       reason: chosen === undefined ? 'metric' : 'manual',
       figures,
     }
-    await app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id)).run()
+    await app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id))
     const released = await outboxOf(app.store, OUTBOX_RULES).releaseRest(id, d.winner, now)
     app.log.info('A/B test decided', {
       campaign_id: id,
@@ -105,7 +101,6 @@ export async function decideDueTests(app: AppContext): Promise<{ decided: number
         inArray(campaigns.status, [SENDING, 'paused', SENT]),
       ),
     )
-    .all()
   let decided = 0
   let next: number | null = null
   for (const c of pending) {

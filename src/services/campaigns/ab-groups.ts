@@ -32,11 +32,13 @@ export async function drawTestGroups(
     .sort((a, b) => a.u - b.u || a.seq - b.seq)
   const testSize = Math.min(rows.length, Math.max(k, Math.round(rows.length * c.abTest.test_share)))
   for (let rank = 0; rank < testSize; rank++) await outbox.setVariant(rows[rank]!.seq, rank % k, now)
-  const started = await app.db
-    .update(campaigns)
-    .set({ abStartedAt: now })
-    .where(eq(campaigns.id, c.id))
-    .returning()
-    .get()
+  const started = (
+    await app.db
+      .update(campaigns)
+      .set({ abStartedAt: now })
+      .where(eq(campaigns.id, c.id))
+      .returning()
+      .limit(1)
+  )[0]!
   noteDecisionDue(app, decidesAt(started))
 }

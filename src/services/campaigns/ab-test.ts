@@ -72,11 +72,13 @@ async function checkVariants(
     if (v.template_id && (v.body_html || v.body_text))
       errors.push({ field: `${field}.template_id`, message: 'give template_id or bodies, not both' })
     if (v.template_id) {
-      const t = await db
-        .select({ channel: templates.channel })
-        .from(templates)
-        .where(and(eq(templates.id, v.template_id), eq(templates.clientId, clientId)))
-        .get()
+      const t = (
+        await db
+          .select({ channel: templates.channel })
+          .from(templates)
+          .where(and(eq(templates.id, v.template_id), eq(templates.clientId, clientId)))
+          .limit(1)
+      )[0]
       if (!t) errors.push({ field: `${field}.template_id`, message: 'no such template in this client' })
       else if (t.channel !== channel)
         errors.push({

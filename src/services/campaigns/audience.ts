@@ -23,7 +23,9 @@ export const SNAPSHOT_CHUNK = 2_000
 /** How many recipients the audience has now (the launch response's total_recipients). */
 export async function countAudience(app: AppContext, c: CampaignRow): Promise<number> {
   if (c.listId) {
-    const list = await app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).get()
+    const list = (
+      await app.db.select({ n: lists.memberCount }).from(lists).where(eq(lists.id, c.listId)).limit(1)
+    )[0]
     if (!list) throw invalidField('list_id', 'the list no longer exists; choose another audience')
     return list.n
   }
@@ -32,11 +34,13 @@ export async function countAudience(app: AppContext, c: CampaignRow): Promise<nu
 }
 
 export async function segmentOf(app: AppContext, c: CampaignRow) {
-  const s = await app.db
-    .select()
-    .from(segments)
-    .where(eq(segments.id, c.segmentId ?? ''))
-    .get()
+  const s = (
+    await app.db
+      .select()
+      .from(segments)
+      .where(eq(segments.id, c.segmentId ?? ''))
+      .limit(1)
+  )[0]
   if (!s) throw invalidField('segment_id', 'the segment no longer exists; choose another audience')
   return s
 }
@@ -52,7 +56,7 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
   const launchedAt = c.launchedAt ?? app.clock.now()
   if (c.listId) {
     // A list deleted before the copy finished fails the campaign, rather than shrinking it.
-    if (!(await app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).get()))
+    if (!(await app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).limit(1))[0])
       throw invalidField('list_id', 'the list was deleted before the audience was copied')
     return await app.sqlite
       .query<Recipient, [string, string, number, number]>(
@@ -70,7 +74,6 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
     .where(and(where, gt(contacts.id, after), lte(contacts.createdAt, launchedAt)))
     .orderBy(asc(contacts.id))
     .limit(SNAPSHOT_CHUNK)
-    .all()
 }
 
 /**
@@ -79,7 +82,7 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
  */
 export async function snapshotChunk(app: AppContext, campaignId: string): Promise<boolean> {
   return await inTransaction(app.sqlite, async () => {
-    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+    const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
     if (!c || c.snapshotDone) return true
     const rows = await nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
@@ -111,9 +114,8 @@ export async function snapshotChunk(app: AppContext, campaignId: string): Promis
           ...(await copiedAtLocalTime(app, c)),
         })
         .where(eq(campaigns.id, c.id))
-        .run()
       await drawTestGroups(app, outbox, c, now)
-    } else await app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id)).run()
+    } else await app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id))
     return done
   })
 }

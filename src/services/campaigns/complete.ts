@@ -14,7 +14,7 @@ import { OUTBOX_RULES, SENDING } from './states'
  */
 export async function completeIfDone(app: AppContext, campaignId: string): Promise<boolean> {
   return await inTransaction(app.sqlite, async () => {
-    const c = await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).get()
+    const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
     if (!c || c.status !== SENDING || !c.snapshotDone) return false
     if (await outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
     const now = app.clock.now()
@@ -22,7 +22,6 @@ export async function completeIfDone(app: AppContext, campaignId: string): Promi
       .update(campaigns)
       .set({ status: 'sent', completedAt: now, updatedAt: now })
       .where(eq(campaigns.id, campaignId))
-      .run()
     await recordEvent(app, {
       clientId: c.clientId,
       type: 'campaign.complete',

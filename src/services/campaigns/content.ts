@@ -12,7 +12,7 @@ import { assertParses } from '../templates/syntax'
  */
 export async function campaignContent(app: AppContext, c: CampaignRow): Promise<RenderableTemplate> {
   if (c.templateId) {
-    const t = await app.db.select().from(templates).where(eq(templates.id, c.templateId)).get()
+    const t = (await app.db.select().from(templates).where(eq(templates.id, c.templateId)).limit(1))[0]
     if (!t) throw invalidField('template_id', 'the template no longer exists')
     if (!c.subject) return t
     return { ...t, id: `${t.id}/${c.id}`, updatedAt: Math.max(t.updatedAt, c.updatedAt), subject: c.subject }
@@ -41,7 +41,7 @@ export async function variantContent(
   if (!v) throw invalidField('variants', `the campaign has no variant ${index}`)
   const id = `${c.id}#${index}`
   if (v.template_id) {
-    const t = await app.db.select().from(templates).where(eq(templates.id, v.template_id)).get()
+    const t = (await app.db.select().from(templates).where(eq(templates.id, v.template_id)).limit(1))[0]
     if (!t) throw invalidField(`variants[${index}].template_id`, 'the template no longer exists')
     return {
       ...t,

@@ -32,7 +32,6 @@ export async function deferralsOf(db: Db, ids: readonly string[]): Promise<Map<s
     .from(messages)
     .where(and(inArray(messages.campaignId, [...ids]), WAITING))
     .groupBy(messages.campaignId, messages.deferReason)
-    .all()
   const sums = new Map<string, { count: number; most: number; reason: DeferReason; until: number }>()
   for (const g of groups) {
     const s = sums.get(g.campaignId!)

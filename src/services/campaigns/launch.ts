@@ -31,20 +31,22 @@ async function startSending(
 ): Promise<CampaignRow> {
   if (counted && 'refused' in counted) throw counted.refused
   const total = counted ? counted.total : await countAudience(app, c)
-  return await app.db
-    .update(campaigns)
-    .set({
-      status: 'sending',
-      launchedAt: now,
-      startedAt: now,
-      totalRecipients: total,
-      snapshotCursor: null,
-      snapshotDone: false,
-      updatedAt: now,
-    })
-    .where(eq(campaigns.id, c.id))
-    .returning()
-    .get()
+  return (
+    await app.db
+      .update(campaigns)
+      .set({
+        status: 'sending',
+        launchedAt: now,
+        startedAt: now,
+        totalRecipients: total,
+        snapshotCursor: null,
+        snapshotDone: false,
+        updatedAt: now,
+      })
+      .where(eq(campaigns.id, c.id))
+      .returning()
+      .limit(1)
+  )[0]!
 }
 
 const launched = (row: CampaignRow) => ({
@@ -74,19 +76,23 @@ export async function launchCampaign(
   let row: CampaignRow
   if (c.sendAtLocal) row = await launchAtLocalTime(ctx, c, now, counted)
   else if (c.status === 'paused' && c.startedAt !== null) {
-    row = await ctx.db
-      .update(campaigns)
-      .set({ status: 'sending', updatedAt: now })
-      .where(eq(campaigns.id, id))
-      .returning()
-      .get()
+    row = (
+      await ctx.db
+        .update(campaigns)
+        .set({ status: 'sending', updatedAt: now })
+        .where(eq(campaigns.id, id))
+        .returning()
+        .limit(1)
+    )[0]!
   } else if (ahead && c.status !== 'scheduled') {
-    row = await ctx.db
-      .update(campaigns)
-      .set({ status: 'scheduled', updatedAt: now })
-      .where(eq(campaigns.id, id))
-      .returning()
-      .get()
+    row = (
+      await ctx.db
+        .update(campaigns)
+        .set({ status: 'scheduled', updatedAt: now })
+        .where(eq(campaigns.id, id))
+        .returning()
+        .limit(1)
+    )[0]!
   } else row = await startSending(ctx, c, now, counted)
   ctx.workers.wake('send')
   return launched(row)
@@ -95,12 +101,14 @@ export async function launchCampaign(
 export async function pauseCampaign(ctx: Ctx, id: string) {
   const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'pause')
-  const row = await ctx.db
-    .update(campaigns)
-    .set({ status: 'paused', updatedAt: ctx.clock.now() })
-    .where(eq(campaigns.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(campaigns)
+      .set({ status: 'paused', updatedAt: ctx.clock.now() })
+      .where(eq(campaigns.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentCampaign(row, null)
 }
 
@@ -110,12 +118,14 @@ export async function cancelCampaign(ctx: Ctx, id: string) {
   assertTransition(c.status, 'cancel')
   const now = ctx.clock.now()
   await outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
-  const row = await ctx.db
-    .update(campaigns)
-    .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
-    .where(eq(campaigns.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(campaigns)
+      .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
+      .where(eq(campaigns.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentCampaign(row, null)
 }
 
@@ -131,7 +141,6 @@ export async function failCampaign(app: AppContext, id: string, reason: string):
       .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
       .where(and(eq(campaigns.id, id), eq(campaigns.status, SENDING)))
       .returning({ id: campaigns.id })
-      .all()
     if (changed.length === 0) return false
     await outboxOf(app.store, OUTBOX_RULES).cancelQueued(id, reason)
     return true
@@ -150,7 +159,6 @@ export async function startDueCampaigns(app: AppContext): Promise<number> {
     .select()
     .from(campaigns)
     .where(and(eq(campaigns.status, 'scheduled'), lte(campaigns.scheduledAt, now)))
-    .all()
   for (const c of due) {
     try {
       await inTransaction(app.sqlite, async () => {
@@ -165,7 +173,6 @@ export async function startDueCampaigns(app: AppContext): Promise<number> {
         .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
         .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
         .returning({ id: campaigns.id })
-        .all()
       // A local-time campaign waits with its audience already queued.
       if (failed.length > 0 && c.launchedAt !== null)
         await outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)

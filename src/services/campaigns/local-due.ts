@@ -10,8 +10,8 @@ import { localDate } from '../../lib/zoned-time'
 /** The client's zone, the fallback of contacts without one (UTC when it has none either). */
 export async function zoneOfClient(app: AppContext, clientId: string): Promise<string> {
   const tz = (
-    await app.db.select({ tz: clients.timezone }).from(clients).where(eq(clients.id, clientId)).get()
-  )?.tz
+    await app.db.select({ tz: clients.timezone }).from(clients).where(eq(clients.id, clientId)).limit(1)
+  )[0]?.tz
   return tz && isKnownZone(tz) ? tz : 'UTC'
 }
 

@@ -30,12 +30,14 @@ export async function launchAtLocalTime(
   counted: CountedAudience,
 ): Promise<CampaignRow> {
   const set = async (values: Partial<CampaignRow>) =>
-    await app.db
-      .update(campaigns)
-      .set({ ...values, updatedAt: now })
-      .where(eq(campaigns.id, c.id))
-      .returning()
-      .get()
+    (
+      await app.db
+        .update(campaigns)
+        .set({ ...values, updatedAt: now })
+        .where(eq(campaigns.id, c.id))
+        .returning()
+        .limit(1)
+    )[0]!
   if (c.launchedAt === null) {
     if (counted && 'refused' in counted) throw counted.refused
     return await set({
@@ -67,5 +69,4 @@ export async function startAtLocalTime(app: AppContext, c: CampaignRow, now: num
     .update(campaigns)
     .set({ status: SENDING, startedAt: now, updatedAt: now })
     .where(eq(campaigns.id, c.id))
-    .run()
 }

@@ -45,17 +45,21 @@ type Refs = Pick<CampaignRow, 'templateId' | 'listId' | 'segmentId' | 'senderId'
 /** Every reference must name a record of the campaign's own client, else 422. */
 async function checkReferences(db: Db, clientId: string, refs: Refs, errors: FieldError[]): Promise<void> {
   const owned = async (table: typeof lists | typeof segments | typeof senders, id: string) =>
-    (await db
-      .select({ id: table.id })
-      .from(table)
-      .where(and(eq(table.id, id), eq(table.clientId, clientId)))
-      .get()) !== undefined
+    (
+      await db
+        .select({ id: table.id })
+        .from(table)
+        .where(and(eq(table.id, id), eq(table.clientId, clientId)))
+        .limit(1)
+    )[0] !== undefined
   if (refs.templateId) {
-    const t = await db
-      .select({ channel: templates.channel })
-      .from(templates)
-      .where(and(eq(templates.id, refs.templateId), eq(templates.clientId, clientId)))
-      .get()
+    const t = (
+      await db
+        .select({ channel: templates.channel })
+        .from(templates)
+        .where(and(eq(templates.id, refs.templateId), eq(templates.clientId, clientId)))
+        .limit(1)
+    )[0]
     if (!t) errors.push({ field: 'template_id', message: 'no such template in this client' })
     else if (t.channel !== refs.channel)
       errors.push({
@@ -98,25 +102,26 @@ export async function createCampaign(ctx: Ctx, raw: CampaignInput, clientIdParam
   const ab = await checkAbTest(ctx.db, clientId, values.channel, input, null, errors)
   if (errors.length > 0) throw validationFailed(errors)
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(campaigns)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      subject: input.subject ?? null,
-      bodyHtml: input.body_html ?? null,
-      bodyText: input.body_text ?? null,
-      scheduledAt: scheduledAt ?? null,
-      sendAtLocal: input.send_at_local ?? null,
-      variants: ab.variants ?? null,
-      abTest: ab.abTest ?? null,
-      ...values,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(campaigns)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        subject: input.subject ?? null,
+        bodyHtml: input.body_html ?? null,
+        bodyText: input.body_text ?? null,
+        scheduledAt: scheduledAt ?? null,
+        sendAtLocal: input.send_at_local ?? null,
+        variants: ab.variants ?? null,
+        abTest: ab.abTest ?? null,
+        ...values,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentCampaign(row, null)
 }
 
@@ -175,23 +180,25 @@ export async function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<Cam
     })
   const ab = await checkAbTest(ctx.db, current.clientId, refs.channel, patch, current, errors)
   if (errors.length > 0) throw validationFailed(errors)
-  const row = await ctx.db
-    .update(campaigns)
-    .set({
-      ...refs,
-      name: patch.name ?? current.name,
-      subject: pick(patch.subject, current.subject),
-      bodyHtml: pick(patch.body_html, current.bodyHtml),
-      bodyText: pick(patch.body_text, current.bodyText),
-      scheduledAt: pick(scheduledAt, current.scheduledAt),
-      sendAtLocal,
-      variants: pick(ab.variants, current.variants),
-      abTest: pick(ab.abTest, current.abTest),
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(campaigns.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(campaigns)
+      .set({
+        ...refs,
+        name: patch.name ?? current.name,
+        subject: pick(patch.subject, current.subject),
+        bodyHtml: pick(patch.body_html, current.bodyHtml),
+        bodyText: pick(patch.body_text, current.bodyText),
+        scheduledAt: pick(scheduledAt, current.scheduledAt),
+        sendAtLocal,
+        variants: pick(ab.variants, current.variants),
+        abTest: pick(ab.abTest, current.abTest),
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(campaigns.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentCampaign(row, await deferralOf(ctx.db, row))
 }
 
@@ -239,7 +246,7 @@ export async function deleteCampaign(ctx: Ctx, id: string) {
     sql`DELETE FROM message_first_hits WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
   await ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
-  await ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id)).run()
-  await ctx.db.delete(campaigns).where(eq(campaigns.id, id)).run()
+  await ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id))
+  await ctx.db.delete(campaigns).where(eq(campaigns.id, id))
   return { id, deleted: true }
 }

@@ -10,18 +10,20 @@ import { findClientRow } from './read'
 export async function updateClient(ctx: Ctx, id: string, input: UpdateClientPatch) {
   const current = await findClientRow(ctx, id) // 404 before 403: another tenant's client stays invisible
   assertPlatformWide(ctx.actor, 'Changing a client')
-  const row = await ctx.db
-    .update(clients)
-    .set({
-      name: input.name ?? current.name,
-      industry: input.industry === undefined ? current.industry : input.industry,
-      status: input.status ?? current.status,
-      timezone: input.timezone === undefined ? current.timezone : input.timezone,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(clients.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(clients)
+      .set({
+        name: input.name ?? current.name,
+        industry: input.industry === undefined ? current.industry : input.industry,
+        status: input.status ?? current.status,
+        timezone: input.timezone === undefined ? current.timezone : input.timezone,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(clients.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   if (row.status !== current.status) credentialsChanged(ctx.db) // a suspension stops its keys at once
   return presentClient(row)
 }

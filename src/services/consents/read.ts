@@ -34,8 +34,7 @@ export async function listConsents(ctx: Ctx, contactId: string, page: PageReques
     .where(and(where, after === null ? undefined : lt(consents.seq, Number(after))))
     .orderBy(desc(consents.seq))
     .limit(limit + 1)
-    .all()
-  const total = (await ctx.db.select({ n: count() }).from(consents).where(where).get())?.n ?? 0
+  const total = (await ctx.db.select({ n: count() }).from(consents).where(where).limit(1))[0]?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
     collection,
     position: (r) => String(r.consent.seq),

@@ -29,24 +29,21 @@ export async function recordConsents(
   entries: readonly ConsentEntry[],
 ): Promise<void> {
   for (let i = 0; i < entries.length; i += CHUNK)
-    await db
-      .insert(consents)
-      .values(
-        entries.slice(i, i + CHUNK).map((e) => ({
-          clientId: e.clientId,
-          contactId: e.contactId,
-          listId: e.listId ?? null,
-          action: e.action,
-          source: origin.source,
-          formId: origin.formId ?? null,
-          ip: origin.ip ?? null,
-          // A user agent is evidence, not content: a long one is cut rather than stored whole.
-          userAgent: origin.userAgent ? origin.userAgent.slice(0, 512) : null,
-          consentText: origin.consentText ?? null,
-          at: e.at,
-        })),
-      )
-      .run()
+    await db.insert(consents).values(
+      entries.slice(i, i + CHUNK).map((e) => ({
+        clientId: e.clientId,
+        contactId: e.contactId,
+        listId: e.listId ?? null,
+        action: e.action,
+        source: origin.source,
+        formId: origin.formId ?? null,
+        ip: origin.ip ?? null,
+        // A user agent is evidence, not content: a long one is cut rather than stored whole.
+        userAgent: origin.userAgent ? origin.userAgent.slice(0, 512) : null,
+        consentText: origin.consentText ?? null,
+        at: e.at,
+      })),
+    )
 }
 
 /** A change made by a person in the portal is `admin`; any other credential is `api`. */

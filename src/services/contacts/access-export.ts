@@ -35,42 +35,36 @@ export async function accessExport(ctx: Ctx, id: string) {
     .where(eq(listMembers.contactId, contact.id))
     .orderBy(asc(listMembers.addedAt))
     .limit(take)
-    .all()
   const consentRows = await ctx.db
     .select()
     .from(consents)
     .where(eq(consents.contactId, contact.id))
     .orderBy(asc(consents.seq))
     .limit(take)
-    .all()
   const messageRows = await ctx.db
     .select()
     .from(messages)
     .where(eq(messages.contactId, contact.id))
     .orderBy(asc(messages.seq))
     .limit(take)
-    .all()
   const eventRows = await ctx.db
     .select()
     .from(events)
     .where(eq(events.contactId, contact.id))
     .orderBy(asc(events.occurredAt))
     .limit(take)
-    .all()
   const replyRows = await ctx.db
     .select()
     .from(replies)
     .where(and(eq(replies.clientId, contact.clientId), eq(replies.contactId, contact.id)))
     .orderBy(asc(replies.id))
     .limit(take)
-    .all()
   const suppressionRows = await ctx.db
     .select()
     .from(suppressions)
     .where(
       and(eq(suppressions.clientId, contact.clientId), eq(suppressions.email, contact.email.toLowerCase())),
     )
-    .all()
   const membershipSection = bounded(memberships)
   const messageSection = bounded(messageRows)
   return {

@@ -61,7 +61,6 @@ export async function contactActivity(ctx: Ctx, input: ContactActivityInput) {
     )
     .orderBy(desc(events.occurredAt), desc(events.seq))
     .limit(limit + 1)
-    .all()
   return pageFrom(ctx.secretKey, rows, limit, {
     collection: `contact_activity:${contact.id}`,
     position: (e) => `${e.occurredAt}:${e.seq}`,

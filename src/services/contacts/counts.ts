@@ -12,15 +12,16 @@ export async function bumpContactCount(db: Db, clientId: string, delta: number):
     .update(clients)
     .set({ contactCount: sql`${clients.contactCount} + ${delta}` })
     .where(eq(clients.id, clientId))
-    .run()
 }
 
 /** Contacts of one client, or of every client (platform-wide list without a filter). */
 export async function contactCount(db: Db, clientId: string | null): Promise<number> {
-  const row = await db
-    .select({ n: sql<number>`coalesce(sum(${clients.contactCount}), 0)` })
-    .from(clients)
-    .where(clientId === null ? undefined : eq(clients.id, clientId))
-    .get()
+  const row = (
+    await db
+      .select({ n: sql<number>`coalesce(sum(${clients.contactCount}), 0)` })
+      .from(clients)
+      .where(clientId === null ? undefined : eq(clients.id, clientId))
+      .limit(1)
+  )[0]
   return Number(row?.n ?? 0)
 }

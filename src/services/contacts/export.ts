@@ -53,7 +53,6 @@ export async function exportContacts(ctx: Ctx, query: ExportContactsInput): Prom
         .where(and(where, after === null ? undefined : lt(contacts.id, after)))
         .orderBy(desc(contacts.id))
         .limit(PAGE)
-        .all()
       if (rows.length === 0) return controller.close()
       after = rows.at(-1)!.id
       const records = rows.map((r) =>

@@ -82,12 +82,7 @@ export async function searchContacts(ctx: Ctx, input: SearchContactsInput) {
     query,
   })
   const rows = page.data.length
-    ? await ctx.db
-        .select()
-        .from(contacts)
-        .where(inArray(contacts.seq, page.data))
-        .orderBy(desc(contacts.seq))
-        .all()
+    ? await ctx.db.select().from(contacts).where(inArray(contacts.seq, page.data)).orderBy(desc(contacts.seq))
     : []
   return { data: rows.map(presentContact), pagination: page.pagination }
 }

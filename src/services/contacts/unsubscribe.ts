@@ -67,7 +67,6 @@ export async function optOutContact(
       .update(contacts)
       .set({ status: 'unsubscribed', updatedAt: r.at })
       .where(eq(contacts.id, contact.id))
-      .run()
   await recordUnsubscribe(hdb, contact, r)
   return true
 }

@@ -17,18 +17,22 @@ import { recordUnsubscribe } from './unsubscribe'
 
 /** The client's clients.no, the head of contacts' unique (client_no, lower(email)) key. */
 export async function clientNoOf(ctx: Pick<Ctx, 'db'>, clientId: string): Promise<number> {
-  const row = await ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).get()
+  const row = (
+    await ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, clientId)).limit(1)
+  )[0]
   if (!row) throw notFound('Client')
   return row.no
 }
 
 // Spelled on client_no so it is answered by the unique key's index.
 export async function findByEmail(ctx: Pick<Ctx, 'db'>, clientNo: number, email: string) {
-  return await ctx.db
-    .select({ id: contacts.id, status: contacts.status })
-    .from(contacts)
-    .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
-    .get()
+  return (
+    await ctx.db
+      .select({ id: contacts.id, status: contacts.status })
+      .from(contacts)
+      .where(and(eq(contacts.clientNo, clientNo), sql`lower(${contacts.email}) = lower(${email})`))
+      .limit(1)
+  )[0]
 }
 
 export async function findContactRow(ctx: Ctx, id: string) {
@@ -52,25 +56,26 @@ export async function createContact(ctx: Ctx, input: ContactInput, clientIdParam
 
   const now = ctx.clock.now()
   const highWater = await contactsHighWater(ctx.sqlite)
-  const row = await ctx.db
-    .insert(contacts)
-    .values({
-      id: newId(),
-      clientId,
-      clientNo,
-      email: input.email,
-      firstName: input.first_name ?? null,
-      lastName: input.last_name ?? null,
-      company: input.company ?? null,
-      phone: phone ?? null,
-      timezone: input.timezone ?? null,
-      status: input.status ?? 'subscribed',
-      customFields: input.custom_fields ?? {},
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(contacts)
+      .values({
+        id: newId(),
+        clientId,
+        clientNo,
+        email: input.email,
+        firstName: input.first_name ?? null,
+        lastName: input.last_name ?? null,
+        company: input.company ?? null,
+        phone: phone ?? null,
+        timezone: input.timezone ?? null,
+        status: input.status ?? 'subscribed',
+        customFields: input.custom_fields ?? {},
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   await indexContactsAfter(ctx.sqlite, highWater)
   await countUnreachableAfter(ctx.sqlite, clientId, highWater)
   await bumpContactCount(ctx.db, clientId, 1)
@@ -104,23 +109,25 @@ export async function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
   }
   const now = ctx.clock.now()
   const pick = <T>(value: T | undefined, fallback: T) => (value === undefined ? fallback : value)
-  const row = await ctx.db
-    .update(contacts)
-    .set({
-      email: pick(patch.email, current.email),
-      firstName: pick(patch.first_name, current.firstName),
-      lastName: pick(patch.last_name, current.lastName),
-      company: pick(patch.company, current.company),
-      phone: phone === undefined ? current.phone : phone,
-      timezone: pick(patch.timezone, current.timezone),
-      status: pick(patch.status, current.status),
-      smsOptOut: pick(patch.sms_opt_out, current.smsOptOut),
-      customFields,
-      updatedAt: now,
-    })
-    .where(eq(contacts.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(contacts)
+      .set({
+        email: pick(patch.email, current.email),
+        firstName: pick(patch.first_name, current.firstName),
+        lastName: pick(patch.last_name, current.lastName),
+        company: pick(patch.company, current.company),
+        phone: phone === undefined ? current.phone : phone,
+        timezone: pick(patch.timezone, current.timezone),
+        status: pick(patch.status, current.status),
+        smsOptOut: pick(patch.sms_opt_out, current.smsOptOut),
+        customFields,
+        updatedAt: now,
+      })
+      .where(eq(contacts.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
     await recordUnsubscribe(ctx, row, {
       source: 'api',
@@ -157,7 +164,6 @@ export async function eraseContact(ctx: Ctx, id: string) {
       data: sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
     })
     .where(eq(events.contactId, id))
-    .run()
   await ctx.db.run(
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE contact_id = ${id})`,
   )
@@ -166,8 +172,8 @@ export async function eraseContact(ctx: Ctx, id: string) {
     sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
   )
   // Consent records hold the person's address, IP and browser: they go with the person.
-  await ctx.db.delete(consents).where(eq(consents.contactId, id)).run()
-  await ctx.db.delete(contacts).where(eq(contacts.id, id)).run()
+  await ctx.db.delete(consents).where(eq(consents.contactId, id))
+  await ctx.db.delete(contacts).where(eq(contacts.id, id))
   await bumpContactCount(ctx.db, row.clientId, -1)
   return { id: row.id, deleted: true }
 }

@@ -33,17 +33,19 @@ export type AlertKind = 'complaint_rate' | 'bounce_rate' | 'campaigns_paused'
 export const windowRate = (n: number, sent: number) => n / Math.max(sent, ALERT_WINDOW_SENDS)
 
 const openAlert = async (app: AppContext, clientId: string, kind: AlertKind) =>
-  await app.db
-    .select()
-    .from(deliverabilityAlerts)
-    .where(
-      and(
-        eq(deliverabilityAlerts.clientId, clientId),
-        eq(deliverabilityAlerts.kind, kind),
-        isNull(deliverabilityAlerts.resolvedAt),
-      ),
-    )
-    .get()
+  (
+    await app.db
+      .select()
+      .from(deliverabilityAlerts)
+      .where(
+        and(
+          eq(deliverabilityAlerts.clientId, clientId),
+          eq(deliverabilityAlerts.kind, kind),
+          isNull(deliverabilityAlerts.resolvedAt),
+        ),
+      )
+      .limit(1)
+  )[0]
 
 async function track(
   app: AppContext,
@@ -62,7 +64,6 @@ async function track(
         .update(deliverabilityAlerts)
         .set({ resolvedAt: at })
         .where(eq(deliverabilityAlerts.id, open.id))
-        .run()
     return
   }
   const level = kind === 'complaint_rate' && rate >= ALERT_THRESHOLDS.pause ? 'bad' : 'warn'
@@ -79,24 +80,20 @@ async function track(
       .update(deliverabilityAlerts)
       .set({ level, value: rate, windowSends: sent, message })
       .where(eq(deliverabilityAlerts.id, open.id))
-      .run()
     return
   }
-  await app.db
-    .insert(deliverabilityAlerts)
-    .values({
-      id: newId(),
-      clientId,
-      kind,
-      level,
-      value: rate,
-      threshold,
-      windowSends: sent,
-      message,
-      campaignIds: [],
-      createdAt: at,
-    })
-    .run()
+  await app.db.insert(deliverabilityAlerts).values({
+    id: newId(),
+    clientId,
+    kind,
+    level,
+    value: rate,
+    threshold,
+    windowSends: sent,
+    message,
+    campaignIds: [],
+    createdAt: at,
+  })
 }
 
 /** Pauses the client's sending campaigns; their ids. */
@@ -107,7 +104,6 @@ async function pauseSending(app: AppContext, clientId: string, at: number): Prom
       .set({ status: 'paused', updatedAt: at })
       .where(and(eq(campaigns.clientId, clientId), eq(campaigns.status, 'sending')))
       .returning({ id: campaigns.id })
-      .all()
   ).map((r) => r.id)
 }
 
@@ -123,26 +119,23 @@ export async function checkSendingHealth(app: AppContext, clientId: string, at: 
   if (rate < ALERT_THRESHOLDS.pause) return
   const paused = await pauseSending(app, clientId, at)
   if (paused.length === 0) return
-  await app.db
-    .insert(deliverabilityAlerts)
-    .values({
-      id: newId(),
-      clientId,
-      kind: 'campaigns_paused',
-      level: 'bad',
-      value: rate,
-      threshold: ALERT_THRESHOLDS.pause,
-      windowSends: w.sent,
-      message:
-        `Paused ${paused.length} sending campaign(s): complaint rate ${pct(rate)} over the last ` +
-        `${Math.max(w.sent, ALERT_WINDOW_SENDS).toLocaleString('en-US')} sends reached ${pct(ALERT_THRESHOLDS.pause)}. ` +
-        'Find the cause before launching them again.',
-      campaignIds: paused,
-      createdAt: at,
-      // A record of what was done, not a condition that lasts.
-      resolvedAt: at,
-    })
-    .run()
+  await app.db.insert(deliverabilityAlerts).values({
+    id: newId(),
+    clientId,
+    kind: 'campaigns_paused',
+    level: 'bad',
+    value: rate,
+    threshold: ALERT_THRESHOLDS.pause,
+    windowSends: w.sent,
+    message:
+      `Paused ${paused.length} sending campaign(s): complaint rate ${pct(rate)} over the last ` +
+      `${Math.max(w.sent, ALERT_WINDOW_SENDS).toLocaleString('en-US')} sends reached ${pct(ALERT_THRESHOLDS.pause)}. ` +
+      'Find the cause before launching them again.',
+    campaignIds: paused,
+    createdAt: at,
+    // A record of what was done, not a condition that lasts.
+    resolvedAt: at,
+  })
 }
 
 export function presentAlert(row: DeliverabilityAlertRow) {
@@ -187,6 +180,5 @@ export async function activeAlerts(app: AppContext, clientId: string) {
       .select()
       .from(deliverabilityAlerts)
       .where(and(eq(deliverabilityAlerts.clientId, clientId), isNull(deliverabilityAlerts.resolvedAt)))
-      .all()
   ).map(presentAlert)
 }

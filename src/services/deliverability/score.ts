@@ -117,7 +117,6 @@ async function campaignBreakdown(
         .select({ id: campaigns.id, name: campaigns.name, listId: campaigns.listId })
         .from(campaigns)
         .where(inArray(campaigns.id, ids))
-        .all()
     ).map((c) => [c.id, c]),
   )
   const listIds = [
@@ -131,7 +130,6 @@ async function campaignBreakdown(
             .select({ id: lists.id, name: lists.name, createdAt: lists.createdAt })
             .from(lists)
             .where(inArray(lists.id, listIds))
-            .all()
         ).map((l) => [l.id, l]),
   )
   return rows
@@ -164,7 +162,7 @@ function culprit(c: CampaignLine, what: 'bounce' | 'complaint'): string {
 }
 
 async function authenticationFactor(ctx: Ctx, clientId: string) {
-  const rows = await ctx.db.select().from(domains).where(eq(domains.clientId, clientId)).all()
+  const rows = await ctx.db.select().from(domains).where(eq(domains.clientId, clientId))
   const out = rows.map((d) => ({
     domain_id: d.id,
     domain: d.domain,
@@ -231,11 +229,15 @@ async function hygieneCounts(ctx: Ctx, clientId: string) {
     .from(contacts)
     .where(and(eq(contacts.clientId, clientId), inArray(contacts.status, ['bounced', 'complained'])))
     .groupBy(contacts.status)
-    .all()
   const of = (s: string) => rows.find((r) => r.status === s)?.n ?? 0
   const unreachable =
-    (await ctx.db.select({ n: clients.unreachableCount }).from(clients).where(eq(clients.id, clientId)).get())
-      ?.n ?? 0
+    (
+      await ctx.db
+        .select({ n: clients.unreachableCount })
+        .from(clients)
+        .where(eq(clients.id, clientId))
+        .limit(1)
+    )[0]?.n ?? 0
   const bounced = of('bounced')
   const complained = of('complained')
   return {

@@ -41,30 +41,35 @@ export async function warmupFor(
   clientId: string,
   domainName: string,
 ): Promise<WarmupPlan | null> {
-  const domain = await app.db
-    .select({ id: domains.id, warmup: domains.warmup })
-    .from(domains)
-    .where(and(eq(domains.clientId, clientId), eq(domains.domain, domainName)))
-    .get()
+  const domain = (
+    await app.db
+      .select({ id: domains.id, warmup: domains.warmup })
+      .from(domains)
+      .where(and(eq(domains.clientId, clientId), eq(domains.domain, domainName)))
+      .limit(1)
+  )[0]
   if (!domain || !warmupOn(app.config, domain.warmup)) return null
   const now = app.clock.now()
   await app.db
     .insert(domainWarmups)
     .values({ domainId: domain.id, clientId, domain: domainName, startedAt: now, day: dayOf(now), sent: 0 })
     .onConflictDoNothing()
-    .run()
-  const row = (await app.db.select().from(domainWarmups).where(eq(domainWarmups.domainId, domain.id)).get())!
+  const row = (
+    await app.db.select().from(domainWarmups).where(eq(domainWarmups.domainId, domain.id)).limit(1)
+  )[0]!
   if (warmupCap(row.startedAt, now) === null) return null
   return { domainId: row.domainId, domain: row.domain, startedAt: row.startedAt }
 }
 
 /** Sends already counted for the domain on `day` (a restart keeps the day's count). */
 export async function warmupSentOn(app: AppContext, domainId: string, day: number): Promise<number> {
-  const row = await app.db
-    .select({ day: domainWarmups.day, sent: domainWarmups.sent })
-    .from(domainWarmups)
-    .where(eq(domainWarmups.domainId, domainId))
-    .get()
+  const row = (
+    await app.db
+      .select({ day: domainWarmups.day, sent: domainWarmups.sent })
+      .from(domainWarmups)
+      .where(eq(domainWarmups.domainId, domainId))
+      .limit(1)
+  )[0]
   return row && row.day === day ? row.sent : 0
 }
 
@@ -74,7 +79,7 @@ export async function saveWarmupCount(
   day: number,
   sent: number,
 ): Promise<void> {
-  await app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId)).run()
+  await app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId))
 }
 
 /** Each warming domain of a client: where it stands today (the score and the portal). */
@@ -86,7 +91,6 @@ export async function warmupStatus(app: AppContext, clientId: string) {
       .from(domainWarmups)
       .innerJoin(domains, eq(domains.id, domainWarmups.domainId))
       .where(eq(domainWarmups.clientId, clientId))
-      .all()
   ).map(({ w, on }) => presentWarmup(w, warmupOn(app.config, on), now))
 }
 

@@ -11,7 +11,7 @@ import { type DoctorCheck, fail, ok } from './check'
 /** Each sending domain's DNS now (DKIM and SPF must pass), looked up, never written. */
 export async function domainChecks(app: AppContext): Promise<DoctorCheck[]> {
   const resolver = createTxtResolver(app.config.dnsServers)
-  const rows = await app.db.select().from(domains).all()
+  const rows = await app.db.select().from(domains)
   return Promise.all(
     rows.map(async (row) => {
       const c = await runChecks(app, row, resolver)
@@ -27,7 +27,7 @@ export async function domainChecks(app: AppContext): Promise<DoctorCheck[]> {
 export async function profileChecks(app: AppContext): Promise<DoctorCheck[]> {
   const ctx = withActor(app, systemActor('doctor'), 'doctor')
   const out: DoctorCheck[] = []
-  for (const client of await app.db.select({ id: clients.id, name: clients.name }).from(clients).all()) {
+  for (const client of await app.db.select({ id: clients.id, name: clients.name }).from(clients)) {
     const profile = await effectiveProfile(app, client.id)
     const channels = [
       ...(profile.email.provider === 'smtp' ? (['email'] as const) : []),

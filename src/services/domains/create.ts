@@ -11,11 +11,13 @@ import { normalizeDomain } from './names'
 import { presentDomain } from './present'
 
 async function assertNew(ctx: Ctx, clientId: string, domain: string) {
-  const existing = await ctx.db
-    .select({ id: domains.id })
-    .from(domains)
-    .where(and(eq(domains.clientId, clientId), eq(domains.domain, domain)))
-    .get()
+  const existing = (
+    await ctx.db
+      .select({ id: domains.id })
+      .from(domains)
+      .where(and(eq(domains.clientId, clientId), eq(domains.domain, domain)))
+      .limit(1)
+  )[0]
   if (existing) throw conflict(`The domain ${domain} already exists in this client`, existing.id)
 }
 
@@ -31,7 +33,6 @@ async function pickSelector(ctx: Ctx, domain: string): Promise<string> {
         .select({ selector: domains.dkimSelector })
         .from(domains)
         .where(and(eq(domains.domain, domain), like(domains.dkimSelector, `${base}%`)))
-        .all()
     ).map((r) => r.selector),
   )
   if (!taken.has(base)) return base
@@ -66,21 +67,22 @@ export async function prepareDomain(
 export async function createDomain(ctx: Ctx, { clientId, domain, key }: PreparedDomain) {
   await assertNew(ctx, clientId, domain)
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(domains)
-    .values({
-      id: newId(),
-      clientId,
-      domain,
-      dkimSelector: await pickSelector(ctx, domain),
-      dkimPublicKey: key.publicKey,
-      dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
-      // The instance switch is the default; PATCH changes it for this domain alone.
-      warmup: ctx.config.warmup,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(domains)
+      .values({
+        id: newId(),
+        clientId,
+        domain,
+        dkimSelector: await pickSelector(ctx, domain),
+        dkimPublicKey: key.publicKey,
+        dkimPrivateKey: encryptSecret(ctx.secretKey, key.privateKeyPem),
+        // The instance switch is the default; PATCH changes it for this domain alone.
+        warmup: ctx.config.warmup,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentDomain(row, ctx.config, null)
 }

@@ -70,7 +70,6 @@ export async function dkimForSender(
         eq(domains.dkimVerified, true),
       ),
     )
-    .all()
   const row = candidates.map((d) => rows.find((r) => r.domain === d)).find((r) => r !== undefined)
   if (!row) return null
   return {

@@ -37,6 +37,6 @@ export async function listDomains(ctx: Ctx, page: ListDomainsQuery) {
 /** Senders keep their rows; they simply stop being verified. */
 export async function deleteDomain(ctx: Ctx, id: string) {
   const row = await findDomainRow(ctx, id)
-  await ctx.db.delete(domains).where(eq(domains.id, row.id)).run()
+  await ctx.db.delete(domains).where(eq(domains.id, row.id))
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }

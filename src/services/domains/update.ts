@@ -10,11 +10,13 @@ import { presentWithProgress } from './warmup'
 export async function updateDomain(ctx: Ctx, id: string, patch: DomainPatch) {
   const current = await findDomainRow(ctx, id)
   if (patch.warmup === undefined) return await presentWithProgress(ctx, current)
-  const row = await ctx.db
-    .update(domains)
-    .set({ warmup: patch.warmup, updatedAt: ctx.clock.now() })
-    .where(eq(domains.id, current.id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(domains)
+      .set({ warmup: patch.warmup, updatedAt: ctx.clock.now() })
+      .where(eq(domains.id, current.id))
+      .returning()
+      .limit(1)
+  )[0]!
   return await presentWithProgress(ctx, row)
 }

@@ -44,26 +44,28 @@ export async function applyChecks(
   checks: DomainChecks,
 ): Promise<DomainRow | null> {
   return await inTransaction(app.sqlite, async () => {
-    const row = await app.db.select().from(domains).where(eq(domains.id, id)).get()
+    const row = (await app.db.select().from(domains).where(eq(domains.id, id)).limit(1))[0]
     if (!row) return null
     const dkimVerified = settle(checks.dkim, row.dkimVerified)
     const spfVerified = settle(checks.spf, row.spfVerified)
     const verified = dkimVerified && spfVerified
     const now = app.clock.now()
-    return await app.db
-      .update(domains)
-      .set({
-        dkimVerified,
-        spfVerified,
-        dmarcVerified: settle(checks.dmarc, row.dmarcVerified),
-        status: verified ? 'verified' : row.verifiedAt !== null ? 'broken' : 'pending',
-        verifiedAt: verified ? now : row.verifiedAt,
-        checks,
-        updatedAt: now,
-      })
-      .where(eq(domains.id, id))
-      .returning()
-      .get()
+    return (
+      await app.db
+        .update(domains)
+        .set({
+          dkimVerified,
+          spfVerified,
+          dmarcVerified: settle(checks.dmarc, row.dmarcVerified),
+          status: verified ? 'verified' : row.verifiedAt !== null ? 'broken' : 'pending',
+          verifiedAt: verified ? now : row.verifiedAt,
+          checks,
+          updatedAt: now,
+        })
+        .where(eq(domains.id, id))
+        .returning()
+        .limit(1)
+    )[0]!
   })
 }
 
@@ -100,7 +102,6 @@ export async function recheckDomains(app: AppContext, concurrency = 4): Promise<
     .select()
     .from(domains)
     .where(inArray(domains.status, ['verified', 'broken']))
-    .all()
   const resolver = createTxtResolver(app.config.dnsServers)
   const checks = new Map<string, DomainChecks>()
   let next = 0

@@ -16,11 +16,7 @@ export async function warmupProgressOf(
   const out = new Map<string, WarmupProgress>()
   if (on.length === 0) return out
   const now = ctx.clock.now()
-  for (const w of await ctx.db
-    .select()
-    .from(domainWarmups)
-    .where(inArray(domainWarmups.domainId, on))
-    .all()) {
+  for (const w of await ctx.db.select().from(domainWarmups).where(inArray(domainWarmups.domainId, on))) {
     const p = presentWarmup(w, true, now)
     if (p.daily_cap !== null)
       out.set(w.domainId, {

@@ -19,11 +19,13 @@ export async function messageOfEvent(
 ): Promise<MessageRow | null> {
   const ids = e.providerIds.filter(Boolean)
   if (ids.length) {
-    const byProvider = await app.db
-      .select()
-      .from(messages)
-      .where(and(inArray(messages.providerMessageId, ids), eq(messages.clientId, clientId)))
-      .get()
+    const byProvider = (
+      await app.db
+        .select()
+        .from(messages)
+        .where(and(inArray(messages.providerMessageId, ids), eq(messages.clientId, clientId)))
+        .limit(1)
+    )[0]
     if (byProvider && byProvider.channel === 'email') return byProvider
   }
   const outboxId = OUR_ID.exec(e.rfcMessageId?.trim() ?? '')?.[1]?.toLowerCase()
@@ -61,16 +63,11 @@ export async function noteReceived(app: AppContext, clientId: string, provider: 
       target: [feedbackReceipts.clientId, feedbackReceipts.provider],
       set: { lastReceivedAt: at },
     })
-    .run()
 }
 
 /** `{ses, postmark, mailgun, sendgrid}`: when each last posted, or null. */
 export async function lastReceived(app: Pick<AppContext, 'db'>, clientId: string) {
-  const rows = await app.db
-    .select()
-    .from(feedbackReceipts)
-    .where(eq(feedbackReceipts.clientId, clientId))
-    .all()
+  const rows = await app.db.select().from(feedbackReceipts).where(eq(feedbackReceipts.clientId, clientId))
   const at = (p: EspProvider) => rows.find((r) => r.provider === p)?.lastReceivedAt ?? null
   return { ses: at('ses'), postmark: at('postmark'), mailgun: at('mailgun'), sendgrid: at('sendgrid') }
 }

@@ -42,11 +42,13 @@ export async function resolveAudience(
     const listId = parseId(input.list_id)
     const list =
       listId &&
-      (await ctx.db
-        .select({ id: lists.id })
-        .from(lists)
-        .where(and(eq(lists.id, listId), eq(lists.clientId, clientId)))
-        .get())
+      (
+        await ctx.db
+          .select({ id: lists.id })
+          .from(lists)
+          .where(and(eq(lists.id, listId), eq(lists.clientId, clientId)))
+          .limit(1)
+      )[0]
     if (!list) throw invalidField('list_id', 'no such list in this client')
     audience.list_id = list.id
   }

@@ -14,11 +14,13 @@ const RE = /^\s*re:\s*/i
 
 /** A template of the flow's own client: a node naming another client's is never read. */
 const ownTemplate = async (app: AppContext, clientId: string, id: string) =>
-  await app.db
-    .select()
-    .from(templates)
-    .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
-    .get()
+  (
+    await app.db
+      .select()
+      .from(templates)
+      .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
+      .limit(1)
+  )[0]
 
 async function subjectOf(app: AppContext, clientId: string, node: FlowNode): Promise<string | null> {
   if (typeof node.subject === 'string' && node.subject) return node.subject

@@ -96,27 +96,32 @@ export async function loadFlow(
   id: string,
 ): Promise<{ flow: Flow; clientZone: string | null } | null> {
   if (kind === 'journey') {
-    const found = await db
-      .select({ row: journeys, zone: clients.timezone })
-      .from(journeys)
-      .innerJoin(clients, eq(clients.id, journeys.clientId))
-      .where(eq(journeys.id, id))
-      .get()
+    const found = (
+      await db
+        .select({ row: journeys, zone: clients.timezone })
+        .from(journeys)
+        .innerJoin(clients, eq(clients.id, journeys.clientId))
+        .where(eq(journeys.id, id))
+        .limit(1)
+    )[0]
     return found ? { flow: journeyFlow(found.row), clientZone: found.zone } : null
   }
-  const found = await db
-    .select({ row: sequences, zone: clients.timezone })
-    .from(sequences)
-    .innerJoin(clients, eq(clients.id, sequences.clientId))
-    .where(eq(sequences.id, id))
-    .get()
+  const found = (
+    await db
+      .select({ row: sequences, zone: clients.timezone })
+      .from(sequences)
+      .innerJoin(clients, eq(clients.id, sequences.clientId))
+      .where(eq(sequences.id, id))
+      .limit(1)
+  )[0]
   return found ? { flow: sequenceFlow(found.row), clientZone: found.zone } : null
 }
 
 /** Which table defines a flow id, or null. */
 export async function flowKindOf(db: Db, id: string): Promise<FlowKind | null> {
-  if (await db.select({ id: journeys.id }).from(journeys).where(eq(journeys.id, id)).get()) return 'journey'
-  if (await db.select({ id: sequences.id }).from(sequences).where(eq(sequences.id, id)).get())
+  if ((await db.select({ id: journeys.id }).from(journeys).where(eq(journeys.id, id)).limit(1))[0])
+    return 'journey'
+  if ((await db.select({ id: sequences.id }).from(sequences).where(eq(sequences.id, id)).limit(1))[0])
     return 'sequence'
   return null
 }

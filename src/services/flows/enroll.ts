@@ -109,11 +109,13 @@ export interface AudienceCount {
 }
 
 export const countAudience = async (db: Db, flow: Flow, where: SQL): Promise<AudienceCount> =>
-  (await db
-    .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(flow)}), 0)` })
-    .from(contacts)
-    .where(where)
-    .get())!
+  (
+    await db
+      .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(flow)}), 0)` })
+      .from(contacts)
+      .where(where)
+      .limit(1)
+  )[0]!
 
 /**
  * An enroll call's audience enters: at once when few (counted as inserted), else as a job the
@@ -134,19 +136,16 @@ export async function enrollAudience(
   let enrolled: number
   if (entering <= syncLimit) enrolled = await enterWhere(app.db, flow, where, now)
   else {
-    await app.db
-      .insert(flowEnrollJobs)
-      .values({
-        id: newId(),
-        flowId: flow.id,
-        clientId: flow.clientId,
-        audience,
-        maxContactSeq: await flowQueue(app.db.$client).maxContactSeq(),
-        firstRunAt,
-        enteredAt: now,
-        createdAt: now,
-      })
-      .run()
+    await app.db.insert(flowEnrollJobs).values({
+      id: newId(),
+      flowId: flow.id,
+      clientId: flow.clientId,
+      audience,
+      maxContactSeq: await flowQueue(app.db.$client).maxContactSeq(),
+      firstRunAt,
+      enteredAt: now,
+      createdAt: now,
+    })
     enrolled = entering
   }
   if (enrolled > 0) app.workers.wake('flows')
@@ -160,12 +159,13 @@ const LIVE = sql.raw(`SELECT id FROM (${flowsWhere("status <> 'archived'")})`)
 
 /** Whether a chunked enrollment can go on (or be dropped): one read, so an idle pass takes no write lock. */
 export const enrollmentsPending = async (db: Db): Promise<boolean> =>
-  (await db
-    .select({ id: flowEnrollJobs.id })
-    .from(flowEnrollJobs)
-    .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
-    .limit(1)
-    .get()) !== undefined
+  (
+    await db
+      .select({ id: flowEnrollJobs.id })
+      .from(flowEnrollJobs)
+      .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
+      .limit(1)
+  )[0] !== undefined
 
 /**
  * One chunk of the oldest pending enrollment of an active flow (the worker calls it in its own
@@ -183,22 +183,22 @@ export async function enterNextChunk(
   for (const gone of await app.db
     .delete(flowEnrollJobs)
     .where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`)
-    .returning({ id: flowEnrollJobs.id })
-    .all())
+    .returning({ id: flowEnrollJobs.id }))
     await q.scratchClear(gone.id)
-  const job = await app.db
-    .select()
-    .from(flowEnrollJobs)
-    .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
-    .orderBy(flowEnrollJobs.createdAt, flowEnrollJobs.id)
-    .limit(1)
-    .get()
+  const job = (
+    await app.db
+      .select()
+      .from(flowEnrollJobs)
+      .where(sql`${flowEnrollJobs.flowId} NOT IN (${WAITING})`)
+      .orderBy(flowEnrollJobs.createdAt, flowEnrollJobs.id)
+      .limit(1)
+  )[0]
   if (!job) return null
   const kind = await flowKindOf(app.db, job.flowId)
   const found = kind && (await loadFlow(app.db, kind, job.flowId))
   if (!found) return null
   const done = async () => {
-    await app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id)).run()
+    await app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id))
     await q.scratchClear(job.id)
   }
   // After a restart the scratch is empty: match the rest of the job again, once.
@@ -224,6 +224,6 @@ export async function enterNextChunk(
   })
   await q.scratchDrop(job.id, upTo)
   if (upTo >= job.maxContactSeq || (await q.scratchChunkEnd(job.id, 1)) === null) await done()
-  else await app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id)).run()
+  else await app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id))
   return n
 }

@@ -36,8 +36,7 @@ export async function listFlowEnrollments<T>(
     .where(and(filter, after === null ? undefined : lt(flowEnrollments.seq, after)))
     .orderBy(desc(flowEnrollments.seq))
     .limit(limit + 1)
-    .all()
-  const total = (await ctx.db.select({ n: count() }).from(flowEnrollments).where(filter).get())?.n ?? 0
+  const total = (await ctx.db.select({ n: count() }).from(flowEnrollments).where(filter).limit(1))[0]?.n ?? 0
   return pageFrom(ctx.secretKey, rows, limit, {
     collection,
     position: (r) => String(r.e.seq),

@@ -120,7 +120,6 @@ export function createFlowExecutor(app: AppContext) {
             .select()
             .from(contacts)
             .where(inArray(contacts.id, [...new Set(runs.map((r) => r.contact_id))]))
-            .all()
         ).map((c) => [c.id, c]),
       )
       const counts = new Map<string, number>()

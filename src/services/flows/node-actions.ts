@@ -51,11 +51,13 @@ export function createNodeActions(app: AppContext) {
     now: number,
   ): Promise<string | null> {
     const webhookId = node.webhook_id as string
-    const hook = await app.db
-      .select({ id: webhooks.id })
-      .from(webhooks)
-      .where(and(eq(webhooks.id, webhookId), eq(webhooks.clientId, flow.clientId)))
-      .get()
+    const hook = (
+      await app.db
+        .select({ id: webhooks.id })
+        .from(webhooks)
+        .where(and(eq(webhooks.id, webhookId), eq(webhooks.clientId, flow.clientId)))
+        .limit(1)
+    )[0]
     if (!hook) return null
     const eventId = newId()
     const payload = JSON.stringify({
@@ -71,23 +73,20 @@ export function createNodeActions(app: AppContext) {
       },
     })
     const id = newId()
-    await app.db
-      .insert(webhookDeliveries)
-      .values({
-        id,
-        webhookId,
-        clientId: flow.clientId,
-        eventId,
-        eventType: 'journey.webhook',
-        test: false,
-        payload,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .run()
+    await app.db.insert(webhookDeliveries).values({
+      id,
+      webhookId,
+      clientId: flow.clientId,
+      eventId,
+      eventType: 'journey.webhook',
+      test: false,
+      payload,
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
     return id
   }
 
@@ -106,7 +105,7 @@ export function createNodeActions(app: AppContext) {
         else merged[k] = v
       set.customFields = merged
     }
-    await app.db.update(contacts).set(set).where(eq(contacts.id, contact.id)).run()
+    await app.db.update(contacts).set(set).where(eq(contacts.id, contact.id))
     if (set.status === 'unsubscribed' && contact.status !== 'unsubscribed')
       await recordEvent(app, {
         clientId: flow.clientId,

@@ -41,11 +41,13 @@ export async function checkTemplate(
 ): Promise<string | null> {
   const id = parseId(ref)
   const row = id
-    ? await db
-        .select({ channel: templates.channel })
-        .from(templates)
-        .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
-        .get()
+    ? (
+        await db
+          .select({ channel: templates.channel })
+          .from(templates)
+          .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
+          .limit(1)
+      )[0]
     : undefined
   if (!row) errors.push({ field: 'confirmation_template_id', message: 'no such template in this client' })
   else if (row.channel !== 'email')

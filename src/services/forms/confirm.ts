@@ -34,11 +34,13 @@ async function targetOf(
   who: Pick<ConsentOrigin, 'ip' | 'userAgent'>,
 ): Promise<Target | null> {
   if (claims.via === 'list') {
-    const list = await app.db
-      .select({ clientId: lists.clientId })
-      .from(lists)
-      .where(eq(lists.id, claims.sourceId))
-      .get()
+    const list = (
+      await app.db
+        .select({ clientId: lists.clientId })
+        .from(lists)
+        .where(eq(lists.id, claims.sourceId))
+        .limit(1)
+    )[0]
     if (!list) return null
     // Members added by the API and confirmed by the person: the subscription's door was the API.
     return {
@@ -48,7 +50,7 @@ async function targetOf(
       origin: { source: 'api', ...who },
     }
   }
-  const form = await app.db.select().from(forms).where(eq(forms.id, claims.sourceId)).get()
+  const form = (await app.db.select().from(forms).where(eq(forms.id, claims.sourceId)).limit(1))[0]
   if (!form) return null
   return {
     clientId: form.clientId,
@@ -68,11 +70,13 @@ export async function confirmByToken(
   if (!claims || now - claims.issuedAt > CONFIRM_TTL_MS || claims.issuedAt > now + 60_000) return null
   const target = await targetOf(app, claims, who)
   if (!target) return null
-  const contact = await app.db
-    .select({ email: contacts.email, status: contacts.status })
-    .from(contacts)
-    .where(and(eq(contacts.id, claims.contactId), eq(contacts.clientId, target.clientId)))
-    .get()
+  const contact = (
+    await app.db
+      .select({ email: contacts.email, status: contacts.status })
+      .from(contacts)
+      .where(and(eq(contacts.id, claims.contactId), eq(contacts.clientId, target.clientId)))
+      .limit(1)
+  )[0]
   if (!contact) return null
   // Someone who has opted out (or is suppressed) since is not subscribed again by an old link.
   const reachable =

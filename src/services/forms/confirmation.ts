@@ -44,16 +44,17 @@ export async function queueConfirmation(
   r: ConfirmationRequest,
   now: number,
 ): Promise<boolean> {
-  const stamped = await app.db
-    .insert(optInConfirmations)
-    .values({ sourceId: r.sourceId, contactId: r.contactId, sentAt: now })
-    .onConflictDoUpdate({
-      target: [optInConfirmations.sourceId, optInConfirmations.contactId],
-      set: { sentAt: now },
-      setWhere: sql`${optInConfirmations.sentAt} <= ${now - RESEND_AFTER_MS}`,
-    })
-    .returning({ at: optInConfirmations.sentAt })
-    .get()
+  const stamped = (
+    await app.db
+      .insert(optInConfirmations)
+      .values({ sourceId: r.sourceId, contactId: r.contactId, sentAt: now })
+      .onConflictDoUpdate({
+        target: [optInConfirmations.sourceId, optInConfirmations.contactId],
+        set: { sentAt: now },
+        setWhere: sql`${optInConfirmations.sentAt} <= ${now - RESEND_AFTER_MS}`,
+      })
+      .returning({ at: optInConfirmations.sentAt })
+  )[0]!
   if (!stamped) return false
   const token = encodeConfirmToken(confirmKey(app.secretKey), {
     via: r.via,
@@ -94,8 +95,9 @@ export async function askListConfirmations(
     for (const c of await app.db
       .select({ id: contacts.id, email: contacts.email, status: contacts.status })
       .from(contacts)
-      .where(and(eq(contacts.clientId, list.clientId), inArray(contacts.id, contactIds.slice(i, i + CHUNK))))
-      .all()) {
+      .where(
+        and(eq(contacts.clientId, list.clientId), inArray(contacts.id, contactIds.slice(i, i + CHUNK))),
+      )) {
       if (c.status !== 'subscribed' || (await suppressed(list.clientId, c.email))) continue
       const request = { via: 'list' as const, sourceId: list.id, clientId: list.clientId, templateId: null }
       if (await queueConfirmation(app, { ...request, contactId: c.id, email: c.email }, now)) queued++

@@ -41,25 +41,26 @@ export async function createForm(ctx: Ctx, input: FormInput, clientIdParam?: str
   const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const set = await resolve(ctx, clientId, { fields: ['email'], ...input })
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(forms)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      listIds: set.listIds!,
-      fields: set.fields!,
-      doubleOptIn: set.doubleOptIn ?? true,
-      confirmationTemplateId: set.confirmationTemplateId ?? null,
-      consentText: input.consent_text,
-      successUrl: set.successUrl ?? null,
-      confirmedUrl: set.confirmedUrl ?? null,
-      status: set.status ?? 'active',
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(forms)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        listIds: set.listIds!,
+        fields: set.fields!,
+        doubleOptIn: set.doubleOptIn ?? true,
+        confirmationTemplateId: set.confirmationTemplateId ?? null,
+        consentText: input.consent_text,
+        successUrl: set.successUrl ?? null,
+        confirmedUrl: set.confirmedUrl ?? null,
+        status: set.status ?? 'active',
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentForm(row, ctx.config.publicUrl)
 }
 
@@ -81,19 +82,21 @@ export async function listForms(ctx: Ctx, page: { limit?: number; cursor?: strin
 export async function updateForm(ctx: Ctx, id: string, patch: FormPatch) {
   const current = await findFormRow(ctx, id)
   const set = await resolve(ctx, current.clientId, patch)
-  const row = await ctx.db
-    .update(forms)
-    .set({ ...set, updatedAt: ctx.clock.now() })
-    .where(eq(forms.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(forms)
+      .set({ ...set, updatedAt: ctx.clock.now() })
+      .where(eq(forms.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentForm(row, ctx.config.publicUrl)
 }
 
 /** The form goes; the consents it gathered keep its id as evidence of where they came from. */
 export async function deleteForm(ctx: Ctx, id: string) {
   await findFormRow(ctx, id)
-  await ctx.db.delete(optInConfirmations).where(eq(optInConfirmations.sourceId, id)).run()
-  await ctx.db.delete(forms).where(eq(forms.id, id)).run()
+  await ctx.db.delete(optInConfirmations).where(eq(optInConfirmations.sourceId, id))
+  await ctx.db.delete(forms).where(eq(forms.id, id))
   return { id, deleted: true }
 }

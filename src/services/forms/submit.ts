@@ -31,7 +31,7 @@ export interface SubmitRequest {
 export async function findActiveForm(app: AppContext, ref: string): Promise<FormRow | null> {
   const id = parseId(ref)
   if (!id) return null
-  const row = await app.db.select().from(forms).where(eq(forms.id, id)).get()
+  const row = (await app.db.select().from(forms).where(eq(forms.id, id)).limit(1))[0]
   return row?.status === 'active' ? row : null
 }
 
@@ -98,7 +98,6 @@ async function listsOf(app: AppContext, form: FormRow): Promise<string[]> {
       .select({ id: lists.id })
       .from(lists)
       .where(and(eq(lists.clientId, form.clientId), inArray(lists.id, form.listIds)))
-      .all()
   ).map((r) => r.id)
 }
 
@@ -106,16 +105,18 @@ async function listsOf(app: AppContext, form: FormRow): Promise<string[]> {
 async function awaitsConfirmation(app: AppContext, contactId: string, listIds: string[]): Promise<boolean> {
   if (listIds.length === 0) return false
   return (
-    (await app.db
-      .select({ one: listMembers.listId })
-      .from(listMembers)
-      .where(
-        and(
-          eq(listMembers.contactId, contactId),
-          inArray(listMembers.listId, listIds),
-          eq(listMembers.status, 'unconfirmed'),
-        ),
-      )
-      .get()) !== undefined
+    (
+      await app.db
+        .select({ one: listMembers.listId })
+        .from(listMembers)
+        .where(
+          and(
+            eq(listMembers.contactId, contactId),
+            inArray(listMembers.listId, listIds),
+            eq(listMembers.status, 'unconfirmed'),
+          ),
+        )
+        .limit(1)
+    )[0] !== undefined
   )
 }

@@ -67,21 +67,22 @@ export async function prepareImport(
 export async function queueImport(ctx: Ctx, input: CreateImportInput, prepared: PreparedImport) {
   const now = ctx.clock.now()
   try {
-    const row = await ctx.db
-      .insert(contactImports)
-      .values({
-        id: prepared.id,
-        clientId: prepared.clientId,
-        file: prepared.file,
-        listId: prepared.listId,
-        updateExisting: input.update_existing ?? false,
-        // An estimate until the file has been read (quoted line breaks count here); exact when done.
-        totalRows: Math.max(0, prepared.lines - 1),
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get()
+    const row = (
+      await ctx.db
+        .insert(contactImports)
+        .values({
+          id: prepared.id,
+          clientId: prepared.clientId,
+          file: prepared.file,
+          listId: prepared.listId,
+          updateExisting: input.update_existing ?? false,
+          // An estimate until the file has been read (quoted line breaks count here); exact when done.
+          totalRows: Math.max(0, prepared.lines - 1),
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning()
+    )[0]!
     ctx.workers.wake('imports')
     return presentImport(row)
   } catch (err) {
@@ -91,11 +92,13 @@ export async function queueImport(ctx: Ctx, input: CreateImportInput, prepared: 
 }
 
 export async function getImport(ctx: Ctx, id: string) {
-  const row = await ctx.db
-    .select()
-    .from(contactImports)
-    .where(and(eq(contactImports.id, id), visibleTo(ctx.actor, contactImports.clientId)))
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(contactImports)
+      .where(and(eq(contactImports.id, id), visibleTo(ctx.actor, contactImports.clientId)))
+      .limit(1)
+  )[0]
   if (!row) throw notFound('Import')
   return presentImport(row)
 }

@@ -19,7 +19,7 @@ export interface BootstrapResult {
  * platform-wide admin:* key (tier scale). Returns null on every later start, which changes nothing.
  */
 export async function bootstrapIfEmpty(ctx: AppContext): Promise<BootstrapResult | null> {
-  const existing = (await ctx.db.select({ n: count() }).from(clients).get())?.n ?? 0
+  const existing = (await ctx.db.select({ n: count() }).from(clients).limit(1))[0]?.n ?? 0
   if (existing > 0) return null
   const now = ctx.clock.now()
   const generatedPassword = ctx.config.adminPassword ? null : randomBase62(18)
@@ -29,11 +29,9 @@ export async function bootstrapIfEmpty(ctx: AppContext): Promise<BootstrapResult
     await ctx.db
       .insert(clients)
       .values({ id: clientId, no: nextClientNo, name: 'Default workspace', createdAt: now, updatedAt: now })
-      .run()
     await ctx.db
       .insert(users)
       .values({ id: newId(), email: ctx.config.adminEmail, passwordHash, role: 'owner', createdAt: now })
-      .run()
     const { key } = await issueApiKey(ctx.db, now, {
       name: 'Bootstrap admin key',
       scopes: ['admin:*'],

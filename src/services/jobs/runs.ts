@@ -23,7 +23,6 @@ export async function recordRun(ctx: Ctx, run: RecordedRun) {
     .insert(jobRuns)
     .values({ name: run.name, ...row })
     .onConflictDoUpdate({ target: jobRuns.name, set: row })
-    .run()
   return { name: run.name, recorded: true }
 }
 
@@ -32,7 +31,7 @@ export async function recordRun(ctx: Ctx, run: RecordedRun) {
  * process has a newer one in memory (a run still being recorded). At most a few rows: no paging.
  */
 export async function listJobs(ctx: Ctx): Promise<JobInfo[]> {
-  const stored = new Map((await ctx.db.select().from(jobRuns).all()).map((r) => [r.name, r]))
+  const stored = new Map((await ctx.db.select().from(jobRuns)).map((r) => [r.name, r]))
   return ctx.jobs.list().map((job) => {
     const row = stored.get(job.name)
     const memory = job.last_run_at ? Date.parse(job.last_run_at) : 0

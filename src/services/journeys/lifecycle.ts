@@ -71,8 +71,7 @@ export async function graphRefs(db: Db, clientId: string, now: number, nodes: un
     for (const t of await db
       .select({ id: templates.id, channel: templates.channel })
       .from(templates)
-      .where(and(inArray(templates.id, known.slice(i, i + 500)), eq(templates.clientId, clientId)))
-      .all())
+      .where(and(inArray(templates.id, known.slice(i, i + 500)), eq(templates.clientId, clientId))))
       channels.set(t.id, t.channel)
   return {
     templateChannel: (id) => channels.get(parseId(id) ?? id) ?? null,
@@ -117,19 +116,20 @@ export async function createJourney(ctx: Ctx, input: JourneyInput, clientIdParam
   const now = ctx.clock.now()
   const nodes = normalizeNodes(input.nodes ?? [])
   await checkOrThrow(ctx.db, clientId, nodes, 'save', now)
-  const row = await ctx.db
-    .insert(journeys)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      nodes,
-      allowReentry: input.allow_reentry ?? false,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(journeys)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        nodes,
+        allowReentry: input.allow_reentry ?? false,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentJourney(row)
 }
 
@@ -168,11 +168,7 @@ export async function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
     if (current.status === 'paused') {
       const kept = new Set(nodes.map((n) => n.id))
       const waiting = (
-        await ctx.db
-          .selectDistinct({ node: flowRuns.nodeId })
-          .from(flowRuns)
-          .where(eq(flowRuns.flowId, id))
-          .all()
+        await ctx.db.selectDistinct({ node: flowRuns.nodeId }).from(flowRuns).where(eq(flowRuns.flowId, id))
       ).filter((r) => !kept.has(r.node))
       if (waiting.length)
         throw validationFailed(
@@ -183,29 +179,31 @@ export async function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
         )
     }
   }
-  const row = await ctx.db
-    .update(journeys)
-    .set({
-      name: patch.name ?? current.name,
-      nodes,
-      allowReentry: patch.allow_reentry ?? current.allowReentry,
-      ...(current.status === 'paused' && patch.nodes !== undefined
-        ? triggerColumns(nodes as FlowNode[])
-        : {}),
-      // updated_at is the node editor's version (./node-verbs.ts): it moves on every change,
-      // even two within one millisecond (or under a clock that stands still).
-      updatedAt: Math.max(now, current.updatedAt + 1),
-    })
-    .where(eq(journeys.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(journeys)
+      .set({
+        name: patch.name ?? current.name,
+        nodes,
+        allowReentry: patch.allow_reentry ?? current.allowReentry,
+        ...(current.status === 'paused' && patch.nodes !== undefined
+          ? triggerColumns(nodes as FlowNode[])
+          : {}),
+        // updated_at is the node editor's version (./node-verbs.ts): it moves on every change,
+        // even two within one millisecond (or under a clock that stands still).
+        updatedAt: Math.max(now, current.updatedAt + 1),
+      })
+      .where(eq(journeys.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentJourney(row)
 }
 
 export async function deleteJourney(ctx: Ctx, id: string) {
   const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'delete')
-  await ctx.db.delete(journeys).where(eq(journeys.id, id)).run()
+  await ctx.db.delete(journeys).where(eq(journeys.id, id))
   return { id, deleted: true }
 }
 
@@ -233,12 +231,14 @@ export async function activateJourney(ctx: Ctx, id: string) {
   const now = ctx.clock.now()
   await checkOrThrow(ctx.db, row.clientId, row.nodes, 'activate', now)
   const trigger = triggerColumns(row.nodes as FlowNode[])
-  const updated = await ctx.db
-    .update(journeys)
-    .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
-    .where(eq(journeys.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(journeys)
+      .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
+      .where(eq(journeys.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
   if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
     await baselineSegment(ctx.db, updated, now)
@@ -250,12 +250,14 @@ export async function activateJourney(ctx: Ctx, id: string) {
 export async function pauseJourney(ctx: Ctx, id: string) {
   const row = await findJourneyRow(ctx, id)
   assertJourneyState(row, 'pause')
-  const updated = await ctx.db
-    .update(journeys)
-    .set({ status: 'paused', updatedAt: ctx.clock.now() })
-    .where(eq(journeys.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(journeys)
+      .set({ status: 'paused', updatedAt: ctx.clock.now() })
+      .where(eq(journeys.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentJourney(updated)
 }
 
@@ -266,11 +268,13 @@ export async function archiveJourney(ctx: Ctx, id: string) {
   const now = ctx.clock.now()
   await endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
   await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
-  const updated = await ctx.db
-    .update(journeys)
-    .set({ status: 'archived', archivedAt: now, updatedAt: now })
-    .where(eq(journeys.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(journeys)
+      .set({ status: 'archived', archivedAt: now, updatedAt: now })
+      .where(eq(journeys.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentJourney(updated)
 }

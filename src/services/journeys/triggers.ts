@@ -20,7 +20,6 @@ const listening = async (db: Db, kind: string, ref: SQL | undefined) =>
     .select()
     .from(journeys)
     .where(and(eq(journeys.status, 'active'), eq(journeys.triggerKind, kind), ref))
-    .all()
 
 export async function onContactCreated(
   db: Db,
@@ -95,7 +94,7 @@ const seen = (journeyId: string) =>
 
 async function conditionOf(db: Db, journey: JourneyRow, now: number): Promise<SQL | null> {
   if (!journey.triggerRef) return null
-  const seg = await db.select().from(segments).where(eq(segments.id, journey.triggerRef)).get()
+  const seg = (await db.select().from(segments).where(eq(segments.id, journey.triggerRef)).limit(1))[0]
   if (!seg) return null
   return await segmentCondition(db, journey.clientId, seg.match, seg.ruleGroups as RuleGroup[], now)
 }

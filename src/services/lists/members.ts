@@ -25,8 +25,7 @@ export async function assertContactsOfClient(
     for (const r of await db
       .select({ id: contacts.id })
       .from(contacts)
-      .where(and(eq(contacts.clientId, clientId), inArray(contacts.id, chunk)))
-      .all())
+      .where(and(eq(contacts.clientId, clientId), inArray(contacts.id, chunk))))
       found.add(r.id)
   }
   const errors: FieldError[] = []
@@ -52,7 +51,6 @@ export async function assertListsOfClient(
         .select({ id: lists.id })
         .from(lists)
         .where(and(eq(lists.clientId, clientId), inArray(lists.id, [...ids])))
-        .all()
     ).map((r) => r.id),
   )
   const errors = ids.flatMap((id, i) =>
@@ -99,7 +97,6 @@ export async function membersPage(
     .where(and(where, after === null ? undefined : lt(listMembers.contactId, after)))
     .orderBy(desc(listMembers.contactId))
     .limit(limit + 1)
-    .all()
   // A status narrows the members: counted up to FILTERED_COUNT_CAP + 1 (the page says "more
   // than …"), so a status of a 200,000-member list costs a bounded count, not a join of them all.
   const total =

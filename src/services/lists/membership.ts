@@ -38,7 +38,6 @@ async function bumpCounts(db: Db, listId: string, d: Delta, now: number) {
       updatedAt: now,
     })
     .where(eq(lists.id, listId))
-    .run()
 }
 
 const countOf = (status: MembershipStatus): Delta => ({
@@ -51,15 +50,14 @@ async function statusesOf(db: Db, listId: string, contactIds: readonly string[])
   for (const r of await db
     .select({ id: listMembers.contactId, status: listMembers.status })
     .from(listMembers)
-    .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, [...contactIds])))
-    .all())
+    .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, [...contactIds]))))
     found.set(r.id, r.status)
   return found
 }
 
 const clientOfList = async (db: Db, listId: string) =>
-  (await db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).get())?.clientId ??
-  ''
+  (await db.select({ clientId: lists.clientId }).from(lists).where(eq(lists.id, listId)).limit(1))[0]
+    ?.clientId ?? ''
 
 /** One consent row per contact that changed on `listId`, when the change says where it came from. */
 async function consentForList(
@@ -119,13 +117,11 @@ export async function addMembers(
           })),
         )
         .onConflictDoNothing()
-        .run()
     if (moved.length > 0)
       await db
         .update(listMembers)
         .set({ status: target, addedAt: now, confirmedAt: target === 'confirmed' ? now : null })
         .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, moved)))
-        .run()
     for (const id of moved) {
       const was = countOf(existing.get(id)!)
       delta.confirmed -= was.confirmed
@@ -157,18 +153,20 @@ export async function confirmMemberships(
 ): Promise<string[]> {
   const confirmed: string[] = []
   for (const listId of listIds) {
-    const row = await hdb.db
-      .update(listMembers)
-      .set({ status: 'confirmed', confirmedAt: now })
-      .where(
-        and(
-          eq(listMembers.listId, listId),
-          eq(listMembers.contactId, contactId),
-          eq(listMembers.status, 'unconfirmed'),
-        ),
-      )
-      .returning({ id: listMembers.contactId })
-      .get()
+    const row = (
+      await hdb.db
+        .update(listMembers)
+        .set({ status: 'confirmed', confirmedAt: now })
+        .where(
+          and(
+            eq(listMembers.listId, listId),
+            eq(listMembers.contactId, contactId),
+            eq(listMembers.status, 'unconfirmed'),
+          ),
+        )
+        .returning({ id: listMembers.contactId })
+        .limit(1)
+    )[0]!
     if (!row) continue
     await bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)
     confirmed.push(listId)
@@ -215,7 +213,6 @@ export async function unsubscribeMembers(
           ),
         ),
       )
-      .run()
     for (const [id, status] of leaving) {
       const was = countOf(status)
       delta.confirmed -= was.confirmed
@@ -244,8 +241,7 @@ export async function removeMembers(
       .where(
         and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
       )
-      .returning({ id: listMembers.contactId, status: listMembers.status })
-      .all()) {
+      .returning({ id: listMembers.contactId, status: listMembers.status })) {
       const was = countOf(r.status)
       delta.confirmed -= was.confirmed
       delta.unconfirmed -= was.unconfirmed
@@ -264,7 +260,6 @@ export async function removeFromAllLists(db: Db, contactId: string, now: number)
     .select({ listId: listMembers.listId })
     .from(listMembers)
     .where(eq(listMembers.contactId, contactId))
-    .all()
   for (const { listId } of memberships) await removeMembers(db, listId, [contactId], now)
 }
 
@@ -278,7 +273,6 @@ export async function purgeUnconfirmed(db: Db, before: number, now: number, limi
     .from(listMembers)
     .where(and(eq(listMembers.status, 'unconfirmed'), sql`${listMembers.addedAt} < ${before}`))
     .limit(limit)
-    .all()
   const byList = new Map<string, string[]>()
   for (const r of rows) byList.set(r.listId, [...(byList.get(r.listId) ?? []), r.contactId])
   for (const [listId, ids] of byList) await removeMembers(db, listId, ids, now)

@@ -25,11 +25,13 @@ export function presentList(row: ListRow) {
 }
 
 export async function findListRow(ctx: Ctx, id: string) {
-  const row = await ctx.db
-    .select()
-    .from(lists)
-    .where(and(eq(lists.id, id), visibleTo(ctx.actor, lists.clientId)))
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(lists)
+      .where(and(eq(lists.id, id), visibleTo(ctx.actor, lists.clientId)))
+      .limit(1)
+  )[0]
   if (!row) throw notFound('List')
   return row
 }
@@ -37,39 +39,42 @@ export async function findListRow(ctx: Ctx, id: string) {
 export async function createList(ctx: Ctx, input: ListFields, clientIdParam?: string) {
   const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(lists)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      description: input.description ?? null,
-      optIn: input.opt_in ?? 'single',
-      public: input.public ?? false,
-      publicName: input.public_name ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(lists)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        description: input.description ?? null,
+        optIn: input.opt_in ?? 'single',
+        public: input.public ?? false,
+        publicName: input.public_name ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentList(row)
 }
 
 export async function updateList(ctx: Ctx, id: string, patch: ListPatch) {
   const current = await findListRow(ctx, id)
-  const row = await ctx.db
-    .update(lists)
-    .set({
-      name: patch.name ?? current.name,
-      description: patch.description === undefined ? current.description : patch.description,
-      optIn: patch.opt_in ?? current.optIn,
-      public: patch.public ?? current.public,
-      publicName: patch.public_name === undefined ? current.publicName : patch.public_name,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(lists.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(lists)
+      .set({
+        name: patch.name ?? current.name,
+        description: patch.description === undefined ? current.description : patch.description,
+        optIn: patch.opt_in ?? current.optIn,
+        public: patch.public ?? current.public,
+        publicName: patch.public_name === undefined ? current.publicName : patch.public_name,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(lists.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentList(row)
 }
 
@@ -89,7 +94,7 @@ export async function listLists(ctx: Ctx, page: PageRequest & { client_id?: stri
 
 export async function deleteList(ctx: Ctx, id: string) {
   await findListRow(ctx, id)
-  await ctx.db.delete(listMembers).where(eq(listMembers.listId, id)).run()
-  await ctx.db.delete(lists).where(eq(lists.id, id)).run()
+  await ctx.db.delete(listMembers).where(eq(listMembers.listId, id))
+  await ctx.db.delete(lists).where(eq(lists.id, id))
   return { id, deleted: true }
 }

@@ -42,12 +42,13 @@ function flowIdsOf(m: MessageRow) {
 }
 
 export async function findMessage(app: AppContext, id: string): Promise<MessageRow | undefined> {
-  return await app.db.select().from(messages).where(eq(messages.id, id)).get()
+  return (await app.db.select().from(messages).where(eq(messages.id, id)).limit(1))[0]
 }
 
 const emailOf = async (app: AppContext, m: MessageRow) =>
-  (await app.db.select({ email: contacts.email }).from(contacts).where(eq(contacts.id, m.contactId)).get())
-    ?.email ?? m.to
+  (
+    await app.db.select({ email: contacts.email }).from(contacts).where(eq(contacts.id, m.contactId)).limit(1)
+  )[0]?.email ?? m.to
 
 function refs(m: MessageRow) {
   return {
@@ -151,14 +152,14 @@ export async function recordOpen(
       })
     if (machine) {
       if (cur.machineOpenedAt === null) {
-        await app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id)).run()
+        await app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id))
         await bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
         addToRollup(app.sqlite, cur, at, { machine_opened: 1 })
       }
       return
     }
     if (cur.openedAt === null) {
-      await app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id)).run()
+      await app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id))
       await bumpCampaign(app.db, cur.campaignId, { opened: 1 }, cur.variant)
       addToRollup(app.sqlite, cur, at, { opened: 1 })
     }
@@ -197,7 +198,7 @@ export async function recordClick(
     if (cur.clickedAt === null) set.clickedAt = at
     if (cur.openedAt === null) set.openedAt = at
     if (Object.keys(set).length === 0) return
-    await app.db.update(messages).set(set).where(eq(messages.id, cur.id)).run()
+    await app.db.update(messages).set(set).where(eq(messages.id, cur.id))
     const firsts = { clicked: set.clickedAt ? 1 : 0, opened: set.openedAt ? 1 : 0 }
     await bumpCampaign(app.db, cur.campaignId, firsts, cur.variant)
     addToRollup(app.sqlite, cur, at, firsts)
@@ -249,7 +250,6 @@ export async function recordBounce(
         .update(contacts)
         .set({ status: 'bounced', updatedAt: at })
         .where(eq(contacts.id, cur.contactId))
-        .run()
     }
     return true
   })
@@ -272,7 +272,7 @@ export async function recordComplaint(app: AppContext, m: MessageRow, at: number
     const cur = await findMessage(app, m.id)
     if (!cur) return
     if (cur.complainedAt === null) {
-      await app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id)).run()
+      await app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id))
       addToRollup(app.sqlite, cur, at, { complained: 1 })
       await healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
@@ -294,7 +294,6 @@ export async function recordComplaint(app: AppContext, m: MessageRow, at: number
       .update(contacts)
       .set({ status: 'complained', updatedAt: at })
       .where(eq(contacts.id, cur.contactId))
-      .run()
   })
 }
 
@@ -314,22 +313,19 @@ export async function recordReply(
 ): Promise<string> {
   return await tx(app, async () => {
     const id = newId()
-    await app.db
-      .insert(replies)
-      .values({
-        id,
-        clientId: m.clientId,
-        messageId: m.id,
-        campaignId: m.campaignId,
-        ...flowRefsOf(m),
-        contactId: m.contactId,
-        fromAddress: reply.from,
-        subject: reply.subject,
-        snippet: reply.snippet,
-        bodyText: reply.text,
-        receivedAt: at,
-      })
-      .run()
+    await app.db.insert(replies).values({
+      id,
+      clientId: m.clientId,
+      messageId: m.id,
+      campaignId: m.campaignId,
+      ...flowRefsOf(m),
+      contactId: m.contactId,
+      fromAddress: reply.from,
+      subject: reply.subject,
+      snippet: reply.snippet,
+      bodyText: reply.text,
+      receivedAt: at,
+    })
     await recordEvent(app, {
       ...refs(m),
       type: 'reply.received',
@@ -346,7 +342,7 @@ export async function recordReply(
     await app.hooks.reply.trigger({ replyId: id, ...refs(m), at })
     const cur = await findMessage(app, m.id)
     if (cur && cur.repliedAt === null) {
-      await app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id)).run()
+      await app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id))
       await bumpCampaign(app.db, m.campaignId, { replied: 1 })
       addToRollup(app.sqlite, cur, at, { replied: 1 })
     }
@@ -365,7 +361,7 @@ export async function unsubscribeViaMessage(
   at: number,
 ): Promise<boolean> {
   return await tx(app, async () => {
-    const contact = await app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).get()
+    const contact = (await app.db.select().from(contacts).where(eq(contacts.id, m.contactId)).limit(1))[0]
     if (!contact) {
       await suppress(app.db, m.clientId, m.to, 'unsubscribe', `unsubscribed (${source})`, at)
       return false
@@ -381,7 +377,7 @@ export async function unsubscribeViaMessage(
     // The message's first unsubscribe is the one analytics counts (once per message).
     const cur = await findMessage(app, m.id)
     if (cur && cur.unsubscribedAt === null) {
-      await app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id)).run()
+      await app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id))
       addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
     }
     await bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })

@@ -33,29 +33,35 @@ export interface TransactionalMessage {
 
 /** Queues the message (sent at once by the worker); 422 when it could never be sent. */
 export async function enqueueMessage(app: AppContext, input: TransactionalMessage): Promise<MessageRow> {
-  const contact = await app.db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
-    .get()
+  const contact = (
+    await app.db
+      .select()
+      .from(contacts)
+      .where(and(eq(contacts.id, input.contactId), eq(contacts.clientId, input.clientId)))
+      .limit(1)
+  )[0]
   // A body reference the caller cannot see is invalid input (422), not a missing route (404).
   if (!contact) throw invalidField('contact_id', 'no such contact in this client')
   const template = input.templateId
-    ? await app.db
-        .select()
-        .from(templates)
-        .where(and(eq(templates.id, input.templateId), eq(templates.clientId, input.clientId)))
-        .get()
+    ? (
+        await app.db
+          .select()
+          .from(templates)
+          .where(and(eq(templates.id, input.templateId), eq(templates.clientId, input.clientId)))
+          .limit(1)
+      )[0]
     : null
   if (input.templateId && !template) throw invalidField('template_id', 'no such template in this client')
   // Whatever the channel: another client's sender is never stored with a message of this one.
   if (
     input.senderId &&
-    !(await app.db
-      .select({ id: senders.id })
-      .from(senders)
-      .where(and(eq(senders.id, input.senderId), eq(senders.clientId, input.clientId)))
-      .get())
+    !(
+      await app.db
+        .select({ id: senders.id })
+        .from(senders)
+        .where(and(eq(senders.id, input.senderId), eq(senders.clientId, input.clientId)))
+        .limit(1)
+    )[0]
   )
     throw invalidField('sender_id', 'no such sender in this client')
   const channel = input.channel ?? template?.channel ?? 'email'
@@ -107,11 +113,13 @@ export async function transactionalContent(
 ): Promise<RenderableTemplate> {
   const channel = m.channel as CampaignChannel
   if (p.templateId) {
-    const t = await app.db
-      .select()
-      .from(templates)
-      .where(and(eq(templates.id, p.templateId), eq(templates.clientId, m.clientId)))
-      .get()
+    const t = (
+      await app.db
+        .select()
+        .from(templates)
+        .where(and(eq(templates.id, p.templateId), eq(templates.clientId, m.clientId)))
+        .limit(1)
+    )[0]
     if (!t) throw invalidField('template_id', 'the template no longer exists')
     if (!p.subject) return t
     return { ...t, id: `${t.id}/${m.id}`, subject: p.subject }

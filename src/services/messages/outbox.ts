@@ -30,7 +30,6 @@ export async function listOutbox(ctx: Ctx, q: OutboxQuery) {
     .where(and(...conditions))
     .orderBy(desc(messages.id))
     .limit(limit + 1)
-    .all()
   const subject = ctx.sqlite.query<{ subject: string | null }, [number]>(
     'SELECT subject FROM message_contents WHERE message_seq = ?1',
   )

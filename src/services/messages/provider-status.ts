@@ -12,10 +12,12 @@ export async function messageByProviderId(
   provider: string,
   providerMessageId: string,
 ): Promise<string | null> {
-  const m = await app.db
-    .select({ id: messages.id, provider: messages.provider })
-    .from(messages)
-    .where(eq(messages.providerMessageId, providerMessageId))
-    .get()
+  const m = (
+    await app.db
+      .select({ id: messages.id, provider: messages.provider })
+      .from(messages)
+      .where(eq(messages.providerMessageId, providerMessageId))
+      .limit(1)
+  )[0]
   return m && m.provider === provider ? m.id : null
 }

@@ -80,11 +80,9 @@ async function headersOf(ctx: Ctx, rows: MessageRow[]) {
 export async function getMessage(ctx: Ctx, id: string) {
   const row = await findVisible(ctx.db, ctx.actor, messages, id)
   if (!row) throw notFound('Message')
-  const content = await ctx.db
-    .select()
-    .from(messageContents)
-    .where(eq(messageContents.messageSeq, row.seq))
-    .get()
+  const content = (
+    await ctx.db.select().from(messageContents).where(eq(messageContents.messageSeq, row.seq)).limit(1)
+  )[0]
   return {
     ...presentMessage(row, content?.headers),
     subject: content?.subject ?? null,

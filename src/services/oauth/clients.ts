@@ -45,21 +45,22 @@ export function oauthClientErrors(input: Partial<CreateOAuthClientInput>): Field
 export async function createOAuthClient(ctx: Ctx, input: CreateOAuthClientInput) {
   const clientId = await credentialOwner(ctx.db, ctx.actor, input.client_id)
   const secret = input.confidential ? `${CLIENT_SECRET_PREFIX}${randomBase62(32)}` : null
-  const row = await ctx.db
-    .insert(oauthClients)
-    .values({
-      id: newId(),
-      name: input.name,
-      clientId,
-      redirectUris: input.redirect_uris,
-      confidential: input.confidential,
-      secretHash: secret ? sha256Hex(secret) : null,
-      scopes: input.scopes,
-      source: 'operator',
-      createdAt: ctx.clock.now(),
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(oauthClients)
+      .values({
+        id: newId(),
+        name: input.name,
+        clientId,
+        redirectUris: input.redirect_uris,
+        confidential: input.confidential,
+        secretHash: secret ? sha256Hex(secret) : null,
+        scopes: input.scopes,
+        source: 'operator',
+        createdAt: ctx.clock.now(),
+      })
+      .returning()
+  )[0]!
   return secret ? { ...presentOAuthClient(row), client_secret: secret } : presentOAuthClient(row)
 }
 
@@ -72,17 +73,19 @@ export async function listOAuthClients(ctx: Ctx, page: ListOAuthClientsInput) {
 }
 
 async function visibleClient(ctx: Ctx, id: string) {
-  const row = await ctx.db
-    .select()
-    .from(oauthClients)
-    .where(
-      and(
-        eq(oauthClients.id, id),
-        isNull(oauthClients.deletedAt),
-        visibleTo(ctx.actor, oauthClients.clientId),
-      ),
-    )
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(oauthClients)
+      .where(
+        and(
+          eq(oauthClients.id, id),
+          isNull(oauthClients.deletedAt),
+          visibleTo(ctx.actor, oauthClients.clientId),
+        ),
+      )
+      .limit(1)
+  )[0]
   if (!row) throw notFound('OAuth client')
   return row
 }
@@ -95,17 +98,18 @@ export async function getOAuthClient(ctx: Ctx, id: string) {
 export async function deleteOAuthClient(ctx: Ctx, id: string) {
   await visibleClient(ctx, id)
   const now = ctx.clock.now()
-  const row = (await ctx.db
-    .update(oauthClients)
-    .set({ deletedAt: now })
-    .where(eq(oauthClients.id, id))
-    .returning()
-    .get())!
+  const row = (
+    await ctx.db
+      .update(oauthClients)
+      .set({ deletedAt: now })
+      .where(eq(oauthClients.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   await ctx.db
     .update(oauthGrants)
     .set({ revokedAt: now })
     .where(and(eq(oauthGrants.oauthClientId, id), isNull(oauthGrants.revokedAt)))
-    .run()
   return presentOAuthClient(row)
 }
 
@@ -118,11 +122,13 @@ export async function findOAuthClient(
   const id = /^https?:\/\//i.test(oauthClientId) ? oauthClientId : parseId(oauthClientId)
   if (!id) return null
   return (
-    (await app.db
-      .select()
-      .from(oauthClients)
-      .where(and(eq(oauthClients.id, id), isNull(oauthClients.deletedAt)))
-      .get()) ?? null
+    (
+      await app.db
+        .select()
+        .from(oauthClients)
+        .where(and(eq(oauthClients.id, id), isNull(oauthClients.deletedAt)))
+        .limit(1)
+    )[0] ?? null
   )
 }
 
@@ -135,7 +141,7 @@ export const isSelfRegistered = (client: OAuthClientRow) => client.source !== 'o
 /** The default workspace: the first client created (bootstrap's "Default workspace"). */
 export async function defaultWorkspace(app: AppContext): Promise<string | null> {
   return (
-    (await app.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.createdAt)).limit(1).get())
-      ?.id ?? null
+    (await app.db.select({ id: clients.id }).from(clients).orderBy(asc(clients.createdAt)).limit(1))[0]?.id ??
+    null
   )
 }

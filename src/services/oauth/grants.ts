@@ -131,16 +131,13 @@ async function issue(
   }
   if (options.refresh) {
     const refresh = `${REFRESH_TOKEN_PREFIX}${randomBase62(32)}`
-    await app.db
-      .insert(oauthRefreshTokens)
-      .values({
-        id: newId(),
-        tokenHash: sha256Hex(refresh),
-        grantId: grant.id,
-        createdAt: now,
-        expiresAt: now + REFRESH_TOKEN_TTL_MS,
-      })
-      .run()
+    await app.db.insert(oauthRefreshTokens).values({
+      id: newId(),
+      tokenHash: sha256Hex(refresh),
+      grantId: grant.id,
+      createdAt: now,
+      expiresAt: now + REFRESH_TOKEN_TTL_MS,
+    })
     answer.refresh_token = refresh
   }
   return answer
@@ -151,11 +148,10 @@ async function revokeGrant(app: AppContext, grantId: string): Promise<void> {
     .update(oauthGrants)
     .set({ revokedAt: app.clock.now() })
     .where(and(eq(oauthGrants.id, grantId), isNull(oauthGrants.revokedAt)))
-    .run()
 }
 
 const grantById = async (app: AppContext, id: string) =>
-  await app.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).get()
+  (await app.db.select().from(oauthGrants).where(eq(oauthGrants.id, id)).limit(1))[0]
 
 // --- authorization code -------------------------------------------------------------------------
 
@@ -177,30 +173,24 @@ export async function createAuthorizationCode(
   const now = app.clock.now()
   await inTransaction(app.sqlite, async () => {
     const grantId = newId()
-    await app.db
-      .insert(oauthGrants)
-      .values({
-        id: grantId,
-        oauthClientId: input.client.id,
-        subject: input.userId,
-        tenant: input.tenant,
-        scopes: [...input.scopes],
-        resource: input.resource,
-        createdAt: now,
-      })
-      .run()
-    await app.db
-      .insert(oauthCodes)
-      .values({
-        codeHash: sha256Hex(code),
-        grantId,
-        redirectUri: input.redirectUri,
-        redirectUriGiven: input.redirectUriGiven ?? true,
-        codeChallenge: input.codeChallenge,
-        resource: input.resource,
-        expiresAt: now + CODE_TTL_MS,
-      })
-      .run()
+    await app.db.insert(oauthGrants).values({
+      id: grantId,
+      oauthClientId: input.client.id,
+      subject: input.userId,
+      tenant: input.tenant,
+      scopes: [...input.scopes],
+      resource: input.resource,
+      createdAt: now,
+    })
+    await app.db.insert(oauthCodes).values({
+      codeHash: sha256Hex(code),
+      grantId,
+      redirectUri: input.redirectUri,
+      redirectUriGiven: input.redirectUriGiven ?? true,
+      codeChallenge: input.codeChallenge,
+      resource: input.resource,
+      expiresAt: now + CODE_TTL_MS,
+    })
   })
   return code
 }
@@ -220,11 +210,13 @@ export async function exchangeCode(
   // As for refresh tokens: a reused code revokes its grant, which must commit though the request fails.
   const outcome = await inTransaction(app.sqlite, async (): Promise<TokenResponse | OAuthError> => {
     const now = app.clock.now()
-    const row = await app.db
-      .select()
-      .from(oauthCodes)
-      .where(eq(oauthCodes.codeHash, sha256Hex(params.code!)))
-      .get()
+    const row = (
+      await app.db
+        .select()
+        .from(oauthCodes)
+        .where(eq(oauthCodes.codeHash, sha256Hex(params.code!)))
+        .limit(1)
+    )[0]
     if (!row) return new OAuthError('invalid_grant', 'The authorization code is not valid')
     const grant = (await grantById(app, row.grantId))!
     if (grant.oauthClientId !== client.id)
@@ -246,7 +238,7 @@ export async function exchangeCode(
     const challenge = createHash('sha256').update(params.code_verifier!).digest('base64url')
     if (!safeEqual(challenge, row.codeChallenge))
       return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge')
-    await app.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash)).run()
+    await app.db.update(oauthCodes).set({ usedAt: now }).where(eq(oauthCodes.codeHash, row.codeHash))
     return await issue(app, client, grant, grant.scopes, { refresh: true, resource: row.resource })
   })
   if (outcome instanceof OAuthError) throw outcome
@@ -276,11 +268,9 @@ export async function refresh(
   // transaction returns the outcome and the error is thrown after it.
   const outcome = await inTransaction(app.sqlite, async (): Promise<TokenResponse | OAuthError> => {
     const now = app.clock.now()
-    const row = await app.db
-      .select()
-      .from(oauthRefreshTokens)
-      .where(eq(oauthRefreshTokens.tokenHash, hash))
-      .get()
+    const row = (
+      await app.db.select().from(oauthRefreshTokens).where(eq(oauthRefreshTokens.tokenHash, hash)).limit(1)
+    )[0]
     if (!row) return new OAuthError('invalid_grant', 'The refresh token is not valid')
     const grant = (await grantById(app, row.grantId))!
     if (grant.oauthClientId !== client.id)
@@ -314,11 +304,7 @@ export async function refresh(
       await revokeGrant(app, grant.id)
       return new OAuthError('invalid_grant', "The user's role no longer allows any scope of this grant")
     }
-    await app.db
-      .update(oauthRefreshTokens)
-      .set({ usedAt: now })
-      .where(eq(oauthRefreshTokens.id, row.id))
-      .run()
+    await app.db.update(oauthRefreshTokens).set({ usedAt: now }).where(eq(oauthRefreshTokens.id, row.id))
     // The refreshed token keeps the audience the user consented to (RFC 8707).
     return await issue(app, client, grant, scopes, { refresh: true, resource: grant.resource })
   })
@@ -360,18 +346,19 @@ export async function clientCredentials(
       'The client is registered for no workspace and this server has no default one',
     )
   return await inTransaction(app.sqlite, async () => {
-    const grant = await app.db
-      .insert(oauthGrants)
-      .values({
-        id: newId(),
-        oauthClientId: client.id,
-        subject: client.id,
-        tenant,
-        scopes,
-        createdAt: app.clock.now(),
-      })
-      .returning()
-      .get()
+    const grant = (
+      await app.db
+        .insert(oauthGrants)
+        .values({
+          id: newId(),
+          oauthClientId: client.id,
+          subject: client.id,
+          tenant,
+          scopes,
+          createdAt: app.clock.now(),
+        })
+        .returning()
+    )[0]!
     return await issue(app, client, grant, scopes, { refresh: false })
   })
 }
@@ -422,7 +409,7 @@ export async function jwtBearer(
     tenant = parseId(jag.audTenant)
     if (
       !tenant ||
-      !(await app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).get())
+      !(await app.db.select({ id: clients.id }).from(clients).where(eq(clients.id, tenant)).limit(1))[0]
     )
       throw new OAuthError('invalid_grant', "The assertion's aud_tenant names no workspace of this server")
     // A client registered for one workspace gets tokens for that one only, as with client credentials.
@@ -440,18 +427,19 @@ export async function jwtBearer(
         'invalid_grant',
         'The assertion has already been used (its jti was presented before); ask the identity provider for a new one',
       )
-    const grant = await app.db
-      .insert(oauthGrants)
-      .values({
-        id: newId(),
-        oauthClientId: client.id,
-        subject: `${jag.issuer}#${jag.subject}`,
-        tenant,
-        scopes,
-        createdAt: app.clock.now(),
-      })
-      .returning()
-      .get()
+    const grant = (
+      await app.db
+        .insert(oauthGrants)
+        .values({
+          id: newId(),
+          oauthClientId: client.id,
+          subject: `${jag.issuer}#${jag.subject}`,
+          tenant,
+          scopes,
+          createdAt: app.clock.now(),
+        })
+        .returning()
+    )[0]!
     return await issue(app, client, grant, scopes, { refresh: false })
   })
 }
@@ -464,11 +452,13 @@ export async function jwtBearer(
  */
 export async function revokeToken(app: AppContext, client: OAuthClientRow, token: string): Promise<void> {
   await inTransaction(app.sqlite, async () => {
-    const refreshRow = await app.db
-      .select()
-      .from(oauthRefreshTokens)
-      .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
-      .get()
+    const refreshRow = (
+      await app.db
+        .select()
+        .from(oauthRefreshTokens)
+        .where(eq(oauthRefreshTokens.tokenHash, sha256Hex(token)))
+        .limit(1)
+    )[0]
     if (refreshRow) {
       const grant = (await grantById(app, refreshRow.grantId))!
       if (grant.oauthClientId === client.id) await revokeGrant(app, grant.id)
@@ -477,10 +467,6 @@ export async function revokeToken(app: AppContext, client: OAuthClientRow, token
     const claims = await verifyJwt(app, token)
     if (!claims || claims.client_id !== client.id || typeof claims.jti !== 'string') return
     const exp = typeof claims.exp === 'number' ? claims.exp * 1000 : app.clock.now() + ACCESS_TOKEN_TTL_MS
-    await app.db
-      .insert(oauthRevokedTokens)
-      .values({ jti: claims.jti, expiresAt: exp })
-      .onConflictDoNothing()
-      .run()
+    await app.db.insert(oauthRevokedTokens).values({ jti: claims.jti, expiresAt: exp }).onConflictDoNothing()
   })
 }

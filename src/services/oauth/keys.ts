@@ -37,7 +37,7 @@ function thumbprint(jwk: { crv: string; x: string }): string {
 }
 
 async function readKeys(app: AppContext): Promise<KeySet | null> {
-  const rows = await app.db.select().from(oauthSigningKeys).orderBy(desc(oauthSigningKeys.createdAt)).all()
+  const rows = await app.db.select().from(oauthSigningKeys).orderBy(desc(oauthSigningKeys.createdAt))
   const newest = rows[0]
   if (!newest) return null
   const publicKeys = new Map<string, KeyObject>()
@@ -62,16 +62,13 @@ export async function signingKeys(app: AppContext): Promise<KeySet> {
       const pair = generateKeyPairSync('ed25519')
       const jwk = pair.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string }
       const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string
-      await app.db
-        .insert(oauthSigningKeys)
-        .values({
-          id: thumbprint(jwk),
-          alg: 'EdDSA',
-          publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
-          privateKey: encryptSecret(app.secretKey, pem),
-          createdAt: app.clock.now(),
-        })
-        .run()
+      await app.db.insert(oauthSigningKeys).values({
+        id: thumbprint(jwk),
+        alg: 'EdDSA',
+        publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+        privateKey: encryptSecret(app.secretKey, pem),
+        createdAt: app.clock.now(),
+      })
       return (await readKeys(app))!
     }))
   loaded.set(app.db, keys)

@@ -213,6 +213,5 @@ async function storeDocument(app: AppContext, clientId: string, parsed: unknown)
     })
     // A document that changed (new redirect URIs) takes effect; a deleted client stays deleted.
     .onConflictDoUpdate({ target: oauthClients.id, set: values })
-    .run()
   return null
 }

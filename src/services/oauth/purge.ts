@@ -83,9 +83,8 @@ export async function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): Promise<
         ),
       )
       .limit(chunk)
-      .all()
   ).map((r) => r.id)
-  if (dead.length > 0) await ctx.db.delete(oauthGrants).where(inArray(oauthGrants.id, dead)).run()
+  if (dead.length > 0) await ctx.db.delete(oauthGrants).where(inArray(oauthGrants.id, dead))
   return {
     codes,
     refresh_tokens: refreshTokens,

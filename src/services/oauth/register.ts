@@ -53,21 +53,22 @@ export async function registerClient(app: AppContext, body: unknown) {
   if (typeof name !== 'string' || name.length === 0 || name.length > 200 || !NAME_RE.test(name))
     throw metadataError('client_name must be one line of 1 to 200 characters')
   const now = app.clock.now()
-  const row = await app.db
-    .insert(oauthClients)
-    .values({
-      id: newId(),
-      name,
-      clientId: null,
-      redirectUris: uris as string[],
-      confidential: false,
-      secretHash: null,
-      scopes,
-      source: 'dynamic',
-      createdAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await app.db
+      .insert(oauthClients)
+      .values({
+        id: newId(),
+        name,
+        clientId: null,
+        redirectUris: uris as string[],
+        confidential: false,
+        secretHash: null,
+        scopes,
+        source: 'dynamic',
+        createdAt: now,
+      })
+      .returning()
+  )[0]!
   return {
     client_id: row.id,
     client_id_issued_at: Math.floor(now / 1000),

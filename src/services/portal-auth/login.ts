@@ -45,7 +45,6 @@ export async function lockedUntil(app: AppContext, email: string, ip: string): P
     .select({ until: loginLocks.until })
     .from(loginLocks)
     .where(and(inArray(loginLocks.subject, subjects(email, addressGroup(ip))), gt(loginLocks.until, now)))
-    .all()
   return rows.length ? Math.max(...rows.map((r) => r.until)) : null
 }
 
@@ -53,21 +52,17 @@ async function recordFailure(app: AppContext, email: string, ip: string): Promis
   const now = app.clock.now()
   await inTransaction(app.sqlite, async () => {
     // Old failures and expired locks go here, so neither table grows without bound.
-    await app.db
-      .delete(loginFailures)
-      .where(lt(loginFailures.at, now - WINDOW_MS))
-      .run()
-    await app.db.delete(loginLocks).where(lt(loginLocks.until, now)).run()
-    await app.db.insert(loginFailures).values({ email, ip, at: now }).run()
+    await app.db.delete(loginFailures).where(lt(loginFailures.at, now - WINDOW_MS))
+    await app.db.delete(loginLocks).where(lt(loginLocks.until, now))
+    await app.db.insert(loginFailures).values({ email, ip, at: now })
     const since = gt(loginFailures.at, now - WINDOW_MS)
     const failures = async (where: SQL | undefined) =>
-      (await app.db.select({ n: count() }).from(loginFailures).where(and(where, since)).get())?.n ?? 0
+      (await app.db.select({ n: count() }).from(loginFailures).where(and(where, since)).limit(1))[0]?.n ?? 0
     const lock = async (subject: string, ms: number) =>
       await app.db
         .insert(loginLocks)
         .values({ subject, until: now + ms })
         .onConflictDoUpdate({ target: loginLocks.subject, set: { until: now + ms } })
-        .run()
     const [pair, address, anyAddress] = subjects(email, ip)
     if ((await failures(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))) >= MAX_FAILURES)
       await lock(pair!, LOCK_MS)
@@ -88,20 +83,19 @@ export async function attemptLogin(
   const until = await lockedUntil(app, email, ip)
   if (until !== null) return { ok: false, reason: 'locked', until }
   const user = email
-    ? await app.db
-        .select({ id: users.id, hash: users.passwordHash })
-        .from(users)
-        .where(eq(users.email, email))
-        .get()
+    ? (
+        await app.db
+          .select({ id: users.id, hash: users.passwordHash })
+          .from(users)
+          .where(eq(users.email, email))
+          .limit(1)
+      )[0]
     : undefined
   const ok = await verifyPassword(password.slice(0, 200), user?.hash ?? (await decoyHash()))
   if (user && ok) {
     // A success clears this address's count for this email: not the email's count from other
     // addresses (a distributed guess keeps its back-off), nor the address's (a spray goes on counting).
-    await app.db
-      .delete(loginFailures)
-      .where(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))
-      .run()
+    await app.db.delete(loginFailures).where(and(eq(loginFailures.email, email), eq(loginFailures.ip, ip)))
     return { ok: true, userId: user.id }
   }
   await recordFailure(app, email, ip)

@@ -38,22 +38,22 @@ export async function createSession(app: AppContext, userId: string, workspaceId
   await app.db
     .delete(portalSessions)
     .where(or(lt(portalSessions.lastSeenAt, now - IDLE_MS), lt(portalSessions.createdAt, now - ABSOLUTE_MS)))
-    .run()
   await app.db
     .insert(portalSessions)
     .values({ tokenHash: sha256Hex(token), userId, csrfToken, workspaceId, createdAt: now, lastSeenAt: now })
-    .run()
   return { token, csrfToken, expiresAt: now + ABSOLUTE_MS }
 }
 
 /** The live session of a cookie token, or null (unknown, idle too long, too old, user gone). */
 export async function resolveSession(app: AppContext, token: string): Promise<PortalSession | null> {
   const tokenHash = sha256Hex(token)
-  const row = await app.db.select().from(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).get()
+  const row = (
+    await app.db.select().from(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).limit(1)
+  )[0]
   if (!row) return null
   const now = app.clock.now()
   if (now - row.lastSeenAt >= IDLE_MS || now - row.createdAt >= ABSOLUTE_MS) {
-    await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+    await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash))
     return null
   }
   const user = await loadIdentity(app.db, row.userId)
@@ -63,7 +63,6 @@ export async function resolveSession(app: AppContext, token: string): Promise<Po
       .update(portalSessions)
       .set({ lastSeenAt: now })
       .where(eq(portalSessions.tokenHash, tokenHash))
-      .run()
   return {
     tokenHash,
     csrfToken: row.csrfToken,
@@ -76,7 +75,7 @@ export async function resolveSession(app: AppContext, token: string): Promise<Po
 }
 
 export async function destroySession(app: AppContext, tokenHash: string): Promise<void> {
-  await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash)).run()
+  await app.db.delete(portalSessions).where(eq(portalSessions.tokenHash, tokenHash))
 }
 
 export async function setWorkspace(
@@ -84,11 +83,7 @@ export async function setWorkspace(
   tokenHash: string,
   workspaceId: string | null,
 ): Promise<void> {
-  await app.db
-    .update(portalSessions)
-    .set({ workspaceId })
-    .where(eq(portalSessions.tokenHash, tokenHash))
-    .run()
+  await app.db.update(portalSessions).set({ workspaceId }).where(eq(portalSessions.tokenHash, tokenHash))
 }
 
 export async function setFlash(app: AppContext, tokenHash: string, flash: Flash): Promise<void> {
@@ -96,14 +91,15 @@ export async function setFlash(app: AppContext, tokenHash: string, flash: Flash)
     .update(portalSessions)
     .set({ flash: JSON.stringify(flash) })
     .where(eq(portalSessions.tokenHash, tokenHash))
-    .run()
 }
 
 /** The pending flash message, removed as it is read (shown once). */
 export async function takeFlash(app: AppContext, tokenHash: string): Promise<Flash | null> {
   const where = eq(portalSessions.tokenHash, tokenHash)
-  const row = await app.db.select({ flash: portalSessions.flash }).from(portalSessions).where(where).get()
+  const row = (
+    await app.db.select({ flash: portalSessions.flash }).from(portalSessions).where(where).limit(1)
+  )[0]
   if (!row?.flash) return null
-  await app.db.update(portalSessions).set({ flash: null }).where(where).run()
+  await app.db.update(portalSessions).set({ flash: null }).where(where)
   return JSON.parse(row.flash) as Flash
 }

@@ -33,5 +33,4 @@ export async function preferenceListsOf(
     .where(and(eq(lists.clientId, contact.clientId), eq(lists.public, true)))
     .orderBy(asc(sql`coalesce(${lists.publicName}, ${lists.name})`), asc(lists.id))
     .limit(MAX_LISTS)
-    .all()
 }

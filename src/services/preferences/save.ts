@@ -37,7 +37,7 @@ export async function savePreferences(
 ): Promise<SavedPreferences> {
   return await inTransaction(app.sqlite, async () => {
     const saved: SavedPreferences = { unsubscribedEverything: false, joined: [], left: [] }
-    const contact = await app.db.select().from(contacts).where(eq(contacts.id, contactId)).get()
+    const contact = (await app.db.select().from(contacts).where(eq(contacts.id, contactId)).limit(1))[0]
     if (!contact) return saved
     const consent: ConsentOrigin = { ...origin, source: 'preferences' }
     const firstName = choices.firstName === undefined ? contact.firstName : choices.firstName
@@ -47,7 +47,6 @@ export async function savePreferences(
         .update(contacts)
         .set({ firstName, lastName, updatedAt: at })
         .where(eq(contacts.id, contactId))
-        .run()
     if (choices.everything) {
       saved.unsubscribedEverything = await optOutContact(app, contact, { source: 'preferences', consent, at })
       return saved

@@ -12,7 +12,7 @@ import { trackingKeyOf } from '../tracking/resolve'
 export async function resolvePreferencesToken(app: AppContext, token: string): Promise<ContactRow | null> {
   const decoded = decodeLinkToken(token)
   if (!decoded || decoded.kind !== 'preferences') return null
-  const contact = await app.db.select().from(contacts).where(eq(contacts.id, decoded.messageId)).get()
+  const contact = (await app.db.select().from(contacts).where(eq(contacts.id, decoded.messageId)).limit(1))[0]
   if (!contact || !decoded.verify(trackingKeyOf(app), contact.clientId)) return null
   return contact
 }

@@ -54,7 +54,7 @@ export async function estimateSize(
   now: number,
 ): Promise<number> {
   const where = await segmentCondition(db, clientId, match, groups, now)
-  return (await db.select({ n: count() }).from(contacts).where(where).get())?.n ?? 0
+  return (await db.select({ n: count() }).from(contacts).where(where).limit(1))[0]?.n ?? 0
 }
 
 export async function findSegmentRow(ctx: Ctx, id: string) {
@@ -68,21 +68,22 @@ export async function createSegment(ctx: Ctx, input: SegmentInput, sized: Sized,
   const clientId = await ownerForCreate(ctx.db, ctx.actor, clientIdParam)
   const now = ctx.clock.now()
   const match = input.match ?? 'all'
-  const row = await ctx.db
-    .insert(segments)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      match,
-      ruleGroups: input.rule_groups,
-      estimatedSize: sized.size,
-      estimatedAt: sized.at,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(segments)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        match,
+        ruleGroups: input.rule_groups,
+        estimatedSize: sized.size,
+        estimatedAt: sized.at,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return presentSegment(row)
 }
 
@@ -92,19 +93,21 @@ export async function updateSegment(ctx: Ctx, id: string, patch: Partial<Segment
   const now = ctx.clock.now()
   const match = patch.match ?? current.match
   const groups = patch.rule_groups ?? (current.ruleGroups as RuleGroup[])
-  const row = await ctx.db
-    .update(segments)
-    .set({
-      name: patch.name ?? current.name,
-      match,
-      ruleGroups: groups,
-      estimatedSize: sized ? sized.size : current.estimatedSize,
-      estimatedAt: sized ? sized.at : current.estimatedAt,
-      updatedAt: now,
-    })
-    .where(eq(segments.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(segments)
+      .set({
+        name: patch.name ?? current.name,
+        match,
+        ruleGroups: groups,
+        estimatedSize: sized ? sized.size : current.estimatedSize,
+        estimatedAt: sized ? sized.at : current.estimatedAt,
+        updatedAt: now,
+      })
+      .where(eq(segments.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentSegment(row)
 }
 
@@ -117,7 +120,7 @@ export async function listSegments(ctx: Ctx, page: PageRequest & { client_id?: s
 
 export async function deleteSegment(ctx: Ctx, id: string) {
   await findSegmentRow(ctx, id)
-  await ctx.db.delete(segments).where(eq(segments.id, id)).run()
+  await ctx.db.delete(segments).where(eq(segments.id, id))
   return { id, deleted: true }
 }
 
@@ -140,7 +143,6 @@ export async function storeSegmentSizes(ctx: AppContext, sizes: Map<string, Size
       .update(segments)
       .set({ estimatedSize: sized.size, estimatedAt: sized.at })
       .where(eq(segments.id, id))
-      .run()
   return sizes.size
 }
 
@@ -153,7 +155,7 @@ export async function estimateSegment(ctx: Ctx, found: { size: number; ids: stri
 async function contactsByIds(ctx: Ctx, ids: string[]): Promise<ContactRow[]> {
   if (ids.length === 0) return []
   const byId = new Map(
-    (await ctx.db.select().from(contacts).where(inArray(contacts.id, ids)).all()).map((r) => [r.id, r]),
+    (await ctx.db.select().from(contacts).where(inArray(contacts.id, ids))).map((r) => [r.id, r]),
   )
   return ids.flatMap((id) => byId.get(id) ?? [])
 }

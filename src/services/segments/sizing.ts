@@ -92,7 +92,6 @@ export async function sizeAllSegments(ctx: AppContext): Promise<Map<string, Size
       ruleGroups: segments.ruleGroups,
     })
     .from(segments)
-    .all()
   const sizes = new Map<string, Sized>()
   for (const s of all) {
     const at = ctx.clock.now()

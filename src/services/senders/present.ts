@@ -21,7 +21,6 @@ export async function verifiedDomainsFor(db: Db, rows: readonly SenderRow[]): Pr
         eq(domains.spfVerified, true),
       ),
     )
-    .all()
   for (const d of found) byKey.set(`${d.clientId} ${d.domain}`, d.id)
   return byKey
 }

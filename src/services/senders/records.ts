@@ -17,17 +17,19 @@ function domainOf(email: string): string {
 }
 
 async function assertUnique(ctx: Ctx, clientId: string, email: string, exceptId?: string) {
-  const existing = await ctx.db
-    .select({ id: senders.id })
-    .from(senders)
-    .where(
-      and(
-        eq(senders.clientId, clientId),
-        sql`lower(${senders.fromEmail}) = ${email.toLowerCase()}`,
-        exceptId ? ne(senders.id, exceptId) : undefined,
-      ),
-    )
-    .get()
+  const existing = (
+    await ctx.db
+      .select({ id: senders.id })
+      .from(senders)
+      .where(
+        and(
+          eq(senders.clientId, clientId),
+          sql`lower(${senders.fromEmail}) = ${email.toLowerCase()}`,
+          exceptId ? ne(senders.id, exceptId) : undefined,
+        ),
+      )
+      .limit(1)
+  )[0]
   if (existing)
     throw conflict(`A sender with the address ${email} already exists in this client`, existing.id)
 }
@@ -43,20 +45,21 @@ export async function createSender(ctx: Ctx, clientIdParam: string | undefined, 
   const domain = domainOf(input.from_email)
   await assertUnique(ctx, clientId, input.from_email)
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(senders)
-    .values({
-      id: newId(),
-      clientId,
-      fromEmail: input.from_email,
-      fromName: input.from_name,
-      replyTo: input.reply_to ?? null,
-      domain,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(senders)
+      .values({
+        id: newId(),
+        clientId,
+        fromEmail: input.from_email,
+        fromName: input.from_name,
+        replyTo: input.reply_to ?? null,
+        domain,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return await presentOne(ctx.db, row)
 }
 
@@ -75,23 +78,25 @@ export async function updateSender(ctx: Ctx, id: string, input: Partial<SenderIn
   const fromEmail = input.from_email ?? current.fromEmail
   const domain = input.from_email === undefined ? current.domain : domainOf(fromEmail)
   if (input.from_email !== undefined) await assertUnique(ctx, current.clientId, fromEmail, current.id)
-  const row = await ctx.db
-    .update(senders)
-    .set({
-      fromEmail,
-      domain,
-      fromName: input.from_name ?? current.fromName,
-      replyTo: input.reply_to === undefined ? current.replyTo : input.reply_to,
-      updatedAt: ctx.clock.now(),
-    })
-    .where(eq(senders.id, current.id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(senders)
+      .set({
+        fromEmail,
+        domain,
+        fromName: input.from_name ?? current.fromName,
+        replyTo: input.reply_to === undefined ? current.replyTo : input.reply_to,
+        updatedAt: ctx.clock.now(),
+      })
+      .where(eq(senders.id, current.id))
+      .returning()
+      .limit(1)
+  )[0]!
   return await presentOne(ctx.db, row)
 }
 
 export async function deleteSender(ctx: Ctx, id: string) {
   const row = await findSenderRow(ctx, id)
-  await ctx.db.delete(senders).where(eq(senders.id, row.id)).run()
+  await ctx.db.delete(senders).where(eq(senders.id, row.id))
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }

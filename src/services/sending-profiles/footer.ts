@@ -11,12 +11,14 @@ export interface Footer {
 }
 
 export async function footerOf(db: Db, clientId: string): Promise<Footer> {
-  const row = await db
-    .select({ name: clients.name, profile: sendingProfiles.profile })
-    .from(clients)
-    .leftJoin(sendingProfiles, eq(sendingProfiles.clientId, clients.id))
-    .where(eq(clients.id, clientId))
-    .get()
+  const row = (
+    await db
+      .select({ name: clients.name, profile: sendingProfiles.profile })
+      .from(clients)
+      .leftJoin(sendingProfiles, eq(sendingProfiles.clientId, clients.id))
+      .where(eq(clients.id, clientId))
+      .limit(1)
+  )[0]
   if (!row) return { company: null, postal_address: null }
   return {
     company: row.profile?.footer.company ?? row.name,

@@ -35,7 +35,9 @@ export async function profileRow(
   ctx: Pick<Ctx, 'db'>,
   clientId: string,
 ): Promise<SendingProfileRow | undefined> {
-  return await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.clientId, clientId)).get()
+  return (
+    await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.clientId, clientId)).limit(1)
+  )[0]
 }
 
 /** The profile whose feedback URLs carry `token` (ESP notifications, inbound SMS). */
@@ -43,7 +45,9 @@ export async function profileByToken(
   ctx: Pick<Ctx, 'db'>,
   token: string,
 ): Promise<SendingProfileRow | undefined> {
-  return await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).get()
+  return (
+    await ctx.db.select().from(sendingProfiles).where(eq(sendingProfiles.feedbackToken, token)).limit(1)
+  )[0]
 }
 
 export async function getSendingProfile(ctx: Ctx, clientId: string) {
@@ -146,24 +150,27 @@ export async function putSendingProfile(
   const profile = merge(ctx, input, row?.profile ?? EMPTY_PROFILE, errors)
   if (
     profile.default_sender_id !== null &&
-    !(await ctx.db
-      .select({ id: senders.id })
-      .from(senders)
-      .where(and(eq(senders.id, profile.default_sender_id), eq(senders.clientId, client.id)))
-      .get())
+    !(
+      await ctx.db
+        .select({ id: senders.id })
+        .from(senders)
+        .where(and(eq(senders.id, profile.default_sender_id), eq(senders.clientId, client.id)))
+        .limit(1)
+    )[0]
   )
     errors.push({ field: 'default_sender_id', message: 'no such sender in this client' })
   if (errors.length) throw validationFailed(errors)
   const now = ctx.clock.now()
   const token = !row || input.feedback?.rotate_token ? randomBase62(24) : row.feedbackToken
-  const saved = await ctx.db
-    .insert(sendingProfiles)
-    .values({ clientId: client.id, profile, version: 1, feedbackToken: token, updatedAt: now })
-    .onConflictDoUpdate({
-      target: sendingProfiles.clientId,
-      set: { profile, version: (row?.version ?? 0) + 1, feedbackToken: token, updatedAt: now },
-    })
-    .returning()
-    .get()
+  const saved = (
+    await ctx.db
+      .insert(sendingProfiles)
+      .values({ clientId: client.id, profile, version: 1, feedbackToken: token, updatedAt: now })
+      .onConflictDoUpdate({
+        target: sendingProfiles.clientId,
+        set: { profile, version: (row?.version ?? 0) + 1, feedbackToken: token, updatedAt: now },
+      })
+      .returning()
+  )[0]!
   return await presentProfile(ctx, client.id, saved)
 }

@@ -78,22 +78,23 @@ export async function createSequence(ctx: Ctx, input: SequenceInput, clientIdPar
   const steps = await normalizeSteps(ctx.db, clientId, input.steps ?? [])
   const senderId = senderIdOf(input.sender_id)
   await checkOrThrow(ctx.db, clientId, steps, senderId, input.settings, false)
-  const row = await ctx.db
-    .insert(sequences)
-    .values({
-      id: newId(),
-      clientId,
-      name: input.name,
-      steps: steps as unknown as Record<string, unknown>[],
-      senderId,
-      stopOnReply: input.settings?.stop_on_reply ?? true,
-      sendingWindow: input.settings?.sending_window ?? null,
-      dailyLimit: input.settings?.daily_limit ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(sequences)
+      .values({
+        id: newId(),
+        clientId,
+        name: input.name,
+        steps: steps as unknown as Record<string, unknown>[],
+        senderId,
+        stopOnReply: input.settings?.stop_on_reply ?? true,
+        sendingWindow: input.settings?.sending_window ?? null,
+        dailyLimit: input.settings?.daily_limit ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return await present(ctx.db, row)
 }
 
@@ -134,20 +135,22 @@ export async function updateSequence(ctx: Ctx, id: string, patch: SequencePatch)
     patch.steps !== undefined && current.status === 'paused',
   )
   const s = patch.settings
-  const row = await ctx.db
-    .update(sequences)
-    .set({
-      name: patch.name ?? current.name,
-      steps: steps as unknown as Record<string, unknown>[],
-      senderId,
-      stopOnReply: s?.stop_on_reply ?? current.stopOnReply,
-      sendingWindow: s?.sending_window === undefined ? current.sendingWindow : s.sending_window,
-      dailyLimit: s?.daily_limit === undefined ? current.dailyLimit : s.daily_limit,
-      updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
-    })
-    .where(eq(sequences.id, id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(sequences)
+      .set({
+        name: patch.name ?? current.name,
+        steps: steps as unknown as Record<string, unknown>[],
+        senderId,
+        stopOnReply: s?.stop_on_reply ?? current.stopOnReply,
+        sendingWindow: s?.sending_window === undefined ? current.sendingWindow : s.sending_window,
+        dailyLimit: s?.daily_limit === undefined ? current.dailyLimit : s.daily_limit,
+        updatedAt: Math.max(ctx.clock.now(), current.updatedAt + 1),
+      })
+      .where(eq(sequences.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return await present(ctx.db, row)
 }
 
@@ -157,12 +160,14 @@ export async function activateSequence(ctx: Ctx, id: string) {
   const steps = row.steps as unknown as SequenceStep[]
   await checkOrThrow(ctx.db, row.clientId, steps, row.senderId, undefined, true)
   const now = ctx.clock.now()
-  const updated = await ctx.db
-    .update(sequences)
-    .set({ status: 'active', activatedAt: row.activatedAt ?? now, updatedAt: now })
-    .where(eq(sequences.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(sequences)
+      .set({ status: 'active', activatedAt: row.activatedAt ?? now, updatedAt: now })
+      .where(eq(sequences.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   ctx.workers.wake('flows')
   ctx.workers.wake('send')
   return await present(ctx.db, updated)
@@ -172,12 +177,14 @@ export async function activateSequence(ctx: Ctx, id: string) {
 export async function pauseSequence(ctx: Ctx, id: string) {
   const row = await findSequenceRow(ctx, id)
   assertSequenceState(row, 'pause')
-  const updated = await ctx.db
-    .update(sequences)
-    .set({ status: 'paused', updatedAt: ctx.clock.now() })
-    .where(eq(sequences.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(sequences)
+      .set({ status: 'paused', updatedAt: ctx.clock.now() })
+      .where(eq(sequences.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return await present(ctx.db, updated)
 }
 
@@ -187,11 +194,13 @@ export async function archiveSequence(ctx: Ctx, id: string) {
   assertSequenceState(row, 'archive')
   const now = ctx.clock.now()
   await endEveryRun(ctx.db, id, null, 'sequence archived', now)
-  const updated = await ctx.db
-    .update(sequences)
-    .set({ status: 'archived', archivedAt: now, updatedAt: now })
-    .where(eq(sequences.id, id))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(sequences)
+      .set({ status: 'archived', archivedAt: now, updatedAt: now })
+      .where(eq(sequences.id, id))
+      .returning()
+      .limit(1)
+  )[0]!
   return await present(ctx.db, updated)
 }

@@ -28,18 +28,22 @@ export async function stopSequenceEnrollment(ctx: Ctx, id: string, contactIdRef:
   const contactId = parseId(contactIdRef)
   const row =
     contactId &&
-    (await ctx.db
-      .select()
-      .from(flowEnrollments)
-      .where(and(eq(flowEnrollments.flowId, sequence.id), eq(flowEnrollments.contactId, contactId)))
-      .get())
+    (
+      await ctx.db
+        .select()
+        .from(flowEnrollments)
+        .where(and(eq(flowEnrollments.flowId, sequence.id), eq(flowEnrollments.contactId, contactId)))
+        .limit(1)
+    )[0]
   if (!row) throw notFound('Enrollment')
   if (row.status !== 'active')
     throw invalidState(`This run is ${row.status}; only an active run can be stopped`, row.status, ['active'])
   const q = flowQueue(ctx.sqlite)
   await q.endEnrollment(row.seq, 'stopped', 'manual', ctx.clock.now())
   await q.cancelContact(sequence.id, row.contactId, 'sequence stopped: manual')
-  const updated = (await ctx.db.select().from(flowEnrollments).where(eq(flowEnrollments.seq, row.seq)).get())!
-  const run = await ctx.db.select().from(flowRuns).where(eq(flowRuns.enrollmentSeq, row.seq)).get()
+  const updated = (
+    await ctx.db.select().from(flowEnrollments).where(eq(flowEnrollments.seq, row.seq)).limit(1)
+  )[0]!
+  const run = (await ctx.db.select().from(flowRuns).where(eq(flowRuns.enrollmentSeq, row.seq)).limit(1))[0]
   return presentSequenceEnrollment(updated, run?.nextRunAt ?? null)
 }

@@ -32,11 +32,13 @@ export async function normalizeSteps(db: Db, clientId: string, steps: StepInput[
 }
 
 const templateOf = async (db: Db, clientId: string, id: string) =>
-  await db
-    .select()
-    .from(templates)
-    .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
-    .get()
+  (
+    await db
+      .select()
+      .from(templates)
+      .where(and(eq(templates.id, id), eq(templates.clientId, clientId)))
+      .limit(1)
+  )[0]
 
 /**
  * Every failing member of every step. The first email step must have a subject (its own or
@@ -106,10 +108,12 @@ export async function checkSteps(
 /** 422 member check of the sequence's sender: one of this client's senders. */
 export async function checkSender(db: Db, clientId: string, senderId: string | null): Promise<FieldError[]> {
   if (senderId === null) return []
-  const found = await db
-    .select({ id: senders.id })
-    .from(senders)
-    .where(and(eq(senders.id, senderId), eq(senders.clientId, clientId)))
-    .get()
+  const found = (
+    await db
+      .select({ id: senders.id })
+      .from(senders)
+      .where(and(eq(senders.id, senderId), eq(senders.clientId, clientId)))
+      .limit(1)
+  )[0]
   return found ? [] : [{ field: 'sender_id', message: 'no such sender in this client' }]
 }

@@ -45,7 +45,6 @@ async function contactsByPhone(app: AppContext, clientId: string, phone: string)
     .from(contacts)
     .where(and(eq(contacts.clientId, clientId), eq(contacts.phone, phone)))
     .limit(100)
-    .all()
 }
 
 /** Sets the SMS opt-out of these contacts, with a consent row for each that changed. */
@@ -61,7 +60,6 @@ async function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optO
         changing.map((c) => c.id),
       ),
     )
-    .run()
   await recordConsents(
     app.db,
     { source: 'sms' },
@@ -76,22 +74,23 @@ async function setSmsOptOut(app: AppContext, people: readonly ContactRow[], optO
 
 /** The latest text sent to any of these contacts: what a reply from their number answers. */
 async function latestSmsTo(app: AppContext, people: readonly ContactRow[]) {
-  const row = await app.db
-    .select({ id: messages.id })
-    .from(messages)
-    .where(
-      and(
-        inArray(
-          messages.contactId,
-          people.map((c) => c.id),
+  const row = (
+    await app.db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(
+        and(
+          inArray(
+            messages.contactId,
+            people.map((c) => c.id),
+          ),
+          eq(messages.channel, 'sms'),
+          isNotNull(messages.sentAt),
         ),
-        eq(messages.channel, 'sms'),
-        isNotNull(messages.sentAt),
-      ),
-    )
-    .orderBy(desc(messages.seq))
-    .limit(1)
-    .get()
+      )
+      .orderBy(desc(messages.seq))
+      .limit(1)
+  )[0]
   return row ? await findMessage(app, row.id) : undefined
 }
 

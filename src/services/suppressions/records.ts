@@ -35,12 +35,13 @@ export async function suppress(
     .insert(suppressions)
     .values({ id: newId(), clientId, email: normalized, reason, source, createdAt: now })
     .onConflictDoNothing()
-    .run()
-  return (await db
-    .select()
-    .from(suppressions)
-    .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, normalized)))
-    .get())!
+  return (
+    await db
+      .select()
+      .from(suppressions)
+      .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, normalized)))
+      .limit(1)
+  )[0]!
 }
 
 export async function addSuppression(ctx: Ctx, input: SuppressionFields, clientIdParam?: string) {
@@ -63,11 +64,11 @@ export async function removeSuppression(ctx: Ctx, email: string, clientIdParam?:
     visibleTo(ctx.actor, suppressions.clientId) ??
       listFilter(ctx.actor, suppressions.clientId, clientIdParam),
   )
-  const rows = await ctx.db.select().from(suppressions).where(where).all()
+  const rows = await ctx.db.select().from(suppressions).where(where)
   if (rows.length === 0) throw notFound('Suppression')
   if (rows.length > 1)
     throw invalidField('client_id', 'is required: this address is suppressed in several clients')
-  await ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id)).run()
+  await ctx.db.delete(suppressions).where(eq(suppressions.id, rows[0]!.id))
   return { ...presentSuppression(rows[0]!), deleted: true }
 }
 

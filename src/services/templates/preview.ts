@@ -22,13 +22,19 @@ type Members = Record<string, unknown>
 async function loadContact(ctx: Ctx, clientId: string, contactId: string): Promise<Members> {
   const id = parseId(contactId)
   const row = id
-    ? await ctx.db
-        .select()
-        .from(contacts)
-        .where(
-          and(eq(contacts.id, id), eq(contacts.clientId, clientId), visibleTo(ctx.actor, contacts.clientId)),
-        )
-        .get()
+    ? (
+        await ctx.db
+          .select()
+          .from(contacts)
+          .where(
+            and(
+              eq(contacts.id, id),
+              eq(contacts.clientId, clientId),
+              visibleTo(ctx.actor, contacts.clientId),
+            ),
+          )
+          .limit(1)
+      )[0]
     : undefined
   if (!row) throw invalidField('contact_id', "no such contact in the template's client")
   return contactVariables(row)
@@ -69,7 +75,7 @@ export async function previewWith(
 ) {
   const base = input.contact_id !== undefined ? await loadContact(ctx, row.clientId, input.contact_id) : {}
   const sample = input.sample ?? {}
-  const client = await ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).get()
+  const client = (await ctx.db.select().from(clients).where(eq(clients.id, row.clientId)).limit(1))[0]
   const sampleContact = sampleContactVariables(sample.contact ?? {})
   const variables: RenderVariables = {
     contact: {

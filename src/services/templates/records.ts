@@ -46,11 +46,13 @@ export function checkContent(c: Content) {
 }
 
 export async function findTemplateRow(ctx: Ctx, id: string) {
-  const row = await ctx.db
-    .select()
-    .from(templates)
-    .where(and(eq(templates.id, id), visibleTo(ctx.actor, templates.clientId)))
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(templates)
+      .where(and(eq(templates.id, id), visibleTo(ctx.actor, templates.clientId)))
+      .limit(1)
+  )[0]
   if (!row) throw notFound('Template')
   return row
 }
@@ -65,11 +67,12 @@ export async function createTemplate(ctx: Ctx, clientIdParam: string | undefined
   }
   checkContent(content)
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(templates)
-    .values({ id: newId(), clientId, name: input.name, ...content, createdAt: now, updatedAt: now })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(templates)
+      .values({ id: newId(), clientId, name: input.name, ...content, createdAt: now, updatedAt: now })
+      .returning()
+  )[0]!
   return presentTemplate(row)
 }
 
@@ -93,12 +96,14 @@ export async function updateTemplate(ctx: Ctx, id: string, input: Partial<Templa
   checkContent(content)
   // updated_at is also the render cache's version: it must move on every change.
   const updatedAt = Math.max(ctx.clock.now(), current.updatedAt + 1)
-  const row = await ctx.db
-    .update(templates)
-    .set({ name: input.name ?? current.name, ...content, updatedAt })
-    .where(eq(templates.id, current.id))
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .update(templates)
+      .set({ name: input.name ?? current.name, ...content, updatedAt })
+      .where(eq(templates.id, current.id))
+      .returning()
+      .limit(1)
+  )[0]!
   return presentTemplate(row)
 }
 
@@ -107,6 +112,6 @@ export async function deleteTemplate(ctx: Ctx, id: string) {
   // Checked in the verb's transaction, so no campaign or flow can take the template up between
   // the check and the delete.
   await assertTemplateUnused(ctx, row)
-  await ctx.db.delete(templates).where(eq(templates.id, row.id)).run()
+  await ctx.db.delete(templates).where(eq(templates.id, row.id))
   return { id: row.id, client_id: row.clientId, deleted: true as const }
 }

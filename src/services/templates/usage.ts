@@ -51,17 +51,14 @@ async function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>):
         inArray(campaigns.status, LIVE_CAMPAIGN_STATES),
       ),
     )
-    .all()
   const inJourneys = await ctx.db
     .select(fields(journeys))
     .from(journeys)
     .where(and(eq(journeys.clientId, t.clientId), ne(journeys.status, 'archived'), usedIn(journeys.nodes)))
-    .all()
   const inSequences = await ctx.db
     .select(fields(sequences))
     .from(sequences)
     .where(and(eq(sequences.clientId, t.clientId), ne(sequences.status, 'archived'), usedIn(sequences.steps)))
-    .all()
   return [
     ...inCampaigns.map((r) => ({ type: 'campaign' as const, ...r })),
     ...inJourneys.map((r) => ({ type: 'journey' as const, ...r })),

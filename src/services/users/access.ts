@@ -17,11 +17,7 @@ export interface PortalIdentity {
 
 export async function clientsOfUser(db: Db, userId: string): Promise<string[]> {
   return (
-    await db
-      .select({ id: userClients.clientId })
-      .from(userClients)
-      .where(eq(userClients.userId, userId))
-      .all()
+    await db.select({ id: userClients.clientId }).from(userClients).where(eq(userClients.userId, userId))
   ).map((r) => r.id)
 }
 
@@ -36,7 +32,7 @@ export async function identityOf(db: Db, row: UserRow): Promise<PortalIdentity> 
 }
 
 export async function loadIdentity(db: Db, userId: string): Promise<PortalIdentity | null> {
-  const row = await db.select().from(users).where(eq(users.id, userId)).get()
+  const row = (await db.select().from(users).where(eq(users.id, userId)).limit(1))[0]
   return row ? await identityOf(db, row) : null
 }
 
@@ -45,10 +41,6 @@ export async function workspacesOf(
   db: Db,
   identity: PortalIdentity,
 ): Promise<{ id: string; name: string }[]> {
-  const all = await db
-    .select({ id: clients.id, name: clients.name })
-    .from(clients)
-    .orderBy(clients.createdAt)
-    .all()
+  const all = await db.select({ id: clients.id, name: clients.name }).from(clients).orderBy(clients.createdAt)
   return identity.clients === null ? all : all.filter((c) => identity.clients!.includes(c.id))
 }

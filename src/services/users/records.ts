@@ -19,7 +19,7 @@ export function requireOwner(ctx: Ctx): void {
 const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
 async function findUser(ctx: Ctx, id: string): Promise<UserRow> {
-  const row = await ctx.db.select().from(users).where(eq(users.id, id)).get()
+  const row = (await ctx.db.select().from(users).where(eq(users.id, id)).limit(1))[0]
   if (!row) throw notFound('User')
   return row
 }
@@ -32,18 +32,14 @@ async function resolveClients(ctx: Ctx, given: readonly string[] | undefined): P
   if (bad !== -1) throw invalidField(`clients[${bad}]`, notAnIdMessage('client'))
   const unique = [...new Set(ids as string[])]
   if (unique.length === 0) return []
-  const found = await ctx.db.select({ id: clients.id }).from(clients).where(inArray(clients.id, unique)).all()
+  const found = await ctx.db.select({ id: clients.id }).from(clients).where(inArray(clients.id, unique))
   if (found.length !== unique.length) throw invalidField('clients', 'names a client that does not exist')
   return unique
 }
 
 async function setClients(ctx: Ctx, userId: string, ids: readonly string[]): Promise<void> {
-  await ctx.db.delete(userClients).where(eq(userClients.userId, userId)).run()
-  if (ids.length)
-    await ctx.db
-      .insert(userClients)
-      .values(ids.map((clientId) => ({ userId, clientId })))
-      .run()
+  await ctx.db.delete(userClients).where(eq(userClients.userId, userId))
+  if (ids.length) await ctx.db.insert(userClients).values(ids.map((clientId) => ({ userId, clientId })))
 }
 
 async function ownersOtherThan(ctx: Ctx, id: string): Promise<number> {
@@ -53,8 +49,8 @@ async function ownersOtherThan(ctx: Ctx, id: string): Promise<number> {
         .select({ n: count() })
         .from(users)
         .where(and(eq(users.role, 'owner'), ne(users.id, id)))
-        .get()
-    )?.n ?? 0
+        .limit(1)
+    )[0]?.n ?? 0
   )
 }
 
@@ -67,21 +63,24 @@ const lastOwner = () =>
 export async function createUser(ctx: Ctx, input: CreateUserInput, passwordHash: string) {
   requireOwner(ctx)
   const email = normalizeEmail(input.email)
-  const existing = await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)).get()
+  const existing = (
+    await ctx.db.select({ id: users.id }).from(users).where(eq(users.email, email)).limit(1)
+  )[0]
   if (existing) throw conflict('A user with this email exists', existing.id)
   const clientIds = input.role === 'member' ? await resolveClients(ctx, input.clients) : []
-  const row = await ctx.db
-    .insert(users)
-    .values({
-      id: newId(),
-      email,
-      passwordHash,
-      role: input.role,
-      timezone: input.timezone ?? 'UTC',
-      createdAt: ctx.clock.now(),
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(users)
+      .values({
+        id: newId(),
+        email,
+        passwordHash,
+        role: input.role,
+        timezone: input.timezone ?? 'UTC',
+        createdAt: ctx.clock.now(),
+      })
+      .returning()
+  )[0]!
   await setClients(ctx, row.id, clientIds)
   return presentUser(row, clientIds)
 }
@@ -115,7 +114,7 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput) {
   const updated =
     role === row.role
       ? row
-      : (await ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning().get())!
+      : (await ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning().limit(1))[0]!
   if (role !== 'member') await setClients(ctx, row.id, [])
   else if (input.clients !== undefined)
     await setClients(ctx, row.id, await resolveClients(ctx, input.clients))
@@ -126,8 +125,8 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput) {
 export async function resetPassword(ctx: Ctx, id: string, passwordHash: string) {
   requireOwner(ctx)
   const row = await findUser(ctx, id)
-  await ctx.db.update(users).set({ passwordHash }).where(eq(users.id, id)).run()
-  await ctx.db.delete(portalSessions).where(eq(portalSessions.userId, id)).run()
+  await ctx.db.update(users).set({ passwordHash }).where(eq(users.id, id))
+  await ctx.db.delete(portalSessions).where(eq(portalSessions.userId, id))
   return presentUser(row, await clientsOfUser(ctx.db, id))
 }
 
@@ -137,6 +136,6 @@ export async function deleteUser(ctx: Ctx, id: string) {
   if (ctx.actor.kind === 'user' && ctx.actor.id === id) throw forbidden('You cannot delete yourself')
   if (row.role === 'owner' && (await ownersOtherThan(ctx, id)) === 0) throw lastOwner()
   const view = presentUser(row, await clientsOfUser(ctx.db, id))
-  await ctx.db.delete(users).where(eq(users.id, id)).run()
+  await ctx.db.delete(users).where(eq(users.id, id))
   return { ...view, deleted: true as const }
 }

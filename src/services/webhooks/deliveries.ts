@@ -46,7 +46,6 @@ async function attemptLogs(ctx: Ctx, deliveryIds: string[]) {
     .from(webhookAttempts)
     .where(inArray(webhookAttempts.deliveryId, deliveryIds))
     .orderBy(webhookAttempts.id)
-    .all()
   for (const a of rows) {
     const list = byDelivery.get(a.deliveryId) ?? []
     list.push({
@@ -81,11 +80,13 @@ export async function listDeliveries(ctx: Ctx, webhookId: string, page: PageRequ
 }
 
 async function findDelivery(ctx: Ctx, webhookId: string, deliveryId: string) {
-  const row = await ctx.db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
-    .get()
+  const row = (
+    await ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
+      .limit(1)
+  )[0]
   if (!row) throw notFound('Delivery')
   return row
 }
@@ -105,12 +106,14 @@ export async function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: str
       'failed',
     ])
   const now = ctx.clock.now()
-  const updated = await ctx.db
-    .update(webhookDeliveries)
-    .set({ status: 'pending', nextAttemptAt: now, completedAt: null, updatedAt: now })
-    .where(eq(webhookDeliveries.id, deliveryId))
-    .returning()
-    .get()
+  const updated = (
+    await ctx.db
+      .update(webhookDeliveries)
+      .set({ status: 'pending', nextAttemptAt: now, completedAt: null, updatedAt: now })
+      .where(eq(webhookDeliveries.id, deliveryId))
+      .returning()
+      .limit(1)
+  )[0]!
   ctx.workers.wake('webhooks')
   return present(updated, (await attemptLogs(ctx, [deliveryId])).get(deliveryId) ?? [])
 }
@@ -214,7 +217,7 @@ export async function attemptTest(
 export async function recordTest(ctx: Ctx, { hook, delivery, result }: TestAttempt) {
   // The webhook may have been deleted while the attempt ran: its log would have no owner.
   await findWebhookRow(ctx, hook.id)
-  await ctx.db.insert(webhookDeliveries).values(delivery).run()
+  await ctx.db.insert(webhookDeliveries).values(delivery)
   await recordOutcome(ctx, hook, delivery, result, TEST_POLICY)
   return {
     delivery_id: delivery.id,

@@ -73,20 +73,21 @@ export async function createWebhook(
   check(input, urlProblem)
   const secret = generateSecret()
   const now = ctx.clock.now()
-  const row = await ctx.db
-    .insert(webhooks)
-    .values({
-      id: Bun.randomUUIDv7(),
-      clientId,
-      url: input.url,
-      events: input.events,
-      active: true,
-      secret: encryptSecret(ctx.secretKey, secret),
-      createdAt: now,
-      updatedAt: now,
-    })
-    .returning()
-    .get()
+  const row = (
+    await ctx.db
+      .insert(webhooks)
+      .values({
+        id: Bun.randomUUIDv7(),
+        clientId,
+        url: input.url,
+        events: input.events,
+        active: true,
+        secret: encryptSecret(ctx.secretKey, secret),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
   return { ...presentWebhook(row), secret }
 }
 
@@ -117,7 +118,7 @@ export async function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, u
     Object.assign(set, { active: true, disabledReason: null, failingSince: null })
   if (patch.active === false && current.active)
     Object.assign(set, { active: false, disabledReason: 'manual' })
-  const row = await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().get()
+  const row = (await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().limit(1))[0]!
   if (set.active) ctx.workers.wake('webhooks')
   return presentWebhook(row)
 }
@@ -130,7 +131,7 @@ export async function deleteWebhook(ctx: Ctx, id: string) {
       'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)',
     )
     .run(id)
-  await ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).run()
-  await ctx.db.delete(webhooks).where(eq(webhooks.id, id)).run()
+  await ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))
+  await ctx.db.delete(webhooks).where(eq(webhooks.id, id))
   return { id, deleted: true }
 }

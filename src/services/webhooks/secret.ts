@@ -38,6 +38,5 @@ export async function rotateSecret(ctx: Ctx, id: string) {
       updatedAt: now,
     })
     .where(eq(webhooks.id, id))
-    .run()
   return { id, secret, previous_secret_expires_at: iso(expires) }
 }

@@ -24,36 +24,30 @@ const HEALTHY = 205
 // Rows written directly: ids are time-ordered, so the first written are the oldest, last in
 // the newest-first list, beyond its 200th row.
 async function hook(url: string, extra: Partial<typeof webhooks.$inferInsert> = {}) {
-  await t.ctx.db
-    .insert(webhooks)
-    .values({
-      id: newId(),
-      clientId,
-      url,
-      events: ['email.sent'],
-      active: true,
-      secret: 'x',
-      createdAt: now,
-      updatedAt: now,
-      ...extra,
-    })
-    .run()
+  await t.ctx.db.insert(webhooks).values({
+    id: newId(),
+    clientId,
+    url,
+    events: ['email.sent'],
+    active: true,
+    secret: 'x',
+    createdAt: now,
+    updatedAt: now,
+    ...extra,
+  })
 }
 async function domain(name: string, status: 'pending' | 'verified' | 'broken') {
-  await t.ctx.db
-    .insert(domains)
-    .values({
-      id: newId(),
-      clientId,
-      domain: name,
-      dkimSelector: 'herald',
-      dkimPublicKey: 'p',
-      dkimPrivateKey: 'k',
-      status,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .run()
+  await t.ctx.db.insert(domains).values({
+    id: newId(),
+    clientId,
+    domain: name,
+    dkimSelector: 'herald',
+    dkimPublicKey: 'p',
+    dkimPrivateKey: 'k',
+    status,
+    createdAt: now,
+    updatedAt: now,
+  })
 }
 
 await hook('https://failing.example.com/hook', { failingSince: now - 60_000 })

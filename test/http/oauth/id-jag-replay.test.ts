@@ -190,7 +190,7 @@ describe('replay at agent claim', () => {
     const assertion = await jag({}, { scope: 'journeys:read' })
     expect((await claim(assertion)).status).toBe(403)
     expect((await token(await jag())).status).toBe(200)
-    const rows = await t.ctx.db.select().from(oauthUsedAssertions).all()
+    const rows = await t.ctx.db.select().from(oauthUsedAssertions)
     const spentJtis = new Set(rows.map((r) => r.jti))
     const jti = JSON.parse(Buffer.from(assertion.split('.')[1]!, 'base64url').toString()).jti
     expect(spentJtis.has(jti)).toBe(false)

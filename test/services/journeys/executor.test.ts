@@ -37,7 +37,7 @@ let n = 0
 const person = (extra: Record<string, unknown> = {}) => j.contact(`p${n++}@example.com`, extra)
 const path = (e: { history: { node: string }[] }) => e.history.map((h) => h.node)
 const messagesOf = async (journeyId: string): Promise<MessageRow[]> =>
-  await t.ctx.db.select().from(messages).where(eq(messages.sourceId, journeyId)).orderBy(messages.seq).all()
+  await t.ctx.db.select().from(messages).where(eq(messages.sourceId, journeyId)).orderBy(messages.seq)
 /** Runs a journey for these contacts: enroll, then every step due now. */
 async function run(
   nodes: Record<string, unknown>[],

@@ -84,7 +84,7 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'opened', next: 'x' },
       exit,
     ])
-    const msgs = await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).all()
+    const msgs = await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source))
     const of = (c: string) => msgs.find((m) => m.contactId === c)!
     await recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
     await recordOpen(t.ctx, of(opener), 'Mozilla/5.0 (Windows NT 10.0) reader', j.clock.now())
@@ -129,7 +129,7 @@ describe('event', () => {
       { id: 't', type: 'trigger', trigger: 'event', event: 'clicked', next: 'x' },
       exit,
     ])
-    const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).get())!
+    const m = (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, source)).limit(1))[0]!
     await recordClick(t.ctx, m, 'https://example.com/x', 'Mozilla/5.0 reader', j.clock.now())
     expect(await contactsOf(id)).toEqual([c])
     await j.call('POST', `/api/v1/journeys/${id}/archive`)

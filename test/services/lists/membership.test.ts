@@ -24,21 +24,23 @@ async function setup() {
 }
 
 const counts = async (listId: string) =>
-  await t.ctx.db
-    .select({ confirmed: lists.memberCount, unconfirmed: lists.unconfirmedCount })
-    .from(lists)
-    .where(eq(lists.id, listId))
-    .get()
+  (
+    await t.ctx.db
+      .select({ confirmed: lists.memberCount, unconfirmed: lists.unconfirmedCount })
+      .from(lists)
+      .where(eq(lists.id, listId))
+      .limit(1)
+  )[0]
 const statusOf = async (listId: string, contactId: string) =>
   (
     await t.ctx.db
       .select({ s: listMembers.status })
       .from(listMembers)
       .where(and(eq(listMembers.listId, listId), eq(listMembers.contactId, contactId)))
-      .get()
-  )?.s
+      .limit(1)
+  )[0]?.s
 const consentsOf = async (contactId: string) =>
-  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId)).all()
+  await t.ctx.db.select().from(consents).where(eq(consents.contactId, contactId))
 
 describe('membership status keeps both counts exact', () => {
   test('unconfirmed → confirmed → unsubscribed → revived, each step counted once', async () => {

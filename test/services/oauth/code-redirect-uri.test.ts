@@ -20,7 +20,7 @@ async function setup() {
     body: { name: 'App', redirect_uris: [REDIRECT], confidential: false, scopes: ['contacts:read'] },
   })
   const client = (await findOAuthClient(t.ctx, made.body.data.oauth_client_id))!
-  const user = (await t.ctx.db.select({ id: users.id }).from(users).get())!
+  const user = (await t.ctx.db.select({ id: users.id }).from(users).limit(1))[0]!
   const code = async (redirectUriGiven: boolean) =>
     await createAuthorizationCode(t.ctx, {
       client,

@@ -34,7 +34,7 @@ const jag = (jti: string, expiresAt: number, issuer = 'https://idp.example.test'
 })
 const spend = async (j: IdJag) =>
   await inTransaction(t.ctx.sqlite, async () => await spendIdJag(t.ctx.db, j, clock.t))
-const stored = async () => (await t.ctx.db.select().from(oauthUsedAssertions).all()).map((r) => r.jti).sort()
+const stored = async () => (await t.ctx.db.select().from(oauthUsedAssertions)).map((r) => r.jti).sort()
 
 describe('oauth.purge and the spent-assertion store', () => {
   test('a row goes once its assertion expired (exp + tolerance), not a millisecond before; live rows stay', async () => {

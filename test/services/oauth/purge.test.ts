@@ -45,7 +45,7 @@ async function oauthClient(confidential: boolean) {
 }
 const machine = await oauthClient(true)
 const app = await oauthClient(false)
-const userId = (await t.ctx.db.select({ id: users.id }).from(users).get())!.id
+const userId = (await t.ctx.db.select({ id: users.id }).from(users).limit(1))[0]!.id
 
 const count = async (table: string, grantId: string) =>
   (await t.ctx.sqlite

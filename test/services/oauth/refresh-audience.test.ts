@@ -19,7 +19,7 @@ test('refresh keeps the resource audience of the code', async () => {
   })
   expect(made.status).toBe(200)
   const client = (await findOAuthClient(t.ctx, made.body.data.oauth_client_id))!
-  const user = (await t.ctx.db.select({ id: users.id }).from(users).get())!
+  const user = (await t.ctx.db.select({ id: users.id }).from(users).limit(1))[0]!
   const resource = `${BASE}/mcp/v1`
   const code = await createAuthorizationCode(t.ctx, {
     client,

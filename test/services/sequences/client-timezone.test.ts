@@ -14,7 +14,7 @@ const MINUTE = 60_000
 let n = 0
 const person = (extra: Record<string, unknown> = {}) => s.contact(`p${n++}@example.com`, extra)
 const sentTo = async (sequenceId: string, contactId: string) =>
-  (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).all()).filter(
+  (await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId))).filter(
     (m) => m.contactId === contactId,
   ).length
 const window = { days: [1, 2, 3, 4, 5], start: '09:00', end: '17:00' }

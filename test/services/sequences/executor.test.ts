@@ -30,12 +30,7 @@ const later = async (ms: number) => {
 }
 const messagesOf = async (sequenceId: string, contactId?: string): Promise<MessageRow[]> =>
   (
-    await t.ctx.db
-      .select()
-      .from(messages)
-      .where(eq(messages.sourceId, sequenceId))
-      .orderBy(messages.seq)
-      .all()
+    await t.ctx.db.select().from(messages).where(eq(messages.sourceId, sequenceId)).orderBy(messages.seq)
   ).filter((m) => contactId === undefined || m.contactId === contactId)
 /** What the SMTP sink received for this address, parsed, in order. */
 const mailTo = (address: string) =>

@@ -66,10 +66,10 @@ describe('the same verb, a key actor and a portal-user actor', () => {
     ['portal member with no workspace chosen', user('member', null), { role: 'member' }],
   ]
   test.each(refusals)('%s is refused with 403 FORBIDDEN before anything runs', async (_, actor, details) => {
-    const before = (await app.ctx.db.select().from(campaigns).all()).length
+    const before = (await app.ctx.db.select().from(campaigns)).length
     const r = await attempt(async () => await invoke(createCampaignVerb, ctxOf(actor), { name: 'Nope' }))
     expect(r).toEqual({ code: 'FORBIDDEN', details })
-    expect((await app.ctx.db.select().from(campaigns).all()).length).toBe(before)
+    expect((await app.ctx.db.select().from(campaigns)).length).toBe(before)
   })
 
   test('a viewer still reads', async () => {
@@ -131,13 +131,12 @@ describe('the transaction belongs to invoke', () => {
       await ctx.db
         .insert(campaigns)
         .values({ id: Bun.randomUUIDv7(), clientId: acme, name: input.name, createdAt: 1, updatedAt: 1 })
-        .run()
       if (input.fail) throw new ServiceError('CONFLICT', 'changed my mind')
       return { written: true }
     },
   })
   const count = async (name: string) =>
-    (await app.ctx.db.select().from(campaigns).all()).filter((c) => c.name === name).length
+    (await app.ctx.db.select().from(campaigns)).filter((c) => c.name === name).length
 
   test.each([
     ['key', key(['campaigns:write'])],
