@@ -5,7 +5,7 @@
 import { cpSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { EMBEDDED_PATH, embeddedSource } from './embed-migrations'
-import { PG_SCHEMA_DIR, renderPgSchema } from './pg-schema-render'
+import { PG_SCHEMA_DIR, renderPgSchema, renderSchemaIndex, SCHEMA_INDEX } from './pg-schema-render'
 
 const root = join(import.meta.dir, '..')
 const problems: string[] = []
@@ -19,6 +19,8 @@ for (const [name, content] of expected) {
 }
 for (const name of present)
   if (!expected.has(name)) problems.push(`src/db/schema-pg/${name} has no SQLite module`)
+if (!existsSync(SCHEMA_INDEX) || readFileSync(SCHEMA_INDEX, 'utf8') !== (await renderSchemaIndex()))
+  problems.push('src/db/schema/index.ts is stale')
 
 /**
  * Runs drizzle-kit generate on a copy of the migration folder: anything but "No schema changes"

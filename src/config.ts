@@ -4,6 +4,7 @@
 import { isIP } from 'node:net'
 import { availableParallelism } from 'node:os'
 import { Cron } from 'croner'
+import { isPostgresUrl } from './db/dialect'
 import { isScope, SCOPES } from './lib/scopes'
 
 export class ConfigError extends Error {}
@@ -16,6 +17,11 @@ export interface Config {
   readonly host: string
   readonly publicUrl: string
   readonly dataDir: string
+  /**
+   * The PostgreSQL store (HERALD_DATABASE_URL, a preview behind HERALD_POSTGRES_PREVIEW=1);
+   * null: the SQLite file in dataDir.
+   */
+  readonly databaseUrl: string | null
   readonly secretKey: string | null
   readonly bootstrapApiKey: string | null
   readonly adminEmail: string
@@ -326,10 +332,14 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       'HERALD_OAUTH_EXTERNAL_AUDIENCE needs HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL',
     )
 
-  // Named so that setting it fails loudly instead of quietly running on SQLite.
-  if (env.HERALD_DATABASE_URL?.trim())
+  // Refused unless asked for by name: parts of Herald do not run on PostgreSQL yet, and setting
+  // the URL must not quietly run on SQLite either.
+  const databaseUrl = env.HERALD_DATABASE_URL?.trim() || null
+  if (databaseUrl !== null && !isPostgresUrl(databaseUrl))
+    throw new ConfigError('HERALD_DATABASE_URL must be a postgres:// or postgresql:// URL')
+  if (databaseUrl !== null && !bool('HERALD_POSTGRES_PREVIEW', env.HERALD_POSTGRES_PREVIEW))
     throw new ConfigError(
-      'HERALD_DATABASE_URL: the PostgreSQL store is not released yet; Herald runs on its SQLite data file (see docs/postgres.md)',
+      'HERALD_DATABASE_URL: the PostgreSQL store is a preview (parts of Herald do not run on it yet); set HERALD_POSTGRES_PREVIEW=1 to try it, or unset it to run on the SQLite data file (see docs/postgres.md)',
     )
   const sendTimeoutMs = int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000)
   const sendLeaseMs = int('HERALD_SEND_LEASE_MS', env.HERALD_SEND_LEASE_MS ?? '300000', 1000, 86_400_000)
@@ -350,6 +360,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     host,
     publicUrl,
     dataDir: pick(flags.data, 'HERALD_DATA_DIR') ?? './herald-data',
+    databaseUrl,
     secretKey,
     bootstrapApiKey,
     adminEmail,
@@ -438,6 +449,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   host: { env: 'HERALD_HOST', flag: 'host' },
   publicUrl: { env: 'HERALD_PUBLIC_URL' },
   dataDir: { env: 'HERALD_DATA_DIR', flag: 'data' },
+  databaseUrl: { env: 'HERALD_DATABASE_URL' },
   secretKey: { env: 'HERALD_SECRET_KEY' },
   bootstrapApiKey: { env: 'HERALD_BOOTSTRAP_API_KEY' },
   adminEmail: { env: 'HERALD_ADMIN_EMAIL' },

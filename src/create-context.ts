@@ -1,10 +1,12 @@
 import type { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import type { Config } from './config'
+import { type Config, ConfigError } from './config'
 import type { AppContext } from './context'
-import { openStore } from './db/client'
+import { openStore, type Store } from './db/client'
 import { DB_FILE, ensureDataDir, loadSecretKey } from './db/data-dir'
+import { DIALECT } from './db/dialect'
 import { type BeforeMigrating, migrate } from './db/migrate'
+import { openPgStore } from './db/postgres/store'
 import { createHooks } from './hooks'
 import { createJobRegistry } from './jobs/registry'
 import type { Logger } from './lib/log'
@@ -28,15 +30,9 @@ export interface ContextOptions {
 export async function createAppContext(config: Config, options: ContextOptions = {}): Promise<AppContext> {
   ensureDataDir(config.dataDir)
   const secretKey = loadSecretKey(config.dataDir, config.secretKey)
-  const store = await openStore(join(config.dataDir, DB_FILE))
   const log = options.log ?? createLogger(config.log)
   const clock = options.clock ?? systemClock
-  try {
-    await migrate(store.sqlite, undefined, backUpBeforeMigrating(store.sqlite, config, clock, log))
-  } catch (err) {
-    store.sqlite.close()
-    throw err
-  }
+  const store = await openConfiguredStore(config, clock, log)
   const app: AppContext = {
     config,
     store,
@@ -53,6 +49,31 @@ export async function createAppContext(config: Config, options: ContextOptions =
   }
   subscribeAutomation(app)
   return app
+}
+
+/**
+ * The PostgreSQL store when HERALD_DATABASE_URL names one, else the data directory's SQLite
+ * file; either is migrated before it is handed out.
+ */
+async function openConfiguredStore(config: Config, clock: Clock, log: Logger): Promise<Store> {
+  if (config.databaseUrl !== null) {
+    // The tables every query is built from were chosen when the process started.
+    if (DIALECT !== 'postgres')
+      throw new ConfigError('HERALD_DATABASE_URL must be set when the process starts, not after')
+    return await openPgStore(config.databaseUrl)
+  }
+  if (DIALECT !== 'sqlite')
+    throw new ConfigError(
+      'this process started on PostgreSQL (HERALD_DATABASE_URL); its config has no database URL',
+    )
+  const store = await openStore(join(config.dataDir, DB_FILE))
+  try {
+    await migrate(store.sqlite, undefined, backUpBeforeMigrating(store.sqlite, config, clock, log))
+  } catch (err) {
+    store.sqlite.close()
+    throw err
+  }
+  return store
 }
 
 /** The copy of the data file taken before an upgrade's migrations change it (logged). */

@@ -1,14 +1,23 @@
 import { Database } from 'bun:sqlite'
+import type { SQL } from 'bun'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
+import type { Dialect } from './dialect'
 import { drizzleClientOf, routedConnection } from './routing'
 import * as schema from './schema'
 
 export type Db = ReturnType<typeof drizzle<typeof schema>>
 
 export interface Store {
-  /** The data file's connection: the writer inside a transaction, a reader beside it outside (routing.ts). */
+  readonly dialect: Dialect
+  /**
+   * The data file's connection: the writer inside a transaction, a reader beside it outside
+   * (routing.ts). On PostgreSQL, a handle that carries transactions and nothing else
+   * (postgres/handle.ts).
+   */
   sqlite: Database
   db: Db
+  /** The PostgreSQL client (a pool), on that store only. */
+  postgres?: SQL
   close(): Promise<void>
 }
 
@@ -35,6 +44,7 @@ export async function openStore(file: string): Promise<Store> {
   // its transactions and its writer lock are the store's.
   Object.defineProperty(db, '$client', { value: sqlite })
   return {
+    dialect: 'sqlite',
     sqlite,
     db,
     async close() {

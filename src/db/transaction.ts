@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { postgresTransactionsOf } from './postgres/handle'
 
 // Transactions carried through async calls. SQLite has one writer connection per process, so a
 // transaction that awaits must own it until it ends: a lock per connection queues the others,
@@ -71,6 +72,8 @@ const isPromise = (v: unknown): v is Promise<unknown> =>
  * connection is free.
  */
 export async function inTransaction<T>(sqlite: Database, fn: () => T | Promise<T>): Promise<T> {
+  const postgres = postgresTransactionsOf(sqlite)
+  if (postgres) return await postgres.run(fn)
   const outer = scope.getStore()
   if (outer?.sqlite === sqlite) return savepoint(sqlite, outer.depth + 1, fn)
   const lock = lockOf(sqlite)

@@ -6,6 +6,7 @@ import { type App, createApp } from '../../src/app'
 import { loadConfig } from '../../src/config'
 import { type AppContext, withActor } from '../../src/context'
 import { createAppContext } from '../../src/create-context'
+import { DIALECT } from '../../src/db/dialect'
 import { inTransaction } from '../../src/db/transaction'
 import type { ApiKeyTier } from '../../src/lib/enums'
 import { createLogger, type Logger, silentLogger } from '../../src/lib/log'
@@ -14,6 +15,7 @@ import { systemActor } from '../../src/services/actors/actor'
 import { issueApiKey } from '../../src/services/api-keys/issue'
 import { createClient } from '../../src/services/clients/create'
 import { bootstrapIfEmpty } from '../../src/services/instance/bootstrap'
+import { migratedDatabase } from './pg-database'
 
 export interface CallOptions {
   key?: string | null
@@ -62,7 +64,13 @@ export async function createTestApp(
   } = {},
 ): Promise<TestApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-test-'))
-  const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...options.env })
+  // A process started on PostgreSQL (HERALD_DATABASE_URL, see docs/postgres.md) gives each app a
+  // database of its own, migrated from the template.
+  const store: Record<string, string> =
+    DIALECT === 'postgres'
+      ? { HERALD_DATABASE_URL: await migratedDatabase(), HERALD_POSTGRES_PREVIEW: '1' }
+      : { HERALD_DATABASE_URL: '' }
+  const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...store, ...options.env })
   const ctx = await createAppContext(config, {
     log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : silentLogger),
     clock: options.clock,

@@ -1,6 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { preparedQuery, preparedWrite } from '../../db/prepared-query'
 import { apiKeys, clients } from '../../db/schema'
+
 import { sha256Hex } from '../../lib/crypto'
 import { type Actor, keyActor } from '../actors/actor'
 import { KEY_PREFIX } from './issue'
@@ -28,22 +30,24 @@ export function credentialsChanged(db: Db): void {
 
 /** Looks a presented key up by its SHA-256; `last_used_at` is written at most once a minute. */
 export function createAuthenticator(db: Db) {
-  const byHash = db
+  const keyByHash = db
     .select({ key: apiKeys, clientStatus: clients.status })
     .from(apiKeys)
     .leftJoin(clients, eq(clients.id, apiKeys.clientId))
     .where(eq(apiKeys.keyHash, sql.placeholder('hash')))
-    .prepare()
-  const touch = db
-    .update(apiKeys)
-    .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
-    .where(eq(apiKeys.id, sql.placeholder('id')))
-    .prepare()
+  const byHash = preparedQuery(keyByHash, 'api_key_by_hash')
+  const touch = preparedWrite(
+    db
+      .update(apiKeys)
+      .set({ lastUsedAt: sql`${sql.placeholder('now')}` })
+      .where(eq(apiKeys.id, sql.placeholder('id'))),
+    'api_key_touch',
+  )
 
   // Looked-up keys are remembered for CACHE_MS so a busy key costs no hash and no query per
   // request. Changes made through this process (revoke, suspend) clear the cache at once; a
   // revocation by another process (the CLI) takes effect within CACHE_MS.
-  const cache = new Map<string, { row: NonNullable<ReturnType<typeof byHash.get>> | null; at: number }>()
+  const cache = new Map<string, { row: Awaited<ReturnType<typeof byHash>>[number] | null; at: number }>()
   let seenEpoch = credentialEpoch(db)
 
   return async function authenticate(presented: string, now: number): Promise<AuthOutcome> {
@@ -55,7 +59,7 @@ export function createAuthenticator(db: Db) {
     }
     let entry = cache.get(presented)
     if (!entry || now - entry.at > CACHE_MS || now < entry.at) {
-      entry = { row: (await byHash.get({ hash: sha256Hex(presented) })) ?? null, at: now }
+      entry = { row: (await byHash({ hash: sha256Hex(presented) }))[0] ?? null, at: now }
       cache.set(presented, entry)
     }
     const found = entry.row
@@ -65,7 +69,7 @@ export function createAuthenticator(db: Db) {
     if (key.expiresAt !== null && key.expiresAt <= now) return { ok: false, reason: 'expired' }
     if (clientStatus === 'suspended') return { ok: false, reason: 'client_suspended' }
     if (key.lastUsedAt === null || now - key.lastUsedAt >= LAST_USED_EVERY_MS) {
-      await touch.run({ id: key.id, now })
+      await touch({ id: key.id, now })
       key.lastUsedAt = now
     }
     return { ok: true, actor: keyActor(key) }

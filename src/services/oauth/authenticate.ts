@@ -1,6 +1,8 @@
 import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { preparedQuery } from '../../db/prepared-query'
 import { clients, oauthClients, oauthGrants, oauthRevokedTokens } from '../../db/schema'
+
 import { oauthActor } from '../actors/actor'
 import { isHeraldAudience } from './authorize'
 import { externalTokens } from './external'
@@ -17,7 +19,7 @@ export { looksLikeJwt }
 const VERIFIED_MAX = 10_000
 
 export function createTokenAuthenticator(app: AppContext) {
-  const standing = app.db
+  const standingQuery = app.db
     .select({
       revokedAt: oauthGrants.revokedAt,
       deletedAt: oauthClients.deletedAt,
@@ -30,7 +32,7 @@ export function createTokenAuthenticator(app: AppContext) {
     .innerJoin(oauthClients, eq(oauthClients.id, oauthGrants.oauthClientId))
     .leftJoin(clients, eq(clients.id, oauthGrants.tenant))
     .where(eq(oauthGrants.id, sql.placeholder('grant')))
-    .prepare()
+  const standing = preparedQuery(standingQuery, 'oauth_grant_standing')
 
   // A token's signature is checked once per process: its claims cannot change, and the Ed25519
   // check (~50 µs) was most of a token's cost per request. Whether it still stands (expiry,
@@ -64,7 +66,7 @@ export function createTokenAuthenticator(app: AppContext) {
     // workspace existed) would act platform-wide, so it is not accepted.
     if (typeof tenant !== 'string') return { ok: false, reason: 'unknown' }
     if (exp * 1000 <= now) return { ok: false, reason: 'expired' }
-    const grant = await standing.get({ grant: jti.split('.')[0]!, jti })
+    const grant = (await standing({ grant: jti.split('.')[0]!, jti }))[0]
     if (!grant) return { ok: false, reason: 'unknown' }
     if (grant.revokedAt !== null || grant.deletedAt !== null || grant.jtiRevoked)
       return { ok: false, reason: 'revoked' }

@@ -1,7 +1,9 @@
 import { eq, sql } from 'drizzle-orm'
 import { decodeJwt, decodeProtectedHeader, errors, type JWTPayload, jwtVerify } from 'jose'
 import type { AppContext } from '../../context'
+import { preparedQuery } from '../../db/prepared-query'
 import { clients } from '../../db/schema'
+
 import type { Awaitable } from '../../lib/awaitable'
 import { parseId } from '../../lib/ids'
 import { JWKS_ALGORITHMS } from '../../lib/jwks-algorithms'
@@ -128,11 +130,13 @@ function create(app: AppContext, issuer: string, jwksUrl: string): ExternalToken
     }
   }
 
-  const tenantStatus = app.db
-    .select({ status: clients.status })
-    .from(clients)
-    .where(eq(clients.id, sql.placeholder('id')))
-    .prepare()
+  const tenantStatus = preparedQuery(
+    app.db
+      .select({ status: clients.status })
+      .from(clients)
+      .where(eq(clients.id, sql.placeholder('id'))),
+    'external_token_tenant',
+  )
 
   return {
     issuer,
@@ -160,7 +164,7 @@ function create(app: AppContext, issuer: string, jwksUrl: string): ExternalToken
       if (!v) return refused(failed.get(token) ?? 'The access token could not be verified')
       if ((v.exp + EXTERNAL_CLOCK_TOLERANCE_S) * 1000 <= now)
         return { ok: false, reason: 'expired', message: 'The access token has expired' }
-      const client = await tenantStatus.get({ id: v.tenant })
+      const client = (await tenantStatus({ id: v.tenant }))[0]
       if (!client) return refused("The access token's tenant names no client of this server")
       if (client.status === 'suspended') return { ok: false, reason: 'client_suspended' }
       return { ok: true, actor: oauthActor({ subject: v.subject, tenant: v.tenant, scopes: v.scopes }) }

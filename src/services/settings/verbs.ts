@@ -29,7 +29,8 @@ function show(key: keyof Config, value: unknown): { value: string; set: boolean 
   if (key === 'secretKey' && value === null) return { value: 'the key file in the data directory', set: true }
   if (value === null || value === undefined) return { value: '', set: false }
   if (SECRET.has(key)) return { value: '******** (set)', set: true }
-  if (key === 'smtpUrl' || key === 'twilioBaseUrl') return { value: maskUrl(String(value)), set: true }
+  if (key === 'smtpUrl' || key === 'twilioBaseUrl' || key === 'databaseUrl')
+    return { value: maskUrl(String(value)), set: true }
   if (Array.isArray(value)) return { value: value.join(', '), set: true }
   if (typeof value === 'object')
     return {

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { preparedQuery } from '../../db/prepared-query'
 import { suppressions } from '../../db/schema'
 
 /** The check every sending path makes before handing a message to a provider. Case-insensitive, per client. */
@@ -13,9 +14,9 @@ export function createSuppressionCheck(db: Db) {
         eq(suppressions.email, sql.placeholder('email')),
       ),
     )
-    .prepare()
+  const suppressed = preparedQuery(query, 'suppression_check')
   return async (clientId: string, email: string): Promise<boolean> =>
-    (await query.get({ clientId, email: email.trim().toLowerCase() })) !== undefined
+    (await suppressed({ clientId, email: email.trim().toLowerCase() })).length > 0
 }
 
 const checks = new WeakMap<Db, ReturnType<typeof createSuppressionCheck>>()
