@@ -48,8 +48,17 @@ test('lease lengths: minutes by default, settable, and a send lease outlasts the
   expect(() => loadConfig({}, { HERALD_IMPORT_LEASE_MS: '999' })).toThrow(/HERALD_IMPORT_LEASE_MS/)
 })
 
-test('HERALD_DATABASE_URL stops start-up with a message: the PostgreSQL store is not released', () => {
+test('HERALD_DATABASE_URL alone stops start-up: the PostgreSQL store is a preview, asked for by name', () => {
   expect(() => loadConfig({}, { HERALD_DATABASE_URL: 'postgres://herald@db/herald' })).toThrow(
-    /HERALD_DATABASE_URL: the PostgreSQL store is not released yet/,
+    /HERALD_DATABASE_URL: the PostgreSQL store is a preview .* set HERALD_POSTGRES_PREVIEW=1 to try it/,
   )
+  expect(() =>
+    loadConfig({}, { HERALD_DATABASE_URL: 'mysql://herald@db/herald', HERALD_POSTGRES_PREVIEW: '1' }),
+  ).toThrow('HERALD_DATABASE_URL must be a postgres:// or postgresql:// URL')
+  const config = loadConfig(
+    {},
+    { HERALD_DATABASE_URL: 'postgresql://herald:pw@db/herald', HERALD_POSTGRES_PREVIEW: '1' },
+  )
+  expect(config.databaseUrl).toBe('postgresql://herald:pw@db/herald')
+  expect(loadConfig({}, {}).databaseUrl).toBeNull()
 })
