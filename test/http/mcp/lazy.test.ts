@@ -42,7 +42,7 @@ describe('the MCP door loads the SDK on first use', () => {
       refused: [401, false],
       listed: [200, true, true],
     })
-  })
+  }, 60_000) // a whole process starting an app: seconds on a loaded 2-core machine
 
   test('the server is loaded once, when the first admitted /mcp/v1 requests arrive (two at once)', async () => {
     const t = await createTestApp()
