@@ -53,7 +53,6 @@ export async function claimNextImport(
       .set({ status: 'running', leasedUntil: leaseUntil, updatedAt: now })
       .where(and(eq(contactImports.id, job.id), claimable(now)))
       .returning({ id: contactImports.id })
-      .limit(1)
   )[0]!
   return taken ? job : undefined
 }

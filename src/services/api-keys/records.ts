@@ -59,7 +59,6 @@ export async function revokeApiKey(ctx: Ctx, id: string) {
         .set({ revokedAt: ctx.clock.now() })
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .returning()
-        .limit(1)
     )[0]! ?? row
   credentialsChanged(ctx.db)
   return presentApiKey(revoked)

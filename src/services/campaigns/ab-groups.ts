@@ -33,12 +33,7 @@ export async function drawTestGroups(
   const testSize = Math.min(rows.length, Math.max(k, Math.round(rows.length * c.abTest.test_share)))
   for (let rank = 0; rank < testSize; rank++) await outbox.setVariant(rows[rank]!.seq, rank % k, now)
   const started = (
-    await app.db
-      .update(campaigns)
-      .set({ abStartedAt: now })
-      .where(eq(campaigns.id, c.id))
-      .returning()
-      .limit(1)
+    await app.db.update(campaigns).set({ abStartedAt: now }).where(eq(campaigns.id, c.id)).returning()
   )[0]!
   noteDecisionDue(app, decidesAt(started))
 }

@@ -45,7 +45,6 @@ async function startSending(
       })
       .where(eq(campaigns.id, c.id))
       .returning()
-      .limit(1)
   )[0]!
 }
 
@@ -82,7 +81,6 @@ export async function launchCampaign(
         .set({ status: 'sending', updatedAt: now })
         .where(eq(campaigns.id, id))
         .returning()
-        .limit(1)
     )[0]!
   } else if (ahead && c.status !== 'scheduled') {
     row = (
@@ -91,7 +89,6 @@ export async function launchCampaign(
         .set({ status: 'scheduled', updatedAt: now })
         .where(eq(campaigns.id, id))
         .returning()
-        .limit(1)
     )[0]!
   } else row = await startSending(ctx, c, now, counted)
   ctx.workers.wake('send')
@@ -107,7 +104,6 @@ export async function pauseCampaign(ctx: Ctx, id: string) {
       .set({ status: 'paused', updatedAt: ctx.clock.now() })
       .where(eq(campaigns.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentCampaign(row, null)
 }
@@ -124,7 +120,6 @@ export async function cancelCampaign(ctx: Ctx, id: string) {
       .set({ status: 'cancelled', snapshotDone: true, completedAt: now, updatedAt: now })
       .where(eq(campaigns.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentCampaign(row, null)
 }

@@ -36,7 +36,6 @@ export async function launchAtLocalTime(
         .set({ ...values, updatedAt: now })
         .where(eq(campaigns.id, c.id))
         .returning()
-        .limit(1)
     )[0]!
   if (c.launchedAt === null) {
     if (counted && 'refused' in counted) throw counted.refused

@@ -197,7 +197,6 @@ export async function updateCampaign(ctx: Ctx, id: string, rawPatch: Partial<Cam
       })
       .where(eq(campaigns.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentCampaign(row, await deferralOf(ctx.db, row))
 }

@@ -22,7 +22,6 @@ export async function updateClient(ctx: Ctx, id: string, input: UpdateClientPatc
       })
       .where(eq(clients.id, id))
       .returning()
-      .limit(1)
   )[0]!
   if (row.status !== current.status) credentialsChanged(ctx.db) // a suspension stops its keys at once
   return presentClient(row)

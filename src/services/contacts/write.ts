@@ -126,7 +126,6 @@ export async function updateContact(ctx: Ctx, id: string, patch: ContactPatch) {
       })
       .where(eq(contacts.id, id))
       .returning()
-      .limit(1)
   )[0]!
   if (patch.status === 'unsubscribed' && current.status !== 'unsubscribed')
     await recordUnsubscribe(ctx, row, {

@@ -195,7 +195,6 @@ export async function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
       })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(row)
 }
@@ -237,7 +236,6 @@ export async function activateJourney(ctx: Ctx, id: string) {
       .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
   if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
@@ -256,7 +254,6 @@ export async function pauseJourney(ctx: Ctx, id: string) {
       .set({ status: 'paused', updatedAt: ctx.clock.now() })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(updated)
 }
@@ -274,7 +271,6 @@ export async function archiveJourney(ctx: Ctx, id: string) {
       .set({ status: 'archived', archivedAt: now, updatedAt: now })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(updated)
 }

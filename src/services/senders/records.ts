@@ -90,7 +90,6 @@ export async function updateSender(ctx: Ctx, id: string, input: Partial<SenderIn
       })
       .where(eq(senders.id, current.id))
       .returning()
-      .limit(1)
   )[0]!
   return await presentOne(ctx.db, row)
 }

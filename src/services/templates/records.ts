@@ -102,7 +102,6 @@ export async function updateTemplate(ctx: Ctx, id: string, input: Partial<Templa
       .set({ name: input.name ?? current.name, ...content, updatedAt })
       .where(eq(templates.id, current.id))
       .returning()
-      .limit(1)
   )[0]!
   return presentTemplate(row)
 }

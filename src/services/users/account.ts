@@ -32,9 +32,7 @@ export async function changePassword(ctx: Ctx, prepared: { currentOk: boolean; h
 
 export async function updateAccount(ctx: Ctx, timezone: string) {
   const row = await self(ctx)
-  const updated = (
-    await ctx.db.update(users).set({ timezone }).where(eq(users.id, row.id)).returning().limit(1)
-  )[0]!
+  const updated = (await ctx.db.update(users).set({ timezone }).where(eq(users.id, row.id)).returning())[0]!
   return presentUser(updated, await clientsOfUser(ctx.db, row.id))
 }
 

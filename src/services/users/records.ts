@@ -114,7 +114,7 @@ export async function updateUser(ctx: Ctx, input: UpdateUserInput) {
   const updated =
     role === row.role
       ? row
-      : (await ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning().limit(1))[0]!
+      : (await ctx.db.update(users).set({ role }).where(eq(users.id, row.id)).returning())[0]!
   if (role !== 'member') await setClients(ctx, row.id, [])
   else if (input.clients !== undefined)
     await setClients(ctx, row.id, await resolveClients(ctx, input.clients))

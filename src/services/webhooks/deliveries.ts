@@ -112,7 +112,6 @@ export async function retryDelivery(ctx: Ctx, webhookId: string, deliveryId: str
       .set({ status: 'pending', nextAttemptAt: now, completedAt: null, updatedAt: now })
       .where(eq(webhookDeliveries.id, deliveryId))
       .returning()
-      .limit(1)
   )[0]!
   ctx.workers.wake('webhooks')
   return present(updated, (await attemptLogs(ctx, [deliveryId])).get(deliveryId) ?? [])

@@ -118,7 +118,7 @@ export async function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, u
     Object.assign(set, { active: true, disabledReason: null, failingSince: null })
   if (patch.active === false && current.active)
     Object.assign(set, { active: false, disabledReason: 'manual' })
-  const row = (await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning().limit(1))[0]!
+  const row = (await ctx.db.update(webhooks).set(set).where(eq(webhooks.id, id)).returning())[0]!
   if (set.active) ctx.workers.wake('webhooks')
   return presentWebhook(row)
 }
