@@ -1,5 +1,10 @@
 import type { Database } from 'bun:sqlite'
+import { sql } from 'drizzle-orm'
+import type { Db } from './client'
+import { DIALECT } from './dialect'
+import { postgresTransactionsOf } from './postgres/handle'
 import { perConnection } from './prepared'
+import { rawRows } from './raw'
 
 // The event log's writes and the fan-out's reads by `seq`.
 //
@@ -57,14 +62,47 @@ const statements = perConnection((sqlite: Database) => ({
   body: sqlite.prepare<EventBody, [string]>('SELECT id, type, occurred_at, data FROM events WHERE id = ?1'),
 }))
 
+/** Either the store's connection or its drizzle db: callers have one or the other at hand. */
+export type EventStore = Database | Db
+
+const isDb = (s: EventStore): s is Db => 'select' in s
+
+/** The bun:sqlite connection (SQLite): a drizzle db's client is the store's routed connection. */
+const connectionOf = (s: EventStore): Database => (isDb(s) ? (s.$client as unknown as Database) : s)
+
+/**
+ * The drizzle db to run on (PostgreSQL). The PostgreSQL store's `sqlite` handle reaches only the
+ * transaction the caller runs in; outside one, the store's db must be passed.
+ */
+function pgDbOf(s: EventStore): Db {
+  if (isDb(s)) return s
+  const tx = postgresTransactionsOf(s)?.current()
+  if (!tx)
+    throw new Error("events on PostgreSQL outside a transaction: pass the store's db, not its sqlite handle")
+  return tx as unknown as Db
+}
+
 /**
  * Appends one event with the next `seq`. Call it inside the transaction of the change that
  * caused it (the counter stays locked until that commits). Returns the seq.
  */
-export async function appendEvent(sqlite: Database, e: EventInsert): Promise<number> {
-  const s = statements(sqlite)
+export async function appendEvent(store: EventStore, e: EventInsert): Promise<number> {
+  if (DIALECT === 'postgres') {
+    // One round trip: the counter row stays locked by this UPDATE until the transaction ends.
+    const [row] = await rawRows<{ seq: string }>(
+      pgDbOf(store),
+      sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + 1 WHERE id = 1 RETURNING last_seq)
+        INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
+        SELECT ${e.id}, next.last_seq, ${e.clientId}, ${e.type}, ${e.contactId}, ${e.messageId}, ${e.campaignId},
+          ${e.journeyId}, ${e.sequenceId}, ${e.occurredAt}::bigint, ${e.data}::jsonb FROM next
+        RETURNING seq`,
+    )
+    if (!row) throw new Error('event_sequence has no row (the first migration creates it)')
+    return Number(row.seq)
+  }
+  const s = statements(connectionOf(store))
   const next = await s.nextSeq.get()
-  if (!next) throw new Error('event_sequence has no row (migration 0009 creates it)')
+  if (!next) throw new Error('event_sequence has no row (a migration creates it)')
   await s.insert.run(
     e.id,
     next.last_seq,
@@ -82,11 +120,26 @@ export async function appendEvent(sqlite: Database, e: EventInsert): Promise<num
 }
 
 /** Up to `limit` events committed after `seq`, in seq order. */
-export async function eventsAfter(sqlite: Database, seq: number, limit: number): Promise<EventHead[]> {
-  return await statements(sqlite).after.all(seq, limit)
+export async function eventsAfter(store: EventStore, seq: number, limit: number): Promise<EventHead[]> {
+  if (DIALECT === 'postgres')
+    return (
+      await rawRows<EventHead & { seq: string }>(
+        pgDbOf(store),
+        sql`SELECT seq, id, client_id, type FROM events WHERE seq > ${seq} ORDER BY seq LIMIT ${limit}`,
+      )
+    ).map((r) => ({ ...r, seq: Number(r.seq) }))
+  return await statements(connectionOf(store)).after.all(seq, limit)
 }
 
 /** One event's body members, or null when it no longer exists. */
-export async function eventBody(sqlite: Database, id: string): Promise<EventBody | null> {
-  return await statements(sqlite).body.get(id)
+export async function eventBody(store: EventStore, id: string): Promise<EventBody | null> {
+  if (DIALECT === 'postgres') {
+    // data back as JSON text, as SQLite stores it.
+    const [r] = await rawRows<EventBody & { occurred_at: string }>(
+      pgDbOf(store),
+      sql`SELECT id, type, occurred_at, data::text AS data FROM events WHERE id = ${id}`,
+    )
+    return r ? { ...r, occurred_at: Number(r.occurred_at) } : null
+  }
+  return await statements(connectionOf(store)).body.get(id)
 }

@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { eq, inArray } from 'drizzle-orm'
 import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
+import { pgOutbox } from './postgres/outbox'
 import {
   type CampaignRow,
   type ClientRow,
@@ -278,7 +279,11 @@ const built = new WeakMap<Database, Outbox>()
 export function outboxOf(store: Store, rules: OutboxRules): Outbox {
   let o = built.get(store.sqlite)
   if (!o) {
-    o = build(store, rules)
+    // PostgreSQL has its own twin of these statements, written with drizzle.
+    o =
+      store.dialect === 'postgres'
+        ? (pgOutbox(store, rules.stoppedCampaign, OPEN_MESSAGE_STATUSES) satisfies Outbox)
+        : build(store, rules)
     built.set(store.sqlite, o)
   }
   return o

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { ProviderError } from '../../src/channels/types'
+import { rawRows, rawRun } from '../../src/db/raw'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
@@ -9,12 +11,14 @@ import { allChannels, recordingProvider, startTestSender } from '../helpers/send
 
 const setup = campaignTenant
 
+// On PostgreSQL `data` is jsonb and arrives parsed.
 const events = async (t: TestApp, campaignId: string, type: string) =>
   (
-    await t.ctx.sqlite
-      .query('SELECT data FROM events WHERE campaign_id = ? AND type = ? ORDER BY rowid')
-      .all(campaignId, type)
-  ).map((r) => JSON.parse((r as { data: string }).data))
+    await rawRows<{ data: unknown }>(
+      t.ctx.db,
+      sql`SELECT data FROM events WHERE campaign_id = ${campaignId} AND type = ${type} ORDER BY seq`,
+    )
+  ).map((r) => (typeof r.data === 'string' ? JSON.parse(r.data) : r.data))
 
 describe('a campaign through the capture provider', async () => {
   const t = await createTestApp()
@@ -34,9 +38,10 @@ describe('a campaign through the capture provider', async () => {
     await s.call('PATCH', `/api/v1/contacts/${s.contacts['cy@example.com']}`, { status: 'unsubscribed' })
     await s.call('PATCH', `/api/v1/contacts/${s.contacts['dee@example.com']}`, { status: 'blocked' })
     await s.call('POST', '/api/v1/suppressions', { email: 'EVE@example.com' })
-    await t.ctx.sqlite
-      .query("UPDATE contacts SET status = 'bounced' WHERE id = ?")
-      .run(s.contacts['fay@example.com']!)
+    await rawRun(
+      t.ctx.db,
+      sql`UPDATE contacts SET status = 'bounced' WHERE id = ${s.contacts['fay@example.com']!}`,
+    )
 
     const launched = await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
     expect(launched).toMatchObject({ status: 'sending', total_recipients: 6, accepted: true })

@@ -1,6 +1,7 @@
-import { and, asc, eq, gt, lte } from 'drizzle-orm'
+import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
+import { rawRows } from '../../db/raw'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField } from '../../errors'
@@ -58,6 +59,13 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
     // A list deleted before the copy finished fails the campaign, rather than shrinking it.
     if (!(await app.db.select({ id: lists.id }).from(lists).where(eq(lists.id, c.listId)).limit(1))[0])
       throw invalidField('list_id', 'the list was deleted before the audience was copied')
+    if (app.store.dialect === 'postgres')
+      return await rawRows<Recipient>(
+        app.db,
+        sql`SELECT c.id, c.email, c.phone, c.timezone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id
+          WHERE lm.list_id = ${c.listId} AND lm.contact_id > ${after} AND lm.status = 'confirmed' AND lm.confirmed_at <= ${launchedAt}
+          ORDER BY lm.contact_id LIMIT ${SNAPSHOT_CHUNK}`,
+      )
     return await app.sqlite
       .query<Recipient, [string, string, number, number]>(
         `SELECT c.id, c.email, c.phone, c.timezone FROM list_members lm JOIN contacts c ON c.id = lm.contact_id

@@ -1,5 +1,6 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { rawRows } from '../../db/raw'
 import { type CampaignRow, clients } from '../../db/schema'
 import { instantOnLocalDay, isKnownZone, minutesOf, nextLocalTimeOfDay } from '../../lib/local-time-of-day'
 import { localDate } from '../../lib/zoned-time'
@@ -45,6 +46,13 @@ export async function localDueTimes(
 
 /** When the campaign's first queued message is due; null when none is queued. */
 export async function firstDueAt(app: AppContext, campaignId: string): Promise<number | null> {
+  if (app.store.dialect === 'postgres') {
+    const [r] = await rawRows<{ at: string | null }>(
+      app.db,
+      sql`SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ${campaignId} AND status = 'queued'`,
+    )
+    return r?.at == null ? null : Number(r.at)
+  }
   return (
     (
       await app.sqlite

@@ -1,4 +1,6 @@
+import { sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { rawRows } from '../../db/raw'
 import { mapInOrder } from '../../lib/in-order'
 import { isKnownZone } from '../../lib/local-time-of-day'
 import { iso } from '../../lib/time'
@@ -32,16 +34,36 @@ function offsetText(ms: number): string {
 export async function localSchedule(ctx: Ctx, id: string, limit = 6) {
   const c = await findCampaignRow(ctx, id)
   if (!c.sendAtLocal) return { send_at_local: null, zones: [] as ZoneDue[] }
-  const groups = await ctx.sqlite
-    .query<{ at: number; n: number }, [string, number]>(
-      `SELECT next_attempt_at AS at, count(*) AS n FROM messages
+  const pg = ctx.store.dialect === 'postgres'
+  const groups = pg
+    ? (
+        await rawRows<{ at: string; n: number }>(
+          ctx.db,
+          sql`SELECT next_attempt_at AS at, count(*)::int AS n FROM messages
+            WHERE campaign_id = ${c.id} AND status = 'queued' GROUP BY next_attempt_at ORDER BY next_attempt_at LIMIT ${limit}`,
+        )
+      ).map((g) => ({ at: Number(g.at), n: g.n }))
+    : await ctx.sqlite
+        .query<{ at: number; n: number }, [string, number]>(
+          `SELECT next_attempt_at AS at, count(*) AS n FROM messages
        WHERE campaign_id = ?1 AND status = 'queued' GROUP BY next_attempt_at ORDER BY next_attempt_at LIMIT ?2`,
-    )
-    .all(c.id, limit)
-  const sample = ctx.sqlite.query<{ tz: string | null }, [string, number]>(
-    `SELECT c.timezone AS tz FROM messages m JOIN contacts c ON c.id = m.contact_id
+        )
+        .all(c.id, limit)
+  const sample = pg
+    ? {
+        get: async (campaignId: string, at: number) =>
+          (
+            await rawRows<{ tz: string | null }>(
+              ctx.db,
+              sql`SELECT c.timezone AS tz FROM messages m JOIN contacts c ON c.id = m.contact_id
+                WHERE m.campaign_id = ${campaignId} AND m.status = 'queued' AND m.next_attempt_at = ${at} LIMIT 1`,
+            )
+          )[0] ?? null,
+      }
+    : ctx.sqlite.query<{ tz: string | null }, [string, number]>(
+        `SELECT c.timezone AS tz FROM messages m JOIN contacts c ON c.id = m.contact_id
      WHERE m.campaign_id = ?1 AND m.status = 'queued' AND m.next_attempt_at = ?2 LIMIT 1`,
-  )
+      )
   const fallback = await zoneOfClient(ctx, c.clientId)
   const zones = await mapInOrder(groups, async (g): Promise<ZoneDue> => {
     const tz = (await sample.get(c.id, g.at))?.tz

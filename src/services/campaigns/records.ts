@@ -1,7 +1,10 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
 import { paginate } from '../../db/paginate'
+import { likeIgnoringAsciiCase } from '../../db/postgres/like'
+import { rawRun } from '../../db/raw'
 import {
   type CampaignRow,
   campaigns,
@@ -209,7 +212,14 @@ export async function getCampaign(ctx: Ctx, id: string) {
 export async function listCampaigns(ctx: Ctx, page: ListCampaignsQuery) {
   const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, campaigns.clientId, page.client_id)]
   if (page.status) conditions.push(eq(campaigns.status, page.status))
-  if (page.search) conditions.push(sql`${campaigns.name} LIKE ${`%${escapeLike(page.search)}%`} ESCAPE '\\'`)
+  if (page.search) {
+    const pattern = `%${escapeLike(page.search)}%`
+    conditions.push(
+      DIALECT === 'postgres'
+        ? likeIgnoringAsciiCase(sql`${campaigns.name}`, pattern)
+        : sql`${campaigns.name} LIKE ${pattern} ESCAPE '\\'`,
+    )
+  }
   const result = await paginate(
     ctx.db,
     ctx.secretKey,
@@ -238,13 +248,15 @@ export async function deleteCampaign(ctx: Ctx, id: string) {
   const row = await findCampaignRow(ctx, id)
   assertTransition(row.status, 'delete')
   const unsent = sql`campaign_id = ${id} AND status IN ('queued', 'sending', 'skipped', 'failed', 'cancelled')`
-  await ctx.db.run(
+  await rawRun(
+    ctx.db,
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
-  await ctx.db.run(
+  await rawRun(
+    ctx.db,
     sql`DELETE FROM message_first_hits WHERE message_seq IN (SELECT seq FROM messages WHERE ${unsent})`,
   )
-  await ctx.db.run(sql`DELETE FROM messages WHERE ${unsent}`)
+  await rawRun(ctx.db, sql`DELETE FROM messages WHERE ${unsent}`)
   await ctx.db.delete(campaignVariantCounts).where(eq(campaignVariantCounts.campaignId, id))
   await ctx.db.delete(campaigns).where(eq(campaigns.id, id))
   return { id, deleted: true }

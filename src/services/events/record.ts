@@ -25,7 +25,7 @@ export interface EventInput extends Omit<EventRecorded, 'id' | 'type'> {
  */
 export async function recordEvent({ db, hooks }: HookedDb, input: EventInput): Promise<string> {
   const id = newId()
-  await appendEvent(db.$client, {
+  await appendEvent(db, {
     id,
     clientId: input.clientId,
     type: input.type,

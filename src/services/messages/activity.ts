@@ -1,6 +1,8 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { outboxOf } from '../../db/outbox'
+import { rawRows } from '../../db/raw'
 import { addToRollup } from '../../db/rollups'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
@@ -137,7 +139,7 @@ export async function recordOpen(
     const cur = await findMessage(app, m.id)
     if (!cur) return
     const machine = isMachineOpen(userAgent)
-    if (await firstOpen(app.sqlite, cur.seq, machine))
+    if (await firstOpen(app, cur.seq, machine))
       await recordEvent(app, {
         ...refs(cur),
         type: 'email.opened',
@@ -181,7 +183,7 @@ export async function recordClick(
   await tx(app, async () => {
     const cur = await findMessage(app, m.id)
     if (!cur) return
-    if (await firstClick(app.sqlite, cur.seq, url))
+    if (await firstClick(app, cur.seq, url))
       await recordEvent(app, {
         ...refs(cur),
         type: 'email.clicked',
@@ -256,11 +258,18 @@ export async function recordBounce(
 }
 
 const hadHardBounce = async (app: AppContext, messageId: string) =>
-  (await app.sqlite
-    .query<{ one: number }, [string]>(
-      "SELECT 1 AS one FROM events WHERE message_id = ?1 AND type = 'email.bounced' AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
-    )
-    .get(messageId)) !== null
+  DIALECT === 'postgres'
+    ? (
+        await rawRows<{ one: number }>(
+          app.db,
+          sql`SELECT 1 AS one FROM events WHERE message_id = ${messageId} AND type = 'email.bounced' AND data->>'bounce_type' = 'hard' LIMIT 1`,
+        )
+      ).length > 0
+    : (await app.sqlite
+        .query<{ one: number }, [string]>(
+          "SELECT 1 AS one FROM events WHERE message_id = ?1 AND type = 'email.bounced' AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
+        )
+        .get(messageId)) !== null
 
 /**
  * A complaint (ARF feedback report): suppress, mark the contact complained and fire the complaint

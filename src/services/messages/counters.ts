@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { rawRun } from '../../db/raw'
 
 export type CampaignCounter =
   | 'sent'
@@ -31,11 +32,12 @@ export async function bumpCampaign(
     .filter(([, n]) => n)
     .map(([column, n]) => sql`${sql.identifier(column)} = ${sql.identifier(column)} + ${n}`)
   if (sets.length === 0) return
-  await db.run(sql`UPDATE campaigns SET ${sql.join(sets, sql`, `)} WHERE id = ${campaignId}`)
+  await rawRun(db, sql`UPDATE campaigns SET ${sql.join(sets, sql`, `)} WHERE id = ${campaignId}`)
   if (variant === null) return
   const d = VARIANT_COUNTERS.map((k) => deltas[k] ?? 0)
   if (d.every((n) => n === 0)) return
-  await db.run(
+  await rawRun(
+    db,
     sql`INSERT INTO campaign_variant_counts (campaign_id, variant, sent, delivered, opened, clicked)
         VALUES (${campaignId}, ${variant}, ${d[0]}, ${d[1]}, ${d[2]}, ${d[3]})
         ON CONFLICT (campaign_id, variant) DO UPDATE SET sent = sent + excluded.sent,

@@ -1,7 +1,9 @@
 import { and, desc, eq, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { cursorPosition, pageFrom } from '../../db/paginate'
-import { messages } from '../../db/schema'
+import { likeIgnoringAsciiCase } from '../../db/postgres/like'
+import { messageContents, messages } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { mapInOrder } from '../../lib/in-order'
 import { escapeLike } from '../../lib/like'
@@ -21,7 +23,14 @@ export async function listOutbox(ctx: Ctx, q: OutboxQuery) {
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   if (q.status) conditions.push(eq(messages.status, q.status))
   if (q.channel) conditions.push(eq(messages.channel, q.channel))
-  if (q.to) conditions.push(sql`${messages.to} LIKE ${`%${escapeLike(q.to)}%`} ESCAPE '\\'`)
+  if (q.to) {
+    const pattern = `%${escapeLike(q.to)}%`
+    conditions.push(
+      DIALECT === 'postgres'
+        ? likeIgnoringAsciiCase(sql`${messages.to}`, pattern)
+        : sql`${messages.to} LIKE ${pattern} ESCAPE '\\'`,
+    )
+  }
   const after = cursorPosition(ctx.secretKey, q.cursor, 'messages', undefined, q)
   if (after !== null) conditions.push(lt(messages.id, after))
   const rows = await ctx.db
@@ -30,9 +39,21 @@ export async function listOutbox(ctx: Ctx, q: OutboxQuery) {
     .where(and(...conditions))
     .orderBy(desc(messages.id))
     .limit(limit + 1)
-  const subject = ctx.sqlite.query<{ subject: string | null }, [number]>(
-    'SELECT subject FROM message_contents WHERE message_seq = ?1',
-  )
+  const subject =
+    DIALECT === 'postgres'
+      ? {
+          get: async (seq: number) =>
+            (
+              await ctx.db
+                .select({ subject: messageContents.subject })
+                .from(messageContents)
+                .where(eq(messageContents.messageSeq, seq))
+                .limit(1)
+            )[0] ?? null,
+        }
+      : ctx.sqlite.query<{ subject: string | null }, [number]>(
+          'SELECT subject FROM message_contents WHERE message_seq = ?1',
+        )
   const page = pageFrom(ctx.secretKey, rows, limit, {
     collection: 'messages',
     position: (r) => r.id,

@@ -1,5 +1,6 @@
-import { and, eq, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, type SQL } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { paginate } from '../../db/paginate'
 import { type MessageRow, messageContents, messages } from '../../db/schema'
 import { findVisible, listFilter } from '../../db/tenant'
@@ -67,6 +68,21 @@ export async function listMessages(ctx: Ctx, page: ListMessagesQuery) {
 
 async function headersOf(ctx: Ctx, rows: MessageRow[]) {
   const out = new Map<number, Record<string, string>>()
+  if (DIALECT === 'postgres') {
+    // One query for the page (jsonb arrives decoded).
+    if (rows.length === 0) return out
+    const found = await ctx.db
+      .select({ seq: messageContents.messageSeq, headers: messageContents.headers })
+      .from(messageContents)
+      .where(
+        inArray(
+          messageContents.messageSeq,
+          rows.map((r) => r.seq),
+        ),
+      )
+    for (const c of found) out.set(c.seq, c.headers as Record<string, string>)
+    return out
+  }
   const q = ctx.sqlite.query<{ message_seq: number; headers: string }, [number]>(
     'SELECT message_seq, headers FROM message_contents WHERE message_seq = ?1',
   )

@@ -1,5 +1,6 @@
 import { and, eq, inArray, ne, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { campaigns, journeys, sequences, type TemplateRow } from '../../db/schema'
 import { ServiceError } from '../../errors'
 import type { CampaignStatus } from '../../lib/enums'
@@ -40,7 +41,9 @@ async function templateUsers(ctx: Ctx, t: Pick<TemplateRow, 'id' | 'clientId'>):
     status: table.status,
   })
   const usedIn = (column: typeof journeys.nodes | typeof sequences.steps) =>
-    sql`exists (select 1 from json_each(${column}) where json_extract(value, '$.template_id') = ${t.id})`
+    DIALECT === 'postgres'
+      ? sql`exists (select 1 from jsonb_array_elements(${column}) AS e(value) where e.value->>'template_id' = ${t.id})`
+      : sql`exists (select 1 from json_each(${column}) where json_extract(value, '$.template_id') = ${t.id})`
   const inCampaigns = await ctx.db
     .select(fields(campaigns))
     .from(campaigns)

@@ -1,0 +1,221 @@
+import { eq, inArray, type SQL, sql } from 'drizzle-orm'
+import type { DeferReason } from '../../lib/enums'
+import type { Store } from '../client'
+import { rawRows, rawRun } from '../raw'
+import {
+  type CampaignRow,
+  type ClientRow,
+  type ContactRow,
+  campaigns,
+  clients,
+  contacts,
+  type MessagePayloadRow,
+  type MessageRow,
+  messagePayloads,
+  messages,
+} from '../schema'
+
+// The outbox on PostgreSQL: the same transitions and guards as the SQLite statements in
+// ../outbox.ts, written as drizzle `sql` so each joins the caller's transaction. Raw bigint
+// columns come back as strings here, hence the Number()s and ::int casts.
+
+const list = (values: readonly string[]) =>
+  sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '))
+
+/** A message without campaign, journey or sequence: a transactional (or test) send. */
+const TRANSACTIONAL = sql.raw('campaign_id IS NULL AND source_id IS NULL')
+
+/**
+ * `stoppedCampaign`: campaign statuses that send nothing more; `open`: message statuses of work
+ * not done yet (both as ../outbox.ts has them). Its type is checked against the SQLite outbox's
+ * where outboxOf returns it.
+ */
+export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open: readonly string[]) {
+  const { db } = store
+  const rows = <T>(q: SQL) => rawRows<T>(db, q)
+  const run = (q: SQL) => rawRun(db, q)
+  const stopped = list(stoppedCampaign)
+  const OPEN = list(open)
+  const backToQueue = sql`CASE WHEN (SELECT status FROM campaigns WHERE id = messages.campaign_id) IN (${stopped})
+    THEN 'cancelled' ELSE 'queued' END`
+  const seqs = (r: { seq: unknown }[]) => r.map((x) => Number(x.seq))
+
+  return {
+    // Several processes may claim at once on PostgreSQL: SKIP LOCKED lets each take other rows
+    // instead of waiting on (and then re-checking) the ones another claim holds.
+    claimCampaign: async (campaignId: string, now: number, leaseUntil: number, limit: number) =>
+      seqs(
+        await rows<{
+          seq: string
+        }>(sql`UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ${leaseUntil}
+          WHERE seq IN (
+            SELECT seq FROM messages WHERE campaign_id = ${campaignId} AND status = 'queued' AND next_attempt_at <= ${now}
+            ORDER BY next_attempt_at, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          ) RETURNING seq`),
+      ).sort((a, b) => a - b),
+    claimTransactional: async (now: number, leaseUntil: number, limit: number) =>
+      seqs(
+        await rows<{
+          seq: string
+        }>(sql`UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ${leaseUntil}
+          WHERE seq IN (
+            SELECT seq FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued' AND next_attempt_at <= ${now}
+            ORDER BY seq LIMIT ${limit} FOR UPDATE SKIP LOCKED
+          ) RETURNING seq`),
+      ).sort((a, b) => a - b),
+    nextTransactional: async () => {
+      const [r] = await rows<{ at: string | null }>(
+        sql`SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
+      )
+      return r?.at == null ? null : Number(r.at)
+    },
+    expireLeases: async (now: number) =>
+      await run(sql`UPDATE messages SET status = ${backToQueue}, defer_reason = NULL
+        WHERE status = 'sending' AND next_attempt_at <= ${now}`),
+    claimedRows: async (seqList: number[]): Promise<MessageRow[]> =>
+      await db.select().from(messages).where(inArray(messages.seq, seqList)).orderBy(messages.seq),
+    contactsByIds: async (ids: string[]): Promise<ContactRow[]> =>
+      await db.select().from(contacts).where(inArray(contacts.id, ids)),
+
+    queueCampaignMessage: async (
+      id: string,
+      clientId: string,
+      campaignId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+      due: number = now,
+    ) =>
+      void (await run(sql`INSERT INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+        VALUES (${id}, ${clientId}, ${campaignId}, ${contactId}, ${channel}, ${to}, 'queued', ${due}, ${now})
+        ON CONFLICT DO NOTHING`)),
+    campaignQueued: async (campaignId: string) =>
+      (
+        await rows<{ seq: string; contact_id: string }>(
+          sql`SELECT seq, contact_id FROM messages WHERE campaign_id = ${campaignId} AND status = 'queued'`,
+        )
+      ).map((r) => ({ seq: Number(r.seq), contact_id: r.contact_id })),
+    setVariant: async (seq: number, variant: number, due: number) =>
+      void (await run(
+        sql`UPDATE messages SET variant = ${variant}, next_attempt_at = ${due} WHERE seq = ${seq}`,
+      )),
+    releaseRest: async (campaignId: string, winner: number, now: number) =>
+      await run(sql`UPDATE messages SET variant = ${winner}, next_attempt_at = ${now}
+        WHERE campaign_id = ${campaignId} AND status = 'queued' AND variant IS NULL`),
+    queueMessage: async (
+      id: string,
+      clientId: string,
+      contactId: string,
+      channel: string,
+      to: string,
+      now: number,
+    ) => {
+      const [r] = await rows<{ seq: string }>(
+        sql`INSERT INTO messages (id, client_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+          VALUES (${id}, ${clientId}, ${contactId}, ${channel}, ${to}, 'queued', ${now}, ${now}) RETURNING seq`,
+      )
+      return Number(r!.seq)
+    },
+    sent: async (seq: number, provider: string, providerMessageId: string | null, at: number) =>
+      void (await run(sql`UPDATE messages SET status = 'sent', provider = ${provider}, provider_message_id = ${providerMessageId},
+        sent_at = ${at}, error = NULL WHERE seq = ${seq}`)),
+    delivered: async (seq: number, at: number) =>
+      (await run(sql`UPDATE messages SET status = 'delivered', delivered_at = ${at}
+        WHERE seq = ${seq} AND delivered_at IS NULL AND status <> 'bounced'`)) > 0,
+    sentDelivered: async (seq: number, provider: string, providerMessageId: string | null, at: number) => {
+      const [row] = await rows<{ status: string; delivered_at: string | null }>(sql`UPDATE messages SET
+          status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'delivered' END,
+          delivered_at = CASE WHEN delivered_at IS NULL AND status <> 'bounced' THEN ${at}::bigint ELSE delivered_at END,
+          provider = ${provider}, provider_message_id = ${providerMessageId}, sent_at = ${at}, error = NULL
+        WHERE seq = ${seq} RETURNING status, delivered_at`)
+      return row?.status === 'delivered' && row.delivered_at != null && Number(row.delivered_at) === at
+    },
+    retry: async (seq: number, provider: string, error: string, at: number) =>
+      void (await run(sql`UPDATE messages SET provider = ${provider}, error = ${error}, next_attempt_at = ${at},
+        defer_reason = NULL, status = ${backToQueue} WHERE seq = ${seq}`)),
+    failed: async (seq: number, provider: string | null, error: string) =>
+      (await run(sql`UPDATE messages SET status = 'failed', provider = coalesce(${provider}::text, provider), error = ${error}
+        WHERE seq = ${seq} AND status NOT IN ('failed', 'delivered')`)) > 0,
+    skipped: async (seq: number, reason: string) =>
+      void (await run(
+        sql`UPDATE messages SET status = 'skipped', skip_reason = ${reason} WHERE seq = ${seq}`,
+      )),
+    deferred: async (seq: number, at: number, reason: DeferReason | null) =>
+      void (await run(sql`UPDATE messages SET attempts = greatest(attempts - 1, 0), next_attempt_at = ${at},
+        defer_reason = ${reason}, status = ${backToQueue} WHERE seq = ${seq}`)),
+    cancelled: async (seq: number, reason: string | null) =>
+      void (await run(sql`UPDATE messages SET status = 'cancelled', error = ${reason} WHERE seq = ${seq}`)),
+    cancelQueued: async (campaignId: string, reason: string | null) =>
+      void (await run(
+        sql`UPDATE messages SET status = 'cancelled', error = ${reason} WHERE campaign_id = ${campaignId} AND status = 'queued'`,
+      )),
+    bounced: async (seq: number, at: number) =>
+      void (await run(
+        sql`UPDATE messages SET status = 'bounced', bounced_at = coalesce(bounced_at, ${at}) WHERE seq = ${seq}`,
+      )),
+
+    storeContent: async (
+      seq: number,
+      subject: string | null,
+      html: string | null,
+      text: string | null,
+      headers: Record<string, string>,
+    ) =>
+      void (await run(sql`INSERT INTO message_contents (message_seq, subject, body_html, body_text, headers)
+        VALUES (${seq}, ${subject}, ${html}, ${text}, ${JSON.stringify(headers)}::jsonb)
+        ON CONFLICT (message_seq) DO UPDATE SET subject = excluded.subject, body_html = excluded.body_html,
+          body_text = excluded.body_text, headers = excluded.headers`)),
+    payloadOf: async (seq: number): Promise<MessagePayloadRow | undefined> =>
+      (await db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).limit(1))[0],
+    storePayload: async (payload: MessagePayloadRow) => {
+      await db.insert(messagePayloads).values(payload)
+    },
+
+    campaignRow: async (id: string): Promise<CampaignRow | undefined> =>
+      (await db.select().from(campaigns).where(eq(campaigns.id, id)).limit(1))[0],
+    clientRow: async (id: string): Promise<ClientRow | undefined> =>
+      (await db.select().from(clients).where(eq(clients.id, id)).limit(1))[0],
+
+    campaignMessageCount: async (campaignId: string) =>
+      (
+        await rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM messages WHERE campaign_id = ${campaignId}`,
+        )
+      )[0]!.n,
+    campaignHasOpenMessages: async (campaignId: string) =>
+      (
+        await rows<{ one: number }>(
+          sql`SELECT 1 AS one FROM messages WHERE campaign_id = ${campaignId} AND status IN (${OPEN}) LIMIT 1`,
+        )
+      ).length > 0,
+    campaignStatus: async (campaignId: string) =>
+      (await rows<{ status: string }>(sql`SELECT status FROM campaigns WHERE id = ${campaignId}`))[0]
+        ?.status ?? null,
+    campaignTotals: async (campaignId: string) => {
+      const [r] = await rows<{ failed: string; sent: string; status: string }>(
+        sql`SELECT failed, sent, status FROM campaigns WHERE id = ${campaignId}`,
+      )
+      return r ? { failed: Number(r.failed), sent: Number(r.sent), status: r.status } : null
+    },
+    // snapshot_done is a boolean here; callers only test it for truth.
+    campaignsIn: async (status: string) =>
+      (
+        await rows<{ id: string; snapshot_done: boolean }>(
+          sql`SELECT id, snapshot_done FROM campaigns WHERE status = ${status} ORDER BY id`,
+        )
+      ).map((r) => ({ id: r.id, snapshot_done: r.snapshot_done ? 1 : 0 })),
+    unfinishedCopiesIn: async (status: string) =>
+      (
+        await rows<{ id: string }>(
+          sql`SELECT id FROM campaigns WHERE status = ${status} AND NOT snapshot_done AND launched_at IS NOT NULL ORDER BY id`,
+        )
+      ).map((r) => r.id),
+    sentSince: async (clientId: string, since: number) =>
+      (
+        await rows<{ n: number }>(
+          sql`SELECT count(*)::int AS n FROM messages WHERE client_id = ${clientId} AND sent_at >= ${since}`,
+        )
+      )[0]!.n,
+  }
+}
