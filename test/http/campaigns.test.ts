@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRun } from '../../src/db/raw'
 import { registerJobs } from '../../src/jobs'
 import { CAMPAIGN_STATUSES } from '../../src/lib/enums'
 import { type CampaignOperation, TRANSITIONS } from '../../src/services/campaigns/states'
@@ -93,7 +95,7 @@ describe('create and read', () => {
     // The API refuses to delete a template a draft uses (test/http/templates-in-use.test.ts);
     // launch still checks, for a row gone another way (an older database, a manual fix).
     expect((await t.call('DELETE', `/api/v1/templates/${tpl.id}`, { key: admin })).status).toBe(409)
-    await t.ctx.sqlite.run('DELETE FROM templates WHERE id = ?', [tpl.id])
+    await rawRun(t.ctx.db, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
     const r = await t.call('POST', `/api/v1/campaigns/${c.id}/launch`, {
       key: launcher,
       body: { confirm: true },
@@ -241,7 +243,7 @@ describe('launch', () => {
     expect((await t.call('GET', `/api/v1/campaigns/${c.id}`, { key: reader })).body.data.status).toBe(
       'scheduled',
     )
-    await t.ctx.sqlite.query('UPDATE campaigns SET scheduled_at = ? WHERE id = ?').run(Date.now() - 1, c.id)
+    await rawRun(t.ctx.db, sql`UPDATE campaigns SET scheduled_at = ${Date.now() - 1} WHERE id = ${c.id}`)
     await t.ctx.jobs.runNow('campaigns.start-scheduled')
     const started = (await t.call('GET', `/api/v1/campaigns/${c.id}`, { key: reader })).body.data
     expect(started).toMatchObject({ status: 'sending', total_recipients: 1 })
@@ -319,7 +321,7 @@ describe('every forbidden transition is 409 INVALID_STATE with the status and th
       if (allowed.includes(status)) continue
       test(`${operation} of a ${status} campaign`, async () => {
         const c = await draft()
-        await t.ctx.sqlite.query('UPDATE campaigns SET status = ? WHERE id = ?').run(status, c.id)
+        await rawRun(t.ctx.db, sql`UPDATE campaigns SET status = ${status} WHERE id = ${c.id}`)
         const [method, path, body] = requests[operation](c.id)
         const r = await t.call(method, path, { key: launcher, body })
         expect(r.status).toBe(409)

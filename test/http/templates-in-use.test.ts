@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRun } from '../../src/db/raw'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
 
@@ -44,7 +46,7 @@ async function userOf(kind: Kind, templateId: string): Promise<string> {
 
 const TABLE: Record<Kind, string> = { campaign: 'campaigns', journey: 'journeys', sequence: 'sequences' }
 const setStatus = async (kind: Kind, id: string, status: string) =>
-  await t.ctx.sqlite.run(`UPDATE ${TABLE[kind]} SET status = ? WHERE id = ?`, [status, id])
+  await rawRun(t.ctx.db, sql`UPDATE ${sql.identifier(TABLE[kind])} SET status = ${status} WHERE id = ${id}`)
 
 const del = (id: string, key = acme.key) => t.call('DELETE', `/api/v1/templates/${id}`, { key })
 

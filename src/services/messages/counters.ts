@@ -36,12 +36,13 @@ export async function bumpCampaign(
   if (variant === null) return
   const d = VARIANT_COUNTERS.map((k) => deltas[k] ?? 0)
   if (d.every((n) => n === 0)) return
+  // The existing row is named (v): PostgreSQL finds a bare column ambiguous beside excluded.
   await rawRun(
     db,
-    sql`INSERT INTO campaign_variant_counts (campaign_id, variant, sent, delivered, opened, clicked)
+    sql`INSERT INTO campaign_variant_counts AS v (campaign_id, variant, sent, delivered, opened, clicked)
         VALUES (${campaignId}, ${variant}, ${d[0]}, ${d[1]}, ${d[2]}, ${d[3]})
-        ON CONFLICT (campaign_id, variant) DO UPDATE SET sent = sent + excluded.sent,
-          delivered = delivered + excluded.delivered, opened = opened + excluded.opened,
-          clicked = clicked + excluded.clicked`,
+        ON CONFLICT (campaign_id, variant) DO UPDATE SET sent = v.sent + excluded.sent,
+          delivered = v.delivered + excluded.delivered, opened = v.opened + excluded.opened,
+          clicked = v.clicked + excluded.clicked`,
   )
 }

@@ -3,7 +3,9 @@
 // picks it when the duration has passed (not a millisecond before), records why, and sends it to
 // the rest; an operator's early pick; pause during the test; a campaign without a test unchanged.
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import type { OutgoingEmail } from '../../../src/channels/types'
+import { rawRows, rawRun } from '../../../src/db/raw'
 import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { unitOf } from '../../../src/lib/seeded'
@@ -24,19 +26,21 @@ async function setup(recipients = 100, ab: Record<string, unknown> = {}) {
   const sender = createSendWorker(t.ctx, sendDeps, { providers: allChannels(provider), pollMs: 10 })
   const { call, clientId } = await tenant(t)
   const list = await call('POST', '/api/v1/lists', { name: 'All' })
-  const insert = t.ctx.sqlite.prepare(
-    "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, 'subscribed', '{}', ?4, ?4)",
-  )
-  const member = t.ctx.sqlite.prepare(
-    "INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (?1, ?2, 'confirmed', ?3, ?3)",
-  )
   await inTransaction(t.ctx.sqlite, async () => {
+    const at = clock.now() - 1000
     for (let i = 0; i < recipients; i++) {
       const id = Bun.randomUUIDv7()
-      await insert.run(id, clientId, `p${i}@example.com`, clock.now() - 1000)
-      await member.run(list.id, id, clock.now() - 1000)
+      await rawRun(
+        t.ctx.db,
+        sql`INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at)
+          VALUES (${id}, ${clientId}, (SELECT no FROM clients WHERE id = ${clientId}), ${`p${i}@example.com`}, 'subscribed', '{}', ${at}, ${at})`,
+      )
+      await rawRun(
+        t.ctx.db,
+        sql`INSERT INTO list_members (list_id, contact_id, status, added_at, confirmed_at) VALUES (${list.id}, ${id}, 'confirmed', ${at}, ${at})`,
+      )
     }
-    await t.ctx.sqlite.run('UPDATE lists SET member_count = ? WHERE id = ?', [recipients, list.id])
+    await rawRun(t.ctx.db, sql`UPDATE lists SET member_count = ${recipients} WHERE id = ${list.id}`)
   })
   const campaign = await call('POST', '/api/v1/campaigns', {
     name: 'Spring sale',
@@ -84,11 +88,10 @@ describe('A/B campaigns', () => {
     expect(new Set(s.provider.sent.map((m) => m.to)).size).toBe(20)
     // The groups are the campaign's seeded draw: the 20 lowest draws, alternating by rank.
     const rows = (
-      await s.t.ctx.sqlite
-        .query<{ contact_id: string; email: string; variant: number | null }, [string]>(
-          'SELECT m.contact_id, c.email, m.variant FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE m.campaign_id = ?',
-        )
-        .all(s.campaign.id)
+      await rawRows<{ contact_id: string; email: string; variant: number | null }>(
+        s.t.ctx.db,
+        sql`SELECT m.contact_id, c.email, CAST(m.variant AS INTEGER) AS variant FROM messages m JOIN contacts c ON c.id = m.contact_id WHERE m.campaign_id = ${s.campaign.id}`,
+      )
     ).sort((a, b) => unitOf(`${s.campaign.id}:${a.contact_id}`) - unitOf(`${s.campaign.id}:${b.contact_id}`))
     expect(rows.slice(0, 20).map((r) => r.variant)).toEqual(Array.from({ length: 20 }, (_, i) => i % 2))
     expect(rows.slice(20).every((r) => r.variant === null)).toBe(true)

@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRows, rawRun } from '../../../src/db/raw'
 import { createSendWorker } from '../../../src/queue/worker'
 import { sendDeps } from '../../../src/sending'
 import { startDueCampaigns } from '../../../src/services/campaigns/launch'
@@ -47,12 +49,11 @@ async function at(ms: number) {
 const sentAt = async (campaignId: string) =>
   new Map(
     (
-      await t.ctx.sqlite
-        .query<{ to: string; at: number }, [string]>(
-          'SELECT to_address AS "to", sent_at AS at FROM messages WHERE campaign_id = ?1 AND sent_at IS NOT NULL',
-        )
-        .all(campaignId)
-    ).map((r) => [r.to, r.at]),
+      await rawRows<{ to: string; at: number | string }>(
+        t.ctx.db,
+        sql`SELECT to_address AS "to", sent_at AS at FROM messages WHERE campaign_id = ${campaignId} AND sent_at IS NOT NULL`,
+      )
+    ).map((r) => [r.to, Number(r.at)]),
   )
 
 describe('09:00 in a dozen zones, on the day New York springs forward', () => {
@@ -215,10 +216,19 @@ describe('validation', () => {
       subject: 'x',
       body_text: 'x',
     })
-    await t.ctx.sqlite.run(`UPDATE campaigns SET ab_test = ? WHERE id = ?`, [
-      JSON.stringify({ test_share: 0.2, metric: 'open_rate', duration: 'PT4H', duration_ms: 14_400_000 }),
-      c.id,
-    ])
+    const abTest = JSON.stringify({
+      test_share: 0.2,
+      metric: 'open_rate',
+      duration: 'PT4H',
+      duration_ms: 14_400_000,
+    })
+    // ab_test is jsonb on PostgreSQL, JSON text on SQLite.
+    await rawRun(
+      t.ctx.db,
+      t.ctx.store.dialect === 'postgres'
+        ? sql`UPDATE campaigns SET ab_test = ${abTest}::jsonb WHERE id = ${c.id}`
+        : sql`UPDATE campaigns SET ab_test = ${abTest} WHERE id = ${c.id}`,
+    )
     const r = await t.call('PATCH', `/api/v1/campaigns/${c.id}`, {
       key: s.key,
       body: { send_at_local: '09:00' },

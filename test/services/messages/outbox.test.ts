@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { withActor } from '../../../src/context'
+import { rawRows } from '../../../src/db/raw'
 import { ServiceError } from '../../../src/errors'
 import { userActor } from '../../../src/services/actors/actor'
 import { outboxVerb } from '../../../src/services/messages/verbs'
@@ -12,9 +14,10 @@ import { createTestApp } from '../../helpers/app'
 const t = await createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
 const acme = await t.client('Acme')
 const setup = await t.key({ scopes: ['admin:*'], clientId: acme })
-const owner = (await t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get()) as {
-  id: string
-}
+const [owner] = (await rawRows<{ id: string }>(
+  t.ctx.db,
+  sql`SELECT id FROM users WHERE email = 'admin@localhost'`,
+)) as [{ id: string }]
 const ctx = withActor(
   t.ctx,
   userActor({ id: owner.id, role: 'owner', clients: null, workspace: acme }),
