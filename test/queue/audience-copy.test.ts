@@ -1,7 +1,9 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
+import { rowOf } from '../helpers/send-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 
 // The audience is copied into the outbox by the worker after launch. The copy belongs to the
@@ -10,11 +12,11 @@ import { recordingProvider, startTestSender } from '../helpers/sender'
 
 const t = await createTestApp()
 const counts = async (campaignId: string) =>
-  (await t.ctx.sqlite
-    .query(
-      'SELECT (SELECT count(*) FROM messages WHERE campaign_id = ?1) AS n, (SELECT snapshot_done FROM campaigns WHERE id = ?1) AS done',
-    )
-    .get(campaignId)) as { n: number; done: number }
+  await rowOf<{ n: number; done: number }>(
+    t,
+    sql`SELECT CAST((SELECT count(*) FROM messages WHERE campaign_id = ${campaignId}) AS INTEGER) AS n,
+      CAST((SELECT snapshot_done FROM campaigns WHERE id = ${campaignId}) AS INTEGER) AS done`,
+  )
 
 test('launched then paused before any copy: the copy still completes while paused', async () => {
   const s = await campaignTenant(t, ['a@example.com', 'b@example.com', 'c@example.com'])

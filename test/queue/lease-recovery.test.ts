@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { outboxOf } from '../../src/db/outbox'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -7,6 +8,7 @@ import { OUTBOX_RULES } from '../../src/services/campaigns/states'
 import { enqueueMessage } from '../../src/services/messages/enqueue'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant, messagesOf } from '../helpers/campaign'
+import { rowOf } from '../helpers/send-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Two processes may share one database: a send worker starting up takes over only the messages
@@ -18,9 +20,7 @@ const LEASE = t.ctx.config.sendLeaseMs
 const outbox = outboxOf(t.ctx.store, OUTBOX_RULES)
 
 const statusOf = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ status: string }, [string]>('SELECT status FROM messages WHERE id = ?')
-    .get(id))!.status
+  (await rowOf<{ status: string }>(t, sql`SELECT status FROM messages WHERE id = ${id}`))!.status
 
 test('at start-up a message leased by a live process is left alone; one whose lease ran out is sent', async () => {
   const s = await campaignTenant(t, ['dead@example.com', 'live@example.com'])

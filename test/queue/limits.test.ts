@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
+import { rowOf } from '../helpers/send-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // The operator's limits and a suspended client, on a clock the test moves: a message over a
@@ -49,9 +51,11 @@ describe('HERALD_DOMAIN_THROTTLE', async () => {
       delivered: ['a1@same.example', 'a2@same.example', 'b1@other.example'],
       queued: ['a3@same.example'],
     })
-    const waiting = (await t.ctx.sqlite
-      .query("SELECT next_attempt_at AS at, attempts FROM messages WHERE to_address = 'a3@same.example'")
-      .get()) as { at: number; attempts: number }
+    const waiting = (await rowOf<{ at: number; attempts: number }>(
+      t,
+      sql`SELECT CAST(next_attempt_at AS DOUBLE PRECISION) AS at, CAST(attempts AS INTEGER) AS attempts
+        FROM messages WHERE to_address = 'a3@same.example'`,
+    ))!
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-23T10:01:00.000Z')
     expect(waiting.attempts).toBe(0) // waiting for a window is not a failed attempt
     expect(await deferred(s)).toEqual({ count: 1, reason: 'throttle', until: '2026-11-23T10:01:00.000Z' })

@@ -1,8 +1,10 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
+import { rowOf, rowsOf } from '../helpers/send-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // A client's sending profile sets its own rules: its hourly cap holds its sends through the
@@ -14,11 +16,10 @@ const t = await createTestApp({ clock })
 const counts = async (app: TestApp, campaignId: string) =>
   Object.fromEntries(
     (
-      await app.ctx.sqlite
-        .query<{ status: string; n: number }, [string]>(
-          'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
-        )
-        .all(campaignId)
+      await rowsOf<{ status: string; n: number }>(
+        app,
+        sql`SELECT status, CAST(count(*) AS INTEGER) AS n FROM messages WHERE campaign_id = ${campaignId} GROUP BY status`,
+      )
     ).map((r) => [r.status, r.n]),
   )
 
@@ -35,11 +36,10 @@ test("a profile's hourly cap defers its client's sends to the next hour, not ano
   await createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider('capture')) }).drain()
   expect(await counts(t, capped.campaign.id)).toEqual({ delivered: 2, queued: 3 })
   expect(await counts(t, free.campaign.id)).toEqual({ delivered: 5 })
-  const at = (await t.ctx.sqlite
-    .query<{ at: number }, [string]>(
-      "SELECT min(next_attempt_at) AS at FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
-    )
-    .get(capped.campaign.id))!.at
+  const at = (await rowOf<{ at: number }>(
+    t,
+    sql`SELECT CAST(min(next_attempt_at) AS DOUBLE PRECISION) AS at FROM messages WHERE campaign_id = ${capped.campaign.id} AND status = 'queued'`,
+  ))!.at
   expect(new Date(at).toISOString()).toBe('2026-11-23T11:00:00.000Z')
 })
 

@@ -1,5 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import { closeProviders, createProviders } from '../../src/channels/registry'
 import { startSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -7,6 +8,7 @@ import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
+import { runSql } from '../helpers/send-sql'
 
 // SMS per client: two clients, each with its own Twilio account in its sending profile, against
 // a local server speaking Twilio's Messages API that checks each account's credentials. Both
@@ -137,9 +139,11 @@ test('a profile whose secret no longer decrypts fails its messages with the reas
   ])
   const fine = await smsClient('fine', 'AC00000000000000000000000000000002', '+14155550104', ['+14155550141'])
   // As after the instance key changed: the stored token is unreadable.
-  await t.ctx.sqlite.run(
-    "UPDATE sending_profiles SET profile = json_set(profile, '$.sms.twilio_auth_token', 'v1:x:y:z') WHERE client_id = ?",
-    [broken.clientId],
+  await runSql(
+    t,
+    t.ctx.store.dialect === 'postgres'
+      ? sql`UPDATE sending_profiles SET profile = jsonb_set(profile, '{sms,twilio_auth_token}', '"v1:x:y:z"') WHERE client_id = ${broken.clientId}`
+      : sql`UPDATE sending_profiles SET profile = json_set(profile, '$.sms.twilio_auth_token', 'v1:x:y:z') WHERE client_id = ${broken.clientId}`,
   )
   for (const c of [broken, fine])
     await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { ConfigError, loadConfig } from '../../src/config'
 import { mapInOrder } from '../../src/lib/in-order'
 import { createWindowLimits } from '../../src/queue/throttle'
@@ -9,6 +10,7 @@ import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/wa
 import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant, countEmail, messagesOf, sentAndSending } from '../helpers/campaign'
+import { rowOf, rowsOf, runSql } from '../helpers/send-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Protection of a client's reputation, on a clock the test moves: per-mailbox-provider
@@ -145,9 +147,11 @@ describe('warm-up of a new sending domain', async () => {
       Array.from({ length: n }, (_, i) => `p${i}@customer.example`),
     )
     const dom = await s.call('POST', '/api/v1/domains', { domain })
-    await app.ctx.sqlite.run(
-      "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
-      [dom.id],
+    await runSql(
+      app,
+      app.ctx.store.dialect === 'postgres'
+        ? sql`UPDATE domains SET dkim_verified = true, spf_verified = true, status = 'verified' WHERE id = ${dom.id}`
+        : sql`UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ${dom.id}`,
     )
     const sender = await s.call('POST', '/api/v1/senders', { from_email: `hi@${domain}`, from_name: 'Acme' })
     await s.call('PATCH', `/api/v1/campaigns/${s.campaign.id}`, { sender_id: sender.id })
@@ -166,19 +170,18 @@ describe('warm-up of a new sending domain', async () => {
     const counts = async () =>
       Object.fromEntries(
         (
-          await t.ctx.sqlite
-            .query<{ status: string; n: number }, [string]>(
-              'SELECT status, count(*) AS n FROM messages WHERE campaign_id = ?1 GROUP BY status',
-            )
-            .all(s.campaign.id)
+          await rowsOf<{ status: string; n: number }>(
+            t,
+            sql`SELECT status, CAST(count(*) AS INTEGER) AS n FROM messages WHERE campaign_id = ${s.campaign.id} GROUP BY status`,
+          )
         ).map((r) => [r.status, r.n]),
       )
     expect(await counts()).toEqual({ delivered: 50, queued: 10 })
-    const waiting = (await t.ctx.sqlite
-      .query<{ at: number; attempts: number }, [string]>(
-        "SELECT min(next_attempt_at) AS at, max(attempts) AS attempts FROM messages WHERE campaign_id = ?1 AND status = 'queued'",
-      )
-      .get(s.campaign.id))!
+    const waiting = (await rowOf<{ at: number; attempts: number }>(
+      t,
+      sql`SELECT CAST(min(next_attempt_at) AS DOUBLE PRECISION) AS at, CAST(max(attempts) AS INTEGER) AS attempts
+        FROM messages WHERE campaign_id = ${s.campaign.id} AND status = 'queued'`,
+    ))!
     expect(new Date(waiting.at).toISOString()).toBe('2026-11-24T00:00:00.000Z')
     expect(waiting.attempts).toBe(0)
     // The campaign says why it waits, and until when; the domain where its warm-up stands.
@@ -358,9 +361,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', async () =
     })
     await c.call('POST', `/api/v1/campaigns/${more.id}/launch`, { confirm: true })
     await worker.drain()
-    const m2 = (await t.ctx.sqlite
-      .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1')
-      .get(more.id))!
+    const m2 = (await rowOf<{ id: string }>(t, sql`SELECT id FROM messages WHERE campaign_id = ${more.id}`))!
     await recordBounce(
       t.ctx,
       (await findMessage(t.ctx, m2.id))!,

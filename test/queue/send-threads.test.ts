@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createProviders } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
@@ -12,6 +13,7 @@ import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
 import { eventually } from '../helpers/receiver'
+import { rowOf } from '../helpers/send-sql'
 import { messageIdOf, startSink } from '../helpers/smtp-sink'
 
 // The send threads (issue 15): with SMTP configured, each message is composed (render, tracking,
@@ -157,14 +159,10 @@ test('a thread that dies mid-batch: its sends in flight stay leased, nothing is 
     expect(threads.inFlight()).toBe(2)
   })
   const row = async (to: string) =>
-    (await t.ctx.sqlite
-      .query('SELECT id, status, attempts, error FROM messages WHERE to_address = ?')
-      .get(to)) as {
-      id: string
-      status: string
-      attempts: number
-      error: string | null
-    }
+    (await rowOf<{ id: string; status: string; attempts: number; error: string | null }>(
+      t,
+      sql`SELECT id, status, CAST(attempts AS INTEGER) AS attempts, error FROM messages WHERE to_address = ${to}`,
+    ))!
   expect(await mapInOrder(stalled, async (to) => (await row(to)).status)).toEqual(['sending', 'sending'])
 
   // The thread dies. Its batch ends: the six answered are recorded, the two it owed are not.
@@ -219,11 +217,10 @@ test('a thread that dies with two batches of a lane in flight: nothing is lost o
     expect(threads.inFlight()).toBe(2)
   })
   const row = async (to: string) =>
-    (await t.ctx.sqlite.query('SELECT id, status, attempts FROM messages WHERE to_address = ?').get(to)) as {
-      id: string
-      status: string
-      attempts: number
-    }
+    (await rowOf<{ id: string; status: string; attempts: number }>(
+      t,
+      sql`SELECT id, status, CAST(attempts AS INTEGER) AS attempts FROM messages WHERE to_address = ${to}`,
+    ))!
 
   // The thread dies: both batches end, the two sends it owed stay leased, the third batch goes
   // out on the new thread.
@@ -255,9 +252,10 @@ test('a thread that cannot start sent nothing: its sends are refused retryably, 
   const s = await signingTenant(t, ['first@nostart.example'], 'nostart.example')
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await worker.runOnce()
-  const m = await t.ctx.sqlite
-    .query("SELECT status, attempts, error FROM messages WHERE to_address = 'first@nostart.example'")
-    .get()
+  const m = await rowOf(
+    t,
+    sql`SELECT status, CAST(attempts AS INTEGER) AS attempts, error FROM messages WHERE to_address = 'first@nostart.example'`,
+  )
   expect(m).toEqual({
     status: 'queued',
     attempts: 1,
@@ -275,7 +273,10 @@ test('a send that stalls on a thread is bounded by the send deadline there: retr
   await worker.drain()
   sink.stall.delete('hang.example')
   const row = async (to: string) =>
-    await t.ctx.sqlite.query('SELECT status, attempts, error FROM messages WHERE to_address = ?').get(to)
+    await rowOf(
+      t,
+      sql`SELECT status, CAST(attempts AS INTEGER) AS attempts, error FROM messages WHERE to_address = ${to}`,
+    )
   expect(await row('fast@quick.example')).toMatchObject({ status: 'delivered' })
   expect(await row('slow@hang.example')).toEqual({
     status: 'queued',

@@ -1,9 +1,11 @@
 import { afterAll, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createSimulatorProvider } from '../../src/channels/simulator'
 import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
+import { rowsOf } from '../helpers/send-sql'
 import { startTestSender } from '../helpers/sender'
 
 // The simulator's traffic flows back through the same verbs as real traffic: opens, clicks,
@@ -51,9 +53,7 @@ test('opens, clicks, replies and a bounce arrive as events, counters and a suppr
     }),
   )
   const types = (
-    (await t.ctx.sqlite.query('SELECT type FROM events WHERE campaign_id = ?').all(s.campaign.id)) as {
-      type: string
-    }[]
+    await rowsOf<{ type: string }>(t, sql`SELECT type FROM events WHERE campaign_id = ${s.campaign.id}`)
   ).map((e) => e.type)
   for (const type of [
     'email.delivered',

@@ -1,4 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createSmtpProvider, SMTP_CAPABILITIES } from '../../src/channels/smtp'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
 import { createSendWorker } from '../../src/queue/worker'
@@ -6,6 +7,7 @@ import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { eventually } from '../helpers/receiver'
+import { rowOf } from '../helpers/send-sql'
 import { recordingProvider } from '../helpers/sender'
 import { startSink } from '../helpers/smtp-sink'
 
@@ -34,9 +36,10 @@ afterAll(async () => {
 }, 20_000)
 
 const messageOf = async (to: string) =>
-  (await t.ctx.sqlite
-    .query('SELECT status, attempts, error, next_attempt_at AS at FROM messages WHERE to_address = ?')
-    .get(to)) as { status: string; attempts: number; error: string | null; at: number | null }
+  (await rowOf<{ status: string; attempts: number; error: string | null; at: number | null }>(
+    t,
+    sql`SELECT status, CAST(attempts AS INTEGER) AS attempts, error, CAST(next_attempt_at AS DOUBLE PRECISION) AS at FROM messages WHERE to_address = ${to}`,
+  ))!
 const receivedBy = (to: string) => sink.received.filter((m) => m.rcptTo.includes(to))
 
 test('a stalled send holds only its lane; it fails retryably at the deadline; the retry goes through on a fresh connection', async () => {
@@ -116,9 +119,10 @@ test('any provider is bounded: a call that never settles is a retryable failure 
   const s = await campaignTenant(app, ['hang@example.com'])
   await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
   await w.drain()
-  const m = await app.ctx.sqlite
-    .query("SELECT status, attempts, error FROM messages WHERE to_address = 'hang@example.com'")
-    .get()
+  const m = await rowOf(
+    app,
+    sql`SELECT status, CAST(attempts AS INTEGER) AS attempts, error FROM messages WHERE to_address = 'hang@example.com'`,
+  )
   expect(m).toEqual({
     status: 'queued',
     attempts: 1,

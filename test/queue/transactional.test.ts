@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { simpleParser } from 'mailparser'
 import { closeProviders, createProviders } from '../../src/channels/registry'
 import { startSendWorker } from '../../src/queue/worker'
@@ -9,6 +10,7 @@ import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
 import { eventually } from '../helpers/receiver'
+import { jsonOf, rowOf, rowsOf, runSql } from '../helpers/send-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { startSink } from '../helpers/smtp-sink'
 
@@ -17,21 +19,21 @@ import { startSink } from '../helpers/smtp-sink'
 // records status, content and email.delivered (campaign_id null) as it does for campaigns.
 
 const row = async (t: TestApp, id: string) =>
-  (await t.ctx.sqlite
-    .query(
-      'SELECT status, campaign_id, source_kind, source_id, provider, attempts, error, delivered_at FROM messages WHERE id = ?',
-    )
-    .get(id)) as Record<string, unknown>
+  (await rowOf<Record<string, unknown>>(
+    t,
+    sql`SELECT status, campaign_id, source_kind, source_id, provider, CAST(attempts AS INTEGER) AS attempts, error,
+      CAST(delivered_at AS DOUBLE PRECISION) AS delivered_at FROM messages WHERE id = ${id}`,
+  ))!
 const content = async (t: TestApp, id: string) =>
-  (await t.ctx.sqlite
-    .query(
-      'SELECT subject, body_html, body_text, headers FROM message_contents WHERE message_seq = (SELECT seq FROM messages WHERE id = ?)',
-    )
-    .get(id)) as { subject: string; body_html: string | null; body_text: string | null; headers: string }
+  (await rowOf<{ subject: string; body_html: string | null; body_text: string | null; headers: unknown }>(
+    t,
+    sql`SELECT subject, body_html, body_text, headers FROM message_contents WHERE message_seq = (SELECT seq FROM messages WHERE id = ${id})`,
+  ))!
 const deliveredEvents = async (t: TestApp, id: string) =>
-  (await t.ctx.sqlite
-    .query("SELECT campaign_id, data FROM events WHERE type = 'email.delivered' AND message_id = ?")
-    .all(id)) as { campaign_id: string | null; data: string }[]
+  await rowsOf<{ campaign_id: string | null; data: unknown }>(
+    t,
+    sql`SELECT campaign_id, data FROM events WHERE type = 'email.delivered' AND message_id = ${id}`,
+  )
 
 describe('a transactional message through the capture provider', async () => {
   const t = await createTestApp()
@@ -72,14 +74,14 @@ describe('a transactional message through the capture provider', async () => {
     expect(stored.subject).toBe('Order A-17 for P0')
     expect(stored.body_html).toContain('<p>Thanks P0, order A-17.</p>')
     expect(stored.body_html).toMatch(/href="http:\/\/localhost:8080\/t\/c\/[\w-]+\.[\w-]+"/)
-    expect(JSON.parse(stored.headers)).toMatchObject({
+    expect(jsonOf(stored.headers)).toMatchObject({
       'message-id': `<${m.id}@herald.localhost>`,
       to: 'ann@example.com',
     })
     const events = await deliveredEvents(t, m.id)
     expect(events).toHaveLength(1)
     expect(events[0]!.campaign_id).toBeNull()
-    expect(JSON.parse(events[0]!.data)).toMatchObject({
+    expect(jsonOf(events[0]!.data)).toMatchObject({
       message_id: `msg_${m.id.replace(/-/g, '')}`,
       campaign_id: null,
       email: 'ann@example.com',
@@ -108,7 +110,7 @@ describe('a transactional message through the capture provider', async () => {
     })
     const tpl = await s.call('POST', '/api/v1/templates', { name: 'Gone', subject: 'S', body_text: 'x' })
     const doomed = await enqueueMessage(t.ctx, { clientId: s.clientId, contactId: bob, templateId: tpl.id })
-    await t.ctx.sqlite.query('DELETE FROM templates WHERE id = ?').run(tpl.id)
+    await runSql(t, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
     await eventually(async () => {
       expect((await row(t, inline.id)).status).toBe('delivered')
       expect((await row(t, sms.id)).status).toBe('skipped')
