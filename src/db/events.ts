@@ -89,12 +89,13 @@ function pgDbOf(s: EventStore): Db {
 export async function appendEvent(store: EventStore, e: EventInsert): Promise<number> {
   if (DIALECT === 'postgres') {
     // One round trip: the counter row stays locked by this UPDATE until the transaction ends.
+    // data is JSON text: cast from text, or Bun's client would encode it as a JSON string.
     const [row] = await rawRows<{ seq: string }>(
       pgDbOf(store),
       sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + 1 WHERE id = 1 RETURNING last_seq)
         INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
         SELECT ${e.id}, next.last_seq, ${e.clientId}, ${e.type}, ${e.contactId}, ${e.messageId}, ${e.campaignId},
-          ${e.journeyId}, ${e.sequenceId}, ${e.occurredAt}::bigint, ${e.data}::jsonb FROM next
+          ${e.journeyId}, ${e.sequenceId}, ${e.occurredAt}::bigint, ${e.data}::text::jsonb FROM next
         RETURNING seq`,
     )
     if (!row) throw new Error('event_sequence has no row (the first migration creates it)')

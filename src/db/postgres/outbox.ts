@@ -17,7 +17,8 @@ import {
 
 // The outbox on PostgreSQL: the same transitions and guards as the SQLite statements in
 // ../outbox.ts, written as drizzle `sql` so each joins the caller's transaction. Raw bigint
-// columns come back as strings here, hence the Number()s and ::int casts.
+// columns come back as strings here, hence the Number()s and ::int casts. JSON goes in as text
+// cast to jsonb: Bun's client would JSON-encode a string it is told is jsonb a second time.
 
 const list = (values: readonly string[]) =>
   sql.raw(values.map((v) => `'${v.replace(/'/g, "''")}'`).join(', '))
@@ -163,7 +164,7 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
       headers: Record<string, string>,
     ) =>
       void (await run(sql`INSERT INTO message_contents (message_seq, subject, body_html, body_text, headers)
-        VALUES (${seq}, ${subject}, ${html}, ${text}, ${JSON.stringify(headers)}::jsonb)
+        VALUES (${seq}, ${subject}, ${html}, ${text}, ${JSON.stringify(headers)}::text::jsonb)
         ON CONFLICT (message_seq) DO UPDATE SET subject = excluded.subject, body_html = excluded.body_html,
           body_text = excluded.body_text, headers = excluded.headers`)),
     payloadOf: async (seq: number): Promise<MessagePayloadRow | undefined> =>

@@ -226,7 +226,7 @@ describe('validation', () => {
     await rawRun(
       t.ctx.db,
       t.ctx.store.dialect === 'postgres'
-        ? sql`UPDATE campaigns SET ab_test = ${abTest}::jsonb WHERE id = ${c.id}`
+        ? sql`UPDATE campaigns SET ab_test = ${abTest}::text::jsonb WHERE id = ${c.id}`
         : sql`UPDATE campaigns SET ab_test = ${abTest} WHERE id = ${c.id}`,
     )
     const r = await t.call('PATCH', `/api/v1/campaigns/${c.id}`, {
