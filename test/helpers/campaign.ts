@@ -1,4 +1,6 @@
 import { expect } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRows } from '../../src/db/raw'
 import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
 import type { MessageRow } from '../../src/db/schema'
 import { mapInOrder } from '../../src/lib/in-order'
@@ -67,9 +69,10 @@ export function countEmail(
 
 /** A campaign's messages in send order, as the activity recorders (bounce, complaint…) take them. */
 export async function messagesOf(t: TestApp, campaignId: string): Promise<MessageRow[]> {
-  const rows = await t.ctx.sqlite
-    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-    .all(campaignId)
+  const rows = await rawRows<{ id: string }>(
+    t.ctx.db,
+    sql`SELECT id FROM messages WHERE campaign_id = ${campaignId} ORDER BY seq`,
+  )
   return await mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
 }
 
