@@ -2,6 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { eq, inArray } from 'drizzle-orm'
 import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
+import type { CampaignMessageInsert } from './outbox-insert'
 import { pgOutbox } from './postgres/outbox'
 import {
   type CampaignRow,
@@ -195,6 +196,11 @@ function build(store: Store, rules: OutboxRules) {
       /** When it may be sent: now, or later (held for an A/B decision, a recipient's local hour). */
       due: number = now,
     ) => void q.queueCampaignMessage.run(id, clientId, campaignId, contactId, channel, to, now, due),
+    /** Several of a campaign's messages (the audience copy's chunk), each as queueCampaignMessage. */
+    queueCampaignMessages: async (rows: readonly CampaignMessageInsert[]) => {
+      for (const r of rows)
+        q.queueCampaignMessage.run(r.id, r.clientId, r.campaignId, r.contactId, r.channel, r.to, r.now, r.due)
+    },
     /** An A/B campaign's queued messages (seq and contact), to draw the test groups from. */
     campaignQueued: async (campaignId: string) => await q.campaignQueued.all(campaignId),
     /** A test message: its variant, due at `due`. */

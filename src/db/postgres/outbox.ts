@@ -1,6 +1,7 @@
 import { eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { DeferReason } from '../../lib/enums'
 import type { Store } from '../client'
+import type { CampaignMessageInsert } from '../outbox-insert'
 import { rawRows, rawRun } from '../raw'
 import {
   type CampaignRow,
@@ -91,6 +92,20 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
       void (await run(sql`INSERT INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
         VALUES (${id}, ${clientId}, ${campaignId}, ${contactId}, ${channel}, ${to}, 'queued', ${due}, ${now})
         ON CONFLICT DO NOTHING`)),
+    // One statement per slice of the chunk, not one per recipient: the copy runs in a transaction,
+    // and the store runs one at a time. 1,000 rows are 8,000 parameters (the limit is 65,535).
+    queueCampaignMessages: async (rows: readonly CampaignMessageInsert[]) => {
+      for (let i = 0; i < rows.length; i += 1_000) {
+        const values = rows
+          .slice(i, i + 1_000)
+          .map(
+            (r) =>
+              sql`(${r.id}, ${r.clientId}, ${r.campaignId}, ${r.contactId}, ${r.channel}, ${r.to}, 'queued', ${r.due}::bigint, ${r.now}::bigint)`,
+          )
+        await run(sql`INSERT INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+          VALUES ${sql.join(values, sql`, `)} ON CONFLICT DO NOTHING`)
+      }
+    },
     campaignQueued: async (campaignId: string) =>
       (
         await rows<{ seq: string; contact_id: string }>(

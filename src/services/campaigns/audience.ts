@@ -98,17 +98,18 @@ export async function snapshotChunk(app: AppContext, campaignId: string): Promis
     // An A/B test's messages wait until the whole audience is in and the groups are drawn; a
     // local-time campaign's are due at each recipient's hour; the others now.
     const dueOf = await localDueTimes(app, c)
-    for (const r of rows)
-      await outbox.queueCampaignMessage(
-        newId(),
-        c.clientId,
-        c.id,
-        r.id,
-        c.channel,
-        c.channel === 'email' ? r.email : (r.phone ?? ''),
+    await outbox.queueCampaignMessages(
+      rows.map((r) => ({
+        id: newId(),
+        clientId: c.clientId,
+        campaignId: c.id,
+        contactId: r.id,
+        channel: c.channel,
+        to: c.channel === 'email' ? r.email : (r.phone ?? ''),
         now,
-        c.abTest ? HELD_FOR_DECISION : dueOf ? dueOf(r.timezone) : now,
-      )
+        due: c.abTest ? HELD_FOR_DECISION : dueOf ? dueOf(r.timezone) : now,
+      })),
+    )
     const done = rows.length < SNAPSHOT_CHUNK
     const cursor = rows.at(-1)?.id ?? c.snapshotCursor
     if (done) {
