@@ -134,8 +134,10 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
       return Number(r!.seq)
     },
     sent: async (seq: number, provider: string, providerMessageId: string | null, at: number) =>
-      void (await run(sql`UPDATE messages SET status = 'sent', provider = ${provider}, provider_message_id = ${providerMessageId},
-        sent_at = ${at}, error = NULL WHERE seq = ${seq}`)),
+      // A bounce reported before this outcome is written (feedback can outrun the writer here,
+      // where each statement is a round trip) stays a bounce, as sentDelivered keeps it.
+      void (await run(sql`UPDATE messages SET status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'sent' END,
+        provider = ${provider}, provider_message_id = ${providerMessageId}, sent_at = ${at}, error = NULL WHERE seq = ${seq}`)),
     delivered: async (seq: number, at: number) =>
       (await run(sql`UPDATE messages SET status = 'delivered', delivered_at = ${at}
         WHERE seq = ${seq} AND delivered_at IS NULL AND status <> 'bounced'`)) > 0,
