@@ -1,6 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
+import { DIALECT } from './dialect'
+import { pgImportWriter } from './postgres/imports'
 import { perConnection } from './prepared'
 import { type ContactImportRow, contactImports } from './schema'
 
@@ -53,7 +55,6 @@ export async function claimNextImport(
       .set({ status: 'running', leasedUntil: leaseUntil, updatedAt: now })
       .where(and(eq(contactImports.id, job.id), claimable(now)))
       .returning({ id: contactImports.id })
-      .limit(1)
   )[0]!
   return taken ? job : undefined
 }
@@ -192,8 +193,17 @@ const statements = perConnection((sqlite: Database) => ({
   ),
 }))
 
-/** The import loop's writes, bound to one connection's prepared statements. */
-export function importWriter(sqlite: Database) {
+export type ImportWriter = ReturnType<typeof sqliteImportWriter>
+
+/**
+ * The import loop's writes, bound to one connection's prepared statements; on PostgreSQL the
+ * twin in postgres/imports.ts, run in the caller's transaction.
+ */
+export function importWriter(sqlite: Database): ImportWriter {
+  return DIALECT === 'postgres' ? pgImportWriter(sqlite) : sqliteImportWriter(sqlite)
+}
+
+function sqliteImportWriter(sqlite: Database) {
   const s = statements(sqlite)
   return {
     /** Inserts the contact unless its email exists in the client; true when inserted. */

@@ -88,7 +88,6 @@ export async function updateForm(ctx: Ctx, id: string, patch: FormPatch) {
       .set({ ...set, updatedAt: ctx.clock.now() })
       .where(eq(forms.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentForm(row, ctx.config.publicUrl)
 }

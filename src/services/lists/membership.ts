@@ -165,7 +165,6 @@ export async function confirmMemberships(
           ),
         )
         .returning({ id: listMembers.contactId })
-        .limit(1)
     )[0]!
     if (!row) continue
     await bumpCounts(hdb.db, listId, { confirmed: 1, unconfirmed: -1 }, now)

@@ -73,7 +73,6 @@ export async function updateList(ctx: Ctx, id: string, patch: ListPatch) {
       })
       .where(eq(lists.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentList(row)
 }

@@ -106,7 +106,6 @@ export async function updateSegment(ctx: Ctx, id: string, patch: Partial<Segment
       })
       .where(eq(segments.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentSegment(row)
 }
