@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, Store } from '../client'
 import * as schema from '../schema-pg'
 import { postgresHandle } from './handle'
+import './jsonb'
 import { applyPgMigrations } from './migrate'
 import { type PgRunner, pgTransactions, transactionAware } from './transaction'
 
