@@ -1,13 +1,14 @@
 import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../client'
-import type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from '../imports'
+import type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from '../import-rows'
 import { rawRows, rawRun } from '../raw'
 import { withPgTransaction } from './in-transaction'
 
 // The CSV import's per-row writes on PostgreSQL, the twin of importWriter's prepared SQLite
 // statements (db/imports.ts): the same statements, in the batch's transaction. custom_fields
-// travels as JSON text, as on SQLite, cast to and from jsonb here.
+// travels as JSON text, as on SQLite, cast to and from jsonb here (as text: Bun would encode a
+// string bound to a jsonb parameter as a JSON string).
 
 export function pgImportWriter(sqlite: Database): ImportWriter {
   const inTx = <T>(fn: (db: Db) => Promise<T>) => withPgTransaction(sqlite, fn)
@@ -18,7 +19,7 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
           rawRun(
             db,
             sql`INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no)
-                VALUES (${c.id}, ${c.clientId}, ${c.email}, ${c.firstName}, ${c.lastName}, ${c.company}, ${c.phone}, ${c.status}, ${c.timezone}, ${c.customFields}::jsonb, ${c.at}, ${c.at}, ${c.clientNo})
+                VALUES (${c.id}, ${c.clientId}, ${c.email}, ${c.firstName}, ${c.lastName}, ${c.company}, ${c.phone}, ${c.status}, ${c.timezone}, ${c.customFields}::text::jsonb, ${c.at}, ${c.at}, ${c.clientNo})
                 ON CONFLICT DO NOTHING`,
           ),
         )) === 1
@@ -46,7 +47,7 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
         rawRun(
           db,
           sql`UPDATE contacts SET first_name = ${v[0]}, last_name = ${v[1]}, company = ${v[2]}, phone = ${v[3]}, status = ${v[4]},
-                timezone = ${v[5]}, custom_fields = ${v[6]}::jsonb, updated_at = ${at} WHERE id = ${id}`,
+                timezone = ${v[5]}, custom_fields = ${v[6]}::text::jsonb, updated_at = ${at} WHERE id = ${id}`,
         ),
       )
     },

@@ -197,8 +197,13 @@ export async function unsubscribeMembers(
   const changed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const existing = await statusesOf(db, listId, contactIds.slice(i, i + CHUNK))
-    const leaving = [...existing].filter(([, status]) => status !== 'unsubscribed')
+    const chunk = contactIds.slice(i, i + CHUNK)
+    const existing = await statusesOf(db, listId, chunk)
+    // In the order given: the store returns rows in an order of its own.
+    const leaving = [...new Set(chunk)].flatMap((id) => {
+      const status = existing.get(id)
+      return status === undefined || status === 'unsubscribed' ? [] : [[id, status] as const]
+    })
     if (leaving.length === 0) continue
     await db
       .update(listMembers)
@@ -235,17 +240,22 @@ export async function removeMembers(
   const removed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
+    const chunk = contactIds.slice(i, i + CHUNK)
+    const gone = new Map<string, MembershipStatus>()
     for (const r of await db
       .delete(listMembers)
-      .where(
-        and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
-      )
-      .returning({ id: listMembers.contactId, status: listMembers.status })) {
-      const was = countOf(r.status)
+      .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, chunk)))
+      .returning({ id: listMembers.contactId, status: listMembers.status }))
+      gone.set(r.id, r.status)
+    // In the order given: the store returns rows in an order of its own.
+    for (const id of new Set(chunk)) {
+      const status = gone.get(id)
+      if (status === undefined) continue
+      const was = countOf(status)
       delta.confirmed -= was.confirmed
       delta.unconfirmed -= was.unconfirmed
       // Leaving a list one had already left is not a new unsubscribe.
-      if (r.status !== 'unsubscribed') removed.push(r.id)
+      if (status !== 'unsubscribed') removed.push(id)
     }
   }
   await bumpCounts(db, listId, delta, now)
