@@ -1,5 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
+import { rawRows } from '../../db/raw'
 import { listMembers, lists } from '../../db/schema'
 import type { HookedDb } from '../../hooks'
 import type { ConsentAction, MembershipStatus } from '../../lib/enums'
@@ -47,6 +49,22 @@ const countOf = (status: MembershipStatus): Delta => ({
 
 async function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
   const found = new Map<string, MembershipStatus>()
+  if (DIALECT === 'postgres') {
+    // The ids as a VALUES list joined to the key: any plan is then linear. As `IN (…)`, a generic
+    // plan (prepared statements are reused) or stale statistics filter each member of the list
+    // against all 500 ids: 160 ms a chunk for a list of 10,000 being filled in one call.
+    const ids = sql.join(
+      contactIds.map((id) => sql`(${id})`),
+      sql`, `,
+    )
+    for (const r of await rawRows<{ id: string; status: MembershipStatus }>(
+      db,
+      sql`SELECT m.contact_id AS id, m.status AS status FROM (VALUES ${ids}) AS i(id)
+          JOIN list_members m ON m.list_id = ${listId} AND m.contact_id = i.id`,
+    ))
+      found.set(r.id, r.status)
+    return found
+  }
   for (const r of await db
     .select({ id: listMembers.contactId, status: listMembers.status })
     .from(listMembers)
