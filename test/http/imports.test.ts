@@ -263,7 +263,7 @@ describe('contact totals', () => {
       (
         await rawRows<{ n: number }>(
           t.ctx.db,
-          sql`SELECT count(*)::int AS n FROM contacts WHERE client_id = ${clientId}`,
+          sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts WHERE client_id = ${clientId}`,
         )
       )[0]!.n
     const c = (await t.call('POST', '/api/v1/contacts', { key, body: { email: 'count.me@acme.io' } })).body
@@ -279,7 +279,8 @@ describe('contact totals', () => {
     }
     const all = await t.call('GET', '/api/v1/contacts?limit=1')
     expect(all.body.pagination.total).toBe(
-      (await rawRows<{ n: number }>(t.ctx.db, sql`SELECT count(*)::int AS n FROM contacts`))[0]!.n,
+      (await rawRows<{ n: number }>(t.ctx.db, sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts`))[0]!
+        .n,
     )
     const one = await t.call('GET', `/api/v1/contacts?limit=1&client_id=${acme}`)
     expect(one.body.pagination.total).toBe(await real(acme))

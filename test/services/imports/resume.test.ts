@@ -80,7 +80,7 @@ test('an import crashed after two batches resumes from the third: every row coun
   const stored = (
     await rawRows<{ n: number }>(
       t.ctx.db,
-      sql`SELECT count(*)::int AS n FROM contacts WHERE client_id = ${client}`,
+      sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts WHERE client_id = ${client}`,
     )
   )[0]!.n
   expect(stored).toBe(ROWS - refused)

@@ -26,7 +26,7 @@ const contact = async (email: string) =>
 const statuses = async () =>
   await rawRows<{ status: string; n: number }>(
     t.ctx.db,
-    sql`SELECT status, count(*)::int AS n FROM list_members WHERE list_id = ${list} GROUP BY status ORDER BY status`,
+    sql`SELECT status, CAST(count(*) AS INTEGER) AS n FROM list_members WHERE list_id = ${list} GROUP BY status ORDER BY status`,
   )
 
 describe('lists.purge-unconfirmed', () => {
@@ -74,7 +74,7 @@ describe('lists.purge-unconfirmed', () => {
     const counts = (
       await rawRows<{ member_count: number; unconfirmed_count: number }>(
         t.ctx.db,
-        sql`SELECT member_count::int AS member_count, unconfirmed_count::int AS unconfirmed_count FROM lists WHERE id = ${list}`,
+        sql`SELECT CAST(member_count AS INTEGER) AS member_count, CAST(unconfirmed_count AS INTEGER) AS unconfirmed_count FROM lists WHERE id = ${list}`,
       )
     )[0]
     expect(counts).toEqual({ member_count: 1, unconfirmed_count: 1 })
