@@ -1,9 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
-import { DIALECT } from './dialect'
 import type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
 import { pgImportWriter } from './postgres/imports'
+import { isPgHandle } from './postgres/in-transaction'
 import { perConnection } from './prepared'
 import { type ContactImportRow, contactImports } from './schema'
 
@@ -161,7 +161,7 @@ const statements = perConnection((sqlite: Database) => ({
  * twin in postgres/imports.ts, run in the caller's transaction.
  */
 export function importWriter(sqlite: Database): ImportWriter {
-  return DIALECT === 'postgres' ? pgImportWriter(sqlite) : sqliteImportWriter(sqlite)
+  return isPgHandle(sqlite) ? pgImportWriter(sqlite) : sqliteImportWriter(sqlite)
 }
 
 function sqliteImportWriter(sqlite: Database): ImportWriter {

@@ -6,6 +6,12 @@ import { postgresTransactionsOf } from './handle'
 // caller's transaction reach that transaction's drizzle db here, so their PostgreSQL forms keep
 // the signature the SQLite forms have. Called outside one, they get a transaction of their own.
 
+/**
+ * Whether `sqlite` is the PostgreSQL store's handle. Asked of the connection rather than of
+ * DIALECT: a process on PostgreSQL may still open a SQLite file (tests compare the two stores).
+ */
+export const isPgHandle = (sqlite: Database): boolean => postgresTransactionsOf(sqlite) !== undefined
+
 /** Runs fn with the PostgreSQL transaction the caller is in (or a new one) as its db. */
 export async function withPgTransaction<T>(sqlite: Database, fn: (db: Db) => Promise<T>): Promise<T> {
   const transactions = postgresTransactionsOf(sqlite)

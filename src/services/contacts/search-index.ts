@@ -1,7 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
-import { DIALECT } from '../../db/dialect'
-import { withPgTransaction } from '../../db/postgres/in-transaction'
+import { isPgHandle, withPgTransaction } from '../../db/postgres/in-transaction'
 import { perConnection } from '../../db/prepared'
 import { rawRows } from '../../db/raw'
 
@@ -21,7 +20,7 @@ const prepared = perConnection((sqlite) => ({
 
 /** The highest contact seq now: take it before inserting, pass it to indexContactsAfter after. */
 export async function contactsHighWater(sqlite: Database): Promise<number> {
-  if (DIALECT === 'postgres')
+  if (isPgHandle(sqlite))
     return await withPgTransaction(sqlite, async (db) =>
       Number(
         (await rawRows<{ seq: string }>(db, sql`SELECT coalesce(max(seq), 0) AS seq FROM contacts`))[0]!.seq,
@@ -32,6 +31,6 @@ export async function contactsHighWater(sqlite: Database): Promise<number> {
 
 /** Indexes every contact inserted after `highWater` (same transaction, so only ours). */
 export async function indexContactsAfter(sqlite: Database, highWater: number): Promise<void> {
-  if (DIALECT === 'postgres') return
+  if (isPgHandle(sqlite)) return
   await prepared(sqlite).index.run(highWater)
 }

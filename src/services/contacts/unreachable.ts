@@ -1,8 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { DIALECT } from '../../db/dialect'
-import { withPgTransaction } from '../../db/postgres/in-transaction'
+import { isPgHandle, withPgTransaction } from '../../db/postgres/in-transaction'
 import { perConnection } from '../../db/prepared'
 import { rawRows, rawRun } from '../../db/raw'
 import { contactsHighWater } from './search-index'
@@ -55,7 +54,7 @@ export async function countUnreachableAfter(
   clientId: string,
   highWater: number,
 ): Promise<void> {
-  if (DIALECT === 'postgres')
+  if (isPgHandle(sqlite))
     return await withPgTransaction(sqlite, (db) => countUnreachableAfterPg(db, sqlite, clientId, highWater))
   const s = statements(sqlite)
   // The same high-water mark the caller took before inserting, now after.
@@ -106,5 +105,9 @@ async function countUnreachableAfterPg(
         sql`SELECT count(*) AS n FROM contacts WHERE seq > ${highWater} AND client_id = ${clientId} AND (status IN ${BOUNCED}
               OR EXISTS (SELECT 1 FROM suppressions WHERE suppressions.client_id = ${clientId} AND suppressions.email = lower(contacts.email)))`,
       )
-  if (n > 0) await rawRun(db, sql`UPDATE clients SET unreachable_count = unreachable_count + ${n} WHERE id = ${clientId}`)
+  if (n > 0)
+    await rawRun(
+      db,
+      sql`UPDATE clients SET unreachable_count = unreachable_count + ${n} WHERE id = ${clientId}`,
+    )
 }
