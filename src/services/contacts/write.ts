@@ -168,11 +168,13 @@ export async function eraseContact(ctx: Ctx, id: string) {
           : sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
     })
     .where(eq(events.contactId, id))
-  await rawRun(ctx.db,
+  await rawRun(
+    ctx.db,
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE contact_id = ${id})`,
   )
   await rawRun(ctx.db, sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
-  await rawRun(ctx.db,
+  await rawRun(
+    ctx.db,
     sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
   )
   // Consent records hold the person's address, IP and browser: they go with the person.
