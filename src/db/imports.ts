@@ -1,6 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
+import type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
+import { pgImportWriter } from './postgres/imports'
+import { isPgHandle } from './postgres/in-transaction'
 import { perConnection } from './prepared'
 import { type ContactImportRow, contactImports } from './schema'
 
@@ -118,45 +121,7 @@ export async function failImport(db: Db, id: string, failure: string, now: numbe
 
 // ── the rows ─────────────────────────────────────────────────────────────────────────────────
 
-export interface ImportedContact {
-  id: string
-  clientId: string
-  /** The client's clients.no (the head of the unique email key). */
-  clientNo: number
-  email: string
-  firstName: string | null
-  lastName: string | null
-  company: string | null
-  phone: string | null
-  status: string
-  timezone: string | null
-  /** JSON text. */
-  customFields: string
-  at: number
-}
-
-/** The members of an existing contact an import may update (snake_case, as stored). */
-export interface ExistingContact {
-  id: string
-  first_name: string | null
-  last_name: string | null
-  company: string | null
-  phone: string | null
-  status: string
-  timezone: string | null
-  custom_fields: string
-}
-
-/** [first_name, last_name, company, phone, status, timezone, custom_fields] */
-export type ContactUpdate = readonly [
-  string | null,
-  string | null,
-  string | null,
-  string | null,
-  string,
-  string | null,
-  string,
-]
+export type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
 
 const statements = perConnection((sqlite: Database) => ({
   insert: sqlite.prepare(
@@ -191,8 +156,15 @@ const statements = perConnection((sqlite: Database) => ({
   ),
 }))
 
-/** The import loop's writes, bound to one connection's prepared statements. */
-export function importWriter(sqlite: Database) {
+/**
+ * The import loop's writes, bound to one connection's prepared statements; on PostgreSQL the
+ * twin in postgres/imports.ts, run in the caller's transaction.
+ */
+export function importWriter(sqlite: Database): ImportWriter {
+  return isPgHandle(sqlite) ? pgImportWriter(sqlite) : sqliteImportWriter(sqlite)
+}
+
+function sqliteImportWriter(sqlite: Database): ImportWriter {
   const s = statements(sqlite)
   return {
     /** Inserts the contact unless its email exists in the client; true when inserted. */

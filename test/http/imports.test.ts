@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRows } from '../../src/db/raw'
 import { createImportWorker } from '../../src/services/imports/runner'
 import { createTestApp } from '../helpers/app'
 
@@ -259,12 +261,11 @@ describe('contact totals', () => {
   test('the maintained per-client total equals a real count after imports, creates and erasure', async () => {
     const real = async (clientId: string) =>
       (
-        (await t.ctx.sqlite
-          .query('SELECT count(*) AS n FROM contacts WHERE client_id = ?')
-          .get(clientId)) as {
-          n: number
-        }
-      ).n
+        await rawRows<{ n: number }>(
+          t.ctx.db,
+          sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts WHERE client_id = ${clientId}`,
+        )
+      )[0]!.n
     const c = (await t.call('POST', '/api/v1/contacts', { key, body: { email: 'count.me@acme.io' } })).body
       .data
     await t.call('DELETE', `/api/v1/contacts/${c.id}`, { key })
@@ -278,7 +279,8 @@ describe('contact totals', () => {
     }
     const all = await t.call('GET', '/api/v1/contacts?limit=1')
     expect(all.body.pagination.total).toBe(
-      ((await t.ctx.sqlite.query('SELECT count(*) AS n FROM contacts').get()) as { n: number }).n,
+      (await rawRows<{ n: number }>(t.ctx.db, sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts`))[0]!
+        .n,
     )
     const one = await t.call('GET', `/api/v1/contacts?limit=1&client_id=${acme}`)
     expect(one.body.pagination.total).toBe(await real(acme))

@@ -3,6 +3,8 @@
 // are sized as before. Run over real HTTP (the app on a port of its own) so that a count that
 // held the event loop would show as a late health answer.
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { clients, contacts, type SegmentRow, segments } from '../../src/db/schema'
 import { inTransaction } from '../../src/db/transaction'
 import { createTestApp } from '../helpers/app'
 import { makeUser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
@@ -74,19 +76,20 @@ const CONTACTS = 300
 const BULK_CONTACTS = 60_000
 const bio = 'lorem ipsum dolor sit amet '.repeat(40)
 async function seed(owner: string, n: number) {
+  const clientNo = (await t.ctx.db.select().from(clients).where(eq(clients.id, owner)))[0]!.no
   await inTransaction(t.ctx.sqlite, async () => {
-    const insert = t.ctx.sqlite.prepare(
-      `INSERT INTO contacts (id, client_id, client_no, email, first_name, custom_fields, created_at, updated_at)
-       VALUES (?, ?, (SELECT no FROM clients WHERE id = ?), ?, ?, ?, 1, 1)`,
-    )
-    for (let i = 0; i < n; i++)
-      await insert.run(
-        Bun.randomUUIDv7(),
-        owner,
-        owner,
-        `c${i}@bulk.example`,
-        `Name${i}`,
-        JSON.stringify({ bio: `${bio}${i}`, plan: i % 3 === 0 ? 'pro' : 'free' }),
+    for (let i = 0; i < n; i += 1_000)
+      await t.ctx.db.insert(contacts).values(
+        Array.from({ length: Math.min(1_000, n - i) }, (_, k) => ({
+          id: Bun.randomUUIDv7(),
+          clientId: owner,
+          clientNo,
+          email: `c${i + k}@bulk.example`,
+          firstName: `Name${i + k}`,
+          customFields: { bio: `${bio}${i + k}`, plan: (i + k) % 3 === 0 ? 'pro' : 'free' },
+          createdAt: 1,
+          updatedAt: 1,
+        })),
       )
   })
 }
@@ -120,12 +123,17 @@ const slowGroups = [
  */
 async function storedSegment(name: string, groups: unknown, size: number) {
   const id = Bun.randomUUIDv7()
-  await t.ctx.sqlite
-    .query(
-      `INSERT INTO segments (id, client_id, name, match, rule_groups, estimated_size, estimated_at, created_at, updated_at)
-       VALUES (?, ?, ?, 'all', ?, ?, 1, 1, 1)`,
-    )
-    .run(id, bulkId, name, JSON.stringify(groups), size)
+  await t.ctx.db.insert(segments).values({
+    id,
+    clientId: bulkId,
+    name,
+    match: 'all',
+    ruleGroups: groups as SegmentRow['ruleGroups'],
+    estimatedSize: size,
+    estimatedAt: 1,
+    createdAt: 1,
+    updatedAt: 1,
+  })
   return id
 }
 

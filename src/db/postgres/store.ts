@@ -4,6 +4,7 @@ import { PgJson, PgJsonb } from 'drizzle-orm/pg-core'
 import type { Db, Store } from '../client'
 import * as schema from '../schema-pg'
 import { postgresHandle } from './handle'
+import './jsonb'
 import { applyPgMigrations } from './migrate'
 import { type PgRunner, pgTransactions, transactionAware } from './transaction'
 

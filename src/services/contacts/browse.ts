@@ -1,6 +1,7 @@
 import { and, desc, eq, lt, or, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { cursorPosition, DEFAULT_LIMIT, pageFrom } from '../../db/paginate'
+import { rawRows } from '../../db/raw'
 import { contacts, events } from '../../db/schema'
 import { listFilter, visibleTo } from '../../db/tenant'
 import { iso } from '../../lib/time'
@@ -26,12 +27,15 @@ export async function browseContacts(ctx: Ctx, input: BrowseContactsInput) {
   const where = and(listFilter(ctx.actor, contacts.clientId, page.client_id), eq(contacts.status, status))
   // Counted up to FILTERED_COUNT_CAP + 1 through contacts_client_status_idx: "subscribed" is most
   // of a million contacts, and an exact count of it would cost more than the page.
-  const counted =
+  // (A bigint count is text on PostgreSQL, whose subqueries need a name.)
+  const counted = Number(
     (
-      await ctx.db.all<{ n: number }>(
-        sql`SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE ${where} LIMIT ${FILTERED_COUNT_CAP + 1})`,
+      await rawRows<{ n: number }>(
+        ctx.db,
+        sql`SELECT count(*) AS n FROM (SELECT 1 FROM contacts WHERE ${where} LIMIT ${FILTERED_COUNT_CAP + 1}) AS capped`,
       )
-    )[0]?.n ?? 0
+    )[0]?.n ?? 0,
+  )
   // status rides along in the request so the page's cursors are bound to it (listContacts reads
   // only the paging members and client_id).
   return await listContacts(ctx, { ...page, status }, eq(contacts.status, status), counted)

@@ -1,6 +1,8 @@
 import { stringify } from 'csv-stringify/sync'
 import { and, desc, lt, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
+import { rawRows } from '../../db/raw'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { spreadsheetCell } from '../../lib/spreadsheet-cell'
@@ -31,10 +33,13 @@ const FIXED = [
  */
 export async function exportContacts(ctx: Ctx, query: ExportContactsInput): Promise<Download> {
   const where = listFilter(ctx.actor, contacts.clientId, query.client_id)
+  // The keys in SQLite's order (bytewise; "C" on PostgreSQL, not the locale's).
+  const keys =
+    DIALECT === 'postgres'
+      ? sql`SELECT DISTINCT j.key COLLATE "C" AS key FROM contacts, jsonb_each(contacts.custom_fields) j`
+      : sql`SELECT DISTINCT j.key AS key FROM contacts, json_each(contacts.custom_fields) j`
   const customKeys = (
-    await ctx.db.all<{ key: string }>(
-      sql`SELECT DISTINCT j.key AS key FROM contacts, json_each(contacts.custom_fields) j ${where ? sql`WHERE ${where}` : sql``} ORDER BY 1`,
-    )
+    await rawRows<{ key: string }>(ctx.db, sql`${keys} ${where ? sql`WHERE ${where}` : sql``} ORDER BY 1`)
   ).map((r) => r.key)
   const cell = query.raw ? (v: string) => v : spreadsheetCell
   let after: string | null = null

@@ -1,6 +1,8 @@
-import { and, desc, inArray, type SQL, sql } from 'drizzle-orm'
+import { and, count, desc, inArray, lt, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { cursorSeq, DEFAULT_LIMIT, type PageRequest, pageFrom, paginate } from '../../db/paginate'
+import { contactSearchCondition } from '../../db/postgres/search'
 import { contacts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { invalidField } from '../../errors'
@@ -66,6 +68,7 @@ export async function searchContacts(ctx: Ctx, input: SearchContactsInput) {
   const query = { match, client_id: input.client_id }
   const after = cursorSeq(ctx.secretKey, input.cursor, 'contact_search', query)
   const tenant = listFilter(ctx.actor, contacts.clientId, input.client_id)
+  if (DIALECT === 'postgres') return await searchContactsPg(ctx, input.query, query, after, tenant, limit)
   const base = sql`FROM contacts_fts JOIN contacts ON contacts.seq = contacts_fts.rowid WHERE contacts_fts MATCH ${match}${tenant ? sql` AND ${tenant}` : sql``}`
   const seqs = (
     await ctx.db.all<{ seq: number }>(
@@ -81,8 +84,45 @@ export async function searchContacts(ctx: Ctx, input: SearchContactsInput) {
     total,
     query,
   })
-  const rows = page.data.length
-    ? await ctx.db.select().from(contacts).where(inArray(contacts.seq, page.data)).orderBy(desc(contacts.seq))
+  return { data: await pageRows(ctx, page.data), pagination: page.pagination }
+}
+
+/** The contacts of a page of seqs, newest first; only the page's rows are read. */
+async function pageRows(ctx: Ctx, seqs: number[]) {
+  const rows = seqs.length
+    ? await ctx.db.select().from(contacts).where(inArray(contacts.seq, seqs)).orderBy(desc(contacts.seq))
     : []
-  return { data: rows.map(presentContact), pagination: page.pagination }
+  return rows.map(presentContact)
+}
+
+/**
+ * Search on PostgreSQL: the same terms matched through the contacts' search index
+ * (postgres/search.ts), newest first by seq, with the same cursors as FTS5's.
+ */
+async function searchContactsPg(
+  ctx: Ctx,
+  text: string,
+  query: object,
+  after: number | null,
+  tenant: SQL | undefined,
+  limit: number,
+) {
+  const where = and(contactSearchCondition(text)!, tenant)
+  const seqs = (
+    await ctx.db
+      .select({ seq: contacts.seq })
+      .from(contacts)
+      .where(and(where, after === null ? undefined : lt(contacts.seq, after)))
+      .orderBy(desc(contacts.seq))
+      .limit(limit + 1)
+  ).map((r) => r.seq)
+  const total = (await ctx.db.select({ n: count() }).from(contacts).where(where))[0]?.n ?? 0
+  const page = pageFrom(ctx.secretKey, seqs, limit, {
+    collection: 'contact_search',
+    position: String,
+    present: (seq) => seq,
+    total,
+    query,
+  })
+  return { data: await pageRows(ctx, page.data), pagination: page.pagination }
 }

@@ -1,5 +1,9 @@
 import type { Database } from 'bun:sqlite'
+import { sql } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { isPgHandle, withPgTransaction } from '../../db/postgres/in-transaction'
 import { perConnection } from '../../db/prepared'
+import { rawRows, rawRun } from '../../db/raw'
 import { contactsHighWater } from './search-index'
 
 // clients.unreachable_count (migration 0030): contacts bounced hard, complained or whose address
@@ -50,6 +54,8 @@ export async function countUnreachableAfter(
   clientId: string,
   highWater: number,
 ): Promise<void> {
+  if (isPgHandle(sqlite))
+    return await withPgTransaction(sqlite, (db) => countUnreachableAfterPg(db, sqlite, clientId, highWater))
   const s = statements(sqlite)
   // The same high-water mark the caller took before inserting, now after.
   const added = (await contactsHighWater(sqlite)) - highWater
@@ -59,4 +65,49 @@ export async function countUnreachableAfter(
     ? (await s.statusNew.get(clientId, highWater))!.n + (await s.suppressedNew.get(clientId, highWater))!.n
     : (await s.rows.get(clientId, highWater))!.n
   if (n > 0) await s.bump.run(n, clientId)
+}
+
+const BOUNCED = sql.raw(B)
+
+/** One count on PostgreSQL (a bigint comes back as text). */
+async function countPg(db: Db, query: ReturnType<typeof sql>): Promise<number> {
+  return Number((await rawRows<{ n: string }>(db, query))[0]?.n ?? 0)
+}
+
+/**
+ * countUnreachableAfter on PostgreSQL: the same two ways, without SQLite's planner hints (the
+ * unary `+`), which PostgreSQL's planner needs not.
+ */
+async function countUnreachableAfterPg(
+  db: Db,
+  sqlite: Database,
+  clientId: string,
+  highWater: number,
+): Promise<void> {
+  const added = (await contactsHighWater(sqlite)) - highWater
+  if (added <= 0) return
+  const byIndexes =
+    added > FEW_ROWS &&
+    (await countPg(db, sql`SELECT count(*) AS n FROM suppressions WHERE client_id = ${clientId}`)) < added
+  const n = byIndexes
+    ? (await countPg(
+        db,
+        sql`SELECT count(*) AS n FROM contacts WHERE client_id = ${clientId} AND status IN ${BOUNCED} AND seq > ${highWater}`,
+      )) +
+      (await countPg(
+        db,
+        sql`SELECT count(*) AS n FROM suppressions JOIN contacts
+              ON contacts.client_no = (SELECT no FROM clients WHERE id = ${clientId}) AND lower(contacts.email) = suppressions.email
+            WHERE suppressions.client_id = ${clientId} AND contacts.seq > ${highWater} AND contacts.status NOT IN ${BOUNCED}`,
+      ))
+    : await countPg(
+        db,
+        sql`SELECT count(*) AS n FROM contacts WHERE seq > ${highWater} AND client_id = ${clientId} AND (status IN ${BOUNCED}
+              OR EXISTS (SELECT 1 FROM suppressions WHERE suppressions.client_id = ${clientId} AND suppressions.email = lower(contacts.email)))`,
+      )
+  if (n > 0)
+    await rawRun(
+      db,
+      sql`UPDATE clients SET unreachable_count = unreachable_count + ${n} WHERE id = ${clientId}`,
+    )
 }

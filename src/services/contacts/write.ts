@@ -1,5 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
+import { rawRun } from '../../db/raw'
 import { clients, consents, contacts, events } from '../../db/schema'
 import { findVisible, ownerForCreate } from '../../db/tenant'
 import { conflict, type FieldError, notFound, validationFailed } from '../../errors'
@@ -160,14 +162,19 @@ export async function eraseContact(ctx: Ctx, id: string) {
   await ctx.db
     .update(events)
     .set({
-      data: sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
+      data:
+        DIALECT === 'postgres'
+          ? sql`${events.data} - array['email', 'from', 'user_agent', 'subject', 'snippet']`
+          : sql`json_remove(${events.data}, '$.email', '$.from', '$.user_agent', '$.subject', '$.snippet')`,
     })
     .where(eq(events.contactId, id))
-  await ctx.db.run(
+  await rawRun(
+    ctx.db,
     sql`DELETE FROM message_contents WHERE message_seq IN (SELECT seq FROM messages WHERE contact_id = ${id})`,
   )
-  await ctx.db.run(sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
-  await ctx.db.run(
+  await rawRun(ctx.db, sql`UPDATE messages SET to_address = '' WHERE contact_id = ${id}`)
+  await rawRun(
+    ctx.db,
     sql`UPDATE replies SET from_address = '', subject = NULL, snippet = '', body_text = NULL WHERE contact_id = ${id}`,
   )
   // Consent records hold the person's address, IP and browser: they go with the person.

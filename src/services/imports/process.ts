@@ -1,3 +1,4 @@
+import type { Database } from 'bun:sqlite'
 import { open } from 'node:fs/promises'
 import { type ContactUpdate, type ImportCounts, importWriter, saveImportProgress } from '../../db/imports'
 import { inTransaction } from '../../db/transaction'
@@ -83,13 +84,14 @@ async function* parsedBatches(file: string, delimiter: string, skip: number): As
  * existing emails are skipped, or updated only where a value differs.
  */
 export async function processImport(
-  { db, hooks }: HookedDb,
+  /** With the store's `sqlite` (the handle on PostgreSQL); without, db.$client is it on SQLite. */
+  { db, hooks, sqlite: given }: HookedDb & { readonly sqlite?: Database },
   job: ImportJob,
   now: () => number,
   /** After each batch's commit. */
   onBatch: (p: ImportProgress) => void = () => {},
 ): Promise<ImportProgress> {
-  const sqlite = db.$client
+  const sqlite = given ?? db.$client
   const handle = await open(job.file, 'r')
   const sample = Buffer.alloc(64 * 1024)
   const { bytesRead } = await handle.read(sample, 0, sample.length, 0)

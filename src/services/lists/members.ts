@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, lt, ne, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom } from '../../db/paginate'
+import { rawRows } from '../../db/raw'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
 import { type FieldError, validationFailed } from '../../errors'
 import { consentSourceOf } from '../consents/record'
@@ -102,11 +103,14 @@ export async function membersPage(
   const total =
     status === undefined
       ? list.memberCount + list.unconfirmedCount
-      : ((
-          await ctx.db.all<{ n: number }>(
-            sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1})`,
-          )
-        )[0]?.n ?? 0)
+      : Number(
+          (
+            await rawRows<{ n: number }>(
+              ctx.db,
+              sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1}) AS capped`,
+            )
+          )[0]?.n ?? 0,
+        )
   return pageFrom(ctx.secretKey, rows, limit, {
     collection: `list_members:${list.id}`,
     position: (r) => r.contact.id,

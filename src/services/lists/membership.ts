@@ -1,5 +1,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
+import { rawRows } from '../../db/raw'
 import { listMembers, lists } from '../../db/schema'
 import type { HookedDb } from '../../hooks'
 import type { ConsentAction, MembershipStatus } from '../../lib/enums'
@@ -47,6 +49,22 @@ const countOf = (status: MembershipStatus): Delta => ({
 
 async function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
   const found = new Map<string, MembershipStatus>()
+  if (DIALECT === 'postgres') {
+    // The ids as a VALUES list joined to the key: any plan is then linear. As `IN (…)`, a generic
+    // plan (prepared statements are reused) or stale statistics filter each member of the list
+    // against all 500 ids: 160 ms a chunk for a list of 10,000 being filled in one call.
+    const ids = sql.join(
+      contactIds.map((id) => sql`(${id})`),
+      sql`, `,
+    )
+    for (const r of await rawRows<{ id: string; status: MembershipStatus }>(
+      db,
+      sql`SELECT m.contact_id AS id, m.status AS status FROM (VALUES ${ids}) AS i(id)
+          JOIN list_members m ON m.list_id = ${listId} AND m.contact_id = i.id`,
+    ))
+      found.set(r.id, r.status)
+    return found
+  }
   for (const r of await db
     .select({ id: listMembers.contactId, status: listMembers.status })
     .from(listMembers)
@@ -197,8 +215,13 @@ export async function unsubscribeMembers(
   const changed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
-    const existing = await statusesOf(db, listId, contactIds.slice(i, i + CHUNK))
-    const leaving = [...existing].filter(([, status]) => status !== 'unsubscribed')
+    const chunk = contactIds.slice(i, i + CHUNK)
+    const existing = await statusesOf(db, listId, chunk)
+    // In the order given: the store returns rows in an order of its own.
+    const leaving = [...new Set(chunk)].flatMap((id) => {
+      const status = existing.get(id)
+      return status === undefined || status === 'unsubscribed' ? [] : [[id, status] as const]
+    })
     if (leaving.length === 0) continue
     await db
       .update(listMembers)
@@ -235,17 +258,22 @@ export async function removeMembers(
   const removed: string[] = []
   const delta: Delta = { confirmed: 0, unconfirmed: 0 }
   for (let i = 0; i < contactIds.length; i += CHUNK) {
+    const chunk = contactIds.slice(i, i + CHUNK)
+    const gone = new Map<string, MembershipStatus>()
     for (const r of await db
       .delete(listMembers)
-      .where(
-        and(eq(listMembers.listId, listId), inArray(listMembers.contactId, contactIds.slice(i, i + CHUNK))),
-      )
-      .returning({ id: listMembers.contactId, status: listMembers.status })) {
-      const was = countOf(r.status)
+      .where(and(eq(listMembers.listId, listId), inArray(listMembers.contactId, chunk)))
+      .returning({ id: listMembers.contactId, status: listMembers.status }))
+      gone.set(r.id, r.status)
+    // In the order given: the store returns rows in an order of its own.
+    for (const id of new Set(chunk)) {
+      const status = gone.get(id)
+      if (status === undefined) continue
+      const was = countOf(status)
       delta.confirmed -= was.confirmed
       delta.unconfirmed -= was.unconfirmed
       // Leaving a list one had already left is not a new unsubscribe.
-      if (r.status !== 'unsubscribed') removed.push(r.id)
+      if (status !== 'unsubscribed') removed.push(id)
     }
   }
   await bumpCounts(db, listId, delta, now)

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
 import { type ContactRow, listMembers, lists } from '../../db/schema'
 import type { MembershipStatus } from '../../lib/enums'
 
@@ -31,6 +32,14 @@ export async function preferenceListsOf(
     .from(lists)
     .leftJoin(listMembers, and(eq(listMembers.listId, lists.id), eq(listMembers.contactId, contact.id)))
     .where(and(eq(lists.clientId, contact.clientId), eq(lists.public, true)))
-    .orderBy(asc(sql`coalesce(${lists.publicName}, ${lists.name})`), asc(lists.id))
+    // Bytewise on both stores (PostgreSQL's default collation follows the locale).
+    .orderBy(
+      asc(
+        DIALECT === 'postgres'
+          ? sql`coalesce(${lists.publicName}, ${lists.name}) COLLATE "C"`
+          : sql`coalesce(${lists.publicName}, ${lists.name})`,
+      ),
+      asc(lists.id),
+    )
     .limit(MAX_LISTS)
 }

@@ -1,4 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm'
+import { DIALECT } from '../../db/dialect'
+import { equalsIgnoringAsciiCase, likeIgnoringAsciiCase, lowerAscii } from '../../db/postgres/like'
 import type { FieldError } from '../../errors'
 import { CONTACT_STATUSES } from '../../lib/enums'
 import { idForms, parseId } from '../../lib/ids'
@@ -102,6 +104,25 @@ const isScalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' 
 function like(column: SQL, pattern: string, negate: boolean): SQL {
   const cond = sql`${column} LIKE ${pattern} ESCAPE '\\'`
   return negate ? sql`(${column} IS NULL OR NOT (${cond}))` : cond
+}
+
+/**
+ * The comparison of a field against a rule's operator and value, on either store. The value is
+ * checked (and the SQLite form built) by compare(); PostgreSQL's form then follows SQLite's
+ * answers (comparePg).
+ */
+function compareField(
+  column: SQL,
+  pg: PgOperand,
+  op: Operator,
+  value: unknown,
+  path: string,
+  errors: FieldError[],
+  kind: 'text' | 'date' | 'custom',
+  now: number,
+): SQL | null {
+  const cond = compare(column, op, value, path, errors, kind, now)
+  return cond === null || DIALECT !== 'postgres' ? cond : comparePg(pg, op, value, kind, now)
 }
 
 /** The comparison of one value expression against a rule's operator and value. */
@@ -312,7 +333,8 @@ function compileRule(
   }
   if (field === 'created_at') {
     if (!allowOnly(DATE_OPERATORS)) return null
-    return compare(sql.raw('contacts.created_at'), op, value, path, errors, 'date', c.now)
+    const column = sql.raw('contacts.created_at')
+    return compareField(column, { text: column }, op, value, path, errors, 'date', c.now)
   }
   if (field.startsWith('custom.')) {
     const key = field.slice('custom.'.length)
@@ -321,8 +343,9 @@ function compileRule(
       return null
     }
     const path$ = `$."${key.replaceAll('"', '""')}"`
-    return compare(
+    return compareField(
       sql`json_extract(contacts.custom_fields, ${path$})`,
+      customOperand(key),
       op,
       value,
       path,
@@ -341,7 +364,7 @@ function compileRule(
   }
   if (!allowOnly(TEXT_OPERATORS)) return null
   checkClosedValues(field, op, value, path, errors)
-  return compare(column, op, value, path, errors, 'text', c.now)
+  return compareField(column, { text: column }, op, value, path, errors, 'text', c.now)
 }
 
 /** Checks every rule (collecting every error) and returns the condition, or the errors. */
@@ -383,4 +406,118 @@ export function compileSegment(
   if (errors.length) return { sql: null, errors }
   if (groupSql.length === 0) return { sql: sql`1 = 1`, errors }
   return { sql: sql.join(groupSql, match === 'any' ? sql` OR ` : sql` AND `), errors }
+}
+
+// ── PostgreSQL ───────────────────────────────────────────────────────────────────────────────
+// Rules mean on PostgreSQL what they mean on SQLite, whose values carry their own type: a custom
+// field is what json_extract gives (a JSON string is text, a number a number, true and false the
+// integers 1 and 0, an object or array its JSON text), and SQLite orders any number before any
+// text. Text compares bytewise (the "C" collation); case folds for ASCII letters only (like.ts).
+
+/** A field on PostgreSQL: its value as text and, for a custom field, the jsonb member itself. */
+interface PgOperand {
+  text: SQL
+  json?: SQL
+}
+
+/** custom.<key> on PostgreSQL, read as SQLite's json_extract would give it. */
+function customOperand(key: string): PgOperand {
+  const json = sql`(contacts.custom_fields -> ${key}::text)`
+  return {
+    json,
+    text: sql`(CASE WHEN jsonb_typeof(${json}) = 'boolean' THEN (CASE WHEN (${json})::boolean THEN '1' ELSE '0' END) ELSE contacts.custom_fields ->> ${key}::text END)`,
+  }
+}
+
+const ORDER_SYMBOLS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+function comparePg(
+  o: PgOperand,
+  op: Operator,
+  value: unknown,
+  kind: 'text' | 'date' | 'custom',
+  now: number,
+): SQL {
+  const t = o.text
+  // A custom field's number (true and false count as 1 and 0), null when it holds text.
+  const num = o.json
+    ? sql`(CASE jsonb_typeof(${o.json}) WHEN 'number' THEN (${o.json})::text::numeric WHEN 'boolean' THEN (CASE WHEN (${o.json})::boolean THEN 1 ELSE 0 END) END)`
+    : null
+  const scalar = (v: string | number | boolean) => (typeof v === 'boolean' ? (v ? 1 : 0) : v)
+  const negate = (cond: SQL) => sql`(${t} IS NULL OR NOT coalesce(${cond}, false))`
+  // SQLite's order between a field and a value: numbers before text, text bytewise. A text
+  // column compares a number as its text (the column's affinity); a custom field does not.
+  const order = (symbol: '>' | '>=' | '<' | '<=', v: string | number): SQL => {
+    const s = sql.raw(symbol)
+    if (kind === 'date') return sql`${t} ${s} ${v}`
+    if (num === null) return sql`(${t} COLLATE "C" ${s} ${String(v)})`
+    const textIsAbove = symbol === '>' || symbol === '>='
+    return typeof v === 'number'
+      ? sql`(CASE WHEN ${num} IS NOT NULL THEN ${num} ${s} ${v} WHEN ${t} IS NOT NULL THEN ${sql.raw(String(textIsAbove))} END)`
+      : sql`(CASE WHEN ${num} IS NOT NULL THEN ${sql.raw(String(!textIsAbove))} WHEN ${t} IS NOT NULL THEN ${t} COLLATE "C" ${s} ${v} END)`
+  }
+  switch (op) {
+    case 'exists':
+      return sql`(${t} IS NOT NULL AND ${t} != '')`
+    case 'not_exists':
+      return sql`(${t} IS NULL OR ${t} = '')`
+    case 'eq':
+    case 'neq': {
+      const v = value as string | number | boolean
+      const cond =
+        typeof v === 'string'
+          ? equalsIgnoringAsciiCase(t, v)
+          : num
+            ? sql`${num} = ${scalar(v)}`
+            : sql`${t} = ${String(scalar(v))}`
+      return op === 'eq' ? cond : negate(cond)
+    }
+    case 'contains':
+    case 'not_contains':
+    case 'starts_with':
+    case 'ends_with': {
+      const v = escapeLike(value as string)
+      const pattern = op === 'starts_with' ? `${v}%` : op === 'ends_with' ? `%${v}` : `%${v}%`
+      const cond = likeIgnoringAsciiCase(t, pattern)
+      return op === 'not_contains' ? sql`(${t} IS NULL OR NOT ${cond})` : cond
+    }
+    case 'in':
+    case 'not_in': {
+      const values = value as (string | number | boolean)[]
+      const texts = values.filter((v): v is string => typeof v === 'string').map((v) => v.toLowerCase())
+      const nums = values.filter((v) => typeof v !== 'string').map(scalar)
+      const list = (vs: (string | number)[]) =>
+        sql.join(
+          vs.map((v) => sql`${v}`),
+          sql`, `,
+        )
+      const parts: SQL[] = []
+      // Text matches text only; a custom field's number matches numbers only.
+      if (texts.length)
+        parts.push(
+          num
+            ? sql`(${num} IS NULL AND ${lowerAscii(t)} IN (${list(texts)}))`
+            : sql`${lowerAscii(t)} IN (${list(texts)})`,
+        )
+      if (nums.length && num) parts.push(sql`${num} IN (${list(nums)})`)
+      const cond = parts.length ? sql`(${sql.join(parts, sql` OR `)})` : sql`false`
+      return op === 'in' ? cond : negate(cond)
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte': {
+      const v = kind === 'date' ? parseIsoDateTime(value as string)! : (value as string | number)
+      return order(ORDER_SYMBOLS[op], v)
+    }
+    case 'before':
+    case 'after': {
+      const ms = parseIsoDateTime(value as string)!
+      return order(op === 'before' ? '<' : '>', kind === 'date' ? ms : new Date(ms).toISOString())
+    }
+    case 'within_last_days': {
+      const since = now - (value as number) * DAY_MS
+      return order('>=', kind === 'date' ? since : new Date(since).toISOString())
+    }
+  }
 }

@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm'
+import { rawRows } from '../../../src/db/raw'
 import type { TestApp } from '../../helpers/app'
 import { BASE } from '../../helpers/app'
 
@@ -52,8 +54,15 @@ export async function get(t: TestApp, path: string, ip = '203.0.113.7'): Promise
 
 /** What the client holds for an address: contact, memberships, consents and confirmation messages. */
 export async function stateOf(t: TestApp, clientId: string, email: string) {
-  const q = async <T>(sql: string, ...args: (string | number)[]) =>
-    await t.ctx.sqlite.query<T, (string | number)[]>(sql).all(...args)
+  // Each ? takes the next argument (as bound parameters), on either store.
+  const q = async <T>(text: string, ...args: (string | number)[]) => {
+    const parts = text.split('?')
+    const query = sql.join(
+      parts.flatMap((p, i) => (i === parts.length - 1 ? [sql.raw(p)] : [sql.raw(p), sql`${args[i]}`])),
+      sql``,
+    )
+    return await rawRows<T>(t.ctx.db, query)
+  }
   const contact = (
     await q<{ id: string; status: string; first_name: string | null }>(
       'SELECT id, status, first_name FROM contacts WHERE client_id = ? AND lower(email) = lower(?)',
@@ -86,7 +95,7 @@ export async function stateOf(t: TestApp, clientId: string, email: string) {
       subject: string | null
       template_id: string | null
     }>(
-      'SELECT m.to_address, p.variables, p.subject, p.template_id FROM messages m JOIN message_payloads p ON p.message_seq = m.seq WHERE m.contact_id = ? ORDER BY m.seq',
+      'SELECT m.to_address, CAST(p.variables AS TEXT) AS variables, p.subject, p.template_id FROM messages m JOIN message_payloads p ON p.message_seq = m.seq WHERE m.contact_id = ? ORDER BY m.seq',
       id,
     ),
   }

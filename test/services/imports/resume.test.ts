@@ -1,5 +1,7 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { claimNextImport } from '../../../src/db/imports'
+import { rawRows } from '../../../src/db/raw'
 import { IMPORT_BATCH } from '../../../src/services/imports/parse-protocol'
 import { processImport } from '../../../src/services/imports/process'
 import { createImportWorker } from '../../../src/services/imports/runner'
@@ -75,8 +77,11 @@ test('an import crashed after two batches resumes from the third: every row coun
   expect(done.errors.map((e: { row: number }) => e.row)).toEqual(
     Array.from({ length: refused }, (_, k) => (k + 1) * 1000 + 1),
   )
-  const stored = (await t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM contacts WHERE client_id = ?')
-    .get(client))!.n
+  const stored = (
+    await rawRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts WHERE client_id = ${client}`,
+    )
+  )[0]!.n
   expect(stored).toBe(ROWS - refused)
 }, 120_000)

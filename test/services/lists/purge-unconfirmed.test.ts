@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { rawRows, rawRun } from '../../../src/db/raw'
+import { listMembers } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { DAY_MS } from '../../../src/lib/time'
@@ -21,11 +24,10 @@ const list = (await call('POST', '/api/v1/lists', { name: 'News' })).body.data.i
 const contact = async (email: string) =>
   (await call('POST', '/api/v1/contacts', { email })).body.data.id as string
 const statuses = async () =>
-  await t.ctx.sqlite
-    .query<{ status: string; n: number }, [string]>(
-      'SELECT status, count(*) AS n FROM list_members WHERE list_id = ? GROUP BY status ORDER BY status',
-    )
-    .all(list)
+  await rawRows<{ status: string; n: number }>(
+    t.ctx.db,
+    sql`SELECT status, CAST(count(*) AS INTEGER) AS n FROM list_members WHERE list_id = ${list} GROUP BY status ORDER BY status`,
+  )
 
 describe('lists.purge-unconfirmed', () => {
   test('is a named daily job', () => {
@@ -40,13 +42,19 @@ describe('lists.purge-unconfirmed', () => {
     // A backlog over one chunk (5,000), added in one statement at the same time.
     const at = clock.t
     await inTransaction(t.ctx.sqlite, async () => {
-      const insert = t.ctx.sqlite.prepare(
-        "INSERT INTO list_members (list_id, contact_id, status, added_at) VALUES (?1, ?2, 'unconfirmed', ?3)",
+      for (let i = 0; i < 5_100; i += 1_000)
+        await t.ctx.db.insert(listMembers).values(
+          Array.from({ length: Math.min(1_000, 5_100 - i) }, () => ({
+            listId: list,
+            contactId: Bun.randomUUIDv7(),
+            status: 'unconfirmed' as const,
+            addedAt: at,
+          })),
+        )
+      await rawRun(
+        t.ctx.db,
+        sql`UPDATE lists SET unconfirmed_count = unconfirmed_count + 5100 WHERE id = ${list}`,
       )
-      for (let i = 0; i < 5_100; i++) await insert.run(list, Bun.randomUUIDv7(), at)
-      await t.ctx.sqlite
-        .query('UPDATE lists SET unconfirmed_count = unconfirmed_count + 5100 WHERE id = ?')
-        .run(list)
     })
     clock.t += DAY_MS
     const young = await contact('young@example.com')
@@ -63,11 +71,12 @@ describe('lists.purge-unconfirmed', () => {
       { status: 'confirmed', n: 1 },
       { status: 'unconfirmed', n: 1 },
     ])
-    const counts = await t.ctx.sqlite
-      .query<{ member_count: number; unconfirmed_count: number }, [string]>(
-        'SELECT member_count, unconfirmed_count FROM lists WHERE id = ?',
+    const counts = (
+      await rawRows<{ member_count: number; unconfirmed_count: number }>(
+        t.ctx.db,
+        sql`SELECT CAST(member_count AS INTEGER) AS member_count, CAST(unconfirmed_count AS INTEGER) AS unconfirmed_count FROM lists WHERE id = ${list}`,
       )
-      .get(list)
+    )[0]
     expect(counts).toEqual({ member_count: 1, unconfirmed_count: 1 })
   })
 })
