@@ -1,19 +1,11 @@
 import { SQL } from 'bun'
 import { drizzle } from 'drizzle-orm/bun-sql'
-import { PgJson, PgJsonb } from 'drizzle-orm/pg-core'
 import type { Db, Store } from '../client'
 import * as schema from '../schema-pg'
 import { postgresHandle } from './handle'
 import './jsonb'
 import { applyPgMigrations } from './migrate'
 import { type PgRunner, pgTransactions, transactionAware } from './transaction'
-
-// Bun's SQL client encodes a parameter the server types as json/jsonb itself; drizzle's own
-// JSON.stringify before it made every stored value a JSON string scalar ('"{\"a\":1}"'), which
-// reads back through drizzle but not through ->>, jsonb_set or jsonb_array_elements. The
-// value goes to the client as it is.
-for (const column of [PgJson, PgJsonb])
-  column.prototype.mapToDriverValue = ((value: unknown) => value) as typeof column.prototype.mapToDriverValue
 
 /** Connections in the pool: enough for reads beside the one open transaction. */
 const POOL_SIZE = 10
