@@ -1,5 +1,8 @@
 import type { Database } from 'bun:sqlite'
 import type { FlowKind } from '../lib/enums'
+import type { Db } from './client'
+import { DIALECT } from './dialect'
+import { pgFlowQueue } from './postgres/flow-queue'
 import { perConnection } from './prepared'
 
 // The flow executor's statements: due rows of `flow_runs` per flow, the step writes (history
@@ -182,7 +185,7 @@ export interface QueuedMessage {
   thread: readonly string[]
 }
 
-export const flowQueue = (sqlite: Database) => {
+const sqliteFlowQueue = (sqlite: Database) => {
   const s = statements(sqlite)
   const recorder = recorders(sqlite)
   return {
@@ -294,4 +297,8 @@ export const flowQueue = (sqlite: Database) => {
   }
 }
 
-export type FlowQueue = ReturnType<typeof flowQueue>
+export type FlowQueue = ReturnType<typeof sqliteFlowQueue>
+
+/** The flow queue of the store `db` is on (on SQLite, its connection's prepared statements). */
+export const flowQueue = (db: Db): FlowQueue =>
+  DIALECT === 'postgres' ? pgFlowQueue(db) : sqliteFlowQueue(db.$client)

@@ -2,6 +2,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
+import { rawRun } from '../../db/raw'
 import {
   campaigns,
   flowRuns,
@@ -195,7 +196,6 @@ export async function updateJourney(ctx: Ctx, id: string, patch: JourneyPatch) {
       })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(row)
 }
@@ -237,7 +237,6 @@ export async function activateJourney(ctx: Ctx, id: string) {
       .set({ status: 'active', ...trigger, activatedAt: row.activatedAt ?? now, updatedAt: now })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   // segment_entered enrolls contacts who match after activation: those matching now are the baseline.
   if (row.activatedAt === null && trigger.triggerKind === 'segment_entered')
@@ -256,7 +255,6 @@ export async function pauseJourney(ctx: Ctx, id: string) {
       .set({ status: 'paused', updatedAt: ctx.clock.now() })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(updated)
 }
@@ -267,14 +265,13 @@ export async function archiveJourney(ctx: Ctx, id: string) {
   assertJourneyState(row, 'archive')
   const now = ctx.clock.now()
   await endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
-  await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
+  await rawRun(ctx.db, sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
   const updated = (
     await ctx.db
       .update(journeys)
       .set({ status: 'archived', archivedAt: now, updatedAt: now })
       .where(eq(journeys.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return presentJourney(updated)
 }

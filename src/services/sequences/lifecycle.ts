@@ -149,7 +149,6 @@ export async function updateSequence(ctx: Ctx, id: string, patch: SequencePatch)
       })
       .where(eq(sequences.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return await present(ctx.db, row)
 }
@@ -166,7 +165,6 @@ export async function activateSequence(ctx: Ctx, id: string) {
       .set({ status: 'active', activatedAt: row.activatedAt ?? now, updatedAt: now })
       .where(eq(sequences.id, id))
       .returning()
-      .limit(1)
   )[0]!
   ctx.workers.wake('flows')
   ctx.workers.wake('send')
@@ -183,7 +181,6 @@ export async function pauseSequence(ctx: Ctx, id: string) {
       .set({ status: 'paused', updatedAt: ctx.clock.now() })
       .where(eq(sequences.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return await present(ctx.db, updated)
 }
@@ -200,7 +197,6 @@ export async function archiveSequence(ctx: Ctx, id: string) {
       .set({ status: 'archived', archivedAt: now, updatedAt: now })
       .where(eq(sequences.id, id))
       .returning()
-      .limit(1)
   )[0]!
   return await present(ctx.db, updated)
 }

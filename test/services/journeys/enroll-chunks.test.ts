@@ -67,7 +67,7 @@ test('a large segment: the call answers with the count, the worker enters them i
     .query<{ id: string; cursor_seq: number }, []>('SELECT id, cursor_seq FROM flow_enroll_jobs')
     .get())!
   expect(job.cursor_seq).toBeGreaterThan(0)
-  await flowQueue(t.ctx.sqlite).scratchClear(job.id)
+  await flowQueue(t.ctx.db).scratchClear(job.id)
   await createFlowWorker(t.ctx).drain()
   expect(await count(id)).toBe(matching + 1)
   expect(await distinct(id)).toBe(matching + 1)

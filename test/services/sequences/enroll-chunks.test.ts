@@ -128,7 +128,7 @@ describe('a large enrollment enters in chunks', () => {
     expect(first).toBeGreaterThan(ENROLL_CHUNK * 0.9)
     const [job] = await jobs(id)
     expect(job!.cursor).toBeGreaterThan(0)
-    await flowQueue(t.ctx.sqlite).scratchClear(job!.id)
+    await flowQueue(t.ctx.db).scratchClear(job!.id)
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
