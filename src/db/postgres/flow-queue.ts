@@ -1,13 +1,14 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { FlowKind } from '../../lib/enums'
 import type { Db } from '../client'
-import type { DueRun, FlowQueue, QueuedMessage, StepRecord } from '../flow-queue'
+import type { DueRun, FlowQueue, QueuedMessage, StepRecord } from '../flow-queue-types'
 import { rawRows, rawRun } from '../raw'
 
 // The flow executor's statements on PostgreSQL: the same interface as the SQLite module, written
 // as drizzle `sql` through the store's db, so each joins the caller's transaction. Numbers read
 // back are cast to double precision (a raw bigint arrives as a string); history and threads are
-// jsonb, read as text and parsed as on SQLite.
+// jsonb, written as text cast to jsonb (a parameter typed jsonb would be JSON-encoded again by the
+// client) and read as text, parsed as on SQLite.
 
 /** The active flows of both tables (a subquery in FROM needs its alias on PostgreSQL 15). */
 const ACTIVE = sql.raw(`SELECT id, 'journey' AS kind FROM journeys WHERE status = 'active'
@@ -85,16 +86,18 @@ export function pgFlowQueue(db: Db): FlowQueue {
     deleteRun: async (seq: number) => void (await rawRun(db, sql`DELETE FROM flow_runs WHERE seq = ${seq}`)),
     historyOf: async (enrollmentSeq: number) =>
       JSON.parse(
-        (await one<{ history: string }>(
-          sql`SELECT history::text AS history FROM flow_enrollments WHERE seq = ${enrollmentSeq}`,
-        ))?.history ?? '[]',
+        (
+          await one<{ history: string }>(
+            sql`SELECT history::text AS history FROM flow_enrollments WHERE seq = ${enrollmentSeq}`,
+          )
+        )?.history ?? '[]',
       ) as Record<string, unknown>[],
     // The entries are JSON texts: one jsonb array of them appended to the history.
     record: async (enrollmentSeq: number, r: StepRecord, now: number) =>
       void (await rawRun(
         db,
         sql`UPDATE flow_enrollments SET
-              history = ${r.entries.length > 0 ? sql`history || ${`[${r.entries.join(',')}]`}::jsonb` : sql`history`},
+              history = ${r.entries.length > 0 ? sql`history || ${`[${r.entries.join(',')}]`}::text::jsonb` : sql`history`},
               current_node = coalesce(${r.current}::text, current_node),
               status = coalesce(${r.end?.status ?? null}::text, status),
               end_reason = coalesce(${r.end?.reason ?? null}::text, end_reason),
@@ -116,7 +119,7 @@ export function pgFlowQueue(db: Db): FlowQueue {
       if (m.thread.length > 0)
         await rawRun(
           db,
-          sql`INSERT INTO message_threads (message_seq, thread) VALUES (${seq}, ${JSON.stringify(m.thread)}::jsonb)`,
+          sql`INSERT INTO message_threads (message_seq, thread) VALUES (${seq}, ${JSON.stringify(m.thread)}::text::jsonb)`,
         )
       return seq
     },
@@ -205,7 +208,8 @@ export function pgFlowQueue(db: Db): FlowQueue {
       await rawRun(db, sql`DELETE FROM flow_runs WHERE enrollment_seq = ${seq}`)
     },
     maxEnrollmentSeq: async () =>
-      (await one<{ s: number | null }>(sql`SELECT max(seq)::double precision AS s FROM flow_enrollments`))?.s ?? 0,
+      (await one<{ s: number | null }>(sql`SELECT max(seq)::double precision AS s FROM flow_enrollments`))
+        ?.s ?? 0,
     maxContactSeq: async () =>
       (await one<{ s: number | null }>(sql`SELECT max(seq)::double precision AS s FROM contacts`))?.s ?? 0,
   }

@@ -60,7 +60,7 @@ export async function enterWhere(
           // Parameters in a SELECT list have no type PostgreSQL can infer from a column: cast.
           sql`
     INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
-    SELECT ${flow.kind}::text, ${flow.id}::text, ${flow.clientId}::text, contacts.id, ${entry.node ? 'active' : 'completed'}::text, ${entry.current}::text, NULL, ${JSON.stringify(entry.history)}::jsonb, ${now}::bigint, ${entry.node ? null : now}::bigint, ${now}::bigint
+    SELECT ${flow.kind}::text, ${flow.id}::text, ${flow.clientId}::text, contacts.id, ${entry.node ? 'active' : 'completed'}::text, ${entry.current}::text, NULL, ${JSON.stringify(entry.history)}::text::jsonb, ${now}::bigint, ${entry.node ? null : now}::bigint, ${now}::bigint
     FROM contacts
     WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
       AND ${newcomer(flow)}
