@@ -1,5 +1,6 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
+import { DIALECT } from '../../../src/db/dialect'
 import { flowQueue } from '../../../src/db/flow-queue'
 import { clients, contacts, flowEnrollJobs } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
@@ -13,6 +14,9 @@ import { sqlRow } from '../../helpers/raw-sql'
 // existed at the call, each once, contacts named in contact_ids too.
 
 const N = SYNC_ENROLL_LIMIT + 1_500
+// On PostgreSQL each step is a few round trips to the server (on SQLite, calls into the
+// process): stepping thousands of runs takes seconds there.
+if (DIALECT === 'postgres') setDefaultTimeout(120_000)
 const j = await journeyApp()
 const { t } = j
 const now = j.clock.now()

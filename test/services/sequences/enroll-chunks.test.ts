@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { eq, sql } from 'drizzle-orm'
+import { DIALECT } from '../../../src/db/dialect'
 import { flowQueue } from '../../../src/db/flow-queue'
 import { clients, contacts, flowEnrollJobs } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
@@ -22,6 +23,9 @@ import { sqlRow, sqlRows, sqlRun } from '../../helpers/raw-sql'
 // after a restart (a new executor on the same database).
 
 const N = SYNC_ENROLL_LIMIT + 500
+// On PostgreSQL each step is a few round trips to the server (on SQLite, calls into the
+// process): stepping thousands of runs takes seconds there.
+if (DIALECT === 'postgres') setDefaultTimeout(120_000)
 const clock = testClock()
 const t = await createTestApp({ clock })
 const clientId = await t.client('Big')
