@@ -32,7 +32,9 @@ test('the runs of a batch that threw are not counted as stepped, queued or defer
     .where(eq(sequences.id, broken))
   await s.enroll(broken, [await s.contact('a@example.com'), await s.contact('b@example.com')])
   const reports: StepReport[] = []
-  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
+  // A budget every batch of a pass fits in (a PostgreSQL batch alone can take the default 10 ms):
+  // the second pass then steps the healthy sequence and tries the broken one again.
+  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r), budgetMs: 5_000 })
 
   // Only the broken sequence is due: the pass did nothing that committed.
   expect((await worker.runOnce()).worked).toBe(false)
