@@ -1,5 +1,9 @@
 import type { Database } from 'bun:sqlite'
 import type { FlowKind } from '../lib/enums'
+import type { Db } from './client'
+import { DIALECT } from './dialect'
+import type { DueRun, FlowQueue, QueuedMessage, StepRecord } from './flow-queue-types'
+import { pgFlowQueue } from './postgres/flow-queue'
 import { perConnection } from './prepared'
 
 // The flow executor's statements: due rows of `flow_runs` per flow, the step writes (history
@@ -7,16 +11,7 @@ import { perConnection } from './prepared'
 // ends a contact's events cause, and the flow lane of the send queue. Prepared once per
 // connection; the executor calls them inside its step transactions.
 
-export interface DueRun {
-  seq: number
-  enrollment_seq: number
-  flow_id: string
-  contact_id: string
-  node_id: string
-  next_run_at: number
-  wait_event: string | null
-  wait_since: number | null
-}
+export type { DueRun, FlowQueue, QueuedMessage, StepRecord } from './flow-queue-types'
 
 /**
  * The ids (and kinds) of the flows of both tables whose status meets `condition`: one query over
@@ -163,26 +158,7 @@ const recorders = perConnection((sqlite: Database) => {
   }
 })
 
-export interface StepRecord {
-  entries: string[]
-  current: string | null
-  end: { status: 'completed' | 'exited' | 'stopped'; reason: string | null } | null
-}
-
-export interface QueuedMessage {
-  id: string
-  clientId: string
-  kind: FlowKind
-  flowId: string
-  nodeId: string
-  contactId: string
-  channel: string
-  to: string
-  /** Outbox ids of the run's earlier emails this one continues (empty: a new thread). */
-  thread: readonly string[]
-}
-
-export const flowQueue = (sqlite: Database) => {
+const sqliteFlowQueue = (sqlite: Database): FlowQueue => {
   const s = statements(sqlite)
   const recorder = recorders(sqlite)
   return {
@@ -294,4 +270,6 @@ export const flowQueue = (sqlite: Database) => {
   }
 }
 
-export type FlowQueue = ReturnType<typeof flowQueue>
+/** The flow queue of the store `db` is on (on SQLite, its connection's prepared statements). */
+export const flowQueue = (db: Db): FlowQueue =>
+  DIALECT === 'postgres' ? pgFlowQueue(db) : sqliteFlowQueue(db.$client)

@@ -1,8 +1,10 @@
+import { sql } from 'drizzle-orm'
 import type { Clock } from '../../src/lib/time'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp, type TestApp } from './app'
+import { sqlRow } from './raw-sql'
 import { allChannels, recordingProvider } from './sender'
 
 /** A settable clock: tests move it instead of waiting. */
@@ -27,11 +29,10 @@ export async function journeyApp(env: Record<string, string> = {}) {
     for (let i = 0; i < 20; i++) {
       await journeys.drain()
       await sender.drain()
-      const due = (await t.ctx.sqlite
-        .query<{ n: number }, [number]>(
-          "SELECT count(*) AS n FROM flow_runs r JOIN journeys j ON j.id = r.flow_id WHERE j.status = 'active' AND r.next_run_at <= ?",
-        )
-        .get(clock.now()))!.n
+      const due = (await sqlRow<{ n: number }>(
+        t,
+        sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_runs r JOIN journeys j ON j.id = r.flow_id WHERE j.status = 'active' AND r.next_run_at <= ${clock.now()}`,
+      ))!.n
       if (due === 0) return
     }
   }

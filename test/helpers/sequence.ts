@@ -1,9 +1,11 @@
+import { sql } from 'drizzle-orm'
 import { createSmtpProvider } from '../../src/channels/smtp'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp } from './app'
 import { journeyTenant, testClock } from './journey'
+import { sqlRow } from './raw-sql'
 import { allChannels, recordingProvider } from './sender'
 import { startSink } from './smtp-sink'
 
@@ -30,14 +32,13 @@ export async function sequenceApp() {
   })
   const tenant = await journeyTenant(t)
   const dueNow = async () =>
-    (await t.ctx.sqlite
-      .query<{ n: number }, [number]>(
-        `SELECT (SELECT count(*) FROM flow_runs r JOIN sequences s ON s.id = r.flow_id
-                 WHERE s.status = 'active' AND r.next_run_at <= ?1)
+    (await sqlRow<{ n: number }>(
+      t,
+      sql`SELECT CAST((SELECT count(*) FROM flow_runs r JOIN sequences s ON s.id = r.flow_id
+                 WHERE s.status = 'active' AND r.next_run_at <= ${clock.now()})
               + (SELECT count(*) FROM messages m JOIN sequences s ON s.id = m.source_id
-                 WHERE s.status = 'active' AND m.status = 'queued' AND m.next_attempt_at <= ?1) AS n`,
-      )
-      .get(clock.now()))!.n
+                 WHERE s.status = 'active' AND m.status = 'queued' AND m.next_attempt_at <= ${clock.now()}) AS INTEGER) AS n`,
+    ))!.n
   /** Every due step and every queued send, until nothing is left to do now. */
   const settle = async () => {
     for (let i = 0; i < 20; i++) {

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
 import { expectNewestFirstPages, expectStatusFilter } from '../helpers/paging'
+import { sqlRun } from '../helpers/raw-sql'
 import { detailFields, scenarios } from '../helpers/scenarios'
 
 // The journeys API: graph checks on save and activation (422 naming nodes[id].member), the
@@ -603,7 +605,7 @@ describe('enroll', () => {
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     // Still in (its first step has not run): skipped.
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(0)
-    await t.ctx.sqlite.query("UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ?").run(c)
+    await sqlRun(t, sql`UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ${c}`)
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     expect((await acme.enrollments(j.id)).length).toBe(2)
   })

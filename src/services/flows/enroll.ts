@@ -1,7 +1,10 @@
 import { and, count, eq, inArray, or, type SQL, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
 import { flowQueue, flowsWhere } from '../../db/flow-queue'
+import { audienceChunkEnd } from '../../db/postgres/flow-queue'
+import { rawRun } from '../../db/raw'
 import { contacts, type FlowAudience, flowEnrollJobs } from '../../db/schema'
 import { newId } from '../../lib/ids'
 import { segmentCondition } from '../segments/records'
@@ -48,23 +51,40 @@ export async function enterWhere(
 ): Promise<number> {
   const entry = entryOf(flow, now)
   const range = options.range
-  const q = flowQueue(db.$client)
+  const q = flowQueue(db)
   const before = await q.maxEnrollmentSeq()
-  const inserted = (await db.run(sql`
+  const n =
+    DIALECT === 'postgres'
+      ? await rawRun(
+          db,
+          // Parameters in a SELECT list have no type PostgreSQL can infer from a column: cast.
+          sql`
+    INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
+    SELECT ${flow.kind}::text, ${flow.id}::text, ${flow.clientId}::text, contacts.id, ${entry.node ? 'active' : 'completed'}::text, ${entry.current}::text, NULL, ${JSON.stringify(entry.history)}::text::jsonb, ${now}::bigint, ${entry.node ? null : now}::bigint, ${now}::bigint
+    FROM contacts
+    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
+      AND ${newcomer(flow)}
+  `,
+        )
+      : (
+          (await db.run(sql`
     INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
     SELECT ${flow.kind}, ${flow.id}, ${flow.clientId}, contacts.id, ${entry.node ? 'active' : 'completed'}, ${entry.current}, NULL, ${JSON.stringify(entry.history)}, ${now}, ${entry.node ? null : now}, ${now}
     FROM contacts ${range ? sql`NOT INDEXED` : sql``}
     WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
       AND ${newcomer(flow)}
   `)) as unknown as { changes: number }
-  const n = inserted.changes
+        ).changes
   if (n === 0) return 0
   if (entry.node)
-    await db.run(sql`
+    await rawRun(
+      db,
+      sql`
       INSERT INTO flow_runs (enrollment_seq, flow_id, contact_id, node_id, next_run_at)
-      SELECT seq, flow_id, contact_id, ${entry.node}, ${options.at ?? entry.at} FROM flow_enrollments
+      SELECT seq, flow_id, contact_id, ${entry.node}${DIALECT === 'postgres' ? sql`::text` : sql``}, ${options.at ?? entry.at}${DIALECT === 'postgres' ? sql`::bigint` : sql``} FROM flow_enrollments
       WHERE seq > ${before} AND flow_id = ${flow.id}
-    `)
+    `,
+    )
   if (entry.current) await q.bumpNode(flow.id, entry.current, n)
   return n
 }
@@ -111,7 +131,14 @@ export interface AudienceCount {
 export const countAudience = async (db: Db, flow: Flow, where: SQL): Promise<AudienceCount> =>
   (
     await db
-      .select({ candidates: count(), entering: sql<number>`coalesce(sum(${newcomer(flow)}), 0)` })
+      .select({
+        candidates: count(),
+        // A boolean has no sum on PostgreSQL; count() is read as a number there.
+        entering:
+          DIALECT === 'postgres'
+            ? sql<number>`count(*) FILTER (WHERE ${newcomer(flow)})`.mapWith(Number)
+            : sql<number>`coalesce(sum(${newcomer(flow)}), 0)`,
+      })
       .from(contacts)
       .where(where)
       .limit(1)
@@ -141,7 +168,7 @@ export async function enrollAudience(
       flowId: flow.id,
       clientId: flow.clientId,
       audience,
-      maxContactSeq: await flowQueue(app.db.$client).maxContactSeq(),
+      maxContactSeq: await flowQueue(app.db).maxContactSeq(),
       firstRunAt,
       enteredAt: now,
       createdAt: now,
@@ -154,8 +181,8 @@ export async function enrollAudience(
 }
 
 /** Flows whose jobs wait (paused, drafts); any other job goes on, or is dropped when its flow is gone. */
-const WAITING = sql.raw(`SELECT id FROM (${flowsWhere("status IN ('paused', 'draft')")})`)
-const LIVE = sql.raw(`SELECT id FROM (${flowsWhere("status <> 'archived'")})`)
+const WAITING = sql.raw(`SELECT id FROM (${flowsWhere("status IN ('paused', 'draft')")}) f`)
+const LIVE = sql.raw(`SELECT id FROM (${flowsWhere("status <> 'archived'")}) f`)
 
 /** Whether a chunked enrollment can go on (or be dropped): one read, so an idle pass takes no write lock. */
 export const enrollmentsPending = async (db: Db): Promise<boolean> =>
@@ -179,7 +206,7 @@ export async function enterNextChunk(
   app: Pick<AppContext, 'db' | 'clock'>,
   size = ENROLL_CHUNK,
 ): Promise<number | null> {
-  const q = flowQueue(app.db.$client)
+  const q = flowQueue(app.db)
   for (const gone of await app.db
     .delete(flowEnrollJobs)
     .where(sql`${flowEnrollJobs.flowId} NOT IN (${LIVE})`)
@@ -201,6 +228,7 @@ export async function enterNextChunk(
     await app.db.delete(flowEnrollJobs).where(eq(flowEnrollJobs.id, job.id))
     await q.scratchClear(job.id)
   }
+  if (DIALECT === 'postgres') return await enterMatchedChunk(app, job, found.flow, size, done)
   // After a restart the scratch is empty: match the rest of the job again, once.
   if (!q.isFilled(job.id)) {
     const where = await audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
@@ -224,6 +252,35 @@ export async function enterNextChunk(
   })
   await q.scratchDrop(job.id, upTo)
   if (upTo >= job.maxContactSeq || (await q.scratchChunkEnd(job.id, 1)) === null) await done()
+  else await app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id))
+  return n
+}
+
+/**
+ * enterNextChunk on PostgreSQL: the pool's connections share no TEMP table, so each chunk
+ * matches the job's audience again (as of the call's time) over the contacts after its cursor.
+ */
+async function enterMatchedChunk(
+  app: Pick<AppContext, 'db' | 'clock'>,
+  job: typeof flowEnrollJobs.$inferSelect,
+  flow: Flow,
+  size: number,
+  done: () => Promise<void>,
+): Promise<number> {
+  const where = await audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
+  const after = (from: number) =>
+    sql`contacts.seq > ${from} AND contacts.seq <= ${job.maxContactSeq} AND (${where})`
+  const upTo = await audienceChunkEnd(app.db, after(job.cursorSeq), size - 1)
+  if (upTo === null) {
+    await done()
+    return 0
+  }
+  const now = app.clock.now()
+  const n = await enterWhere(app.db, flow, where, now, {
+    at: Math.max(job.firstRunAt, now),
+    range: { after: job.cursorSeq, upTo },
+  })
+  if (upTo >= job.maxContactSeq || (await audienceChunkEnd(app.db, after(upTo), 0)) === null) await done()
   else await app.db.update(flowEnrollJobs).set({ cursorSeq: upTo }).where(eq(flowEnrollJobs.id, job.id))
   return n
 }

@@ -70,7 +70,7 @@ function endFor(flow: Flow, contact: ContactRow | undefined): End | null {
 }
 
 export function createFlowExecutor(app: AppContext) {
-  const q = flowQueue(app.sqlite)
+  const q = flowQueue(app.db)
   const isSuppressed = createSuppressionCheck(app.db)
   const actions = createNodeActions(app)
   // Compiled rule tests per flow version and node; recompiled when the flow changes (and every

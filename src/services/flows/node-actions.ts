@@ -14,7 +14,7 @@ import type { FlowNode } from './nodes'
 // outbox, a signed webhook delivery queued, a contact updated, a list joined or left.
 
 export function createNodeActions(app: AppContext) {
-  const q = flowQueue(app.sqlite)
+  const q = flowQueue(app.db)
 
   /** A send node's message in the outbox (its content is planned when it is sent); its id. */
   async function queueMessage(

@@ -1,5 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
+import { rawRows } from '../../db/raw'
 import { lists } from '../../db/schema'
 import { ownedIds } from '../../db/tenant'
 import type { Awaitable } from '../../lib/awaitable'
@@ -25,6 +27,18 @@ export async function compileContactTest(
   const compiled = compileSegment(match, node.rule_groups as RuleGroup[], { now, listExists })
   // Checked on save; a list deleted since then makes the rule false rather than stopping everyone.
   if (!compiled.sql) return () => false
+  // PostgreSQL: the statement through the pool or the step's transaction (no connection of its
+  // own to prepare on); the server keeps the plan of a repeated statement.
+  if (DIALECT === 'postgres') {
+    const rules = compiled.sql
+    return async (contactId) =>
+      (
+        await rawRows(
+          db,
+          sql`SELECT 1 AS one FROM contacts WHERE contacts.client_id = ${clientId} AND (${rules}) AND contacts.id = ${contactId} LIMIT 1`,
+        )
+      ).length > 0
+  }
   const marker = '\u0000contact'
   const q = (db as unknown as { dialect: Dialect }).dialect.sqlToQuery(
     sql`SELECT 1 AS one FROM contacts WHERE contacts.client_id = ${clientId} AND (${compiled.sql}) AND contacts.id = ${marker}`,

@@ -15,7 +15,7 @@ import { sendNodeContent } from './content'
 // derived from the outbox ids and the sender's domain, as the earlier emails' own were.
 
 export function createFlowSource(app: AppContext, planner: Planner): MessageSource {
-  const q = flowQueue(app.sqlite)
+  const q = flowQueue(app.db)
   const plans = new Map<string, { plan: SendPlan; until: number }>()
 
   async function nodePlan(

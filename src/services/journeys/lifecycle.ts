@@ -2,6 +2,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
 import { paginate } from '../../db/paginate'
+import { rawRun } from '../../db/raw'
 import {
   campaigns,
   flowRuns,
@@ -264,7 +265,7 @@ export async function archiveJourney(ctx: Ctx, id: string) {
   assertJourneyState(row, 'archive')
   const now = ctx.clock.now()
   await endEveryRun(ctx.db, id, 'archived', 'journey archived', now)
-  await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
+  await rawRun(ctx.db, sql`DELETE FROM journey_segment_seen WHERE journey_id = ${id}`)
   const updated = (
     await ctx.db
       .update(journeys)

@@ -1,7 +1,9 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import type { Db } from '../../db/client'
+import { DIALECT } from '../../db/dialect'
 import { flowQueue } from '../../db/flow-queue'
+import { rawRun } from '../../db/raw'
 import { type JourneyRow, journeys, segments } from '../../db/schema'
 import { journeyFlow } from '../flows/definition'
 import { enterContacts, enterWhere } from '../flows/enroll'
@@ -74,7 +76,7 @@ export interface JourneyEvent {
 /** An event was just written: wake waiting contacts, start event journeys, take bounced ones out. */
 export async function onJourneyEvent(db: Db, e: JourneyEvent): Promise<void> {
   if (!JOURNEY_EVENT_TYPES.has(e.type) || !e.contactId) return
-  const q = flowQueue(db.$client)
+  const q = flowQueue(db)
   await q.wakeWaiting(e.contactId, e.type, e.occurredAt)
   if (e.type === 'email.bounced' && e.data.bounce_type === 'hard')
     await q.endContact(e.contactId, 'journey', { status: 'exited', reason: 'bounced' }, e.occurredAt)
@@ -86,11 +88,19 @@ export async function onJourneyEvent(db: Db, e: JourneyEvent): Promise<void> {
 
 /** A spam complaint takes the contact out of every journey it is in. */
 export async function onComplaint(db: Db, contactId: string, at: number): Promise<void> {
-  await flowQueue(db.$client).endContact(contactId, 'journey', { status: 'exited', reason: 'complained' }, at)
+  await flowQueue(db).endContact(contactId, 'journey', { status: 'exited', reason: 'complained' }, at)
 }
 
 const seen = (journeyId: string) =>
   sql`EXISTS (SELECT 1 FROM journey_segment_seen s WHERE s.journey_id = ${journeyId} AND s.contact_id = contacts.id)`
+
+/** The contacts matching `where` are remembered as seen matching (those already are, kept). */
+const rememberSeen = (journeyId: string, where: SQL) =>
+  DIALECT === 'postgres'
+    ? sql`INSERT INTO journey_segment_seen (journey_id, contact_id)
+             SELECT ${journeyId}::text, contacts.id FROM contacts WHERE ${where} ON CONFLICT DO NOTHING`
+    : sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
+             SELECT ${journeyId}, contacts.id FROM contacts WHERE ${where}`
 
 async function conditionOf(db: Db, journey: JourneyRow, now: number): Promise<SQL | null> {
   if (!journey.triggerRef) return null
@@ -103,8 +113,7 @@ async function conditionOf(db: Db, journey: JourneyRow, now: number): Promise<SQ
 export async function baselineSegment(db: Db, journey: JourneyRow, now: number): Promise<void> {
   const where = await conditionOf(db, journey, now)
   if (!where) return
-  await db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
-             SELECT ${journey.id}, contacts.id FROM contacts WHERE ${where}`)
+  await rawRun(db, rememberSeen(journey.id, where))
 }
 
 /**
@@ -124,10 +133,12 @@ export async function enterNewSegmentMembers(ctx: Ctx): Promise<{ journeys: numb
     }
     const fresh = sql`(${where}) AND NOT ${seen(j.id)}`
     enrolled += await enterWhere(ctx.db, journeyFlow(j), fresh, now)
-    await ctx.db.run(sql`INSERT OR IGNORE INTO journey_segment_seen (journey_id, contact_id)
-                   SELECT ${j.id}, contacts.id FROM contacts WHERE ${fresh}`)
-    await ctx.db.run(sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
-                   AND contact_id NOT IN (SELECT contacts.id FROM contacts WHERE ${where})`)
+    await rawRun(ctx.db, rememberSeen(j.id, fresh))
+    await rawRun(
+      ctx.db,
+      sql`DELETE FROM journey_segment_seen WHERE journey_id = ${j.id}
+                   AND contact_id NOT IN (SELECT contacts.id FROM contacts WHERE ${where})`,
+    )
   }
   if (enrolled > 0) ctx.workers.wake('flows')
   return { journeys: active.length, enrolled }

@@ -38,7 +38,7 @@ export async function stopSequenceEnrollment(ctx: Ctx, id: string, contactIdRef:
   if (!row) throw notFound('Enrollment')
   if (row.status !== 'active')
     throw invalidState(`This run is ${row.status}; only an active run can be stopped`, row.status, ['active'])
-  const q = flowQueue(ctx.sqlite)
+  const q = flowQueue(ctx.db)
   await q.endEnrollment(row.seq, 'stopped', 'manual', ctx.clock.now())
   await q.cancelContact(sequence.id, row.contactId, 'sequence stopped: manual')
   const updated = (

@@ -12,7 +12,7 @@ const REASONS: Record<string, 'replied' | 'bounced' | 'unsubscribed'> = {
 }
 
 async function stop(db: Db, contactId: string, reason: 'replied' | 'bounced' | 'unsubscribed', at: number) {
-  const q = flowQueue(db.$client)
+  const q = flowQueue(db)
   const stopped = await q.endContact(
     contactId,
     'sequence',

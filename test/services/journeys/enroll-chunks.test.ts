@@ -1,30 +1,43 @@
-import { expect, test } from 'bun:test'
+import { expect, setDefaultTimeout, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import { DIALECT } from '../../../src/db/dialect'
 import { flowQueue } from '../../../src/db/flow-queue'
+import { clients, contacts, flowEnrollJobs } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
 import { ENROLL_CHUNK, enterNextChunk, SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 
 // A segment too large to enroll in the call: it answers with the count, and the journey worker
 // enters the contacts in chunks (each its own transaction) — exactly those that matched and
 // existed at the call, each once, contacts named in contact_ids too.
 
 const N = SYNC_ENROLL_LIMIT + 1_500
+// On PostgreSQL each step is a few round trips to the server (on SQLite, calls into the
+// process): stepping thousands of runs takes seconds there.
+if (DIALECT === 'postgres') setDefaultTimeout(120_000)
 const j = await journeyApp()
 const { t } = j
 const now = j.clock.now()
-const ins = t.ctx.sqlite.prepare(
-  'INSERT INTO contacts (id, client_id, client_no, email, created_at, updated_at, custom_fields) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, ?5, json(?6))',
-)
+const clientNo = (
+  await t.ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, j.clientId))
+)[0]!.no
 await inTransaction(t.ctx.sqlite, async () => {
-  for (let i = 0; i < N; i++)
-    await ins.run(
-      Bun.randomUUIDv7(),
-      j.clientId,
-      `bulk${i}@example.com`,
-      now,
-      now,
-      JSON.stringify({ bulk: i % 10 === 0 ? 'no' : 'yes' }),
+  for (let from = 0; from < N; from += 500)
+    await t.ctx.db.insert(contacts).values(
+      Array.from({ length: Math.min(500, N - from) }, (_, k) => {
+        const i = from + k
+        return {
+          id: Bun.randomUUIDv7(),
+          clientId: j.clientId,
+          clientNo,
+          email: `bulk${i}@example.com`,
+          createdAt: now,
+          updatedAt: now,
+          customFields: { bulk: i % 10 === 0 ? 'no' : 'yes' },
+        }
+      }),
     )
 })
 const matching = N - Math.ceil(N / 10)
@@ -33,15 +46,15 @@ const segment = await j.call('POST', '/api/v1/segments', {
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.bulk', operator: 'eq', value: 'yes' }] }],
 })
 const count = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(id))!.n
+  (await sqlRow<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
+  ))!.n
 const distinct = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>(
-      'SELECT count(DISTINCT contact_id) AS n FROM flow_enrollments WHERE flow_id = ?',
-    )
-    .get(id))!.n
+  (await sqlRow<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(DISTINCT contact_id) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
+  ))!.n
 
 test('a large segment: the call answers with the count, the worker enters them in chunks, each once', async () => {
   const id = await j.journey([
@@ -63,15 +76,13 @@ test('a large segment: the call answers with the count, the worker enters them i
   expect(await count(id)).toBe(ENROLL_CHUNK)
   // As after a restart: the matched contacts (a TEMP table) are gone; the job's cursor is in the
   // database, and the job matches its audience again from there.
-  const job = (await t.ctx.sqlite
-    .query<{ id: string; cursor_seq: number }, []>('SELECT id, cursor_seq FROM flow_enroll_jobs')
-    .get())!
-  expect(job.cursor_seq).toBeGreaterThan(0)
-  await flowQueue(t.ctx.sqlite).scratchClear(job.id)
+  const job = (await t.ctx.db.select().from(flowEnrollJobs).limit(1))[0]!
+  expect(job.cursorSeq).toBeGreaterThan(0)
+  await flowQueue(t.ctx.db).scratchClear(job.id)
   await createFlowWorker(t.ctx).drain()
   expect(await count(id)).toBe(matching + 1)
   expect(await distinct(id)).toBe(matching + 1)
-  expect(await t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(await t.ctx.db.$count(flowEnrollJobs)).toBe(0)
   // Enrolling again skips them all.
   expect(await j.call('POST', `/api/v1/journeys/${id}/enroll`, { segment_id: segment.id })).toMatchObject({
     enrolled: 1,
@@ -88,5 +99,5 @@ test('archiving a journey drops its pending enrollment', async () => {
   await j.call('POST', `/api/v1/journeys/${id}/archive`)
   await j.journeys.drain()
   expect(await count(id)).toBe(0)
-  expect(await t.ctx.sqlite.query('SELECT count(*) AS n FROM flow_enroll_jobs').get()).toEqual({ n: 0 })
+  expect(await t.ctx.db.$count(flowEnrollJobs)).toBe(0)
 })

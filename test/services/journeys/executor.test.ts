@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
 import { type MessageRow, messages } from '../../../src/db/schema'
 import { filterInOrder } from '../../../src/lib/in-order'
@@ -12,6 +12,7 @@ import {
 } from '../../../src/services/messages/activity'
 import { createWebhookWorker } from '../../../src/webhooks/worker'
 import { journeyApp } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 import { startReceiver } from '../../helpers/receiver'
 
 // Every node type on the test clock: journeys of days run in milliseconds, each step driven by
@@ -80,11 +81,10 @@ describe('send', () => {
     const api = (await j.call('GET', `/api/v1/messages?journey_id=${id}`)) as Record<string, unknown>[]
     expect(api.map((x) => x.id)).toEqual([m!.id])
     expect(api[0]).toMatchObject({ journey_id: id, campaign_id: null })
-    const delivered = (await t.ctx.sqlite
-      .query<{ data: string; journey_id: string }, [string]>(
-        "SELECT data, journey_id FROM events WHERE message_id = ? AND type = 'email.delivered'",
-      )
-      .get(m!.id))!
+    const delivered = (await sqlRow<{ data: string; journey_id: string }>(
+      t,
+      sql`SELECT CAST(data AS TEXT) AS data, journey_id FROM events WHERE message_id = ${m!.id} AND type = 'email.delivered'`,
+    ))!
     expect(delivered.journey_id).toBe(id)
     expect(JSON.parse(delivered.data)).toMatchObject({
       campaign_id: null,
@@ -297,11 +297,10 @@ describe('contact and list actions, webhook', () => {
       custom_fields: { plan: 'pro' },
       status: 'unsubscribed',
     })
-    const ev = (await t.ctx.sqlite
-      .query<{ data: string }, [string]>(
-        "SELECT data FROM events WHERE contact_id = ? AND type = 'contact.unsubscribed'",
-      )
-      .get(c))!
+    const ev = (await sqlRow<{ data: string }>(
+      t,
+      sql`SELECT CAST(data AS TEXT) AS data FROM events WHERE contact_id = ${c} AND type = 'contact.unsubscribed'`,
+    ))!
     expect(JSON.parse(ev.data)).toMatchObject({ source: 'journey', campaign_id: null })
   })
 

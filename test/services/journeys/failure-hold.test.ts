@@ -1,4 +1,6 @@
 import { expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { journeys } from '../../../src/db/schema'
 import { journeyApp, journeyTenant } from '../../helpers/journey'
 
 // A journey whose step fails unexpectedly (here: a wait stored before waits were bounded, which
@@ -23,7 +25,12 @@ test('a failing journey is held back; another tenant’s journey runs; the faili
     { id: 'w', type: 'wait', duration: 'P999999999999W', next: 'x' },
     { id: 'x', type: 'exit' },
   ])
-  await t.ctx.sqlite.query('UPDATE journeys SET nodes = ? WHERE id = ?').run(badNodes, broken)
+  const setNodes = async (nodes: string) =>
+    await t.ctx.db
+      .update(journeys)
+      .set({ nodes: JSON.parse(nodes) })
+      .where(eq(journeys.id, broken))
+  await setNodes(badNodes)
   const healthy = await other.journey([
     trigger('u'),
     { id: 'u', type: 'update_contact', fields: { company: 'Stepped' }, next: 'x' },
@@ -44,9 +51,7 @@ test('a failing journey is held back; another tenant’s journey runs; the faili
   expect(stuck.next_run_at).not.toBeNull()
 
   // Fixed (an operator edits the stored graph); after the hold it resumes by itself.
-  await t.ctx.sqlite
-    .query('UPDATE journeys SET nodes = ? WHERE id = ?')
-    .run(badNodes.replace('P999999999999W', 'PT1H'), broken)
+  await setNodes(badNodes.replace('P999999999999W', 'PT1H'))
   clock.t += 1_000
   await j.settle()
   expect((await j.enrollmentOf(broken, a)).current_node).toBe('w')

@@ -1,6 +1,8 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createFlowExecutor } from '../../../src/services/flows/executor'
 import { journeyApp } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 
 // The executor's pass is a time slice: a batch stops at the budget and commits what it stepped
 // (the rest stay due), and batches go to the journey whose oldest due run is the oldest, not
@@ -14,11 +16,10 @@ const nodes = [
   { id: 'x', type: 'exit' },
 ]
 const dueAt = async (journeyId: string) =>
-  (await j.t.ctx.sqlite
-    .query<{ n: number }, [string, number]>(
-      'SELECT count(*) AS n FROM flow_runs WHERE flow_id = ? AND next_run_at <= ?',
-    )
-    .get(journeyId, j.clock.now()))!.n
+  (await sqlRow<{ n: number }>(
+    j.t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_runs WHERE flow_id = ${journeyId} AND next_run_at <= ${j.clock.now()}`,
+  ))!.n
 
 test('a pass out of budget steps one run and commits it; the rest stay due for the next passes', async () => {
   const id = await j.journey(nodes)

@@ -1,7 +1,10 @@
 import { afterAll, expect, spyOn, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import { journeys } from '../../../src/db/schema'
 import type { StepReport } from '../../../src/services/flows/executor'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp, journeyTenant } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 
 // A pass's report counts committed work only. A batch that throws rolls back (its runs stay
 // due, nothing it queued is kept), so its runs are not "stepped" and its messages not "queued":
@@ -26,19 +29,23 @@ test('the runs of a batch that threw are not counted as stepped, queued or late'
     { id: 'x', type: 'exit' },
   ]
   const broken = await j.journey(nodes('PT1H'))
-  await t.ctx.sqlite
-    .query('UPDATE journeys SET nodes = ? WHERE id = ?')
-    .run(JSON.stringify(nodes('P999999999999W')), broken)
+  await t.ctx.db
+    .update(journeys)
+    .set({ nodes: nodes('P999999999999W') })
+    .where(eq(journeys.id, broken))
   await j.enroll(broken, [await j.contact('a@example.com'), await j.contact('b@example.com')])
   const reports: StepReport[] = []
-  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
+  // A budget every batch of a pass fits in (a PostgreSQL batch alone can take the default 10 ms):
+  // the second pass then steps the healthy journey and tries the broken one again.
+  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r), budgetMs: 5_000 })
 
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, webhooks: 0, lateness: [] })
-  const queued = await t.ctx.sqlite
-    .query('SELECT count(*) AS n FROM messages WHERE source_id = ?')
-    .get(broken)
+  const queued = await sqlRow(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${broken}`,
+  )
   expect(queued).toEqual({ n: 0 })
 
   const healthy = await other.journey([

@@ -1,5 +1,8 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import { DIALECT } from '../../../src/db/dialect'
 import { flowQueue } from '../../../src/db/flow-queue'
+import { clients, contacts, flowEnrollJobs } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
 import {
   ENROLL_CHUNK,
@@ -10,6 +13,7 @@ import { createFlowWorker } from '../../../src/services/flows/worker'
 import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
+import { sqlRow, sqlRows, sqlRun } from '../../helpers/raw-sql'
 
 // An enrollment over SYNC_ENROLL_LIMIT new runs is counted in the call and entered afterwards by
 // the sequence executor in chunks (one short transaction each, between due steps), from a
@@ -19,6 +23,9 @@ import { testClock } from '../../helpers/journey'
 // after a restart (a new executor on the same database).
 
 const N = SYNC_ENROLL_LIMIT + 500
+// On PostgreSQL each step is a few round trips to the server (on SQLite, calls into the
+// process): stepping thousands of runs takes seconds there.
+if (DIALECT === 'postgres') setDefaultTimeout(120_000)
 const clock = testClock()
 const t = await createTestApp({ clock })
 const clientId = await t.client('Big')
@@ -29,27 +36,40 @@ const call = await adminApi(t, key)
 // N contacts of the client interleaved with N / 5 of another (so chunks by seq hold both), every
 // 100th unsubscribed, all with plan pro, all on one list.
 const list = await call('POST', '/api/v1/lists', { name: 'Prospects' })
-const insertContacts = async (from: number, to: number) =>
-  await t.ctx.sqlite.run(
-    `WITH RECURSIVE n(i) AS (SELECT ?1 UNION ALL SELECT i + 1 FROM n WHERE i < ?2)
-     INSERT INTO contacts (id, client_id, client_no, email, first_name, status, custom_fields, created_at, updated_at)
-     SELECT printf('01a00000-0000-7000-8000-%012d', i), CASE WHEN i % 6 = 0 THEN ?4 ELSE ?3 END,
-       (SELECT no FROM clients WHERE id = CASE WHEN i % 6 = 0 THEN ?4 ELSE ?3 END),
-       'p' || i || '@example.com', 'P' || i, CASE WHEN i % 100 = 1 THEN 'unsubscribed' ELSE 'subscribed' END,
-       '{"plan":"pro"}', ?5, ?5 FROM n`,
-    [from, to, clientId, other, clock.now()],
-  )
+const noOf = async (id: string) =>
+  (await t.ctx.db.select({ no: clients.no }).from(clients).where(eq(clients.id, id)))[0]!.no
+const nos = { [clientId]: await noOf(clientId), [other]: await noOf(other) }
+const insertContacts = async (from: number, to: number) => {
+  for (let start = from; start <= to; start += 500)
+    await t.ctx.db.insert(contacts).values(
+      Array.from({ length: Math.min(500, to - start + 1) }, (_, k) => {
+        const i = start + k
+        const owner = i % 6 === 0 ? other : clientId
+        return {
+          id: `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+          clientId: owner,
+          clientNo: nos[owner]!,
+          email: `p${i}@example.com`,
+          firstName: `P${i}`,
+          status: i % 100 === 1 ? ('unsubscribed' as const) : ('subscribed' as const),
+          customFields: { plan: 'pro' },
+          createdAt: clock.now(),
+          updatedAt: clock.now(),
+        }
+      }),
+    )
+}
 const TOTAL = Math.ceil((N * 6) / 5)
 await insertContacts(1, TOTAL)
-await t.ctx.sqlite.run(
-  'INSERT INTO list_members (list_id, contact_id, added_at) SELECT ?1, id, ?2 FROM contacts WHERE client_id = ?3',
-  [list.id, clock.now(), clientId],
+await sqlRun(
+  t,
+  sql`INSERT INTO list_members (list_id, contact_id, added_at) SELECT ${list.id}, id, CAST(${clock.now()} AS BIGINT) FROM contacts WHERE client_id = ${clientId}`,
 )
-const ours = (await t.ctx.sqlite
-  .query<{ n: number; subscribed: number }, [string]>(
-    "SELECT count(*) AS n, sum(status = 'subscribed') AS subscribed FROM contacts WHERE client_id = ?",
-  )
-  .get(clientId))!
+const ours = (await sqlRow<{ n: number; subscribed: number }>(
+  t,
+  sql`SELECT CAST(count(*) AS INTEGER) AS n, CAST(sum(CASE WHEN status = 'subscribed' THEN 1 ELSE 0 END) AS INTEGER) AS subscribed
+      FROM contacts WHERE client_id = ${clientId}`,
+))!
 const segment = await call('POST', '/api/v1/segments', {
   name: 'Pros',
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.plan', operator: 'eq', value: 'pro' }] }],
@@ -68,19 +88,18 @@ async function sequence() {
   return s.id as string
 }
 const runs = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }, [string]>(
-      `SELECT count(*) AS n, count(DISTINCT e.contact_id) AS distinct_contacts,
-         sum(c.client_id <> e.client_id) AS other_client, sum(c.status <> 'subscribed') AS unsubscribed
-       FROM flow_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.flow_id = ?`,
-    )
-    .get(id))!
+  (await sqlRow<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n, CAST(count(DISTINCT e.contact_id) AS INTEGER) AS distinct_contacts,
+         CAST(coalesce(sum(CASE WHEN c.client_id <> e.client_id THEN 1 ELSE 0 END), 0) AS INTEGER) AS other_client,
+         CAST(coalesce(sum(CASE WHEN c.status <> 'subscribed' THEN 1 ELSE 0 END), 0) AS INTEGER) AS unsubscribed
+       FROM flow_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.flow_id = ${id}`,
+  ))!
 const jobs = async (id: string) =>
-  await t.ctx.sqlite
-    .query<{ id: string; cursor: number }, [string]>(
-      'SELECT id, cursor_seq AS cursor FROM flow_enroll_jobs WHERE flow_id = ?',
-    )
-    .all(id)
+  await t.ctx.db
+    .select({ id: flowEnrollJobs.id, cursor: flowEnrollJobs.cursorSeq })
+    .from(flowEnrollJobs)
+    .where(eq(flowEnrollJobs.flowId, id))
 
 describe('a large enrollment enters in chunks', () => {
   test('from a segment: counted in the call, entered by the executor, each contact once', async () => {
@@ -103,11 +122,10 @@ describe('a large enrollment enters in chunks', () => {
     expect(await jobs(id)).toEqual([])
     expect(reports.reduce((a, r) => a + r.chunks, 0)).toBe(Math.ceil(ours.n / ENROLL_CHUNK))
     // Every run's first step was taken (the message queued), the entering paced by the steps.
-    const stepped = (await t.ctx.sqlite
-      .query<{ n: number }, [string]>(
-        "SELECT count(*) AS n FROM messages WHERE source_id = ? AND source_step = 'step-0'",
-      )
-      .get(id))!.n
+    const stepped = (await sqlRow<{ n: number }>(
+      t,
+      sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${id} AND source_step = 'step-0'`,
+    ))!.n
     expect(stepped).toBe(ours.subscribed)
     await worker.stop()
   })
@@ -119,16 +137,16 @@ describe('a large enrollment enters in chunks', () => {
     // A contact made (and put on the list) after the call is not part of this enrollment.
     const lateId = `01a00000-0000-7000-8000-${String(TOTAL + 2).padStart(12, '0')}` // ours, subscribed
     await insertContacts(TOTAL + 2, TOTAL + 2)
-    await t.ctx.sqlite.run('INSERT INTO list_members (list_id, contact_id, added_at) VALUES (?1, ?2, 0)', [
-      list.id,
-      lateId,
-    ])
+    await sqlRun(
+      t,
+      sql`INSERT INTO list_members (list_id, contact_id, added_at) VALUES (${list.id}, ${lateId}, 0)`,
+    )
     // One chunk, then "a restart": the job's cursor is in the database, nothing in memory.
     const first = (await inTransaction(t.ctx.sqlite, async () => await enrollNextSequenceChunk(t.ctx)))!
     expect(first).toBeGreaterThan(ENROLL_CHUNK * 0.9)
     const [job] = await jobs(id)
     expect(job!.cursor).toBeGreaterThan(0)
-    await flowQueue(t.ctx.sqlite).scratchClear(job!.id)
+    await flowQueue(t.ctx.db).scratchClear(job!.id)
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
@@ -138,14 +156,12 @@ describe('a large enrollment enters in chunks', () => {
       other_client: 0,
       unsubscribed: 0,
     })
-    const lateRuns = await t.ctx.sqlite
-      .query('SELECT 1 FROM flow_enrollments WHERE contact_id = ?')
-      .all(lateId)
+    const lateRuns = await sqlRows(t, sql`SELECT 1 AS one FROM flow_enrollments WHERE contact_id = ${lateId}`)
     expect(lateRuns).toHaveLength(0)
     // A new call takes it (and only it).
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
     // Out of the way of the next tests (unsubscribed: never enters).
-    await t.ctx.sqlite.run("UPDATE contacts SET status = 'unsubscribed' WHERE id = ?", [lateId])
+    await sqlRun(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${lateId}`)
   })
 
   test('a contact enrolled by another call meanwhile enters once', async () => {
@@ -183,11 +199,10 @@ describe('a large enrollment enters in chunks', () => {
   test('at most SYNC_ENROLL_LIMIT new runs enter in the call itself', async () => {
     const id = await sequence()
     const few = (
-      await t.ctx.sqlite
-        .query<{ id: string }, [string]>(
-          "SELECT id FROM contacts WHERE client_id = ? AND status = 'subscribed' ORDER BY seq LIMIT 10",
-        )
-        .all(clientId)
+      await sqlRows<{ id: string }>(
+        t,
+        sql`SELECT id FROM contacts WHERE client_id = ${clientId} AND status = 'subscribed' ORDER BY seq LIMIT 10`,
+      )
     ).map((r) => r.id)
     const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { contact_ids: few })
     expect(answer.enrolled).toBe(10)

@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { withActor } from '../../../src/context'
 import { inTransaction } from '../../../src/db/transaction'
 import { systemActor } from '../../../src/services/actors/actor'
@@ -7,6 +8,7 @@ import { SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
 import { enrollSequenceVerb } from '../../../src/services/sequences/verbs'
 import { createTestApp } from '../../helpers/app'
 import { journeyTenant, testClock } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 
 // The enroll call counts its audience in the verb's `prepare`, before the write transaction:
 // the count reads the whole audience (~126 ms for 100,000 contacts) and held the write lock that
@@ -35,24 +37,36 @@ const sequence = async () => {
   return s.id as string
 }
 const runs = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(id))!.n
+  (await sqlRow<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
+  ))!.n
 const jobs = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enroll_jobs WHERE flow_id = ?')
-    .get(id))!.n
+  (await sqlRow<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enroll_jobs WHERE flow_id = ${id}`,
+  ))!.n
 
 test('prepare counts the audience while another connection holds the write lock', async () => {
   const id = await sequence()
-  const other = new Database(`${t.dataDir}/herald.db`)
-  await other.run('BEGIN IMMEDIATE')
+  // On PostgreSQL: another session's open transaction that blocks every writer of the tables.
+  const pg = await t.ctx.store.postgres?.reserve()
+  const other = pg ? null : new Database(`${t.dataDir}/herald.db`)
+  if (pg) {
+    await pg`BEGIN`
+    await pg`LOCK TABLE contacts, list_members, flow_enrollments IN SHARE ROW EXCLUSIVE MODE`
+  } else await other!.run('BEGIN IMMEDIATE')
   try {
     const counted = await enrollSequenceVerb.prepare!(ctx, { id, list_id: acme.list.id }, {})
     expect(counted).toEqual({ candidates: 10, entering: 9 })
   } finally {
-    await other.run('ROLLBACK')
-    other.close()
+    if (pg) {
+      await pg`ROLLBACK`
+      pg.release()
+    } else {
+      await other!.run('ROLLBACK')
+      other!.close()
+    }
   }
 })
 

@@ -1,4 +1,6 @@
 import { afterAll, expect, spyOn, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { sequences } from '../../../src/db/schema'
 import { journeyTenant } from '../../helpers/journey'
 import { sequenceApp } from '../../helpers/sequence'
 
@@ -29,9 +31,10 @@ const passes = async () => {
 test('a failing sequence is held back with a doubling delay; another tenant’s sends; the failing one sends when fixed', async () => {
   const broken = await s.sequence(oneStep)
   // Bypasses the save checks.
-  await t.ctx.sqlite
-    .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
-    .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
+  await t.ctx.db
+    .update(sequences)
+    .set({ sendingWindow: { start: '00:00', end: '23:59' } as never })
+    .where(eq(sequences.id, broken))
   const healthy = (await other.call('POST', '/api/v1/sequences', { name: 'Other', ...oneStep })).id as string
   await other.call('POST', `/api/v1/sequences/${healthy}/activate`)
 
@@ -69,9 +72,10 @@ test('a failing sequence is held back with a doubling delay; another tenant’s 
   expect(failed).toHaveBeenCalledTimes(3)
 
   // Fixed (an operator stores the window with its days); after the 4 s hold it sends by itself.
-  await t.ctx.sqlite
-    .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
-    .run(JSON.stringify({ start: '00:00', end: '23:59', days: [1, 2, 3, 4, 5, 6, 7] }), broken)
+  await t.ctx.db
+    .update(sequences)
+    .set({ sendingWindow: { start: '00:00', end: '23:59', days: [1, 2, 3, 4, 5, 6, 7] } as never })
+    .where(eq(sequences.id, broken))
   clock.t += 3_999
   await passes()
   expect(mailTo('a@example.com')).toHaveLength(0)

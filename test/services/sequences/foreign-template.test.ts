@@ -1,4 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { sequences } from '../../../src/db/schema'
 import { journeyTenant } from '../../helpers/journey'
 import { sequenceApp } from '../../helpers/sequence'
 
@@ -30,7 +32,10 @@ test("a step naming another client's template sends nothing of it", async () => 
     { channel: 'email', template_id: secret.id, delay: 'PT0S' },
     { channel: 'email', template_id: s.templates.nudge.id, delay: 'PT0S' },
   ]
-  await t.ctx.sqlite.query('UPDATE sequences SET steps = ? WHERE id = ?').run(JSON.stringify(steps), id)
+  await t.ctx.db
+    .update(sequences)
+    .set({ steps: steps as never })
+    .where(eq(sequences.id, id))
   const a = await s.contact('a@example.com')
   await s.enroll(id, [a])
   for (let i = 0; i < 3; i++) {

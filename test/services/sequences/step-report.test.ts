@@ -1,7 +1,10 @@
 import { afterAll, expect, spyOn, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import { sequences } from '../../../src/db/schema'
 import type { StepReport } from '../../../src/services/flows/executor'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyTenant } from '../../helpers/journey'
+import { sqlRow } from '../../helpers/raw-sql'
 import { sequenceApp } from '../../helpers/sequence'
 
 // A pass's report counts committed work only. A batch that throws rolls back (its runs stay
@@ -23,20 +26,24 @@ const oneStep = { steps: [{ subject: 'Hello', body_text: 'Hi', delay: 'PT0S' }] 
 test('the runs of a batch that threw are not counted as stepped, queued or deferred', async () => {
   const broken = await s.sequence(oneStep)
   // A sending window stored without its days (bypassing the save checks): reading it throws.
-  await t.ctx.sqlite
-    .query('UPDATE sequences SET sending_window = ? WHERE id = ?')
-    .run(JSON.stringify({ start: '00:00', end: '23:59' }), broken)
+  await t.ctx.db
+    .update(sequences)
+    .set({ sendingWindow: { start: '00:00', end: '23:59' } as never })
+    .where(eq(sequences.id, broken))
   await s.enroll(broken, [await s.contact('a@example.com'), await s.contact('b@example.com')])
   const reports: StepReport[] = []
-  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
+  // A budget every batch of a pass fits in (a PostgreSQL batch alone can take the default 10 ms):
+  // the second pass then steps the healthy sequence and tries the broken one again.
+  const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r), budgetMs: 5_000 })
 
   // Only the broken sequence is due: the pass did nothing that committed.
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, deferred: 0 })
-  const queued = await t.ctx.sqlite
-    .query('SELECT count(*) AS n FROM messages WHERE source_id = ?')
-    .get(broken)
+  const queued = await sqlRow(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${broken}`,
+  )
   expect(queued).toEqual({ n: 0 })
 
   // With another tenant's sequence due too, only its run counts.
