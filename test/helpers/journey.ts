@@ -4,7 +4,7 @@ import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp, type TestApp } from './app'
-import { sqlRow } from './raw-sql'
+import { rowOf } from './raw-sql'
 import { allChannels, recordingProvider } from './sender'
 
 /** A settable clock: tests move it instead of waiting. */
@@ -29,7 +29,7 @@ export async function journeyApp(env: Record<string, string> = {}) {
     for (let i = 0; i < 20; i++) {
       await journeys.drain()
       await sender.drain()
-      const due = (await sqlRow<{ n: number }>(
+      const due = (await rowOf<{ n: number }>(
         t,
         sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_runs r JOIN journeys j ON j.id = r.flow_id WHERE j.status = 'active' AND r.next_run_at <= ${clock.now()}`,
       ))!.n

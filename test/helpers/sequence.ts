@@ -5,7 +5,7 @@ import { sendDeps } from '../../src/sending'
 import { createFlowWorker } from '../../src/services/flows/worker'
 import { createTestApp } from './app'
 import { journeyTenant, testClock } from './journey'
-import { sqlRow } from './raw-sql'
+import { rowOf } from './raw-sql'
 import { allChannels, recordingProvider } from './sender'
 import { startSink } from './smtp-sink'
 
@@ -32,7 +32,7 @@ export async function sequenceApp() {
   })
   const tenant = await journeyTenant(t)
   const dueNow = async () =>
-    (await sqlRow<{ n: number }>(
+    (await rowOf<{ n: number }>(
       t,
       sql`SELECT CAST((SELECT count(*) FROM flow_runs r JOIN sequences s ON s.id = r.flow_id
                  WHERE s.status = 'active' AND r.next_run_at <= ${clock.now()})

@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
 import { expectNewestFirstPages, expectStatusFilter } from '../helpers/paging'
-import { sqlRun } from '../helpers/raw-sql'
+import { runSql } from '../helpers/raw-sql'
 import { detailFields, scenarios } from '../helpers/scenarios'
 
 // The journeys API: graph checks on save and activation (422 naming nodes[id].member), the
@@ -605,7 +605,7 @@ describe('enroll', () => {
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     // Still in (its first step has not run): skipped.
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(0)
-    await sqlRun(t, sql`UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ${c}`)
+    await runSql(t, sql`UPDATE flow_enrollments SET status = 'completed' WHERE contact_id = ${c}`)
     expect((await acme.enroll(j.id, [c])).enrolled).toBe(1)
     expect((await acme.enrollments(j.id)).length).toBe(2)
   })

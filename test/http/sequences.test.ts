@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
 import { journeyTenant } from '../helpers/journey'
 import { expectNewestFirstPages, expectStatusFilter } from '../helpers/paging'
-import { sqlRun } from '../helpers/raw-sql'
+import { runSql } from '../helpers/raw-sql'
 import { detailFields, scenarios } from '../helpers/scenarios'
 
 // The sequences API: the spec's GET /api/v1/sequences (pagination, client_id, tenancy) and the
@@ -330,7 +330,7 @@ describe('states', () => {
     const s = await acme.call('POST', '/api/v1/sequences', withSteps({ template_id: tpl.id }))
     // The API refuses to delete a template a sequence uses (templates-in-use.test.ts); activation
     // still checks, for a row gone another way (an older database, a manual fix).
-    await sqlRun(t, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
+    await runSql(t, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
     const r2 = await post(`/api/v1/sequences/${s.id}/activate`)
     expect(r2.status).toBe(422)
     expect(detailFields(r2.body)).toContain('steps[0].template_id')
@@ -366,7 +366,7 @@ describe('update', () => {
     const tpl = await acme.call('POST', '/api/v1/templates', { name: 'Temp', subject: 'x', body_text: 'x' })
     const live = await acme.call('POST', '/api/v1/sequences', withSteps({ template_id: tpl.id }))
     await acme.call('POST', `/api/v1/sequences/${live.id}/activate`)
-    await sqlRun(t, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
+    await runSql(t, sql`DELETE FROM templates WHERE id = ${tpl.id}`)
     r = await t.call('PATCH', `/api/v1/sequences/${live.id}`, { key: acme.key, body: { name: 'Renamed' } })
     expect(r.status).toBe(200)
   })

@@ -2,8 +2,8 @@ import { expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
+import { rowOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
-import { rowOf } from '../helpers/send-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 
 // The audience is copied into the outbox by the worker after launch. The copy belongs to the

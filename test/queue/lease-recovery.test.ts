@@ -8,7 +8,7 @@ import { OUTBOX_RULES } from '../../src/services/campaigns/states'
 import { enqueueMessage } from '../../src/services/messages/enqueue'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant, messagesOf } from '../helpers/campaign'
-import { rowOf } from '../helpers/send-sql'
+import { rowOf } from '../helpers/raw-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Two processes may share one database: a send worker starting up takes over only the messages

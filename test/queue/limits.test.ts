@@ -4,7 +4,7 @@ import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
-import { rowOf } from '../helpers/send-sql'
+import { rowOf } from '../helpers/raw-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // The operator's limits and a suspended client, on a clock the test moves: a message over a

@@ -4,7 +4,7 @@ import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
-import { rowOf, rowsOf } from '../helpers/send-sql'
+import { rowOf, rowsOf } from '../helpers/raw-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // A client's sending profile sets its own rules: its hourly cap holds its sends through the

@@ -7,8 +7,8 @@ import { sendDeps } from '../../src/sending'
 import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
+import { runSql } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
-import { runSql } from '../helpers/send-sql'
 
 // SMS per client: two clients, each with its own Twilio account in its sending profile, against
 // a local server speaking Twilio's Messages API that checks each account's credentials. Both

@@ -10,7 +10,7 @@ import { WARMUP_SCHEDULE, warmupCap } from '../../src/services/deliverability/wa
 import { findMessage, recordBounce, recordComplaint } from '../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant, countEmail, messagesOf, sentAndSending } from '../helpers/campaign'
-import { rowOf, rowsOf, runSql } from '../helpers/send-sql'
+import { rowOf, rowsOf, runSql } from '../helpers/raw-sql'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Protection of a client's reputation, on a clock the test moves: per-mailbox-provider

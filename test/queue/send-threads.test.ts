@@ -12,8 +12,8 @@ import { trackingKeyOf } from '../../src/services/tracking/resolve'
 import { createTestApp, type TestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
 import { startDnsServer } from '../helpers/dns-server'
+import { rowOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
-import { rowOf } from '../helpers/send-sql'
 import { messageIdOf, startSink } from '../helpers/smtp-sink'
 
 // The send threads (issue 15): with SMTP configured, each message is composed (render, tracking,

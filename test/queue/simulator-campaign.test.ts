@@ -4,8 +4,8 @@ import { createSimulatorProvider } from '../../src/channels/simulator'
 import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant } from '../helpers/campaign'
+import { rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
-import { rowsOf } from '../helpers/send-sql'
 import { startTestSender } from '../helpers/sender'
 
 // The simulator's traffic flows back through the same verbs as real traffic: opens, clicks,

@@ -7,7 +7,7 @@ import { inTransaction } from '../../../src/db/transaction'
 import { ENROLL_CHUNK, enterNextChunk, SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 
 // A segment too large to enroll in the call: it answers with the count, and the journey worker
 // enters the contacts in chunks (each its own transaction) — exactly those that matched and
@@ -46,12 +46,12 @@ const segment = await j.call('POST', '/api/v1/segments', {
   rule_groups: [{ match: 'all', rules: [{ field: 'custom.bulk', operator: 'eq', value: 'yes' }] }],
 })
 const count = async (id: string) =>
-  (await sqlRow<{ n: number }>(
+  (await rowOf<{ n: number }>(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
   ))!.n
 const distinct = async (id: string) =>
-  (await sqlRow<{ n: number }>(
+  (await rowOf<{ n: number }>(
     t,
     sql`SELECT CAST(count(DISTINCT contact_id) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
   ))!.n

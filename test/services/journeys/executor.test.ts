@@ -12,7 +12,7 @@ import {
 } from '../../../src/services/messages/activity'
 import { createWebhookWorker } from '../../../src/webhooks/worker'
 import { journeyApp } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 import { startReceiver } from '../../helpers/receiver'
 
 // Every node type on the test clock: journeys of days run in milliseconds, each step driven by
@@ -81,7 +81,7 @@ describe('send', () => {
     const api = (await j.call('GET', `/api/v1/messages?journey_id=${id}`)) as Record<string, unknown>[]
     expect(api.map((x) => x.id)).toEqual([m!.id])
     expect(api[0]).toMatchObject({ journey_id: id, campaign_id: null })
-    const delivered = (await sqlRow<{ data: string; journey_id: string }>(
+    const delivered = (await rowOf<{ data: string; journey_id: string }>(
       t,
       sql`SELECT CAST(data AS TEXT) AS data, journey_id FROM events WHERE message_id = ${m!.id} AND type = 'email.delivered'`,
     ))!
@@ -297,7 +297,7 @@ describe('contact and list actions, webhook', () => {
       custom_fields: { plan: 'pro' },
       status: 'unsubscribed',
     })
-    const ev = (await sqlRow<{ data: string }>(
+    const ev = (await rowOf<{ data: string }>(
       t,
       sql`SELECT CAST(data AS TEXT) AS data FROM events WHERE contact_id = ${c} AND type = 'contact.unsubscribed'`,
     ))!

@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { createFlowExecutor } from '../../../src/services/flows/executor'
 import { journeyApp } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 
 // The executor's pass is a time slice: a batch stops at the budget and commits what it stepped
 // (the rest stay due), and batches go to the journey whose oldest due run is the oldest, not
@@ -16,7 +16,7 @@ const nodes = [
   { id: 'x', type: 'exit' },
 ]
 const dueAt = async (journeyId: string) =>
-  (await sqlRow<{ n: number }>(
+  (await rowOf<{ n: number }>(
     j.t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_runs WHERE flow_id = ${journeyId} AND next_run_at <= ${j.clock.now()}`,
   ))!.n

@@ -4,7 +4,7 @@ import { journeys } from '../../../src/db/schema'
 import type { StepReport } from '../../../src/services/flows/executor'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyApp, journeyTenant } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 
 // A pass's report counts committed work only. A batch that throws rolls back (its runs stay
 // due, nothing it queued is kept), so its runs are not "stepped" and its messages not "queued":
@@ -42,7 +42,7 @@ test('the runs of a batch that threw are not counted as stepped, queued or late'
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, webhooks: 0, lateness: [] })
-  const queued = await sqlRow(
+  const queued = await rowOf(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${broken}`,
   )

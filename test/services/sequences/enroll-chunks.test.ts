@@ -13,7 +13,7 @@ import { createFlowWorker } from '../../../src/services/flows/worker'
 import { adminApi } from '../../helpers/admin-api'
 import { createTestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
-import { sqlRow, sqlRows, sqlRun } from '../../helpers/raw-sql'
+import { rowOf, rowsOf, runSql } from '../../helpers/raw-sql'
 
 // An enrollment over SYNC_ENROLL_LIMIT new runs is counted in the call and entered afterwards by
 // the sequence executor in chunks (one short transaction each, between due steps), from a
@@ -61,11 +61,11 @@ const insertContacts = async (from: number, to: number) => {
 }
 const TOTAL = Math.ceil((N * 6) / 5)
 await insertContacts(1, TOTAL)
-await sqlRun(
+await runSql(
   t,
   sql`INSERT INTO list_members (list_id, contact_id, added_at) SELECT ${list.id}, id, CAST(${clock.now()} AS BIGINT) FROM contacts WHERE client_id = ${clientId}`,
 )
-const ours = (await sqlRow<{ n: number; subscribed: number }>(
+const ours = (await rowOf<{ n: number; subscribed: number }>(
   t,
   sql`SELECT CAST(count(*) AS INTEGER) AS n, CAST(sum(CASE WHEN status = 'subscribed' THEN 1 ELSE 0 END) AS INTEGER) AS subscribed
       FROM contacts WHERE client_id = ${clientId}`,
@@ -88,7 +88,7 @@ async function sequence() {
   return s.id as string
 }
 const runs = async (id: string) =>
-  (await sqlRow<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }>(
+  (await rowOf<{ n: number; distinct_contacts: number; other_client: number; unsubscribed: number }>(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n, CAST(count(DISTINCT e.contact_id) AS INTEGER) AS distinct_contacts,
          CAST(coalesce(sum(CASE WHEN c.client_id <> e.client_id THEN 1 ELSE 0 END), 0) AS INTEGER) AS other_client,
@@ -122,7 +122,7 @@ describe('a large enrollment enters in chunks', () => {
     expect(await jobs(id)).toEqual([])
     expect(reports.reduce((a, r) => a + r.chunks, 0)).toBe(Math.ceil(ours.n / ENROLL_CHUNK))
     // Every run's first step was taken (the message queued), the entering paced by the steps.
-    const stepped = (await sqlRow<{ n: number }>(
+    const stepped = (await rowOf<{ n: number }>(
       t,
       sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${id} AND source_step = 'step-0'`,
     ))!.n
@@ -137,7 +137,7 @@ describe('a large enrollment enters in chunks', () => {
     // A contact made (and put on the list) after the call is not part of this enrollment.
     const lateId = `01a00000-0000-7000-8000-${String(TOTAL + 2).padStart(12, '0')}` // ours, subscribed
     await insertContacts(TOTAL + 2, TOTAL + 2)
-    await sqlRun(
+    await runSql(
       t,
       sql`INSERT INTO list_members (list_id, contact_id, added_at) VALUES (${list.id}, ${lateId}, 0)`,
     )
@@ -156,12 +156,12 @@ describe('a large enrollment enters in chunks', () => {
       other_client: 0,
       unsubscribed: 0,
     })
-    const lateRuns = await sqlRows(t, sql`SELECT 1 AS one FROM flow_enrollments WHERE contact_id = ${lateId}`)
+    const lateRuns = await rowsOf(t, sql`SELECT 1 AS one FROM flow_enrollments WHERE contact_id = ${lateId}`)
     expect(lateRuns).toHaveLength(0)
     // A new call takes it (and only it).
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
     // Out of the way of the next tests (unsubscribed: never enters).
-    await sqlRun(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${lateId}`)
+    await runSql(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${lateId}`)
   })
 
   test('a contact enrolled by another call meanwhile enters once', async () => {
@@ -199,7 +199,7 @@ describe('a large enrollment enters in chunks', () => {
   test('at most SYNC_ENROLL_LIMIT new runs enter in the call itself', async () => {
     const id = await sequence()
     const few = (
-      await sqlRows<{ id: string }>(
+      await rowsOf<{ id: string }>(
         t,
         sql`SELECT id FROM contacts WHERE client_id = ${clientId} AND status = 'subscribed' ORDER BY seq LIMIT 10`,
       )

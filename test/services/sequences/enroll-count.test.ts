@@ -8,7 +8,7 @@ import { SYNC_ENROLL_LIMIT } from '../../../src/services/flows/enroll'
 import { enrollSequenceVerb } from '../../../src/services/sequences/verbs'
 import { createTestApp } from '../../helpers/app'
 import { journeyTenant, testClock } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 
 // The enroll call counts its audience in the verb's `prepare`, before the write transaction:
 // the count reads the whole audience (~126 ms for 100,000 contacts) and held the write lock that
@@ -37,12 +37,12 @@ const sequence = async () => {
   return s.id as string
 }
 const runs = async (id: string) =>
-  (await sqlRow<{ n: number }>(
+  (await rowOf<{ n: number }>(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${id}`,
   ))!.n
 const jobs = async (id: string) =>
-  (await sqlRow<{ n: number }>(
+  (await rowOf<{ n: number }>(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enroll_jobs WHERE flow_id = ${id}`,
   ))!.n

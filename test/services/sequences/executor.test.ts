@@ -10,7 +10,7 @@ import {
   recordReply,
   unsubscribeViaMessage,
 } from '../../../src/services/messages/activity'
-import { sqlRow, sqlRun } from '../../helpers/raw-sql'
+import { rowOf, runSql } from '../../helpers/raw-sql'
 import { sequenceApp } from '../../helpers/sequence'
 
 // The sequence executor on the test clock: outreach of days runs in milliseconds, each step
@@ -65,7 +65,7 @@ describe('three email steps in one thread', () => {
     expect(m1).toMatchObject({ sourceKind: 'sequence', sourceId: id, campaignId: null, status: 'delivered' })
     expect(mail[0]!.messageId).toStartWith(`<${m1!.id}@`)
     // Its events name the sequence (campaign_id null), in webhook form.
-    const delivered = (await sqlRow<{ data: string; sequence_id: string }>(
+    const delivered = (await rowOf<{ data: string; sequence_id: string }>(
       t,
       sql`SELECT CAST(data AS TEXT) AS data, sequence_id FROM events WHERE message_id = ${m1!.id} AND type = 'email.delivered'`,
     ))!
@@ -354,7 +354,7 @@ describe('pause and archive', () => {
     const id = await s.sequence(three)
     await s.enroll(id, [a])
     await s.settle()
-    await sqlRun(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${a}`)
+    await runSql(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${a}`)
     await later(2 * DAY)
     expect(await s.runOf(id, a)).toMatchObject({ status: 'stopped', stop_reason: 'unsubscribed' })
     expect(await messagesOf(id, a)).toHaveLength(1)

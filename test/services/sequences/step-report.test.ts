@@ -4,7 +4,7 @@ import { sequences } from '../../../src/db/schema'
 import type { StepReport } from '../../../src/services/flows/executor'
 import { createFlowWorker } from '../../../src/services/flows/worker'
 import { journeyTenant } from '../../helpers/journey'
-import { sqlRow } from '../../helpers/raw-sql'
+import { rowOf } from '../../helpers/raw-sql'
 import { sequenceApp } from '../../helpers/sequence'
 
 // A pass's report counts committed work only. A batch that throws rolls back (its runs stay
@@ -40,7 +40,7 @@ test('the runs of a batch that threw are not counted as stepped, queued or defer
   expect((await worker.runOnce()).worked).toBe(false)
   expect(failed).toHaveBeenCalledTimes(1)
   expect(reports[0]).toMatchObject({ stepped: 0, queued: 0, deferred: 0 })
-  const queued = await sqlRow(
+  const queued = await rowOf(
     t,
     sql`SELECT CAST(count(*) AS INTEGER) AS n FROM messages WHERE source_id = ${broken}`,
   )
