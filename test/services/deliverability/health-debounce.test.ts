@@ -64,8 +64,8 @@ describe('the sending-health check, debounced per client', () => {
   test('a bounce after the interval is checked at once; another client is not held back by this one', async () => {
     const b = await tenant('solo')
     const c = await tenant('other')
-    earlier(b.clientId, { sent: 0, bounced: 19 })
-    earlier(c.clientId, { sent: 0, bounced: 20 })
+    await earlier(b.clientId, { sent: 0, bounced: 19 })
+    await earlier(c.clientId, { sent: 0, bounced: 20 })
     const bounce = { type: 'hard' as const, statusCode: '5.1.1', diagnostic: 'no such user' }
     await recordBounce(t.ctx, b.msgs[0]!, bounce, clock.t) // 20 in 1,001: 1.998 %, under 2 %
     expect(await alertsOf(t, b.key)).toEqual([])
