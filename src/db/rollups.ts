@@ -3,6 +3,17 @@ import type { Db } from './client'
 import { DIALECT } from './dialect'
 import * as pg from './postgres/rollups'
 import { perConnection } from './prepared'
+import {
+  type CampaignTotals,
+  QUARTER_MS,
+  quarterOf,
+  ROLLUP_COUNTERS,
+  type RollupCounter,
+  type RollupDeltas,
+  type RollupFilter,
+  type RollupSource,
+  type RollupTotals,
+} from './rollup-counters'
 
 // The analytics rollups' SQL (schema/analytics.ts): the upsert every event writer adds through,
 // in the transaction of the change; the reads the analytics verbs make (never the event log);
@@ -12,46 +23,21 @@ import { perConnection } from './prepared'
 // On PostgreSQL the same statements are postgres/rollups.ts: the writes then return a promise
 // (to await in the transaction of the change); on SQLite they stay synchronous.
 
-export const ROLLUP_COUNTERS = [
-  'sent',
-  'delivered',
-  'opened',
-  'machine_opened',
-  'clicked',
-  'replied',
-  'bounced',
-  'unsubscribed',
-  'complained',
-] as const
-export type RollupCounter = (typeof ROLLUP_COUNTERS)[number]
-export type RollupDeltas = Partial<Record<RollupCounter, number>>
-export type RollupTotals = Record<RollupCounter, number>
-
-/** A rollup bucket is one UTC quarter-hour. */
-export const QUARTER_MS = 900_000
-export const quarterOf = (ms: number) => ms - (((ms % QUARTER_MS) + QUARTER_MS) % QUARTER_MS)
-
-/** Which message a count belongs to: its client, channel and source. */
-/** A message's source as the outbox stores it: a campaign, or a flow (journey, sequence). */
-export interface RollupSource {
-  clientId: string
-  channel: string
-  campaignId: string | null
-  sourceKind: 'journey' | 'sequence' | null
-  sourceId: string | null
-}
+export {
+  type CampaignTotals,
+  QUARTER_MS,
+  quarterOf,
+  ROLLUP_COUNTERS,
+  type RollupCounter,
+  type RollupDeltas,
+  type RollupFilter,
+  type RollupSource,
+  type RollupTotals,
+} from './rollup-counters'
 
 /** The rollup keys' journey and sequence columns ('' = none). */
 const journeyOf = (s: RollupSource) => (s.sourceKind === 'journey' ? (s.sourceId ?? '') : '')
 const sequenceOf = (s: RollupSource) => (s.sourceKind === 'sequence' ? (s.sourceId ?? '') : '')
-
-/** Narrows a read to one source or channel ('' = the key's "none"). */
-export interface RollupFilter {
-  campaignId?: string
-  journeyId?: string
-  sequenceId?: string
-  channel?: string
-}
 
 const COLUMNS = ROLLUP_COUNTERS.join(', ')
 const SUMS = ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')
@@ -297,12 +283,6 @@ export async function dailyTotals(
  * Totals per campaign over [from, to): the deliverability breakdown, from the covering partial
  * index analytics_rollups_campaign_idx (campaign rows only, no table reads).
  */
-export type CampaignTotals = Pick<
-  RollupTotals,
-  'sent' | 'delivered' | 'bounced' | 'complained' | 'unsubscribed'
-> & {
-  campaign_id: string
-}
 export async function campaignTotals(
   { sqlite, db }: RollupStore,
   clientId: string,

@@ -11,7 +11,7 @@ import {
   type RollupFilter,
   type RollupSource,
   type RollupTotals,
-} from '../rollups'
+} from '../rollup-counters'
 import { postgresTransactionsOf } from './handle'
 
 // The rollups' statements on PostgreSQL (the SQLite ones are src/db/rollups.ts, which calls
@@ -21,8 +21,6 @@ import { postgresTransactionsOf } from './handle'
 const KEY = sql.raw('client_id, bucket, channel, campaign_id, journey_id, sequence_id')
 const TOTALS_KEY = sql.raw('client_id, bucket, channel')
 
-// Built on first use: rollups.ts imports this module, so its constants are not there yet when
-// this one is evaluated.
 let built: { COLUMNS: SQL; SUMS: SQL; ADD_ROLLUPS: SQL; ADD_TOTALS: SQL } | undefined
 function fragments() {
   if (built) return built
