@@ -137,7 +137,6 @@ async function approveByAssertion(
       })
       .where(eq(agentRegistrations.id, row.id))
       .returning()
-      .limit(1)
   )[0]!
 }
 
@@ -171,7 +170,6 @@ export async function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | 
       .set({ status: 'claimed', keyId: key.id, updatedAt: ctx.clock.now() })
       .where(and(eq(agentRegistrations.id, row.id), eq(agentRegistrations.status, 'approved')))
       .returning()
-      .limit(1)
   )[0]!
   if (!claimed) throw invalidState('The registration was claimed already', 'claimed', ['approved'])
   credentialsChanged(ctx.db)
@@ -196,7 +194,6 @@ export async function revokeAgentCredential(ctx: Ctx, input: RevokeAgentInput) {
       .set({ revokedAt: ctx.clock.now() })
       .where(and(eq(apiKeys.keyHash, sha256Hex(input.credential)), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id })
-      .limit(1)
   )[0]!
   if (revoked) credentialsChanged(ctx.db)
   return { revoked: true as const }

@@ -67,7 +67,6 @@ export async function approveRegistration(ctx: Ctx, input: ApproveRegistrationIn
       .set({ status: 'approved', clientId, approvedScopes: input.scopes, updatedAt: ctx.clock.now() })
       .where(eq(agentRegistrations.id, row.id))
       .returning()
-      .limit(1)
   )[0]!
   return presentForReview(updated)
 }
@@ -98,7 +97,6 @@ export async function denyRegistration(ctx: Ctx, id: string) {
       .set({ status: 'denied', updatedAt: ctx.clock.now() })
       .where(eq(agentRegistrations.id, row.id))
       .returning()
-      .limit(1)
   )[0]!
   return presentForReview(updated)
 }

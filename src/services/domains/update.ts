@@ -16,7 +16,6 @@ export async function updateDomain(ctx: Ctx, id: string, patch: DomainPatch) {
       .set({ warmup: patch.warmup, updatedAt: ctx.clock.now() })
       .where(eq(domains.id, current.id))
       .returning()
-      .limit(1)
   )[0]!
   return await presentWithProgress(ctx, row)
 }

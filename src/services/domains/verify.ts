@@ -64,7 +64,6 @@ export async function applyChecks(
         })
         .where(eq(domains.id, id))
         .returning()
-        .limit(1)
     )[0]!
   })
 }

@@ -104,7 +104,6 @@ export async function deleteOAuthClient(ctx: Ctx, id: string) {
       .set({ deletedAt: now })
       .where(eq(oauthClients.id, id))
       .returning()
-      .limit(1)
   )[0]!
   await ctx.db
     .update(oauthGrants)
