@@ -82,8 +82,16 @@ describe('the sending-health check, debounced per client', () => {
     // A burst whose put-off check never ran: the process dies before the job.
     for (const i of [0, 1, 2, 3]) await recordComplaint(t.ctx, d.msgs[i]!, clock.t)
     expect(await alertsOf(t, d.key)).toEqual([])
+    // The same store: the app's PostgreSQL database when the run is on PostgreSQL.
+    const url = t.ctx.config.databaseUrl
     const restarted = await createAppContext(
-      loadConfig({ data: t.dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
+      loadConfig(
+        { data: t.dataDir },
+        {
+          HERALD_PUBLIC_URL: 'http://localhost:8080',
+          ...(url ? { HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' } : {}),
+        },
+      ),
       {
         log: silentLogger,
         clock,
@@ -93,6 +101,7 @@ describe('the sending-health check, debounced per client', () => {
     await healthJob(restarted)
     expect(await alertsOf(t, d.key)).toEqual(['campaigns_paused', 'complaint_rate'])
     expect(await d.secondStatus()).toBe('paused')
-    restarted.sqlite.close()
+    if (url) await restarted.store.close()
+    else restarted.sqlite.close()
   })
 })
