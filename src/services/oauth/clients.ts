@@ -99,11 +99,7 @@ export async function deleteOAuthClient(ctx: Ctx, id: string) {
   await visibleClient(ctx, id)
   const now = ctx.clock.now()
   const row = (
-    await ctx.db
-      .update(oauthClients)
-      .set({ deletedAt: now })
-      .where(eq(oauthClients.id, id))
-      .returning()
+    await ctx.db.update(oauthClients).set({ deletedAt: now }).where(eq(oauthClients.id, id)).returning()
   )[0]!
   await ctx.db
     .update(oauthGrants)
