@@ -1,6 +1,7 @@
 import { expect } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
-import type { MessageRow } from '../../src/db/schema'
+import { type MessageRow, messages } from '../../src/db/schema'
 import { mapInOrder } from '../../src/lib/in-order'
 import { findMessage } from '../../src/services/messages/activity'
 import type { TestApp } from './app'
@@ -67,9 +68,11 @@ export async function countEmail(
 
 /** A campaign's messages in send order, as the activity recorders (bounce, complaint…) take them. */
 export async function messagesOf(t: TestApp, campaignId: string): Promise<MessageRow[]> {
-  const rows = await t.ctx.sqlite
-    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
-    .all(campaignId)
+  const rows = await t.ctx.db
+    .select({ id: messages.id })
+    .from(messages)
+    .where(eq(messages.campaignId, campaignId))
+    .orderBy(messages.seq)
   return await mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
 }
 
