@@ -21,20 +21,15 @@ import { postgresTransactionsOf } from './handle'
 const KEY = sql.raw('client_id, bucket, channel, campaign_id, journey_id, sequence_id')
 const TOTALS_KEY = sql.raw('client_id, bucket, channel')
 
-let built: { COLUMNS: SQL; SUMS: SQL; ADD_ROLLUPS: SQL; ADD_TOTALS: SQL } | undefined
-function fragments() {
-  if (built) return built
-  // PostgreSQL needs the existing row named in DO UPDATE (an unqualified column is ambiguous).
-  const addAll = (table: string) =>
-    sql.raw(ROLLUP_COUNTERS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '))
-  built = {
-    COLUMNS: sql.raw(ROLLUP_COUNTERS.join(', ')),
-    SUMS: sql.raw(ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0)::double precision AS ${c}`).join(', ')),
-    ADD_ROLLUPS: addAll('analytics_rollups'),
-    ADD_TOTALS: addAll('analytics_totals'),
-  }
-  return built
-}
+// PostgreSQL needs the existing row named in DO UPDATE (an unqualified column is ambiguous).
+const addAll = (table: string) =>
+  sql.raw(ROLLUP_COUNTERS.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '))
+const COLUMNS = sql.raw(ROLLUP_COUNTERS.join(', '))
+const SUMS = sql.raw(
+  ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0)::double precision AS ${c}`).join(', '),
+)
+const ADD_ROLLUPS = addAll('analytics_rollups')
+const ADD_TOTALS = addAll('analytics_totals')
 
 const values = (d: RollupDeltas) =>
   sql.join(
@@ -68,7 +63,6 @@ export async function addToSource(
   bucket: number,
   d: RollupDeltas,
 ): Promise<void> {
-  const { COLUMNS, ADD_ROLLUPS } = fragments()
   await rawRun(
     db,
     sql`INSERT INTO analytics_rollups (${KEY}, ${COLUMNS})
@@ -84,7 +78,6 @@ export async function addToTotals(
   channel: string,
   d: RollupDeltas,
 ): Promise<void> {
-  const { COLUMNS, ADD_TOTALS } = fragments()
   await rawRun(
     db,
     sql`INSERT INTO analytics_totals (${TOTALS_KEY}, ${COLUMNS})
@@ -116,7 +109,6 @@ export async function rollupTotals(
   to: number,
   filter: RollupFilter,
 ): Promise<RollupTotals> {
-  const { SUMS } = fragments()
   const w = where(clientId, from, to, filter)
   return (await rawRows<RollupTotals>(db, sql`SELECT ${SUMS} FROM ${w.table} WHERE ${w.cond}`))[0]!
 }
@@ -153,7 +145,6 @@ export async function dailyTotals(
   from: number,
   to: number,
 ): Promise<RollupTotals[]> {
-  const { SUMS } = fragments()
   return await rawRows(
     db,
     sql`SELECT ${SUMS} FROM analytics_totals WHERE client_id = ${clientId} AND bucket >= ${from} AND bucket < ${to}
@@ -217,7 +208,6 @@ export async function rebuildRollups(
   clientId: string | null,
   sourceColumns: Record<RollupCounter, string>,
 ): Promise<number> {
-  const { COLUMNS } = fragments()
   const scope = clientId === null ? sql`` : sql`AND client_id = ${clientId}`
   const onlyClient = clientId === null ? sql`` : sql`WHERE client_id = ${clientId}`
   await rawRun(db, sql`DELETE FROM analytics_rollups ${onlyClient}`)
