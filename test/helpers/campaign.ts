@@ -68,11 +68,9 @@ export async function countEmail(
 
 /** A campaign's messages in send order, as the activity recorders (bounce, complaint…) take them. */
 export async function messagesOf(t: TestApp, campaignId: string): Promise<MessageRow[]> {
-  const rows = await t.ctx.db
-    .select({ id: messages.id })
-    .from(messages)
-    .where(eq(messages.campaignId, campaignId))
-    .orderBy(messages.seq)
+  const rows = await t.ctx.sqlite
+    .query<{ id: string }, [string]>('SELECT id FROM messages WHERE campaign_id = ?1 ORDER BY seq')
+    .all(campaignId)
   return await mapInOrder(rows, async ({ id }) => (await findMessage(t.ctx, id))!)
 }
 
