@@ -1,7 +1,6 @@
 import { expect } from 'bun:test'
-import { eq } from 'drizzle-orm'
 import { addToRollup, type RollupDeltas } from '../../src/db/rollups'
-import { type MessageRow, messages } from '../../src/db/schema'
+import type { MessageRow } from '../../src/db/schema'
 import { mapInOrder } from '../../src/lib/in-order'
 import { findMessage } from '../../src/services/messages/activity'
 import type { TestApp } from './app'
