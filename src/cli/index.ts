@@ -1,14 +1,16 @@
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { SQL } from 'bun'
 import { ConfigError, loadConfig } from '../config'
 import { backUpBeforeMigrating } from '../create-context'
 import { openStore } from '../db/client'
 import { DB_FILE, ensureDataDir } from '../db/data-dir'
 import { MigrationError, migrate } from '../db/migrate'
+import { applyPgMigrations } from '../db/postgres/migrate'
 import { registerJobs } from '../jobs'
 import { createLogger, flushLogs } from '../lib/log'
 import { systemClock } from '../lib/time'
-import { backupTo } from '../services/instance/backup'
+import { BackupNotOnPostgresError, backupTo } from '../services/instance/backup'
 import { restoreBackup } from '../services/instance/restore'
 import { VERSION } from '../version'
 import { analyticsCommand } from './analytics'
@@ -97,6 +99,11 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'migrate': {
         const config = loadConfig(flags)
         ensureDataDir(config.dataDir)
+        if (config.databaseUrl !== null) {
+          const applied = await migratePostgres(config.databaseUrl)
+          console.log(applied.length ? `applied: ${applied.join(', ')}` : 'the database is up to date')
+          return 0
+        }
         const store = await openStore(join(config.dataDir, DB_FILE))
         let applied: string[]
         const log = createLogger(config.log)
@@ -152,6 +159,8 @@ export async function runCli(argv: string[]): Promise<number> {
         const file = rest[0]
         if (!file || rest.length > 1) throw new UsageError('usage: herald restore FILE')
         const config = loadConfig(flags)
+        // It replaces the SQLite data file, which a PostgreSQL instance does not read.
+        if (config.databaseUrl !== null) throw new BackupNotOnPostgresError()
         const r = await restoreBackup(config.dataDir, file, Date.now())
         console.log(`restored ${file} as ${r.file}`)
         if (r.replacedKeptAs) console.log(`the replaced data file is kept as ${r.replacedKeptAs}`)
@@ -163,6 +172,7 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'backup': {
         const file = rest[0]
         if (!file || rest.length > 1) throw new UsageError('usage: herald backup FILE')
+        if (loadConfig(flags).databaseUrl !== null) throw new BackupNotOnPostgresError()
         await withOfflineContext(flags, async (ctx) => await backupTo(ctx.sqlite, file))
         console.log(`backup written to ${file}`)
         return 0
@@ -179,11 +189,25 @@ export async function runCli(argv: string[]): Promise<number> {
       process.stderr.write(`herald: ${(err as Error).message}\n\n${USAGE}`)
       return 2
     }
-    if (err instanceof ConfigError || err instanceof MigrationError) {
+    if (
+      err instanceof ConfigError ||
+      err instanceof MigrationError ||
+      err instanceof BackupNotOnPostgresError
+    ) {
       process.stderr.write(`herald: ${err.message}\n`)
       return 1
     }
     process.stderr.write(`herald: ${(err as Error).message ?? err}\n`)
     return 1
+  }
+}
+
+/** `herald migrate` on PostgreSQL: the PostgreSQL migrations, on a connection of its own. */
+async function migratePostgres(url: string): Promise<string[]> {
+  const client = new SQL({ url, max: 1 })
+  try {
+    return await applyPgMigrations(client)
+  } finally {
+    await client.close()
   }
 }

@@ -9,7 +9,8 @@ import { systemActor } from '../services/actors/actor'
 export async function withOfflineContext<T>(flags: Flags, fn: (ctx: AppContext) => T): Promise<T> {
   const ctx = await createAppContext(loadConfig(flags), { log: silentLogger })
   try {
-    return fn(ctx)
+    // Awaited: a callback that returns a promise must finish before the store closes.
+    return await fn(ctx)
   } finally {
     await ctx.store.close()
   }

@@ -27,9 +27,10 @@ export async function serve(flags: Flags): Promise<void> {
   const ctx = await createAppContext(config)
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
-  // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs).
+  // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs). PostgreSQL
+  // has no file of ours to checkpoint: none is started there.
   const checkpointer =
-    process.env.HERALD_WAL_CHECKPOINT_THREAD === '0'
+    process.env.HERALD_WAL_CHECKPOINT_THREAD === '0' || ctx.store.dialect === 'postgres'
       ? null
       : await startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
   // Spools a killed process left would keep the volume full: none belongs to a live request yet.

@@ -1,7 +1,8 @@
 import type { Database } from 'bun:sqlite'
-import type { SQL } from 'drizzle-orm'
+import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { type Deadline, installDeadline } from './deadline'
+import { DIALECT } from './dialect'
 import type { FromReadThread, ReadJob, ToReadThread } from './read-protocol'
 
 // Reads that may be slow (a segment's count over every contact of a client) run on read threads
@@ -9,6 +10,7 @@ import type { FromReadThread, ReadJob, ToReadThread } from './read-protocol'
 // serving thread's event loop keeps answering meanwhile. Each read has a time budget counted from
 // the call (waiting for a free thread included): the statement stops itself past it (see
 // deadline.ts), and a thread that does not answer shortly after is terminated and replaced.
+// On PostgreSQL none of that is needed: the read runs on the pool under a statement_timeout.
 
 /**
  * The read thread's module. From source it sits next to this one; in the executable it is an
@@ -171,6 +173,7 @@ async function runQueuedInline(sqlite: Database, pool: Pool) {
  * itself to stop in time.
  */
 export async function boundedAll<T>(db: Db, query: SQL, budgetMs: number): Promise<T[]> {
+  if (DIALECT === 'postgres') return await postgresBoundedAll<T>(db, query, budgetMs)
   const q = (db as unknown as { dialect: Dialect }).dialect.sqlToQuery(query)
   const { promise, resolve, reject } = Promise.withResolvers<T[]>()
   const pool = poolOf(db.$client)
@@ -185,4 +188,42 @@ export async function boundedAll<T>(db: Db, query: SQL, budgetMs: number): Promi
   })
   await pump(db.$client, pool)
   return promise
+}
+
+interface PgTx {
+  execute(query: SQL): Promise<unknown[]>
+}
+
+/**
+ * On PostgreSQL the server stops the statement itself: the read runs on a pool connection (no
+ * thread, the event loop only awaits it) in a transaction whose statement_timeout is the budget.
+ * Inside a caller's transaction it is a savepoint, so the timeout is set back after it.
+ */
+async function postgresBoundedAll<T>(db: Db, query: SQL, budgetMs: number): Promise<T[]> {
+  const pg = db as unknown as { transaction<R>(fn: (tx: PgTx) => Promise<R>): Promise<R> }
+  const ms = Math.max(1, Math.ceil(budgetMs))
+  try {
+    return await pg.transaction(async (tx) => {
+      await tx.execute(sql.raw(`SET LOCAL statement_timeout = ${ms}`))
+      const rows = (await tx.execute(query)) as T[]
+      await tx.execute(sql.raw('SET LOCAL statement_timeout TO DEFAULT'))
+      return [...rows]
+    })
+  } catch (err) {
+    if (isStatementTimeout(err)) throw new ReadTimeout(budgetMs)
+    throw err
+  }
+}
+
+/** PostgreSQL's query_canceled (57014), as the driver reports it, or wrapped by drizzle. */
+function isStatementTimeout(err: unknown): boolean {
+  for (
+    let e = err as { errno?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined;
+    e;
+    e = e.cause as typeof e
+  ) {
+    if (e.errno === '57014' || e.code === '57014') return true
+    if (typeof e.message === 'string' && e.message.includes('statement timeout')) return true
+  }
+  return false
 }

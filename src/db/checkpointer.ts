@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { Logger } from '../lib/log'
 import type { FromCheckpointThread, ToCheckpointThread } from './checkpoint-protocol'
+import { postgresTransactionsOf } from './postgres/handle'
 
 // Moves WAL checkpointing off the serving process's event loop (see checkpoint-thread.ts for
 // why). The main connection keeps SQLite's automatic checkpoint until the thread says it is
@@ -50,6 +51,9 @@ export async function startCheckpointer(
   log: Logger,
   options: CheckpointerOptions = {},
 ): Promise<Checkpointer> {
+  // PostgreSQL keeps its own WAL: there is no file of ours to checkpoint, so no thread either.
+  if (postgresTransactionsOf(sqlite))
+    return { started: Promise.resolve(false), active: () => false, stop: async () => {} }
   let active = false
   let stopping = false
   const { promise: started, resolve: settle } = Promise.withResolvers<boolean>()

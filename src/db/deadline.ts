@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
+import { DIALECT } from './dialect'
 
 // A time budget for one statement. bun:sqlite exposes neither a statement timeout nor
 // sqlite3_interrupt, but it does run JavaScript functions inside a statement: a query puts
@@ -8,8 +9,11 @@ import { sql } from 'drizzle-orm'
 
 export const DEADLINE_FUNCTION = 'herald_within_deadline'
 
-/** The condition a bounded query starts its WHERE clause with (true until the deadline). */
-export const WITHIN_DEADLINE = sql.raw(`${DEADLINE_FUNCTION}()`)
+/**
+ * The condition a bounded query starts its WHERE clause with (true until the deadline). On
+ * PostgreSQL the statement_timeout stops the statement (bounded-read.ts): there it is just true.
+ */
+export const WITHIN_DEADLINE = sql.raw(DIALECT === 'postgres' ? 'true' : `${DEADLINE_FUNCTION}()`)
 
 export interface Deadline {
   /** performance.now() past which the running statement stops; Infinity when none runs. */

@@ -1,52 +1,43 @@
 import type { Database } from 'bun:sqlite'
+import type { Db } from './client'
+import { DIALECT } from './dialect'
+import * as pg from './postgres/rollups'
 import { perConnection } from './prepared'
+import {
+  type CampaignTotals,
+  QUARTER_MS,
+  quarterOf,
+  ROLLUP_COUNTERS,
+  type RollupCounter,
+  type RollupDeltas,
+  type RollupFilter,
+  type RollupSource,
+  type RollupTotals,
+} from './rollup-counters'
 
 // The analytics rollups' SQL (schema/analytics.ts): the upsert every event writer adds through,
 // in the transaction of the change; the reads the analytics verbs make (never the event log);
 // and the rebuild from the messages' first-time columns, which hold the same facts. Two tables
 // with the same counters: analytics_rollups per source, analytics_totals per client and
 // channel (summed over sources) for the client-wide reads, which then sum far fewer rows.
+// On PostgreSQL the same statements are postgres/rollups.ts: the writes then return a promise
+// (to await in the transaction of the change); on SQLite they stay synchronous.
 
-export const ROLLUP_COUNTERS = [
-  'sent',
-  'delivered',
-  'opened',
-  'machine_opened',
-  'clicked',
-  'replied',
-  'bounced',
-  'unsubscribed',
-  'complained',
-] as const
-export type RollupCounter = (typeof ROLLUP_COUNTERS)[number]
-export type RollupDeltas = Partial<Record<RollupCounter, number>>
-export type RollupTotals = Record<RollupCounter, number>
-
-/** A rollup bucket is one UTC quarter-hour. */
-export const QUARTER_MS = 900_000
-export const quarterOf = (ms: number) => ms - (((ms % QUARTER_MS) + QUARTER_MS) % QUARTER_MS)
-
-/** Which message a count belongs to: its client, channel and source. */
-/** A message's source as the outbox stores it: a campaign, or a flow (journey, sequence). */
-export interface RollupSource {
-  clientId: string
-  channel: string
-  campaignId: string | null
-  sourceKind: 'journey' | 'sequence' | null
-  sourceId: string | null
-}
+export {
+  type CampaignTotals,
+  QUARTER_MS,
+  quarterOf,
+  ROLLUP_COUNTERS,
+  type RollupCounter,
+  type RollupDeltas,
+  type RollupFilter,
+  type RollupSource,
+  type RollupTotals,
+} from './rollup-counters'
 
 /** The rollup keys' journey and sequence columns ('' = none). */
 const journeyOf = (s: RollupSource) => (s.sourceKind === 'journey' ? (s.sourceId ?? '') : '')
 const sequenceOf = (s: RollupSource) => (s.sourceKind === 'sequence' ? (s.sourceId ?? '') : '')
-
-/** Narrows a read to one source or channel ('' = the key's "none"). */
-export interface RollupFilter {
-  campaignId?: string
-  journeyId?: string
-  sequenceId?: string
-  channel?: string
-}
 
 const COLUMNS = ROLLUP_COUNTERS.join(', ')
 const SUMS = ROLLUP_COUNTERS.map((c) => `coalesce(sum(${c}), 0) AS ${c}`).join(', ')
@@ -94,10 +85,30 @@ const statements = perConnection((sqlite: Database) => ({
 
 const values = (d: RollupDeltas) => ROLLUP_COUNTERS.map((c) => d[c] ?? 0)
 
-/** Adds to one source's quarter. Call it in the transaction that records the change. */
-export function addToRollup(sqlite: Database, s: RollupSource, at: number, deltas: RollupDeltas): void {
+/** The store a read runs on: the app context (its SQLite connection, or its PostgreSQL db). */
+export interface RollupStore {
+  sqlite: Database
+  db: Db
+}
+
+/**
+ * Adds to one source's quarter. Call it in the transaction that records the change, and await
+ * what it returns (a promise on PostgreSQL, nothing on SQLite).
+ */
+export function addToRollup(
+  sqlite: Database,
+  s: RollupSource,
+  at: number,
+  deltas: RollupDeltas,
+): undefined | Promise<void> {
+  if (DIALECT === 'postgres')
+    return pg.inCallersTransaction(sqlite, async (db) => {
+      await pg.addToSource(db, s, journeyOf(s), sequenceOf(s), quarterOf(at), deltas)
+      await pg.addToTotals(db, s.clientId, quarterOf(at), s.channel, deltas)
+    })
   addToSource(sqlite, s, quarterOf(at), deltas)
   addToTotals(sqlite, s.clientId, quarterOf(at), s.channel, deltas)
+  return undefined
 }
 
 function addToSource(sqlite: Database, s: RollupSource, bucket: number, deltas: RollupDeltas): void {
@@ -140,7 +151,17 @@ export function createRollupBatch() {
       }
       e.d[counter] = (e.d[counter] ?? 0) + 1
     },
-    flush(sqlite: Database): void {
+    /** Writes the batch: synchronously on SQLite, through the returned promise on PostgreSQL. */
+    flush(sqlite: Database): undefined | Promise<void> {
+      if (DIALECT === 'postgres') {
+        const entries = [...pending.values()]
+        pending.clear()
+        return pg.inCallersTransaction(sqlite, async (db) => {
+          const totals = sumTotals(entries)
+          for (const { s, at, d } of entries) await pg.addToSource(db, s, journeyOf(s), sequenceOf(s), at, d)
+          for (const t of totals) await pg.addToTotals(db, t.clientId, t.bucket, t.channel, t.d)
+        })
+      }
       const totals = new Map<string, { clientId: string; bucket: number; channel: string; d: RollupDeltas }>()
       for (const { s, at, d } of pending.values()) {
         addToSource(sqlite, s, at, d)
@@ -151,8 +172,21 @@ export function createRollupBatch() {
       }
       for (const t of totals.values()) addToTotals(sqlite, t.clientId, t.bucket, t.channel, t.d)
       pending.clear()
+      return undefined
     },
   }
+}
+
+/** A batch's per-client totals (PostgreSQL's flush; SQLite's sums them inline). */
+function sumTotals(entries: { s: RollupSource; at: number; d: RollupDeltas }[]) {
+  const totals = new Map<string, { clientId: string; bucket: number; channel: string; d: RollupDeltas }>()
+  for (const { s, at, d } of entries) {
+    const key = `${s.clientId}|${at}|${s.channel}`
+    const t = totals.get(key)
+    if (!t) totals.set(key, { clientId: s.clientId, bucket: at, channel: s.channel, d: { ...d } })
+    else for (const c of ROLLUP_COUNTERS) if (d[c]) t.d[c] = (t.d[c] ?? 0) + d[c]!
+  }
+  return [...totals.values()]
 }
 
 /** The table and condition of a read: per source when one is named, else the client's totals. */
@@ -175,12 +209,13 @@ function where(clientId: string, from: number, to: number, f: RollupFilter) {
 
 /** Totals over [from, to) (quarter-aligned ms). */
 export async function rollupTotals(
-  sqlite: Database,
+  { sqlite, db }: RollupStore,
   clientId: string,
   from: number,
   to: number,
   filter: RollupFilter = {},
 ): Promise<RollupTotals> {
+  if (DIALECT === 'postgres') return await pg.rollupTotals(db, clientId, from, to, filter)
   const w = where(clientId, from, to, filter)
   return (await sqlite
     .query<RollupTotals, (string | number)[]>(`SELECT ${SUMS} FROM ${w.table} WHERE ${w.sql}`)
@@ -189,10 +224,11 @@ export async function rollupTotals(
 
 /** The first quarter with activity of a source (its whole-life window), or null. */
 export async function firstBucket(
-  sqlite: Database,
+  { sqlite, db }: RollupStore,
   clientId: string,
   filter: RollupFilter,
 ): Promise<number | null> {
+  if (DIALECT === 'postgres') return await pg.firstBucket(db, clientId, filter)
   const w = where(clientId, Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, filter)
   return (
     (
@@ -207,7 +243,7 @@ export async function firstBucket(
 
 /** One counter per quarter over [from, to), only the quarters that have rows, in order. */
 export async function rollupSeries(
-  sqlite: Database,
+  { sqlite, db }: RollupStore,
   clientId: string,
   counter: RollupCounter,
   from: number,
@@ -215,6 +251,7 @@ export async function rollupSeries(
   filter: RollupFilter = {},
 ): Promise<{ bucket: number; n: number }[]> {
   if (!(ROLLUP_COUNTERS as readonly string[]).includes(counter)) throw new Error(`unknown counter ${counter}`)
+  if (DIALECT === 'postgres') return await pg.rollupSeries(db, clientId, counter, from, to, filter)
   const w = where(clientId, from, to, filter)
   return await sqlite
     .query<{ bucket: number; n: number }, (string | number)[]>(
@@ -228,11 +265,12 @@ export async function rollupSeries(
  * sums them for its window and reads the volume of each day from the same rows.
  */
 export async function dailyTotals(
-  sqlite: Database,
+  { sqlite, db }: RollupStore,
   clientId: string,
   from: number,
   to: number,
 ): Promise<RollupTotals[]> {
+  if (DIALECT === 'postgres') return await pg.dailyTotals(db, clientId, from, to)
   return await sqlite
     .query<RollupTotals, [string, number, number]>(
       `SELECT ${SUMS} FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND bucket < ?3
@@ -245,18 +283,13 @@ export async function dailyTotals(
  * Totals per campaign over [from, to): the deliverability breakdown, from the covering partial
  * index analytics_rollups_campaign_idx (campaign rows only, no table reads).
  */
-export type CampaignTotals = Pick<
-  RollupTotals,
-  'sent' | 'delivered' | 'bounced' | 'complained' | 'unsubscribed'
-> & {
-  campaign_id: string
-}
 export async function campaignTotals(
-  sqlite: Database,
+  { sqlite, db }: RollupStore,
   clientId: string,
   from: number,
   to: number,
 ): Promise<CampaignTotals[]> {
+  if (DIALECT === 'postgres') return await pg.campaignTotals(db, clientId, from, to)
   return await sqlite
     .query<CampaignTotals, [string, number, number]>(
       `SELECT campaign_id, sum(sent) AS sent, sum(delivered) AS delivered, sum(bounced) AS bounced,
@@ -272,6 +305,18 @@ export async function campaignTotals(
  * The client's most recent quarters holding at least `sends` sends (all of them when it has
  * sent fewer), summed: the window of the bounce and complaint alerts.
  */
+export type RecentWindow = { sent: number; bounced: number; complained: number }
+
+/** recentWindow on either store: synchronous on SQLite (the walk stops early), one query on PostgreSQL. */
+export function recentWindowOf(
+  { sqlite, db }: RollupStore,
+  clientId: string,
+  sends: number,
+): RecentWindow | Promise<RecentWindow> {
+  if (DIALECT === 'postgres') return pg.recentWindow(db, clientId, sends)
+  return recentWindow(sqlite, clientId, sends)
+}
+
 export function recentWindow(
   sqlite: Database,
   clientId: string,
@@ -305,7 +350,8 @@ const SOURCE_COLUMNS: Record<RollupCounter, string> = {
  * message's first-time column, so the result equals what the writers added one by one. Call
  * it in a write transaction. Returns the rows written.
  */
-export async function rebuildRollups(sqlite: Database, clientId: string | null): Promise<number> {
+export async function rebuildRollups({ sqlite, db }: RollupStore, clientId: string | null): Promise<number> {
+  if (DIALECT === 'postgres') return await pg.rebuildRollups(db, clientId, SOURCE_COLUMNS)
   const scope = clientId === null ? '' : 'AND client_id = ?1'
   const args = clientId === null ? [] : [clientId]
   const onlyClient = clientId === null ? '' : 'WHERE client_id = ?1'

@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox'
 import { type AppContext, withActor } from '../context'
+import { DIALECT } from '../db/dialect'
 import { systemActor } from '../services/actors/actor'
 import { purgeRegistrationsVerb } from '../services/agents/verbs'
 import { decisionDue } from '../services/campaigns/ab-schedule'
@@ -8,6 +9,7 @@ import { healthChecksDue } from '../services/deliverability/health-debounce'
 import { runPendingHealthChecksVerb } from '../services/deliverability/verbs'
 import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
+import { BACKUP_ON_POSTGRES } from '../services/instance/backup'
 import { runScheduledBackup } from '../services/instance/scheduled-backup'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
@@ -146,8 +148,11 @@ export function registerJobs(ctx: AppContext): void {
     },
   })
   const { backupDir, backupEvery, backupKeep } = ctx.config
-  // Off unless HERALD_BACKUP_DIR is set: a backup nobody asked for can fill a disk.
-  if (backupDir)
+  // Off unless HERALD_BACKUP_DIR is set: a backup nobody asked for can fill a disk. It copies the
+  // SQLite file: on PostgreSQL it is not registered, and the operator is told what to use.
+  if (backupDir && DIALECT === 'postgres')
+    ctx.log.warn('scheduled backups are off', { reason: BACKUP_ON_POSTGRES })
+  else if (backupDir)
     ctx.jobs.register({
       name: 'backups.run',
       schedule: backupEvery,

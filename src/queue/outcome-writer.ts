@@ -86,7 +86,7 @@ export function createOutcomeWriter(
       }
       for (const [source, byKey] of tallies)
         for (const [key, deltas] of byKey) await source.tally(key, deltas)
-      rollups.flush(app.sqlite)
+      await rollups.flush(app.sqlite)
     })
     // Counted once committed: a batch that failed to write is written (and counted) again.
     for (const { message: m, outcome: o } of batch)

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { createTestApp } from '../helpers/app'
+import { createTestApp, type TestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
 import { freePort } from '../helpers/ports'
 
@@ -10,9 +10,12 @@ import { freePort } from '../helpers/ports'
 const MAIN = join(import.meta.dir, '../../src/main.ts')
 
 /** Spawned, not run in-process: the in-process app must keep answering meanwhile. */
-async function doctor(dataDir: string, env: Record<string, string>) {
-  const p = Bun.spawn(['bun', MAIN, 'doctor', '--data', dataDir], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+async function doctor(t: TestApp, env: Record<string, string>) {
+  // The app's own store: its PostgreSQL database when the run is on PostgreSQL.
+  const url = t.ctx.config.databaseUrl
+  const store = url ? { HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' } : {}
+  const p = Bun.spawn(['bun', MAIN, 'doctor', '--data', t.dataDir], {
+    env: { PATH: process.env.PATH ?? '', ...store, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })
@@ -46,7 +49,7 @@ test('a closed SMTP port, an unverified domain and an unreachable public URL are
   expect(domain.text).toContain('news.example')
   expect(domain.status).toBe(200)
 
-  const r = await doctor(t.dataDir, env)
+  const r = await doctor(t, env)
   expect(r.err).toBe('')
   expect(r.code).toBe(1)
   expect(r.out).toStartWith('check')
@@ -66,7 +69,7 @@ test('an answering public URL and nothing to send through: warnings only, exit 0
   const env = { HERALD_PUBLIC_URL: `http://127.0.0.1:${port}` }
   const t = await createTestApp({ env })
   t.app.listen({ port, hostname: '127.0.0.1' })
-  const r = await doctor(t.dataDir, env)
+  const r = await doctor(t, env)
   t.app.stop(true)
   expect(r.err).toBe('')
   expect(row(r.out, 'public URL answers')).toMatchObject({ status: 'ok' })

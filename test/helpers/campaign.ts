@@ -52,14 +52,14 @@ export async function campaignTenant(t: TestApp, emails: string[], campaign: Rec
  * Counts `d` (sent, bounced, complained…) in the client's email rollup at `at`: sending history
  * without messages, for the rates the deliverability checks and charts read.
  */
-export function countEmail(
+export async function countEmail(
   t: TestApp,
   clientId: string,
   at: number,
   d: RollupDeltas,
   campaignId: string | null = null,
-): void {
-  addToRollup(
+): Promise<void> {
+  await addToRollup(
     t.ctx.sqlite,
     { clientId, channel: 'email', campaignId, sourceKind: null, sourceId: null },
     at,

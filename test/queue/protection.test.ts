@@ -329,7 +329,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', async () =
 
   test('bounces: 2 % records an alert, resolved when the rate falls back under', async () => {
     const c = await campaignTenant(t, ['b0@y.example', 'b1@y.example'])
-    earlier(c.clientId, 30, { sent: 998, bounced: 18 })
+    await earlier(c.clientId, 30, { sent: 998, bounced: 18 })
     await c.call('POST', `/api/v1/campaigns/${c.campaign.id}/launch`, { confirm: true })
     await worker.drain()
     const msgs = await messagesOf(t, c.campaign.id)
@@ -352,7 +352,7 @@ describe('alerts over the last 1,000 sends, and the automatic pause', async () =
     expect(alert!.message).toContain('Bounce rate 2.0 % over the last 1,000 sends (20 bounces)')
     // 1,000 clean sends later, the next bounce finds the rate at 0.1 %: the alert is resolved.
     clock.t += 60 * 60_000
-    earlier(c.clientId, 0, { sent: 1000 })
+    await earlier(c.clientId, 0, { sent: 1000 })
     const more = await c.call('POST', '/api/v1/campaigns', {
       name: 'More',
       list_id: c.list.id,

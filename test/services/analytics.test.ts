@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { runCli } from '../../src/cli'
+import { analyticsRollups, analyticsTotals } from '../../src/db/schema'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import {
@@ -358,29 +359,37 @@ describe('rebuild equals the incremental totals', async () => {
     if (i % 11 === 0) await recordComplaint(a, msg, next())
     if (i % 13 === 0) await unsubscribeViaMessage(a, msg, 'link', next())
   }
+  const r = analyticsRollups
   const snapshot = async () => [
-    await t.ctx.sqlite
-      .query(
-        'SELECT * FROM analytics_rollups ORDER BY client_id, bucket, channel, campaign_id, journey_id, sequence_id',
-      )
-      .all(),
-    await t.ctx.sqlite.query('SELECT * FROM analytics_totals ORDER BY client_id, bucket, channel').all(),
+    await t.ctx.db
+      .select()
+      .from(r)
+      .orderBy(r.clientId, r.bucket, r.channel, r.campaignId, r.journeyId, r.sequenceId),
+    await t.ctx.db
+      .select()
+      .from(analyticsTotals)
+      .orderBy(analyticsTotals.clientId, analyticsTotals.bucket, analyticsTotals.channel),
   ]
 
   test('herald analytics rebuild (the console actor, on the data file) gives the same rows', async () => {
     const incremental = await snapshot()
     expect(incremental[0]!.length).toBeGreaterThan(10)
     expect(incremental[1]!.length).toBeGreaterThan(10)
-    await t.ctx.sqlite.run('DELETE FROM analytics_rollups')
-    await t.ctx.sqlite.run('DELETE FROM analytics_totals')
+    await t.ctx.db.delete(analyticsRollups)
+    await t.ctx.db.delete(analyticsTotals)
     expect(await snapshot()).toEqual([[], []])
     const out: string[] = []
     const log = console.log
     console.log = (...args: unknown[]) => out.push(args.join(' '))
+    // The command reads the store from the environment, as an operator's would: the app's own.
+    const env = process.env.HERALD_DATABASE_URL
+    if (t.ctx.config.databaseUrl) process.env.HERALD_DATABASE_URL = t.ctx.config.databaseUrl
     try {
       expect(await runCli(['analytics', 'rebuild', '--data', t.dataDir])).toBe(0)
     } finally {
       console.log = log
+      if (env === undefined) delete process.env.HERALD_DATABASE_URL
+      else process.env.HERALD_DATABASE_URL = env
     }
     expect(out.join('\n')).toMatch(/rebuilt \d+ rollup rows/)
     expect(await snapshot()).toEqual(incremental)

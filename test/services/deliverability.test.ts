@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { eq, sql } from 'drizzle-orm'
+import { rawRun } from '../../src/db/raw'
 import type { RollupDeltas } from '../../src/db/rollups'
+import { clients, domains } from '../../src/db/schema'
 import { contactsHighWater, indexContactsAfter } from '../../src/services/contacts/search-index'
 import { countUnreachableAfter } from '../../src/services/contacts/unreachable'
 import { gradeOf, lowerIsBetter, THRESHOLDS } from '../../src/services/deliverability/score'
@@ -28,7 +31,7 @@ async function setup() {
   /** A client with a verified domain (DKIM, SPF, DMARC all passing) and `contacts` contacts. */
   const client = async (name: string, contacts = 1000) => {
     const id = await t.client(name)
-    await t.ctx.sqlite.run('UPDATE clients SET contact_count = ? WHERE id = ?', [contacts, id])
+    await t.ctx.db.update(clients).set({ contactCount: contacts }).where(eq(clients.id, id))
     return id
   }
   const add = (clientId: string, daysAgo: number, d: RollupDeltas, campaignId: string | null = null) =>
@@ -54,10 +57,16 @@ async function setup() {
 async function verifiedDomain(t: TestApp, clientId: string, domain: string, dmarc = true) {
   const r = await t.call('POST', `/api/v1/domains?client_id=${clientId}`, { body: { domain } })
   expect(r.status).toBe(200)
-  await t.ctx.sqlite.run(
-    "UPDATE domains SET dkim_verified = 1, spf_verified = 1, dmarc_verified = ?, status = 'verified', checks = ? WHERE id = ?",
-    [dmarc ? 1 : 0, JSON.stringify({ checked_at: NOW - DAY, dkim: {}, spf: {}, dmarc: {} }), r.body.data.id],
-  )
+  await t.ctx.db
+    .update(domains)
+    .set({
+      dkimVerified: true,
+      spfVerified: true,
+      dmarcVerified: dmarc,
+      status: 'verified',
+      checks: { checked_at: NOW - DAY, dkim: {}, spf: {}, dmarc: {} } as never,
+    })
+    .where(eq(domains.id, r.body.data.id))
   return r.body.data.id as string
 }
 
@@ -89,7 +98,7 @@ describe('factors at and around their thresholds', async () => {
 
   test('bounce rate: 1.9 % ok, 2 % warn, 5 % bad, with the culprit campaign and its list', async () => {
     const ok = await client('Ok')
-    add(ok, 1, { sent: 1000, delivered: 1000, bounced: 19 })
+    await add(ok, 1, { sent: 1000, delivered: 1000, bounced: 19 })
     expect(await factor(ok, 'bounce_rate')).toMatchObject({
       value: 0.019,
       status: 'ok',
@@ -97,7 +106,7 @@ describe('factors at and around their thresholds', async () => {
       weight: 20,
     })
     const warn = await client('Warn')
-    add(warn, 1, { sent: 1000, delivered: 1000, bounced: 20 })
+    await add(warn, 1, { sent: 1000, delivered: 1000, bounced: 20 })
     const w = await factor(warn, 'bounce_rate')
     expect(w).toMatchObject({ value: 0.02, status: 'warn', score: 80 })
     expect(w.advice).toStartWith(
@@ -113,8 +122,8 @@ describe('factors at and around their thresholds', async () => {
         body: { name: 'Spring sale', list_id: list.id, subject: 'S', body_html: '<p>x</p>' },
       })
     ).body.data
-    add(bad, 3, { sent: 600, delivered: 600, bounced: 6 })
-    add(bad, 2, { sent: 400, delivered: 380, bounced: 44 }, camp.id)
+    await add(bad, 3, { sent: 600, delivered: 600, bounced: 6 })
+    await add(bad, 2, { sent: 400, delivered: 380, bounced: 44 }, camp.id)
     const b = await factor(bad, 'bounce_rate')
     expect(b).toMatchObject({ value: 0.05, status: 'bad', score: 50 })
     expect(b.advice).toContain('Bounce rate 5.0 % over 30 days (50 of 1,000 sends)')
@@ -134,7 +143,7 @@ describe('factors at and around their thresholds', async () => {
     ]
     for (const [complaints, status, points] of cases) {
       const c = await client(`C${complaints}`)
-      add(c, 1, { sent: 10_500, delivered: 10_000, complained: complaints })
+      await add(c, 1, { sent: 10_500, delivered: 10_000, complained: complaints })
       const f = await factor(c, 'complaint_rate')
       expect(f).toMatchObject({ value: complaints / 10_000, status, score: points })
       expect(f.advice).toContain(`(${complaints} of 10,000 delivered)`)
@@ -145,8 +154,8 @@ describe('factors at and around their thresholds', async () => {
     const c = await client('Mixed', 2000)
     // 20 days of 100 sends, then one day of 700.
     for (let d = 2; d < 22; d++)
-      add(c, d, { sent: 100, delivered: 100, opened: 10, clicked: 2, machine_opened: 5 })
-    add(c, 1, { sent: 700, delivered: 700, opened: 40, unsubscribed: 14 })
+      await add(c, d, { sent: 100, delivered: 100, opened: 10, clicked: 2, machine_opened: 5 })
+    await add(c, 1, { sent: 700, delivered: 700, opened: 40, unsubscribed: 14 })
     const factors = Object.fromEntries((await score(c)).factors.map((f) => [f.name, f]))
     // 14 of 2,700 delivered: 0.52 %.
     expect(factors.unsubscribe_rate).toMatchObject({ status: 'warn', value: 0.0052 })
@@ -164,9 +173,9 @@ describe('factors at and around their thresholds', async () => {
     // does: the rows, then their search index and clients.unreachable_count.
     const highWater = await contactsHighWater(t.ctx.sqlite)
     for (let i = 0; i < 110; i++)
-      await t.ctx.sqlite.run(
-        "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?6)",
-        [Bun.randomUUIDv7(), c, `s${i}@x.example`, i % 2 ? 'bounced' : 'complained', NOW, NOW],
+      await rawRun(
+        t.ctx.db,
+        sql`INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (${Bun.randomUUIDv7()}, ${c}, (SELECT no FROM clients WHERE id = ${c}), ${`s${i}@x.example`}, ${i % 2 ? 'bounced' : 'complained'}, '{}', ${NOW}, ${NOW})`,
       )
     await indexContactsAfter(t.ctx.sqlite, highWater)
     await countUnreachableAfter(t.ctx.sqlite, c, highWater)
@@ -177,20 +186,20 @@ describe('factors at and around their thresholds', async () => {
   // the factor counted bounced and complained contacts only, so unsubscribes were left out.
   test('list hygiene counts every suppressed contact once, whatever the reason', async () => {
     const c = await client('Hygiene', 1000)
-    add(c, 1, { sent: 100, delivered: 100, opened: 30 })
+    await add(c, 1, { sent: 100, delivered: 100, opened: 30 })
     const contact = async (email: string, status = 'subscribed') => {
       const highWater = await contactsHighWater(t.ctx.sqlite)
-      await t.ctx.sqlite.run(
-        "INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (?1, ?2, (SELECT no FROM clients WHERE id = ?2), ?3, ?4, '{}', ?5, ?5)",
-        [Bun.randomUUIDv7(), c, email, status, NOW],
+      await rawRun(
+        t.ctx.db,
+        sql`INSERT INTO contacts (id, client_id, client_no, email, status, custom_fields, created_at, updated_at) VALUES (${Bun.randomUUIDv7()}, ${c}, (SELECT no FROM clients WHERE id = ${c}), ${email}, ${status}, '{}', ${NOW}, ${NOW})`,
       )
       await indexContactsAfter(t.ctx.sqlite, highWater)
       await countUnreachableAfter(t.ctx.sqlite, c, highWater)
     }
     const suppressed = async (email: string, source: string, clientId = c) =>
-      await t.ctx.sqlite.run(
-        'INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',
-        [Bun.randomUUIDv7(), clientId, email, source, NOW],
+      await rawRun(
+        t.ctx.db,
+        sql`INSERT INTO suppressions (id, client_id, email, source, created_at) VALUES (${Bun.randomUUIDv7()}, ${clientId}, ${email}, ${source}, ${NOW})`,
       )
     const other = await client('Other')
     for (let i = 0; i < 30; i++) {
@@ -224,7 +233,7 @@ describe('factors at and around their thresholds', async () => {
 
   test('authentication per sending domain from its last verification', async () => {
     const c = await client('Auth')
-    add(c, 1, { sent: 100, delivered: 100, opened: 30 })
+    await add(c, 1, { sent: 100, delivered: 100, opened: 30 })
     const none = await factor(c, 'authentication')
     expect(none).toMatchObject({ status: 'bad', score: 0 })
     expect(none.advice).toStartWith('No sending domain')
@@ -245,7 +254,7 @@ describe('factors at and around their thresholds', async () => {
 
   test('no sends in 30 days: authentication alone, and it says so', async () => {
     const c = await client('Quiet')
-    add(c, 31, { sent: 5000, delivered: 5000, bounced: 4000 }) // outside the window
+    await add(c, 31, { sent: 5000, delivered: 5000, bounced: 4000 }) // outside the window
     await verifiedDomain(t, c, 'quiet.example', false)
     const s = await score(c)
     expect(s).toMatchObject({ scored_on: 'authentication_only', score: 67, grade: 'D' })
@@ -258,7 +267,7 @@ describe('factors at and around their thresholds', async () => {
   test('a healthy client scores A', async () => {
     const c = await client('Healthy', 5000)
     for (let d = 1; d < 29; d += 3)
-      add(c, d, { sent: 500, delivered: 495, opened: 150, clicked: 30, bounced: 5 })
+      await add(c, d, { sent: 500, delivered: 495, opened: 150, clicked: 30, bounced: 5 })
     await verifiedDomain(t, c, 'healthy.example')
     const s = await score(c)
     expect(s.factors.filter((f) => f.status !== 'ok').map((f) => f.name)).toEqual([])

@@ -26,12 +26,8 @@ export function describeWindow(w: AnalyticsWindow) {
 }
 
 export async function funnel(ctx: Ctx, q: FunnelQuery) {
-  const w = await windowOf(
-    ctx,
-    q,
-    async (clientId, filter) => await firstBucket(ctx.sqlite, clientId, filter),
-  )
-  const totals = await rollupTotals(ctx.sqlite, w.clientId, w.from, w.to, w.filter)
+  const w = await windowOf(ctx, q, async (clientId, filter) => await firstBucket(ctx, clientId, filter))
+  const totals = await rollupTotals(ctx, w.clientId, w.from, w.to, w.filter)
   const sent = totals.sent
   let previous = sent
   const steps = FUNNEL_STEPS.map((name) => {

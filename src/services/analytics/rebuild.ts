@@ -21,6 +21,6 @@ export async function rebuild(ctx: Ctx, requested: string | undefined) {
       throw invalidField('client_id', 'no such client')
   }
   const started = performance.now()
-  const rows = await rebuildRollups(ctx.sqlite, clientId)
+  const rows = await rebuildRollups(ctx, clientId)
   return { client_id: clientId, rows, duration_ms: Math.round(performance.now() - started) }
 }

@@ -17,15 +17,11 @@ const MAX_QUARTERS = 40_000
 export async function trends(ctx: Ctx, q: TrendsQuery) {
   const metric = q.metric ?? 'sent'
   const interval = q.interval ?? 'day'
-  const w = await windowOf(
-    ctx,
-    q,
-    async (clientId, filter) => await firstBucket(ctx.sqlite, clientId, filter),
-  )
+  const w = await windowOf(ctx, q, async (clientId, filter) => await firstBucket(ctx, clientId, filter))
   if ((w.to - w.from) / QUARTER > MAX_QUARTERS)
     throw invalidField('from', `the window may span at most ${Math.floor(MAX_QUARTERS / 96)} days`)
   const buckets = bucketsOf(interval, w.timezone, w.from, w.to)
-  const series = await rollupSeries(ctx.sqlite, w.clientId, metric, w.from, w.to, w.filter)
+  const series = await rollupSeries(ctx, w.clientId, metric, w.from, w.to, w.filter)
   const values = new Array<number>(buckets.length).fill(0)
   let i = 0
   for (const { bucket, n } of series) {

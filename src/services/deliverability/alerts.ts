@@ -1,7 +1,8 @@
 import { and, eq, isNotNull, isNull, type SQL } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
 import { paginate } from '../../db/paginate'
-import { recentWindow } from '../../db/rollups'
+import { recentWindow, recentWindowOf } from '../../db/rollups'
 import { campaigns, type DeliverabilityAlertRow, deliverabilityAlerts } from '../../db/schema'
 import { listFilter } from '../../db/tenant'
 import { newId } from '../../lib/ids'
@@ -112,7 +113,11 @@ async function pauseSending(app: AppContext, clientId: string, at: number): Prom
  * quarters first). Call it in the transaction that recorded the bounce or complaint.
  */
 export async function checkSendingHealth(app: AppContext, clientId: string, at: number): Promise<void> {
-  const w = recentWindow(app.sqlite, clientId, ALERT_WINDOW_SENDS)
+  // SQLite's walk is synchronous (it stops at the window's edge); PostgreSQL's is one query.
+  const w =
+    DIALECT === 'postgres'
+      ? await recentWindowOf(app, clientId, ALERT_WINDOW_SENDS)
+      : recentWindow(app.sqlite, clientId, ALERT_WINDOW_SENDS)
   await track(app, clientId, 'complaint_rate', w.complained, w.sent, at)
   await track(app, clientId, 'bounce_rate', w.bounced, w.sent, at)
   const rate = windowRate(w.complained, w.sent)

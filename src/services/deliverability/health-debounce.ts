@@ -1,5 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import type { AppContext } from '../../context'
+import { DIALECT } from '../../db/dialect'
+import { clientsHitSince } from '../../db/postgres/rollups'
 import { QUARTER_MS, quarterOf } from '../../db/rollups'
 import { filterInOrder } from '../../lib/in-order'
 import { checkSendingHealth } from './alerts'
@@ -57,8 +59,10 @@ export async function healthAfterBounceOrComplaint(
 }
 
 /** Clients with a bounce or complaint in this quarter-hour or the last (one index seek each). */
-async function recentlyHit(sqlite: Database, now: number): Promise<string[]> {
+async function recentlyHit(app: AppContext, now: number): Promise<string[]> {
   const since = quarterOf(now) - QUARTER_MS
+  if (DIALECT === 'postgres') return await clientsHitSince(app.db, since)
+  const sqlite = app.sqlite
   const hit = sqlite.query<{ one: number }, [string, number]>(
     'SELECT 1 AS one FROM analytics_totals WHERE client_id = ?1 AND bucket >= ?2 AND (bounced > 0 OR complained > 0) LIMIT 1',
   )
@@ -97,7 +101,7 @@ export async function runPendingHealthChecks(app: AppContext): Promise<{ checked
   const now = app.clock.now()
   if (!s.swept) {
     s.swept = true
-    for (const id of await recentlyHit(app.sqlite, now))
+    for (const id of await recentlyHit(app, now))
       if (!s.clients.has(id)) s.clients.set(id, { lastRun: Number.NEGATIVE_INFINITY, pending: true })
   }
   let checked = 0

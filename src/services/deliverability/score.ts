@@ -108,7 +108,7 @@ async function campaignBreakdown(
   from: number,
   to: number,
 ): Promise<CampaignLine[]> {
-  const rows = await campaignTotals(ctx.sqlite, clientId, from, to)
+  const rows = await campaignTotals(ctx, clientId, from, to)
   if (rows.length === 0) return []
   const ids = rows.map((r) => r.campaign_id)
   const meta = new Map(
@@ -255,7 +255,7 @@ export async function deliverabilityScore(ctx: Ctx, requested: string | undefine
   const to = quarterOf(now) + QUARTER_MS
   const from = to - WINDOW_DAYS * DAY_MS
   // One read of the client's 30 days, per day: the window's totals and each day's volume.
-  const days = await dailyTotals(ctx.sqlite, clientId, from, to)
+  const days = await dailyTotals(ctx, clientId, from, to)
   const t = Object.fromEntries(ROLLUP_COUNTERS.map((c) => [c, 0])) as RollupTotals
   for (const d of days) for (const c of ROLLUP_COUNTERS) t[c] += d[c]
   const breakdown = await campaignBreakdown(ctx, clientId, from, to)

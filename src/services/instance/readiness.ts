@@ -1,6 +1,9 @@
 import { statfsSync } from 'node:fs'
+import { sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { embeddedMigrations } from '../../db/migrations.generated'
+import { DIALECT } from '../../db/dialect'
+import { embeddedMigrations, embeddedPgMigrations } from '../../db/migrations.generated'
+import { rawRows } from '../../db/raw'
 import type { Awaitable } from '../../lib/awaitable'
 import { WORKER_NAMES } from '../../lib/wakers'
 
@@ -67,12 +70,14 @@ async function attempt(name: string, run: () => Awaitable<Omit<Check, 'name'>>):
 }
 
 async function migrationsCheck(app: AppContext) {
-  const applied = new Set(
-    (await app.sqlite.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()).map(
-      (r) => r.tag,
-    ),
-  )
-  const pending = embeddedMigrations.filter((m) => !applied.has(m.tag)).map((m) => m.tag)
+  const postgres = DIALECT === 'postgres'
+  const rows = postgres
+    ? await rawRows<{ tag: string }>(app.db, sql`SELECT tag FROM herald_migrations`)
+    : await app.sqlite.query<{ tag: string }, []>('SELECT tag FROM herald_migrations').all()
+  const applied = new Set(rows.map((r) => r.tag))
+  const pending = (postgres ? embeddedPgMigrations : embeddedMigrations)
+    .filter((m) => !applied.has(m.tag))
+    .map((m) => m.tag)
   return pending.length === 0
     ? { ok: true, detail: `${applied.size} applied` }
     : { ok: false, detail: `pending: ${pending.join(', ')}` }
@@ -84,12 +89,28 @@ async function migrationsCheck(app: AppContext) {
  * disk is full.
  */
 async function writeCheck(app: AppContext) {
+  if (DIALECT === 'postgres') return await postgresWriteCheck(app)
   const read = async () =>
     (await app.sqlite.query<{ user_version: number }, []>('PRAGMA user_version').get())!.user_version
   const started = performance.now()
   const version = await read()
   await app.sqlite.run(`PRAGMA user_version = ${Math.trunc(version)}`)
   if ((await read()) !== version) return { ok: false, detail: 'user_version read back differs' }
+  return { ok: true, detail: `${(performance.now() - started).toFixed(1)} ms` }
+}
+
+/**
+ * On PostgreSQL: whether the server takes writes (not a standby, not read-only), read from one
+ * pool connection, which also proves the pool answers. Nothing is written.
+ */
+async function postgresWriteCheck(app: AppContext) {
+  const started = performance.now()
+  const [r] = await rawRows<{ standby: boolean; read_only: string }>(
+    app.db,
+    sql`SELECT pg_is_in_recovery() AS standby, current_setting('transaction_read_only') AS read_only`,
+  )
+  if (r?.standby) return { ok: false, detail: 'the PostgreSQL server is a standby (read-only)' }
+  if (r?.read_only === 'on') return { ok: false, detail: 'the PostgreSQL session is read-only' }
   return { ok: true, detail: `${(performance.now() - started).toFixed(1)} ms` }
 }
 

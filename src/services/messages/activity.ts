@@ -73,7 +73,7 @@ export async function recordDelivered(app: AppContext, m: MessageRow, at: number
     if (!cur || !(await outbox(app).delivered(cur.seq, at))) return
     await recordDeliveredEvent(app, cur, at)
     await bumpCampaign(app.db, cur.campaignId, { delivered: 1 }, cur.variant)
-    addToRollup(app.sqlite, cur, at, { delivered: 1 })
+    await addToRollup(app.sqlite, cur, at, { delivered: 1 })
   })
 }
 
@@ -156,14 +156,14 @@ export async function recordOpen(
       if (cur.machineOpenedAt === null) {
         await app.db.update(messages).set({ machineOpenedAt: at }).where(eq(messages.id, cur.id))
         await bumpCampaign(app.db, cur.campaignId, { machine_opened: 1 })
-        addToRollup(app.sqlite, cur, at, { machine_opened: 1 })
+        await addToRollup(app.sqlite, cur, at, { machine_opened: 1 })
       }
       return
     }
     if (cur.openedAt === null) {
       await app.db.update(messages).set({ openedAt: at }).where(eq(messages.id, cur.id))
       await bumpCampaign(app.db, cur.campaignId, { opened: 1 }, cur.variant)
-      addToRollup(app.sqlite, cur, at, { opened: 1 })
+      await addToRollup(app.sqlite, cur, at, { opened: 1 })
     }
   })
 }
@@ -203,7 +203,7 @@ export async function recordClick(
     await app.db.update(messages).set(set).where(eq(messages.id, cur.id))
     const firsts = { clicked: set.clickedAt ? 1 : 0, opened: set.openedAt ? 1 : 0 }
     await bumpCampaign(app.db, cur.campaignId, firsts, cur.variant)
-    addToRollup(app.sqlite, cur, at, firsts)
+    await addToRollup(app.sqlite, cur, at, firsts)
   })
 }
 
@@ -243,7 +243,7 @@ export async function recordBounce(
     })
     if (cur.bouncedAt === null) {
       await bumpCampaign(app.db, cur.campaignId, { bounced: 1 })
-      addToRollup(app.sqlite, cur, at, { bounced: 1 })
+      await addToRollup(app.sqlite, cur, at, { bounced: 1 })
       await healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     if (bounce.type === 'hard') {
@@ -282,7 +282,7 @@ export async function recordComplaint(app: AppContext, m: MessageRow, at: number
     if (!cur) return
     if (cur.complainedAt === null) {
       await app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id))
-      addToRollup(app.sqlite, cur, at, { complained: 1 })
+      await addToRollup(app.sqlite, cur, at, { complained: 1 })
       await healthAfterBounceOrComplaint(app, cur.clientId, at)
     }
     await suppress(
@@ -353,7 +353,7 @@ export async function recordReply(
     if (cur && cur.repliedAt === null) {
       await app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id))
       await bumpCampaign(app.db, m.campaignId, { replied: 1 })
-      addToRollup(app.sqlite, cur, at, { replied: 1 })
+      await addToRollup(app.sqlite, cur, at, { replied: 1 })
     }
     return id
   })
@@ -387,7 +387,7 @@ export async function unsubscribeViaMessage(
     const cur = await findMessage(app, m.id)
     if (cur && cur.unsubscribedAt === null) {
       await app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id))
-      addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
+      await addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })
     }
     await bumpCampaign(app.db, m.campaignId, { unsubscribed: 1 })
     return true

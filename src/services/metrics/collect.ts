@@ -1,9 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
+import { type SQL, sql } from 'drizzle-orm'
 import { Counter, collectDefaultMetrics, Gauge, type Registry } from 'prom-client'
 import type { AppContext } from '../../context'
+import type { Db } from '../../db/client'
 import { DB_FILE } from '../../db/data-dir'
+import { DIALECT } from '../../db/dialect'
+import { rawRows } from '../../db/raw'
 import type { Awaitable } from '../../lib/awaitable'
 import { diskSpace } from '../instance/readiness'
 
@@ -41,16 +45,16 @@ export function scrapeMetrics(app: AppContext): Promise<string> {
   const { registry } = app.metrics
   if (!registered.has(registry)) {
     registered.add(registry)
-    registerDatabaseMetrics(registry, app.sqlite, app.config.dataDir)
+    registerDatabaseMetrics(registry, app, app.config.dataDir)
   }
   return registry.metrics()
 }
 
-function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: string): void {
+function registerDatabaseMetrics(registry: Registry, app: AppContext, dataDir: string): void {
   collectDefaultMetrics({ register: registry, prefix: 'herald_' })
   for (const name of SLOW_DEFAULTS) registry.removeSingleMetric(name)
   const registers = [registry]
-  const q = queries(sqlite)
+  const q = DIALECT === 'postgres' ? pgQueries(app.db) : queries(app.sqlite)
 
   new Gauge({
     name: 'herald_campaign_messages',
@@ -107,10 +111,14 @@ function registerDatabaseMetrics(registry: Registry, sqlite: Database, dataDir: 
   })
   new Gauge({
     name: 'herald_database_bytes',
-    help: 'Size of the data file and of its write-ahead log',
+    help: 'Size of the data file and of its write-ahead log (on PostgreSQL: the database, as db)',
     labelNames: ['file'] as const,
     registers,
-    collect() {
+    async collect() {
+      if (DIALECT === 'postgres') {
+        this.set({ file: 'db' }, await postgresDatabaseBytes(app.db))
+        return
+      }
       const path = join(dataDir, DB_FILE)
       this.set({ file: 'db' }, fileSize(path))
       this.set({ file: 'wal' }, fileSize(`${path}-wal`))
@@ -156,6 +164,73 @@ function queries(sqlite: Database) {
     ),
     lastEventSeq: sqlite.query<{ last_seq: number }, []>('SELECT last_seq FROM event_sequence WHERE id = 1'),
   }
+}
+
+/**
+ * The same reads on PostgreSQL, in the shape of the prepared statements above. Sums and counts
+ * come back as strings from the driver: cast to double precision.
+ */
+function pgQueries(db: Db): ReturnType<typeof queries> {
+  const all =
+    <T>(query: SQL) =>
+    () =>
+      rawRows<T>(db, query)
+  const countUpTo = (where: (arg: string | null) => SQL) => ({
+    get: async (...args: (string | number)[]) => {
+      const [arg, limit] = args.length === 2 ? [String(args[0]), Number(args[1])] : [null, Number(args[0])]
+      return (
+        (
+          await rawRows<CountRow>(
+            db,
+            sql`SELECT count(*)::double precision AS n FROM (SELECT 1 FROM ${where(arg)} LIMIT ${limit}) q`,
+          )
+        )[0] ?? null
+      )
+    },
+  })
+  const sums = sql.raw(CAMPAIGN_STATUSES.map((s) => `sum(${s})::double precision AS ${s}`).join(', '))
+  return {
+    campaignTotals: { all: all(sql`SELECT channel, ${sums} FROM campaigns GROUP BY channel`) },
+    sendingCampaigns: { all: all(sql`SELECT id FROM campaigns WHERE status = 'sending'`) },
+    campaignQueued: countUpTo((id) => sql`messages WHERE campaign_id = ${id} AND status = 'queued'`),
+    transactionalQueued: countUpTo(
+      () => sql`messages WHERE campaign_id IS NULL AND source_id IS NULL AND status = 'queued'`,
+    ),
+    activeFlows: {
+      all: all(
+        sql`SELECT id FROM journeys WHERE status = 'active' UNION ALL SELECT id FROM sequences WHERE status = 'active'`,
+      ),
+    },
+    flowQueued: countUpTo((id) => sql`messages WHERE source_id = ${id} AND status = 'queued'`),
+    webhooksPending: countUpTo(() => sql`webhook_deliveries WHERE status = 'pending'`),
+    importTotals: {
+      get: async () =>
+        (
+          await rawRows<Record<'processed' | 'inserted' | 'updated' | 'skipped', number | null>>(
+            db,
+            sql`SELECT sum(processed)::double precision AS processed, sum(inserted)::double precision AS inserted,
+              sum(updated)::double precision AS updated, sum(skipped)::double precision AS skipped FROM contact_imports`,
+          )
+        )[0] ?? null,
+    },
+    lastEventSeq: {
+      get: async () =>
+        (
+          await rawRows<{ last_seq: number }>(
+            db,
+            sql`SELECT last_seq::double precision AS last_seq FROM event_sequence WHERE id = 1`,
+          )
+        )[0] ?? null,
+    },
+  } as unknown as ReturnType<typeof queries>
+}
+
+async function postgresDatabaseBytes(db: Db): Promise<number> {
+  const rows = await rawRows<{ n: number }>(
+    db,
+    sql`SELECT pg_database_size(current_database())::double precision AS n`,
+  )
+  return rows[0]?.n ?? 0
 }
 
 /** Sums each id's bounded count until the cap is reached: 100 sending campaigns cost one cap. */

@@ -1,6 +1,8 @@
 import { and, eq, inArray, lt, notExists, type SQL, sql } from 'drizzle-orm'
 import type { SQLiteColumn, SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type { Ctx } from '../../context'
+import { DIALECT } from '../../db/dialect'
+import { rawRun } from '../../db/raw'
 import {
   oauthCodes,
   oauthGrants,
@@ -56,11 +58,11 @@ export async function purgeExpiredOAuth(ctx: Ctx, chunk = PURGE_CHUNK): Promise<
     oauthRevokedTokens.jti,
     oauthRevokedTokens.expiresAt,
   )
-  // Keyed by (issuer, jti): deleted by rowid.
+  // Keyed by (issuer, jti): deleted by the row's physical id (SQLite's rowid, PostgreSQL's ctid).
   const usedAssertions = await deleteChunk(
     ctx,
     oauthUsedAssertions,
-    sql`rowid`,
+    DIALECT === 'postgres' ? sql`ctid` : sql`rowid`,
     lt(oauthUsedAssertions.expiresAt, ctx.clock.now()),
     chunk,
   )
@@ -103,8 +105,8 @@ async function deleteChunk(
   where: SQL | undefined,
   chunk: number,
 ): Promise<number> {
-  const r = (await ctx.db.run(
+  return await rawRun(
+    ctx.db,
     sql`delete from ${table} where ${key} in (select ${key} from ${table} where ${where} limit ${chunk})`,
-  )) as unknown as { changes: number }
-  return r.changes
+  )
 }

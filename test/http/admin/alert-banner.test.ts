@@ -29,13 +29,13 @@ function bannerOf(html: string): string {
 
 describe('deliverability alert banner in the layout', async () => {
   // Acme: 3 % bounces over 1,000 sends → one open warning (bounce rate).
-  add(acme, { sent: 1000, delivered: 970, bounced: 30 })
+  await add(acme, { sent: 1000, delivered: 970, bounced: 30 })
   await checkSendingHealth(t.ctx, acme, NOW - HOUR * 2)
   // Initech: 0.5 % complaints → a critical alert (at the pause threshold), recorded just now.
-  add(initech, { sent: 1000, delivered: 1000, complained: 5 })
+  await add(initech, { sent: 1000, delivered: 1000, complained: 5 })
   await checkSendingHealth(t.ctx, initech, Date.now())
   // Hooli: as critical, but recorded two hours ago: no longer announced.
-  add(hooli, { sent: 1000, delivered: 1000, complained: 5 })
+  await add(hooli, { sent: 1000, delivered: 1000, complained: 5 })
   await checkSendingHealth(t.ctx, hooli, Date.now() - 2 * HOUR)
   const hooliMember = await signIn(t, await makeUser(t, { role: 'member', clients: [hooli] }))
   const acmeMember = await signIn(t, await makeUser(t, { role: 'member', clients: [acme] }))
@@ -112,7 +112,7 @@ describe('deliverability alert banner in the layout', async () => {
 
   test('a resolved alert leaves the banner', async () => {
     // 20,000 clean sends later the bounce rate over the last 1,000 is 0.
-    countEmail(t, acme, NOW, { sent: 20000, delivered: 20000 })
+    await countEmail(t, acme, NOW, { sent: 20000, delivered: 20000 })
     await checkSendingHealth(t.ctx, acme, Date.now())
     const r = await acmeMember.get('/admin/contacts')
     expect(bannerOf(r.text)).toBe('')

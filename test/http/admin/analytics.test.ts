@@ -37,7 +37,7 @@ describe('analytics and deliverability pages', async () => {
     subject: 'S',
     body_html: '<p>x</p>',
   })
-  add(
+  await add(
     t.defaultClientId,
     NOW - 2 * DAY,
     {
@@ -52,9 +52,9 @@ describe('analytics and deliverability pages', async () => {
     },
     camp.id,
   )
-  add(t.defaultClientId, NOW - DAY, { sent: 200, delivered: 200, opened: 80, clicked: 9 })
+  await add(t.defaultClientId, NOW - DAY, { sent: 200, delivered: 200, opened: 80, clicked: 9 })
   await checkSendingHealth(t.ctx, t.defaultClientId, NOW)
-  add(other, NOW - 3 * DAY, { sent: 500, delivered: 500, opened: 200 })
+  await add(other, NOW - 3 * DAY, { sent: 500, delivered: 500, opened: 200 })
   const owner = await signIn(t)
 
   test('analytics: the funnel and the trend with their numbers', async () => {

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { SignJWT } from 'jose'
+import { rawRows } from '../../../src/db/raw'
 import { oauthUsedAssertions } from '../../../src/db/schema'
 import { BASE, createTestApp } from '../../helpers/app'
 import { serveIdpKeys } from '../../helpers/idp'
@@ -98,9 +100,12 @@ const claim = async (identity_assertion: string) =>
   agent('claim', { registration_id: await registration(), identity_assertion })
 
 const grantsOf = async (subject: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM oauth_grants WHERE subject = ?')
-    .get(subject))!.n
+  (
+    await rawRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT cast(count(*) as int) AS n FROM oauth_grants WHERE subject = ${subject}`,
+    )
+  )[0]!.n
 const CHALLENGE = `Bearer resource_metadata="${BASE}/.well-known/oauth-protected-resource"`
 
 function expectReplayAtToken(res: { status: number; body: unknown }) {
@@ -169,9 +174,12 @@ describe('replay at agent claim', () => {
     expect((await claim(assertion)).status).toBe(200)
     const again = await claim(assertion)
     expectReplayAtClaim(again)
-    const pending = (await t.ctx.sqlite
-      .query<{ n: number }, []>("SELECT count(*) AS n FROM agent_registrations WHERE status = 'pending'")
-      .get())!.n
+    const pending = (
+      await rawRows<{ n: number }>(
+        t.ctx.db,
+        sql`SELECT cast(count(*) as int) AS n FROM agent_registrations WHERE status = 'pending'`,
+      )
+    )[0]!.n
     expect(pending).toBeGreaterThan(0)
   })
 

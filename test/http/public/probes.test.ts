@@ -6,10 +6,18 @@ import { join } from 'node:path'
 import { createApp } from '../../../src/app'
 import { loadConfig } from '../../../src/config'
 import { createAppContext } from '../../../src/create-context'
+import { DIALECT } from '../../../src/db/dialect'
 import { silentLogger } from '../../../src/lib/log'
 import { WORKER_NAMES } from '../../../src/lib/wakers'
 import { createImportWorker } from '../../../src/services/imports/runner'
 import { createTestApp } from '../../helpers/app'
+import { migratedDatabase } from '../../helpers/pg-database'
+
+/** The store the test app would get: a database of its own when the run is on PostgreSQL. */
+const storeEnv = async (): Promise<Record<string, string>> =>
+  DIALECT === 'postgres'
+    ? { HERALD_DATABASE_URL: await migratedDatabase(), HERALD_POSTGRES_PREVIEW: '1' }
+    : { HERALD_DATABASE_URL: '' }
 
 // Liveness answers without I/O; readiness names each check and answers 503 naming the one that
 // fails: a worker stopped, a full data volume (a real tmpfs, when this process may mount one).
@@ -83,7 +91,7 @@ describe('GET /readyz', () => {
     const dir = mount!
     try {
       const ctx = await createAppContext(
-        loadConfig({ data: dir }, { HERALD_PUBLIC_URL: 'http://localhost' }),
+        loadConfig({ data: dir }, { HERALD_PUBLIC_URL: 'http://localhost', ...(await storeEnv()) }),
         {
           log: silentLogger,
         },

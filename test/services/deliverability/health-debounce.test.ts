@@ -64,8 +64,8 @@ describe('the sending-health check, debounced per client', () => {
   test('a bounce after the interval is checked at once; another client is not held back by this one', async () => {
     const b = await tenant('solo')
     const c = await tenant('other')
-    earlier(b.clientId, { sent: 0, bounced: 19 })
-    earlier(c.clientId, { sent: 0, bounced: 20 })
+    await earlier(b.clientId, { sent: 0, bounced: 19 })
+    await earlier(c.clientId, { sent: 0, bounced: 20 })
     const bounce = { type: 'hard' as const, statusCode: '5.1.1', diagnostic: 'no such user' }
     await recordBounce(t.ctx, b.msgs[0]!, bounce, clock.t) // 20 in 1,001: 1.998 %, under 2 %
     expect(await alertsOf(t, b.key)).toEqual([])
@@ -82,8 +82,16 @@ describe('the sending-health check, debounced per client', () => {
     // A burst whose put-off check never ran: the process dies before the job.
     for (const i of [0, 1, 2, 3]) await recordComplaint(t.ctx, d.msgs[i]!, clock.t)
     expect(await alertsOf(t, d.key)).toEqual([])
+    // The same store: the app's PostgreSQL database when the run is on PostgreSQL.
+    const url = t.ctx.config.databaseUrl
     const restarted = await createAppContext(
-      loadConfig({ data: t.dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
+      loadConfig(
+        { data: t.dataDir },
+        {
+          HERALD_PUBLIC_URL: 'http://localhost:8080',
+          ...(url ? { HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' } : {}),
+        },
+      ),
       {
         log: silentLogger,
         clock,
@@ -93,6 +101,7 @@ describe('the sending-health check, debounced per client', () => {
     await healthJob(restarted)
     expect(await alertsOf(t, d.key)).toEqual(['campaigns_paused', 'complaint_rate'])
     expect(await d.secondStatus()).toBe('paused')
-    restarted.sqlite.close()
+    if (url) await restarted.store.close()
+    else restarted.sqlite.close()
   })
 })

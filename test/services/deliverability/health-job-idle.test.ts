@@ -1,4 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
+import { DIALECT } from '../../../src/db/dialect'
+import { rawRows } from '../../../src/db/raw'
 import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { createSendWorker } from '../../../src/queue/worker'
@@ -21,20 +24,32 @@ registerJobs(t.ctx)
 const worker = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
 const fire = () => t.ctx.jobs.tick('deliverability.health')
 
-/** Rows changed on the app's connection since it opened: any write moves it. */
+/**
+ * Rows changed on the app's connection since it opened: any write moves it. On PostgreSQL, the
+ * next transaction id (any transaction that writes takes one; reading it takes none).
+ */
 // The writer's count of changed rows (asked inside a transaction: outside one, reads go to the reader).
-const changes = async () =>
-  await inTransaction(
-    t.ctx.sqlite,
-    async () => (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n,
-  )
+const changes = async (): Promise<number> =>
+  DIALECT === 'postgres'
+    ? Number(
+        (
+          await rawRows<{ n: string }>(
+            t.ctx.db,
+            sql`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS n`,
+          )
+        )[0]!.n,
+      )
+    : await inTransaction(
+        t.ctx.sqlite,
+        async () => (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n,
+      )
 /** The job's runs that ended (each is stored in job_runs by registerJobs' listener). */
 let runs = 0
 t.ctx.jobs.onRunEnd((run) => {
   if (run.name === 'deliverability.health') runs++
 })
 const stored = async () =>
-  (await t.ctx.sqlite.query("SELECT name FROM job_runs WHERE name = 'deliverability.health'").all()).length
+  (await rawRows(t.ctx.db, sql`SELECT name FROM job_runs WHERE name = 'deliverability.health'`)).length
 
 async function alerts(key: string) {
   return ((await t.call('GET', '/api/v1/deliverability/alerts', { key })).body.data as { kind: string }[])

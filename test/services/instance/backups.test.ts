@@ -5,12 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../../src/config'
 import { createAppContext } from '../../../src/create-context'
+import { DIALECT } from '../../../src/db/dialect'
 import { embeddedMigrations } from '../../../src/db/migrations.generated'
 import { holdServerLock } from '../../../src/db/server-lock'
 import { registerJobs } from '../../../src/jobs'
 import { silentLogger } from '../../../src/lib/log'
 import { startSending } from '../../../src/queue/start'
 import { sendDeps } from '../../../src/sending'
+import { BackupNotOnPostgresError, backupTo } from '../../../src/services/instance/backup'
 import { RestoreRefused, restoreBackup } from '../../../src/services/instance/restore'
 import { createTestApp } from '../../helpers/app'
 import { testClock } from '../../helpers/journey'
@@ -46,7 +48,9 @@ async function dump(file: string): Promise<Record<string, unknown[]>> {
   }
 }
 
-describe('scheduled backups and restore', async () => {
+// The backups copy the SQLite data file: on PostgreSQL they answer with pg_dump instead (below).
+describe.skipIf(DIALECT === 'postgres')('scheduled backups and restore', async () => {
+  if (DIALECT === 'postgres') return
   // The real time while seeding (the campaign must send), then set by the test.
   let fixed: number | null = null
   const clock = { now: () => fixed ?? Date.now() }
@@ -174,36 +178,51 @@ test('no backups.run job unless HERALD_BACKUP_DIR is set', async () => {
   expect(herald.ctx.jobs.list().some((j) => j.name === 'backups.run')).toBe(false)
 })
 
-test('a data file at an older migration is copied before the upgrade migrates it', async () => {
-  const fixture = join(import.meta.dir, '../../fixtures/pre-flows')
-  const dir = join(scratch, 'upgrade')
-  mkdirSync(dir)
-  copyFileSync(join(fixture, 'herald.db'), join(dir, 'herald.db'))
-  copyFileSync(join(fixture, 'secret.key'), join(dir, 'secret.key'))
-  const tagsBefore = (await dump(join(dir, 'herald.db'))).herald_migrations as { tag: string }[]
-  const lines: unknown[] = []
-  const log = { ...silentLogger, info: (msg: string, fields?: unknown) => lines.push({ msg, fields }) }
-  const ctx = await createAppContext(loadConfig({ data: dir }, {}), {
-    log,
-    clock: testClock('2026-05-01T00:00:00.000Z'),
-  })
-  await ctx.store.close()
-  const last = tagsBefore.at(-1)!.tag
-  const name = `pre-migrate-${last}-2026-05-01T00-00-00-000Z.db`
-  expect(readdirSync(join(dir, 'backups'))).toEqual([name])
-  const copy = (await dump(join(dir, 'backups', name))).herald_migrations as { tag: string }[]
-  expect(copy.map((r) => r.tag)).toEqual(tagsBefore.map((r) => r.tag))
-  expect(copy.length).toBeLessThan(embeddedMigrations.length)
-  expect(lines).toContainEqual({
-    msg: 'backup before migrating',
-    fields: { file: join(dir, 'backups', name), from: last },
-  })
-  // Opened again, nothing is pending: no second copy.
-  await (await createAppContext(loadConfig({ data: dir }, {}), { log })).store.close()
-  expect(readdirSync(join(dir, 'backups')).length).toBe(1)
-})
+test.skipIf(DIALECT === 'postgres')(
+  'a data file at an older migration is copied before the upgrade migrates it',
+  async () => {
+    const fixture = join(import.meta.dir, '../../fixtures/pre-flows')
+    const dir = join(scratch, 'upgrade')
+    mkdirSync(dir)
+    copyFileSync(join(fixture, 'herald.db'), join(dir, 'herald.db'))
+    copyFileSync(join(fixture, 'secret.key'), join(dir, 'secret.key'))
+    const tagsBefore = (await dump(join(dir, 'herald.db'))).herald_migrations as { tag: string }[]
+    const lines: unknown[] = []
+    const log = { ...silentLogger, info: (msg: string, fields?: unknown) => lines.push({ msg, fields }) }
+    const ctx = await createAppContext(loadConfig({ data: dir }, {}), {
+      log,
+      clock: testClock('2026-05-01T00:00:00.000Z'),
+    })
+    await ctx.store.close()
+    const last = tagsBefore.at(-1)!.tag
+    const name = `pre-migrate-${last}-2026-05-01T00-00-00-000Z.db`
+    expect(readdirSync(join(dir, 'backups'))).toEqual([name])
+    const copy = (await dump(join(dir, 'backups', name))).herald_migrations as { tag: string }[]
+    expect(copy.map((r) => r.tag)).toEqual(tagsBefore.map((r) => r.tag))
+    expect(copy.length).toBeLessThan(embeddedMigrations.length)
+    expect(lines).toContainEqual({
+      msg: 'backup before migrating',
+      fields: { file: join(dir, 'backups', name), from: last },
+    })
+    // Opened again, nothing is pending: no second copy.
+    await (await createAppContext(loadConfig({ data: dir }, {}), { log })).store.close()
+    expect(readdirSync(join(dir, 'backups')).length).toBe(1)
+  },
+)
 
 test('a new data file is not copied before its first migrations', async () => {
   const herald = await createTestApp()
   expect(existsSync(join(herald.dataDir, 'backups'))).toBe(false)
+})
+
+describe.skipIf(DIALECT !== 'postgres')('on PostgreSQL', () => {
+  test('a backup is refused with what to use instead; no backups.run job even with HERALD_BACKUP_DIR', async () => {
+    const herald = await createTestApp({ env: { HERALD_BACKUP_DIR: join(scratch, 'pg-backups') } })
+    const err = await backupTo(herald.ctx.sqlite, join(scratch, 'pg.db')).catch((e) => e)
+    expect(err).toBeInstanceOf(BackupNotOnPostgresError)
+    expect((err as Error).message).toContain('pg_dump')
+    expect(existsSync(join(scratch, 'pg.db'))).toBe(false)
+    registerJobs(herald.ctx)
+    expect(herald.ctx.jobs.list().some((j) => j.name === 'backups.run')).toBe(false)
+  })
 })

@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
-import { users } from '../../../src/db/schema'
+import { sql } from 'drizzle-orm'
+import { rawRows } from '../../../src/db/raw'
+import { oauthGrants, users } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { HOUR_MS } from '../../../src/lib/time'
@@ -48,11 +50,12 @@ const app = await oauthClient(false)
 const userId = (await t.ctx.db.select({ id: users.id }).from(users).limit(1))[0]!.id
 
 const count = async (table: string, grantId: string) =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, [string]>(
-      `SELECT count(*) AS n FROM ${table} WHERE ${table === 'oauth_grants' ? 'id' : 'grant_id'} = ?`,
+  (
+    await rawRows<{ n: number }>(
+      t.ctx.db,
+      sql`SELECT cast(count(*) as int) AS n FROM ${sql.raw(table)} WHERE ${sql.raw(table === 'oauth_grants' ? 'id' : 'grant_id')} = ${grantId}`,
     )
-    .get(grantId))!.n
+  )[0]!.n
 const grantOf = (jwt: string) =>
   (JSON.parse(Buffer.from(jwt.split('.')[1]!, 'base64url').toString()).jti as string).split('.')[0]!
 const contactsWith = async (token: string) =>
@@ -122,11 +125,14 @@ describe('oauth.purge', () => {
   })
 
   test('a code never exchanged goes RETENTION after it expired, with its grant', async () => {
-    const before = (await t.ctx.sqlite.query<{ id: string }, []>('SELECT id FROM oauth_grants').all()).length
+    const before = (await rawRows<{ id: string }>(t.ctx.db, sql`SELECT id FROM oauth_grants`)).length
     await code()
-    const grant = (await t.ctx.sqlite
-      .query<{ id: string }, []>('SELECT grant_id AS id FROM oauth_codes WHERE used_at IS NULL')
-      .get())!.id
+    const grant = (
+      await rawRows<{ id: string }>(
+        t.ctx.db,
+        sql`SELECT grant_id AS id FROM oauth_codes WHERE used_at IS NULL`,
+      )
+    )[0]!.id
     const at = clock.t
     clock.t = at + CODE_TTL_MS + OAUTH_RETENTION_MS - 1
     await purge()
@@ -136,15 +142,14 @@ describe('oauth.purge', () => {
     await purge()
     expect(await count('oauth_codes', grant)).toBe(0)
     expect(await count('oauth_grants', grant)).toBe(0)
-    expect((await t.ctx.sqlite.query('SELECT id FROM oauth_grants').all()).length).toBe(before)
+    expect((await rawRows(t.ctx.db, sql`SELECT id FROM oauth_grants`)).length).toBe(before)
   })
 
   test('a revoked access token’s jti goes RETENTION after the token expired', async () => {
     const token = (await clientCredentials(t.ctx, machine, {})).access_token
     await revokeToken(t.ctx, machine, token)
     expect(await contactsWith(token)).toBe(401)
-    const revoked = async () =>
-      (await t.ctx.sqlite.query('SELECT jti FROM oauth_revoked_tokens').all()).length
+    const revoked = async () => (await rawRows(t.ctx.db, sql`SELECT jti FROM oauth_revoked_tokens`)).length
     expect(await revoked()).toBe(1)
     clock.t += ACCESS_TOKEN_TTL_MS + OAUTH_RETENTION_MS - 1000
     await purge()
@@ -157,22 +162,22 @@ describe('oauth.purge', () => {
   test('live rows stay; a backlog over one chunk goes in one run of the job', async () => {
     const live = (await clientCredentials(t.ctx, machine, {})).access_token
     const old = clock.t - ACCESS_TOKEN_TTL_MS - OAUTH_RETENTION_MS - 1
-    const insert = t.ctx.sqlite.prepare(
-      "INSERT INTO oauth_grants (id, oauth_client_id, subject, tenant, scopes, created_at) VALUES (?, ?, ?, NULL, '[]', ?)",
-    )
+    const rows = Array.from({ length: PURGE_CHUNK * 2 + 5 }, (_, i) => ({
+      id: `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
+      oauthClientId: machine.id,
+      subject: machine.id,
+      tenant: null,
+      scopes: [],
+      createdAt: old,
+    }))
     await inTransaction(t.ctx.sqlite, async () => {
-      for (let i = 0; i < PURGE_CHUNK * 2 + 5; i++)
-        await insert.run(
-          `01a00000-0000-7000-8000-${String(i).padStart(12, '0')}`,
-          machine.id,
-          machine.id,
-          old,
-        )
+      for (let i = 0; i < rows.length; i += 500)
+        await t.ctx.db.insert(oauthGrants).values(rows.slice(i, i + 500))
     })
     await purge()
-    const left = (await t.ctx.sqlite
-      .query<{ n: number }, []>('SELECT count(*) AS n FROM oauth_grants')
-      .get())!.n
+    const left = (
+      await rawRows<{ n: number }>(t.ctx.db, sql`SELECT cast(count(*) as int) AS n FROM oauth_grants`)
+    )[0]!.n
     expect(left).toBe(1)
     expect(await count('oauth_grants', grantOf(live))).toBe(1)
     expect(await contactsWith(live)).toBe(200)
