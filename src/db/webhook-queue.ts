@@ -1,9 +1,11 @@
 import type { Database } from 'bun:sqlite'
 import { eq } from 'drizzle-orm'
 import type { DeliveryStatus, DisabledReason } from '../lib/enums'
-import type { Db } from './client'
+import type { Db, Store } from './client'
+import { pgWebhookQueue } from './postgres/webhook-queue'
 import { perConnection } from './prepared'
 import { type WebhookDeliveryRow, type WebhookRow, webhookDeliveries, webhooks } from './schema'
+import type { AttemptCounters, WebhookQueue } from './webhook-queue-api'
 
 // The webhook outbox's statements: fan-out's mark and inserts, the worker's lease
 // claims, and the outcome of each attempt. SQLite-only constructs (json_each) stay behind these
@@ -98,113 +100,66 @@ function toDeliveryRow(r: Record<string, unknown>): WebhookDeliveryRow {
   }
 }
 
-// ── fan-out ──────────────────────────────────────────────────────────────────────────────────
-
-/** The last event seq fan-out has turned into deliveries. */
-export async function dispatchMark(sqlite: Database): Promise<number> {
-  const row = await statements(sqlite).mark.get(DISPATCH)
-  if (!row) throw new Error('webhook_dispatch has no "events" row (migration 0009 creates it)')
-  return row.m
+function sqliteQueue(sqlite: Database): WebhookQueue {
+  const s = statements(sqlite)
+  return {
+    async dispatchMark() {
+      const row = await s.mark.get(DISPATCH)
+      if (!row) throw new Error('webhook_dispatch has no "events" row (migration 0009 creates it)')
+      return row.m
+    },
+    advanceDispatchMark: async (from, to) => (await s.advanceMark.run(DISPATCH, from, to)).changes === 1,
+    activeHooksOf: async (clientId) => await s.activeHooksOf.all(clientId),
+    async insertDelivery(d) {
+      await s.insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
+    },
+    async expireLeases(now) {
+      await s.expireLeases.run(now)
+    },
+    idleHooks: async (busy) => (await s.idleHooks.all(JSON.stringify(busy))).map((r) => r.id),
+    claimForHook: async (webhookId, now, leaseEnd, limit) =>
+      (await s.claimForHook.all(leaseEnd, webhookId, now, limit)).map(toDeliveryRow),
+    nextDueAt: async (busy) => (await s.nextDue.get(JSON.stringify(busy)))?.t ?? null,
+    async releaseDelivery(id, at) {
+      await s.release.run(at, id)
+    },
+    isHookActive: async (webhookId) => Boolean((await s.isActive.get(webhookId))?.active),
+    async logAttempt(a) {
+      await s.logAttempt.run(
+        Bun.randomUUIDv7(),
+        a.deliveryId,
+        a.at,
+        a.status,
+        a.durationMs,
+        a.excerpt,
+        a.error,
+      )
+    },
+    async markDeliverySucceeded(id, c) {
+      await s.succeeded.run(id, c.attempts, c.lastStatus, c.lastError, c.at)
+    },
+    async clearHookFailing(id) {
+      await s.clearFailing.run(id)
+    },
+  }
 }
 
-/** Moves the mark from `from` to `to`; false when another fan-out moved it first. */
-export async function advanceDispatchMark(sqlite: Database, from: number, to: number): Promise<boolean> {
-  return (await statements(sqlite).advanceMark.run(DISPATCH, from, to)).changes === 1
-}
+const built = new WeakMap<Database, WebhookQueue>()
 
-/** A client's active endpoints and the event types each subscribes to (JSON text). */
-export async function activeHooksOf(
-  sqlite: Database,
-  clientId: string,
-): Promise<{ id: string; events: string }[]> {
-  return await statements(sqlite).activeHooksOf.all(clientId)
-}
-
-/** One new pending delivery of an event to an endpoint, due at `now`. */
-export async function insertDelivery(
-  sqlite: Database,
-  d: { id: string; webhookId: string; clientId: string; eventId: string; eventType: string; now: number },
-): Promise<void> {
-  await statements(sqlite).insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
-}
-
-// ── the worker's claims ──────────────────────────────────────────────────────────────────────
-
-/** Deliveries whose lease ended before `now` are pending again. */
-export async function expireLeases(sqlite: Database, now: number): Promise<void> {
-  await statements(sqlite).expireLeases.run(now)
-}
-
-/** Active endpoints other than `busy`, in id order. */
-export async function idleHooks(sqlite: Database, busy: readonly string[]): Promise<string[]> {
-  return (await statements(sqlite).idleHooks.all(JSON.stringify(busy))).map((r) => r.id)
-}
-
-/** Leases up to `limit` of an endpoint's due deliveries until `leaseEnd`, oldest first. */
-export async function claimForHook(
-  sqlite: Database,
-  webhookId: string,
-  now: number,
-  leaseEnd: number,
-  limit: number,
-): Promise<WebhookDeliveryRow[]> {
-  return (await statements(sqlite).claimForHook.all(leaseEnd, webhookId, now, limit)).map(toDeliveryRow)
-}
-
-/** The earliest due time (or lease end) of any delivery to an active endpoint not in `busy`. */
-export async function nextDueAt(sqlite: Database, busy: readonly string[]): Promise<number | null> {
-  return (await statements(sqlite).nextDue.get(JSON.stringify(busy)))?.t ?? null
-}
-
-/** Gives a leased delivery back, due at `at` (same attempt count). */
-export async function releaseDelivery(sqlite: Database, id: string, at: number): Promise<void> {
-  await statements(sqlite).release.run(at, id)
-}
-
-/** Whether the endpoint exists and is active (read before each send of a chain). */
-export async function isHookActive(sqlite: Database, webhookId: string): Promise<boolean> {
-  return Boolean((await statements(sqlite).isActive.get(webhookId))?.active)
+/** The webhook queue of a store: prepared statements on SQLite, their drizzle twin on PostgreSQL. */
+export function webhookQueueOf(store: Store): WebhookQueue {
+  let q = built.get(store.sqlite)
+  if (!q) {
+    q = store.dialect === 'postgres' ? pgWebhookQueue(store.db) : sqliteQueue(store.sqlite)
+    built.set(store.sqlite, q)
+  }
+  return q
 }
 
 // ── outcomes ─────────────────────────────────────────────────────────────────────────────────
 
 export async function webhookById(db: Db, id: string): Promise<WebhookRow | undefined> {
   return (await db.select().from(webhooks).where(eq(webhooks.id, id)).limit(1))[0]
-}
-
-/** Logs one attempt (status null when no response came back). */
-export async function logAttempt(
-  sqlite: Database,
-  a: {
-    deliveryId: string
-    at: number
-    status: number | null
-    durationMs: number
-    excerpt: string | null
-    error: string | null
-  },
-): Promise<void> {
-  await statements(sqlite).logAttempt.run(
-    Bun.randomUUIDv7(),
-    a.deliveryId,
-    a.at,
-    a.status,
-    a.durationMs,
-    a.excerpt,
-    a.error,
-  )
-}
-
-export interface AttemptCounters {
-  attempts: number
-  lastStatus: number | null
-  lastError: string | null
-  at: number
-}
-
-/** The delivery is done. */
-export async function markDeliverySucceeded(sqlite: Database, id: string, c: AttemptCounters): Promise<void> {
-  await statements(sqlite).succeeded.run(id, c.attempts, c.lastStatus, c.lastError, c.at)
 }
 
 /** The delivery failed for good (`retryAt` null) or waits for its next attempt. */
@@ -225,11 +180,6 @@ export async function markDeliveryFailed(
     .where(eq(webhookDeliveries.id, id))
 }
 
-/** The endpoint is not failing (any more). */
-export async function clearHookFailing(sqlite: Database, id: string): Promise<void> {
-  await statements(sqlite).clearFailing.run(id)
-}
-
 /** Sets (or clears) the endpoint's failing clock, disabling it when `disable` names a reason. */
 export async function setHookFailing(
   db: Db,
@@ -246,3 +196,5 @@ export async function setHookFailing(
     )
     .where(eq(webhooks.id, id))
 }
+
+export type { AttemptCounters, AttemptLog, NewDelivery, WebhookQueue } from './webhook-queue-api'

@@ -1,15 +1,9 @@
+import type { Database } from 'bun:sqlite'
 import type { AppContext } from '../context'
 import { eventBody } from '../db/events'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
 import { inTransaction } from '../db/transaction'
-import {
-  clearHookFailing,
-  logAttempt,
-  markDeliveryFailed,
-  markDeliverySucceeded,
-  setHookFailing,
-  webhookById,
-} from '../db/webhook-queue'
+import { markDeliveryFailed, setHookFailing, webhookById, webhookQueueOf } from '../db/webhook-queue'
 import { decryptSecret } from '../lib/crypto'
 import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
@@ -52,7 +46,10 @@ export function signingSecrets(app: AppContext, hook: WebhookRow): string[] {
 /** The JSON body: the stored test payload, or the envelope built from the event row. */
 export async function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): Promise<string | null> {
   if (delivery.payload !== null) return delivery.payload
-  const event = await eventBody(app.sqlite, delivery.eventId)
+  // Read outside any transaction: on PostgreSQL that takes the store's db (the sqlite handle
+  // reaches only an open transaction).
+  const source = app.store.dialect === 'postgres' ? (app.db as unknown as Database) : app.sqlite
+  const event = await eventBody(source, delivery.eventId)
   if (!event) return null
   return `{"id":${JSON.stringify(toPrefixedId('event', event.id))},"type":${JSON.stringify(event.type)},"created_at":"${iso(event.occurred_at)}","data":${event.data}}`
 }
@@ -135,8 +132,8 @@ async function writeOutcome(
   { hook, delivery, result, at: now }: Outcome,
   policy: DeliveryPolicy,
 ): Promise<WebhookOutcome> {
-  const { sqlite } = app
-  await logAttempt(sqlite, {
+  const q = webhookQueueOf(app.store)
+  await q.logAttempt({
     deliveryId: delivery.id,
     at: now,
     status: result.status,
@@ -151,8 +148,8 @@ async function writeOutcome(
     at: now,
   }
   if (succeeded(result)) {
-    await markDeliverySucceeded(sqlite, delivery.id, counters)
-    if (!delivery.test) await clearHookFailing(sqlite, hook.id)
+    await q.markDeliverySucceeded(delivery.id, counters)
+    if (!delivery.test) await q.clearHookFailing(hook.id)
     return 'succeeded'
   }
   const gone = result.status === 410

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context'
 import { eventsAfter } from '../db/events'
 import { inTransaction } from '../db/transaction'
-import { activeHooksOf, advanceDispatchMark, dispatchMark, insertDelivery } from '../db/webhook-queue'
+import { webhookQueueOf } from '../db/webhook-queue'
 
 // Fan-out: events past the persisted high-water mark (by `seq`, which is commit order even
 // with several writer processes: src/db/events.ts) become one delivery row per matching active
@@ -16,18 +16,19 @@ const BATCH = 1000
 /** Creates deliveries for the next batch of new events; `more` when another batch waits. */
 export async function fanOut(app: AppContext): Promise<{ created: number; more: boolean }> {
   const { sqlite } = app
+  const q = webhookQueueOf(app.store)
   return await inTransaction(sqlite, async () => {
-    const mark = await dispatchMark(sqlite)
+    const mark = await q.dispatchMark()
     const rows = await eventsAfter(sqlite, mark, BATCH)
     if (rows.length === 0) return { created: 0, more: false }
-    if (!(await advanceDispatchMark(sqlite, mark, rows.at(-1)!.seq))) return { created: 0, more: true }
+    if (!(await q.advanceDispatchMark(mark, rows.at(-1)!.seq))) return { created: 0, more: true }
     const hooksOf = new Map<string, { id: string; events: Set<string> }[]>()
     const now = app.clock.now()
     let n = 0
     for (const e of rows) {
       let hooks = hooksOf.get(e.client_id)
       if (!hooks) {
-        hooks = (await activeHooksOf(sqlite, e.client_id)).map((h) => ({
+        hooks = (await q.activeHooksOf(e.client_id)).map((h) => ({
           id: h.id,
           events: new Set(JSON.parse(h.events) as string[]),
         }))
@@ -35,7 +36,7 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
       }
       for (const h of hooks) {
         if (h.id > e.id || !h.events.has(e.type)) continue
-        await insertDelivery(sqlite, {
+        await q.insertDelivery({
           id: Bun.randomUUIDv7(),
           webhookId: h.id,
           clientId: e.client_id,

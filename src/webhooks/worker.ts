@@ -1,14 +1,6 @@
 import type { AppContext } from '../context'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
-import {
-  claimForHook,
-  expireLeases,
-  idleHooks,
-  isHookActive,
-  nextDueAt,
-  releaseDelivery,
-  webhookById,
-} from '../db/webhook-queue'
+import { webhookById, webhookQueueOf } from '../db/webhook-queue'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../queue/leased-worker'
 import type { AttemptResult } from './attempt'
 import {
@@ -93,7 +85,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const resolve = cachingResolver(hostResolver(app.config.dnsServers), options.dnsCacheMs ?? 5000, () =>
     app.clock.now(),
   )
-  const { sqlite } = app
+  const q = webhookQueueOf(app.store)
 
   let stopped = false
   let nextDue: number | null | undefined
@@ -131,7 +123,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   async function close(lane: Lane) {
     const now = app.clock.now()
     try {
-      for (const r of lane.queue) await releaseDelivery(sqlite, r.id, now)
+      for (const r of lane.queue) await q.releaseDelivery(r.id, now)
     } catch (err) {
       // A database that cannot write (a full volume): the rows keep their leases and are due
       // again when those expire. Thrown here it would end the process from a request's callback.
@@ -147,7 +139,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     // may have disabled it, or a 410 of a request in flight): the loop below is synchronous, so
     // the answer cannot change while it runs.
     if (lane.inFlight < inFlight && lane.queue.length > 0)
-      if (stopped || !lane.hook.active || !(await isHookActive(sqlite, lane.id))) return await close(lane)
+      if (stopped || !lane.hook.active || !(await q.isHookActive(lane.id))) return await close(lane)
     while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
       lane.inFlight++
@@ -180,17 +172,14 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
 
   /** Claims rows for every active endpoint whose lane has room (or that has none yet). */
   async function claim(now: number): Promise<number> {
-    await expireLeases(sqlite, now)
+    await q.expireLeases(now)
     const full = [...lanes.values()].filter((l) => l.queue.length >= inFlight || !l.hook.active)
     let claimed = 0
-    for (const id of await idleHooks(
-      sqlite,
-      full.map((l) => l.id),
-    )) {
+    for (const id of await q.idleHooks(full.map((l) => l.id))) {
       let lane = lanes.get(id)
       if (!lane && lanes.size >= maxLanes) continue
       const held = lane ? lane.queue.length + lane.inFlight : 0
-      const rows = await claimForHook(sqlite, id, now, now + leaseMs, perEndpoint - held)
+      const rows = await q.claimForHook(id, now, now + leaseMs, perEndpoint - held)
       if (lane) lane.hungry = false
       if (rows.length === 0) continue
       rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
@@ -198,7 +187,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       // signing for 24 h anyway).
       const hook = await webhookById(app.db, id)
       if (!hook) {
-        for (const r of rows) await releaseDelivery(sqlite, r.id, now)
+        for (const r of rows) await q.releaseDelivery(r.id, now)
         continue
       }
       if (!lane) {
@@ -228,7 +217,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       nextDue = undefined
       worked = true
     }
-    if (nextDue === undefined) nextDue = await nextDueAt(sqlite, [...lanes.keys()])
+    if (nextDue === undefined) nextDue = await q.nextDueAt([...lanes.keys()])
     // Lanes at work kick the worker when they run low; until then wake at the next due retry.
     return { worked, nextAt: nextDue ?? null }
   }
@@ -237,7 +226,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     name: 'webhooks',
     async recover() {
       // Claims of a process that died are due again once their leases ran out (same webhook-id).
-      await expireLeases(sqlite, app.clock.now())
+      await q.expireLeases(app.clock.now())
     },
     pass,
     idleMs: pollMs,

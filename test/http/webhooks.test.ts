@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { webhooks } from '../../src/db/schema'
 import { createTestApp } from '../helpers/app'
 import { startDnsServer } from '../helpers/dns-server'
 import { scenarios } from '../helpers/scenarios'
@@ -41,10 +43,11 @@ describe('webhook CRUD', () => {
     expect(list.body.data.map((w: { id: string }) => w.id)).toContain(hook.id)
     expect(list.text).not.toContain(hook.secret)
     // The secret is stored encrypted.
-    const stored = (await t.ctx.sqlite.query('SELECT secret FROM webhooks WHERE id = ?').get(hook.id)) as {
-      secret: string
-    }
-    expect(stored.secret).not.toContain(hook.secret.slice(6))
+    const [stored] = await t.ctx.db
+      .select({ secret: webhooks.secret })
+      .from(webhooks)
+      .where(eq(webhooks.id, hook.id))
+    expect(stored!.secret).not.toContain(hook.secret.slice(6))
   })
 
   test('the secret is shown again only to admin:*', async () => {

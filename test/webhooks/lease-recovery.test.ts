@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from 'bun:test'
-import { claimForHook } from '../../src/db/webhook-queue'
+import { webhookQueueOf } from '../../src/db/webhook-queue'
 import { toPrefixedId } from '../../src/lib/ids'
 import { fanOut } from '../../src/webhooks/fanout'
 import { createWebhookWorker } from '../../src/webhooks/worker'
@@ -30,7 +30,7 @@ test('at start-up a delivery leased by a live process is left alone; one whose l
       (await t.call('PATCH', `/api/v1/contacts/${c.id}`, { key, body: { status: 'unsubscribed' } })).status,
     ).toBe(200)
     expect((await fanOut(t.ctx)).created).toBe(1)
-    expect(await claimForHook(t.ctx.sqlite, hook.id, now, now + LEASE, 10)).toHaveLength(1)
+    expect(await webhookQueueOf(t.ctx.store).claimForHook(hook.id, now, now + LEASE, 10)).toHaveLength(1)
     return toPrefixedId('contact', c.id)
   }
   // One process claims a delivery and dies; half a lease later another claims the next one.

@@ -1,7 +1,7 @@
-import { and, eq, isNotNull, isNull, or } from 'drizzle-orm'
+import { and, eq, inArray, isNotNull, isNull, or } from 'drizzle-orm'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
-import { type WebhookRow, webhookDeliveries, webhooks } from '../../db/schema'
+import { type WebhookRow, webhookAttempts, webhookDeliveries, webhooks } from '../../db/schema'
 import { findVisible, listFilter, ownerForCreate } from '../../db/tenant'
 import { type FieldError, notFound, validationFailed } from '../../errors'
 import { encryptSecret } from '../../lib/crypto'
@@ -126,11 +126,17 @@ export async function updateWebhook(ctx: Ctx, id: string, patch: WebhookPatch, u
 /** Removes the webhook with its outbox and attempt log. */
 export async function deleteWebhook(ctx: Ctx, id: string) {
   await findWebhookRow(ctx, id)
-  await ctx.sqlite
-    .query(
-      'DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries WHERE webhook_id = ?)',
+  await ctx.db
+    .delete(webhookAttempts)
+    .where(
+      inArray(
+        webhookAttempts.deliveryId,
+        ctx.db
+          .select({ id: webhookDeliveries.id })
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.webhookId, id)),
+      ),
     )
-    .run(id)
   await ctx.db.delete(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id))
   await ctx.db.delete(webhooks).where(eq(webhooks.id, id))
   return { id, deleted: true }

@@ -1,0 +1,59 @@
+import type { WebhookDeliveryRow } from './schema'
+
+// What the webhook queue offers, on either store (webhook-queue.ts builds it: prepared
+// statements on SQLite, postgres/webhook-queue.ts on PostgreSQL).
+
+/** The statements behind a store's webhook queue, in the order the worker uses them. */
+export interface WebhookQueue {
+  /** The last event seq fan-out has turned into deliveries. */
+  dispatchMark(): Promise<number>
+  /** Moves the mark from `from` to `to`; false when another fan-out moved it first. */
+  advanceDispatchMark(from: number, to: number): Promise<boolean>
+  /** A client's active endpoints and the event types each subscribes to (JSON text). */
+  activeHooksOf(clientId: string): Promise<{ id: string; events: string }[]>
+  /** One new pending delivery of an event to an endpoint, due at `now`. */
+  insertDelivery(d: NewDelivery): Promise<void>
+  /** Deliveries whose lease ended before `now` are pending again. */
+  expireLeases(now: number): Promise<void>
+  /** Active endpoints other than `busy`, in id order. */
+  idleHooks(busy: readonly string[]): Promise<string[]>
+  /** Leases up to `limit` of an endpoint's due deliveries until `leaseEnd`, oldest first. */
+  claimForHook(webhookId: string, now: number, leaseEnd: number, limit: number): Promise<WebhookDeliveryRow[]>
+  /** The earliest due time (or lease end) of any delivery to an active endpoint not in `busy`. */
+  nextDueAt(busy: readonly string[]): Promise<number | null>
+  /** Gives a leased delivery back, due at `at` (same attempt count). */
+  releaseDelivery(id: string, at: number): Promise<void>
+  /** Whether the endpoint exists and is active (read before each send of a chain). */
+  isHookActive(webhookId: string): Promise<boolean>
+  /** Logs one attempt (status null when no response came back). */
+  logAttempt(a: AttemptLog): Promise<void>
+  /** The delivery is done. */
+  markDeliverySucceeded(id: string, c: AttemptCounters): Promise<void>
+  /** The endpoint is not failing (any more). */
+  clearHookFailing(id: string): Promise<void>
+}
+
+export interface NewDelivery {
+  id: string
+  webhookId: string
+  clientId: string
+  eventId: string
+  eventType: string
+  now: number
+}
+
+export interface AttemptLog {
+  deliveryId: string
+  at: number
+  status: number | null
+  durationMs: number
+  excerpt: string | null
+  error: string | null
+}
+
+export interface AttemptCounters {
+  attempts: number
+  lastStatus: number | null
+  lastError: string | null
+  at: number
+}
