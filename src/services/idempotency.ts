@@ -1,5 +1,6 @@
 import { and, eq, isNull, lt, or } from 'drizzle-orm'
 import type { AppContext } from '../context'
+import { changedRows } from '../db/raw'
 import { idempotencyKeys } from '../db/schema'
 import { ServiceError } from '../errors'
 import { defineVerb } from './verbs/define'
@@ -80,15 +81,15 @@ export async function abandonIdempotent(ctx: AppContext, credentialId: string, k
 /** Scheduled purge of stored responses older than 24 h (and crashed in-flight markers). */
 export async function purgeIdempotencyKeys(ctx: AppContext): Promise<number> {
   const now = ctx.clock.now()
-  const result = (await ctx.db
+  const result = await ctx.db
     .delete(idempotencyKeys)
     .where(
       or(
         lt(idempotencyKeys.createdAt, now - IDEMPOTENCY_TTL_MS),
         and(isNull(idempotencyKeys.status), lt(idempotencyKeys.createdAt, now - STALE_IN_FLIGHT_MS)),
       ),
-    )) as unknown as { changes: number }
-  return result.changes
+    )
+  return changedRows(result)
 }
 
 /** Deletes stored responses past their 24 hours (a scheduled job). */

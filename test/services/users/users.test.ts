@@ -1,8 +1,10 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { withActor } from '../../../src/context'
 import { migrate } from '../../../src/db/migrate'
 import { embeddedMigrations } from '../../../src/db/migrations.generated'
+import { portalSessions, users } from '../../../src/db/schema'
 import { ServiceError } from '../../../src/errors'
 import { type PortalRole, systemActor, userActor } from '../../../src/services/actors/actor'
 import { attemptLogin } from '../../../src/services/portal-auth/login'
@@ -25,9 +27,11 @@ import { createTestApp } from '../../helpers/app'
 const t = await createTestApp({ env: { HERALD_ADMIN_PASSWORD: 'owner-password-123' } })
 const other = await t.client('Other')
 const consoleCtx = withActor(t.ctx, systemActor('console'), 'test')
-const owner = (await t.ctx.sqlite.query("SELECT id FROM users WHERE email = 'admin@localhost'").get()) as {
-  id: string
-}
+const owner = await t.ctx.db
+  .select({ id: users.id })
+  .from(users)
+  .where(eq(users.email, 'admin@localhost'))
+  .then((r) => r[0]!)
 const as = (id: string, role: PortalRole, clients: string[] | null = null) =>
   withActor(t.ctx, userActor({ id, role, clients, workspace: clients?.[0] ?? t.defaultClientId }), 'test')
 
@@ -57,12 +61,11 @@ describe('users verbs', () => {
     })
     expect(created.email).toBe('new.person@example.com')
     expect(created.password).toMatch(/^[0-9A-Za-z]{20,}$/)
-    const row = (await t.ctx.sqlite
-      .query('SELECT password_hash FROM users WHERE id = ?')
-      .get(created.id)) as {
-      password_hash: string
-    }
-    expect(row.password_hash).toStartWith('$argon2id$')
+    const [row] = await t.ctx.db
+      .select({ hash: users.passwordHash })
+      .from(users)
+      .where(eq(users.id, created.id))
+    expect(row!.hash).toStartWith('$argon2id$')
     expect((await attemptLogin(t.ctx, 'new.person@example.com', created.password!, '10.9.0.1')).ok).toBe(true)
     const given = await invoke(createUserVerb, consoleCtx, {
       email: email(),
@@ -148,15 +151,12 @@ describe('users verbs', () => {
       role: 'viewer',
       password: 'first-password-1',
     })
-    await t.ctx.sqlite.run(
-      "INSERT INTO portal_sessions (token_hash, user_id, csrf_token, created_at, last_seen_at) VALUES ('h1', ?, 'c', 0, 0)",
-      [u.id],
-    )
+    await t.ctx.db
+      .insert(portalSessions)
+      .values({ tokenHash: 'h1', userId: u.id, csrfToken: 'c', createdAt: 0, lastSeenAt: 0 })
     const reset = await invoke(resetUserPasswordVerb, consoleCtx, { id: u.id })
     expect(reset.password).toBeTruthy()
-    expect(
-      await t.ctx.sqlite.query('SELECT count(*) AS n FROM portal_sessions WHERE user_id = ?').get(u.id),
-    ).toEqual({ n: 0 })
+    expect(await t.ctx.db.select().from(portalSessions).where(eq(portalSessions.userId, u.id))).toEqual([])
     expect((await attemptLogin(t.ctx, u.email, 'first-password-1', '10.9.0.2')).ok).toBe(false)
     expect((await attemptLogin(t.ctx, u.email, reset.password!, '10.9.0.2')).ok).toBe(true)
   })
