@@ -93,6 +93,9 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const tasks = new Set<Promise<void>>()
   let outcomes: Outcome[] = []
   let flushTimer: ReturnType<typeof setTimeout> | null = null
+  // Writes of outcomes under way: on PostgreSQL a commit takes a round trip or more, and drain()
+  // must not call the worker idle before it is done.
+  const flushing = new Set<Promise<void>>()
   // Set once the worker exists: a lane running low kicks it for its next claim.
   let kick = () => {}
 
@@ -103,6 +106,16 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     if (outcomes.length === 0) return
     const batch = outcomes
     outcomes = []
+    const writing = write(batch)
+    flushing.add(writing)
+    try {
+      await writing
+    } finally {
+      flushing.delete(writing)
+    }
+  }
+
+  async function write(batch: Outcome[]) {
     try {
       await recordOutcomes(app, batch, policy)
     } catch (err) {
@@ -242,6 +255,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     // the worker idle.
     inflight() {
       if (tasks.size > 0) return Promise.race([...tasks])
+      if (flushing.size > 0) return Promise.race([...flushing])
       if (outcomes.length > 0) return Promise.resolve().then(flush)
       return null
     },

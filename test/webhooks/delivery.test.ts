@@ -1,5 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { and, count, eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
+import { webhookAttempts, webhookDeliveries, webhooks } from '../../src/db/schema'
 import { inTransaction } from '../../src/db/transaction'
 import { toPrefixedId } from '../../src/lib/ids'
 import { EXCERPT_LIMIT } from '../../src/webhooks/attempt'
@@ -80,12 +82,12 @@ describe('signed delivery', () => {
     for (let i = 0; i < 4; i++) contacts.push(await unsubscribe())
     const attempted = async () =>
       (
-        (await t.ctx.sqlite
-          .query(
-            'SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.webhook_id = ?',
-          )
-          .get(hook.id)) as { n: number }
-      ).n
+        await t.ctx.db
+          .select({ id: webhookAttempts.id })
+          .from(webhookAttempts)
+          .innerJoin(webhookDeliveries, eq(webhookDeliveries.id, webhookAttempts.deliveryId))
+          .where(eq(webhookDeliveries.webhookId, hook.id))
+      ).length
     await until(async () => (await attempted()) >= 4, 5000, 'refused attempts')
     rx.respond = () => new Response('not yet', { status: 503 })
     rx.up()
@@ -202,7 +204,7 @@ describe('SSRF guard at delivery time', async () => {
       })
     ).body.data
     // As if the name now pointed inside the network: the check runs again before every attempt.
-    await strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(rx.url, hook.id)
+    await strict.ctx.db.update(webhooks).set({ url: rx.url }).where(eq(webhooks.id, hook.id))
     const c = (await strict.call('POST', '/api/v1/contacts', { key, body: { email: 'y@example.com' } })).body
       .data
     await strict.call('PATCH', `/api/v1/contacts/${c.id}`, { key, body: { status: 'unsubscribed' } })
@@ -386,23 +388,38 @@ describe('driven pass by pass on the test clock', async () => {
     const rx = startReceiver()
     const { hook, clientId } = await setupDriven(rx.url)
     const later = now + 3600_000
-    const insert = d.ctx.sqlite.query(
-      `INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'contact.unsubscribed', 0, 'pending', 1, ?, ?, ?)`,
-    )
+    const row = () => ({
+      id: Bun.randomUUIDv7(),
+      webhookId: hook.id,
+      clientId,
+      eventId: Bun.randomUUIDv7(),
+      eventType: 'contact.unsubscribed',
+      test: false,
+      status: 'pending' as const,
+      attempts: 1,
+      nextAttemptAt: later,
+      createdAt: now,
+      updatedAt: now,
+    })
     await inTransaction(d.ctx.sqlite, async () => {
-      for (let i = 0; i < 10_000; i++)
-        await insert.run(Bun.randomUUIDv7(), hook.id, clientId, Bun.randomUUIDv7(), later, now, now)
+      for (let i = 0; i < 10; i++)
+        await d.ctx.db.insert(webhookDeliveries).values(Array.from({ length: 1000 }, row))
     })
     await w.drain()
     const pass = await w.runOnce()
     expect(pass).toEqual({ worked: false, nextAt: later })
-    const waiting = (await d.ctx.sqlite
-      .query(
-        "SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND status = 'pending' AND attempts = 1 AND next_attempt_at = ?",
+    const [waiting] = await d.ctx.db
+      .select({ n: count() })
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.webhookId, hook.id),
+          eq(webhookDeliveries.status, 'pending'),
+          eq(webhookDeliveries.attempts, 1),
+          eq(webhookDeliveries.nextAttemptAt, later),
+        ),
       )
-      .get(hook.id, later)) as { n: number }
-    expect(waiting.n).toBe(10_000)
+    expect(Number(waiting!.n)).toBe(10_000)
     expect(rx.received).toHaveLength(0)
     await rx.close()
   })

@@ -1,7 +1,9 @@
 import { afterAll, describe, expect, spyOn, test } from 'bun:test'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
+import { eq } from 'drizzle-orm'
 import { ConfigError, loadConfig } from '../../src/config'
+import { webhooks } from '../../src/db/schema'
 import { attemptDelivery, pinnedRequest } from '../../src/webhooks/attempt'
 import { signatureFor, signedHeaders } from '../../src/webhooks/signing'
 import {
@@ -356,7 +358,7 @@ describe('at delivery: checked again, refused, logged, nothing reaches the loopb
     test(`stored ${template}`, async () => {
       const hook = await create('https://public.herald-test.net/h')
       const url = template.replace('PORT', String(listener.port))
-      await strict.ctx.sqlite.query('UPDATE webhooks SET url = ? WHERE id = ?').run(url, hook.id)
+      await strict.ctx.db.update(webhooks).set({ url }).where(eq(webhooks.id, hook.id))
       const { answer, log } = await attempt(hook.id)
       expect(answer.delivered).toBe(false)
       expect(answer.error).toMatch(why)

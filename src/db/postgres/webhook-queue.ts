@@ -35,9 +35,12 @@ function toDeliveryRow(r: Record<string, unknown>): WebhookDeliveryRow {
   }
 }
 
-/** The ids in `busy` as a set to exclude (one jsonb parameter, whatever their number). */
+/**
+ * The ids in `busy` as a set to exclude: one parameter, whatever their number. Sent as text and
+ * cast: a string bound straight to jsonb would arrive as a JSON string, not the array it spells.
+ */
 const notIn = (column: SQL, busy: readonly string[]) =>
-  sql`${column} NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(busy)}::jsonb))`
+  sql`${column} NOT IN (SELECT jsonb_array_elements_text(${JSON.stringify(busy)}::text::jsonb))`
 
 export function pgWebhookQueue(db: Db): WebhookQueue {
   const rows = <T>(q: SQL) => rawRows<T>(db, q)
