@@ -11,8 +11,8 @@ export interface WebhookQueue {
   advanceDispatchMark(from: number, to: number): Promise<boolean>
   /** A client's active endpoints and the event types each subscribes to (JSON text). */
   activeHooksOf(clientId: string): Promise<{ id: string; events: string }[]>
-  /** One new pending delivery of an event to an endpoint, due at `now`. */
-  insertDelivery(d: NewDelivery): Promise<void>
+  /** New pending deliveries of events to endpoints, each due at its `now`. */
+  insertDeliveries(ds: readonly NewDelivery[]): Promise<void>
   /** Deliveries whose lease ended before `now` are pending again. */
   expireLeases(now: number): Promise<void>
   /** Active endpoints other than `busy`, in id order. */

@@ -110,8 +110,9 @@ function sqliteQueue(sqlite: Database): WebhookQueue {
     },
     advanceDispatchMark: async (from, to) => (await s.advanceMark.run(DISPATCH, from, to)).changes === 1,
     activeHooksOf: async (clientId) => await s.activeHooksOf.all(clientId),
-    async insertDelivery(d) {
-      await s.insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
+    async insertDeliveries(ds) {
+      for (const d of ds)
+        await s.insertDelivery.run(d.id, d.webhookId, d.clientId, d.eventId, d.eventType, d.now)
     },
     async expireLeases(now) {
       await s.expireLeases.run(now)

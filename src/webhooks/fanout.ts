@@ -1,7 +1,7 @@
 import type { AppContext } from '../context'
 import { eventsAfter } from '../db/events'
 import { inTransaction } from '../db/transaction'
-import { webhookQueueOf } from '../db/webhook-queue'
+import { type NewDelivery, webhookQueueOf } from '../db/webhook-queue'
 
 // Fan-out: events past the persisted high-water mark (by `seq`, which is commit order even
 // with several writer processes: src/db/events.ts) become one delivery row per matching active
@@ -24,7 +24,7 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
     if (!(await q.advanceDispatchMark(mark, rows.at(-1)!.seq))) return { created: 0, more: true }
     const hooksOf = new Map<string, { id: string; events: Set<string> }[]>()
     const now = app.clock.now()
-    let n = 0
+    const deliveries: NewDelivery[] = []
     for (const e of rows) {
       let hooks = hooksOf.get(e.client_id)
       if (!hooks) {
@@ -36,7 +36,7 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
       }
       for (const h of hooks) {
         if (h.id > e.id || !h.events.has(e.type)) continue
-        await q.insertDelivery({
+        deliveries.push({
           id: Bun.randomUUIDv7(),
           webhookId: h.id,
           clientId: e.client_id,
@@ -44,9 +44,9 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
           eventType: e.type,
           now,
         })
-        n++
       }
     }
-    return { created: n, more: rows.length === BATCH }
+    await q.insertDeliveries(deliveries)
+    return { created: deliveries.length, more: rows.length === BATCH }
   })
 }

@@ -10,6 +10,8 @@ import type { WebhookQueue } from '../webhook-queue-api'
 // columns come back as strings here, hence the Number()s.
 
 const DISPATCH = 'events'
+/** Rows per INSERT: 8 parameters each, well under PostgreSQL's 65,535 per statement. */
+const INSERT_CHUNK = 1000
 
 const num = (v: unknown): number => Number(v)
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v))
@@ -61,9 +63,19 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
       await rows<{ id: string; events: string }>(
         sql`SELECT id, events::text AS events FROM webhooks WHERE client_id = ${clientId} AND active`,
       ),
-    async insertDelivery(d) {
-      await run(sql`INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
-        VALUES (${d.id}, ${d.webhookId}, ${d.clientId}, ${d.eventId}, ${d.eventType}, false, 'pending', 0, ${d.now}, ${d.now}, ${d.now})`)
+    // One statement per chunk, not per delivery: fan-out's transaction holds the process's turn
+    // to write, and a round trip per row would hold it for a whole batch of them.
+    async insertDeliveries(ds) {
+      for (let i = 0; i < ds.length; i += INSERT_CHUNK) {
+        const values = ds
+          .slice(i, i + INSERT_CHUNK)
+          .map(
+            (d) =>
+              sql`(${d.id}, ${d.webhookId}, ${d.clientId}, ${d.eventId}, ${d.eventType}, false, 'pending', 0, ${d.now}, ${d.now}, ${d.now})`,
+          )
+        await run(sql`INSERT INTO webhook_deliveries (id, webhook_id, client_id, event_id, event_type, test, status, attempts, next_attempt_at, created_at, updated_at)
+          VALUES ${sql.join(values, sql`, `)}`)
+      }
     },
     async expireLeases(now) {
       await run(
