@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { portalSessions } from '../../../src/db/schema'
 import { createTestApp } from '../../helpers/app'
 import { browser, csrfOf, makeUser, OWNER_PASSWORD, PORTAL_ENV, signIn, submitLogin } from './portal-helpers'
 
@@ -175,14 +176,12 @@ describe('session lifetime (12 h idle, 7 days absolute)', () => {
   test('only a hash of the token is stored', async () => {
     const b = await signIn(t)
     const token = b.cookies.get('herald_session')!
-    const rows = (await t.ctx.sqlite.query('SELECT token_hash FROM portal_sessions').all()) as {
-      token_hash: string
-    }[]
+    const rows = await t.ctx.db.select({ tokenHash: portalSessions.tokenHash }).from(portalSessions)
     expect(rows.length).toBeGreaterThan(0)
-    expect(rows.some((r) => r.token_hash === token)).toBe(false)
-    expect(
-      rows.some((r) => r.token_hash === new Bun.CryptoHasher('sha256').update(token).digest('hex')),
-    ).toBe(true)
+    expect(rows.some((r) => r.tokenHash === token)).toBe(false)
+    expect(rows.some((r) => r.tokenHash === new Bun.CryptoHasher('sha256').update(token).digest('hex'))).toBe(
+      true,
+    )
   })
 })
 
