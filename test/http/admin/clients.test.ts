@@ -1,4 +1,6 @@
 import { describe, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { clients } from '../../../src/db/schema'
 import { createTestApp } from '../../helpers/app'
 import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
@@ -9,9 +11,7 @@ import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 const t = await createTestApp({ env: PORTAL_ENV })
 
 const zoneOf = async (id: string) =>
-  (await t.ctx.sqlite
-    .query<{ timezone: string | null }, [string]>('SELECT timezone FROM clients WHERE id = ?')
-    .get(id))!.timezone
+  (await t.ctx.db.select({ timezone: clients.timezone }).from(clients).where(eq(clients.id, id)))[0]!.timezone
 
 describe('/admin/clients time zone', () => {
   test('create with a zone, edit it, a bad zone is a 422 on the field, empty clears it', async () => {
