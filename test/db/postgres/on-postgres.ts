@@ -4,8 +4,10 @@
 // whose subject is the SQLite file itself.
 export const ON_POSTGRES: readonly string[] = [
   'test/db/postgres/store.test.ts',
+  'test/http/admin/login-rate.test.ts',
   'test/http/clients.test.ts',
   'test/http/idempotency.test.ts',
+  'test/http/rate-limit.test.ts',
   'test/http/webhooks-test-event.test.ts',
   'test/http/webhooks.test.ts',
   'test/services/api-keys.test.ts',
