@@ -1,4 +1,3 @@
-import type { Database } from 'bun:sqlite'
 import type { AppContext } from '../context'
 import { eventBody } from '../db/events'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
@@ -46,10 +45,9 @@ export function signingSecrets(app: AppContext, hook: WebhookRow): string[] {
 /** The JSON body: the stored test payload, or the envelope built from the event row. */
 export async function bodyOf(app: AppContext, delivery: WebhookDeliveryRow): Promise<string | null> {
   if (delivery.payload !== null) return delivery.payload
-  // Read outside any transaction: on PostgreSQL that takes the store's db (the sqlite handle
-  // reaches only an open transaction).
-  const source = app.store.dialect === 'postgres' ? (app.db as unknown as Database) : app.sqlite
-  const event = await eventBody(source, delivery.eventId)
+  // The store's db, not its connection: this read runs outside any transaction, where the
+  // PostgreSQL store's sqlite handle reaches nothing.
+  const event = await eventBody(app.db, delivery.eventId)
   if (!event) return null
   return `{"id":${JSON.stringify(toPrefixedId('event', event.id))},"type":${JSON.stringify(event.type)},"created_at":"${iso(event.occurred_at)}","data":${event.data}}`
 }

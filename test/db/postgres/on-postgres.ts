@@ -5,6 +5,7 @@
 export const ON_POSTGRES: readonly string[] = [
   'test/db/postgres/store.test.ts',
   'test/http/admin/login-rate.test.ts',
+  'test/http/client-id-query.test.ts',
   'test/http/clients.test.ts',
   'test/http/idempotency.test.ts',
   'test/http/rate-limit.test.ts',
@@ -12,5 +13,9 @@ export const ON_POSTGRES: readonly string[] = [
   'test/http/webhooks.test.ts',
   'test/services/api-keys.test.ts',
   'test/services/users/users.test.ts',
+  'test/webhooks/concurrency.test.ts',
+  'test/webhooks/delivery.test.ts',
+  'test/webhooks/dns-cache.test.ts',
+  'test/webhooks/lease-recovery.test.ts',
   'test/webhooks/ssrf.test.ts',
 ]
