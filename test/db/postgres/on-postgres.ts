@@ -4,10 +4,17 @@
 // whose subject is the SQLite file itself.
 export const ON_POSTGRES: readonly string[] = [
   'test/db/postgres/store.test.ts',
+  'test/http/admin/account.test.ts',
+  'test/http/admin/api-keys.test.ts',
+  'test/http/admin/auth.test.ts',
+  'test/http/admin/clients.test.ts',
   'test/http/admin/login-rate.test.ts',
+  'test/http/admin/roles.test.ts',
+  'test/http/auth.test.ts',
   'test/http/client-id-query.test.ts',
   'test/http/clients.test.ts',
   'test/http/idempotency.test.ts',
+  'test/http/openapi-webhooks.test.ts',
   'test/http/rate-limit.test.ts',
   'test/http/webhooks-test-event.test.ts',
   'test/http/webhooks.test.ts',
