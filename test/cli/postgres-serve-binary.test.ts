@@ -1,0 +1,50 @@
+import { afterAll, expect, setDefaultTimeout, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { serveBinary, useBinary } from '../helpers/binary'
+import { blankDatabase } from '../helpers/postgres'
+
+// The built binary on PostgreSQL, as an operator starts it: `herald serve` with
+// HERALD_DATABASE_URL (and the preview switch) creates the schema in an empty database,
+// bootstraps, and serves the API and the probes from it; the data directory holds no SQLite file.
+
+setDefaultTimeout(120_000)
+const bin = useBinary('herald-pg-serve-')
+const dir = mkdtempSync(join(tmpdir(), 'herald-pg-serve-data-'))
+const KEY = `hrld_${'PgServeBinKey1'.repeat(3)}`
+let server: Awaited<ReturnType<typeof serveBinary>> | null = null
+afterAll(() => {
+  server?.proc.kill()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+test('herald serve on an empty PostgreSQL database: migrated, bootstrapped, the API and probes answer', async () => {
+  server = await serveBinary(bin, join(dir, 'data'), {
+    PATH: process.env.PATH ?? '',
+    HERALD_DATABASE_URL: await blankDatabase(),
+    HERALD_POSTGRES_PREVIEW: '1',
+    HERALD_BOOTSTRAP_API_KEY: KEY,
+  })
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${server!.base}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } }
+  }
+  const clients = (await call('GET', '/api/v1/clients')).body.data as unknown as {
+    id: string
+    name: string
+  }[]
+  expect(clients.map((c) => c.name)).toEqual(['Default workspace'])
+  const q = `?client_id=${clients[0]!.id}`
+  const created = await call('POST', `/api/v1/contacts${q}`, { email: 'ann@example.com', first_name: 'Ann' })
+  expect(created.status).toBe(200)
+  const found = await call('POST', `/api/v1/contacts/search${q}`, { query: 'ann' })
+  expect((found.body.data as unknown as { email: string }[]).map((c) => c.email)).toEqual(['ann@example.com'])
+  const ready = await fetch(`${server.base}/readyz`)
+  expect(ready.status).toBe(200)
+  expect(await Bun.file(join(dir, 'data', 'herald.db')).exists()).toBe(false)
+})
