@@ -1,12 +1,15 @@
 // Consent records through every door that subscribes or unsubscribes someone (API, portal,
 // import, PATCH, unsubscribe link), GET /contacts/{id}/consents and the access export, and
 // confirmed-only audiences: an unconfirmed member or one who left the list is not sent to.
+
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { encodeLinkToken, trackingKey } from '../../src/lib/tracking-token'
 import { createImportWorker } from '../../src/services/imports/runner'
 import { addMembers, unsubscribeMembers } from '../../src/services/lists/membership'
 import { createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
+import { rowOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { lazyOwner, PORTAL_ENV } from './admin/portal-helpers'
@@ -135,11 +138,10 @@ describe('consent records', () => {
     const x = await setup()
     await x.call('POST', `/api/v1/lists/${x.list.id}/contacts`, { contact_ids: [x.contact] })
     const count = async () =>
-      (await t.ctx.sqlite
-        .query('SELECT count(*) AS n FROM consents WHERE contact_id = ?')
-        .get(x.contact)) as {
-        n: number
-      }
+      (await rowOf<{ n: number }>(
+        t,
+        sql`SELECT CAST(count(*) AS INTEGER) AS n FROM consents WHERE contact_id = ${x.contact}`,
+      ))!
     expect((await count()).n).toBe(1)
     await x.call('DELETE', `/api/v1/contacts/${x.contact}`)
     expect((await count()).n).toBe(0)

@@ -1,11 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { consents, contacts, replies } from '../../src/db/schema'
 import { loggedPath } from '../../src/http/rest/logged-path'
 import { mapInOrder } from '../../src/lib/in-order'
 import { BASE, createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
+import { jsonOf, rowOf, rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 
@@ -103,11 +104,10 @@ async function smsCampaign(ids: string[]) {
   return await mapInOrder(
     ids,
     async (id) =>
-      (await t.ctx.sqlite
-        .query<{ status: string; skip_reason: string | null }, [string, string]>(
-          'SELECT status, skip_reason FROM messages WHERE campaign_id = ? AND contact_id = ?',
-        )
-        .get(c.id, id))!,
+      (await rowOf<{ status: string; skip_reason: string | null }>(
+        t,
+        sql`SELECT status, skip_reason FROM messages WHERE campaign_id = ${c.id} AND contact_id = ${id}`,
+      ))!,
   )
 }
 
@@ -234,11 +234,10 @@ describe('the send path and replies', () => {
     expect(await text(n.phone, 'Do you ship to Canada?').then((r) => r.text())).toBe(EMPTY)
     expect(await repliesOf(n.ids[0]!)).toHaveLength(0) // nothing was sent to it yet: no message to answer
     await smsCampaign(n.ids)
-    const latest = (await t.ctx.sqlite
-      .query<{ id: string }, [string]>(
-        'SELECT id FROM messages WHERE contact_id = ? ORDER BY seq DESC LIMIT 1',
-      )
-      .get(n.ids[0]!))!.id
+    const latest = (await rowOf<{ id: string }>(
+      t,
+      sql`SELECT id FROM messages WHERE contact_id = ${n.ids[0]!} ORDER BY seq DESC LIMIT 1`,
+    ))!.id
     expect((await text(n.phone, 'STOP please')).status).toBe(200) // not a keyword: the whole text counts
     expect(await optedOut(n.ids[0]!)).toBe(false)
     expect(await repliesOf(n.ids[0]!)).toMatchObject([
@@ -251,12 +250,11 @@ describe('the send path and replies', () => {
       },
     ])
     const [event] = (
-      await t.ctx.sqlite
-        .query<{ data: string }, [string]>(
-          "SELECT data FROM events WHERE message_id = ? AND type = 'reply.received'",
-        )
-        .all(latest)
-    ).map((e) => JSON.parse(e.data))
+      await rowsOf<{ data: unknown }>(
+        t,
+        sql`SELECT data FROM events WHERE message_id = ${latest} AND type = 'reply.received'`,
+      )
+    ).map((e) => jsonOf(e.data))
     expect(event).toMatchObject({ from: n.phone, snippet: 'STOP please' })
     expect((await acme.call('GET', `/api/v1/messages/${latest}`)).replied_at).not.toBeNull()
   })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { randomUUID } from 'node:crypto'
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { consents, contacts, listMembers, lists, suppressions } from '../../src/db/schema'
 import { loggedPath } from '../../src/http/rest/logged-path'
 import {
@@ -13,6 +13,7 @@ import { addMembers } from '../../src/services/lists/membership'
 import { issueNonce } from '../../src/services/preferences/nonce'
 import { BASE, createTestApp } from '../helpers/app'
 import { tenant } from '../helpers/campaign'
+import { jsonOf, rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 
@@ -224,11 +225,10 @@ describe('saving', () => {
         expect((await call('GET', `/api/v1/campaigns/${c.id}`)).status).toBe('sent'),
       )
       return (
-        await t.ctx.sqlite
-          .query<{ status: string }, [string, string]>(
-            'SELECT status FROM messages WHERE campaign_id = ? AND contact_id = ?',
-          )
-          .all(c.id, p.id)
+        await rowsOf<{ status: string }>(
+          t,
+          sql`SELECT status FROM messages WHERE campaign_id = ${c.id} AND contact_id = ${p.id}`,
+        )
       )
         .map((m) => m.status)
         .filter((s) => s !== 'skipped')
@@ -296,12 +296,11 @@ describe('saving', () => {
     ])
     const events = async () =>
       (
-        await t.ctx.sqlite
-          .query<{ data: string }, [string]>(
-            "SELECT data FROM events WHERE contact_id = ? AND type = 'contact.unsubscribed'",
-          )
-          .all(p.id)
-      ).map((e) => JSON.parse(e.data))
+        await rowsOf<{ data: unknown }>(
+          t,
+          sql`SELECT data FROM events WHERE contact_id = ${p.id} AND type = 'contact.unsubscribed'`,
+        )
+      ).map((e) => jsonOf(e.data))
     expect(await events()).toMatchObject([{ source: 'preferences', email: p.email, message_id: null }])
     // The page now says so; a second "everything" changes nothing more.
     expect(await (await hit('GET', p.path)).text()).toContain('You receive no messages')

@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createTestApp } from '../../helpers/app'
+import { runSql } from '../../helpers/raw-sql'
 import { confirmPath, get, post, stateOf } from './form-helpers'
 
 // The public doors of a signup form: the hosted page, the POST (JSON with CORS, or form-encoded
@@ -130,7 +132,7 @@ describe('submitting', () => {
     test(`a ${status} contact: same answer, nothing changed, nothing sent`, async () => {
       const email = `${status}@example.com`
       await call('POST', '/api/v1/contacts', { email })
-      await t.ctx.sqlite.query('UPDATE contacts SET status = ? WHERE email = ?').run(status, email)
+      await runSql(t, sql`UPDATE contacts SET status = ${status} WHERE email = ${email}`)
       const before = await stateOf(t, acme, email)
       const res = await post(t, form, { email })
       expect(res.status).toBe(200)
@@ -263,9 +265,7 @@ describe('confirming', () => {
   test('someone who opted out since is not subscribed by an old link', async () => {
     await post(t, form, { email: 'ida@example.com' })
     const path = await confirmPath(t, acme, 'ida@example.com')
-    await t.ctx.sqlite
-      .query("UPDATE contacts SET status = 'unsubscribed' WHERE email = 'ida@example.com'")
-      .run()
+    await runSql(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE email = 'ida@example.com'`)
     expect((await get(t, path)).status).toBe(200)
     expect((await stateOf(t, acme, 'ida@example.com')).members.map((m) => m.status)).toEqual([
       'unconfirmed',
