@@ -129,7 +129,6 @@ export const ON_POSTGRES: readonly string[] = [
   'test/queue/leased-worker.test.ts',
   'test/queue/protection.test.ts',
   'test/queue/render-ahead.test.ts',
-  'test/queue/send.test.ts',
   'test/readme-settings.test.ts',
   'test/security/render.test.ts',
   'test/services/agents/id-jag.test.ts',
