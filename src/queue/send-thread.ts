@@ -87,11 +87,18 @@ function recorded(c: Composed, keepContent: boolean): Composed {
 async function run(s: Setup, job: SendJob): Promise<JobAnswer> {
   const plan = plans.get(job.plan)
   if (plan instanceof Error) return { job: job.job, kind: 'unrenderable', error: plan.message }
-  if (!plan) return { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
+  // A plan or provider missing here is the threads' bookkeeping, not the message: send it again.
+  if (!plan)
+    return {
+      job: job.job,
+      kind: 'refused',
+      error: 'the send thread lost its plan; sent again',
+      retryable: true,
+    }
   const provider = job.target === null ? s.providers[plan.channel] : targets.get(job.target)
   if (!provider)
     return job.target === null
-      ? { job: job.job, kind: 'unrenderable', error: 'the send thread lost its plan' }
+      ? { job: job.job, kind: 'unrenderable', error: `no ${plan.channel} provider on the send thread` }
       : { job: job.job, kind: 'refused', error: 'the SMTP account was let go; sent again', retryable: true }
   let composed: Composed
   try {

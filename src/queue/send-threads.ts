@@ -218,9 +218,12 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     return pem
   }
 
-  function planIdOf(plan: SendPlan): number {
+  // The spec travels with its number: a send waits for a live thread after numbering its plan,
+  // and meanwhile other sends may have made the threads forget every plan.
+  function planIdOf(plan: SendPlan): { id: number; spec: PlanSpec } {
     const known = planIds.get(plan)
-    if (known !== undefined && specs.has(known)) return known
+    const knownSpec = known === undefined ? undefined : specs.get(known)
+    if (known !== undefined && knownSpec) return { id: known, spec: knownSpec }
     const { dkim } = plan
     const spec: PlanSpec = {
       channel: plan.channel,
@@ -243,6 +246,8 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
         bySpec.clear()
         specs.clear()
         for (const slot of slots) {
+          // Sends queued for this turn name plans the thread knows now: they go before it forgets.
+          flush(slot)
           slot.plans.clear()
           slot.worker?.postMessage({ type: 'forget' } satisfies ToThread)
         }
@@ -252,7 +257,7 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
       specs.set(id, spec)
     }
     planIds.set(plan, id)
-    return id
+    return { id, spec: specs.get(id)! }
   }
 
   async function liveSlot(): Promise<Slot> {
@@ -282,11 +287,11 @@ export function createSendThreads(options: SendThreadsOptions): SendThreads {
     serves: (channel) => served.has(channel),
 
     async send(plan, message, contact, keepContent, rendered, unsubscribeUrl, target = null) {
-      const planId = planIdOf(plan)
+      const { id: planId, spec } = planIdOf(plan)
       const slot = await liveSlot()
       if (!slot.plans.has(planId)) {
         slot.plans.add(planId)
-        slot.worker!.postMessage({ type: 'plan', id: planId, spec: specs.get(planId)! } satisfies ToThread)
+        slot.worker!.postMessage({ type: 'plan', id: planId, spec } satisfies ToThread)
       }
       if (target && !slot.targets.has(target.key)) {
         slot.targets.add(target.key)

@@ -3,7 +3,9 @@ import { sql } from 'drizzle-orm'
 import { dkimVerify } from 'mailauth/lib/dkim/verify'
 import { createProviders } from '../../src/channels/registry'
 import type { Channel, ChannelProvider } from '../../src/channels/types'
+import type { ContactRow, MessageRow } from '../../src/db/schema'
 import { mapInOrder } from '../../src/lib/in-order'
+import type { SendPlan } from '../../src/queue/plan'
 import { createSendThreads } from '../../src/queue/send-threads'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -286,3 +288,40 @@ test('a send that stalls on a thread is bounded by the send deadline there: retr
   const session = sink.stalled[stalledBefore]!
   await eventually(async () => expect(sink.closed.has(session)).toBe(true))
 }, 30_000)
+
+test('more distinct plans at once than the threads keep (each reply of a sequence has its own): every send goes out with its own headers', async () => {
+  // A sequence's follow-up carries the In-Reply-To of its contact's first email, so each message
+  // is a plan of its own. Past the plans the threads keep, they forget them all; sends numbered
+  // before that, still waiting for a thread or queued for one, must still find their plan.
+  const { threads } = await setup(2)
+  const count = 1_100
+  const sender = { fromEmail: 'hello@plans.example', fromName: 'Plans', replyTo: null }
+  const results = await Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const to = `p${i}@plans.example`
+      const plan = {
+        channel: 'email',
+        content: {},
+        sender,
+        dkim: null,
+        warmup: null,
+        clientSuspended: false,
+        idDomain: 'plans.example',
+        variables: {},
+        bulk: false,
+        headers: { 'In-Reply-To': `<first-${i}@plans.example>` },
+      } as unknown as SendPlan
+      const message = { id: `m-${i}`, clientId: 'c', to } as MessageRow
+      const contact = { email: to, phone: null } as ContactRow
+      const rendered = { subject: `Re: First ${i}`, body_html: null, body_text: 'two' }
+      return threads.send(plan, message, contact, false, rendered, 'https://plans.example/u')
+    }),
+  )
+  expect(results.filter((r) => r.kind !== 'sent')).toEqual([])
+  const mine = sink.received.filter((m) => m.rcptTo[0]!.endsWith('@plans.example'))
+  expect(mine).toHaveLength(count)
+  for (const m of mine) {
+    const i = m.rcptTo[0]!.slice(1, -'@plans.example'.length)
+    expect(headerOf(m.raw, 'in-reply-to')).toBe(`In-Reply-To: <first-${i}@plans.example>`)
+  }
+}, 60_000)
