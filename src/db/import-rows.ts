@@ -40,25 +40,38 @@ export type ContactUpdate = readonly [
   string,
 ]
 
-/** The import loop's per-row writes (db/imports.ts on SQLite, postgres/imports.ts on PostgreSQL). */
+/** An update of an existing contact: its id and the values it gets. */
+export interface ContactUpdateOf {
+  id: string
+  values: ContactUpdate
+}
+
+/**
+ * The import's writes, a batch's rows at a time (db/imports.ts on SQLite, one prepared statement
+ * per row; postgres/imports.ts on PostgreSQL, one statement per batch, as a round trip per row
+ * would bound the import there).
+ */
 export interface ImportWriter {
-  /** Inserts the contact unless its email exists in the client; true when inserted. */
-  insertContact(c: ImportedContact): Promise<boolean>
   /** The client's clients.no, or null when the client is gone. */
   clientNo(clientId: string): Promise<number | null>
-  /** The client's contact with this email (case-insensitive). */
-  existingContact(clientNo: number, email: string): Promise<ExistingContact | null>
-  updateContact(id: string, values: ContactUpdate, at: number): Promise<void>
   /**
-   * Makes the contact a confirmed member of the list, with its consent row: `added` when new,
-   * `confirmed` when it was waiting for a double opt-in, null when nothing changed.
+   * Inserts, in order, each contact whose email the client does not have yet (nor an earlier
+   * contact of the same call); answers the ids inserted.
    */
-  addMember(
+  insertContacts(cs: readonly ImportedContact[]): Promise<Set<string>>
+  /** The client's contacts with these emails (case-insensitive), by the email as asked. */
+  existingContacts(clientNo: number, emails: readonly string[]): Promise<Map<string, ExistingContact>>
+  updateContacts(updates: readonly ContactUpdateOf[], at: number): Promise<void>
+  /**
+   * Makes each contact a confirmed member of the list, with a consent row where that changed
+   * something: `added` were new members, `confirmed` were waiting for a double opt-in.
+   */
+  addMembers(
     clientId: string,
     listId: string,
-    contactId: string,
+    contactIds: readonly string[],
     at: number,
-  ): Promise<'added' | 'confirmed' | null>
+  ): Promise<{ added: number; confirmed: number }>
   bumpClientContacts(clientId: string, by: number): Promise<void>
   /** `confirmed` members more, `fromUnconfirmed` of them were waiting for a double opt-in. */
   bumpListMembers(listId: string, confirmed: number, fromUnconfirmed: number, at: number): Promise<void>

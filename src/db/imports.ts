@@ -1,7 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
-import type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
+import type { ContactUpdateOf, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
 import { pgImportWriter } from './postgres/imports'
 import { isPgHandle } from './postgres/in-transaction'
 import { perConnection } from './prepared'
@@ -121,7 +121,13 @@ export async function failImport(db: Db, id: string, failure: string, now: numbe
 
 // ── the rows ─────────────────────────────────────────────────────────────────────────────────
 
-export type { ContactUpdate, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
+export type {
+  ContactUpdate,
+  ContactUpdateOf,
+  ExistingContact,
+  ImportedContact,
+  ImportWriter,
+} from './import-rows'
 
 const statements = perConnection((sqlite: Database) => ({
   insert: sqlite.prepare(
@@ -167,11 +173,14 @@ export function importWriter(sqlite: Database): ImportWriter {
 function sqliteImportWriter(sqlite: Database): ImportWriter {
   const s = statements(sqlite)
   return {
-    /** Inserts the contact unless its email exists in the client; true when inserted. */
-    async insertContact(c: ImportedContact): Promise<boolean> {
-      return (
-        (
-          await s.insert.run(
+    async clientNo(clientId: string): Promise<number | null> {
+      return (await s.clientNo.get(clientId))?.no ?? null
+    },
+    async insertContacts(cs: readonly ImportedContact[]): Promise<Set<string>> {
+      const inserted = new Set<string>()
+      for (const c of cs)
+        if (
+          s.insert.run(
             c.id,
             c.clientId,
             c.email,
@@ -184,48 +193,44 @@ function sqliteImportWriter(sqlite: Database): ImportWriter {
             c.customFields,
             c.at,
             c.clientNo,
-          )
-        ).changes === 1
-      )
+          ).changes === 1
+        )
+          inserted.add(c.id)
+      return inserted
     },
-    /** The client's clients.no, or null when the client is gone. */
-    async clientNo(clientId: string): Promise<number | null> {
-      return (await s.clientNo.get(clientId))?.no ?? null
+    async existingContacts(clientNo: number, emails: readonly string[]) {
+      const found = new Map<string, ExistingContact>()
+      for (const email of emails) {
+        const row = s.existing.get(clientNo, email)
+        if (row) found.set(email, row)
+      }
+      return found
     },
-    /** The client's contact with this email (case-insensitive). */
-    async existingContact(clientNo: number, email: string): Promise<ExistingContact | null> {
-      return await s.existing.get(clientNo, email)
+    async updateContacts(updates: readonly ContactUpdateOf[], at: number): Promise<void> {
+      for (const u of updates) s.update.run(...u.values, at, u.id)
     },
-    async updateContact(id: string, values: ContactUpdate, at: number): Promise<void> {
-      await s.update.run(...values, at, id)
-    },
-    /**
-     * Makes the contact a confirmed member of the list, with its consent row: `added` when new,
-     * `confirmed` when it was waiting for a double opt-in, null when nothing changed.
-     */
-    async addMember(
-      clientId: string,
-      listId: string,
-      contactId: string,
-      at: number,
-    ): Promise<'added' | 'confirmed' | null> {
-      let change: 'added' | 'confirmed' | null = null
-      if ((await s.addMember.run(listId, contactId, at)).changes === 1) change = 'added'
-      else if ((await s.confirmMember.run(listId, contactId, at)).changes === 1) change = 'confirmed'
-      if (change) await s.consent.run(clientId, contactId, listId, at)
-      return change
+    async addMembers(clientId: string, listId: string, contactIds: readonly string[], at: number) {
+      let added = 0
+      let confirmed = 0
+      for (const contactId of contactIds) {
+        let changed = true
+        if (s.addMember.run(listId, contactId, at).changes === 1) added++
+        else if (s.confirmMember.run(listId, contactId, at).changes === 1) confirmed++
+        else changed = false
+        if (changed) s.consent.run(clientId, contactId, listId, at)
+      }
+      return { added, confirmed }
     },
     async bumpClientContacts(clientId: string, by: number): Promise<void> {
-      await s.bumpClient.run(by, clientId)
+      s.bumpClient.run(by, clientId)
     },
-    /** `confirmed` members more, `fromUnconfirmed` of them were waiting for a double opt-in. */
     async bumpListMembers(
       listId: string,
       confirmed: number,
       fromUnconfirmed: number,
       at: number,
     ): Promise<void> {
-      await s.bumpList.run(confirmed, fromUnconfirmed, at, listId)
+      s.bumpList.run(confirmed, fromUnconfirmed, at, listId)
     },
   }
 }

@@ -102,8 +102,8 @@ try {
       const at = Date.now()
       const highWater = await contactsHighWater(sqlite)
       if (flags.sort) values.sort((a, b) => (a[6]! < b[6]! ? -1 : a[6]! > b[6]! ? 1 : 0))
-      for (const [email, first, last, company, phone, custom, key] of values)
-        if (keyed)
+      if (keyed)
+        for (const [email, first, last, company, phone, custom, key] of values)
           await keyed.run(
             newId(),
             clientId,
@@ -116,8 +116,9 @@ try {
             at,
             key!,
           )
-        else
-          await w.insertContact({
+      else
+        await w.insertContacts(
+          values.map(([email, first, last, company, phone, custom]) => ({
             id: newId(),
             clientId,
             clientNo,
@@ -130,7 +131,8 @@ try {
             timezone: null,
             customFields: custom!,
             at,
-          })
+          })),
+        )
       if (!flags['no-fts']) await indexContactsAfter(sqlite, highWater)
       // As the import: the new contacts counted in clients.unreachable_count (list_hygiene).
       if (!process.env.BENCH_NO_UNREACHABLE) await countUnreachableAfter(sqlite, clientId, highWater)

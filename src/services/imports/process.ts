@@ -1,6 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { open } from 'node:fs/promises'
-import { type ContactUpdate, type ImportCounts, importWriter, saveImportProgress } from '../../db/imports'
+import {
+  type ContactUpdate,
+  type ExistingContact,
+  type ImportCounts,
+  type ImportedContact,
+  importWriter,
+  saveImportProgress,
+} from '../../db/imports'
 import { inTransaction } from '../../db/transaction'
 import type { HookedDb } from '../../hooks'
 import { newId } from '../../lib/ids'
@@ -75,6 +82,65 @@ async function* parsedBatches(file: string, delimiter: string, skip: number): As
   }
 }
 
+/** A good row of a batch: the contact it would insert, its line and the status it gave (if any). */
+interface ImportRow extends ImportedContact {
+  line: number
+  givenStatus: string | null
+}
+
+/**
+ * What a row changes in the existing contact it names (update_existing): its values over the
+ * contact's, custom fields merged; null when nothing differs; a problem when the merged fields
+ * break the limits (as a PATCH's would).
+ */
+function updatedContact(r: ImportRow, was: ExistingContact): { problem?: string; next?: ContactUpdate } {
+  const rowCustom = JSON.parse(r.customFields) as Record<string, string>
+  const merged = { ...JSON.parse(was.custom_fields), ...rowCustom }
+  const row: Parsed = {
+    email: r.email,
+    first_name: r.firstName ?? undefined,
+    last_name: r.lastName ?? undefined,
+    company: r.company ?? undefined,
+    phone: r.phone ?? undefined,
+    status: r.givenStatus ?? undefined,
+    timezone: r.timezone ?? undefined,
+    custom: rowCustom,
+  }
+  const problem = Object.keys(rowCustom).length > 0 ? contactProblem(row, merged) : null
+  if (problem) return { problem }
+  const next: ContactUpdate = [
+    r.firstName ?? was.first_name,
+    r.lastName ?? was.last_name,
+    r.company ?? was.company,
+    r.phone ?? was.phone,
+    r.givenStatus ?? was.status,
+    r.timezone ?? was.timezone,
+    JSON.stringify(merged),
+  ]
+  const before = [
+    was.first_name,
+    was.last_name,
+    was.company,
+    was.phone,
+    was.status,
+    was.timezone,
+    JSON.stringify(JSON.parse(was.custom_fields)),
+  ]
+  return next.some((v, i) => v !== before[i]) ? { next } : {}
+}
+
+/** The contact as an update left it. */
+const asExisting = (id: string, v: ContactUpdate): ExistingContact => ({
+  id,
+  first_name: v[0],
+  last_name: v[1],
+  company: v[2],
+  phone: v[3],
+  status: v[4],
+  timezone: v[5],
+  custom_fields: v[6],
+})
+
 /**
  * Writes the spooled CSV, parsed and checked on a worker thread, in one transaction per batch
  * of IMPORT_BATCH rows (parse-protocol.ts). Bad rows are counted and
@@ -126,8 +192,10 @@ export async function processImport(
       // Whether anyone reacts to new contacts, asked once a batch: with none, nothing is collected.
       const created: string[] | null = (await hooks.contactCreated.wants(job.clientId)) ? [] : null
       const insertedBefore = p.inserted
-      let added = 0
-      let confirmed = 0
+      // The batch's good rows, then its writes a step at a time for the whole batch (a
+      // statement per row on SQLite, per batch on PostgreSQL), with the outcome each row would
+      // have had written alone, in file order.
+      const rows: ImportRow[] = []
       for (let k = 0; k < c.length; k += ROW_CELLS) {
         p.processed++
         const line = c[k] as number
@@ -136,87 +204,65 @@ export async function processImport(
           fail(line, problem)
           continue
         }
-        const email = c[k + 2] as string
-        const firstName = c[k + 3] as string | null
-        const lastName = c[k + 4] as string | null
-        const company = c[k + 5] as string | null
-        const phone = c[k + 6] as string | null
-        const status = c[k + 7] as string | null
-        const timezone = c[k + 8] as string | null
-        const custom = c[k + 9] as string
-        const id = newId()
-        const inserted = await w.insertContact({
-          id,
+        rows.push({
+          line,
+          id: newId(),
           clientId: job.clientId,
           clientNo,
-          email,
-          firstName,
-          lastName,
-          company,
-          phone,
-          status: status ?? 'subscribed',
-          timezone,
-          customFields: custom,
+          email: c[k + 2] as string,
+          firstName: c[k + 3] as string | null,
+          lastName: c[k + 4] as string | null,
+          company: c[k + 5] as string | null,
+          phone: c[k + 6] as string | null,
+          status: (c[k + 7] as string | null) ?? 'subscribed',
+          givenStatus: c[k + 7] as string | null,
+          timezone: c[k + 8] as string | null,
+          customFields: c[k + 9] as string,
           at: t,
         })
+      }
+      const inserted = await w.insertContacts(rows)
+      const existing = await w.existingContacts(
+        clientNo,
+        rows.filter((r) => !inserted.has(r.id)).map((r) => r.email),
+      )
+      // An existing contact as the rows before this one left it (two rows may name one contact).
+      const current = new Map<string, ExistingContact>()
+      const updates = new Map<string, ContactUpdate>()
+      const members: string[] = []
+      for (const r of rows) {
         let contactId: string
-        if (inserted) {
+        if (inserted.has(r.id)) {
           p.inserted++
-          contactId = id
-          created?.push(id)
+          contactId = r.id
+          created?.push(r.id)
         } else {
-          const current = (await w.existingContact(clientNo, email))!
-          contactId = current.id
+          const found = existing.get(r.email)!
+          contactId = found.id
           if (job.updateExisting) {
-            const rowCustom = JSON.parse(custom) as Record<string, string>
-            const merged = { ...JSON.parse(current.custom_fields), ...rowCustom }
-            // The merged fields obey the limits too (as a PATCH's do).
-            const row: Parsed = {
-              email,
-              first_name: firstName ?? undefined,
-              last_name: lastName ?? undefined,
-              company: company ?? undefined,
-              phone: phone ?? undefined,
-              status: status ?? undefined,
-              timezone: timezone ?? undefined,
-              custom: rowCustom,
-            }
-            const problem = Object.keys(rowCustom).length > 0 ? contactProblem(row, merged) : null
-            if (problem) {
-              fail(line, problem)
+            const was = current.get(contactId) ?? found
+            const update = updatedContact(r, was)
+            if (update.problem) {
+              fail(r.line, update.problem)
               continue
             }
-            const next: ContactUpdate = [
-              firstName ?? current.first_name,
-              lastName ?? current.last_name,
-              company ?? current.company,
-              phone ?? current.phone,
-              status ?? current.status,
-              timezone ?? current.timezone,
-              JSON.stringify(merged),
-            ]
-            const before = [
-              current.first_name,
-              current.last_name,
-              current.company,
-              current.phone,
-              current.status,
-              current.timezone,
-              JSON.stringify(JSON.parse(current.custom_fields)),
-            ]
-            if (next.some((v, i) => v !== before[i])) {
-              await w.updateContact(contactId, next, t)
+            if (update.next) {
+              updates.set(contactId, update.next)
+              current.set(contactId, asExisting(contactId, update.next))
               p.updated++
             } else p.skipped++
           } else p.skipped++
         }
-        if (job.listId) {
-          const change = await w.addMember(job.clientId, job.listId, contactId, t)
-          if (change) added++
-          if (change === 'confirmed') confirmed++
-        }
+        if (job.listId) members.push(contactId)
       }
-      if (job.listId && added > 0) await w.bumpListMembers(job.listId, added, confirmed, t)
+      await w.updateContacts(
+        [...updates].map(([id, values]) => ({ id, values })),
+        t,
+      )
+      if (job.listId && members.length > 0) {
+        const { added, confirmed } = await w.addMembers(job.clientId, job.listId, members, t)
+        if (added + confirmed > 0) await w.bumpListMembers(job.listId, added + confirmed, confirmed, t)
+      }
       await indexContactsAfter(sqlite, highWater)
       await countUnreachableAfter(sqlite, job.clientId, highWater)
       await w.bumpClientContacts(job.clientId, p.inserted - insertedBefore)
