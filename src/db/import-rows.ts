@@ -17,6 +17,26 @@ export interface ImportedContact {
   at: number
 }
 
+/**
+ * A new contact's values in the order of both stores' insert statements (`at` is its created_at
+ * and updated_at; client_no last).
+ */
+export const insertValues = (c: ImportedContact) =>
+  [
+    c.id,
+    c.clientId,
+    c.email,
+    c.firstName,
+    c.lastName,
+    c.company,
+    c.phone,
+    c.status,
+    c.timezone,
+    c.customFields,
+    c.at,
+    c.clientNo,
+  ] as const
+
 /** The members of an existing contact an import may update (snake_case, as stored). */
 export interface ExistingContact {
   id: string

@@ -1,7 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { and, eq, isNull, lte, min, or } from 'drizzle-orm'
 import type { Db } from './client'
-import type { ContactUpdateOf, ExistingContact, ImportedContact, ImportWriter } from './import-rows'
+import {
+  type ContactUpdateOf,
+  type ExistingContact,
+  type ImportedContact,
+  type ImportWriter,
+  insertValues,
+} from './import-rows'
 import { pgImportWriter } from './postgres/imports'
 import { isPgHandle } from './postgres/in-transaction'
 import { perConnection } from './prepared'
@@ -178,24 +184,7 @@ function sqliteImportWriter(sqlite: Database): ImportWriter {
     },
     async insertContacts(cs: readonly ImportedContact[]): Promise<Set<string>> {
       const inserted = new Set<string>()
-      for (const c of cs)
-        if (
-          s.insert.run(
-            c.id,
-            c.clientId,
-            c.email,
-            c.firstName,
-            c.lastName,
-            c.company,
-            c.phone,
-            c.status,
-            c.timezone,
-            c.customFields,
-            c.at,
-            c.clientNo,
-          ).changes === 1
-        )
-          inserted.add(c.id)
+      for (const c of cs) if (s.insert.run(...insertValues(c)).changes === 1) inserted.add(c.id)
       return inserted
     },
     async existingContacts(clientNo: number, emails: readonly string[]) {

@@ -1,7 +1,13 @@
 import type { Database } from 'bun:sqlite'
 import { sql } from 'drizzle-orm'
 import type { Db } from '../client'
-import type { ContactUpdateOf, ExistingContact, ImportedContact, ImportWriter } from '../import-rows'
+import {
+  type ContactUpdateOf,
+  type ExistingContact,
+  type ImportedContact,
+  type ImportWriter,
+  insertValues,
+} from '../import-rows'
 import { rawRows, rawRun } from '../raw'
 import { withPgTransaction } from './in-transaction'
 
@@ -24,20 +30,7 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
     },
     async insertContacts(cs: readonly ImportedContact[]): Promise<Set<string>> {
       if (cs.length === 0) return new Set()
-      const rows = cs.map((c) => [
-        c.id,
-        c.clientId,
-        c.email,
-        c.firstName,
-        c.lastName,
-        c.company,
-        c.phone,
-        c.status,
-        c.timezone,
-        c.customFields,
-        c.at,
-        c.clientNo,
-      ])
+      const rows = cs.map(insertValues)
       const inserted = await inTx((db) =>
         rawRows<{ id: string }>(
           db,
