@@ -77,12 +77,23 @@ export interface CommandOptions {
   timeoutMs?: number
   /** Pin it to these CPUs (taskset -c). */
   cpus?: string
+  /** Added to the environment. */
+  env?: Record<string, string>
 }
 
 /** Runs `cmd` to completion and returns its stdout; a non-zero exit fails the bench. */
-export async function runCommand(cmd: string[], { timeoutMs, cpus }: CommandOptions = {}): Promise<string> {
+export async function runCommand(
+  cmd: string[],
+  { timeoutMs, cpus, env = {} }: CommandOptions = {},
+): Promise<string> {
   const proc = track(
-    Bun.spawn(pinned(cmd, cpus), { cwd: ROOT, stdin: 'ignore', stdout: 'pipe', stderr: 'pipe' }),
+    Bun.spawn(pinned(cmd, cpus), {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdin: 'ignore',
+      stdout: 'pipe',
+      stderr: 'pipe',
+    }),
   )
   const timer = timeoutMs === undefined ? undefined : setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
   const [out, err, code] = await Promise.all([
@@ -99,12 +110,16 @@ export async function runCommand(cmd: string[], { timeoutMs, cpus }: CommandOpti
 }
 
 /** An offline `herald …` command (migrate, keys): its stdout. */
-export const heraldCli = (args: string[]) => runCommand([HERALD, ...args], { timeoutMs: 60_000 })
+export const heraldCli = (args: string[], env: Record<string, string> = {}) =>
+  runCommand([HERALD, ...args], { timeoutMs: 60_000, env })
 
-/** A platform-wide admin:* key of tier unlimited (no rate limit caps a run), made offline. */
-export async function unlimitedKey(dataDir: string): Promise<string> {
+/**
+ * A platform-wide admin:* key of tier unlimited (no rate limit caps a run), made offline; `env`
+ * names the store when it is not the data dir's SQLite file.
+ */
+export async function unlimitedKey(dataDir: string, env: Record<string, string> = {}): Promise<string> {
   const args = ['keys', 'create', '--name', 'bench', '--scopes', 'admin:*', '--tier', 'unlimited']
-  const out = await heraldCli([...args, '--json', '--data', dataDir])
+  const out = await heraldCli([...args, '--json', '--data', dataDir], env)
   return (JSON.parse(out) as { key: string }).key
 }
 

@@ -35,7 +35,8 @@
 //
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
 // bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5), --http-only
-// (bars 1 and 2 alone: no MCP and none of the script benches).
+// (bars 1 and 2 alone: no MCP and none of the script benches), --store postgres (the store bars
+// alone, test/bench/stores.ts: PostgreSQL against SQLite in the same run).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -60,12 +61,12 @@ import {
 } from './lib'
 import { mcpRows, measureMcp } from './mcp'
 import type { OpenLoopResult } from './open-loop'
+import { best, CONNECTIONS, type WrkResult, wrk } from './wrk'
 
 const BARE_SERVER = join(import.meta.dir, 'bare-server.ts')
 const OPEN_LOOP = join(import.meta.dir, 'open-loop.ts')
 const SERVER_CORE = '0'
 const CLIENT_CORE = '1'
-const CONNECTIONS = 50
 const RATIO_BAR = 0.25
 const POLL_MS = 5
 const START_TIMEOUT_MS = 20_000
@@ -79,15 +80,6 @@ new Elysia().get('/', () => 'hello').listen({ port: Number(process.env.PORT), ho
 `
 
 // wrk reports through this done() hook as one JSON line, so nothing depends on its human output.
-const WRK_REPORT_LUA = `done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format(
-    '{"requests":%d,"duration_us":%d,"connect_errors":%d,"read_errors":%d,"write_errors":%d,' ..
-    '"status_errors":%d,"timeouts":%d,"p50_us":%d,"p99_us":%d}\\n',
-    summary.requests, summary.duration, e.connect, e.read, e.write, e.status, e.timeout,
-    latency:percentile(50), latency:percentile(99)))
-end
-`
 
 // ---------------------------------------------------------------------------------------------
 // Servers pinned to the server core, stderr kept in the work dir; clients pinned to the client
@@ -124,41 +116,6 @@ function median(values: number[]): number {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2
 }
 
-// ---------------------------------------------------------------------------------------------
-// wrk.
-
-interface WrkResult {
-  rps: number
-  requests: number
-  p50_ms: number
-  p99_ms: number
-  errors: number
-}
-
-async function wrk(url: string, seconds: number, headers: string[]): Promise<WrkResult> {
-  const lua = join(workDir!, 'report.lua')
-  const args = ['wrk', '-t1', `-c${CONNECTIONS}`, `-d${seconds}s`, '-s', lua]
-  for (const h of headers) args.push('-H', h)
-  const out = await runPinned([...args, url], (seconds + 30) * 1000)
-  const line = out
-    .trim()
-    .split('\n')
-    .findLast((l) => l.startsWith('{'))
-  if (!line) throw new BenchError(`no report from wrk:\n${out}`)
-  const r = JSON.parse(line) as Record<string, number>
-  const errors =
-    r['connect_errors']! + r['read_errors']! + r['write_errors']! + r['status_errors']! + r['timeouts']!
-  return {
-    rps: r['requests']! / (r['duration_us']! / 1e6),
-    requests: r['requests']!,
-    p50_ms: r['p50_us']! / 1000,
-    p99_ms: r['p99_us']! / 1000,
-    errors,
-  }
-}
-
-const best = (runs: WrkResult[]): WrkResult => runs.reduce((a, b) => (b.rps > a.rps ? b : a))
-
 /** The URL of the "Default workspace" client, checked to answer 200 with the key. */
 async function clientUrlOf(h: Herald): Promise<string> {
   const headers = { Authorization: `Bearer ${h.key}` }
@@ -175,8 +132,8 @@ async function clientUrlOf(h: Herald): Promise<string> {
 
 /** A discarded warm-up run, then the measured one. Any error or non-2xx answer fails the bench. */
 async function measure(name: string, url: string, opts: Options, headers: string[] = []): Promise<WrkResult> {
-  await wrk(url, opts.warmup, headers)
-  const result = await wrk(url, opts.duration, headers)
+  await wrk(url, opts.warmup, headers, runPinned)
+  const result = await wrk(url, opts.duration, headers, runPinned)
   if (result.errors > 0)
     throw new BenchError(
       `${name}: ${result.errors} socket errors or non-2xx answers out of ${result.requests}`,
@@ -194,6 +151,8 @@ interface Options {
   coldStarts: number
   rounds: number
   httpOnly: boolean
+  /** `postgres`: the store bars alone (test/bench/stores.ts), PostgreSQL against SQLite. */
+  store: string
 }
 
 function parseOptions(): Options {
@@ -206,6 +165,7 @@ function parseOptions(): Options {
       'cold-starts': { type: 'string', default: '5' },
       rounds: { type: 'string', default: '3' },
       'http-only': { type: 'boolean', default: false },
+      store: { type: 'string' },
     },
     strict: true,
   })
@@ -221,6 +181,7 @@ function parseOptions(): Options {
     coldStarts: positive('cold-starts', values['cold-starts']),
     rounds: positive('rounds', values.rounds),
     httpOnly: values['http-only'],
+    store: values.store ?? 'sqlite',
   }
 }
 
@@ -244,9 +205,11 @@ async function preflight(): Promise<void> {
 
 async function main(): Promise<boolean> {
   const opts = parseOptions()
+  if (opts.store !== 'sqlite' && opts.store !== 'postgres')
+    throw new BenchError('--store must be sqlite (the default) or postgres')
   await preflight()
+  if (opts.store === 'postgres') return await runStoresBench()
   workDir = mkdtempSync(join(tmpdir(), 'herald-bench-'))
-  writeFileSync(join(workDir, 'report.lua'), WRK_REPORT_LUA)
   const dataDir = join(workDir, 'data')
   const runStarted = performance.now()
 
@@ -484,6 +447,24 @@ async function runBenchScript(
   } catch {
     return { table: lines, json: { error: `${name} bench exited ${code}` }, pass: false }
   }
+}
+
+/**
+ * PostgreSQL against SQLite (HERALD_BENCH_STORE_ROWS, default 100,000; HERALD_BENCH_STORE_ROUNDS,
+ * default 2): import, capture campaign and REST read, interleaved in one run.
+ */
+async function runStoresBench(): Promise<boolean> {
+  const rows = process.env.HERALD_BENCH_STORE_ROWS ?? '100000'
+  const rounds = process.env.HERALD_BENCH_STORE_ROUNDS ?? '2'
+  const r = await runBenchScript(
+    'stores',
+    'stores.ts',
+    ['--rows', rows, '--rounds', rounds],
+    `${rows} rows, PostgreSQL against SQLite`,
+  )
+  for (const line of r.table) console.log(line)
+  console.log(JSON.stringify(r.json))
+  return r.pass
 }
 
 /** The journey bars (HERALD_BENCH_JOURNEY_CONTACTS, default 100,000). */

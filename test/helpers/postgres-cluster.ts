@@ -76,22 +76,23 @@ function run(prefix: string[], cmd: string[], cwd: string): void {
   throw new Error(`${cmd.join(' ')} ${how}: ${(r.stderr.toString() || r.stdout.toString()).trim()}`)
 }
 
-/** Test speed over durability: a crash loses nothing a test run cares about. */
-function settings(port: number, socketDir: string): string {
+/**
+ * Test speed over durability (a crash loses nothing a test run cares about), unless `durable`:
+ * the benchmarks measure the server as it ships, every commit flushed.
+ */
+function settings(port: number, socketDir: string, durable: boolean): string {
   return [
     "listen_addresses = '127.0.0.1'",
     `port = ${port}`,
     `unix_socket_directories = '${socketDir}'`,
     'max_connections = 200',
-    'fsync = off',
-    'synchronous_commit = off',
-    'full_page_writes = off',
+    ...(durable ? [] : ['fsync = off', 'synchronous_commit = off', 'full_page_writes = off']),
     "log_min_messages = 'warning'",
   ].join('\n')
 }
 
 /** Starts a new cluster; throws with initdb's or pg_ctl's own words when it cannot. */
-export function startCluster(): Cluster {
+export function startCluster({ durable = false }: { durable?: boolean } = {}): Cluster {
   const bin = ensureBinDir()
   const user = serverUser()
   reapStale(bin, user.prefix)
@@ -112,7 +113,7 @@ export function startCluster(): Cluster {
   // The free port may be taken between the probe and the server's bind: take another one.
   for (let attempt = 1; ; attempt++) {
     const port = freePort()
-    writeFileSync(join(data, 'postgresql.auto.conf'), `${settings(port, dir)}\n`)
+    writeFileSync(join(data, 'postgresql.auto.conf'), `${settings(port, dir, durable)}\n`)
     try {
       run(
         user.prefix,
