@@ -35,6 +35,11 @@ class TurnQueue {
 }
 
 export interface PgTransactions {
+  /**
+   * The pool's database, whatever transaction the caller is in: for statements prepared once and
+   * run outside transactions (inside one, the caller builds its statement on the store's db).
+   */
+  readonly root: PgRunner
   /** Runs fn in a transaction (a savepoint inside one) and resolves with its result. */
   run<T>(fn: () => T | Promise<T>): Promise<T>
   /** The transaction the caller runs in, if it is one of this store's. */
@@ -49,6 +54,7 @@ export function pgTransactions(root: PgRunner): PgTransactions {
     return s?.owner === owner ? s.tx : undefined
   }
   return {
+    root,
     current,
     run(fn) {
       const outer = current()

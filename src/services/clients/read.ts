@@ -19,11 +19,7 @@ const clientById = perConnection((sqlite) => rowByKeyStatement(sqlite, clients, 
 export async function findClientRow(ctx: Ctx, id: string): Promise<ClientRow> {
   // A tenant key sees only its own client: anything else is not found, whatever exists.
   if (ctx.actor.clientId !== null && ctx.actor.clientId !== id) throw notFound('Client')
-  // On PostgreSQL the builder's select (bigint columns need drizzle's mapping there).
-  const row =
-    ctx.store.dialect === 'postgres'
-      ? (await ctx.db.select().from(clients).where(eq(clients.id, id)).limit(1))[0]
-      : await clientById(ctx.sqlite)(id)
+  const row = await clientById(ctx.sqlite)(id)
   if (!row) throw notFound('Client')
   return row
 }

@@ -3,10 +3,12 @@
 // one at a time in arrival order. Runs in the PostgreSQL pass of the suite (test/db/postgres/
 // suite.test.ts); on SQLite it is skipped, the same behaviours are test/db/routing.test.ts's.
 import { describe, expect, test } from 'bun:test'
-import { sql } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
 import { DIALECT } from '../../../src/db/dialect'
 import { NotOnPostgresError } from '../../../src/db/postgres/handle'
 import { rawRows, rawRun } from '../../../src/db/raw'
+import { rowByKeyStatement } from '../../../src/db/row-by-key'
+import { clients } from '../../../src/db/schema'
 import { inTransaction } from '../../../src/db/transaction'
 import { createTestApp, type TestApp } from '../../helpers/app'
 
@@ -101,5 +103,24 @@ describe.skipIf(!onPostgres)('the PostgreSQL store', async () => {
     expect(() => t.ctx.sqlite.query('SELECT 1')).toThrow(
       /SQLite connection's query\(\).*does not run on PostgreSQL yet/,
     )
+  })
+
+  test('a row by its key: drizzle’s select, prepared once; inside a transaction it sees the transaction’s own write', async () => {
+    const byId = rowByKeyStatement(t.ctx.sqlite, clients, clients.id)
+    const drizzle = async (id: string) => (await t.ctx.db.select().from(clients).where(eq(clients.id, id)))[0]
+    const ours = await byId(t.defaultClientId)
+    expect(ours).toEqual((await drizzle(t.defaultClientId))!)
+    expect(Object.keys(ours!)).toEqual(Object.keys((await drizzle(t.defaultClientId))!))
+    expect(await byId('00000000-0000-7000-8000-000000000000')).toBeNull()
+    let inside: string | undefined
+    await inTransaction(t.ctx.sqlite, async () => {
+      await t.ctx.db
+        .update(clients)
+        .set({ name: 'Renamed in the transaction' })
+        .where(eq(clients.id, t.defaultClientId))
+      inside = (await byId(t.defaultClientId))?.name
+    })
+    expect(inside).toBe('Renamed in the transaction')
+    expect((await byId(t.defaultClientId))?.name).toBe('Renamed in the transaction')
   })
 })
