@@ -1,4 +1,5 @@
 import type { Database } from 'bun:sqlite'
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { DIALECT } from './dialect'
@@ -82,24 +83,20 @@ function pgDbOf(s: EventStore): Db {
   return tx as unknown as Db
 }
 
+/** The events of a batchedEvents scope on PostgreSQL, written when it ends. */
+const pendingEvents = new AsyncLocalStorage<EventInsert[]>()
+
 /**
  * Appends one event with the next `seq`. Call it inside the transaction of the change that
- * caused it (the counter stays locked until that commits). Returns the seq.
+ * caused it (the counter stays locked until that commits). Inside batchedEvents on PostgreSQL
+ * it is written when the scope ends, with the scope's other events.
  */
-export async function appendEvent(store: EventStore, e: EventInsert): Promise<number> {
+export async function appendEvent(store: EventStore, e: EventInsert): Promise<void> {
   if (DIALECT === 'postgres') {
-    // One round trip: the counter row stays locked by this UPDATE until the transaction ends.
-    // data is JSON text: cast from text, or Bun's client would encode it as a JSON string.
-    const [row] = await rawRows<{ seq: string }>(
-      pgDbOf(store),
-      sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + 1 WHERE id = 1 RETURNING last_seq)
-        INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
-        SELECT ${e.id}, next.last_seq, ${e.clientId}, ${e.type}, ${e.contactId}, ${e.messageId}, ${e.campaignId},
-          ${e.journeyId}, ${e.sequenceId}, ${e.occurredAt}::bigint, ${e.data}::text::jsonb FROM next
-        RETURNING seq`,
-    )
-    if (!row) throw new Error('event_sequence has no row (the first migration creates it)')
-    return Number(row.seq)
+    const pending = pendingEvents.getStore()
+    if (pending) pending.push(e)
+    else await appendPgEvents(pgDbOf(store), [e])
+    return
   }
   const s = statements(connectionOf(store))
   const next = await s.nextSeq.get()
@@ -117,7 +114,50 @@ export async function appendEvent(store: EventStore, e: EventInsert): Promise<nu
     e.occurredAt,
     e.data,
   )
-  return next.last_seq
+}
+
+/**
+ * Runs fn (inside a transaction); on PostgreSQL the events it appends are written in one
+ * statement when it returns, in the order they were appended, instead of a round trip each (the
+ * send queue's outcomes append one per message). On SQLite each is written at once, as always.
+ */
+export async function batchedEvents<T>(store: EventStore, fn: () => Promise<T>): Promise<T> {
+  if (DIALECT !== 'postgres') return await fn()
+  const pending: EventInsert[] = []
+  const result = await pendingEvents.run(pending, fn)
+  if (pending.length > 0) await appendPgEvents(pgDbOf(store), pending)
+  return result
+}
+
+/**
+ * One statement for any number of events: the counter moves by their count (its row stays locked
+ * until the transaction ends) and they take its numbers in order. data is JSON text, cast from
+ * text (Bun's client would encode a string bound to jsonb as a JSON string).
+ */
+async function appendPgEvents(db: Db, events: readonly EventInsert[]): Promise<void> {
+  const n = events.length
+  const rows = events.map((e) => [
+    e.id,
+    e.clientId,
+    e.type,
+    e.contactId,
+    e.messageId,
+    e.campaignId,
+    e.journeyId,
+    e.sequenceId,
+    e.occurredAt,
+    e.data,
+  ])
+  const written = await rawRows<{ n: string }>(
+    db,
+    sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + ${n} WHERE id = 1 RETURNING last_seq)
+      INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
+      SELECT r->>0, next.last_seq - ${n} + b.n, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint, (r->>9)::jsonb
+      FROM next, json_array_elements(${JSON.stringify(rows)}::text::json) WITH ORDINALITY AS b(r, n)
+      ORDER BY b.n
+      RETURNING 1 AS n`,
+  )
+  if (written.length !== n) throw new Error('event_sequence has no row (the first migration creates it)')
 }
 
 /** Up to `limit` events committed after `seq`, in seq order. */

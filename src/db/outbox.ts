@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { eq, inArray } from 'drizzle-orm'
 import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
-import type { CampaignMessageInsert } from './outbox-insert'
+import type { CampaignMessageInsert, ContentRow, SentRow } from './outbox-insert'
 import { pgOutbox } from './postgres/outbox'
 import {
   type CampaignRow,
@@ -252,6 +252,25 @@ function build(store: Store, rules: OutboxRules) {
       text: string | null,
       headers: Record<string, string>,
     ) => void q.content.run(seq, subject, html, text, JSON.stringify(headers)),
+    /**
+     * `sent`, or `sentDelivered` where the provider delivered at once, for each of a batch's
+     * sends; the seqs this made delivered.
+     */
+    sentMany: async (rows: readonly SentRow[], at: number): Promise<Set<number>> => {
+      const nowDelivered = new Set<number>()
+      for (const r of rows) {
+        if (!r.delivered) {
+          q.sent.run(r.seq, r.provider, r.providerMessageId, at)
+          continue
+        }
+        const row = q.sentDelivered.get(r.seq, r.provider, r.providerMessageId, at)
+        if (row?.status === 'delivered' && row.delivered_at === at) nowDelivered.add(r.seq)
+      }
+      return nowDelivered
+    },
+    storeContents: async (rows: readonly ContentRow[]) => {
+      for (const r of rows) q.content.run(r.seq, r.subject, r.html, r.text, JSON.stringify(r.headers))
+    },
     payloadOf: async (seq: number): Promise<MessagePayloadRow | undefined> =>
       (await db.select().from(messagePayloads).where(eq(messagePayloads.messageSeq, seq)).limit(1))[0],
     storePayload: async (payload: MessagePayloadRow) => {

@@ -1,5 +1,7 @@
 import type { AppContext } from '../context'
+import { batchedEvents } from '../db/events'
 import type { Outbox } from '../db/outbox'
+import type { ContentRow, SentRow } from '../db/outbox-insert'
 import { createRollupBatch } from '../db/rollups'
 import type { MessageRow } from '../db/schema'
 import { inTransaction } from '../db/transaction'
@@ -39,51 +41,63 @@ export function createOutcomeWriter(
     }
     // Analytics rollups: summed per source and quarter-hour, one upsert each per batch.
     const rollups = createRollupBatch()
+    // The batch's sends, and their contents, are written a statement per batch where the store
+    // can (a round trip per message bounds PostgreSQL); each one's consequences follow in order.
+    const sent: SentRow[] = []
+    const contents: ContentRow[] = []
+    for (const { message: m, outcome: o } of batch) {
+      if (o.kind !== 'sent') continue
+      sent.push({
+        seq: m.seq,
+        provider: o.provider,
+        providerMessageId: o.providerMessageId,
+        delivered: o.delivered,
+      })
+      const r = o.composed.rendered
+      contents.push({
+        seq: m.seq,
+        subject: r.subject,
+        html: o.keepContent ? r.body_html : null,
+        text: o.keepContent ? r.body_text : null,
+        headers: storedHeaders(o.composed),
+      })
+    }
     await inTransaction(app.sqlite, async () => {
-      for (const { message: m, outcome: o } of batch) {
-        switch (o.kind) {
-          case 'sent': {
-            let nowDelivered = false
-            if (o.delivered)
-              nowDelivered = await outbox.sentDelivered(m.seq, o.provider, o.providerMessageId, now)
-            else await outbox.sent(m.seq, o.provider, o.providerMessageId, now)
-            const r = o.composed.rendered
-            await outbox.storeContent(
-              m.seq,
-              r.subject,
-              o.keepContent ? r.body_html : null,
-              o.keepContent ? r.body_text : null,
-              storedHeaders(o.composed),
-            )
-            count(m, 'sent')
-            rollups.add(m, now, 'sent')
-            if (nowDelivered) {
-              count(m, 'delivered')
-              rollups.add(m, now, 'delivered')
-              await recordDelivered(app, m, now, o.composed.email)
-            }
-            break
+      await batchedEvents(app.db, async () => {
+        const nowDelivered = await outbox.sentMany(sent, now)
+        await outbox.storeContents(contents)
+        for (const { message: m, outcome: o } of batch) {
+          switch (o.kind) {
+            case 'sent':
+              count(m, 'sent')
+              rollups.add(m, now, 'sent')
+              if (nowDelivered.has(m.seq)) {
+                count(m, 'delivered')
+                rollups.add(m, now, 'delivered')
+                await recordDelivered(app, m, now, o.composed.email)
+              }
+              break
+            case 'retry':
+              await outbox.retry(m.seq, o.provider, o.error, o.at)
+              break
+            case 'failed':
+              if (await outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
+              break
+            case 'skipped':
+              await outbox.skipped(m.seq, o.reason)
+              count(m, 'skipped')
+              break
+            case 'deferred':
+              await outbox.deferred(m.seq, o.at, o.reason ?? null)
+              break
+            case 'cancelled':
+              await outbox.cancelled(m.seq, o.reason)
+              break
+            case 'abandoned':
+              break
           }
-          case 'retry':
-            await outbox.retry(m.seq, o.provider, o.error, o.at)
-            break
-          case 'failed':
-            if (await outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
-            break
-          case 'skipped':
-            await outbox.skipped(m.seq, o.reason)
-            count(m, 'skipped')
-            break
-          case 'deferred':
-            await outbox.deferred(m.seq, o.at, o.reason ?? null)
-            break
-          case 'cancelled':
-            await outbox.cancelled(m.seq, o.reason)
-            break
-          case 'abandoned':
-            break
         }
-      }
+      })
       for (const [source, byKey] of tallies)
         for (const [key, deltas] of byKey) await source.tally(key, deltas)
       await rollups.flush(app.sqlite)

@@ -23,6 +23,7 @@ export const ON_POSTGRES: readonly string[] = [
   'test/config.test.ts',
   'test/create-context.test.ts',
   'test/db/checkpointer.test.ts',
+  'test/db/events.test.ts',
   'test/db/migrate.test.ts',
   'test/db/postgres-migrations.test.ts',
   'test/db/postgres/bounded-read.test.ts',
