@@ -55,7 +55,7 @@ const statements = perConnection((sqlite: Database) => ({
   ),
   insert: sqlite.prepare(
     `INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
-     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)`,
+     VALUES (?1, ?11, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)`,
   ),
   after: sqlite.prepare<EventHead, [number, number]>(
     'SELECT seq, id, client_id, type FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2',
@@ -83,6 +83,21 @@ function pgDbOf(s: EventStore): Db {
   return tx as unknown as Db
 }
 
+/** An event's columns but its seq, in the order both stores' inserts take them. */
+const valuesOf = (e: EventInsert) =>
+  [
+    e.id,
+    e.clientId,
+    e.type,
+    e.contactId,
+    e.messageId,
+    e.campaignId,
+    e.journeyId,
+    e.sequenceId,
+    e.occurredAt,
+    e.data,
+  ] as const
+
 /** The events of a batchedEvents scope on PostgreSQL, written when it ends. */
 const pendingEvents = new AsyncLocalStorage<EventInsert[]>()
 
@@ -101,19 +116,7 @@ export async function appendEvent(store: EventStore, e: EventInsert): Promise<vo
   const s = statements(connectionOf(store))
   const next = await s.nextSeq.get()
   if (!next) throw new Error('event_sequence has no row (a migration creates it)')
-  await s.insert.run(
-    e.id,
-    next.last_seq,
-    e.clientId,
-    e.type,
-    e.contactId,
-    e.messageId,
-    e.campaignId,
-    e.journeyId,
-    e.sequenceId,
-    e.occurredAt,
-    e.data,
-  )
+  await s.insert.run(...valuesOf(e), next.last_seq)
 }
 
 /**
@@ -136,18 +139,7 @@ export async function batchedEvents<T>(store: EventStore, fn: () => Promise<T>):
  */
 async function appendPgEvents(db: Db, events: readonly EventInsert[]): Promise<void> {
   const n = events.length
-  const rows = events.map((e) => [
-    e.id,
-    e.clientId,
-    e.type,
-    e.contactId,
-    e.messageId,
-    e.campaignId,
-    e.journeyId,
-    e.sequenceId,
-    e.occurredAt,
-    e.data,
-  ])
+  const rows = events.map(valuesOf)
   const written = await rawRows<{ n: string }>(
     db,
     sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + ${n} WHERE id = 1 RETURNING last_seq)
