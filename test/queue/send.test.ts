@@ -319,9 +319,14 @@ describe('races with the operator', async () => {
     const emails = Array.from({ length: 60 }, (_, i) => `p${i}@example.com`)
     const s = await setup(t, emails)
     let calls = 0
+    let pausing: Promise<unknown> | null = null
     onSend = async () => {
-      // The operator pauses mid-batch, after enough refusals to trip "refused everything".
-      if (++calls === 30) await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+      // The operator pauses mid-batch, after enough refusals to trip "refused everything". The
+      // sends under way until the pause is made (up to HERALD_SEND_CONCURRENCY of them) end after
+      // it: the pause is not racing an instant provider through the rest of the batch (on
+      // PostgreSQL its transaction waits its turn behind the outcome writes queued before it).
+      if (++calls === 30) pausing = s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+      if (pausing) await pausing
     }
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
     await eventually(async () => expect(await s.status()).toBe('paused'))
