@@ -331,6 +331,8 @@ describe('races with the operator', async () => {
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
     await eventually(async () => expect(await s.status()).toBe('paused'))
     await Bun.sleep(200)
+    // Nothing started once the pause was made: the 30th send and those beside it at the gate.
+    expect(calls).toBeLessThanOrEqual(29 + t.ctx.config.sendConcurrency)
     const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
     expect(c).toMatchObject({ status: 'paused', failure_reason: null })
     const cancelled = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&status=cancelled`)
