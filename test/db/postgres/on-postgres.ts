@@ -138,6 +138,7 @@ export const ON_POSTGRES: readonly string[] = [
   'test/queue/lease-recovery.test.ts',
   'test/queue/leased-worker.test.ts',
   'test/queue/limits.test.ts',
+  'test/queue/outcome-groups.test.ts',
   'test/queue/profile-limits.test.ts',
   'test/queue/profile-sending.test.ts',
   'test/queue/profile-twilio.test.ts',
