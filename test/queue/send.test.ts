@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { ProviderError } from '../../src/channels/types'
 import { rawRows, rawRun } from '../../src/db/raw'
@@ -10,6 +10,8 @@ import { eventually } from '../helpers/receiver'
 import { allChannels, recordingProvider, startTestSender } from '../helpers/sender'
 
 const setup = campaignTenant
+// Tests here make up to 150 contacts through the API before sending: seconds on a busy machine.
+setDefaultTimeout(15_000)
 
 // On PostgreSQL `data` is jsonb and arrives parsed.
 const events = async (t: TestApp, campaignId: string, type: string) =>
