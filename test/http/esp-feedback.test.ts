@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac, createSign, generateKeyPairSync, sign } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import { espFeedbackPlugin } from '../../src/http/public/esp-feedback'
 import { loggedPath } from '../../src/http/rest/logged-path'
 import { fanOut } from '../../src/webhooks/fanout'
 import { BASE, createTestApp } from '../helpers/app'
+import { jsonOf, rowOf, rowsOf, runSql } from '../helpers/raw-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { selfSignedCert } from '../helpers/smtp-sink'
 import { type EmailOut, sendCampaign } from '../inbound/fixtures'
@@ -92,42 +94,57 @@ const post = (path: string, body: string, headers: Record<string, string> = {}, 
   )
 
 /** Everything a notification could change: events, suppressions, contacts, messages, rollups. */
-const snapshot = async () =>
-  await t.ctx.sqlite
-    .query(
-      `SELECT (SELECT count(*) FROM events) AS events,
-              (SELECT group_concat(email || ':' || source) FROM (SELECT * FROM suppressions ORDER BY email)) AS suppressed,
-              (SELECT group_concat(status) FROM (SELECT status FROM contacts ORDER BY email)) AS contacts,
-              (SELECT group_concat(status || coalesce(bounced_at, '') || coalesce(complained_at, '')) FROM (SELECT * FROM messages ORDER BY seq)) AS messages,
-              (SELECT sum(bounced) || '/' || sum(complained) || '/' || sum(delivered) FROM analytics_rollups) AS rollups`,
+const snapshot = async () => ({
+  events: (await rowOf<{ n: number }>(t, sql`SELECT CAST(count(*) AS INTEGER) AS n FROM events`))!.n,
+  suppressed: (
+    await rowsOf<{ email: string; source: string }>(
+      t,
+      sql`SELECT email, source FROM suppressions ORDER BY email`,
     )
-    .get()
+  ).map((r) => `${r.email}:${r.source}`),
+  contacts: (await rowsOf<{ status: string }>(t, sql`SELECT status FROM contacts ORDER BY email`)).map(
+    (r) => r.status,
+  ),
+  messages: (
+    await rowsOf<{ status: string; bounced_at: unknown; complained_at: unknown }>(
+      t,
+      sql`SELECT status, CAST(bounced_at AS DOUBLE PRECISION) AS bounced_at,
+            CAST(complained_at AS DOUBLE PRECISION) AS complained_at FROM messages ORDER BY seq`,
+    )
+  ).map((r) => `${r.status}${r.bounced_at ?? ''}${r.complained_at ?? ''}`),
+  rollups: await rowOf(
+    t,
+    sql`SELECT CAST(sum(bounced) AS DOUBLE PRECISION) AS bounced, CAST(sum(complained) AS DOUBLE PRECISION) AS complained,
+          CAST(sum(delivered) AS DOUBLE PRECISION) AS delivered FROM analytics_rollups`,
+  ),
+})
 const contactStatus = async (email: string) =>
-  ((await t.ctx.sqlite.query('SELECT status FROM contacts WHERE email = ?').get(email)) as { status: string })
-    .status
+  (await rowOf<{ status: string }>(t, sql`SELECT status FROM contacts WHERE email = ${email}`))!.status
 const suppression = async (email: string) =>
-  (
-    (await t.ctx.sqlite.query('SELECT source FROM suppressions WHERE email = ?').get(email)) as {
-      source: string
-    } | null
-  )?.source ?? null
+  (await rowOf<{ source: string }>(t, sql`SELECT source FROM suppressions WHERE email = ${email}`))?.source ??
+  null
 const eventsOf = async (messageId: string, type: string) =>
   (
-    await t.ctx.sqlite.query('SELECT data FROM events WHERE message_id = ? AND type = ?').all(messageId, type)
-  ).map((r) => JSON.parse((r as { data: string }).data))
+    await rowsOf<{ data: unknown }>(
+      t,
+      sql`SELECT data FROM events WHERE message_id = ${messageId} AND type = ${type} ORDER BY seq`,
+    )
+  ).map((r) => jsonOf<Record<string, unknown>>(r.data))
 const deliveriesOf = async (type: string) => {
   while ((await fanOut(t.ctx)).more) {}
-  return (
-    (await t.ctx.sqlite
-      .query('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_type = ?')
-      .get(hook.id.replace(/^wh_/, ''), type)) as { n: number }
-  ).n
+  return (await rowOf<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_deliveries
+      WHERE webhook_id = ${hook.id.replace(/^wh_/, '')} AND event_type = ${type}`,
+  ))!.n
 }
 /** As if the relay had taken the message without knowing yet whether it was delivered. */
 const markSent = async (messageId: string, providerMessageId: string | null = null) =>
-  await t.ctx.sqlite
-    .query("UPDATE messages SET status = 'sent', delivered_at = NULL, provider_message_id = ?2 WHERE id = ?1")
-    .run(messageId, providerMessageId)
+  await runSql(
+    t,
+    sql`UPDATE messages SET status = 'sent', delivered_at = NULL, provider_message_id = ${providerMessageId}
+      WHERE id = ${messageId}`,
+  )
 const stats = async () => s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)
 
 // --- Amazon SNS ---------------------------------------------------------------------------------

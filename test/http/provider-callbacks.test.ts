@@ -1,10 +1,12 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import { createProviders } from '../../src/channels/registry'
 import { startSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
 import { createFeedback } from '../../src/services/messages/feedback'
 import { createTestApp } from '../helpers/app'
+import { jsonOf, rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 
 // SMS through the Twilio-compatible adapter to a local server that speaks Twilio's Messages API,
@@ -118,12 +120,11 @@ describe('SMS through the Twilio adapter', () => {
     })
     expect(r.status).toBe(204)
     expect((await call('GET', `/api/v1/messages/${m.id}`)).status).toBe('delivered')
-    const [e] = (await t.ctx.sqlite
-      .query("SELECT data FROM events WHERE type = 'email.delivered' AND message_id = ?")
-      .all(m.id)) as {
-      data: string
-    }[]
-    expect(JSON.parse(e!.data)).toMatchObject({ channel: 'sms', email: 'ann@example.com' })
+    const [e] = await rowsOf<{ data: unknown }>(
+      t,
+      sql`SELECT data FROM events WHERE type = 'email.delivered' AND message_id = ${m.id}`,
+    )
+    expect(jsonOf(e!.data)).toMatchObject({ channel: 'sms', email: 'ann@example.com' })
     expect(await call('GET', `/api/v1/campaigns/${campaign.id}/stats`)).toMatchObject({
       sent: 2,
       delivered: 1,

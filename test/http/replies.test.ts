@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
+import { runSql } from '../helpers/raw-sql'
 import { scenarios } from '../helpers/scenarios'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { type EmailOut, INBOUND_ENV, replyTo, sendCampaign } from '../inbound/fixtures'
@@ -141,9 +143,10 @@ describe('GET /api/v1/replies?journey_id= / ?sequence_id=', () => {
     theirJourney = await create(adminB, '/api/v1/journeys')
     theirSequence = await create(adminB, '/api/v1/sequences')
     const mark = async (m: EmailOut, column: 'journey_id' | 'sequence_id', id: string) =>
-      await t.ctx.sqlite.run(
-        'UPDATE messages SET campaign_id = NULL, source_kind = ?1, source_id = ?2 WHERE id = ?3',
-        [column === 'journey_id' ? 'journey' : 'sequence', id, m.id],
+      await runSql(
+        t,
+        sql`UPDATE messages SET campaign_id = NULL, source_kind = ${column === 'journey_id' ? 'journey' : 'sequence'},
+          source_id = ${id} WHERE id = ${m.id}`,
       )
     await mark(a.out['ann@example.com']!, 'journey_id', journey)
     await mark(a.out['bob@example.com']!, 'sequence_id', sequence)

@@ -1,6 +1,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { generateKeyPairSync } from 'node:crypto'
+import { sql } from 'drizzle-orm'
 import { createTestApp } from '../helpers/app'
+import { jsonOf, rowOf } from '../helpers/raw-sql'
 import { invalid, scenarios } from '../helpers/scenarios'
 import { startSink } from '../helpers/smtp-sink'
 
@@ -54,13 +56,12 @@ describe('GET and PUT /clients/{id}/sending', () => {
       hourly_cap: null,
     })
     expect(r.text).not.toContain('hunter2')
-    const stored = (await t.ctx.sqlite
-      .query('SELECT profile FROM sending_profiles WHERE client_id = ?')
-      .get(acme)) as {
-      profile: string
-    }
-    expect(stored.profile).not.toContain('hunter2')
-    expect(JSON.parse(stored.profile).email.smtp_url).toStartWith('v1:')
+    const stored = (await rowOf<{ profile: unknown }>(
+      t,
+      sql`SELECT profile FROM sending_profiles WHERE client_id = ${acme}`,
+    ))!
+    expect(JSON.stringify(stored.profile)).not.toContain('hunter2')
+    expect(jsonOf<{ email: { smtp_url: string } }>(stored.profile).email.smtp_url).toStartWith('v1:')
     const again = await put({ email: { provider: 'smtp', pool: 5 }, footer: { company: 'Acme Ltd' } })
     expect(again.status).toBe(200)
     expect(again.body.data.email.smtp_url).toBe('smtp://acme:•••@smtp.acme.example:587')

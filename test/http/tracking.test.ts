@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { encodeLinkToken, encodePreviewToken, PREVIEW_SCOPE, trackingKey } from '../../src/lib/tracking-token'
 import { createTestApp } from '../helpers/app'
+import { jsonOf, rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 import { startTestSender } from '../helpers/sender'
 
@@ -57,10 +59,11 @@ const hit = (method: string, path: string, init: { ua?: string; body?: string } 
 
 const eventsOf = async (messageId: string, type: string) =>
   (
-    await t.ctx.sqlite
-      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-      .all(messageId, type)
-  ).map((r) => JSON.parse((r as { data: string }).data))
+    await rowsOf<{ data: unknown }>(
+      t,
+      sql`SELECT data FROM events WHERE message_id = ${messageId} AND type = ${type} ORDER BY seq`,
+    )
+  ).map((r) => jsonOf<Record<string, unknown>>(r.data))
 
 describe('open pixel and click redirect', () => {
   test('an open returns a GIF and records email.opened; opens are unique per recipient in stats', async () => {
@@ -80,7 +83,7 @@ describe('open pixel and click redirect', () => {
     expect(opened).toHaveLength(1)
     expect(await s.get(`/api/v1/messages/${s.message.id}`)).toMatchObject({ opens_count: 2 })
     expect(opened[0]).toMatchObject({ email: 'ann@example.com', user_agent: BROWSER, machine: false })
-    expect(opened[0].message_id).toBe(`msg_${s.message.id.replaceAll('-', '')}`)
+    expect(opened[0]!.message_id).toBe(`msg_${s.message.id.replaceAll('-', '')}`)
     const stats = await s.get(`/api/v1/campaigns/${s.campaign.id}/stats`)
     expect(stats).toMatchObject({ delivered: 1, opened: 1, open_rate: 1, machine_opened: 0 })
   })
@@ -191,11 +194,12 @@ describe('unsubscribe', () => {
     expect((await s.get(`/api/v1/contacts/${s.contact.id}`)).status).toBe('unsubscribed')
     const sup = (await t.call('GET', '/api/v1/suppressions', { key: s.key })).body.data
     expect(sup).toContainEqual(expect.objectContaining({ email: 'eve@example.com', source: 'unsubscribe' }))
-    const [e] = (await t.ctx.sqlite
-      .query("SELECT data, campaign_id FROM events WHERE type = 'contact.unsubscribed' AND message_id = ?")
-      .all(s.message.id)) as { data: string; campaign_id: string }[]
+    const [e] = await rowsOf<{ data: unknown; campaign_id: string }>(
+      t,
+      sql`SELECT data, campaign_id FROM events WHERE type = 'contact.unsubscribed' AND message_id = ${s.message.id}`,
+    )
     expect(e!.campaign_id).toBe(s.campaign.id)
-    expect(JSON.parse(e!.data)).toMatchObject({
+    expect(jsonOf(e!.data)).toMatchObject({
       email: 'eve@example.com',
       source: 'one_click',
       campaign_id: `cmp_${s.campaign.id.replaceAll('-', '')}`,

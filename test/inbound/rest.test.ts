@@ -1,6 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import MailComposer from 'nodemailer/lib/mail-composer'
 import { createTestApp } from '../helpers/app'
+import { jsonOf, rowOf, rowsOf } from '../helpers/raw-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { arf, dsn, type EmailOut, forge, INBOUND_ENV, mailtoOf, QUOTED_REPLY, sendCampaign } from './fixtures'
 
@@ -33,7 +35,7 @@ const compose = async (mail: ConstructorParameters<typeof MailComposer>[0]) =>
 const contactStatus = async (email: string) =>
   (await s.call('GET', `/api/v1/contacts/${s.contacts[email]}`)).status as string
 const countEvents = async () =>
-  ((await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }).n
+  (await rowOf<{ n: number }>(t, sql`SELECT CAST(count(*) AS INTEGER) AS n FROM events`))!.n
 
 describe('POST /api/v1/inbound/email', () => {
   test('a hard DSN with the envelope recipient in `to` → bounce', async () => {
@@ -74,12 +76,11 @@ describe('POST /api/v1/inbound/email', () => {
     expect(hard.body.data).toEqual({ kind: 'bounce', message_id: fay.id, bounce_type: 'hard' })
     expect(await contactStatus('fay@example.com')).toBe('bounced')
     const types = (
-      await t.ctx.sqlite
-        .query(
-          "SELECT json_extract(data, '$.bounce_type') AS b FROM events WHERE type = 'email.bounced' AND message_id = ? ORDER BY rowid",
-        )
-        .all(fay.id)
-    ).map((r) => (r as { b: string }).b)
+      await rowsOf<{ data: unknown }>(
+        t,
+        sql`SELECT data FROM events WHERE type = 'email.bounced' AND message_id = ${fay.id} ORDER BY seq`,
+      )
+    ).map((r) => jsonOf<{ bounce_type: string }>(r.data).bounce_type)
     expect(types).toEqual(['soft', 'hard'])
     const again = await post(dsn(fay, { action: 'delayed', status: '4.2.2', diagnostic: 'x' }), {
       to: fay.envelopeFrom,

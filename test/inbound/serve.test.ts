@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createTransport } from 'nodemailer'
+import { DIALECT } from '../../src/db/dialect'
 import { freePort } from '../helpers/binary'
+import { blankDatabase } from '../helpers/postgres'
 
 // `herald serve` starts the inbound listener only when HERALD_INBOUND_SMTP_PORT is set, says
 // where in its start-up lines, and closes it on shutdown.
@@ -21,6 +23,8 @@ test('serve with HERALD_INBOUND_SMTP_PORT=0 listens for mail and prints the port
         HERALD_LOG: 'json',
         HERALD_INBOUND_DOMAIN: 'in.example.com',
         HERALD_INBOUND_SMTP_PORT: '0',
+        // On PostgreSQL a database of its own (the test process's URL names no real server).
+        ...(DIALECT === 'postgres' ? { HERALD_DATABASE_URL: await blankDatabase() } : {}),
       },
       stdout: 'pipe',
       stderr: 'pipe',

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { createTransport } from 'nodemailer'
 import { type InboundSmtp, startInboundSmtp } from '../../src/inbound/smtp-listener'
 import { createTestApp } from '../helpers/app'
+import { jsonOf, rowOf, rowsOf } from '../helpers/raw-sql'
 import { recordingProvider, startTestSender } from '../helpers/sender'
 import { arf, dsn, type EmailOut, forge, INBOUND_ENV, mailtoOf, QUOTED_REPLY, sendCampaign } from './fixtures'
 
@@ -24,10 +26,11 @@ const s = await sendCampaign(t, provider, EMAILS)
 const m = (email: string) => s.out[email] as EmailOut
 const eventsOf = async (messageId: string, type: string) =>
   (
-    await t.ctx.sqlite
-      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-      .all(messageId, type)
-  ).map((r) => JSON.parse((r as { data: string }).data))
+    await rowsOf<{ data: unknown }>(
+      t,
+      sql`SELECT data FROM events WHERE message_id = ${messageId} AND type = ${type} ORDER BY seq`,
+    )
+  ).map((r) => jsonOf<Record<string, unknown>>(r.data))
 const suppression = async (email: string) =>
   ((await s.call('GET', '/api/v1/suppressions?limit=200')) as { email: string; source: string }[]).find(
     (x) => x.email === email,
@@ -130,7 +133,7 @@ describe('the inbound SMTP listener', () => {
       snippet: 'Sounds great, please call me on Tuesday. Ann',
       received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     })
-    expect(ev.reply_id).toBe(`rpl_${replies[0].id.replaceAll('-', '')}`)
+    expect(ev!.reply_id).toBe(`rpl_${replies[0].id.replaceAll('-', '')}`)
     expect((await s.call('GET', `/api/v1/campaigns/${s.campaign.id}/stats`)).replied).toBe(1)
   })
 
@@ -164,12 +167,12 @@ describe('the inbound SMTP listener', () => {
   test('a forged token is ignored and records nothing', async () => {
     const bob = m('bob@example.com')
     const forged = forge(bob.replyTo!)
-    const before = (await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }
+    const countEvents = async () =>
+      (await rowOf<{ n: number }>(t, sql`SELECT CAST(count(*) AS INTEGER) AS n FROM events`))!.n
+    const before = await countEvents()
     const info = await transport().sendMail({ from: 'x@evil.example', to: forged, subject: 'Re', text: 'hi' })
     expect(info.response).toContain('Accepted (ignored)')
-    expect(((await t.ctx.sqlite.query('SELECT count(*) AS n FROM events').get()) as { n: number }).n).toBe(
-      before.n,
-    )
+    expect(await countEvents()).toBe(before)
     expect(await s.call('GET', `/api/v1/replies?contact_id=${s.contacts['bob@example.com']}`)).toHaveLength(0)
   })
 

@@ -1,4 +1,4 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { ProviderError } from '../../src/channels/types'
 import { rawRows, rawRun } from '../../src/db/raw'
@@ -10,6 +10,8 @@ import { eventually } from '../helpers/receiver'
 import { allChannels, recordingProvider, startTestSender } from '../helpers/sender'
 
 const setup = campaignTenant
+// Tests here make up to 150 contacts through the API before sending: seconds on a busy machine.
+setDefaultTimeout(15_000)
 
 // On PostgreSQL `data` is jsonb and arrives parsed.
 const events = async (t: TestApp, campaignId: string, type: string) =>
@@ -319,13 +321,20 @@ describe('races with the operator', async () => {
     const emails = Array.from({ length: 60 }, (_, i) => `p${i}@example.com`)
     const s = await setup(t, emails)
     let calls = 0
+    let pausing: Promise<unknown> | null = null
     onSend = async () => {
-      // The operator pauses mid-batch, after enough refusals to trip "refused everything".
-      if (++calls === 30) await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+      // The operator pauses mid-batch, after enough refusals to trip "refused everything". The
+      // sends under way until the pause is made (up to HERALD_SEND_CONCURRENCY of them) end after
+      // it: the pause is not racing an instant provider through the rest of the batch (on
+      // PostgreSQL its transaction waits its turn behind the outcome writes queued before it).
+      if (++calls === 30) pausing = s.call('POST', `/api/v1/campaigns/${s.campaign.id}/pause`)
+      if (pausing) await pausing
     }
     await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
     await eventually(async () => expect(await s.status()).toBe('paused'))
     await Bun.sleep(200)
+    // Nothing started once the pause was made: the 30th send and those beside it at the gate.
+    expect(calls).toBeLessThanOrEqual(29 + t.ctx.config.sendConcurrency)
     const c = await s.call('GET', `/api/v1/campaigns/${s.campaign.id}`)
     expect(c).toMatchObject({ status: 'paused', failure_reason: null })
     const cancelled = await s.call('GET', `/api/v1/messages?campaign_id=${s.campaign.id}&status=cancelled`)

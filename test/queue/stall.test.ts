@@ -46,6 +46,17 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
   sink.stall.add('stall.example')
   const stalled = await campaignTenant(t, ['late@stall.example'])
   const other = await campaignTenant(t, ['b1@ok.example', 'b2@ok.example'])
+  // Made now, launched while the stall goes on: only the sending is timed against the deadline.
+  const third = await campaignTenant(t, ['c1@ok.example'])
+  const smsTenant = await campaignTenant(t, ['s1@sms.example'], {
+    channel: 'sms',
+    subject: undefined,
+    body_html: undefined,
+    body_text: 'Hi {{ contact.first_name }}',
+  })
+  await smsTenant.call('PATCH', `/api/v1/contacts/${smsTenant.contacts['s1@sms.example']}`, {
+    phone: '+15005550006',
+  })
   await stalled.call('POST', `/api/v1/campaigns/${stalled.campaign.id}/launch`, { confirm: true })
   await other.call('POST', `/api/v1/campaigns/${other.campaign.id}/launch`, { confirm: true })
 
@@ -60,17 +71,7 @@ test('a stalled send holds only its lane; it fails retryably at the deadline; th
 
   // Work queued meanwhile, on another campaign and on another channel, is claimed and sent
   // by the next passes while the stall goes on.
-  const third = await campaignTenant(t, ['c1@ok.example'])
   await third.call('POST', `/api/v1/campaigns/${third.campaign.id}/launch`, { confirm: true })
-  const smsTenant = await campaignTenant(t, ['s1@sms.example'], {
-    channel: 'sms',
-    subject: undefined,
-    body_html: undefined,
-    body_text: 'Hi {{ contact.first_name }}',
-  })
-  await smsTenant.call('PATCH', `/api/v1/contacts/${smsTenant.contacts['s1@sms.example']}`, {
-    phone: '+15005550006',
-  })
   await smsTenant.call('POST', `/api/v1/campaigns/${smsTenant.campaign.id}/launch`, { confirm: true })
   // Passes until both are sent (a pass whose lanes are all busy returns at once: let the
   // sockets move in between).

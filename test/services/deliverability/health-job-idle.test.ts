@@ -41,7 +41,7 @@ const changes = async (): Promise<number> =>
       )
     : await inTransaction(
         t.ctx.sqlite,
-        async () => (await t.ctx.sqlite.query<{ n: number }, []>('SELECT total_changes() AS n').get())!.n,
+        async () => (await rawRows<{ n: number }>(t.ctx.db, sql`SELECT total_changes() AS n`))[0]!.n,
       )
 /** The job's runs that ended (each is stored in job_runs by registerJobs' listener). */
 let runs = 0
