@@ -1,8 +1,12 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
+import { SQL } from 'bun'
 import { ENTRY_POINTS } from '../../scripts/entry-points'
+import { DIALECT } from '../../src/db/dialect'
+import { migratedDatabase } from './pg-database'
 import { freePort } from './ports'
 
 // The compiled executable for end-to-end tests: HERALD_BINARY if given (CI passes dist/herald),
@@ -37,6 +41,57 @@ export function useBinary(prefix: string): BinaryFixture {
 
 export { freePort }
 
+const databases = new Map<string, Promise<string>>()
+
+/**
+ * The env a run of the binary on `dataDir` gets. A test process on PostgreSQL holds only a
+ * placeholder HERALD_DATABASE_URL, which a child would inherit: there each data directory gets a
+ * migrated database of its own instead, the same one on every later run on that directory (a
+ * restart after kill -9, a CLI command), as an instance keeps its database. An env that names its
+ * own URL, or none (SQLite), is left as it is.
+ */
+export async function storeEnv<E extends Record<string, string | undefined>>(
+  dataDir: string,
+  env: E,
+): Promise<E> {
+  if (DIALECT !== 'postgres' || env.HERALD_DATABASE_URL !== process.env.HERALD_DATABASE_URL) return env
+  const key = resolve(dataDir)
+  let url = databases.get(key)
+  if (!url) databases.set(key, (url = migratedDatabase()))
+  return { ...env, HERALD_DATABASE_URL: await url }
+}
+
+/**
+ * A tag that runs one raw query on the store of a binary's data directory from outside it (its
+ * SQLite file, or its PostgreSQL database) and answers the rows; values become parameters.
+ * Counts are CAST … AS INTEGER so they read as numbers on both.
+ */
+export function storeOf(dataDir: string) {
+  return async <T>(strings: TemplateStringsArray, ...values: unknown[]): Promise<T[]> => {
+    if (DIALECT === 'postgres') {
+      const { HERALD_DATABASE_URL: url } = await storeEnv(dataDir, process.env)
+      const sql = new SQL({ url, max: 1 })
+      try {
+        return [...(await sql(strings, ...values))] as T[]
+      } finally {
+        await sql.close()
+      }
+    }
+    const db = new Database(join(dataDir, 'herald.db'))
+    try {
+      return db.query(strings.join('?')).all(...(values as string[])) as T[]
+    } finally {
+      db.close()
+    }
+  }
+}
+
+/** The data directory a CLI run names with `--data`, if any. */
+export function dataFlag(args: string[]): string | undefined {
+  const i = args.indexOf('--data')
+  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--data='))?.slice('--data='.length)
+}
+
 /** Starts `herald serve` on a free loopback port and waits until /api/v1/health answers. */
 export async function serveBinary(
   bin: BinaryFixture,
@@ -49,7 +104,7 @@ export async function serveBinary(
     [bin.path(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', dataDir],
     {
       cwd: bin.work,
-      env,
+      env: await storeEnv(dataDir, env),
       stdout: output,
       stderr: output,
     },
