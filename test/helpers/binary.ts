@@ -56,8 +56,8 @@ export async function storeEnv<E extends Record<string, string | undefined>>(
 ): Promise<E> {
   if (DIALECT !== 'postgres' || env.HERALD_DATABASE_URL !== process.env.HERALD_DATABASE_URL) return env
   const key = resolve(dataDir)
-  let url = databases.get(key)
-  if (!url) databases.set(key, (url = migratedDatabase()))
+  const url = databases.get(key) ?? migratedDatabase()
+  databases.set(key, url)
   return { ...env, HERALD_DATABASE_URL: await url }
 }
 
