@@ -86,10 +86,16 @@ export function storeOf(dataDir: string) {
   }
 }
 
-/** The data directory a CLI run names with `--data`, if any. */
-export function dataFlag(args: string[]): string | undefined {
-  const i = args.indexOf('--data')
-  return i >= 0 ? args[i + 1] : args.find((a) => a.startsWith('--data='))?.slice('--data='.length)
+/**
+ * `herald <args>` run to its end from the scratch directory, on the store of the data directory
+ * it works on (`--data`, else HERALD_DATA_DIR, else the default beside it).
+ */
+export async function runBinary(bin: BinaryFixture, args: string[], env: Record<string, string | undefined>) {
+  const flag = args.indexOf('--data')
+  const dataDir =
+    (flag >= 0 ? args[flag + 1] : undefined) ?? env.HERALD_DATA_DIR ?? join(bin.work, 'herald-data')
+  const p = Bun.spawnSync([bin.path(), ...args], { cwd: bin.work, env: await storeEnv(dataDir, env) })
+  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }
 }
 
 /** Starts `herald serve` on a free loopback port and waits until /api/v1/health answers. */
