@@ -116,14 +116,23 @@ export async function serveBinary(
     },
   )
   const base = `http://127.0.0.1:${port}`
-  await healthy(base)
+  // Up to 30 s, unless it exits first: a start on a loaded 2-core box (more so on PostgreSQL,
+  // which opens a pool and checks its migrations) can pass 10 s.
+  await healthy(base, 30_000, proc)
   return { proc, base, port }
 }
 
-/** Waits (up to `timeoutMs`) until the server at `base` answers /api/v1/health; the caller checks it did. */
-export async function healthy(base: string, timeoutMs = 10_000): Promise<void> {
+/**
+ * Waits (up to `timeoutMs`, or until `proc` exits) until the server at `base` answers
+ * /api/v1/health; the caller checks it did.
+ */
+export async function healthy(
+  base: string,
+  timeoutMs = 10_000,
+  proc?: { exitCode: number | null },
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
+  while (Date.now() < deadline && (proc?.exitCode ?? null) === null) {
     try {
       if ((await fetch(`${base}/api/v1/health`)).ok) return
     } catch {}
