@@ -2,7 +2,9 @@ import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
-import { freePort, serveBinary, useBinary } from '../helpers/binary'
+import { DIALECT } from '../../src/db/dialect'
+import { BACKUP_ON_POSTGRES } from '../../src/services/instance/backup'
+import { freePort, runBinary, serveBinary, storeEnv, useBinary } from '../helpers/binary'
 
 // The compiled executable, end to end (test/helpers/binary.ts builds it or takes HERALD_BINARY).
 const bin = useBinary('herald-bin-')
@@ -10,10 +12,8 @@ const work = bin.work
 const env = { ...process.env, HERALD_LOG: 'json' } as Record<string, string>
 delete env.HERALD_BOOTSTRAP_API_KEY
 
-function run(args: string[], extraEnv: Record<string, string> = {}) {
-  const p = Bun.spawnSync([bin.path(), ...args], { cwd: work, env: { ...env, ...extraEnv } })
-  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }
-}
+const run = (args: string[], extraEnv: Record<string, string> = {}) =>
+  runBinary(bin, args, { ...env, ...extraEnv })
 
 const start = (dataDir: string) => serveBinary(bin, dataDir, env)
 
@@ -24,26 +24,26 @@ async function stop(proc: Bun.Subprocess<'ignore', 'pipe', 'pipe'>) {
 }
 
 describe('the compiled binary', () => {
-  test('version, help, and usage errors (exit 2)', () => {
-    expect(run(['version']).stdout.trim()).toBe('1.0.0')
-    expect(run(['help']).stdout).toContain('herald serve')
-    const unknown = run(['frobnicate'])
+  test('version, help, and usage errors (exit 2)', async () => {
+    expect((await run(['version'])).stdout.trim()).toBe('1.0.0')
+    expect((await run(['help'])).stdout).toContain('herald serve')
+    const unknown = await run(['frobnicate'])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('unknown command: frobnicate')
     expect(unknown.stderr).toContain('Usage:')
-    expect(run(['serve', '--colour', 'red']).code).toBe(2)
-    expect(run(['migrate', '--port', '1']).code).toBe(2)
+    expect((await run(['serve', '--colour', 'red'])).code).toBe(2)
+    expect((await run(['migrate', '--port', '1'])).code).toBe(2)
     const jobsData = join(work, 'jobs')
-    expect(run(['jobs', 'list', '--data', jobsData]).stdout).toContain('segments.refresh')
-    expect(run(['jobs', 'run', 'idempotency.purge', '--data', jobsData]).stdout).toContain(
+    expect((await run(['jobs', 'list', '--data', jobsData])).stdout).toContain('segments.refresh')
+    expect((await run(['jobs', 'run', 'idempotency.purge', '--data', jobsData])).stdout).toContain(
       'job idempotency.purge ran',
     )
-    expect(run(['jobs', 'run', 'nope', '--data', jobsData]).code).toBe(2)
+    expect((await run(['jobs', 'run', 'nope', '--data', jobsData])).code).toBe(2)
     // Nine starts of the binary: a loaded 2-core CI box needs more than the default 5 s.
   }, 30_000)
 
-  test('a bad setting stops start-up with one line naming it', () => {
-    const r = run(['serve', '--data', join(work, 'bad')], { HERALD_LOG: 'xml' })
+  test('a bad setting stops start-up with one line naming it', async () => {
+    const r = await run(['serve', '--data', join(work, 'bad')], { HERALD_LOG: 'xml' })
     expect(r.code).toBe(1)
     expect(r.stderr.trim()).toBe('herald: HERALD_LOG must be one of json, pretty, got "xml"')
   })
@@ -55,7 +55,7 @@ describe('the compiled binary', () => {
     expect(health).toMatchObject({ status: 'ok', version: '1.0.0' })
 
     // A key made offline on the same file works on the running server.
-    const made = run([
+    const made = await run([
       'keys',
       'create',
       '--name',
@@ -72,29 +72,37 @@ describe('the compiled binary', () => {
     expect(clients.status).toBe(200)
     expect(((await clients.json()) as { data: { name: string }[] }).data[0]!.name).toBe('Default workspace')
 
-    // Online backup while serving.
+    // Online backup while serving; on PostgreSQL there is no file to copy: the answer names pg_dump.
     const backupFile = join(work, 'backup.db')
-    expect(run(['backup', backupFile, '--data', data]).code).toBe(0)
-    const copy = new Database(backupFile, { readonly: true })
-    expect(await copy.query('SELECT count(*) AS n FROM clients').get()).toEqual({ n: 1 })
-    copy.close()
-    const twice = run(['backup', backupFile, '--data', data])
-    expect(twice.code).toBe(1)
-    expect(twice.stderr).toContain('already exists')
+    if (DIALECT === 'postgres') {
+      const refused = await run(['backup', backupFile, '--data', data])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr.trim()).toBe(`herald: ${BACKUP_ON_POSTGRES}`)
+      expect(existsSync(backupFile)).toBe(false)
+    } else {
+      expect((await run(['backup', backupFile, '--data', data])).code).toBe(0)
+      const copy = new Database(backupFile, { readonly: true })
+      expect(await copy.query('SELECT count(*) AS n FROM clients').get()).toEqual({ n: 1 })
+      copy.close()
+      const twice = await run(['backup', backupFile, '--data', data])
+      expect(twice.code).toBe(1)
+      expect(twice.stderr).toContain('already exists')
+    }
 
     // A key revoked offline stops working on the running server (within the 1 s look-up cache).
     const doomed = JSON.parse(
-      run(['keys', 'create', '--name', 'tmp', '--scopes', 'contacts:read', '--json', '--data', data]).stdout,
+      (await run(['keys', 'create', '--name', 'tmp', '--scopes', 'contacts:read', '--json', '--data', data]))
+        .stdout,
     )
     expect(
       (await fetch(`${first.base}/api/v1/clients`, { headers: { 'x-api-key': doomed.key } })).status,
     ).toBe(200)
-    expect(run(['keys', 'revoke', doomed.id, '--data', data]).code).toBe(0)
+    expect((await run(['keys', 'revoke', doomed.id, '--data', data])).code).toBe(0)
     await Bun.sleep(1100)
     expect(
       (await fetch(`${first.base}/api/v1/clients`, { headers: { 'x-api-key': doomed.key } })).status,
     ).toBe(401)
-    expect(run(['keys', 'list', '--data', data]).stdout).toContain(`${doomed.id}\t`)
+    expect((await run(['keys', 'list', '--data', data])).stdout).toContain(`${doomed.id}\t`)
 
     const stopped = await stop(first.proc)
     expect(stopped.code).toBe(0)
@@ -112,7 +120,8 @@ describe('the compiled binary', () => {
     expect(access.key_id).toMatch(/^[0-9a-f-]{36}$/)
     expect(stopped.stdout).not.toContain(key) // the key is never logged
     expect(logLines.at(-1)).toMatchObject({ msg: 'stopped', forced: false })
-    expect(existsSync(join(data, 'herald.db'))).toBe(true)
+    // The data file is the store on SQLite; on PostgreSQL the directory holds none.
+    expect(existsSync(join(data, 'herald.db'))).toBe(DIALECT === 'sqlite')
 
     const second = await start(data)
     const ok = await fetch(`${second.base}/api/v1/clients`, {
@@ -129,7 +138,7 @@ describe('the compiled binary', () => {
     const data = join(work, 'data-drain')
     const server = await start(data)
     const key = JSON.parse(
-      run(['keys', 'create', '--name', 'd', '--scopes', 'admin:*', '--json', '--data', data]).stdout,
+      (await run(['keys', 'create', '--name', 'd', '--scopes', 'admin:*', '--json', '--data', data])).stdout,
     ).key
     const encoder = new TextEncoder()
     let release!: () => void
@@ -166,7 +175,7 @@ describe('the compiled binary', () => {
     const data = join(work, 'data-import')
     const server = await start(data)
     const key = JSON.parse(
-      run(['keys', 'create', '--name', 'i', '--scopes', 'admin:*', '--json', '--data', data]).stdout,
+      (await run(['keys', 'create', '--name', 'i', '--scopes', 'admin:*', '--json', '--data', data])).stdout,
     ).key
     const headers = { authorization: `Bearer ${key}` }
     const call = async (method: string, path: string, body?: string, type = 'application/json') =>
@@ -212,7 +221,7 @@ describe('the compiled binary', () => {
       [bin.path(), 'serve', '--port', String(port), '--host', '127.0.0.1', '--data', data],
       {
         cwd: work,
-        env: { ...env, HERALD_BOOTSTRAP_API_KEY: chosen },
+        env: await storeEnv(data, { ...env, HERALD_BOOTSTRAP_API_KEY: chosen }),
         stdout: 'pipe',
         stderr: 'pipe',
       },

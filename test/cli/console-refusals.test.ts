@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { createTestApp } from '../helpers/app'
-import { cliCaptured } from '../helpers/cli'
+import { cliOnApp } from '../helpers/cli'
 
 // A verb's refusal at the console (keys, users, analytics run the verbs as the console actor) is
 // one line. A refusal of one field printed its field error twice — "client_id: must be … (client_id
@@ -9,7 +9,7 @@ import { cliCaptured } from '../helpers/cli'
 // alone, so "2 fields are invalid; see details" would have had no details to see.
 
 const t = await createTestApp()
-const cli = async (...args: string[]) => await cliCaptured([...args, '--data', t.dataDir])
+const cli = async (...args: string[]) => await cliOnApp(t, args)
 
 test.each([
   [

@@ -1,7 +1,9 @@
 import { expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { toPrefixedId } from '../../src/lib/ids'
 import { createTestApp } from '../helpers/app'
-import { cliCaptured } from '../helpers/cli'
+import { cliOnApp } from '../helpers/cli'
+import { rowOf } from '../helpers/raw-sql'
 
 // `herald keys revoke ID` run in-process (runCli, stdout and stderr captured) on a test app's
 // data file. A command line that is wrong in itself (no id, two ids, an argument that is not an
@@ -10,12 +12,13 @@ import { cliCaptured } from '../helpers/cli'
 
 const t = await createTestApp()
 
-const cli = async (args: string[]) => await cliCaptured([...args, '--data', t.dataDir])
+const cli = async (args: string[]) => await cliOnApp(t, args)
 
 const revokedCount = async () =>
-  (await t.ctx.sqlite
-    .query<{ n: number }, []>('SELECT count(*) AS n FROM api_keys WHERE revoked_at IS NOT NULL')
-    .get())!.n
+  (await rowOf<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM api_keys WHERE revoked_at IS NOT NULL`,
+  ))!.n
 
 const made = await cli(['keys', 'create', '--name', 'doomed', '--scopes', 'contacts:read', '--json'])
 const { id } = JSON.parse(made.stdout) as { id: string }

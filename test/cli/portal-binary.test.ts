@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { serveBinary, useBinary } from '../helpers/binary'
+import { runBinary, serveBinary, useBinary } from '../helpers/binary'
 
 // The portal and `herald users` from the compiled executable, run from a directory with nothing
 // beside it: views, htmx, Pico and our assets must all be embedded.
@@ -9,10 +9,7 @@ const env = { ...process.env, HERALD_LOG: 'json' } as Record<string, string>
 delete env.HERALD_BOOTSTRAP_API_KEY
 delete env.HERALD_ADMIN_PASSWORD
 
-function run(args: string[]) {
-  const p = Bun.spawnSync([bin.path(), ...args], { cwd: bin.work, env })
-  return { code: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() }
-}
+const run = (args: string[]) => runBinary(bin, args, env)
 
 async function signIn(base: string, email: string, password: string) {
   const form = await fetch(`${base}/admin/login`)
@@ -30,29 +27,38 @@ async function signIn(base: string, email: string, password: string) {
 describe('portal in the binary', () => {
   test('herald users create|list|reset-password, then sign in to the served portal', async () => {
     const data = join(bin.work, 'data')
-    expect(run(['migrate', '--data', data]).code).toBe(0)
-    const created = run(['users', 'create', '--email', 'Ops@Example.com', '--role', 'admin', '--data', data])
+    expect((await run(['migrate', '--data', data])).code).toBe(0)
+    const created = await run([
+      'users',
+      'create',
+      '--email',
+      'Ops@Example.com',
+      '--role',
+      'admin',
+      '--data',
+      data,
+    ])
     expect(created.code).toBe(0)
     const password = /Password \(shown once\): (\S+)/.exec(created.stdout)![1]!
     expect(password.length).toBeGreaterThanOrEqual(20)
-    const listed = JSON.parse(run(['users', 'list', '--json', '--data', data]).stdout)
+    const listed = JSON.parse((await run(['users', 'list', '--json', '--data', data])).stdout)
     expect(listed.map((u: { email: string; role: string }) => [u.email, u.role])).toContainEqual([
       'ops@example.com',
       'admin',
     ])
     // Usage errors: exit 2.
-    expect(run(['users', 'create', '--data', data]).code).toBe(2)
-    expect(run(['users', 'create', '--email', 'x@example.com', '--role', 'boss', '--data', data]).code).toBe(
-      2,
-    )
+    expect((await run(['users', 'create', '--data', data])).code).toBe(2)
     expect(
-      run(['users', 'create', '--email', 'm@example.com', '--role', 'member', '--data', data]).code,
+      (await run(['users', 'create', '--email', 'x@example.com', '--role', 'boss', '--data', data])).code,
+    ).toBe(2)
+    expect(
+      (await run(['users', 'create', '--email', 'm@example.com', '--role', 'member', '--data', data])).code,
     ).toBe(2)
     // A duplicate is refused (exit 1, the verb's message).
-    const dup = run(['users', 'create', '--email', 'ops@example.com', '--data', data])
+    const dup = await run(['users', 'create', '--email', 'ops@example.com', '--data', data])
     expect(dup.code).toBe(1)
     expect(dup.stderr).toContain('exists')
-    const reset = run([
+    const reset = await run([
       'users',
       'reset-password',
       'ops@example.com',
@@ -63,7 +69,7 @@ describe('portal in the binary', () => {
     ])
     expect(reset.code).toBe(0)
     expect(reset.stdout).not.toContain('shown once')
-    expect(run(['users', 'reset-password', 'nobody@example.com', '--data', data]).code).toBe(1)
+    expect((await run(['users', 'reset-password', 'nobody@example.com', '--data', data])).code).toBe(1)
 
     const server = await serveBinary(bin, data, env)
     try {

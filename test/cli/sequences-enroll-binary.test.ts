@@ -1,7 +1,6 @@
-import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { useBinary } from '../helpers/binary'
+import { storeOf, useBinary } from '../helpers/binary'
 import { keyedServers } from '../helpers/binary-api'
 import { until } from '../helpers/receiver'
 
@@ -47,16 +46,14 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
   await h.proc.exited
 
   // Midway: part entered, the job still there with its cursor.
-  const db = new Database(join(data, 'herald.db'))
-  const atKill = (await db
-    .query<{ n: number }, [string]>('SELECT count(*) AS n FROM flow_enrollments WHERE flow_id = ?')
-    .get(sequence.id))!.n
-  const pending = await db
-    .query<{ cursor: number; max: number }, []>(
-      'SELECT cursor_seq AS cursor, max_contact_seq AS max FROM flow_enroll_jobs',
-    )
-    .all()
-  db.close()
+  const store = storeOf(data)
+  const atKill = (
+    await store<{
+      n: number
+    }>`SELECT CAST(count(*) AS INTEGER) AS n FROM flow_enrollments WHERE flow_id = ${sequence.id}`
+  )[0]!.n
+  const pending = await store<{ cursor: number; max: number }>`
+    SELECT CAST(cursor_seq AS INTEGER) AS cursor, CAST(max_contact_seq AS INTEGER) AS max FROM flow_enroll_jobs`
   expect(atKill).toBeGreaterThan(0)
   expect(atKill).toBeLessThan(CONTACTS)
   expect(pending).toHaveLength(1)
@@ -66,14 +63,10 @@ test(`kill -9 while ${CONTACTS} contacts enter a sequence in chunks: each enters
   await until(async () => (await entered()) === CONTACTS, 60_000, 'every contact entered')
   h.proc.kill('SIGTERM')
   expect(await h.proc.exited).toBe(0)
-  const after = new Database(join(data, 'herald.db'))
-  const runs = (await after
-    .query<{ n: number; contacts: number }, [string]>(
-      'SELECT count(*) AS n, count(DISTINCT contact_id) AS contacts FROM flow_enrollments WHERE flow_id = ?',
-    )
-    .get(sequence.id))!
-  const jobsLeft = (await after.query('SELECT 1 FROM flow_enroll_jobs').all()).length
-  after.close()
+  const [runs] = await store<{ n: number; contacts: number }>`
+    SELECT CAST(count(*) AS INTEGER) AS n, CAST(count(DISTINCT contact_id) AS INTEGER) AS contacts
+    FROM flow_enrollments WHERE flow_id = ${sequence.id}`
+  const jobsLeft = (await store`SELECT 1 FROM flow_enroll_jobs`).length
   expect(runs).toEqual({ n: CONTACTS, contacts: CONTACTS })
   expect(jobsLeft).toBe(0)
   console.log(`sequence enroll crash test: ${atKill} of ${CONTACTS} entered at the kill`)

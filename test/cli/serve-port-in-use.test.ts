@@ -2,7 +2,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { freePort, healthy } from '../helpers/binary'
+import { freePort, healthy, storeEnv } from '../helpers/binary'
 
 // A second `herald serve` on a port already in use must fail, not share it: Elysia listens
 // with SO_REUSEPORT by default, so a second server (another data dir, or an overlapping
@@ -17,7 +17,7 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true })
 })
 
-const start = (port: number, data: string) => {
+const start = async (port: number, data: string) => {
   const p = Bun.spawn(
     [
       'bun',
@@ -30,7 +30,12 @@ const start = (port: number, data: string) => {
       '--data',
       data,
     ],
-    { cwd: work, env: { ...process.env, HERALD_LOG: 'json' }, stdout: 'pipe', stderr: 'pipe' },
+    {
+      cwd: work,
+      env: await storeEnv(data, { ...process.env, HERALD_LOG: 'json' }),
+      stdout: 'pipe',
+      stderr: 'pipe',
+    },
   )
   procs.push(p)
   return p
@@ -38,11 +43,11 @@ const start = (port: number, data: string) => {
 
 test('serve on a port in use exits non-zero and the first server keeps the port', async () => {
   const port = freePort()
-  const first = start(port, join(work, 'a'))
+  const first = await start(port, join(work, 'a'))
   const base = `http://127.0.0.1:${port}`
   await healthy(base)
   expect((await fetch(`${base}/api/v1/health`)).ok).toBe(true)
-  const second = start(port, join(work, 'b'))
+  const second = await start(port, join(work, 'b'))
   const code = await second.exited
   expect(code).not.toBe(0)
   const said = (await new Response(second.stderr).text()) + (await new Response(second.stdout).text())

@@ -1,8 +1,7 @@
-import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { serveBinary, useBinary } from '../helpers/binary'
+import { serveBinary, storeOf, useBinary } from '../helpers/binary'
 import { SHORT_LEASES } from '../helpers/binary-api'
 import { startReceiver, until } from '../helpers/receiver'
 
@@ -61,15 +60,11 @@ test('kill -9 while deliveries are pending loses none', async () => {
   first.proc.kill('SIGKILL')
   await first.proc.exited
   // The crash left work behind: attempts were made (refused) and nothing was delivered.
-  const db = new Database(join(data, 'herald.db'))
-  const state = (await db
-    .query(
-      "SELECT (SELECT count(*) FROM webhook_attempts) AS attempts, (SELECT count(*) FROM webhook_deliveries WHERE status = 'succeeded') AS done",
-    )
-    .get()) as { attempts: number; done: number }
-  db.close()
-  expect(state.attempts).toBeGreaterThan(0)
-  expect(state.done).toBe(0)
+  const [state] = await storeOf(data)<{ attempts: number; done: number }>`
+    SELECT (SELECT CAST(count(*) AS INTEGER) FROM webhook_attempts) AS attempts,
+      (SELECT CAST(count(*) AS INTEGER) FROM webhook_deliveries WHERE status = 'succeeded') AS done`
+  expect(state!.attempts).toBeGreaterThan(0)
+  expect(state!.done).toBe(0)
 
   const second = await start(data)
   rx.up()
@@ -125,16 +120,14 @@ test('kill -9 with requests in flight to the endpoint loses none; those in fligh
   await first.proc.exited
   const inFlight = new Map(rx.received.splice(0).map((r) => [r.headers['webhook-id']!, r.body]))
   expect(inFlight.size).toBe(16)
-  const db = new Database(join(data, 'herald.db'))
-  const state = (await db
-    .query(
-      "SELECT sum(status = 'sending') AS leased, sum(status = 'succeeded') AS done, (SELECT count(*) FROM webhook_attempts) AS attempts FROM webhook_deliveries",
-    )
-    .get()) as { leased: number; done: number; attempts: number }
-  db.close()
-  expect(state.leased).toBeGreaterThanOrEqual(16)
-  expect(state.done).toBe(0)
-  expect(state.attempts).toBe(0)
+  const [state] = await storeOf(data)<{ leased: number; done: number; attempts: number }>`
+    SELECT CAST(count(CASE WHEN status = 'sending' THEN 1 END) AS INTEGER) AS leased,
+      CAST(count(CASE WHEN status = 'succeeded' THEN 1 END) AS INTEGER) AS done,
+      (SELECT CAST(count(*) AS INTEGER) FROM webhook_attempts) AS attempts
+    FROM webhook_deliveries`
+  expect(state!.leased).toBeGreaterThanOrEqual(16)
+  expect(state!.done).toBe(0)
+  expect(state!.attempts).toBe(0)
   answer()
   rx.respond = () => new Response(null, { status: 204 })
 

@@ -4,9 +4,10 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { migrate } from '../../src/db/migrate'
+import { MigrationError, migrate } from '../../src/db/migrate'
 import { embeddedPgMigrations } from '../../src/db/migrations.generated'
 import { applyPgMigrations } from '../../src/db/postgres/migrate'
+import { freePort } from '../helpers/ports'
 import { blankDatabase } from '../helpers/postgres'
 
 /** SQLite's own objects and the FTS5 search index (PostgreSQL searches through tsvector). */
@@ -103,6 +104,19 @@ describe('PostgreSQL migrations', () => {
       /migration 9999_bad failed, nothing was changed/,
     )
     expect(await sql`SELECT to_regclass('t_ok') AS t`).toEqual([{ t: null }])
+  })
+
+  test('a database that cannot be reached is said so, not named as a failed migration', async () => {
+    const nowhere = new SQL({ url: `postgres://postgres@127.0.0.1:${freePort()}/herald`, max: 1 })
+    try {
+      const err = await applyPgMigrations(nowhere).catch((e: Error) => e)
+      expect(err).toBeInstanceOf(MigrationError)
+      expect((err as Error).message).toStartWith(
+        'the PostgreSQL database could not be migrated (no migration had started, nothing was changed): ',
+      )
+    } finally {
+      await nowhere.close()
+    }
   })
 
   test('a database migrated by a newer Herald is refused', async () => {

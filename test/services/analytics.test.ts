@@ -1,5 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { runCli } from '../../src/cli'
 import { analyticsRollups, analyticsTotals } from '../../src/db/schema'
 import { createSendWorker } from '../../src/queue/worker'
 import { sendDeps } from '../../src/sending'
@@ -13,6 +12,7 @@ import {
 } from '../../src/services/messages/activity'
 import { createTestApp } from '../helpers/app'
 import { campaignTenant, messagesOf } from '../helpers/campaign'
+import { cliOnApp } from '../helpers/cli'
 import { allChannels, recordingProvider } from '../helpers/sender'
 
 // Known event sets give exact funnel and trend numbers: the messages are sent by the real send
@@ -378,20 +378,10 @@ describe('rebuild equals the incremental totals', async () => {
     await t.ctx.db.delete(analyticsRollups)
     await t.ctx.db.delete(analyticsTotals)
     expect(await snapshot()).toEqual([[], []])
-    const out: string[] = []
-    const log = console.log
-    console.log = (...args: unknown[]) => out.push(args.join(' '))
     // The command reads the store from the environment, as an operator's would: the app's own.
-    const env = process.env.HERALD_DATABASE_URL
-    if (t.ctx.config.databaseUrl) process.env.HERALD_DATABASE_URL = t.ctx.config.databaseUrl
-    try {
-      expect(await runCli(['analytics', 'rebuild', '--data', t.dataDir])).toBe(0)
-    } finally {
-      console.log = log
-      if (env === undefined) delete process.env.HERALD_DATABASE_URL
-      else process.env.HERALD_DATABASE_URL = env
-    }
-    expect(out.join('\n')).toMatch(/rebuilt \d+ rollup rows/)
+    const r = await cliOnApp(t, ['analytics', 'rebuild'])
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/rebuilt \d+ rollup rows/)
     expect(await snapshot()).toEqual(incremental)
     // The campaign counters and the rollups agree too.
     const f = await t.call(
@@ -411,22 +401,19 @@ describe('rebuild equals the incremental totals', async () => {
 
   test('a rebuild of one client gives the same rows and leaves the others', async () => {
     const before = await snapshot()
-    expect(await runCli(['analytics', 'rebuild', '--client', s.clientId, '--data', t.dataDir])).toBe(0)
+    expect((await cliOnApp(t, ['analytics', 'rebuild', '--client', s.clientId])).code).toBe(0)
     expect(await snapshot()).toEqual(before)
   })
 
   test('a rebuild of a client that does not exist: exit 1, "no such client", nothing rebuilt', async () => {
     const before = await snapshot()
     const err: string[] = []
-    const write = process.stderr.write
-    process.stderr.write = ((chunk: string) => err.push(String(chunk)) > 0) as typeof process.stderr.write
     const codes: number[] = []
-    try {
-      // A well-formed id no client has, and one that is not an id at all.
-      for (const client of ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'nope'])
-        codes.push(await runCli(['analytics', 'rebuild', '--client', client, '--data', t.dataDir]))
-    } finally {
-      process.stderr.write = write
+    // A well-formed id no client has, and one that is not an id at all.
+    for (const client of ['0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b', 'nope']) {
+      const r = await cliOnApp(t, ['analytics', 'rebuild', '--client', client])
+      codes.push(r.code)
+      err.push(r.stderr)
     }
     expect(codes).toEqual([1, 1])
     expect(err).toEqual(['herald: client_id: no such client\n', 'herald: client_id: no such client\n'])

@@ -61,6 +61,12 @@ export async function applyPgMigrations(
     })
   } catch (err) {
     if (err instanceof MigrationError) throw err
+    // Before the first migration (the database unreachable, the lock or the tag table refused)
+    // there is no migration to name: the operator would read "migration  failed".
+    if (current === '')
+      throw new MigrationError(
+        `the PostgreSQL database could not be migrated (no migration had started, nothing was changed): ${(err as Error).message}`,
+      )
     throw new MigrationError(`migration ${current} failed, nothing was changed: ${(err as Error).message}`)
   }
 }

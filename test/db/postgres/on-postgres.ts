@@ -1,8 +1,8 @@
 // The test files that pass on the PostgreSQL store, run by test/db/postgres/suite.test.ts in a
 // second `bun test` process started on PostgreSQL. The store is a preview: this list grows as
 // each part of Herald gets its PostgreSQL statements, until it is every file but a named few
-// whose subject is the SQLite file itself (backups of the file, WAL checkpoints, the read thread)
-// or that start the built binary (it would need a real database URL handed to it).
+// whose subject is the SQLite file itself (backups of the file, WAL checkpoints, the read thread).
+// The tests that start the built binary hand it a database per data directory (helpers/binary.ts).
 export const ON_POSTGRES: readonly string[] = [
   'test/channels/dkim-signer.test.ts',
   'test/channels/mime.test.ts',
@@ -10,12 +10,29 @@ export const ON_POSTGRES: readonly string[] = [
   'test/channels/simulator.test.ts',
   'test/channels/smtp.test.ts',
   'test/channels/twilio.test.ts',
+  'test/cli/ab-campaign-binary.test.ts',
+  'test/cli/api-binary.test.ts',
   'test/cli/api-commands.test.ts',
   'test/cli/api-rate-limit.test.ts',
+  'test/cli/api.test.ts',
+  'test/cli/binary.test.ts',
+  'test/cli/campaign-crash.test.ts',
+  'test/cli/console-refusals.test.ts',
+  'test/cli/doctor.test.ts',
   'test/cli/healthcheck.test.ts',
+  'test/cli/keys-revoke.test.ts',
+  'test/cli/metrics-prometheus-binary.test.ts',
   'test/cli/options.test.ts',
+  'test/cli/portal-binary.test.ts',
   'test/cli/postgres-commands.test.ts',
+  'test/cli/profiles-crash.test.ts',
+  'test/cli/readme-oauth.test.ts',
+  'test/cli/readme-walk.test.ts',
   'test/cli/restore-binary.test.ts',
+  'test/cli/send-threads-binary.test.ts',
+  'test/cli/sequences-enroll-binary.test.ts',
+  'test/cli/serve-port-in-use.test.ts',
+  'test/cli/webhooks-crash.test.ts',
   'test/config-default-from.test.ts',
   'test/config-oauth-external.test.ts',
   'test/config-sending.test.ts',
@@ -79,6 +96,7 @@ export const ON_POSTGRES: readonly string[] = [
   'test/http/journeys.test.ts',
   'test/http/list-filters.test.ts',
   'test/http/lists.test.ts',
+  'test/http/mcp/binary.test.ts',
   'test/http/mcp/sdk-patch.test.ts',
   'test/http/mcp/sdk.test.ts',
   'test/http/mcp/tools.test.ts',
@@ -158,6 +176,7 @@ export const ON_POSTGRES: readonly string[] = [
   'test/readme-settings.test.ts',
   'test/security/render.test.ts',
   'test/services/agents/id-jag.test.ts',
+  'test/services/analytics.test.ts',
   'test/services/api-keys.test.ts',
   'test/services/campaigns/ab-test.test.ts',
   'test/services/campaigns/local-time.test.ts',
