@@ -158,7 +158,12 @@ test(`kill -9 ${CRASHES} times during a ${CONTACTS}-contact journey: no step los
   await until(async () => (await stats()).completed === CONTACTS, 60_000, 'every contact completed')
   await until(() => reached() >= total, 30_000, 'every message received')
 
-  // No step lost or repeated: each send node queued exactly one message per contact.
+  // No step lost or repeated: each send node queued exactly one message per contact. The last
+  // sends' outcomes commit a moment after the server took them: read until they are in, then
+  // once more to see nothing is added beyond.
+  const sentOf = (st: { nodes: { id: string; messages: { sent: number } }[] }) =>
+    ['s1', 's2'].map((id) => st.nodes.find((x) => x.id === id)!.messages.sent)
+  await until(async () => sentOf(await stats()).every((n) => n >= CONTACTS), 10_000, 'every send recorded')
   const s = await stats()
   expect(s).toMatchObject({ entered: CONTACTS, completed: CONTACTS, active: 0, exited: 0 })
   for (const node of ['s1', 's2']) {

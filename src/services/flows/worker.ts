@@ -17,12 +17,21 @@ export interface FlowWorkerOptions {
   onPass?(report: StepReport): void
 }
 
+/**
+ * A pass's budget on PostgreSQL. There a step waits on round trips, not on the event loop (about
+ * 5 ms a step against 0.7 ms on SQLite), and a pass's fixed statements cost ~13 ms: within the
+ * 10 ms slice a pass took two steps. The longer pass holds the process's one transaction longer
+ * (other writes wait up to this), which the event loop does not feel.
+ */
+const PG_PASS_BUDGET_MS = 50
+
 export function createFlowWorker(app: AppContext, options: FlowWorkerOptions = {}): LeasedWorker {
   const executor = createFlowExecutor(app)
+  const budgetMs = options.budgetMs ?? (app.store.dialect === 'postgres' ? PG_PASS_BUDGET_MS : undefined)
   return createLeasedWorker(app, {
     name: 'flows',
     async pass() {
-      const report = await executor.pass(options.batch, options.budgetMs)
+      const report = await executor.pass(options.batch, budgetMs)
       options.onPass?.(report)
       // A chunk of a large enrollment is work too: the next one follows at once.
       return { worked: report.stepped > 0 || report.chunks > 0, nextAt: report.nextAt }
