@@ -14,6 +14,7 @@ import { signJwt } from '../../src/services/oauth/keys'
 import { createTestApp } from '../helpers/app'
 import { serveIdpKeys } from '../helpers/idp'
 import { freePort } from '../helpers/ports'
+import { storeEnv } from '../helpers/store-env'
 import { type Browser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 import { authorizeQuery, basic, consentForm, form, overHttp, pkce } from '../http/oauth/oauth-client'
 
@@ -370,7 +371,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
   test('13e. with no workspace at all, client credentials never mint a platform-wide token', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-sec-'))
     const ctx = await createAppContext(
-      loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
+      loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080', ...(await storeEnv()) }),
       {
         log: silentLogger,
       },
