@@ -168,7 +168,8 @@ const validRule = fc.oneof(
     operator: fc.constantFrom('contains', 'not_contains', 'ends_with', 'starts_with', 'eq', 'neq'),
     value: fc.oneof(
       fc.string({ minLength: 1, maxLength: 12 }),
-      fc.constantFrom('%', '_', '%_%', '\\', 'ünïcödé', '🙂', 'Acme % Labs'),
+      // U+0000 and an unpaired surrogate: no store keeps them (422, never a failed query).
+      fc.constantFrom('%', '_', '%_%', '\\', 'ünïcödé', '🙂', 'Acme % Labs', 'a\u0000b', 'x\ud800'),
       fc.string({ minLength: 200, maxLength: 1000 }),
     ),
   }),
