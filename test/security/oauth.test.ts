@@ -60,7 +60,11 @@ const docs = Bun.serve({
       })
     const maxAge = url.searchParams.get('max-age') ?? '600'
     return Response.json(
-      { client_id: `${id}${url.search}`, client_name: `Doc ${path}`, redirect_uris: [CB] },
+      {
+        client_id: `${id}${url.search}`,
+        client_name: url.searchParams.get('name') ?? `Doc ${path}`,
+        redirect_uris: [CB],
+      },
       { headers: { 'cache-control': `max-age=${maxAge}` } },
     )
   },
@@ -235,6 +239,15 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     const trusted = await owner.get(authorizeUrl(oauth_client_id))
     expect(trusted.status).toBe(200)
     expect(trusted.text).not.toContain('unverified')
+  })
+
+  test("7. a metadata document's client_name that is not one line of text: the consent page names the host instead", async () => {
+    for (const [i, name] of ['Evil\u0000App', 'Evil\r\nApp', '\u200b\u200b'].entries()) {
+      const id = `${docUrl(`named-${i}.json`)}?${new URLSearchParams({ name })}`
+      const page = await owner.get(authorizeUrl(id))
+      expect({ name, status: page.status }).toEqual({ name, status: 200 })
+      expect(page.text).toContain(`<h1>Allow 127.0.0.1:${docs.port} to use Herald?</h1>`)
+    }
   })
 
   test('7. an operator-registered client keeps the error redirect (RFC 6749)', async () => {
