@@ -60,8 +60,9 @@ const FULL = 'the data volume is full. Free space on it and retry.'
 
 /**
  * A write that failed because the data volume is full, as the error a caller gets (507
- * INSUFFICIENT_STORAGE): SQLite's SQLITE_FULL ("database or disk is full") or a file write's
- * ENOSPC / EDQUOT, also when wrapped as the cause of another error. Null for anything else.
+ * INSUFFICIENT_STORAGE): SQLite's SQLITE_FULL ("database or disk is full"), PostgreSQL's disk_full
+ * or a file write's ENOSPC / EDQUOT, also when wrapped as the cause of another error. Null for
+ * anything else.
  */
 export function storageFullError(err: unknown): ServiceError | null {
   let e = err
@@ -69,6 +70,13 @@ export function storageFullError(err: unknown): ServiceError | null {
     const code = (e as { code?: unknown }).code
     if (code === 'SQLITE_FULL')
       return new ServiceError('INSUFFICIENT_STORAGE', `The database could not write: ${FULL}`)
+    // PostgreSQL's disk_full (SQLSTATE 53100, in errno of Bun's PostgresError): the volume is
+    // the database server's, not this process's data directory.
+    if ((e as { errno?: unknown }).errno === '53100')
+      return new ServiceError(
+        'INSUFFICIENT_STORAGE',
+        "The database could not write: the PostgreSQL server's volume is full. Free space on it and retry.",
+      )
     if (code === 'ENOSPC' || code === 'EDQUOT')
       return new ServiceError('INSUFFICIENT_STORAGE', `A file could not be written: ${FULL}`)
     e = (e as { cause?: unknown }).cause

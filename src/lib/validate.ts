@@ -295,13 +295,53 @@ function* failures(e: ValueError): Generator<[pointer: string, message: string]>
   yield [e.path, humanMessage(e)]
 }
 
+/** Why a string cannot be stored as given, or null. */
+function stringProblem(s: string): string | null {
+  if (s.includes('\u0000')) return 'must not contain the character U+0000'
+  if (!s.isWellFormed()) return 'must be valid Unicode (it holds an unpaired surrogate)'
+  return null
+}
+
+/**
+ * The first string or member name, anywhere in a value the schema accepted, that no store keeps
+ * as given: U+0000 (PostgreSQL's text and jsonb refuse it) or an unpaired surrogate (jsonb
+ * refuses its escape; a text column would get U+FFFD). Typed strings already refuse U+0000 (the
+ * control characters); free-form members (custom fields, variables, rule values) and member
+ * names are only checked here. [JSON pointer, message]; a bad name is reported at its object.
+ */
+function unstorable(value: unknown, pointer: string): [string, string] | null {
+  if (typeof value === 'string') {
+    const problem = stringProblem(value)
+    return problem ? [pointer, problem] : null
+  }
+  if (typeof value !== 'object' || value === null) return null
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const bad = unstorable(value[i], `${pointer}/${i}`)
+      if (bad) return bad
+    }
+    return null
+  }
+  for (const [key, member] of Object.entries(value)) {
+    const problem = stringProblem(key)
+    if (problem) return [pointer, `has a member name that ${problem}`]
+    const bad = unstorable(member, `${pointer}/${pointerKey(key)}`)
+    if (bad) return bad
+  }
+  return null
+}
+
 /**
  * Every failing field, one message each (the first TypeBox reports for it). Only a value that
- * fails comes past Check: the errors are worked out for the 422, never on the happy path.
+ * fails comes past Check: the errors are worked out for the 422, never on the happy path. A value
+ * Check accepts is walked once more for strings no store keeps (unstorable).
  */
 export function validate(schema: TSchema, value: unknown, root: string): FieldError[] {
   const c = checker(schema)
-  if (c.Check(value)) return []
+  if (c.Check(value)) {
+    const bad = unstorable(value, '')
+    return bad ? [{ field: fieldName(bad[0], root), message: bad[1] }] : []
+  }
   const seen = new Map<string, string>()
   for (const e of c.Errors(value))
     for (const [pointer, message] of failures(e)) {

@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { sql } from 'drizzle-orm'
 import fc from 'fast-check'
+import { DIALECT } from '../../src/db/dialect'
 import type { Operation } from '../../src/http/rest/define-operation'
 import { operations } from '../../src/http/rest/registry'
 import { createTestApp } from '../helpers/app'
+import { rowsOf } from '../helpers/raw-sql'
 
 // Property (issue 14): whatever bad input any operation gets — a body that is not an object, a
 // member of the wrong type, a required member missing, an unknown member, a string or array
@@ -73,19 +76,28 @@ function pathValue(path: string, name: string): string {
 // ---- what the database holds, to compare before and after ----------------------------------
 
 const tables = (
-  (await t.ctx.sqlite
-    .query("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all()) as {
-    name: string
-  }[]
+  await rowsOf<{ name: string }>(
+    t,
+    DIALECT === 'postgres'
+      ? sql`SELECT tablename AS name FROM pg_tables WHERE schemaname = current_schema()`
+      : sql`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`,
+  )
 ).map((r) => r.name)
 
+// Rows are compared as a sorted list: PostgreSQL gives no fixed order without ORDER BY. A key's
+// last_used_at is left out: any authenticated request writes it once a minute, and a slow run
+// (the file takes over a minute on a loaded machine) crosses that minute between two snapshots.
 async function snapshot(): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
   for (const name of tables) {
-    const rows = await t.ctx.sqlite.query(`SELECT * FROM "${name}"`).values()
-    out[name] =
-      `${rows.length}:${Bun.hash(JSON.stringify(rows, (_k, v) => (v instanceof Uint8Array ? [...v] : v)))}`
+    const rows = (await rowsOf<Record<string, unknown>>(t, sql.raw(`SELECT * FROM "${name}"`)))
+      .map((r) =>
+        JSON.stringify(r, (k, v) =>
+          v instanceof Uint8Array ? [...v] : name === 'api_keys' && k === 'last_used_at' ? null : v,
+        ),
+      )
+      .sort()
+    out[name] = `${rows.length}:${Bun.hash(JSON.stringify(rows))}`
   }
   return out
 }

@@ -369,6 +369,80 @@ describe('18: input hygiene', () => {
       field: 'list_id',
       message: 'must be a list id (lst_… or a UUID)',
     },
+    // Strings no store keeps as given (PostgreSQL's text and jsonb refuse U+0000, jsonb an
+    // unpaired surrogate): refused wherever they are, free-form members and member names too.
+    {
+      name: 'a custom field value with NUL',
+      path: '/api/v1/contacts',
+      body: { email: 'nul@acme.io', custom_fields: { note: 'a\u0000b' } },
+      status: 422,
+      field: 'custom_fields.note',
+      message: 'must not contain the character U+0000',
+    },
+    {
+      name: 'a nested custom field value with an unpaired surrogate',
+      path: '/api/v1/contacts',
+      body: { email: 'sur@acme.io', custom_fields: { address: { lines: ['ok', 'x\ud800y'] } } },
+      status: 422,
+      field: 'custom_fields.address.lines[1]',
+      message: 'must be valid Unicode (it holds an unpaired surrogate)',
+    },
+    {
+      name: 'a custom field name with NUL',
+      path: '/api/v1/contacts',
+      body: { email: 'nulkey@acme.io', custom_fields: { 'k\u0000': 'v' } },
+      status: 422,
+      field: 'custom_fields',
+      message: 'has a member name that must not contain the character U+0000',
+    },
+    {
+      name: 'custom fields on several lines, with emoji',
+      path: '/api/v1/contacts',
+      body: { email: 'fine@acme.io', custom_fields: { note: 'one\ntwo 😀', n: 1 } },
+      status: 200,
+    },
+    {
+      name: 'a PATCH of a custom field with NUL',
+      method: 'PATCH',
+      path: contactPath,
+      body: { custom_fields: { plan: 'p\u0000' } },
+      status: 422,
+      field: 'custom_fields.plan',
+    },
+    {
+      name: 'a segment rule value with NUL',
+      path: '/api/v1/segments',
+      body: {
+        name: 'S',
+        rule_groups: [{ match: 'all', rules: [{ field: 'email', operator: 'eq', value: 'a\u0000' }] }],
+      },
+      status: 422,
+      field: 'rule_groups[0].rules[0].value',
+    },
+    {
+      name: 'a segment rule value with an unpaired surrogate',
+      path: '/api/v1/segments',
+      body: {
+        name: 'S',
+        rule_groups: [{ match: 'all', rules: [{ field: 'custom.a', operator: 'eq', value: '\udc00' }] }],
+      },
+      status: 422,
+      field: 'rule_groups[0].rules[0].value',
+    },
+    {
+      name: 'a message variable with NUL',
+      path: '/api/v1/messages',
+      body: { contact_id: contact.body.data.id, subject: 'Hi', body_text: 'x', variables: { v: 'a\u0000' } },
+      status: 422,
+      field: 'variables.v',
+    },
+    {
+      name: 'a list name with an unpaired surrogate',
+      body: { name: 'L\ud800' },
+      status: 422,
+      field: 'name',
+      message: 'must be valid Unicode (it holds an unpaired surrogate)',
+    },
   ]
   scenarios(t, { method: 'POST', path: lists, key: asAcme }, rows)
 
@@ -491,6 +565,11 @@ describe('17: CSV import obeys the limits of the JSON API', () => {
       /key must be 1 to 64 characters$/,
     ],
     ['a 65-character local part', `email\n${local(65)}\n`, /is not a valid address$/],
+    [
+      'a custom value with NUL',
+      'email,notes\nnul@acme.io,"a\u0000b"\n',
+      /^custom_fields\.notes: must not contain the character U\+0000$/,
+    ],
   ]
   for (const [name, csv, message] of cases)
     test(`${name}: the row is skipped and reported`, async () => {

@@ -277,6 +277,20 @@ describe('saving', () => {
     expect((await call('GET', `/api/v1/contacts/${p.id}`)).first_name).toBe('Annie')
   })
 
+  test('a crafted name with control characters (U+0000, a line break): they are dropped, the rest is saved', async () => {
+    const p = await person()
+    const r = await hit('POST', p.path, {
+      nonce: await nonceOf(p.path),
+      first_name: 'An\u0000nie\r\nBcc: x@y.io',
+      last_name: '\u0000',
+      list: [news.id],
+    })
+    expect(r.status).toBe(200)
+    const after = await state(p.id)
+    expect(after.name).toEqual(['AnnieBcc: x@y.io', null])
+    expect(after.memberships[deals.id]).toBe('unsubscribed')
+  })
+
   test('unsubscribe from everything: unsubscribed, suppressed, contact.unsubscribed and a consent row, once', async () => {
     const p = await person()
     const r = await hit('POST', p.path, {

@@ -268,3 +268,34 @@ describe('validate: properties over generated values', () => {
     )
   })
 })
+
+describe('validate: strings no store keeps', () => {
+  const Free = t.Object(
+    { name: t.String({ maxLength: 20 }), extra: t.Optional(t.Record(t.String(), t.Unknown())) },
+    strict,
+  )
+  test.each([
+    ['U+0000 in a free-form value', { name: 'a', extra: { k: ['x', 'a\u0000'] } }, 'extra.k[1]', /U\+0000/],
+    [
+      'U+0000 in a member name',
+      { name: 'a', extra: { 'k\u0000': 1 } },
+      'extra',
+      /member name .*U\+0000/,
+    ],
+    [
+      'an unpaired surrogate in a free-form value',
+      { name: 'a', extra: { k: { x: '\udc00' } } },
+      'extra.k.x',
+      /unpaired surrogate/,
+    ],
+    ['an unpaired surrogate in a typed string', { name: 'a\ud800' }, 'name', /unpaired surrogate/],
+  ])('%s: one detail naming it, though the schema accepts the value', (_what, value, field, message) => {
+    expect(Value.Check(Free, value)).toBe(true)
+    const errors = validate(Free, value, 'input')
+    expect(errors.map((e) => e.field)).toEqual([field])
+    expect(errors[0]!.message).toMatch(message)
+  })
+  test('a surrogate pair (an emoji), tabs and newlines in free-form values pass', () => {
+    expect(validate(Free, { name: '😀', extra: { note: 'one\ntwo\tthree 😀' } }, 'input')).toEqual([])
+  })
+})

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { encodeLinkToken, trackingKey } from '../../src/lib/tracking-token'
 import { BASE, createTestApp, type TestApp } from '../helpers/app'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { storeEnv } from '../helpers/store-env'
 import { browser, csrfOf, LOGIN_RATE_ENV, OWNER_PASSWORD } from '../http/admin/portal-helpers'
 
 // Unauthenticated doors and their request bodies; the sign-in lockout and per-IP buckets.
@@ -252,7 +253,7 @@ const bin = useBinary('herald-sec-bodies-')
 let server: Awaited<ReturnType<typeof serveBinary>>
 
 beforeAll(async () => {
-  const env = { ...process.env, HERALD_LOG: 'json' } as Record<string, string>
+  const env = { ...process.env, ...(await storeEnv()), HERALD_LOG: 'json' } as Record<string, string>
   server = await serveBinary(bin, join(bin.work, 'data'), env, 'ignore')
 }, 120_000)
 

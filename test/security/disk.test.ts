@@ -12,9 +12,14 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { sql } from 'drizzle-orm'
+import { DIALECT } from '../../src/db/dialect'
 import { errorResponse } from '../../src/http/rest/respond'
+import { createTestApp } from '../helpers/app'
 import { serveBinary, useBinary } from '../helpers/binary'
+import { runSql } from '../helpers/raw-sql'
 import { useSmallVolume } from '../helpers/small-volume'
+import { storeEnv } from '../helpers/store-env'
 
 // Uploads and a full data volume, against the built binary: a multipart import is streamed to
 // disk (memory does not grow with the upload), an upload that does not fit on the volume is a
@@ -35,8 +40,16 @@ afterAll(async () => {
   }
 })
 
+// On a PostgreSQL run each data directory gets a database of its own, as it gets a file on SQLite.
+const stores = new Map<string, Record<string, string>>()
+
 async function start(dataDir: string) {
-  const served = await serveBinary(bin, dataDir, env, 'ignore')
+  let store = stores.get(dataDir)
+  if (!store) {
+    store = await storeEnv()
+    stores.set(dataDir, store)
+  }
+  const served = await serveBinary(bin, dataDir, { ...env, ...store }, 'ignore')
   running.add(served.proc)
   const stop = async () => {
     served.proc.kill('SIGTERM')
@@ -200,46 +213,52 @@ describe('security: uploads and a full data volume (binary)', () => {
     })
   }, 120_000)
 
-  test('18. the database cannot write on a full volume → 507 INSUFFICIENT_STORAGE; reads go on; the same create succeeds once space is freed', async () => {
-    if (!volume.mounted) return
-    await onVolume('d18', async (data) => {
-      const server = await start(data)
-      const clients = await call(server.base, 'GET', '/api/v1/clients')
-      const q = `?client_id=${clients.body.data[0].id}`
-      // Half a megabyte of HTML per template (the body limit is 1 MiB).
-      const create = JSON.stringify({
-        name: 'Big',
-        body_html: `<p>${Array.from({ length: 100_000 }, (_, i) => i.toString(36)).join(' ')}</p>`.slice(
-          0,
-          500_000,
-        ),
-      })
-      const filler = join(volume.dir, 'filler')
-      fill(filler, 60)
-      try {
-        // The WAL may still have room from earlier writes: creates go on until it has none
-        // (bounded: 40 half-megabyte templates are more than the whole volume).
-        let refused = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
-        for (let i = 0; i < 40 && refused.status === 200; i++)
-          refused = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
-        expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
-          status: 507,
-          code: 'INSUFFICIENT_STORAGE',
+  // The SQLite file on the data volume: on PostgreSQL the database's volume is its server's (its
+  // disk_full is mapped below).
+  test.skipIf(DIALECT === 'postgres')(
+    '18. the database cannot write on a full volume → 507 INSUFFICIENT_STORAGE; reads go on; the same create succeeds once space is freed',
+    async () => {
+      if (!volume.mounted) return
+      await onVolume('d18', async (data) => {
+        const server = await start(data)
+        const clients = await call(server.base, 'GET', '/api/v1/clients')
+        const q = `?client_id=${clients.body.data[0].id}`
+        // Half a megabyte of HTML per template (the body limit is 1 MiB).
+        const create = JSON.stringify({
+          name: 'Big',
+          body_html: `<p>${Array.from({ length: 100_000 }, (_, i) => i.toString(36)).join(' ')}</p>`.slice(
+            0,
+            500_000,
+          ),
         })
-        expect(refused.body.error.message).toBe(
-          'The database could not write: the data volume is full. Free space on it and retry.',
-        )
-        expect((await call(server.base, 'GET', '/api/v1/templates')).status).toBe(200)
-        expect(await health(server.base)).toBe(200)
-      } finally {
-        rmSync(filler, { force: true })
-      }
-      const taken = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
-      expect(taken.status).toBe(200)
-      expect((await call(server.base, 'GET', `/api/v1/templates/${taken.body.data.id}`)).status).toBe(200)
-      await server.stop()
-    })
-  }, 60_000)
+        const filler = join(volume.dir, 'filler')
+        fill(filler, 60)
+        try {
+          // The WAL may still have room from earlier writes: creates go on until it has none
+          // (bounded: 40 half-megabyte templates are more than the whole volume).
+          let refused = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
+          for (let i = 0; i < 40 && refused.status === 200; i++)
+            refused = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
+          expect({ status: refused.status, code: refused.body.error?.code }).toEqual({
+            status: 507,
+            code: 'INSUFFICIENT_STORAGE',
+          })
+          expect(refused.body.error.message).toBe(
+            'The database could not write: the data volume is full. Free space on it and retry.',
+          )
+          expect((await call(server.base, 'GET', '/api/v1/templates')).status).toBe(200)
+          expect(await health(server.base)).toBe(200)
+        } finally {
+          rmSync(filler, { force: true })
+        }
+        const taken = await call(server.base, 'POST', `/api/v1/templates${q}`, create)
+        expect(taken.status).toBe(200)
+        expect((await call(server.base, 'GET', `/api/v1/templates/${taken.body.data.id}`)).status).toBe(200)
+        await server.stop()
+      })
+    },
+    60_000,
+  )
 })
 
 describe('security: a full volume in the one error mapping (in-process)', () => {
@@ -269,4 +288,33 @@ describe('security: a full volume in the one error mapping (in-process)', () => 
     }
     expect(errorResponse(new Error('other'), 'req-2').response.status).toBe(500)
   })
+
+  test.skipIf(DIALECT !== 'postgres')(
+    "18. PostgreSQL's disk_full, as a failed query throws it, answers 507 INSUFFICIENT_STORAGE naming the server's volume",
+    async () => {
+      const t = await createTestApp()
+      const thrown = await runSql(
+        t,
+        sql.raw(
+          "DO $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = 'disk_full'; END $$",
+        ),
+      ).then(
+        () => null,
+        (err: unknown) => err,
+      )
+      const { response, internal } = errorResponse(thrown, 'req-3')
+      expect({ status: response.status, internal, body: await response.json() }).toEqual({
+        status: 507,
+        internal: true,
+        body: {
+          error: {
+            code: 'INSUFFICIENT_STORAGE',
+            message:
+              "The database could not write: the PostgreSQL server's volume is full. Free space on it and retry.",
+            request_id: 'req-3',
+          },
+        },
+      })
+    },
+  )
 })

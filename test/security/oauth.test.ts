@@ -14,6 +14,7 @@ import { signJwt } from '../../src/services/oauth/keys'
 import { createTestApp } from '../helpers/app'
 import { serveIdpKeys } from '../helpers/idp'
 import { freePort } from '../helpers/ports'
+import { storeEnv } from '../helpers/store-env'
 import { type Browser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 import { authorizeQuery, basic, consentForm, form, overHttp, pkce } from '../http/oauth/oauth-client'
 
@@ -59,7 +60,11 @@ const docs = Bun.serve({
       })
     const maxAge = url.searchParams.get('max-age') ?? '600'
     return Response.json(
-      { client_id: `${id}${url.search}`, client_name: `Doc ${path}`, redirect_uris: [CB] },
+      {
+        client_id: `${id}${url.search}`,
+        client_name: url.searchParams.get('name') ?? `Doc ${path}`,
+        redirect_uris: [CB],
+      },
       { headers: { 'cache-control': `max-age=${maxAge}` } },
     )
   },
@@ -236,6 +241,15 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
     expect(trusted.text).not.toContain('unverified')
   })
 
+  test("7. a metadata document's client_name that is not one line of text: the consent page names the host instead", async () => {
+    for (const [i, name] of ['Evil\u0000App', 'Evil\r\nApp', '\u200b\u200b'].entries()) {
+      const id = `${docUrl(`named-${i}.json`)}?${new URLSearchParams({ name })}`
+      const page = await owner.get(authorizeUrl(id))
+      expect({ name, status: page.status }).toEqual({ name, status: 200 })
+      expect(page.text).toContain(`<h1>Allow 127.0.0.1:${docs.port} to use Herald?</h1>`)
+    }
+  })
+
   test('7. an operator-registered client keeps the error redirect (RFC 6749)', async () => {
     const { oauth_client_id } = await operatorClient({})
     const res = await get(authorizeUrl(oauth_client_id, { response_type: 'token', state: 's1' }))
@@ -370,7 +384,7 @@ describe('OAuth and agent registration: what a self-registered or anonymous call
   test('13e. with no workspace at all, client credentials never mint a platform-wide token', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-sec-'))
     const ctx = await createAppContext(
-      loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080' }),
+      loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: 'http://localhost:8080', ...(await storeEnv()) }),
       {
         log: silentLogger,
       },

@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createHash } from 'node:crypto'
 import { parse } from 'csv-parse/sync'
+import { sql } from 'drizzle-orm'
 import type { AccessLine, Logger } from '../../src/lib/log'
 import { encodeLinkToken, encodePreviewToken, trackingKey } from '../../src/lib/tracking-token'
 import { createImportWorker } from '../../src/services/imports/runner'
 import { fanOut } from '../../src/webhooks/fanout'
 import { createTestApp } from '../helpers/app'
 import { freePort } from '../helpers/ports'
+import { jsonOf, rowOf, rowsOf } from '../helpers/raw-sql'
 import { eventually } from '../helpers/receiver'
 import { startTestSender } from '../helpers/sender'
 
@@ -82,19 +84,22 @@ async function sentMessage(email: string) {
   }
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: the events' data are inspected freely
+type EventData = any
+
 const eventsOf = async (messageId: string, type: string) =>
   (
-    await t.ctx.sqlite
-      .query('SELECT data FROM events WHERE message_id = ? AND type = ? ORDER BY rowid')
-      .all(messageId, type)
-  ).map((r) => JSON.parse((r as { data: string }).data))
+    await rowsOf<{ data: unknown }>(
+      t,
+      sql`SELECT data FROM events WHERE message_id = ${messageId} AND type = ${type} ORDER BY seq`,
+    )
+  ).map((r) => jsonOf<EventData>(r.data))
 
 const deliveriesOf = async (webhookId: string, type: string) =>
-  (
-    (await t.ctx.sqlite
-      .query('SELECT count(*) AS n FROM webhook_deliveries WHERE webhook_id = ? AND event_type = ?')
-      .get(webhookId, type)) as { n: number }
-  ).n
+  (await rowOf<{ n: number }>(
+    t,
+    sql`SELECT CAST(count(*) AS INTEGER) AS n FROM webhook_deliveries WHERE webhook_id = ${webhookId} AND event_type = ${type}`,
+  ))!.n
 
 describe('public pages and links', () => {
   test('10. repeated opens and clicks of one message write a bounded number of events and webhook deliveries; every hit is counted on the message; the stored user agent is cut', async () => {

@@ -7,6 +7,7 @@ import { sendDeps } from '../../src/sending'
 import { createTestApp } from '../helpers/app'
 import { serveBinary, useBinary } from '../helpers/binary'
 import { allChannels, recordingProvider } from '../helpers/sender'
+import { storeEnv } from '../helpers/store-env'
 import { makeUser, PORTAL_ENV, signIn } from '../http/admin/portal-helpers'
 
 // What one tenant, or a key holding the wrong scopes, could do to another or to the instance:
@@ -258,10 +259,12 @@ const bootstrap = `hrld_${'Sec0'.repeat(8)}`
 let server: Awaited<ReturnType<typeof serveBinary>> | undefined
 
 beforeAll(async () => {
-  const env = { ...process.env, HERALD_LOG: 'json', HERALD_BOOTSTRAP_API_KEY: bootstrap } as Record<
-    string,
-    string
-  >
+  const env = {
+    ...process.env,
+    ...(await storeEnv()),
+    HERALD_LOG: 'json',
+    HERALD_BOOTSTRAP_API_KEY: bootstrap,
+  } as Record<string, string>
   server = await serveBinary(bin, join(bin.work, 'data'), env, 'ignore')
 }, 60_000)
 

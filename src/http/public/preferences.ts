@@ -28,10 +28,19 @@ type Ctx = {
   server: { requestIP(r: Request): { address: string } | null } | null
 }
 
-/** A submitted name: trimmed, empty is none, cut to the API's bound. Absent: unchanged. */
+// C0 and C1 controls and DEL: what the API refuses in a name. A text field of a browser sends
+// none; a crafted POST may (U+0000 would fail PostgreSQL's write).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f]/g
+
+/**
+ * A submitted name: control characters dropped, trimmed, empty is none, cut to the API's bound
+ * (a surrogate pair the cut splits becomes U+FFFD, as a text column would store it). Absent:
+ * unchanged.
+ */
 const nameOf = (form: URLSearchParams, name: string) => {
   if (!form.has(name)) return undefined
-  const v = (form.get(name) ?? '').trim().slice(0, NAME_MAX)
+  const v = (form.get(name) ?? '').replace(CONTROLS, '').trim().slice(0, NAME_MAX).toWellFormed()
   return v === '' ? null : v
 }
 

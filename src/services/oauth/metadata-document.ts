@@ -3,6 +3,7 @@ import { oauthClients } from '../../db/schema'
 import { BodyTooLarge, readCappedBody } from '../../lib/capped-body'
 import { OAUTH_SCOPES } from '../../lib/scopes'
 import { DAY_MS } from '../../lib/time'
+import { NAME_PATTERN } from '../../lib/validate'
 import { pinnedRequest } from '../../webhooks/attempt'
 import { checkTarget, hostResolver } from '../../webhooks/ssrf'
 import { redirectUriProblem } from './redirect-uris'
@@ -22,6 +23,7 @@ import { redirectUriProblem } from './redirect-uris'
 // first be admitted by the caller's rate limit (`mayFetch`).
 
 const FETCH_TIMEOUT_MS = 5000
+const NAME_RE = new RegExp(NAME_PATTERN)
 const DOCUMENT_LIMIT = 64 * 1024
 const CACHE_MIN_MS = 60_000
 const CACHE_MAX_MS = DAY_MS
@@ -189,10 +191,10 @@ async function storeDocument(app: AppContext, clientId: string, parsed: unknown)
   const method = doc.token_endpoint_auth_method ?? 'none'
   if (method !== 'none')
     return 'Only public clients (token_endpoint_auth_method "none") may use a metadata document.'
-  const name =
-    typeof doc.client_name === 'string' && doc.client_name.trim()
-      ? doc.client_name.trim().slice(0, 200)
-      : new URL(clientId).host
+  // A name as dynamic registration takes it (one line, something visible), else the host: the
+  // document is anyone's, and U+0000 would fail PostgreSQL's write.
+  const given = typeof doc.client_name === 'string' ? doc.client_name.trim().slice(0, 200).toWellFormed() : ''
+  const name = NAME_RE.test(given) ? given : new URL(clientId).host
   let scopes: string[] = [...OAUTH_SCOPES]
   if (typeof doc.scope === 'string' && doc.scope.trim())
     scopes = doc.scope

@@ -78,7 +78,9 @@ export async function attemptLogin(
   password: string,
   address: string,
 ): Promise<LoginOutcome> {
-  const email = rawEmail.trim().toLowerCase().slice(0, 254)
+  // U+0000 and unpaired surrogates become U+FFFD: no user's email holds them, and PostgreSQL
+  // could not compare or store them (the failure is counted under the email as it reads then).
+  const email = rawEmail.trim().toLowerCase().slice(0, 254).replaceAll('\u0000', '\ufffd').toWellFormed()
   const ip = addressGroup(address)
   const until = await lockedUntil(app, email, ip)
   if (until !== null) return { ok: false, reason: 'locked', until }

@@ -3,9 +3,7 @@ import type { AppContext } from '../../context'
 import { boundedAll, ReadTimeout } from '../../db/bounded-read'
 import { WITHIN_DEADLINE } from '../../db/deadline'
 import { DIALECT } from '../../db/dialect'
-import { rawRows } from '../../db/raw'
 import { contacts } from '../../db/schema'
-import { inTransaction } from '../../db/transaction'
 import { invalidField } from '../../errors'
 import { segmentCondition } from './records'
 import type { RuleGroup } from './rules'
@@ -28,9 +26,13 @@ const tooSlow = (ms: number) =>
     `counting the segment took longer than ${ms} ms; simplify its rules: fewer rules, eq or starts_with instead of contains or ends_with, fewer event rules with min_count`,
   )
 
+/**
+ * On PostgreSQL boundedAll runs the read under a statement_timeout in a transaction of its own on
+ * a pool connection (a savepoint inside a caller's transaction), so a slow count never holds the
+ * store's one write transaction: other writes go on beside it, as beside SQLite's read thread.
+ */
 async function bounded<T>(ctx: AppContext, query: SQL): Promise<T[]> {
   try {
-    if (DIALECT === 'postgres') return await boundedPg<T>(ctx, query, ctx.config.segmentCountMs)
     return await boundedAll<T>(ctx.db, query, ctx.config.segmentCountMs)
   } catch (err) {
     if (err instanceof ReadTimeout) throw tooSlow(err.budgetMs)
@@ -38,43 +40,10 @@ async function bounded<T>(ctx: AppContext, query: SQL): Promise<T[]> {
   }
 }
 
-/**
- * The read on PostgreSQL: the server stops it at the budget (statement_timeout, for this statement
- * only), in a savepoint of the caller's transaction (or a transaction of its own) so that a
- * statement stopped there leaves the caller's transaction usable.
- */
-async function boundedPg<T>(ctx: AppContext, query: SQL, budgetMs: number): Promise<T[]> {
-  try {
-    return await inTransaction(ctx.sqlite, async () => {
-      const [set] = await rawRows<{ prev: string }>(
-        ctx.db,
-        sql`SELECT current_setting('statement_timeout') AS prev, set_config('statement_timeout', ${String(budgetMs)}, true)`,
-      )
-      const rows = await rawRows<T>(ctx.db, query)
-      await rawRows(ctx.db, sql`SELECT set_config('statement_timeout', ${set!.prev}, true)`)
-      return rows
-    })
-  } catch (err) {
-    if (causes(err).some((e) => /statement timeout/i.test(e.message))) throw new ReadTimeout(budgetMs)
-    throw err
-  }
-}
-
-/** An error and the errors it wraps (drizzle wraps the driver's in `cause`). */
-function causes(err: unknown): Error[] {
-  const out: Error[] = []
-  let e: unknown = err
-  while (e instanceof Error && out.length < 5) {
-    out.push(e)
-    e = e.cause
-  }
-  return out
-}
-
 /** The condition with the deadline check first, so that SQLite calls it for every contact it reads. */
 const boundedWhere = async (ctx: AppContext, s: SegmentRules, extra?: SQL) => {
   const where = await segmentCondition(ctx.db, s.clientId, s.match, s.groups, s.now)
-  // PostgreSQL bounds the statement itself (boundedPg).
+  // PostgreSQL bounds the statement itself (a statement_timeout, see bounded()).
   if (DIALECT === 'postgres') return extra ? sql`${where} AND ${extra}` : where
   return extra ? sql`${WITHIN_DEADLINE} AND ${where} AND ${extra}` : sql`${WITHIN_DEADLINE} AND ${where}`
 }

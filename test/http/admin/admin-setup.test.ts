@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import { withActor } from '../../../src/context'
 import { registerJobs } from '../../../src/jobs'
 import { systemActor } from '../../../src/services/actors/actor'
@@ -6,6 +7,7 @@ import { recordJobRunVerb } from '../../../src/services/jobs/verbs'
 import { invoke } from '../../../src/services/verbs/invoke'
 import { createTestApp } from '../../helpers/app'
 import { startDnsServer } from '../../helpers/dns-server'
+import { rowOf } from '../../helpers/raw-sql'
 import { startReceiver } from '../../helpers/receiver'
 import { makeUser, PORTAL_ENV, signIn } from './portal-helpers'
 
@@ -200,9 +202,7 @@ describe('/admin/jobs, /admin/clients, /admin/users, /admin/settings', () => {
     expect(after.text).toMatch(/<td>ok<\/td>\s*<td>[\d.,]+ ms<\/td>/)
     expect((await b.post('/admin/jobs/no.such/run')).status).toBe(404)
     // Stored through jobs.record-run: a run by another process (herald jobs run) shows too.
-    const stored = await t.ctx.sqlite
-      .query("SELECT outcome FROM job_runs WHERE name = 'segments.refresh'")
-      .get()
+    const stored = await rowOf(t, sql`SELECT outcome FROM job_runs WHERE name = 'segments.refresh'`)
     expect(stored).toEqual({ outcome: 'ok' })
     await invoke(recordJobRunVerb, withActor(t.ctx, systemActor('job:idempotency.purge'), 'test'), {
       name: 'idempotency.purge',

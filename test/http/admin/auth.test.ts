@@ -74,6 +74,8 @@ describe('sign-in', () => {
     ['wrong password', 'admin@localhost', 'nope-nope-nope'],
     ['unknown email', 'nobody@example.com', OWNER_PASSWORD],
     ['empty fields', '', ''],
+    ['an email holding U+0000', 'admin\u0000@localhost', OWNER_PASSWORD],
+    ['an email holding an unpaired surrogate', 'admin\ud800@localhost', OWNER_PASSWORD],
   ])('%s: the form again, status 200, message in role="alert", no session', async (_n, email, password) => {
     const b = browser(t)
     const res = await submitLogin(b, email, password)
@@ -217,6 +219,19 @@ describe('lockout: 10 failures in 15 minutes lock that email from that IP; 30 lo
       expect((await loginFrom(user.email, user.password, '10.0.1.1')).status).toBe(200)
       clock.t += 1
       expect((await loginFrom(user.email, user.password, '10.0.1.1')).status).toBe(303)
+    },
+    SLOW,
+  )
+
+  test(
+    'an email holding U+0000 counts as a failure like any other: the 10th locks the pair',
+    async () => {
+      for (let i = 0; i < 9; i++)
+        expect((await loginFrom('x\u0000@example.com', 'wrong-password-x', '10.0.3.1')).text).toContain(
+          'Wrong email or password',
+        )
+      const tenth = await loginFrom('x\u0000@example.com', 'wrong-password-x', '10.0.3.1')
+      expect(tenth.text).toMatch(/role="alert"[^>]*>Too many failed sign-ins/)
     },
     SLOW,
   )

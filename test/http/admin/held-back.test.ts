@@ -2,6 +2,8 @@
 // warm-up of its sender's domain), how many messages wait and until when; the dashboard says
 // that messages of a client wait. Driven in-process, on a clock the test moves.
 import { describe, expect, setDefaultTimeout, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
+import { domains } from '../../../src/db/schema'
 import { createSendWorker } from '../../../src/queue/worker'
 import { sendDeps } from '../../../src/sending'
 import { createTestApp } from '../../helpers/app'
@@ -30,10 +32,10 @@ describe('a campaign held back by warm-up', () => {
       Array.from({ length: 60 }, (_, i) => `p${i}@customer.example`),
     )
     const dom = await s.call('POST', '/api/v1/domains', { domain: 'news.acme.example' })
-    await t.ctx.sqlite.run(
-      "UPDATE domains SET dkim_verified = 1, spf_verified = 1, status = 'verified' WHERE id = ?",
-      [dom.id],
-    )
+    await t.ctx.db
+      .update(domains)
+      .set({ dkimVerified: true, spfVerified: true, status: 'verified' })
+      .where(eq(domains.id, dom.id))
     const sender = await s.call('POST', '/api/v1/senders', {
       from_email: 'hi@news.acme.example',
       from_name: 'Acme',

@@ -703,6 +703,9 @@ describe('dynamic registration (RFC 7591)', () => {
     [{ redirect_uris: ['http://app.example/cb'] }, 'invalid_redirect_uri'],
     [{ redirect_uris: [] }, 'invalid_redirect_uri'],
     [{ redirect_uris: ['https://a.example/cb#frag'] }, 'invalid_redirect_uri'],
+    [{ redirect_uris: ['https://a.example/c\u0000b'] }, 'invalid_redirect_uri'],
+    [{ redirect_uris: ['https://a.example/c\nb'] }, 'invalid_redirect_uri'],
+    [{ redirect_uris: ['http://localhost/cb\ud800'] }, 'invalid_redirect_uri'],
     [
       { redirect_uris: ['https://a.example/cb'], token_endpoint_auth_method: 'client_secret_basic' },
       'invalid_client_metadata',

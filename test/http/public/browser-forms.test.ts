@@ -4,9 +4,11 @@
 // confirms the person, and the next campaign to the list reaches both. The pages run no script
 // and break no CSP rule (the page-problem recorder watches each one).
 import { afterAll, describe, expect, test } from 'bun:test'
+import { sql } from 'drizzle-orm'
 import type { Page } from 'playwright-core'
 import { expectCleanPage, usePortal } from '../../helpers/browser'
 import { tenant } from '../../helpers/campaign'
+import { rowOf, rowsOf } from '../../helpers/raw-sql'
 import { eventually } from '../../helpers/receiver'
 
 const portal = await usePortal({ workers: true })
@@ -36,18 +38,16 @@ afterAll(() => site.stop(true))
 const siteUrl = `http://localhost:${site.port}/`
 
 const contactOf = async (email: string) =>
-  (await t.ctx.sqlite.query<{ id: string }, [string]>('SELECT id FROM contacts WHERE email = ?').get(email))
-    ?.id ?? ''
+  (await rowOf<{ id: string }>(t, sql`SELECT id FROM contacts WHERE email = ${email}`))?.id ?? ''
 
 /** The confirmation link of the message the capture mailbox received for the address. */
 async function confirmLink(email: string): Promise<string> {
   let href = ''
   await eventually(async () => {
-    const row = await t.ctx.sqlite
-      .query<{ id: string }, [string]>(
-        "SELECT id FROM messages WHERE contact_id = ? AND campaign_id IS NULL AND status = 'delivered'",
-      )
-      .get(await contactOf(email))
+    const row = await rowOf<{ id: string }>(
+      t,
+      sql`SELECT id FROM messages WHERE contact_id = ${await contactOf(email)} AND campaign_id IS NULL AND status = 'delivered'`,
+    )
     expect(row).toBeTruthy()
     const message = await acme.call('GET', `/api/v1/messages/${row!.id}`)
     expect(message.subject).toBe('Please confirm your subscription')
@@ -69,11 +69,10 @@ async function subscribe(page: Page, email: string, name: string) {
 
 const statusOn = async (email: string) =>
   (
-    await t.ctx.sqlite
-      .query<{ status: string }, [string, string]>(
-        'SELECT status FROM list_members WHERE list_id = ? AND contact_id = ?',
-      )
-      .get(list.id, await contactOf(email))
+    await rowOf<{ status: string }>(
+      t,
+      sql`SELECT status FROM list_members WHERE list_id = ${list.id} AND contact_id = ${await contactOf(email)}`,
+    )
   )?.status
 
 describe('signup forms (browser)', () => {
@@ -117,11 +116,10 @@ describe('signup forms (browser)', () => {
       expect((await acme.call('GET', `/api/v1/campaigns/${campaign.id}`)).status).toBe('sent')
     }, 15_000)
     const reached = (
-      await t.ctx.sqlite
-        .query<{ to_address: string }, [string]>(
-          'SELECT to_address FROM messages WHERE campaign_id = ? ORDER BY to_address',
-        )
-        .all(campaign.id)
+      await rowsOf<{ to_address: string }>(
+        t,
+        sql`SELECT to_address FROM messages WHERE campaign_id = ${campaign.id} ORDER BY to_address`,
+      )
     ).map((r) => r.to_address)
     expect(reached).toEqual(['embedded@example.com', 'hosted@example.com'])
     await context.close()

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { sql } from 'drizzle-orm'
 import { createTestApp } from '../../helpers/app'
-import { runSql } from '../../helpers/raw-sql'
+import { rowOf, runSql } from '../../helpers/raw-sql'
 import { confirmPath, get, post, stateOf } from './form-helpers'
 
 // The public doors of a signup form: the hosted page, the POST (JSON with CORS, or form-encoded
@@ -171,6 +171,30 @@ describe('submitting', () => {
     expect(page.text).toContain('must be a valid email address')
     expect(page.text).toContain('value="Zoë &#60;b&#62;"')
     expect(page.text).not.toContain('<script')
+  })
+
+  test('control characters or an unpaired surrogate in a crafted POST: 422 naming the field, nothing stored', async () => {
+    const contacts = async () =>
+      (await rowOf<{ n: number }>(
+        t,
+        sql`SELECT CAST(count(*) AS INTEGER) AS n FROM contacts WHERE client_id = ${acme}`,
+      ))!.n
+    const before = await contacts()
+    for (const [body, field] of [
+      [{ email: 'a\u0000b@example.com' }, 'email'],
+      [{ email: 'nul@example.com', first_name: 'A\u0000' }, 'first_name'],
+      [{ email: 'nl@example.com', first_name: 'A\r\nBcc: x@y.io' }, 'first_name'],
+      [{ email: 'city@example.com', 'custom.city': 'Par\u0000is' }, 'custom.city'],
+      [{ email: 'sur@example.com', 'custom.city': 'x\ud800' }, 'custom.city'],
+    ] as const) {
+      const res = await post(t, form, body)
+      const fields = res.body.error?.details?.map((d: { field: string }) => d.field)
+      expect({ field, status: res.status, fields }).toEqual({ field, status: 422, fields: [field] })
+    }
+    const page = await post(t, form, { email: 'page@example.com', first_name: 'A\u0000' }, { json: false })
+    expect(page.status).toBe(422)
+    expect(page.text).toContain('must not contain control characters')
+    expect(await contacts()).toBe(before)
   })
 
   test('a body over 64 KiB is 413; not JSON is 400', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Type as t } from '@sinclair/typebox'
 import { type Actor, withActor } from '../../../src/context'
+import { postgresTransactionsOf } from '../../../src/db/postgres/handle'
 import { campaigns } from '../../../src/db/schema'
 import { ServiceError } from '../../../src/errors'
 import { ANONYMOUS, keyActor, userActor } from '../../../src/services/actors/actor'
@@ -14,6 +15,12 @@ import { defineVerb } from '../../../src/services/verbs/define'
 import { invoke, invokeNow } from '../../../src/services/verbs/invoke'
 import { strict } from '../../../src/services/verbs/schemas'
 import { createTestApp } from '../../helpers/app'
+
+/** Whether a transaction is open on the context's connection (on PostgreSQL: its store's). */
+const inOpenTransaction = (sqlite: Parameters<typeof postgresTransactionsOf>[0]): boolean => {
+  const pg = postgresTransactionsOf(sqlite)
+  return pg ? pg.current() !== undefined : sqlite.inTransaction
+}
 
 // One verb, every door: the same verb called through `invoke` with an API-key actor and with a
 // portal-user actor applies the same scope, validation, tenancy and transaction rules, with no
@@ -162,11 +169,11 @@ describe('the transaction belongs to invoke', () => {
       mutates: true,
       prepare: async (ctx) => {
         await Bun.sleep(1) // I/O: other work may run here; no transaction is open
-        seen.push(ctx.sqlite.inTransaction ? 'prepare in transaction' : 'prepare outside')
+        seen.push(inOpenTransaction(ctx.sqlite) ? 'prepare in transaction' : 'prepare outside')
         return 'looked-up'
       },
       run: (ctx, input, prepared: string) => {
-        seen.push(ctx.sqlite.inTransaction ? `run in transaction with ${prepared}` : 'run outside')
+        seen.push(inOpenTransaction(ctx.sqlite) ? `run in transaction with ${prepared}` : 'run outside')
         return writeThenFail.run(ctx, input, undefined, {})
       },
     })
