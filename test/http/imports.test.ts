@@ -182,6 +182,18 @@ describe('CSV import', () => {
     }
   })
 
+  test('a cell with a NUL in it refuses its row, quoted with the NUL escaped; the rest of the file imports', async () => {
+    // PostgreSQL cannot store U+0000: quoted raw into the job's errors it failed the whole import.
+    const job = await runImport(
+      'email,status,timezone\nnul@acme.io,sub\u0000scribed,\nzone@acme.io,,Mars/Ol\u0000ympus\nfine@acme.io,subscribed,\n',
+    )
+    expect(job).toMatchObject({ status: 'completed', processed: 3, inserted: 1, skipped: 2, failure: null })
+    expect(job.errors).toEqual([
+      { row: 2, message: 'status "sub\\u0000scribed" must be subscribed, unsubscribed or blocked' },
+      { row: 3, message: 'timezone "Mars/Ol\\u0000ympus" is not an IANA time zone' },
+    ])
+  })
+
   test('a file without an email column fails the job with the reason', async () => {
     const job = await runImport('name,company\nx,y\n')
     expect(job.status).toBe('failed')

@@ -73,7 +73,7 @@ async function* parsedBatches(file: string, delimiter: string, skip: number): As
         })
       const m = inbox.shift()!
       if (m.type === 'end') return
-      if (m.type === 'fail') throw new Error(m.message)
+      if (m.type === 'fail') throw new ImportFailure(m.message)
       worker.postMessage({ type: 'more' } satisfies ToParser)
       yield m.cells
     }
@@ -81,6 +81,9 @@ async function* parsedBatches(file: string, delimiter: string, skip: number): As
     worker.terminate()
   }
 }
+
+/** Why a file or job cannot be imported, in words for the client (the job's `failure`). */
+export class ImportFailure extends Error {}
 
 /** A good row of a batch: the contact it would insert, its line and the status it gave (if any). */
 interface ImportRow extends ImportedContact {
@@ -167,7 +170,7 @@ export async function processImport(
   const w = importWriter(sqlite)
   // Asked once: every row's insert and email lookup is keyed on it.
   const clientNo = await w.clientNo(job.clientId)
-  if (clientNo === null) throw new Error('the client of this import no longer exists')
+  if (clientNo === null) throw new ImportFailure('the client of this import no longer exists')
   const from = job.resumeFrom
   const p: ImportProgress = {
     processed: from?.processed ?? 0,

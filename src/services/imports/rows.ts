@@ -24,27 +24,33 @@ export function readRow(record: string[], columns: ColumnTarget[]): Parsed {
 }
 
 /**
+ * A cell quoted into a row's error: its first `max` characters as a JSON string, so a control
+ * character or half a surrogate pair shows escaped (and can be stored: PostgreSQL refuses
+ * U+0000 and lone surrogates in JSON) instead of breaking the job's error list.
+ */
+const quoted = (cell: string, max: number) => JSON.stringify(cell.slice(0, max))
+
+/**
  * Why a row cannot be imported, or null; normalises it in place (phone to E.164, status to
  * lower case; a phone's leading apostrophe, a spreadsheet's text mark, is dropped). Same rules as the API: a phone the API would refuse (not a valid number with its
  * country code) refuses the row, as `POST /contacts` refuses the contact.
  */
 export function rowProblem(row: Parsed): string | null {
   if (!row.email) return 'email is missing'
-  if (!isEmail(row.email)) return `email "${row.email.slice(0, 80)}" is not a valid address`
+  if (!isEmail(row.email)) return `email ${quoted(row.email, 80)} is not a valid address`
   if (row.phone !== undefined) {
     // A spreadsheet-safe export (ours among them) writes +44… as '+44…; the apostrophe only
     // marks the cell as text.
     const phone = normalizePhone(row.phone.startsWith("'") ? row.phone.slice(1) : row.phone)
-    if (phone === null)
-      return `phone "${row.phone.slice(0, 40)}" is not a phone number (use +<country code>…)`
+    if (phone === null) return `phone ${quoted(row.phone, 40)} is not a phone number (use +<country code>…)`
     row.phone = phone
   }
   if (row.timezone !== undefined && !isTimeZone(row.timezone))
-    return `timezone "${row.timezone.slice(0, 40)}" is not an IANA time zone`
+    return `timezone ${quoted(row.timezone, 40)} is not an IANA time zone`
   if (row.status !== undefined) {
     row.status = row.status.toLowerCase()
     if (!INPUT_STATUSES.has(row.status))
-      return `status "${row.status.slice(0, 20)}" must be subscribed, unsubscribed or blocked`
+      return `status ${quoted(row.status, 20)} must be subscribed, unsubscribed or blocked`
   }
   // Every other limit of the JSON API: the same schema and member checks.
   return contactProblem(row, row.custom)

@@ -2,7 +2,7 @@ import { rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
 import { claimNextImport, completeImport, failImport, nextImportLeaseEnd } from '../../db/imports'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../../queue/leased-worker'
-import { processImport } from './process'
+import { ImportFailure, processImport } from './process'
 
 // Imports run in the background, one at a time, in the server process. The job row is the
 // truth: each batch commits with the job's counts and renews the job's lease
@@ -41,8 +41,14 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         skipped: p.skipped,
       })
     } catch (err) {
+      // What the file or the job did wrong is said to the client; anything else (a statement
+      // the database refused, with the rows in its message) only in the log.
       const message = (err as Error).message
-      await failImport(ctx.db, job.id, message, ctx.clock.now())
+      const failure =
+        err instanceof ImportFailure
+          ? message
+          : 'an internal error stopped the import (the server log has it)'
+      await failImport(ctx.db, job.id, failure, ctx.clock.now())
       ctx.log.warn('import failed', { import_id: job.id, error: message })
     }
     rmSync(job.file, { force: true })

@@ -1,4 +1,4 @@
-// Runs the test files of ON_POSTGRES again in a `bun test` process started on PostgreSQL
+// Runs every test file but the SQLite-only ones (on-postgres.ts) again in a `bun test` process started on PostgreSQL
 // (HERALD_DATABASE_URL set when it starts: the tables are chosen then), so that `bun test`
 // alone checks both stores. That process starts its own PostgreSQL server (test/helpers/postgres.ts)
 // and gives each test app a database of its own.
@@ -6,17 +6,19 @@ import { expect, setDefaultTimeout, test } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { DIALECT } from '../../../src/db/dialect'
-import { ON_POSTGRES } from './on-postgres'
+import { allTestFiles, onPostgres, SQLITE_ONLY } from './on-postgres'
 
 setDefaultTimeout(20 * 60_000)
 const root = join(import.meta.dir, '../../..')
 
-test('every file named to run on PostgreSQL exists', () => {
-  for (const file of ON_POSTGRES) expect(existsSync(join(root, file))).toBe(true)
+test('every file named SQLite-only exists, and the pass runs all the others', () => {
+  for (const file of Object.keys(SQLITE_ONLY)) expect(existsSync(join(root, file))).toBe(true)
+  expect(onPostgres().length + Object.keys(SQLITE_ONLY).length).toBe(allTestFiles().length)
+  expect(onPostgres()).toContain('test/db/postgres/store.test.ts')
 })
 
-test.skipIf(DIALECT === 'postgres')('the files named to run on PostgreSQL pass there', async () => {
-  const proc = Bun.spawn(['bun', 'test', ...ON_POSTGRES.map((f) => `./${f}`)], {
+test.skipIf(DIALECT === 'postgres')('every test file but the SQLite-only ones passes there', async () => {
+  const proc = Bun.spawn(['bun', 'test', ...onPostgres().map((f) => `./${f}`)], {
     cwd: root,
     env: {
       ...process.env,
