@@ -217,18 +217,8 @@ function build(store: Store, rules: OutboxRules) {
       to: string,
       now: number,
     ) => (await q.queueMessage.get(id, clientId, contactId, channel, to, now))!.seq,
-    sent: async (seq: number, provider: string, providerMessageId: string | null, at: number) =>
-      void q.sent.run(seq, provider, providerMessageId, at),
     /** True when this made it delivered (the caller then records the event and counter). */
     delivered: async (seq: number, at: number) => changed(await q.delivered.run(seq, at)),
-    /**
-     * `sent` and `delivered` in one statement, for a provider that accepted the message at once.
-     * True when this made it delivered.
-     */
-    sentDelivered: async (seq: number, provider: string, providerMessageId: string | null, at: number) => {
-      const row = await q.sentDelivered.get(seq, provider, providerMessageId, at)
-      return row?.status === 'delivered' && row.delivered_at === at
-    },
     retry: async (seq: number, provider: string, error: string, at: number) =>
       void q.retry.run(seq, provider, error, at),
     /** True when this made it failed. `provider` null keeps the one recorded. */
@@ -244,14 +234,6 @@ function build(store: Store, rules: OutboxRules) {
       void q.cancelQueued.run(campaignId, reason),
     bounced: async (seq: number, at: number) => void q.bounced.run(seq, at),
 
-    /** What was sent, for the capture mailbox and GET /messages/{id}. */
-    storeContent: async (
-      seq: number,
-      subject: string | null,
-      html: string | null,
-      text: string | null,
-      headers: Record<string, string>,
-    ) => void q.content.run(seq, subject, html, text, JSON.stringify(headers)),
     /**
      * `sent`, or `sentDelivered` where the provider delivered at once, for each of a batch's
      * sends; the seqs this made delivered.

@@ -52,7 +52,12 @@ export async function crmCampaignWorld(h: Herald, n: number) {
   const list = (await api(h, 'POST', `/api/v1/lists${q}`, { name: 'Everyone' })).body.data
   progress(`importing ${fmt(n)} contacts`)
   await importCrmAudience(h, clientId, list.id as string, n)
-  const template = (
+  return { clientId, q, list, template: await springTemplate(h, q) }
+}
+
+/** The 2 KB "Spring" template the campaign benches send (`q`: the client's query string). */
+export async function springTemplate(h: Herald, q: string) {
+  return (
     await api(h, 'POST', `/api/v1/templates${q}`, {
       name: 'Spring',
       subject: 'Spring for {{ contact.first_name }}',
@@ -60,5 +65,4 @@ export async function crmCampaignWorld(h: Herald, n: number) {
       body_text: TEXT,
     })
   ).body.data
-  return { clientId, q, list, template }
 }

@@ -19,8 +19,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { SQL } from 'bun'
 import { startCluster } from '../helpers/postgres-cluster'
+import { springTemplate } from './crm-audience'
 import { writeCrmCsv } from './crm-export'
-import { HTML, TEXT } from './fixtures'
 import {
   api,
   BenchError,
@@ -104,14 +104,7 @@ async function measureImport(h: Herald, q: string, listId: string, csv: string) 
 }
 
 async function measureCampaign(h: Herald, q: string, listId: string, recipients: number) {
-  const template = (
-    await api(h, 'POST', `/api/v1/templates${q}`, {
-      name: 'Spring',
-      subject: 'Spring for {{ contact.first_name }}',
-      body_html: HTML,
-      body_text: TEXT,
-    })
-  ).body.data
+  const template = await springTemplate(h, q)
   const campaign = (
     await api(h, 'POST', `/api/v1/campaigns${q}`, {
       name: 'Spring',

@@ -133,22 +133,9 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
       )
       return Number(r!.seq)
     },
-    sent: async (seq: number, provider: string, providerMessageId: string | null, at: number) =>
-      // A bounce reported before this outcome is written (feedback can outrun the writer here,
-      // where each statement is a round trip) stays a bounce, as sentDelivered keeps it.
-      void (await run(sql`UPDATE messages SET status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'sent' END,
-        provider = ${provider}, provider_message_id = ${providerMessageId}, sent_at = ${at}, error = NULL WHERE seq = ${seq}`)),
     delivered: async (seq: number, at: number) =>
       (await run(sql`UPDATE messages SET status = 'delivered', delivered_at = ${at}
         WHERE seq = ${seq} AND delivered_at IS NULL AND status <> 'bounced'`)) > 0,
-    sentDelivered: async (seq: number, provider: string, providerMessageId: string | null, at: number) => {
-      const [row] = await rows<{ status: string; delivered_at: string | null }>(sql`UPDATE messages SET
-          status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'delivered' END,
-          delivered_at = CASE WHEN delivered_at IS NULL AND status <> 'bounced' THEN ${at}::bigint ELSE delivered_at END,
-          provider = ${provider}, provider_message_id = ${providerMessageId}, sent_at = ${at}, error = NULL
-        WHERE seq = ${seq} RETURNING status, delivered_at`)
-      return row?.status === 'delivered' && row.delivered_at != null && Number(row.delivered_at) === at
-    },
     retry: async (seq: number, provider: string, error: string, at: number) =>
       void (await run(sql`UPDATE messages SET provider = ${provider}, error = ${error}, next_attempt_at = ${at},
         defer_reason = NULL, status = ${backToQueue} WHERE seq = ${seq}`)),
@@ -173,19 +160,9 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
         sql`UPDATE messages SET status = 'bounced', bounced_at = coalesce(bounced_at, ${at}) WHERE seq = ${seq}`,
       )),
 
-    storeContent: async (
-      seq: number,
-      subject: string | null,
-      html: string | null,
-      text: string | null,
-      headers: Record<string, string>,
-    ) =>
-      void (await run(sql`INSERT INTO message_contents (message_seq, subject, body_html, body_text, headers)
-        VALUES (${seq}, ${subject}, ${html}, ${text}, ${JSON.stringify(headers)}::text::jsonb)
-        ON CONFLICT (message_seq) DO UPDATE SET subject = excluded.subject, body_html = excluded.body_html,
-          body_text = excluded.body_text, headers = excluded.headers`)),
     // A batch's sends in one statement each, as JSON unpacked by json_array_elements: a round
-    // trip per message bounded the send rate here.
+    // trip per message bounded the send rate here. A bounce reported before the outcome is
+    // written (feedback can outrun the writer) stays a bounce.
     sentMany: async (sent: readonly SentRow[], at: number): Promise<Set<number>> => {
       if (sent.length === 0) return new Set()
       const json = JSON.stringify(sent.map((r) => [r.seq, r.provider, r.providerMessageId, r.delivered]))
