@@ -145,7 +145,7 @@ async function appendPgEvents(db: Db, events: readonly EventInsert[]): Promise<v
     sql`WITH next AS (UPDATE event_sequence SET last_seq = last_seq + ${n} WHERE id = 1 RETURNING last_seq)
       INSERT INTO events (id, seq, client_id, type, contact_id, message_id, campaign_id, journey_id, sequence_id, occurred_at, data)
       SELECT r->>0, next.last_seq - ${n} + b.n, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, (r->>8)::bigint, (r->>9)::jsonb
-      FROM next, json_array_elements(${JSON.stringify(rows)}::text::json) WITH ORDINALITY AS b(r, n)
+      FROM next, jsonb_array_elements(${JSON.stringify(rows)}::text::jsonb) WITH ORDINALITY AS b(r, n)
       ORDER BY b.n
       RETURNING 1 AS n`,
   )

@@ -57,8 +57,8 @@ async function postgresShape(sql: SQL): Promise<Shape> {
     shape[c.table_name] ??= { columns: [], indexes: [] }
     shape[c.table_name]!.columns.push(`${c.column_name} ${c.is_nullable === 'NO' ? 'not null' : 'null'}`)
   }
-  // Contact search is PostgreSQL's own (a GIN index and trigram indexes, for SQLite's FTS5 table).
-  const searchOnly = (name: string) => name === 'contacts_search' || name.endsWith('_trgm')
+  // Contact search is PostgreSQL's own (a GIN index, for SQLite's FTS5 table).
+  const searchOnly = (name: string) => name === 'contacts_search'
   for (const i of indexes) if (!searchOnly(i.indexname)) shape[i.tablename]?.indexes.push(i.indexname)
   for (const t of Object.values(shape)) {
     t.columns.sort()

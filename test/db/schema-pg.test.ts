@@ -23,12 +23,20 @@ test('each table has the same name and column keys on both stores', () => {
   }
 })
 
-test('the PostgreSQL search migration is SEARCH_DDL, statement for statement', async () => {
+test('the PostgreSQL search migrations leave SEARCH_DDL, statement for statement', async () => {
   const { SEARCH_DDL } = await import('../../src/db/postgres/search')
   const { embeddedPgMigrations } = await import('../../src/db/migrations.generated')
-  const m = embeddedPgMigrations.find((x) => x.tag === '0003_contacts_search')!
-  const statements = m.sql
-    .split('--> statement-breakpoint')
-    .map((s) => s.replace(/^(\s*--[^\n]*\n)+/, '').trim())
-  expect(statements).toEqual(SEARCH_DDL.map((s) => s.trim()))
+  const statementsOf = (tag: string) =>
+    embeddedPgMigrations
+      .find((x) => x.tag === tag)!
+      .sql.split('--> statement-breakpoint')
+      .map((s) => s.replace(/^(\s*--[^\n]*\n)+/, '').trim())
+  // 0003 also made pg_trgm and five trigram indexes, which 0005 dropped.
+  const trigram = ['email', 'first_name', 'last_name', 'company', 'phone']
+  const made = statementsOf('0003_contacts_search')
+  expect(made.filter((s) => !s.includes('trgm'))).toEqual(SEARCH_DDL.map((s) => s.trim()))
+  expect(made.filter((s) => s.includes('_trgm ON contacts'))).toHaveLength(trigram.length)
+  expect(statementsOf('0005_contacts_without_trigrams')).toEqual(
+    trigram.map((c) => `DROP INDEX IF EXISTS contacts_${c}_trgm`),
+  )
 })

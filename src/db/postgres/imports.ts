@@ -13,9 +13,11 @@ import { withPgTransaction } from './in-transaction'
 
 // The CSV import's writes on PostgreSQL, the twin of importWriter's prepared SQLite statements
 // (db/imports.ts): one statement per batch instead of one per row, since each is a round trip
-// here. A batch travels as one JSON parameter, unpacked by json_to_recordset; WITH ORDINALITY
-// keeps the file's order where it decides (which of two rows with one email is inserted, the
-// order of consent rows). custom_fields stays JSON text, cast to and from jsonb here.
+// here. A batch travels as one JSON parameter, unpacked by jsonb_array_elements (as jsonb, each
+// row is parsed once; a json row would be read again for every field taken from it, which cost
+// a third of the insert); WITH ORDINALITY keeps the file's order where it decides (which of
+// two rows with one email is inserted, the order of consent rows). custom_fields stays JSON
+// text, cast to and from jsonb here.
 
 const asJson = (v: unknown) => JSON.stringify(v)
 
@@ -37,7 +39,7 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
           sql`INSERT INTO contacts (id, client_id, email, first_name, last_name, company, phone, status, timezone, custom_fields, created_at, updated_at, client_no)
               SELECT r->>0, r->>1, r->>2, r->>3, r->>4, r->>5, r->>6, r->>7, r->>8, (r->>9)::jsonb,
                      (r->>10)::bigint, (r->>10)::bigint, (r->>11)::bigint
-              FROM json_array_elements(${asJson(rows)}::text::json) WITH ORDINALITY AS b(r, n)
+              FROM jsonb_array_elements(${asJson(rows)}::text::jsonb) WITH ORDINALITY AS b(r, n)
               ORDER BY n
               ON CONFLICT DO NOTHING
               RETURNING id`,
@@ -69,7 +71,7 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
           db,
           sql`UPDATE contacts SET first_name = r->>1, last_name = r->>2, company = r->>3, phone = r->>4,
                 status = r->>5, timezone = r->>6, custom_fields = (r->>7)::jsonb, updated_at = ${at}
-              FROM json_array_elements(${asJson(rows)}::text::json) AS b(r)
+              FROM jsonb_array_elements(${asJson(rows)}::text::jsonb) AS b(r)
               WHERE contacts.id = r->>0`,
         ),
       )

@@ -160,7 +160,7 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
         sql`UPDATE messages SET status = 'bounced', bounced_at = coalesce(bounced_at, ${at}) WHERE seq = ${seq}`,
       )),
 
-    // A batch's sends in one statement each, as JSON unpacked by json_array_elements: a round
+    // A batch's sends in one statement each, as JSON unpacked by jsonb_array_elements: a round
     // trip per message bounded the send rate here. A bounce reported before the outcome is
     // written (feedback can outrun the writer) stays a bounce.
     sentMany: async (sent: readonly SentRow[], at: number): Promise<Set<number>> => {
@@ -177,7 +177,7 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
             delivered_at = CASE WHEN (r->>3)::boolean AND messages.delivered_at IS NULL AND messages.status <> 'bounced'
               THEN ${at}::bigint ELSE messages.delivered_at END,
             provider = r->>1, provider_message_id = r->>2, sent_at = ${at}, error = NULL
-          FROM json_array_elements(${json}::text::json) AS b(r)
+          FROM jsonb_array_elements(${json}::text::jsonb) AS b(r)
           WHERE messages.seq = (r->>0)::bigint
           RETURNING messages.seq, messages.status, messages.delivered_at, (r->>3)::boolean AS delivered`,
       )
@@ -193,7 +193,7 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
         contents.map((c) => [c.seq, c.subject, c.html, c.text, JSON.stringify(c.headers)]),
       )
       await run(sql`INSERT INTO message_contents (message_seq, subject, body_html, body_text, headers)
-        SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, (r->>4)::jsonb FROM json_array_elements(${json}::text::json) AS b(r)
+        SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, (r->>4)::jsonb FROM jsonb_array_elements(${json}::text::jsonb) AS b(r)
         ON CONFLICT (message_seq) DO UPDATE SET subject = excluded.subject, body_html = excluded.body_html,
           body_text = excluded.body_text, headers = excluded.headers`)
     },

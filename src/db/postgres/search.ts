@@ -25,12 +25,11 @@ const DROPPED = `E'${FTS5_DROPPED_MARKS.map((cp) => `\\u${cp.toString(16).padSta
 
 /**
  * Statements that make search work on a PostgreSQL database holding `contacts`, in order; each
- * may be run again. The functions are IMMUTABLE so that an index may use them: they depend on
+ * may be run again (migration 0003 ran them, with trigram indexes that 0005 dropped). The functions are IMMUTABLE so that an index may use them: they depend on
  * the ICU collation "und-x-icu" (PostgreSQL built with ICU, as Debian's, the Docker images and
  * the managed services are), whose case mapping only changes with a major ICU upgrade.
  */
 export const SEARCH_DDL: readonly string[] = [
-  'CREATE EXTENSION IF NOT EXISTS pg_trgm',
   // unicode61's fold. ICU lowers; the translate maps the few lower-case letters FTS5 folds
   // further (Greek symbol forms, final sigma, prosgegrammeni, micro, long s) and drops the marks
   // FTS5 drops (İ lowers to i and one of them); Latin letters shed combining marks
@@ -67,11 +66,6 @@ export const SEARCH_DDL: readonly string[] = [
       || chr(39) || ':*')::tsquery
   $$`,
   'CREATE INDEX IF NOT EXISTS contacts_search ON contacts USING gin (herald_contact_search(email, first_name, last_name, company, phone))',
-  // contains / ends_with rules (a leading %) read these through ILIKE (see like.ts).
-  ...['email', 'first_name', 'last_name', 'company', 'phone'].map(
-    (c) =>
-      `CREATE INDEX IF NOT EXISTS contacts_${c}_trgm ON contacts USING gin (${c} COLLATE "C" gin_trgm_ops)`,
-  ),
 ]
 
 /** The indexed expression; a condition must repeat it exactly for the planner to use the index. */
