@@ -9,7 +9,7 @@ import { createFeedback } from './services/messages/feedback'
 import { createTransactionalSource } from './services/messages/send-source'
 import { effectiveProfile } from './services/sending-profiles/effective'
 import { footerOf } from './services/sending-profiles/footer'
-import { createSuppressionCheck } from './services/suppressions/check'
+import { createSuppressedAmong } from './services/suppressions/check'
 import { SEND_BUDGET_MS } from './services/templates/render'
 import { sendRenderer } from './services/templates/render-pool'
 import { clientVariables, contactVariables } from './services/templates/variables'
@@ -37,7 +37,7 @@ export const sendDeps: SendDeps = {
   saveWarmupCount,
   clientVariables: async (app, client) => clientVariables(client, await footerOf(app.db, client.id)),
   contactVariables,
-  suppressionCheck: createSuppressionCheck,
+  suppressedAmong: createSuppressedAmong,
   renderer: sendRenderer,
   sendBudgetMs: SEND_BUDGET_MS,
   recordDelivered: recordDeliveredEvent,

@@ -2,14 +2,14 @@ import type { Channel } from '../channels/types'
 import type { AppContext } from '../context'
 import { DIALECT } from '../db/dialect'
 import type { Outbox } from '../db/outbox'
-import type { MessageRow } from '../db/schema'
+import type { ContactRow, MessageRow } from '../db/schema'
 import { createSlice } from '../lib/cooperate'
 import type { Gate } from '../lib/gate'
 import { createHeapNudge } from '../lib/heap-nudge'
 import type { Finished, Outcome } from './outcome'
 import type { OutcomeWriter } from './outcome-writer'
 import type { SendPlan } from './plan'
-import type { RecipientStep } from './recipient'
+import type { BatchChecks, RecipientStep } from './recipient'
 import type { Sources } from './sources'
 import type { MessageSource } from './sources/types'
 
@@ -55,18 +55,25 @@ const ONE_WRITE_AT_A_TIME = DIALECT === 'postgres'
 
 export function createBatchProcessor(
   app: AppContext,
-  deps: { outbox: Outbox; sources: Sources; prepare: RecipientStep; writeOutcomes: OutcomeWriter },
+  deps: {
+    outbox: Outbox
+    sources: Sources
+    /** What the batch's checks read once, for its contacts. */
+    checksFor: (contacts: readonly ContactRow[]) => Promise<BatchChecks>
+    prepare: RecipientStep
+    writeOutcomes: OutcomeWriter
+  },
 ) {
   const { clock } = app
-  const { outbox, sources, prepare, writeOutcomes } = deps
+  const { outbox, sources, checksFor, prepare, writeOutcomes } = deps
   const nudgeHeap = createHeapNudge({ budget: HEAP_NUDGE_BYTES })
 
   return async function processBatch(rows: MessageRow[], lane: BatchLane): Promise<void> {
     const now = clock.now()
     const slice = createSlice()
-    const byId = new Map(
-      (await outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))])).map((c) => [c.id, c]),
-    )
+    const contacts = await outbox.contactsByIds([...new Set(rows.map((r) => r.contactId))])
+    const byId = new Map(contacts.map((c) => [c.id, c]))
+    const checks = await checksFor(contacts)
     const plansOf = new Map<MessageSource, Map<string, SendPlan | Error>>()
     // Outcomes are written in groups as sends complete, not once per batch: a kill then leaves
     // only the last few sends unrecorded (to be sent again with the same Message-ID).
@@ -117,7 +124,7 @@ export function createBatchProcessor(
         await finish({ message: m, outcome: await source.unplannable(m, plan, now) })
         continue
       }
-      const step = await prepare(m, source, plan, byId.get(m.contactId), now)
+      const step = await prepare(m, source, plan, byId.get(m.contactId), now, checks)
       if (typeof step === 'function') pending.push({ message: m, channel: plan.channel, run: step })
       else await finish({ message: m, outcome: step })
     }

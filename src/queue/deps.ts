@@ -31,8 +31,10 @@ export interface SendDeps extends PlanDeps, WarmupDeps {
   feedback(app: AppContext): ChannelFeedback
   /** What a template sees as `contact.*`. */
   contactVariables(contact: ContactRow): Record<string, unknown>
-  /** The prepared per-client suppression check made before every email. */
-  suppressionCheck(db: Db): (clientId: string, email: string) => Awaitable<boolean>
+  /** The per-client suppression check made before every email, read once for a batch's recipients. */
+  suppressedAmong(
+    db: Db,
+  ): (recipients: readonly ContactRow[]) => Promise<(clientId: string, email: string) => boolean>
   /** The render pool of sends, and the time one render may take. */
   renderer(): RenderPool
   sendBudgetMs: number

@@ -38,12 +38,18 @@ export interface RecipientOptions {
   deps: SendDeps
 }
 
+/** What the checks of a batch's messages read once for the whole batch. */
+export interface BatchChecks {
+  suppressed(clientId: string, email: string): boolean
+}
+
 export type RecipientStep = (
   m: MessageRow,
   source: MessageSource,
   plan: SendPlan,
   contact: ContactRow | undefined,
   now: number,
+  checks: BatchChecks,
 ) => Promise<Outcome | (() => Promise<Outcome>)>
 
 /** A verdict other than "send", as this attempt's outcome. */
@@ -54,7 +60,6 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const { clock } = app
   const { profiles, retryDelays, deps } = options
   const { contactVariables, sendBudgetMs } = deps
-  const isSuppressed = deps.suppressionCheck(app.db)
   const bucket = createRateBucket(app.config.sendRate, () => clock.now())
   const limits = createWindowLimits(options.outbox, app.config, { app, deps })
   const timeoutMs = app.config.sendTimeoutMs
@@ -89,14 +94,14 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   })
 
   /** What to do with one claimed message before anything is sent. */
-  return async function prepare(m, source, plan, contact, now) {
+  return async function prepare(m, source, plan, contact, now, checks) {
     const verdict = await source.verdict(m, plan, false, now)
     if (verdict.kind !== 'send') return held(verdict)
     if (plan.clientSuspended) return { kind: 'deferred', at: now + SUSPENDED_RECHECK_MS }
     if (!contact) return { kind: 'skipped', reason: 'contact_erased' }
     if (contact.status !== 'subscribed') return { kind: 'skipped', reason: `contact_${contact.status}` }
     const channel = plan.channel
-    if (channel === 'email' && (await isSuppressed(m.clientId, contact.email)))
+    if (channel === 'email' && checks.suppressed(m.clientId, contact.email))
       return { kind: 'skipped', reason: 'suppressed' }
     // STOP by SMS: the number asked for no more texts, calls or WhatsApp messages from this client.
     if (channel !== 'email' && contact.smsOptOut) return { kind: 'skipped', reason: 'sms_opted_out' }

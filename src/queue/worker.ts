@@ -81,7 +81,14 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     deps,
   })
   const writeOutcomes = createOutcomeWriter(app, outbox, sources, deps.recordDelivered)
-  const processBatch = createBatchProcessor(app, { outbox, sources, prepare, writeOutcomes })
+  const suppressedAmong = deps.suppressedAmong(app.db)
+  const processBatch = createBatchProcessor(app, {
+    outbox,
+    sources,
+    checksFor: async (contacts) => ({ suppressed: await suppressedAmong(contacts) }),
+    prepare,
+    writeOutcomes,
+  })
 
   // Each lane's claim is sent as a group of its own. A lane whose group is still starting its
   // sends is not claimed again, and the others are: one campaign's slow tail (a provider call

@@ -42,6 +42,7 @@ test('every outcome is written once; on PostgreSQL one group of the batch at a t
   const processBatch = createBatchProcessor(app, {
     outbox,
     sources: sourcesOf([source]),
+    checksFor: async () => ({ suppressed: () => false }),
     prepare,
     writeOutcomes: async (group: readonly Finished[]) => {
       mostAtOnce = Math.max(mostAtOnce, ++writing)

@@ -7,11 +7,16 @@ import { invalidField, ServiceError } from '../../errors'
 import { countAudience } from './audience'
 import type { CountedAudience } from './audience-size'
 import { assertSendable } from './content'
+import { campaignStatuses } from './fresh-status'
 import { launchAtLocalTime, startAtLocalTime } from './local-time'
 import { presentCampaign } from './present'
 import { findCampaignRow } from './records'
 import { resolveSender } from './sender'
 import { assertTransition, OUTBOX_RULES, SENDING } from './states'
+
+/** A status change under way: the send worker reads the campaign's status again for its next sends. */
+const statusChanging = (app: AppContext | Ctx, id: string) =>
+  campaignStatuses(outboxOf(app.store, OUTBOX_RULES)).changing(id)
 
 /** Checks everything sending needs; throws the 422/409 that says what is missing. */
 async function assertReady(app: AppContext, c: CampaignRow): Promise<void> {
@@ -70,6 +75,7 @@ export async function launchCampaign(
   if (input.confirm !== true) throw invalidField('confirm', 'must be true to launch a campaign')
   assertTransition(c.status, 'launch')
   await assertReady(ctx, c)
+  statusChanging(ctx, id)
   const now = ctx.clock.now()
   const ahead = c.scheduledAt !== null && c.scheduledAt > now
   let row: CampaignRow
@@ -98,6 +104,7 @@ export async function launchCampaign(
 export async function pauseCampaign(ctx: Ctx, id: string) {
   const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'pause')
+  statusChanging(ctx, id)
   const row = (
     await ctx.db
       .update(campaigns)
@@ -112,6 +119,7 @@ export async function pauseCampaign(ctx: Ctx, id: string) {
 export async function cancelCampaign(ctx: Ctx, id: string) {
   const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'cancel')
+  statusChanging(ctx, id)
   const now = ctx.clock.now()
   await outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
   const row = (
@@ -130,6 +138,7 @@ export async function cancelCampaign(ctx: Ctx, id: string) {
  */
 export async function failCampaign(app: AppContext, id: string, reason: string): Promise<boolean> {
   const now = app.clock.now()
+  statusChanging(app, id)
   const failed = await inTransaction(app.sqlite, async () => {
     const changed = await app.db
       .update(campaigns)

@@ -7,6 +7,7 @@ import { bumpCampaign } from '../messages/counters'
 import { snapshotChunk } from './audience'
 import { completeIfDone } from './complete'
 import { assertSendable, variantContent } from './content'
+import { campaignStatuses } from './fresh-status'
 import { failCampaign } from './launch'
 import { resolveSender } from './sender'
 import { PAUSED, SCHEDULED, SENDING } from './states'
@@ -36,6 +37,7 @@ export function createCampaignSource(
   // A copy that cannot go on (its list was deleted while the campaign was paused) stops being
   // retried; launching the campaign again fails it with the reason.
   const failedCopies = new Set<string>()
+  const statuses = campaignStatuses(outbox)
   let sending: string[] = []
 
   const stateVerdict = (status: string | null): Verdict =>
@@ -114,7 +116,7 @@ export function createCampaignSource(
     unplannable: (_m, _error, now) => ({ kind: 'deferred', at: now }),
 
     async verdict(m, plan, fresh) {
-      return stateVerdict(fresh ? await outbox.campaignStatus(m.campaignId!) : plan.campaign.status)
+      return stateVerdict(fresh ? await statuses.fresh(m.campaignId!) : plan.campaign.status)
     },
 
     // An A/B test's messages also count for their variant.

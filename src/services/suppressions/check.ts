@@ -1,8 +1,48 @@
-import { and, eq, sql } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { DIALECT } from '../../db/dialect'
 import { preparedQuery } from '../../db/prepared-query'
 import { suppressions } from '../../db/schema'
+
+/** How an address is kept on a suppression list. */
+const listed = (email: string) => email.trim().toLowerCase()
+
+/** Addresses asked about in one statement, at most (well under either store's parameter limit). */
+const AMONG_CHUNK = 500
+
+/**
+ * The check of a whole batch of sends, read in a statement per client (and 500 addresses) rather
+ * than one per message: on PostgreSQL each statement is a round trip. The answer is as of the read.
+ */
+export function createSuppressedAmong(db: Db) {
+  return async (
+    recipients: readonly { clientId: string; email: string }[],
+  ): Promise<(clientId: string, email: string) => boolean> => {
+    const byClient = new Map<string, Set<string>>()
+    for (const r of recipients) {
+      let emails = byClient.get(r.clientId)
+      if (!emails) byClient.set(r.clientId, (emails = new Set()))
+      emails.add(listed(r.email))
+    }
+    const found = new Set<string>()
+    for (const [clientId, emails] of byClient) {
+      const all = [...emails]
+      for (let i = 0; i < all.length; i += AMONG_CHUNK) {
+        const rows = await db
+          .select({ email: suppressions.email })
+          .from(suppressions)
+          .where(
+            and(
+              eq(suppressions.clientId, clientId),
+              inArray(suppressions.email, all.slice(i, i + AMONG_CHUNK)),
+            ),
+          )
+        for (const r of rows) found.add(`${clientId}\n${r.email}`)
+      }
+    }
+    return (clientId, email) => found.has(`${clientId}\n${listed(email)}`)
+  }
+}
 
 /** The check every sending path makes before handing a message to a provider. Case-insensitive, per client. */
 export function createSuppressionCheck(db: Db) {
@@ -14,7 +54,7 @@ export function createSuppressionCheck(db: Db) {
         await db
           .select({ id: suppressions.id })
           .from(suppressions)
-          .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, email.trim().toLowerCase())))
+          .where(and(eq(suppressions.clientId, clientId), eq(suppressions.email, listed(email))))
           .limit(1)
       ).length > 0
   const query = db
@@ -28,7 +68,7 @@ export function createSuppressionCheck(db: Db) {
     )
   const suppressed = preparedQuery(query, 'suppression_check')
   return async (clientId: string, email: string): Promise<boolean> =>
-    (await suppressed({ clientId, email: email.trim().toLowerCase() })).length > 0
+    (await suppressed({ clientId, email: listed(email) })).length > 0
 }
 
 const checks = new WeakMap<Db, ReturnType<typeof createSuppressionCheck>>()
