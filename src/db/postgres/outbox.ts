@@ -187,13 +187,16 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
           .map((r) => Number(r.seq)),
       )
     },
+    // As parameters rather than JSON: bodies are most of the bytes, and jsonb parsing them again
+    // cost a third of the insert.
     storeContents: async (contents: readonly ContentRow[]) => {
       if (contents.length === 0) return
-      const json = JSON.stringify(
-        contents.map((c) => [c.seq, c.subject, c.html, c.text, JSON.stringify(c.headers)]),
+      const values = contents.map(
+        (c) =>
+          sql`(${c.seq}::bigint, ${c.subject}, ${c.html}, ${c.text}, ${JSON.stringify(c.headers)}::text::jsonb)`,
       )
       await run(sql`INSERT INTO message_contents (message_seq, subject, body_html, body_text, headers)
-        SELECT (r->>0)::bigint, r->>1, r->>2, r->>3, (r->>4)::jsonb FROM jsonb_array_elements(${json}::text::jsonb) AS b(r)
+        VALUES ${sql.join(values, sql`, `)}
         ON CONFLICT (message_seq) DO UPDATE SET subject = excluded.subject, body_html = excluded.body_html,
           body_text = excluded.body_text, headers = excluded.headers`)
     },

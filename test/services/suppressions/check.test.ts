@@ -11,7 +11,7 @@ describe('the suppression check of a batch of sends', async () => {
       id: `sup_${clientId.slice(-6)}_${n}`,
       clientId,
       email,
-      source: 'manual' as const,
+      source: 'admin' as const,
       createdAt: 0,
     })
     // More than one statement's worth of addresses, every seventh suppressed for the first client.
