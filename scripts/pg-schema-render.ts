@@ -313,7 +313,6 @@ export async function renderSchemaIndex(): Promise<string> {
     '// The tables of the store this process runs on (db/dialect.ts): the sqlite-core definitions',
     '// below, or their generated pg-core twins (db/schema-pg/) under the same names and types.',
     "import { DIALECT } from '../dialect'",
-    "import * as pg from '../schema-pg'",
   ]
   const tables: [string, string][] = []
   for (const [file, mod] of modules) {
@@ -328,10 +327,15 @@ export async function renderSchemaIndex(): Promise<string> {
     }
   }
   for (const file of modules.keys()) lines.push(`export * from './${file}'`)
-  lines.push('', "const onPostgres = DIALECT === 'postgres'")
+  // The twins are loaded on PostgreSQL only: a static import cost every SQLite start ~20 ms for
+  // tables it never uses. require keeps the choice synchronous, and Bun's bundler defers the
+  // required module's evaluation to that call.
+  lines.push(
+    '',
+    '// The pg-core twins are loaded on PostgreSQL only: on SQLite they would just slow the start.',
+    "const pg = DIALECT === 'postgres' ? (require('../schema-pg') as typeof import('../schema-pg')) : null",
+  )
   for (const [alias, n] of tables)
-    lines.push(
-      `export const ${n} = onPostgres ? (pg.${n} as unknown as typeof ${alias}.${n}) : ${alias}.${n}`,
-    )
+    lines.push(`export const ${n} = pg ? (pg.${n} as unknown as typeof ${alias}.${n}) : ${alias}.${n}`)
   return `${lines.join('\n')}\n`
 }

@@ -6,7 +6,6 @@ import { openStore, type Store } from './db/client'
 import { DB_FILE, ensureDataDir, loadSecretKey } from './db/data-dir'
 import { DIALECT } from './db/dialect'
 import { type BeforeMigrating, migrate } from './db/migrate'
-import { openPgStore } from './db/postgres/store'
 import { createHooks } from './hooks'
 import { createJobRegistry } from './jobs/registry'
 import type { Logger } from './lib/log'
@@ -60,6 +59,9 @@ async function openConfiguredStore(config: Config, clock: Clock, log: Logger): P
     // The tables every query is built from were chosen when the process started.
     if (DIALECT !== 'postgres')
       throw new ConfigError('HERALD_DATABASE_URL must be set when the process starts, not after')
+    // Imported here, not at the top: the store brings the pg-core twins of the tables and
+    // drizzle's PostgreSQL driver, which would slow every start on SQLite.
+    const { openPgStore } = await import('./db/postgres/store')
     return await openPgStore(config.databaseUrl)
   }
   if (DIALECT !== 'sqlite')

@@ -1,6 +1,5 @@
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { SQL } from 'bun'
 import { ConfigError, loadConfig } from '../config'
 import { backUpBeforeMigrating } from '../create-context'
 import { openStore } from '../db/client'
@@ -204,7 +203,8 @@ export async function runCli(argv: string[]): Promise<number> {
 
 /** `herald migrate` on PostgreSQL: the PostgreSQL migrations, on a connection of its own. */
 async function migratePostgres(url: string): Promise<string[]> {
-  const client = new SQL({ url, max: 1 })
+  // Bun.SQL, not an import of SQL from 'bun' (see db/postgres/store.ts).
+  const client = new Bun.SQL({ url, max: 1 })
   try {
     return await applyPgMigrations(client)
   } finally {

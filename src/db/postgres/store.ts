@@ -1,4 +1,3 @@
-import { SQL } from 'bun'
 import { drizzle } from 'drizzle-orm/bun-sql'
 import type { Db, Store } from '../client'
 import * as schema from '../schema-pg'
@@ -16,7 +15,9 @@ const POOL_SIZE = 10
  * built from are the pg-core twins on this store (schema/index.ts), with the same row types.
  */
 export async function openPgStore(url: string): Promise<Store> {
-  const client = new SQL({ url, max: POOL_SIZE })
+  // Bun.SQL, not an import of SQL from 'bun': the bundle would evaluate that import at start,
+  // loading Bun's SQL client on SQLite too.
+  const client = new Bun.SQL({ url, max: POOL_SIZE })
   try {
     await applyPgMigrations(client)
   } catch (err) {

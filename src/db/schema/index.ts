@@ -2,7 +2,6 @@
 // The tables of the store this process runs on (db/dialect.ts): the sqlite-core definitions
 // below, or their generated pg-core twins (db/schema-pg/) under the same names and types.
 import { DIALECT } from '../dialect'
-import * as pg from '../schema-pg'
 import * as agentRegistrationsTables from './agent-registrations'
 import * as analyticsTables from './analytics'
 import * as apiKeysTables from './api-keys'
@@ -60,61 +59,62 @@ export * from './templates'
 export * from './users'
 export * from './webhooks'
 
-const onPostgres = DIALECT === 'postgres'
-export const agentRegistrations = onPostgres ? (pg.agentRegistrations as unknown as typeof agentRegistrationsTables.agentRegistrations) : agentRegistrationsTables.agentRegistrations
-export const analyticsRollups = onPostgres ? (pg.analyticsRollups as unknown as typeof analyticsTables.analyticsRollups) : analyticsTables.analyticsRollups
-export const analyticsTotals = onPostgres ? (pg.analyticsTotals as unknown as typeof analyticsTables.analyticsTotals) : analyticsTables.analyticsTotals
-export const deliverabilityAlerts = onPostgres ? (pg.deliverabilityAlerts as unknown as typeof analyticsTables.deliverabilityAlerts) : analyticsTables.deliverabilityAlerts
-export const domainWarmups = onPostgres ? (pg.domainWarmups as unknown as typeof analyticsTables.domainWarmups) : analyticsTables.domainWarmups
-export const apiKeys = onPostgres ? (pg.apiKeys as unknown as typeof apiKeysTables.apiKeys) : apiKeysTables.apiKeys
-export const campaignVariantCounts = onPostgres ? (pg.campaignVariantCounts as unknown as typeof campaignsTables.campaignVariantCounts) : campaignsTables.campaignVariantCounts
-export const campaigns = onPostgres ? (pg.campaigns as unknown as typeof campaignsTables.campaigns) : campaignsTables.campaigns
-export const clients = onPostgres ? (pg.clients as unknown as typeof clientsTables.clients) : clientsTables.clients
-export const consents = onPostgres ? (pg.consents as unknown as typeof consentsTables.consents) : consentsTables.consents
-export const contacts = onPostgres ? (pg.contacts as unknown as typeof contactsTables.contacts) : contactsTables.contacts
-export const domains = onPostgres ? (pg.domains as unknown as typeof domainsTables.domains) : domainsTables.domains
-export const eventSequence = onPostgres ? (pg.eventSequence as unknown as typeof eventsTables.eventSequence) : eventsTables.eventSequence
-export const events = onPostgres ? (pg.events as unknown as typeof eventsTables.events) : eventsTables.events
-export const feedbackReceipts = onPostgres ? (pg.feedbackReceipts as unknown as typeof feedbackReceiptsTables.feedbackReceipts) : feedbackReceiptsTables.feedbackReceipts
-export const flowDailyCounts = onPostgres ? (pg.flowDailyCounts as unknown as typeof flowsTables.flowDailyCounts) : flowsTables.flowDailyCounts
-export const flowEnrollJobs = onPostgres ? (pg.flowEnrollJobs as unknown as typeof flowsTables.flowEnrollJobs) : flowsTables.flowEnrollJobs
-export const flowEnrollments = onPostgres ? (pg.flowEnrollments as unknown as typeof flowsTables.flowEnrollments) : flowsTables.flowEnrollments
-export const flowNodeCounts = onPostgres ? (pg.flowNodeCounts as unknown as typeof flowsTables.flowNodeCounts) : flowsTables.flowNodeCounts
-export const flowRuns = onPostgres ? (pg.flowRuns as unknown as typeof flowsTables.flowRuns) : flowsTables.flowRuns
-export const messageThreads = onPostgres ? (pg.messageThreads as unknown as typeof flowsTables.messageThreads) : flowsTables.messageThreads
-export const forms = onPostgres ? (pg.forms as unknown as typeof formsTables.forms) : formsTables.forms
-export const optInConfirmations = onPostgres ? (pg.optInConfirmations as unknown as typeof formsTables.optInConfirmations) : formsTables.optInConfirmations
-export const idempotencyKeys = onPostgres ? (pg.idempotencyKeys as unknown as typeof idempotencyTables.idempotencyKeys) : idempotencyTables.idempotencyKeys
-export const contactImports = onPostgres ? (pg.contactImports as unknown as typeof importsTables.contactImports) : importsTables.contactImports
-export const jobRuns = onPostgres ? (pg.jobRuns as unknown as typeof jobsTables.jobRuns) : jobsTables.jobRuns
-export const journeySegmentSeen = onPostgres ? (pg.journeySegmentSeen as unknown as typeof journeysTables.journeySegmentSeen) : journeysTables.journeySegmentSeen
-export const journeys = onPostgres ? (pg.journeys as unknown as typeof journeysTables.journeys) : journeysTables.journeys
-export const listMembers = onPostgres ? (pg.listMembers as unknown as typeof listsTables.listMembers) : listsTables.listMembers
-export const lists = onPostgres ? (pg.lists as unknown as typeof listsTables.lists) : listsTables.lists
-export const messageContents = onPostgres ? (pg.messageContents as unknown as typeof messagesTables.messageContents) : messagesTables.messageContents
-export const messageFirstHits = onPostgres ? (pg.messageFirstHits as unknown as typeof messagesTables.messageFirstHits) : messagesTables.messageFirstHits
-export const messagePayloads = onPostgres ? (pg.messagePayloads as unknown as typeof messagesTables.messagePayloads) : messagesTables.messagePayloads
-export const messages = onPostgres ? (pg.messages as unknown as typeof messagesTables.messages) : messagesTables.messages
-export const oauthClients = onPostgres ? (pg.oauthClients as unknown as typeof oauthTables.oauthClients) : oauthTables.oauthClients
-export const oauthCodes = onPostgres ? (pg.oauthCodes as unknown as typeof oauthTables.oauthCodes) : oauthTables.oauthCodes
-export const oauthGrants = onPostgres ? (pg.oauthGrants as unknown as typeof oauthTables.oauthGrants) : oauthTables.oauthGrants
-export const oauthRefreshTokens = onPostgres ? (pg.oauthRefreshTokens as unknown as typeof oauthTables.oauthRefreshTokens) : oauthTables.oauthRefreshTokens
-export const oauthRevokedTokens = onPostgres ? (pg.oauthRevokedTokens as unknown as typeof oauthTables.oauthRevokedTokens) : oauthTables.oauthRevokedTokens
-export const oauthSigningKeys = onPostgres ? (pg.oauthSigningKeys as unknown as typeof oauthTables.oauthSigningKeys) : oauthTables.oauthSigningKeys
-export const oauthUsedAssertions = onPostgres ? (pg.oauthUsedAssertions as unknown as typeof oauthTables.oauthUsedAssertions) : oauthTables.oauthUsedAssertions
-export const replies = onPostgres ? (pg.replies as unknown as typeof repliesTables.replies) : repliesTables.replies
-export const segments = onPostgres ? (pg.segments as unknown as typeof segmentsTables.segments) : segmentsTables.segments
-export const senders = onPostgres ? (pg.senders as unknown as typeof sendersTables.senders) : sendersTables.senders
-export const sendingProfiles = onPostgres ? (pg.sendingProfiles as unknown as typeof sendingProfilesTables.sendingProfiles) : sendingProfilesTables.sendingProfiles
-export const sequences = onPostgres ? (pg.sequences as unknown as typeof sequencesTables.sequences) : sequencesTables.sequences
-export const suppressions = onPostgres ? (pg.suppressions as unknown as typeof suppressionsTables.suppressions) : suppressionsTables.suppressions
-export const templates = onPostgres ? (pg.templates as unknown as typeof templatesTables.templates) : templatesTables.templates
-export const loginFailures = onPostgres ? (pg.loginFailures as unknown as typeof usersTables.loginFailures) : usersTables.loginFailures
-export const loginLocks = onPostgres ? (pg.loginLocks as unknown as typeof usersTables.loginLocks) : usersTables.loginLocks
-export const portalSessions = onPostgres ? (pg.portalSessions as unknown as typeof usersTables.portalSessions) : usersTables.portalSessions
-export const userClients = onPostgres ? (pg.userClients as unknown as typeof usersTables.userClients) : usersTables.userClients
-export const users = onPostgres ? (pg.users as unknown as typeof usersTables.users) : usersTables.users
-export const webhookAttempts = onPostgres ? (pg.webhookAttempts as unknown as typeof webhooksTables.webhookAttempts) : webhooksTables.webhookAttempts
-export const webhookDeliveries = onPostgres ? (pg.webhookDeliveries as unknown as typeof webhooksTables.webhookDeliveries) : webhooksTables.webhookDeliveries
-export const webhookDispatch = onPostgres ? (pg.webhookDispatch as unknown as typeof webhooksTables.webhookDispatch) : webhooksTables.webhookDispatch
-export const webhooks = onPostgres ? (pg.webhooks as unknown as typeof webhooksTables.webhooks) : webhooksTables.webhooks
+// The pg-core twins are loaded on PostgreSQL only: on SQLite they would just slow the start.
+const pg = DIALECT === 'postgres' ? (require('../schema-pg') as typeof import('../schema-pg')) : null
+export const agentRegistrations = pg ? (pg.agentRegistrations as unknown as typeof agentRegistrationsTables.agentRegistrations) : agentRegistrationsTables.agentRegistrations
+export const analyticsRollups = pg ? (pg.analyticsRollups as unknown as typeof analyticsTables.analyticsRollups) : analyticsTables.analyticsRollups
+export const analyticsTotals = pg ? (pg.analyticsTotals as unknown as typeof analyticsTables.analyticsTotals) : analyticsTables.analyticsTotals
+export const deliverabilityAlerts = pg ? (pg.deliverabilityAlerts as unknown as typeof analyticsTables.deliverabilityAlerts) : analyticsTables.deliverabilityAlerts
+export const domainWarmups = pg ? (pg.domainWarmups as unknown as typeof analyticsTables.domainWarmups) : analyticsTables.domainWarmups
+export const apiKeys = pg ? (pg.apiKeys as unknown as typeof apiKeysTables.apiKeys) : apiKeysTables.apiKeys
+export const campaignVariantCounts = pg ? (pg.campaignVariantCounts as unknown as typeof campaignsTables.campaignVariantCounts) : campaignsTables.campaignVariantCounts
+export const campaigns = pg ? (pg.campaigns as unknown as typeof campaignsTables.campaigns) : campaignsTables.campaigns
+export const clients = pg ? (pg.clients as unknown as typeof clientsTables.clients) : clientsTables.clients
+export const consents = pg ? (pg.consents as unknown as typeof consentsTables.consents) : consentsTables.consents
+export const contacts = pg ? (pg.contacts as unknown as typeof contactsTables.contacts) : contactsTables.contacts
+export const domains = pg ? (pg.domains as unknown as typeof domainsTables.domains) : domainsTables.domains
+export const eventSequence = pg ? (pg.eventSequence as unknown as typeof eventsTables.eventSequence) : eventsTables.eventSequence
+export const events = pg ? (pg.events as unknown as typeof eventsTables.events) : eventsTables.events
+export const feedbackReceipts = pg ? (pg.feedbackReceipts as unknown as typeof feedbackReceiptsTables.feedbackReceipts) : feedbackReceiptsTables.feedbackReceipts
+export const flowDailyCounts = pg ? (pg.flowDailyCounts as unknown as typeof flowsTables.flowDailyCounts) : flowsTables.flowDailyCounts
+export const flowEnrollJobs = pg ? (pg.flowEnrollJobs as unknown as typeof flowsTables.flowEnrollJobs) : flowsTables.flowEnrollJobs
+export const flowEnrollments = pg ? (pg.flowEnrollments as unknown as typeof flowsTables.flowEnrollments) : flowsTables.flowEnrollments
+export const flowNodeCounts = pg ? (pg.flowNodeCounts as unknown as typeof flowsTables.flowNodeCounts) : flowsTables.flowNodeCounts
+export const flowRuns = pg ? (pg.flowRuns as unknown as typeof flowsTables.flowRuns) : flowsTables.flowRuns
+export const messageThreads = pg ? (pg.messageThreads as unknown as typeof flowsTables.messageThreads) : flowsTables.messageThreads
+export const forms = pg ? (pg.forms as unknown as typeof formsTables.forms) : formsTables.forms
+export const optInConfirmations = pg ? (pg.optInConfirmations as unknown as typeof formsTables.optInConfirmations) : formsTables.optInConfirmations
+export const idempotencyKeys = pg ? (pg.idempotencyKeys as unknown as typeof idempotencyTables.idempotencyKeys) : idempotencyTables.idempotencyKeys
+export const contactImports = pg ? (pg.contactImports as unknown as typeof importsTables.contactImports) : importsTables.contactImports
+export const jobRuns = pg ? (pg.jobRuns as unknown as typeof jobsTables.jobRuns) : jobsTables.jobRuns
+export const journeySegmentSeen = pg ? (pg.journeySegmentSeen as unknown as typeof journeysTables.journeySegmentSeen) : journeysTables.journeySegmentSeen
+export const journeys = pg ? (pg.journeys as unknown as typeof journeysTables.journeys) : journeysTables.journeys
+export const listMembers = pg ? (pg.listMembers as unknown as typeof listsTables.listMembers) : listsTables.listMembers
+export const lists = pg ? (pg.lists as unknown as typeof listsTables.lists) : listsTables.lists
+export const messageContents = pg ? (pg.messageContents as unknown as typeof messagesTables.messageContents) : messagesTables.messageContents
+export const messageFirstHits = pg ? (pg.messageFirstHits as unknown as typeof messagesTables.messageFirstHits) : messagesTables.messageFirstHits
+export const messagePayloads = pg ? (pg.messagePayloads as unknown as typeof messagesTables.messagePayloads) : messagesTables.messagePayloads
+export const messages = pg ? (pg.messages as unknown as typeof messagesTables.messages) : messagesTables.messages
+export const oauthClients = pg ? (pg.oauthClients as unknown as typeof oauthTables.oauthClients) : oauthTables.oauthClients
+export const oauthCodes = pg ? (pg.oauthCodes as unknown as typeof oauthTables.oauthCodes) : oauthTables.oauthCodes
+export const oauthGrants = pg ? (pg.oauthGrants as unknown as typeof oauthTables.oauthGrants) : oauthTables.oauthGrants
+export const oauthRefreshTokens = pg ? (pg.oauthRefreshTokens as unknown as typeof oauthTables.oauthRefreshTokens) : oauthTables.oauthRefreshTokens
+export const oauthRevokedTokens = pg ? (pg.oauthRevokedTokens as unknown as typeof oauthTables.oauthRevokedTokens) : oauthTables.oauthRevokedTokens
+export const oauthSigningKeys = pg ? (pg.oauthSigningKeys as unknown as typeof oauthTables.oauthSigningKeys) : oauthTables.oauthSigningKeys
+export const oauthUsedAssertions = pg ? (pg.oauthUsedAssertions as unknown as typeof oauthTables.oauthUsedAssertions) : oauthTables.oauthUsedAssertions
+export const replies = pg ? (pg.replies as unknown as typeof repliesTables.replies) : repliesTables.replies
+export const segments = pg ? (pg.segments as unknown as typeof segmentsTables.segments) : segmentsTables.segments
+export const senders = pg ? (pg.senders as unknown as typeof sendersTables.senders) : sendersTables.senders
+export const sendingProfiles = pg ? (pg.sendingProfiles as unknown as typeof sendingProfilesTables.sendingProfiles) : sendingProfilesTables.sendingProfiles
+export const sequences = pg ? (pg.sequences as unknown as typeof sequencesTables.sequences) : sequencesTables.sequences
+export const suppressions = pg ? (pg.suppressions as unknown as typeof suppressionsTables.suppressions) : suppressionsTables.suppressions
+export const templates = pg ? (pg.templates as unknown as typeof templatesTables.templates) : templatesTables.templates
+export const loginFailures = pg ? (pg.loginFailures as unknown as typeof usersTables.loginFailures) : usersTables.loginFailures
+export const loginLocks = pg ? (pg.loginLocks as unknown as typeof usersTables.loginLocks) : usersTables.loginLocks
+export const portalSessions = pg ? (pg.portalSessions as unknown as typeof usersTables.portalSessions) : usersTables.portalSessions
+export const userClients = pg ? (pg.userClients as unknown as typeof usersTables.userClients) : usersTables.userClients
+export const users = pg ? (pg.users as unknown as typeof usersTables.users) : usersTables.users
+export const webhookAttempts = pg ? (pg.webhookAttempts as unknown as typeof webhooksTables.webhookAttempts) : webhooksTables.webhookAttempts
+export const webhookDeliveries = pg ? (pg.webhookDeliveries as unknown as typeof webhooksTables.webhookDeliveries) : webhooksTables.webhookDeliveries
+export const webhookDispatch = pg ? (pg.webhookDispatch as unknown as typeof webhooksTables.webhookDispatch) : webhooksTables.webhookDispatch
+export const webhooks = pg ? (pg.webhooks as unknown as typeof webhooksTables.webhooks) : webhooksTables.webhooks
