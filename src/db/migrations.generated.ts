@@ -48,6 +48,7 @@ import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' wi
 import pg3 from '../../migrations/postgres/0003_contacts_search.sql' with { type: 'text' }
 import pg4 from '../../migrations/postgres/0004_import_lease.sql' with { type: 'text' }
 import pg5 from '../../migrations/postgres/0005_contacts_search_for_imports.sql' with { type: 'text' }
+import pg6 from '../../migrations/postgres/0006_message_contents_lz4.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -101,4 +102,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0003_contacts_search', sql: pg3 },
   { tag: '0004_import_lease', sql: pg4 },
   { tag: '0005_contacts_search_for_imports', sql: pg5 },
+  { tag: '0006_message_contents_lz4', sql: pg6 },
 ]

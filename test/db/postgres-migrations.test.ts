@@ -98,6 +98,27 @@ describe('PostgreSQL migrations', () => {
     expect(await sql`SELECT name FROM webhook_dispatch`).toEqual([{ name: 'events' }])
   })
 
+  test('contact search keeps no trigram index and a 64 MB pending list; stored bodies use lz4 where the server has it', async () => {
+    const indexes = (await sql`SELECT indexname FROM pg_indexes WHERE tablename = 'contacts'`) as {
+      indexname: string
+    }[]
+    expect(indexes.map((i) => i.indexname).filter((n) => n.endsWith('_trgm'))).toEqual([])
+    expect(
+      await sql`SELECT reloptions FROM pg_class WHERE relname = 'contacts_search'`.then(
+        (r) => r[0].reloptions,
+      ),
+    ).toEqual(['gin_pending_list_limit=65536'])
+    const lz4 = (
+      await sql`SELECT 'lz4' = ANY(enumvals) AS has FROM pg_settings WHERE name = 'default_toast_compression'`
+    )[0].has
+    const compression = await sql`SELECT attname, attcompression FROM pg_attribute
+      WHERE attrelid = 'message_contents'::regclass AND attname IN ('body_html', 'body_text') ORDER BY attname`
+    expect(compression).toEqual([
+      { attname: 'body_html', attcompression: lz4 ? 'l' : '' },
+      { attname: 'body_text', attcompression: lz4 ? 'l' : '' },
+    ])
+  })
+
   test('a migration that fails changes nothing', async () => {
     const bad = [{ tag: '9999_bad', sql: 'CREATE TABLE t_ok (a int);--> statement-breakpoint\nSELECT nope' }]
     await expect(applyPgMigrations(sql, [...embeddedPgMigrations, ...bad])).rejects.toThrow(
