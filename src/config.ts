@@ -17,10 +17,7 @@ export interface Config {
   readonly host: string
   readonly publicUrl: string
   readonly dataDir: string
-  /**
-   * The PostgreSQL store (HERALD_DATABASE_URL, a preview behind HERALD_POSTGRES_PREVIEW=1);
-   * null: the SQLite file in dataDir.
-   */
+  /** The PostgreSQL store (HERALD_DATABASE_URL); null: the SQLite file in dataDir. */
   readonly databaseUrl: string | null
   readonly secretKey: string | null
   readonly bootstrapApiKey: string | null
@@ -332,15 +329,10 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
       'HERALD_OAUTH_EXTERNAL_AUDIENCE needs HERALD_OAUTH_EXTERNAL_ISSUER and HERALD_OAUTH_EXTERNAL_JWKS_URL',
     )
 
-  // Refused unless asked for by name: parts of Herald do not run on PostgreSQL yet, and setting
-  // the URL must not quietly run on SQLite either.
+  // A URL that is not PostgreSQL's is refused rather than quietly running on SQLite.
   const databaseUrl = env.HERALD_DATABASE_URL?.trim() || null
   if (databaseUrl !== null && !isPostgresUrl(databaseUrl))
     throw new ConfigError('HERALD_DATABASE_URL must be a postgres:// or postgresql:// URL')
-  if (databaseUrl !== null && !bool('HERALD_POSTGRES_PREVIEW', env.HERALD_POSTGRES_PREVIEW))
-    throw new ConfigError(
-      'HERALD_DATABASE_URL: the PostgreSQL store is a preview (parts of Herald do not run on it yet); set HERALD_POSTGRES_PREVIEW=1 to try it, or unset it to run on the SQLite data file (see docs/postgres.md)',
-    )
   const sendTimeoutMs = int('HERALD_SEND_TIMEOUT_MS', env.HERALD_SEND_TIMEOUT_MS ?? '30000', 100, 120_000)
   const sendLeaseMs = int('HERALD_SEND_LEASE_MS', env.HERALD_SEND_LEASE_MS ?? '300000', 1000, 86_400_000)
   // A lease that ends while its provider call may still run would let a second claim send again.

@@ -48,17 +48,14 @@ test('lease lengths: minutes by default, settable, and a send lease outlasts the
   expect(() => loadConfig({}, { HERALD_IMPORT_LEASE_MS: '999' })).toThrow(/HERALD_IMPORT_LEASE_MS/)
 })
 
-test('HERALD_DATABASE_URL alone stops start-up: the PostgreSQL store is a preview, asked for by name', () => {
-  expect(() => loadConfig({}, { HERALD_DATABASE_URL: 'postgres://herald@db/herald' })).toThrow(
-    /HERALD_DATABASE_URL: the PostgreSQL store is a preview .* set HERALD_POSTGRES_PREVIEW=1 to try it/,
+test('HERALD_DATABASE_URL opens the PostgreSQL store; any other scheme is refused', () => {
+  expect(() => loadConfig({}, { HERALD_DATABASE_URL: 'mysql://herald@db/herald' })).toThrow(
+    'HERALD_DATABASE_URL must be a postgres:// or postgresql:// URL',
   )
-  expect(() =>
-    loadConfig({}, { HERALD_DATABASE_URL: 'mysql://herald@db/herald', HERALD_POSTGRES_PREVIEW: '1' }),
-  ).toThrow('HERALD_DATABASE_URL must be a postgres:// or postgresql:// URL')
-  const config = loadConfig(
-    {},
-    { HERALD_DATABASE_URL: 'postgresql://herald:pw@db/herald', HERALD_POSTGRES_PREVIEW: '1' },
-  )
+  const config = loadConfig({}, { HERALD_DATABASE_URL: 'postgresql://herald:pw@db/herald' })
   expect(config.databaseUrl).toBe('postgresql://herald:pw@db/herald')
+  expect(loadConfig({}, { HERALD_DATABASE_URL: ' postgres://herald@db/herald ' }).databaseUrl).toBe(
+    'postgres://herald@db/herald',
+  )
   expect(loadConfig({}, {}).databaseUrl).toBeNull()
 })

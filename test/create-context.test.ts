@@ -15,9 +15,7 @@ test(`a config naming the other store than the process started on (${DIALECT}) i
   const dir = mkdtempSync(join(tmpdir(), 'herald-store-choice-'))
   try {
     const env: Record<string, string> =
-      DIALECT === 'sqlite'
-        ? { HERALD_DATABASE_URL: 'postgres://herald@127.0.0.1:1/herald', HERALD_POSTGRES_PREVIEW: '1' }
-        : {}
+      DIALECT === 'sqlite' ? { HERALD_DATABASE_URL: 'postgres://herald@127.0.0.1:1/herald' } : {}
     const config = loadConfig({ data: dir }, env)
     const opened = createAppContext(config, { log: silentLogger })
     await expect(opened).rejects.toBeInstanceOf(ConfigError)

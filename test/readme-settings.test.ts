@@ -8,11 +8,8 @@ import { SETTING_NAMES } from '../src/config'
 // every setting of SETTING_NAMES (what loadConfig reads and /admin/settings lists) must have a row,
 // with its flag, and every name in the table must be a setting.
 
-/**
- * Read by `herald serve` itself, not by loadConfig, or only as a guard of another setting
- * (HERALD_POSTGRES_PREVIEW lets HERALD_DATABASE_URL through); its row says so.
- */
-const NOT_IN_SETTING_NAMES = new Set(['HERALD_WAL_CHECKPOINT_THREAD', 'HERALD_POSTGRES_PREVIEW'])
+/** Read by `herald serve` itself, not by loadConfig; its row says so. */
+const NOT_IN_SETTING_NAMES = new Set(['HERALD_WAL_CHECKPOINT_THREAD'])
 
 const readme = readFileSync(join(import.meta.dir, '../docs/operations.md'), 'utf8')
 const start = readme.indexOf('\n## Configuration\n')

@@ -5,6 +5,7 @@ import { loadConfig } from '../config'
 import { createAppContext } from '../create-context'
 import { startCheckpointer } from '../db/checkpointer'
 import { DB_FILE, ensureDataDir } from '../db/data-dir'
+import { holdPgServeLock } from '../db/postgres/serve-lock'
 import { holdServerLock } from '../db/server-lock'
 import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
@@ -26,6 +27,13 @@ export async function serve(flags: Flags): Promise<void> {
   const lock = await holdServerLock(config.dataDir)
   const ctx = await createAppContext(config)
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
+  // Several processes on one PostgreSQL database are not supported yet: each would run the
+  // scheduled jobs and count rate limits, throttles and caps on its own.
+  const pgLock = ctx.store.postgres ? await holdPgServeLock(ctx.store.postgres) : null
+  if (ctx.store.postgres && !pgLock)
+    ctx.log.warn(
+      'another Herald process serves this PostgreSQL database; running several on one database is not supported yet',
+    )
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
   // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs). PostgreSQL
   // has no file of ours to checkpoint: none is started there.
@@ -94,6 +102,7 @@ export async function serve(flags: Flags): Promise<void> {
     // crash leaves leased is taken again when the lease runs out.
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
+    await pgLock?.release()
     await ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     lock?.release()
     ctx.log.info('stopped', { forced: timedOut })

@@ -142,7 +142,7 @@ async function round(store: Store, n: number, csv: string, pgAdmin: SQL | null, 
     await pgAdmin!.unsafe(`CREATE DATABASE "${name}"`)
     const u = new URL(pgUrl)
     u.pathname = `/${name}`
-    Object.assign(env, { HERALD_DATABASE_URL: u.toString(), HERALD_POSTGRES_PREVIEW: '1' })
+    Object.assign(env, { HERALD_DATABASE_URL: u.toString() })
   }
   const bootstrap = `hrld_${'Bench0Stores1Key2'.repeat(2)}`
   let h = await startHerald(data, bootstrap, env, { timeoutMs: 60_000 })

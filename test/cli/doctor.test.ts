@@ -13,7 +13,7 @@ const MAIN = join(import.meta.dir, '../../src/main.ts')
 async function doctor(t: TestApp, env: Record<string, string>) {
   // The app's own store: its PostgreSQL database when the run is on PostgreSQL.
   const url = t.ctx.config.databaseUrl
-  const store = url ? { HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' } : {}
+  const store = url ? { HERALD_DATABASE_URL: url } : {}
   const p = Bun.spawn(['bun', MAIN, 'doctor', '--data', t.dataDir], {
     env: { PATH: process.env.PATH ?? '', ...store, ...env },
     stdout: 'pipe',

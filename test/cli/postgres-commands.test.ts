@@ -15,7 +15,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 async function herald(url: string, ...args: string[]) {
   const p = Bun.spawn(['bun', MAIN, ...args, '--data', dir], {
-    env: { PATH: process.env.PATH ?? '', HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' },
+    env: { PATH: process.env.PATH ?? '', HERALD_DATABASE_URL: url },
     stdout: 'pipe',
     stderr: 'pipe',
   })

@@ -6,7 +6,7 @@ import { serveBinary, useBinary } from '../helpers/binary'
 import { blankDatabase } from '../helpers/postgres'
 
 // The built binary on PostgreSQL, as an operator starts it: `herald serve` with
-// HERALD_DATABASE_URL (and the preview switch) creates the schema in an empty database,
+// HERALD_DATABASE_URL creates the schema in an empty database,
 // bootstraps, and serves the API and the probes from it; the data directory holds no SQLite file.
 
 setDefaultTimeout(120_000)
@@ -19,11 +19,13 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+let url = ''
+
 test('herald serve on an empty PostgreSQL database: migrated, bootstrapped, the API and probes answer', async () => {
+  url = await blankDatabase()
   server = await serveBinary(bin, join(dir, 'data'), {
     PATH: process.env.PATH ?? '',
-    HERALD_DATABASE_URL: await blankDatabase(),
-    HERALD_POSTGRES_PREVIEW: '1',
+    HERALD_DATABASE_URL: url,
     HERALD_BOOTSTRAP_API_KEY: KEY,
   })
   const call = async (method: string, path: string, body?: unknown) => {
@@ -47,4 +49,22 @@ test('herald serve on an empty PostgreSQL database: migrated, bootstrapped, the 
   const ready = await fetch(`${server.base}/readyz`)
   expect(ready.status).toBe(200)
   expect(await Bun.file(join(dir, 'data', 'herald.db')).exists()).toBe(false)
+})
+
+test('a second herald serve on the same database says several processes are not supported yet', async () => {
+  expect(server).not.toBeNull()
+  const second = await serveBinary(bin, join(dir, 'second'), {
+    PATH: process.env.PATH ?? '',
+    HERALD_DATABASE_URL: url,
+  })
+  try {
+    expect((await fetch(`${second.base}/readyz`)).status).toBe(200)
+  } finally {
+    second.proc.kill()
+    await second.proc.exited
+  }
+  const log = await new Response(second.proc.stdout as ReadableStream).text()
+  expect(log).toContain('another Herald process serves this PostgreSQL database')
+  // The first one still has it: stopping the second released nothing of the first's.
+  expect(server!.proc.exitCode).toBeNull()
 })

@@ -67,9 +67,7 @@ export async function createTestApp(
   // A process started on PostgreSQL (HERALD_DATABASE_URL, see docs/postgres.md) gives each app a
   // database of its own, migrated from the template.
   const store: Record<string, string> =
-    DIALECT === 'postgres'
-      ? { HERALD_DATABASE_URL: await migratedDatabase(), HERALD_POSTGRES_PREVIEW: '1' }
-      : { HERALD_DATABASE_URL: '' }
+    DIALECT === 'postgres' ? { HERALD_DATABASE_URL: await migratedDatabase() } : { HERALD_DATABASE_URL: '' }
   const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...store, ...options.env })
   const ctx = await createAppContext(config, {
     log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : silentLogger),

@@ -7,7 +7,5 @@ import { migratedDatabase } from './pg-database'
 
 /** Environment naming the store a new server should open: nothing extra on SQLite. */
 export async function storeEnv(): Promise<Record<string, string>> {
-  return DIALECT === 'postgres'
-    ? { HERALD_DATABASE_URL: await migratedDatabase(), HERALD_POSTGRES_PREVIEW: '1' }
-    : {}
+  return DIALECT === 'postgres' ? { HERALD_DATABASE_URL: await migratedDatabase() } : {}
 }

@@ -23,7 +23,6 @@ test.skipIf(DIALECT === 'postgres')('every test file but the SQLite-only ones pa
     env: {
       ...process.env,
       HERALD_DATABASE_URL: 'postgres://per-test-database',
-      HERALD_POSTGRES_PREVIEW: '1',
     },
     stdout: 'pipe',
     stderr: 'pipe',

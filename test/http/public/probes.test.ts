@@ -15,9 +15,7 @@ import { migratedDatabase } from '../../helpers/pg-database'
 
 /** The store the test app would get: a database of its own when the run is on PostgreSQL. */
 const storeEnv = async (): Promise<Record<string, string>> =>
-  DIALECT === 'postgres'
-    ? { HERALD_DATABASE_URL: await migratedDatabase(), HERALD_POSTGRES_PREVIEW: '1' }
-    : { HERALD_DATABASE_URL: '' }
+  DIALECT === 'postgres' ? { HERALD_DATABASE_URL: await migratedDatabase() } : { HERALD_DATABASE_URL: '' }
 
 // Liveness answers without I/O; readiness names each check and answers 503 naming the one that
 // fails: a worker stopped, a full data volume (a real tmpfs, when this process may mount one).

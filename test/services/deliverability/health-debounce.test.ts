@@ -89,7 +89,7 @@ describe('the sending-health check, debounced per client', () => {
         { data: t.dataDir },
         {
           HERALD_PUBLIC_URL: 'http://localhost:8080',
-          ...(url ? { HERALD_DATABASE_URL: url, HERALD_POSTGRES_PREVIEW: '1' } : {}),
+          ...(url ? { HERALD_DATABASE_URL: url } : {}),
         },
       ),
       {

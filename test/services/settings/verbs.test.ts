@@ -9,7 +9,6 @@ test("the database URL is shown without its password; a URL's other parts stay r
     {},
     {
       HERALD_DATABASE_URL: 'postgres://herald:s3cret-pw@db.internal:5432/herald',
-      HERALD_POSTGRES_PREVIEW: '1',
     },
   )
   const rows = await getSettingsVerb.run({ config } as Ctx, {}, undefined, {})
