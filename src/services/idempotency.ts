@@ -16,7 +16,26 @@ export interface Fingerprint {
   bodyHash: string
 }
 
+type IdempotencyRow = typeof idempotencyKeys.$inferSelect
+
 export type IdempotencyStart = { kind: 'new' } | { kind: 'replay'; status: number; body: string }
+
+/** What a request finds under its key while it holds: its stored response, or why it cannot run. */
+function answerHeld(held: IdempotencyRow, fp: Fingerprint): IdempotencyStart {
+  if (held.method !== fp.method || held.path !== fp.path || held.bodyHash !== fp.bodyHash)
+    throw new ServiceError(
+      'IDEMPOTENCY_KEY_REUSED',
+      'This Idempotency-Key was used for a different request (method, path or body); use a new key',
+    )
+  if (held.status === null) throw inUse()
+  return { kind: 'replay', status: held.status, body: held.responseBody ?? '' }
+}
+
+const inUse = () =>
+  new ServiceError(
+    'IDEMPOTENCY_KEY_IN_USE',
+    'A request with this Idempotency-Key is still being processed; retry later',
+  )
 
 /** Reserves (credential, key) for this request, or returns the stored response to replay. */
 export async function beginIdempotent(
@@ -31,25 +50,22 @@ export async function beginIdempotent(
   if (existing) {
     const expired = existing.createdAt <= now - IDEMPOTENCY_TTL_MS
     const staleInFlight = existing.status === null && existing.createdAt <= now - STALE_IN_FLIGHT_MS
-    if (!expired && !staleInFlight) {
-      if (existing.method !== fp.method || existing.path !== fp.path || existing.bodyHash !== fp.bodyHash)
-        throw new ServiceError(
-          'IDEMPOTENCY_KEY_REUSED',
-          'This Idempotency-Key was used for a different request (method, path or body); use a new key',
-        )
-      if (existing.status === null)
-        throw new ServiceError(
-          'IDEMPOTENCY_KEY_IN_USE',
-          'A request with this Idempotency-Key is still being processed; retry later',
-        )
-      return { kind: 'replay', status: existing.status, body: existing.responseBody ?? '' }
-    }
-    await ctx.db.delete(idempotencyKeys).where(where)
+    if (!expired && !staleInFlight) return answerHeld(existing, fp)
+    await ctx.db.delete(idempotencyKeys).where(and(where, eq(idempotencyKeys.createdAt, existing.createdAt)))
   }
-  await ctx.db
+  // Requests with one key may race between that read and this insert (on either store, within
+  // one process or across several): the first insert reserves the key, and the others answer
+  // as if they had read its row.
+  const reserved = await ctx.db
     .insert(idempotencyKeys)
     .values({ credentialId, key, method: fp.method, path: fp.path, bodyHash: fp.bodyHash, createdAt: now })
-  return { kind: 'new' }
+    .onConflictDoNothing()
+    .returning({ key: idempotencyKeys.key })
+  if (reserved.length > 0) return { kind: 'new' }
+  const winner = (await ctx.db.select().from(idempotencyKeys).where(where).limit(1))[0]
+  // Gone again already (the winner failed and let the key go): a retry may run.
+  if (!winner) throw inUse()
+  return answerHeld(winner, fp)
 }
 
 export async function completeIdempotent(

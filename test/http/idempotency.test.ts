@@ -81,6 +81,28 @@ describe('Idempotency-Key', () => {
     expect(res.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE')
   })
 
+  test('requests racing with one key: one runs, the others replay it or get 409, none a 500', async () => {
+    const before = await clientCount()
+    const all = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        t.call('POST', '/api/v1/clients', {
+          body: { name: 'Raced' },
+          headers: { 'idempotency-key': 'race' },
+        }),
+      ),
+    )
+    const outcomes = all.map((r) =>
+      r.status === 200
+        ? r.headers.get('idempotent-replayed')
+          ? 'replayed'
+          : 'ran'
+        : `${r.status} ${r.body.error?.code}`,
+    )
+    for (const o of outcomes) expect(['ran', 'replayed', '409 IDEMPOTENCY_KEY_IN_USE']).toContain(o)
+    expect(outcomes.filter((o) => o === 'ran')).toHaveLength(1)
+    expect(await clientCount()).toBe(before + 1)
+  })
+
   test('4xx outcomes are stored and replayed too', async () => {
     const first = await t.call('POST', '/api/v1/clients', {
       body: { name: '' },
