@@ -20,9 +20,9 @@ export function createSuppressedAmong(db: Db) {
   ): Promise<(clientId: string, email: string) => boolean> => {
     const byClient = new Map<string, Set<string>>()
     for (const r of recipients) {
-      let emails = byClient.get(r.clientId)
-      if (!emails) byClient.set(r.clientId, (emails = new Set()))
+      const emails = byClient.get(r.clientId) ?? new Set<string>()
       emails.add(listed(r.email))
+      byClient.set(r.clientId, emails)
     }
     const found = new Set<string>()
     for (const [clientId, emails] of byClient) {
