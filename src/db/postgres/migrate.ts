@@ -1,3 +1,4 @@
+import { MIGRATION_LOCK } from './lock-keys'
 import { type Migration, MigrationError } from '../migrate'
 import { embeddedPgMigrations } from '../migrations.generated'
 
@@ -14,8 +15,6 @@ export interface PgMigrationTx {
 }
 
 const BREAKPOINT = '--> statement-breakpoint'
-// Any number the processes of one instance agree on: it serializes their migrations.
-const MIGRATION_LOCK = 7_146_323_001
 
 /** A statement that is only comments (a placeholder migration) is not sent. */
 const isEmpty = (statement: string) =>

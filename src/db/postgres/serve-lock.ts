@@ -1,11 +1,10 @@
 import type { SQL } from 'bun'
+import { SERVE_LOCK } from './lock-keys'
 
 // How `herald serve` knows another process serves the same PostgreSQL database: it holds a
 // session advisory lock on a connection of its own for as long as it runs. PostgreSQL drops the
 // lock with the connection, so a process killed with -9 leaves nothing stale behind.
 
-/** The lock's key, beside the migrations' (migrate.ts). */
-const SERVE_LOCK = 7_146_323_002
 
 export interface PgServeLock {
   release(): Promise<void>

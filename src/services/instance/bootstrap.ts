@@ -1,6 +1,7 @@
 import { count } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { clients, nextClientNo, users } from '../../db/schema'
+import { lockForBootstrap } from '../../db/one-time-lock'
 import { inTransaction } from '../../db/transaction'
 import { randomBase62 } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
@@ -19,12 +20,16 @@ export interface BootstrapResult {
  * platform-wide admin:* key (tier scale). Returns null on every later start, which changes nothing.
  */
 export async function bootstrapIfEmpty(ctx: AppContext): Promise<BootstrapResult | null> {
-  const existing = (await ctx.db.select({ n: count() }).from(clients).limit(1))[0]?.n ?? 0
-  if (existing > 0) return null
+  const empty = async () => ((await ctx.db.select({ n: count() }).from(clients).limit(1))[0]?.n ?? 0) === 0
+  if (!(await empty())) return null
   const now = ctx.clock.now()
   const generatedPassword = ctx.config.adminPassword ? null : randomBase62(18)
   const passwordHash = Bun.password.hashSync(ctx.config.adminPassword ?? generatedPassword!)
   return await inTransaction(ctx.sqlite, async () => {
+    // Processes starting together on one empty database: the first bootstraps, the others
+    // then find its workspace and change nothing.
+    await lockForBootstrap(ctx.db)
+    if (!(await empty())) return null
     const clientId = newId()
     await ctx.db
       .insert(clients)
