@@ -42,6 +42,7 @@ import m38 from '../../migrations/sqlite/0038_contacts_phone_index.sql' with { t
 import m39 from '../../migrations/sqlite/0039_opt_in_confirmations.sql' with { type: 'text' }
 import m40 from '../../migrations/sqlite/0040_campaign_variant_counts.sql' with { type: 'text' }
 import m41 from '../../migrations/sqlite/0041_import_lease.sql' with { type: 'text' }
+import m42 from '../../migrations/sqlite/0042_job_slots.sql' with { type: 'text' }
 import pg0 from '../../migrations/postgres/0000_baseline.sql' with { type: 'text' }
 import pg1 from '../../migrations/postgres/0001_seed_rows.sql' with { type: 'text' }
 import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' with { type: 'text' }
@@ -49,6 +50,7 @@ import pg3 from '../../migrations/postgres/0003_contacts_search.sql' with { type
 import pg4 from '../../migrations/postgres/0004_import_lease.sql' with { type: 'text' }
 import pg5 from '../../migrations/postgres/0005_contacts_search_for_imports.sql' with { type: 'text' }
 import pg6 from '../../migrations/postgres/0006_message_contents_lz4.sql' with { type: 'text' }
+import pg7 from '../../migrations/postgres/0007_job_slots.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -93,6 +95,7 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0039_opt_in_confirmations', sql: m39 },
   { tag: '0040_campaign_variant_counts', sql: m40 },
   { tag: '0041_import_lease', sql: m41 },
+  { tag: '0042_job_slots', sql: m42 },
 ]
 
 export const embeddedPgMigrations: { tag: string; sql: string }[] = [
@@ -103,4 +106,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0004_import_lease', sql: pg4 },
   { tag: '0005_contacts_search_for_imports', sql: pg5 },
   { tag: '0006_message_contents_lz4', sql: pg6 },
+  { tag: '0007_job_slots', sql: pg7 },
 ]

@@ -11,6 +11,7 @@ import { reverifyDomainsVerb } from '../services/domains/verbs'
 import { purgeIdempotencyKeysVerb } from '../services/idempotency'
 import { BACKUP_ON_POSTGRES } from '../services/instance/backup'
 import { runScheduledBackup } from '../services/instance/scheduled-backup'
+import { claimJobSlot } from '../services/jobs/slots'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
 import { purgeUnconfirmedVerb } from '../services/lists/purge-unconfirmed'
@@ -30,6 +31,8 @@ async function runAs<I extends TSchema, R, P>(
 
 /** Registers every named job of the instance. Later issues add theirs here. */
 export function registerJobs(ctx: AppContext): void {
+  // Each scheduled firing runs in one process of those sharing the database.
+  ctx.jobs.claimSlotsWith((name, slotAt) => claimJobSlot(ctx.db, name, slotAt))
   // Every run's end is stored (time, outcome, duration) for the portal's jobs page.
   ctx.jobs.onRunEnd((run) =>
     invoke(recordJobRunVerb, withActor(ctx, systemActor(`job:${run.name}`), `job:${run.name}`), {

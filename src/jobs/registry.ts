@@ -44,12 +44,28 @@ export interface JobRegistry {
   /** Runs a job now, whatever its schedule (operators, tests). */
   runNow(name: string): Promise<void>
   /**
-   * What the schedule does at each firing: runs the job unless its `due` says there is nothing
-   * to do. Answers whether it ran. Tests call it to drive a firing on the injected clock.
+   * Firings are claimed before they run (several processes on one database run each once):
+   * `claim` answers whether this process has the job's firing at `slotAt`.
    */
-  tick(name: string): Promise<boolean>
+  claimSlotsWith(claim: (name: string, slotAt: number) => Promise<boolean>): void
+  /**
+   * What the schedule does at each firing: runs the job unless its `due` says there is nothing
+   * to do, or another process claimed the firing's slot (`slotAt`, the time the schedule named).
+   * Answers whether it ran. Tests call it to drive a firing on the injected clock.
+   */
+  tick(name: string, slotAt?: number): Promise<boolean>
   start(): void
   stop(): void
+}
+
+/**
+ * The time the schedule named for a firing happening at `now`: the latest at or before it. Every
+ * process computes the same one, however late its timer fired or however its clock is skewed
+ * (by less than the schedule's period).
+ */
+export function firingSlot(schedule: Cron, now: number): number {
+  // previousRuns reads its reference to the second and looks strictly before it.
+  return schedule.previousRuns(1, new Date(now + 1000))[0]?.getTime() ?? now
 }
 
 /** Every scheduled job is registered by name so it can be listed and run on demand. */
@@ -69,6 +85,7 @@ export function createJobRegistry(log: Logger): JobRegistry {
   >()
 
   const listeners: ((run: JobRun) => void | Promise<void>)[] = []
+  let claim: ((name: string, slotAt: number) => Promise<boolean>) | null = null
 
   const execute = async (name: string) => {
     const entry = jobs.get(name)
@@ -104,9 +121,18 @@ export function createJobRegistry(log: Logger): JobRegistry {
     }
   }
 
-  const tick = async (name: string): Promise<boolean> => {
+  const tick = async (name: string, slotAt?: number): Promise<boolean> => {
     const due = jobs.get(name)?.def.due
     if (due && !due()) return false
+    if (claim && slotAt !== undefined) {
+      try {
+        if (!(await claim(name, slotAt))) return false
+      } catch (err) {
+        // The store is away: the firing is skipped rather than run unclaimed; the next one tries.
+        log.error('job firing not claimed', { job: name, error: (err as Error).message })
+        return false
+      }
+    }
     await execute(name)
     return true
   }
@@ -134,12 +160,15 @@ export function createJobRegistry(log: Logger): JobRegistry {
     onRunEnd(listener) {
       listeners.push(listener)
     },
+    claimSlotsWith(fn) {
+      claim = fn
+    },
     runNow: execute,
     tick,
     start() {
       for (const [name, entry] of jobs) {
-        entry.cron ??= new Cron(entry.def.schedule, { protect: true }, async () => {
-          await tick(name)
+        entry.cron ??= new Cron(entry.def.schedule, { protect: true }, async (self: Cron) => {
+          await tick(name, firingSlot(self, Date.now()))
         })
       }
     },

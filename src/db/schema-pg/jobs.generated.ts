@@ -12,3 +12,11 @@ export const jobRuns = pgTable(
     error: text('error'),
   },
 )
+
+export const jobSlots = pgTable(
+  'job_slots',
+  {
+    name: text('name').primaryKey(),
+    slotAt: bigint('slot_at', { mode: 'number' }).notNull(),
+  },
+)

@@ -87,6 +87,7 @@ export const optInConfirmations = pg ? (pg.optInConfirmations as unknown as type
 export const idempotencyKeys = pg ? (pg.idempotencyKeys as unknown as typeof idempotencyTables.idempotencyKeys) : idempotencyTables.idempotencyKeys
 export const contactImports = pg ? (pg.contactImports as unknown as typeof importsTables.contactImports) : importsTables.contactImports
 export const jobRuns = pg ? (pg.jobRuns as unknown as typeof jobsTables.jobRuns) : jobsTables.jobRuns
+export const jobSlots = pg ? (pg.jobSlots as unknown as typeof jobsTables.jobSlots) : jobsTables.jobSlots
 export const journeySegmentSeen = pg ? (pg.journeySegmentSeen as unknown as typeof journeysTables.journeySegmentSeen) : journeysTables.journeySegmentSeen
 export const journeys = pg ? (pg.journeys as unknown as typeof journeysTables.journeys) : journeysTables.journeys
 export const listMembers = pg ? (pg.listMembers as unknown as typeof listsTables.listMembers) : listsTables.listMembers

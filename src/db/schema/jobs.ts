@@ -14,3 +14,12 @@ export const jobRuns = sqliteTable('job_runs', {
 })
 
 export type JobRunRow = typeof jobRuns.$inferSelect
+
+/**
+ * The last firing slot (its scheduled time) each job's schedule claimed: of several processes on
+ * one database, the one that moves it forward runs that firing and the others skip it.
+ */
+export const jobSlots = sqliteTable('job_slots', {
+  name: text('name').primaryKey(),
+  slotAt: integer('slot_at').notNull(),
+})

@@ -1,0 +1,4 @@
+CREATE TABLE "job_slots" (
+	"name" text PRIMARY KEY NOT NULL,
+	"slot_at" bigint NOT NULL
+);
