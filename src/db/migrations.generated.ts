@@ -43,6 +43,7 @@ import m39 from '../../migrations/sqlite/0039_opt_in_confirmations.sql' with { t
 import m40 from '../../migrations/sqlite/0040_campaign_variant_counts.sql' with { type: 'text' }
 import m41 from '../../migrations/sqlite/0041_import_lease.sql' with { type: 'text' }
 import m42 from '../../migrations/sqlite/0042_job_slots.sql' with { type: 'text' }
+import m43 from '../../migrations/sqlite/0043_instance_facts.sql' with { type: 'text' }
 import pg0 from '../../migrations/postgres/0000_baseline.sql' with { type: 'text' }
 import pg1 from '../../migrations/postgres/0001_seed_rows.sql' with { type: 'text' }
 import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' with { type: 'text' }
@@ -51,6 +52,7 @@ import pg4 from '../../migrations/postgres/0004_import_lease.sql' with { type: '
 import pg5 from '../../migrations/postgres/0005_contacts_search_for_imports.sql' with { type: 'text' }
 import pg6 from '../../migrations/postgres/0006_message_contents_lz4.sql' with { type: 'text' }
 import pg7 from '../../migrations/postgres/0007_job_slots.sql' with { type: 'text' }
+import pg8 from '../../migrations/postgres/0008_instance_facts.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -96,6 +98,7 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0040_campaign_variant_counts', sql: m40 },
   { tag: '0041_import_lease', sql: m41 },
   { tag: '0042_job_slots', sql: m42 },
+  { tag: '0043_instance_facts', sql: m43 },
 ]
 
 export const embeddedPgMigrations: { tag: string; sql: string }[] = [
@@ -107,4 +110,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0005_contacts_search_for_imports', sql: pg5 },
   { tag: '0006_message_contents_lz4', sql: pg6 },
   { tag: '0007_job_slots', sql: pg7 },
+  { tag: '0008_instance_facts', sql: pg8 },
 ]

@@ -53,9 +53,12 @@ test('herald serve on an empty PostgreSQL database: migrated, bootstrapped, the 
 
 test('a second herald serve on the same database says several processes are not supported yet', async () => {
   expect(server).not.toBeNull()
+  // Its own data directory, and the first one's key, as every process on one database needs.
+  const key = (await Bun.file(join(dir, 'data', 'secret.key')).text()).trim()
   const second = await serveBinary(bin, join(dir, 'second'), {
     PATH: process.env.PATH ?? '',
     HERALD_DATABASE_URL: url,
+    HERALD_SECRET_KEY: key,
   })
   try {
     expect((await fetch(`${second.base}/readyz`)).status).toBe(200)
@@ -67,4 +70,16 @@ test('a second herald serve on the same database says several processes are not 
   expect(log).toContain('another Herald process serves this PostgreSQL database')
   // The first one still has it: stopping the second released nothing of the first's.
   expect(server!.proc.exitCode).toBeNull()
+})
+
+test('a process with another secret key than the database has is refused at start, saying so', async () => {
+  const proc = Bun.spawn([bin.path(), 'serve', '--port', '0', '--data', join(dir, 'third')], {
+    cwd: bin.work,
+    env: { PATH: process.env.PATH ?? '', HERALD_DATABASE_URL: url },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  expect(await proc.exited).not.toBe(0)
+  const out = (await new Response(proc.stdout).text()) + (await new Response(proc.stderr).text())
+  expect(out).toContain('the secret key differs from the one this PostgreSQL database was first used with')
 })

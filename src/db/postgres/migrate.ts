@@ -1,6 +1,6 @@
-import { MIGRATION_LOCK } from './lock-keys'
 import { type Migration, MigrationError } from '../migrate'
 import { embeddedPgMigrations } from '../migrations.generated'
+import { MIGRATION_LOCK } from './lock-keys'
 
 /**
  * What applying migrations needs of a PostgreSQL client: Bun's SQL and postgres.js both fit

@@ -5,7 +5,6 @@ import { SERVE_LOCK } from './lock-keys'
 // session advisory lock on a connection of its own for as long as it runs. PostgreSQL drops the
 // lock with the connection, so a process killed with -9 leaves nothing stale behind.
 
-
 export interface PgServeLock {
   release(): Promise<void>
 }

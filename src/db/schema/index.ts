@@ -16,6 +16,7 @@ import * as flowsTables from './flows'
 import * as formsTables from './forms'
 import * as idempotencyTables from './idempotency'
 import * as importsTables from './imports'
+import * as instanceTables from './instance'
 import * as jobsTables from './jobs'
 import * as journeysTables from './journeys'
 import * as listsTables from './lists'
@@ -44,6 +45,7 @@ export * from './flows'
 export * from './forms'
 export * from './idempotency'
 export * from './imports'
+export * from './instance'
 export * from './jobs'
 export * from './journeys'
 export * from './lists'
@@ -86,6 +88,7 @@ export const forms = pg ? (pg.forms as unknown as typeof formsTables.forms) : fo
 export const optInConfirmations = pg ? (pg.optInConfirmations as unknown as typeof formsTables.optInConfirmations) : formsTables.optInConfirmations
 export const idempotencyKeys = pg ? (pg.idempotencyKeys as unknown as typeof idempotencyTables.idempotencyKeys) : idempotencyTables.idempotencyKeys
 export const contactImports = pg ? (pg.contactImports as unknown as typeof importsTables.contactImports) : importsTables.contactImports
+export const instanceFacts = pg ? (pg.instanceFacts as unknown as typeof instanceTables.instanceFacts) : instanceTables.instanceFacts
 export const jobRuns = pg ? (pg.jobRuns as unknown as typeof jobsTables.jobRuns) : jobsTables.jobRuns
 export const jobSlots = pg ? (pg.jobSlots as unknown as typeof jobsTables.jobSlots) : jobsTables.jobSlots
 export const journeySegmentSeen = pg ? (pg.journeySegmentSeen as unknown as typeof journeysTables.journeySegmentSeen) : journeysTables.journeySegmentSeen

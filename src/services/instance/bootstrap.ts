@@ -1,7 +1,7 @@
 import { count } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { clients, nextClientNo, users } from '../../db/schema'
 import { lockForBootstrap } from '../../db/one-time-lock'
+import { clients, nextClientNo, users } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { randomBase62 } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
