@@ -126,6 +126,11 @@ export interface Config {
   readonly oauthExternalAudience: string | null
   /** Where the scheduled backup job writes (HERALD_BACKUP_DIR); null = no scheduled backups. */
   readonly backupDir: string | null
+  /**
+   * A directory every process of the instance reaches at the same path (HERALD_SHARED_DIR), for
+   * uploads and the imports waiting on them; null = the data directory.
+   */
+  readonly sharedDir: string | null
   /** The backup job's cron pattern (HERALD_BACKUP_EVERY, default daily at 03:00). */
   readonly backupEvery: string
   /** Scheduled backups kept; older ones the job made are deleted (HERALD_BACKUP_KEEP, default 7). */
@@ -416,6 +421,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     oauthExternalJwksUrl,
     oauthExternalAudience,
     backupDir: env.HERALD_BACKUP_DIR?.trim() || null,
+    sharedDir: env.HERALD_SHARED_DIR?.trim() || null,
     backupEvery: cron('HERALD_BACKUP_EVERY', env.HERALD_BACKUP_EVERY?.trim() || '0 3 * * *'),
     backupKeep: int('HERALD_BACKUP_KEEP', env.HERALD_BACKUP_KEEP ?? '7', 1, 10_000),
   })
@@ -492,6 +498,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   oauthExternalJwksUrl: { env: 'HERALD_OAUTH_EXTERNAL_JWKS_URL' },
   oauthExternalAudience: { env: 'HERALD_OAUTH_EXTERNAL_AUDIENCE' },
   backupDir: { env: 'HERALD_BACKUP_DIR' },
+  sharedDir: { env: 'HERALD_SHARED_DIR' },
   backupEvery: { env: 'HERALD_BACKUP_EVERY' },
   backupKeep: { env: 'HERALD_BACKUP_KEEP' },
 }
@@ -585,3 +592,10 @@ function defaultFromAddress(raw: string | undefined, publicUrl: string): string 
   const local = host === 'localhost' || host.endsWith('.localhost') || !DOMAIN_NAME.test(host)
   return `no-reply@${local ? 'herald.localhost' : host}`
 }
+
+/**
+ * Where uploads are spooled and imports keep their file until they have run: HERALD_SHARED_DIR
+ * when set (another process may take over an import whose process died), else the data directory.
+ */
+export const filesDirOf = (config: Pick<Config, 'dataDir' | 'sharedDir'>) =>
+  config.sharedDir ?? config.dataDir

@@ -19,6 +19,8 @@ import { VERSION } from '../version'
 import { startWebhookWorker } from '../webhooks/worker'
 
 const DRAIN_TIMEOUT_MS = 10_000
+/** A spool in the shared directory this old belongs to no request still running. */
+const STALE_SHARED_SPOOL_MS = 60 * 60 * 1000
 
 export async function serve(flags: Flags): Promise<void> {
   const config = loadConfig(flags)
@@ -42,7 +44,10 @@ export async function serve(flags: Flags): Promise<void> {
       ? null
       : await startCheckpointer(ctx.sqlite, join(config.dataDir, DB_FILE), ctx.log)
   // Spools a killed process left would keep the volume full: none belongs to a live request yet.
-  const stale = removeStaleSpools(uploadsDir(config.dataDir))
+  // In a shared directory other processes' requests spool too: only what outlived any request goes.
+  const stale = removeStaleSpools(uploadsDir(config), {
+    olderThanMs: config.sharedDir ? STALE_SHARED_SPOOL_MS : 0,
+  })
   if (stale > 0) ctx.log.info('removed stale upload spools', { count: stale })
   const boot = await bootstrapIfEmpty(ctx)
   registerJobs(ctx)

@@ -108,7 +108,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
     const { fields, upload } = await spoolForm(
       request,
       { limit: IMPORT_LIMIT, part: 'file' },
-      uploadsDir(app.config.dataDir),
+      uploadsDir(app.config),
     )
     return { form: fields, upload }
   }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync, readdirSync, rmSync } from 'node:fs'
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { type FileHandle, open } from 'node:fs/promises'
 import { join } from 'node:path'
+import { type Config, filesDirOf } from '../../config'
 import { invalidField, ServiceError, storageFullError } from '../../errors'
 import { newId } from '../../lib/ids'
 
@@ -12,8 +13,12 @@ export type { Upload }
 
 const SPOOL_SUFFIX = '.upload'
 
-/** Where uploads are spooled while their request runs: `uploads` in the data directory. */
-export const uploadsDir = (dataDir: string) => join(dataDir, 'uploads')
+/**
+ * Where uploads are spooled while their request runs: `uploads` beside the imports they become
+ * (a spool is moved, not copied, into one), in the shared directory or the data directory.
+ */
+export const uploadsDir = (config: Pick<Config, 'dataDir' | 'sharedDir'>) =>
+  join(filesDirOf(config), 'uploads')
 
 /** What a door takes as a file: its size limit and, for multipart bodies, the part that holds it. */
 export interface UploadAccept {
@@ -147,9 +152,10 @@ export async function spoolForm(
 
 /**
  * At start: the spool files a stopped process left (killed mid-upload). A spool lives only as
- * long as its request, so every one found before the server serves is an orphan.
+ * long as its request, so every one found before the server serves is an orphan; in a directory
+ * other processes spool to as well, only those older than `olderThanMs`.
  */
-export function removeStaleSpools(dir: string): number {
+export function removeStaleSpools(dir: string, { olderThanMs = 0 }: { olderThanMs?: number } = {}): number {
   let removed = 0
   let names: string[]
   try {
@@ -157,9 +163,16 @@ export function removeStaleSpools(dir: string): number {
   } catch {
     return 0
   }
+  const before = Date.now() - olderThanMs
   for (const name of names)
     if (name.endsWith(SPOOL_SUFFIX)) {
-      rmSync(join(dir, name), { force: true })
+      const file = join(dir, name)
+      try {
+        if (olderThanMs > 0 && statSync(file).mtimeMs > before) continue
+      } catch {
+        continue // gone meanwhile
+      }
+      rmSync(file, { force: true })
       removed++
     }
   return removed

@@ -313,7 +313,7 @@ export async function runOperation(
     let body: unknown
     if (o.stream) {
       checkStreamedBody(request, o.stream)
-      upload = await spoolUpload(request, o.stream, uploadsDir(app.config.dataDir))
+      upload = await spoolUpload(request, o.stream, uploadsDir(app.config))
       rawBody = new TextEncoder().encode(`${upload.contentType}\n${upload.sha256}`)
     } else if (isMutating(o)) {
       rawBody = await readLimited(request, o.auth === 'none' ? ANONYMOUS_BODY_LIMIT : JSON_BODY_LIMIT)

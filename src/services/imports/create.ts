@@ -1,6 +1,7 @@
 import { mkdirSync, renameSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { and, eq } from 'drizzle-orm'
+import { filesDirOf } from '../../config'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
 import { contactImports } from '../../db/schema'
@@ -52,7 +53,7 @@ export async function prepareImport(
     await assertListsOfClient(ctx.db, clientId, [listId], 'list_id', false)
   }
   const id = newId()
-  const dir = join(ctx.config.dataDir, 'imports')
+  const dir = join(filesDirOf(ctx.config), 'imports')
   mkdirSync(dir, { recursive: true, mode: 0o700 })
   const file = join(dir, `${id}.csv`)
   try {

@@ -161,7 +161,14 @@ export async function processImport(
   onBatch: (p: ImportProgress) => void = () => {},
 ): Promise<ImportProgress> {
   const sqlite = given ?? db.$client
-  const handle = await open(job.file, 'r')
+  const handle = await open(job.file, 'r').catch((err: NodeJS.ErrnoException) => {
+    // Taken over from a process that stopped, on another machine: its upload stayed there.
+    if (err.code === 'ENOENT')
+      throw new ImportFailure(
+        'the uploaded file is not on this server: the import was taken over from a process that stopped, on a machine whose disk this one cannot read (set HERALD_SHARED_DIR to a directory every Herald process reaches)',
+      )
+    throw err
+  })
   const sample = Buffer.alloc(64 * 1024)
   const { bytesRead } = await handle.read(sample, 0, sample.length, 0)
   await handle.close()
