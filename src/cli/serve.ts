@@ -6,6 +6,7 @@ import { createAppContext } from '../create-context'
 import { startCheckpointer } from '../db/checkpointer'
 import { DB_FILE, ensureDataDir } from '../db/data-dir'
 import { holdPgServeLock } from '../db/postgres/serve-lock'
+import { startWakeChannel } from '../db/postgres/wake-channel'
 import { holdServerLock } from '../db/server-lock'
 import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
 import { registerJobs } from '../jobs'
@@ -36,6 +37,8 @@ export async function serve(flags: Flags): Promise<void> {
     ctx.log.warn(
       'another Herald process serves this PostgreSQL database; running several on one database is not supported yet',
     )
+  // Processes on one PostgreSQL database wake each other's workers (LISTEN/NOTIFY).
+  const wakeChannel = ctx.store.postgres ? await startWakeChannel(ctx.store.postgres, ctx.workers) : null
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
   // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs). PostgreSQL
   // has no file of ours to checkpoint: none is started there.
@@ -107,6 +110,7 @@ export async function serve(flags: Flags): Promise<void> {
     // crash leaves leased is taken again when the lease runs out.
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
+    await wakeChannel?.stop()
     await pgLock?.release()
     await ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     lock?.release()

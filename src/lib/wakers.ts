@@ -8,8 +8,12 @@ export const WORKER_NAMES = ['send', 'webhooks', 'imports', 'flows'] as const
 export type WorkerName = (typeof WORKER_NAMES)[number]
 
 export interface Wakers {
-  /** Wakes the named worker if one is running. */
+  /** Wakes the named worker if one is running, and tells the relay (other processes) if any. */
   wake(name: WorkerName): void
+  /** Wakes the named worker of this process only (a wake another process relayed). */
+  wakeHere(name: WorkerName): void
+  /** Every wake is also handed to `relay`: processes sharing a database wake each other. */
+  relayTo(relay: ((name: WorkerName) => void) | null): void
   register(name: WorkerName, kick: () => void): void
   unregister(name: WorkerName, kick: () => void): void
   /** Whether the named worker's loop is running (registered and not yet stopped). */
@@ -18,8 +22,16 @@ export interface Wakers {
 
 export function createWakers(): Wakers {
   const kicks = new Map<WorkerName, () => void>()
+  let relay: ((name: WorkerName) => void) | null = null
   return {
-    wake: (name) => kicks.get(name)?.(),
+    wake: (name) => {
+      kicks.get(name)?.()
+      relay?.(name)
+    },
+    wakeHere: (name) => kicks.get(name)?.(),
+    relayTo: (fn) => {
+      relay = fn
+    },
     register: (name, kick) => {
       kicks.set(name, kick)
     },

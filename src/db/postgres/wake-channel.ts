@@ -1,0 +1,54 @@
+import type { SQL } from 'bun'
+import { randomBase62 } from '../../lib/crypto'
+import { type Wakers, WORKER_NAMES, type WorkerName } from '../../lib/wakers'
+
+// Processes sharing a PostgreSQL database wake each other's workers through LISTEN/NOTIFY: a
+// launch or a queued message on one process is picked up by the others at once rather than at
+// their next poll, which stays as the net under a lost notification.
+//
+// A wake comes from code inside its transaction, before the commit, and NOTIFY sent on another
+// connection is delivered at once: each worker's notification waits NOTIFY_DELAY_MS (enough for
+// the usual transaction to commit; one sent too early costs the other process a pass that finds
+// nothing, and the poll catches up), and wakes within that window go as one.
+
+const CHANNEL = 'herald_wake'
+const NOTIFY_DELAY_MS = 25
+
+export interface WakeChannel {
+  stop(): Promise<void>
+}
+
+/** Listens on the database's wake channel and relays this process's wakes to it. */
+export async function startWakeChannel(client: SQL, wakers: Wakers): Promise<WakeChannel> {
+  // Each process knows its own notifications by this tag and does not wake itself twice.
+  const self = randomBase62(12)
+  const known = new Set<string>(WORKER_NAMES)
+  const listener = await client.listen(CHANNEL, (payload: string) => {
+    const [name, from] = payload.split(':')
+    if (from !== self && name && known.has(name)) wakers.wakeHere(name as WorkerName)
+  })
+  const pending = new Map<WorkerName, ReturnType<typeof setTimeout>>()
+  let stopped = false
+  wakers.relayTo((name) => {
+    if (stopped || pending.has(name)) return
+    pending.set(
+      name,
+      setTimeout(() => {
+        pending.delete(name)
+        if (stopped) return
+        client`SELECT pg_notify(${CHANNEL}, ${`${name}:${self}`})`.catch(() => {
+          // The database is away: the other processes' polls find the work.
+        })
+      }, NOTIFY_DELAY_MS),
+    )
+  })
+  return {
+    async stop() {
+      stopped = true
+      wakers.relayTo(null)
+      for (const timer of pending.values()) clearTimeout(timer)
+      pending.clear()
+      await listener.unlisten()
+    },
+  }
+}
