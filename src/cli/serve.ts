@@ -30,12 +30,12 @@ export async function serve(flags: Flags): Promise<void> {
   const lock = await holdServerLock(config.dataDir)
   const ctx = await createAppContext(config)
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
-  // Several processes on one PostgreSQL database are not supported yet: each would run the
-  // scheduled jobs and count rate limits, throttles and caps on its own.
+  // Several processes on one PostgreSQL database share claims, job firings, wakes and the secret
+  // key; rate limits, throttles, caps and warm-up are still counted in each process.
   const pgLock = ctx.store.postgres ? await holdPgServeLock(ctx.store.postgres) : null
   if (ctx.store.postgres && !pgLock)
     ctx.log.warn(
-      'another Herald process serves this PostgreSQL database; running several on one database is not supported yet',
+      'another Herald process serves this PostgreSQL database; rate limits, send throttles, hourly caps and warm-up are counted per process',
     )
   // Processes on one PostgreSQL database wake each other's workers (LISTEN/NOTIFY).
   const wakeChannel = ctx.store.postgres ? await startWakeChannel(ctx.store.postgres, ctx.workers) : null
