@@ -15,7 +15,6 @@ import { systemClock } from './lib/time'
 import { createWakers } from './lib/wakers'
 import { subscribeAutomation } from './services/automation'
 import { preMigrateBackup, preMigrateBackupDir } from './services/instance/pre-migrate-backup'
-import { checkSecretKey } from './services/instance/secret-key-check'
 import { createMetrics } from './services/metrics/registry'
 
 // Not in src/context.ts: every module imports that one for its types, and building an app
@@ -33,13 +32,6 @@ export async function createAppContext(config: Config, options: ContextOptions =
   const log = options.log ?? createLogger(config.log)
   const clock = options.clock ?? systemClock
   const store = await openConfiguredStore(config, clock, log)
-  if (store.dialect === 'postgres')
-    try {
-      await checkSecretKey(store.db, secretKey)
-    } catch (err) {
-      await store.close()
-      throw err
-    }
   const app: AppContext = {
     config,
     store,

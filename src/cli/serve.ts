@@ -16,6 +16,7 @@ import { sendDeps } from '../sending'
 import { createFlowWorker } from '../services/flows/worker'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
+import { checkSecretKey } from '../services/instance/secret-key-check'
 import { VERSION } from '../version'
 import { startWebhookWorker } from '../webhooks/worker'
 
@@ -29,6 +30,15 @@ export async function serve(flags: Flags): Promise<void> {
   // Held until the process ends: `herald restore` refuses to replace the data file under it.
   const lock = await holdServerLock(config.dataDir)
   const ctx = await createAppContext(config)
+  // Servers sharing a PostgreSQL database must share the secret key (a CLI command that signs
+  // and decrypts nothing may run anywhere): one with another key stops here.
+  if (ctx.store.postgres)
+    try {
+      await checkSecretKey(ctx.db, ctx.secretKey)
+    } catch (err) {
+      await ctx.store.close()
+      throw err
+    }
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
   // Several processes on one PostgreSQL database share claims, job firings, wakes and the secret
   // key; rate limits, throttles, caps and warm-up are still counted in each process.
