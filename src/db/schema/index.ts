@@ -27,6 +27,7 @@ import * as segmentsTables from './segments'
 import * as sendersTables from './senders'
 import * as sendingProfilesTables from './sending-profiles'
 import * as sequencesTables from './sequences'
+import * as sharedLimitsTables from './shared-limits'
 import * as suppressionsTables from './suppressions'
 import * as templatesTables from './templates'
 import * as usersTables from './users'
@@ -56,6 +57,7 @@ export * from './segments'
 export * from './senders'
 export * from './sending-profiles'
 export * from './sequences'
+export * from './shared-limits'
 export * from './suppressions'
 export * from './templates'
 export * from './users'
@@ -111,6 +113,9 @@ export const segments = pg ? (pg.segments as unknown as typeof segmentsTables.se
 export const senders = pg ? (pg.senders as unknown as typeof sendersTables.senders) : sendersTables.senders
 export const sendingProfiles = pg ? (pg.sendingProfiles as unknown as typeof sendingProfilesTables.sendingProfiles) : sendingProfilesTables.sendingProfiles
 export const sequences = pg ? (pg.sequences as unknown as typeof sequencesTables.sequences) : sequencesTables.sequences
+export const rateBuckets = pg ? (pg.rateBuckets as unknown as typeof sharedLimitsTables.rateBuckets) : sharedLimitsTables.rateBuckets
+export const sendWindows = pg ? (pg.sendWindows as unknown as typeof sharedLimitsTables.sendWindows) : sharedLimitsTables.sendWindows
+export const webhookLanes = pg ? (pg.webhookLanes as unknown as typeof sharedLimitsTables.webhookLanes) : sharedLimitsTables.webhookLanes
 export const suppressions = pg ? (pg.suppressions as unknown as typeof suppressionsTables.suppressions) : suppressionsTables.suppressions
 export const templates = pg ? (pg.templates as unknown as typeof templatesTables.templates) : templatesTables.templates
 export const loginFailures = pg ? (pg.loginFailures as unknown as typeof usersTables.loginFailures) : usersTables.loginFailures
