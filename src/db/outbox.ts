@@ -60,6 +60,10 @@ function build(store: Store, rules: OutboxRules) {
     nextTransactional: sqlite.prepare<{ at: number | null }, []>(
       `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
     ),
+    // The condition is messages_inflight_idx's: the earliest lease end is one index read.
+    nextLeaseEnd: sqlite.prepare<{ at: number | null }, []>(
+      "SELECT min(next_attempt_at) AS at FROM messages WHERE status = 'sending'",
+    ),
     // A message back from a lease is due now: no sending limit holds it (a stale reason would).
     // Only leases that ran out: a live one may belong to another process still sending it.
     expireLeases: sqlite.prepare<never, [number]>(
@@ -174,6 +178,8 @@ function build(store: Store, rules: OutboxRules) {
       (await q.claimTransactional.all(leaseUntil, now, limit)).map((r) => r.seq),
     /** When the next queued transactional message comes due; null when none waits. */
     nextTransactional: async () => (await q.nextTransactional.get())?.at ?? null,
+    /** When the first lease held now runs out (this process's or another's); null when none. */
+    nextLeaseEnd: async () => (await q.nextLeaseEnd.get())?.at ?? null,
     /**
      * Claims whose lease ran out (their process died, or gave up on them) are queued again, or
      * cancelled when their campaign stopped meanwhile; how many.

@@ -210,7 +210,10 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     }
     for (const source of sources.all) if (await source.afterPass?.(now)) worked = true
     if (worked) return { worked }
-    // Retries and throttled messages come due by themselves: look again then, at most every pollMs.
+    // Retries and throttled messages come due by themselves, and so does a message whose lease
+    // runs out (another process died holding it): look again then, at most every pollMs.
+    const leaseEnd = await outbox.nextLeaseEnd()
+    if (leaseEnd !== null) nextAt = nextAt === null ? leaseEnd : Math.min(nextAt, leaseEnd)
     return { worked, nextAt: nextAt === null ? null : Math.max(nextAt, now + pollMs) }
   }
 

@@ -71,6 +71,12 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
       )
       return r?.at == null ? null : Number(r.at)
     },
+    nextLeaseEnd: async () => {
+      const [r] = await rows<{ at: string | null }>(
+        sql`SELECT min(next_attempt_at) AS at FROM messages WHERE status = 'sending'`,
+      )
+      return r?.at == null ? null : Number(r.at)
+    },
     expireLeases: async (now: number) =>
       await run(sql`UPDATE messages SET status = ${backToQueue}, defer_reason = NULL
         WHERE status = 'sending' AND next_attempt_at <= ${now}`),
