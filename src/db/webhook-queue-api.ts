@@ -17,6 +17,15 @@ export interface WebhookQueue {
   expireLeases(now: number): Promise<void>
   /** Active endpoints other than `busy`, in id order. */
   idleHooks(busy: readonly string[]): Promise<string[]>
+  /**
+   * Takes or renews the endpoint's lane for `holder` until `until`, when a delivery to it is due
+   * at `now`: inserted, or updated when `holder` has it or its lease ended by `now`, in one
+   * statement. Null when nothing is due (nothing written); otherwise whether `holder` now holds
+   * it, and until when its holder does.
+   */
+  takeLane(webhookId: string, holder: string, now: number, until: number): Promise<LaneTake | null>
+  /** Gives the endpoint's lane up, if `holder` has it. */
+  releaseLane(webhookId: string, holder: string): Promise<void>
   /** Leases up to `limit` of an endpoint's due deliveries until `leaseEnd`, oldest first. */
   claimForHook(webhookId: string, now: number, leaseEnd: number, limit: number): Promise<WebhookDeliveryRow[]>
   /** The earliest due time (or lease end) of any delivery to an active endpoint not in `busy`. */
@@ -31,6 +40,11 @@ export interface WebhookQueue {
   markDeliverySucceeded(id: string, c: AttemptCounters): Promise<void>
   /** The endpoint is not failing (any more). */
   clearHookFailing(id: string): Promise<void>
+}
+
+export interface LaneTake {
+  held: boolean
+  until: number
 }
 
 export interface NewDelivery {

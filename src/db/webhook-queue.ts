@@ -42,6 +42,22 @@ const statements = perConnection((sqlite: Database) => ({
   idleHooks: sqlite.prepare<{ id: string }, [string]>(
     'SELECT id FROM webhooks WHERE active = 1 AND id NOT IN (SELECT value FROM json_each(?1)) ORDER BY id',
   ),
+  // One process at a time holds an endpoint's lane. Only an endpoint with a delivery due is
+  // written, so idle polls stay reads; a lane another holder keeps is rewritten unchanged, which
+  // answers its lease end in the same statement.
+  takeLane: sqlite.prepare<{ held: number; until: number }, [string, string, number, number]>(
+    `INSERT INTO webhook_lanes (webhook_id, holder, until)
+     SELECT ?1, ?2, ?4 WHERE EXISTS (
+       SELECT 1 FROM webhook_deliveries WHERE webhook_id = ?1 AND status = ${PENDING} AND next_attempt_at <= ?3
+     )
+     ON CONFLICT (webhook_id) DO UPDATE SET
+       holder = CASE WHEN holder = excluded.holder OR until <= ?3 THEN excluded.holder ELSE holder END,
+       until = CASE WHEN holder = excluded.holder OR until <= ?3 THEN excluded.until ELSE until END
+     RETURNING holder = ?2 AS held, until`,
+  ),
+  releaseLane: sqlite.prepare<unknown, [string, string]>(
+    'DELETE FROM webhook_lanes WHERE webhook_id = ?1 AND holder = ?2',
+  ),
   // Per endpoint through webhook_deliveries_claim_idx, so a pass costs the same whatever the
   // backlog. Fan-out stamps one time per batch, so (next_attempt_at, id) is event order for new
   // deliveries; a retried one goes by its retry time instead (only retries leave event order).
@@ -118,6 +134,13 @@ function sqliteQueue(sqlite: Database): WebhookQueue {
       await s.expireLeases.run(now)
     },
     idleHooks: async (busy) => (await s.idleHooks.all(JSON.stringify(busy))).map((r) => r.id),
+    async takeLane(webhookId, holder, now, until) {
+      const row = await s.takeLane.get(webhookId, holder, now, until)
+      return row ? { held: row.held === 1, until: row.until } : null
+    },
+    async releaseLane(webhookId, holder) {
+      await s.releaseLane.run(webhookId, holder)
+    },
     claimForHook: async (webhookId, now, leaseEnd, limit) =>
       (await s.claimForHook.all(leaseEnd, webhookId, now, limit)).map(toDeliveryRow),
     nextDueAt: async (busy) => (await s.nextDue.get(JSON.stringify(busy)))?.t ?? null,
@@ -198,4 +221,4 @@ export async function setHookFailing(
     .where(eq(webhooks.id, id))
 }
 
-export type { AttemptCounters, AttemptLog, NewDelivery, WebhookQueue } from './webhook-queue-api'
+export type { AttemptCounters, AttemptLog, LaneTake, NewDelivery, WebhookQueue } from './webhook-queue-api'

@@ -28,7 +28,10 @@ import { cachingResolver, hostResolver } from './ssrf'
 // Order: rows are claimed and started oldest first, but with more than one request in flight an
 // endpoint may receive (and finish) them out of order; HERALD_WEBHOOK_CONCURRENCY=1 gives one
 // request at a time, in event order except for retries. Receivers de-duplicate and order by the
-// envelope (webhook-id, created_at), as Standard Webhooks recommends.
+// envelope (webhook-id, created_at), as Standard Webhooks recommends. With several processes on
+// one database, one at a time holds an endpoint's lane (a lease in webhook_lanes, renewed at each
+// claim, given up when the lane empties): the others skip that endpoint until the lease ends, so
+// the order holds across processes too.
 //
 // Each endpoint has its own lane, so a slow endpoint holds only its own `inFlight` requests.
 // While nothing is due the worker sleeps until the earliest `next_attempt_at` (or the next
@@ -86,10 +89,18 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     app.clock.now(),
   )
   const q = webhookQueueOf(app.store)
+  // This worker's name on the lanes it holds in the database.
+  const holder = Bun.randomUUIDv7()
 
   let stopped = false
   let nextDue: number | null | undefined
   const lanes = new Map<string, Lane>()
+  /** Endpoints whose lane another process holds, and when its lease ends: looked at again then. */
+  const elsewhere = new Map<string, number>()
+  /** Endpoints a claim is taking rows for: their lanes are not given up meanwhile. */
+  const claiming = new Set<string>()
+  /** Lanes being given up: a claim of the endpoint waits, or the release could undo its take. */
+  const releasing = new Map<string, Promise<void>>()
   const tasks = new Set<Promise<void>>()
   let outcomes: Outcome[] = []
   let flushTimer: ReturnType<typeof setTimeout> | null = null
@@ -143,7 +154,27 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       app.log.error('webhook deliveries not released', { error: String(err), count: lane.queue.length })
     }
     lane.queue = []
-    if (lane.inFlight === 0) lanes.delete(lane.id)
+    if (lane.inFlight === 0) await forget(lane)
+  }
+
+  /** The lane is empty: forgotten here and given up for others (or left to the claim filling it). */
+  async function forget(lane: Lane) {
+    if (claiming.has(lane.id)) return
+    lanes.delete(lane.id)
+    await letGo(lane.id)
+  }
+
+  /** Gives the endpoint's lane up in the database; a claim of it meanwhile waits for this. */
+  function letGo(id: string): Promise<void> {
+    const done: Promise<void> = q
+      .releaseLane(id, holder)
+      // Not given up: it stays this worker's until its lease ends.
+      .catch((err) => app.log.error('webhook lane not released', { error: String(err), webhookId: id }))
+      .finally(() => {
+        if (releasing.get(id) === done) releasing.delete(id)
+      })
+    releasing.set(id, done)
+    return done
   }
 
   /** Starts requests while the lane has room and rows; asks for more rows when it runs low. */
@@ -160,7 +191,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       tasks.add(task)
       task.finally(() => tasks.delete(task))
     }
-    if (lane.queue.length === 0 && lane.inFlight === 0) lanes.delete(lane.id)
+    if (lane.queue.length === 0 && lane.inFlight === 0) await forget(lane)
     else if (lane.queue.length < inFlight && !lane.hungry && !stopped) {
       lane.hungry = true
       kick()
@@ -186,34 +217,68 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   /** Claims rows for every active endpoint whose lane has room (or that has none yet). */
   async function claim(now: number): Promise<number> {
     await q.expireLeases(now)
-    const full = [...lanes.values()].filter((l) => l.queue.length >= inFlight || !l.hook.active)
+    for (const [id, until] of elsewhere)
+      if (until <= now) {
+        elsewhere.delete(id)
+        nextDue = undefined
+      }
+    const busy = [...lanes.values()]
+      .filter((l) => l.queue.length >= inFlight || !l.hook.active)
+      .map((l) => l.id)
     let claimed = 0
-    for (const id of await q.idleHooks(full.map((l) => l.id))) {
-      let lane = lanes.get(id)
-      if (!lane && lanes.size >= maxLanes) continue
-      const held = lane ? lane.queue.length + lane.inFlight : 0
-      const rows = await q.claimForHook(id, now, now + leaseMs, perEndpoint - held)
-      if (lane) lane.hungry = false
-      if (rows.length === 0) continue
-      rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-      // The endpoint and its signing secrets are read once per claim (a rotated secret keeps
-      // signing for 24 h anyway).
-      const hook = await webhookById(app.db, id)
-      if (!hook) {
-        for (const r of rows) await q.releaseDelivery(r.id, now)
-        continue
+    for (const id of await q.idleHooks(busy.concat([...elsewhere.keys()]))) {
+      if (!lanes.has(id) && lanes.size >= maxLanes) continue
+      claiming.add(id)
+      let n: number
+      try {
+        n = await fill(id, now)
+      } finally {
+        claiming.delete(id)
       }
-      if (!lane) {
-        lane = { id, hook, secrets: [], queue: [], inFlight: 0, hungry: false }
-        lanes.set(id, lane)
-      }
-      lane.hook = hook
-      lane.secrets = signingSecrets(app, hook)
-      lane.queue.push(...rows)
-      claimed += rows.length
-      await pump(lane)
+      claimed += n
+      const lane = lanes.get(id)
+      if (n > 0) await pump(lane!)
+      else if (lane && lane.queue.length === 0 && lane.inFlight === 0) await forget(lane)
     }
     return claimed
+  }
+
+  /** Takes the endpoint's lane and claims its due rows into it; answers how many. */
+  async function fill(id: string, now: number): Promise<number> {
+    await releasing.get(id)
+    // The lane's lease is the rows' and starts with them: it ends no sooner than any row its
+    // holder claimed, so a dead holder's lane is free again when its rows are due again.
+    const take = await q.takeLane(id, holder, now, now + leaseMs)
+    let lane = lanes.get(id)
+    if (lane) lane.hungry = false
+    if (!take) return 0
+    if (!take.held) {
+      // Another process delivers to this endpoint. Rows still queued here were leased no longer
+      // than this worker's lane was, so they are not this worker's any more.
+      elsewhere.set(id, take.until)
+      nextDue = undefined
+      if (lane) lane.queue = []
+      return 0
+    }
+    const held = lane ? lane.queue.length + lane.inFlight : 0
+    const rows = await q.claimForHook(id, now, now + leaseMs, perEndpoint - held)
+    // The endpoint and its signing secrets are read once per claim (a rotated secret keeps
+    // signing for 24 h anyway).
+    const hook = rows.length > 0 ? await webhookById(app.db, id) : undefined
+    if (!hook) {
+      for (const r of rows) await q.releaseDelivery(r.id, now)
+      if (!lane) await letGo(id)
+      return 0
+    }
+    rows.sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    if (!lane) {
+      lane = { id, hook, secrets: [], queue: [], inFlight: 0, hungry: false }
+      lanes.set(id, lane)
+    }
+    lane.hook = hook
+    lane.secrets = signingSecrets(app, hook)
+    lane.queue.push(...rows)
+    return rows.length
   }
 
   async function pass(): Promise<PassResult> {
@@ -230,9 +295,12 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       nextDue = undefined
       worked = true
     }
-    if (nextDue === undefined) nextDue = await q.nextDueAt([...lanes.keys()])
-    // Lanes at work kick the worker when they run low; until then wake at the next due retry.
-    return { worked, nextAt: nextDue ?? null }
+    if (nextDue === undefined) nextDue = await q.nextDueAt([...lanes.keys(), ...elsewhere.keys()])
+    // Lanes at work kick the worker when they run low; until then wake at the next due retry, or
+    // when another process's lane lease ends.
+    let nextAt = nextDue ?? null
+    for (const until of elsewhere.values()) if (nextAt === null || until < nextAt) nextAt = until
+    return { worked, nextAt }
   }
 
   const worker = createLeasedWorker(app, {
@@ -250,6 +318,8 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       // written; what is left stays leased and is due again when the lease runs out.
       await Promise.race([Promise.allSettled([...tasks]), Bun.sleep(policy.timeoutMs + 1000)])
       await flush()
+      // Lanes emptied meanwhile were given up; one with a request still open keeps its lease.
+      await Promise.allSettled([...releasing.values()])
     },
     // A pass only starts requests: drain() waits for them (and their outcomes) before calling
     // the worker idle.

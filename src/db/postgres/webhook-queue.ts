@@ -88,6 +88,26 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
           sql`SELECT id FROM webhooks WHERE active AND ${notIn(sql`id`, busy)} ORDER BY id COLLATE "C"`,
         )
       ).map((r) => r.id),
+    // Two processes taking one lane at once: the second waits for the first's row, then sees it.
+    async takeLane(webhookId, holder, now, until) {
+      const [row] = await rows<{ held: boolean; until: string }>(
+        sql`INSERT INTO webhook_lanes (webhook_id, holder, "until")
+          SELECT ${webhookId}::text, ${holder}::text, ${until}::bigint WHERE EXISTS (
+            SELECT 1 FROM webhook_deliveries
+            WHERE webhook_id = ${webhookId} AND status = 'pending' AND next_attempt_at <= ${now}
+          )
+          ON CONFLICT (webhook_id) DO UPDATE SET
+            holder = CASE WHEN webhook_lanes.holder = excluded.holder OR webhook_lanes."until" <= ${now}
+              THEN excluded.holder ELSE webhook_lanes.holder END,
+            "until" = CASE WHEN webhook_lanes.holder = excluded.holder OR webhook_lanes."until" <= ${now}
+              THEN excluded."until" ELSE webhook_lanes."until" END
+          RETURNING holder = ${holder} AS held, "until"`,
+      )
+      return row ? { held: row.held, until: num(row.until) } : null
+    },
+    async releaseLane(webhookId, holder) {
+      await run(sql`DELETE FROM webhook_lanes WHERE webhook_id = ${webhookId} AND holder = ${holder}`)
+    },
     // Several processes may claim at once here: SKIP LOCKED lets a claim pass over rows another
     // one is taking instead of waiting for it and then taking them again.
     claimForHook: async (webhookId, now, leaseEnd, limit) =>

@@ -1,0 +1,135 @@
+import { afterAll, expect, test } from 'bun:test'
+import { Webhook } from 'standardwebhooks'
+import { webhookLanes } from '../../src/db/schema'
+import { toPrefixedId } from '../../src/lib/ids'
+import { fanOut } from '../../src/webhooks/fanout'
+import { createWebhookWorker } from '../../src/webhooks/worker'
+import { createTestApp } from '../helpers/app'
+import { startReceiver, until } from '../helpers/receiver'
+
+// Two webhook workers on one database stand for two processes. One at a time holds an endpoint's
+// lane: the other claims none of its deliveries meanwhile (and does not spin on them), so the
+// endpoint receives its events in order, each once; when the holder dies, the other takes the
+// lane over once its lease ends. Driven with runOnce()/drain() on the test clock.
+
+// A lease of a minute: the clock moves past it and signatures still verify (5 minutes' tolerance).
+let now = Date.now()
+const t = await createTestApp({
+  env: {
+    HERALD_WEBHOOK_ALLOW_PRIVATE: '1',
+    HERALD_WEBHOOK_CONCURRENCY: '1',
+    HERALD_WEBHOOK_LEASE_MS: '60000',
+  },
+  clock: { now: () => now },
+})
+const LEASE = t.ctx.config.webhookLeaseMs
+const a = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+const b = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+afterAll(async () => {
+  answer()
+  await Promise.all([a.stop(), b.stop()])
+})
+
+// The receiver holds its answers while `hold` is set (a request stays in flight).
+const rx = startReceiver()
+let hold: Promise<void> | null = null
+let answer = () => {}
+const holdAnswers = () => {
+  hold = new Promise<void>((resolve) => {
+    answer = resolve
+  })
+}
+rx.respond = async () => {
+  await hold
+  return new Response(null, { status: 204 })
+}
+afterAll(() => rx.close())
+
+const clientId = await t.client('Lanes')
+const key = await t.key({ scopes: ['admin:*'], clientId })
+const hook = (
+  await t.call('POST', '/api/v1/webhooks', { key, body: { url: rx.url, events: ['contact.unsubscribed'] } })
+).body.data
+const verifier = new Webhook(hook.secret)
+
+let n = 0
+/** `count` contact.unsubscribed events, fanned out; their contact ids in event order. */
+async function produce(count: number) {
+  const ids: string[] = []
+  for (let i = 0; i < count; i++) {
+    const c = (await t.call('POST', '/api/v1/contacts', { key, body: { email: `lane${++n}@example.com` } }))
+      .body.data
+    expect(
+      (await t.call('PATCH', `/api/v1/contacts/${c.id}`, { key, body: { status: 'unsubscribed' } })).status,
+    ).toBe(200)
+    ids.push(toPrefixedId('contact', c.id))
+  }
+  expect((await fanOut(t.ctx)).created).toBe(count)
+  return ids
+}
+
+/** Each request verified; its webhook-id and contact id. */
+const arrivals = () =>
+  rx.received.map((r) => {
+    const payload = verifier.verify(r.body, r.headers) as { id: string; data: { contact_id: string } }
+    return { id: payload.id, contact: payload.data.contact_id }
+  })
+
+const lanesHeld = async () => await t.ctx.db.select().from(webhookLanes)
+
+test('while one worker holds the lane the other claims nothing and sleeps until its lease ends', async () => {
+  holdAnswers()
+  const first = await produce(5)
+  expect((await a.runOnce()).worked).toBe(true)
+  await until(() => rx.received.length === 1, 5000, 'the first request')
+  const second = await produce(5)
+
+  const pass = await b.runOnce()
+  expect(pass.worked).toBe(false)
+  expect(pass.nextAt).toBe(now + LEASE)
+  expect(rx.received).toHaveLength(1)
+
+  answer()
+  await a.drain()
+  await b.drain()
+  const got = arrivals()
+  expect(got.map((r) => r.contact)).toEqual([...first, ...second])
+  expect(new Set(got.map((r) => r.id)).size).toBe(10)
+  // The lane was given up when it emptied: free for either at once.
+  expect(await lanesHeld()).toEqual([])
+})
+
+test('a holder that dies keeps the lane until its lease ends; then the other takes it over', async () => {
+  rx.received.length = 0
+  holdAnswers()
+  const ids = await produce(3)
+  const first = ids[0]!
+  await a.runOnce()
+  await until(() => rx.received.length === 1, 5000, 'the first request')
+  const inFlight = arrivals()[0]!
+  expect(inFlight.contact).toBe(first)
+
+  // The holder dies with that request open and two deliveries queued.
+  expect((await b.runOnce()).worked).toBe(false)
+  now += LEASE - 1
+  expect((await b.runOnce()).worked).toBe(false)
+  expect(rx.received).toHaveLength(1)
+
+  now += 1
+  const dead = hold
+  hold = null
+  await b.drain()
+  const got = arrivals()
+  // The one in flight at the death comes again (same webhook-id), then the rest, in order.
+  expect(got.map((r) => r.contact)).toEqual([first, ...ids])
+  expect(got[1]!.id).toBe(inFlight.id)
+  expect(new Set(got.slice(1).map((r) => r.id)).size).toBe(3)
+  expect(await lanesHeld()).toEqual([])
+
+  hold = dead
+  const stopping = a.stop()
+  answer()
+  await stopping
+  await b.stop()
+  expect(rx.received).toHaveLength(4)
+})
