@@ -14,6 +14,7 @@ import { runScheduledBackup } from '../services/instance/scheduled-backup'
 import { claimJobSlot } from '../services/jobs/slots'
 import { recordJobRunVerb } from '../services/jobs/verbs'
 import { enterSegmentJourneysVerb } from '../services/journeys/verbs'
+import { purgeSharedLimitsVerb } from '../services/limits/purge'
 import { purgeUnconfirmedVerb } from '../services/lists/purge-unconfirmed'
 import { purgeOAuthVerb } from '../services/oauth/verbs'
 import { refreshSegmentSizesVerb } from '../services/segments/verbs'
@@ -79,6 +80,15 @@ export function registerJobs(ctx: AppContext): void {
     run: async () => {
       const { removed } = await runAs(ctx, 'idempotency.purge', purgeIdempotencyKeysVerb)
       if (removed > 0) ctx.log.info('idempotency keys purged', { removed })
+    },
+  })
+  ctx.jobs.register({
+    name: 'limits.purge',
+    schedule: '41 * * * *',
+    description: 'Delete shared rate buckets and sending windows over for two days',
+    run: async () => {
+      const r = await runAs(ctx, 'limits.purge', purgeSharedLimitsVerb)
+      if (r.windows + r.buckets > 0) ctx.log.info('shared limits purged', r)
     },
   })
   ctx.jobs.register({

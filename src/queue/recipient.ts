@@ -1,7 +1,9 @@
 import { type ChannelProvider, ProviderError, type SendResult } from '../channels/types'
 import type { AppContext } from '../context'
+import { DIALECT } from '../db/dialect'
 import type { Outbox } from '../db/outbox'
 import type { ContactRow, MessageRow } from '../db/schema'
+import { bucketsFor } from '../db/shared-buckets'
 import type { RenderPool } from '../services/templates/render-pool'
 import { type Composed, composeRendered, recipientVariables } from './compose'
 import { sendWithin } from './deadline'
@@ -60,8 +62,11 @@ export function createRecipientStep(app: AppContext, options: RecipientOptions):
   const { clock } = app
   const { profiles, retryDelays, deps } = options
   const { contactVariables, sendBudgetMs } = deps
-  const bucket = createRateBucket(app.config.sendRate, () => clock.now())
-  const limits = createWindowLimits(options.outbox, app.config, { app, deps })
+  // Several processes may serve a PostgreSQL database: their sends count against one rate and
+  // one set of windows there. On SQLite one process serves, and counts in memory.
+  const shared = DIALECT === 'postgres'
+  const bucket = createRateBucket(app.config.sendRate, () => clock.now(), bucketsFor(app, 'sends'))
+  const limits = createWindowLimits(options.outbox, app.config, { app, deps }, shared ? app.db : undefined)
   const timeoutMs = app.config.sendTimeoutMs
   const threads = options.threads ?? null
   const renderer = options.renderer ?? deps.renderer()

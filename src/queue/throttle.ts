@@ -1,9 +1,12 @@
 import type { Config } from '../config'
 import type { AppContext } from '../context'
+import type { Db } from '../db/client'
 import type { Outbox } from '../db/outbox'
+import { countInWindow, uncountInWindow } from '../db/shared-limits'
 import type { Awaitable } from '../lib/awaitable'
 import type { DeferReason } from '../lib/enums'
 import { dayOf } from '../lib/time'
+import { createBuckets, type TakeTokens } from '../lib/token-buckets'
 import type { WarmupPlan } from '../services/deliverability/warmup'
 
 // The operator's sending limits: an instance-wide rate (token bucket, burst of
@@ -31,23 +34,116 @@ const PROVIDER_GROUPS: Readonly<Record<string, string>> = {
   'yahoo.com': 'yahoo.com',
 }
 
-export function createRateBucket(ratePerSecond: number | null, now: () => number) {
-  let tokens = ratePerSecond ?? 0
-  let last = now()
+/**
+ * The instance-wide send rate: a bucket with a burst of one second's worth. `take` holds the
+ * bucket (in memory, or shared by the processes on one database).
+ */
+export function createRateBucket(
+  ratePerSecond: number | null,
+  now: () => number,
+  take: TakeTokens = createBuckets(),
+) {
+  const limit = ratePerSecond === null ? null : { perMinute: ratePerSecond * 60, burst: ratePerSecond }
   return {
     /** Resolves when a send may start. */
     async take(): Promise<void> {
-      if (ratePerSecond === null) return
+      if (limit === null) return
       for (;;) {
-        const t = now()
-        tokens = Math.min(ratePerSecond, tokens + ((t - last) / 1000) * ratePerSecond)
-        last = t
-        if (tokens >= 1) {
-          tokens -= 1
-          return
-        }
-        await Bun.sleep(Math.max(1, Math.ceil(((1 - tokens) / ratePerSecond) * 1000)))
+        const d = await take('send-rate', limit, now())
+        if (d.allowed) return
+        await Bun.sleep(Math.max(1, d.retryAfterMs ?? 1))
       }
+    },
+  }
+}
+
+/** One window a send must have room in: a domain's minute, a client's hour, a warming domain's day. */
+interface WindowCheck {
+  kind: 'minute' | 'hour' | 'day'
+  key: string
+  start: number
+  max: number
+  /** What a window new to the counter starts from. */
+  seed: () => Awaitable<number>
+  /** Where a send over the limit is deferred to, and why. */
+  end: number
+  reason: DeferReason
+  /** The window's count once this send is in it. */
+  counted?: number
+}
+
+/**
+ * Windows in this process's memory. Each kind keeps only its current windows: when a new one
+ * starts, the old entries are all stale, so a map never grows past the keys of one window.
+ */
+function memoryCounter() {
+  const windows = {
+    minute: new Map<string, Window>(),
+    hour: new Map<string, Window>(),
+    day: new Map<string, Window>(),
+  }
+  const current = (c: WindowCheck) => windows[c.kind].get(c.key)?.start === c.start
+  return {
+    async count(checks: readonly WindowCheck[]): Promise<WindowCheck | null> {
+      // Seeds are read first; from the check to the count below nothing awaits, so concurrent
+      // reservations never slip between them. A window another reservation started while a
+      // seed was read keeps its count.
+      const seeds = new Map<WindowCheck, number>()
+      for (let more = true; more; ) {
+        more = false
+        for (const c of checks)
+          if (!current(c) && !seeds.has(c)) {
+            seeds.set(c, await c.seed())
+            more = true
+            break
+          }
+      }
+      const ws = checks.map((c) => {
+        const map = windows[c.kind]
+        const any = map.values().next().value
+        if (any && any.start !== c.start) map.clear()
+        let w = map.get(c.key)
+        if (!w || w.start !== c.start) {
+          w = { start: c.start, count: seeds.get(c) ?? 0 }
+          map.set(c.key, w)
+        }
+        return w
+      })
+      for (let i = 0; i < checks.length; i++) if (ws[i]!.count >= checks[i]!.max) return checks[i]!
+      for (let i = 0; i < checks.length; i++) checks[i]!.counted = ++ws[i]!.count
+      return null
+    },
+  }
+}
+
+/**
+ * Windows in the database, counted with every process on it: each window's count moves by one
+ * statement that counts the send only under the limit. A send one window refuses is taken back
+ * from those that counted it. The seed is read when this process first meets a window.
+ */
+function sharedCounter(db: Db) {
+  const met = { minute: new Set<string>(), hour: new Set<string>(), day: new Set<string>() }
+  const starts = { minute: 0, hour: 0, day: 0 }
+  const name = (c: WindowCheck) => `${c.kind}|${c.key}`
+  return {
+    async count(checks: readonly WindowCheck[]): Promise<WindowCheck | null> {
+      const done: WindowCheck[] = []
+      for (const c of checks) {
+        if (starts[c.kind] !== c.start) {
+          starts[c.kind] = c.start
+          met[c.kind].clear()
+        }
+        const seed = met[c.kind].has(c.key) ? 0 : await c.seed()
+        const r = await countInWindow(db, name(c), c.start, c.max, seed)
+        met[c.kind].add(c.key)
+        if (!r.counted) {
+          for (const d of done) await uncountInWindow(db, name(d), d.start)
+          return c
+        }
+        c.counted = r.count
+        done.push(c)
+      }
+      return null
     },
   }
 }
@@ -87,6 +183,8 @@ export function createWindowLimits(
   config: Pick<Config, 'domainThrottle' | 'clientHourlyCap' | 'domainThrottles' | 'emailProvider'>,
   /** Reads and saves warm-up counts (absent: no warm-up, as in unit tests of the windows). */
   warming?: { app: AppContext; deps: WarmupDeps },
+  /** Counts the windows in this database, with the other processes on it (absent: in memory). */
+  shared?: Db,
 ) {
   const { domainThrottle } = config
   const instance: AccountLimits = {
@@ -106,22 +204,7 @@ export function createWindowLimits(
     if (group && account.smtp) return [named(group), DEFAULT_DOMAIN_THROTTLES[group]!]
     return domainThrottle === null ? null : [named(domain), domainThrottle]
   }
-  const domains = new Map<string, Window>()
-  const clients = new Map<string, Window>()
-  const warmed = new Map<string, Window>()
-  const current = (map: Map<string, Window>, key: string, start: number) => map.get(key)?.start === start
-  const windowOf = (map: Map<string, Window>, key: string, start: number, seed: () => number) => {
-    // Every entry of a map shares one window length: when a new window starts, the old entries
-    // are all stale, so the map never grows past the keys of one window.
-    const any = map.values().next().value
-    if (any && any.start !== start) map.clear()
-    let w = map.get(key)
-    if (!w || w.start !== start) {
-      w = { start, count: seed() }
-      map.set(key, w)
-    }
-    return w
-  }
+  const counter = shared ? sharedCounter(shared) : memoryCounter()
   return {
     /**
      * Reserves a send for (client, recipient) under its account's limits; returns when and why
@@ -134,36 +217,21 @@ export function createWindowLimits(
       warmup: WarmupPlan | null = null,
       account: AccountLimits = instance,
     ): Promise<Deferral | null> {
-      const clientHourlyCap = account.hourlyCap
-      const hourStart = now - (now % 3_600_000)
-      const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
-      const day = dayOf(now)
-      // A window missing from memory starts from the store's count (after a restart the hour's
-      // and the day's earlier sends still count). Those reads come first: from the check to the
-      // count below nothing awaits, so concurrent reservations never slip between them.
-      let hourSeed: number | undefined
-      let warmSeed: number | undefined
-      for (;;) {
-        if (clientHourlyCap !== null && hourSeed === undefined && !current(clients, clientId, hourStart)) {
-          hourSeed = await outbox.sentSince(clientId, hourStart)
-          continue
-        }
-        if (
-          warmup &&
-          warming &&
-          cap !== null &&
-          warmSeed === undefined &&
-          !current(warmed, warmup.domainId, day)
-        ) {
-          warmSeed = await warming.deps.warmupSentOn(warming.app, warmup.domainId, day)
-          continue
-        }
-        break
-      }
-      const checks: [Window, number, number, DeferReason][] = []
-      if (clientHourlyCap !== null) {
-        const w = await windowOf(clients, clientId, hourStart, () => hourSeed ?? 0)
-        checks.push([w, clientHourlyCap, hourStart + 3_600_000, 'hourly_cap'])
+      const checks: WindowCheck[] = []
+      if (account.hourlyCap !== null) {
+        const start = now - (now % 3_600_000)
+        // A window new to the counter starts from the store's count (after a restart the
+        // hour's earlier sends still count).
+        const seed = () => outbox.sentSince(clientId, start)
+        checks.push({
+          kind: 'hour',
+          key: clientId,
+          start,
+          max: account.hourlyCap,
+          seed,
+          end: start + 3_600_000,
+          reason: 'hourly_cap',
+        })
       }
       // Recipient domains are an email notion; phone numbers have none.
       const limit = to.includes('@')
@@ -171,22 +239,37 @@ export function createWindowLimits(
         : null
       if (limit !== null) {
         const start = now - (now % 60_000)
-        checks.push([await windowOf(domains, limit[0], start, () => 0), limit[1], start + 60_000, 'throttle'])
+        checks.push({
+          kind: 'minute',
+          key: limit[0],
+          start,
+          max: limit[1],
+          seed: () => 0,
+          end: start + 60_000,
+          reason: 'throttle',
+        })
       }
+      const cap = warmup && warming ? warming.deps.warmupCap(warmup.startedAt, now) : null
       if (warmup && warming && cap !== null) {
-        const w = await windowOf(warmed, warmup.domainId, day, () => warmSeed ?? 0)
-        checks.push([w, cap, day + 86_400_000, 'warmup'])
+        const day = dayOf(now)
+        const seed = () => warming.deps.warmupSentOn(warming.app, warmup.domainId, day)
+        checks.push({
+          kind: 'day',
+          key: warmup.domainId,
+          start: day,
+          max: cap,
+          seed,
+          end: day + 86_400_000,
+          reason: 'warmup',
+        })
       }
-      for (const [w, max, at, reason] of checks) if (w.count >= max) return { at, reason }
-      for (const [w] of checks) w.count++
+      if (checks.length === 0) return null
+      const full = await counter.count(checks)
+      if (full) return { at: full.end, reason: full.reason }
       // The day's count is saved as it goes, so a restart does not start the day over.
-      if (warmup && warming && cap !== null)
-        await warming.deps.saveWarmupCount(
-          warming.app,
-          warmup.domainId,
-          day,
-          warmed.get(warmup.domainId)!.count,
-        )
+      const day = checks.find((c) => c.kind === 'day')
+      if (day && warmup && warming)
+        await warming.deps.saveWarmupCount(warming.app, warmup.domainId, day.start, day.counted!)
       return null
     },
   }

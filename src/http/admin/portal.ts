@@ -5,6 +5,7 @@ import { ServiceError, storageFullError } from '../../errors'
 import { randomBase62 } from '../../lib/crypto'
 import { userActor } from '../../services/actors/actor'
 import { IMPORT_LIMIT } from '../../services/imports/create'
+import { requestBuckets } from '../../services/limits/request-buckets'
 import { attemptLogin } from '../../services/portal-auth/login'
 import {
   destroySession,
@@ -83,7 +84,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
   const secure = isSecure(app)
   // Sign-in is an unauthenticated endpoint with its own per-IP bucket, apart from the lockout
   // (which counts failures only: services/portal-auth/login.ts).
-  const loginRate = createIpLimiter(app.config.loginRatePerMinute)
+  const loginRate = createIpLimiter(app.config.loginRatePerMinute, requestBuckets(app, 'portal-login'))
 
   const sessionCookie = (value: string, maxAgeMs: number) => sessionCookieFor(app, value, maxAgeMs)
 
@@ -219,7 +220,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
   async function login(received: Request, url: URL, peer: string | null): Promise<Response> {
     // The bucket first and the body after, within 64 KiB: anyone may post here.
     const ip = clientIp(received, peer)
-    const rate = loginRate(ip, app.clock.now())
+    const rate = await loginRate(ip, app.clock.now())
     if (!rate.allowed) {
       const wait = Number(rate.headers['retry-after'])
       app.log.warn('portal sign-in refused: rate limit', { ip })

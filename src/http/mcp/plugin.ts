@@ -109,7 +109,7 @@ export function mountMcp(
             `Content-Type ${type ?? '(none)'} is not supported; send application/json`,
           )
         raw = await readBody(request)
-        admitBatch(p, actor, messagesIn(raw), headers)
+        await admitBatch(p, actor, messagesIn(raw), headers)
       }
       const extra: CallerInfo = { actor, requestId: meta.requestId }
       const serve = await serverOf()

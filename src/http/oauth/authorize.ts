@@ -1,4 +1,6 @@
 import type { AppContext } from '../../context'
+import { addressGroup } from '../../lib/ip-address'
+import { createBuckets } from '../../lib/token-buckets'
 import { grantableScopes } from '../../services/actors/actor'
 import {
   type AuthorizationRequest,
@@ -14,7 +16,6 @@ import { tokenMatches } from '../admin/csrf'
 import { CSP, withSecurityHeaders } from '../admin/headers'
 import { createRenderer } from '../admin/render'
 import { page } from '../admin/types'
-import { createIpLimiter } from '../middleware/rate-limit'
 
 // The authorization endpoint: the portal's sign-in if there is no session (the
 // session cookie has Path=/ for this), then a consent page — the workspace the token is for
@@ -147,13 +148,15 @@ export function createAuthorizeEndpoint(app: AppContext) {
 
   // Fetching a metadata document costs Herald a connection and a row: anyone may ask for one, so
   // fetches (not answers from the document cache) are limited per caller IP and for the server.
-  const fetchesByIp = createIpLimiter(METADATA_FETCHES_PER_IP_MINUTE)
-  const fetchesAll = createIpLimiter(METADATA_FETCHES_PER_MINUTE)
+  // Counted per process: each bounds its own outbound fetches.
+  const fetches = createBuckets()
+  const perIp = { perMinute: METADATA_FETCHES_PER_IP_MINUTE, burst: METADATA_FETCHES_PER_IP_MINUTE }
+  const perServer = { perMinute: METADATA_FETCHES_PER_MINUTE, burst: METADATA_FETCHES_PER_MINUTE }
   const mayFetch = (ip: string) => () => {
     const now = app.clock.now()
-    const mine = fetchesByIp(ip, now)
+    const mine = fetches(`ip|${addressGroup(ip)}`, perIp, now)
     if (!mine.allowed) return mine.headers['retry-after']!
-    const all = fetchesAll('*', now)
+    const all = fetches('*', perServer, now)
     return all.allowed ? null : all.headers['retry-after']!
   }
 

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import type { AppContext } from '../../context'
 import { ServiceError } from '../../errors'
+import { requestBuckets } from '../../services/limits/request-buckets'
 import { jwks } from '../../services/oauth/keys'
 import { authorizationServerMetadata } from '../../services/oauth/metadata'
 import { clientIp } from '../admin/client-ip'
@@ -35,11 +36,15 @@ export function oauthPlugin(app: AppContext) {
   const authorize = createAuthorizeEndpoint(app)
   const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
   /** One token of the endpoint's per-IP bucket, then its body within the cap, then the endpoint. */
-  const guarded = (endpoint: (request: Request) => Promise<Response>, refuse: Refuse = oauthRefusal) => {
-    const take = createIpLimiter(app.config.loginRatePerMinute)
+  const guarded = (
+    name: string,
+    endpoint: (request: Request) => Promise<Response>,
+    refuse: Refuse = oauthRefusal,
+  ) => {
+    const take = createIpLimiter(app.config.loginRatePerMinute, requestBuckets(app, `oauth-${name}`))
     return (c: Ctx) =>
       handled(app, { request: c.request, route: c.route }, async () => {
-        const rate = take(ipOf(c), app.clock.now())
+        const rate = await take(ipOf(c), app.clock.now())
         const retryAfter = rate.headers['retry-after']
         if (!rate.allowed)
           return refuse(429, `Too many requests from this address; retry in ${retryAfter} s`, retryAfter)
@@ -53,8 +58,8 @@ export function oauthPlugin(app: AppContext) {
         return endpoint(request)
       })
   }
-  const limited = (endpoint: (app: AppContext, request: Request) => Promise<Response>) =>
-    guarded((request) => endpoint(app, request))
+  const limited = (name: string, endpoint: (app: AppContext, request: Request) => Promise<Response>) =>
+    guarded(name, (request) => endpoint(app, request))
   const plain = (fn: (request: Request) => Promise<Response> | Response) => (c: Ctx) =>
     handled(app, { request: c.request, route: c.route }, () => fn(c.request))
   const preflight = () =>
@@ -83,10 +88,10 @@ export function oauthPlugin(app: AppContext) {
         ),
       opts,
     )
-    .post('/oauth2/authorize', guarded(authorize.post, authorize.refuse), opts)
-    .post('/oauth2/token', limited(tokenEndpoint), opts)
-    .post('/oauth2/revoke', limited(revokeEndpoint), opts)
-    .post('/oauth2/register', limited(registerEndpoint), opts)
+    .post('/oauth2/authorize', guarded('authorize', authorize.post, authorize.refuse), opts)
+    .post('/oauth2/token', limited('token', tokenEndpoint), opts)
+    .post('/oauth2/revoke', limited('revoke', revokeEndpoint), opts)
+    .post('/oauth2/register', limited('register', registerEndpoint), opts)
     .options('/.well-known/oauth-authorization-server', preflight, opts)
     .options('/oauth2/jwks', preflight, opts)
     .options('/.well-known/oauth-protected-resource', preflight, opts)

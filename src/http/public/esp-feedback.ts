@@ -4,6 +4,7 @@ import { ServiceError } from '../../errors'
 import { receiveEspNotification } from '../../services/esp-feedback/receive'
 import { createSnsVerifier, type SnsVerifierOptions } from '../../services/esp-feedback/sns-signature'
 import { ESP_PROVIDERS, type EspProvider } from '../../services/esp-feedback/types'
+import { requestBuckets } from '../../services/limits/request-buckets'
 import { clientIp } from '../admin/client-ip'
 import { ANONYMOUS_BODY_LIMIT, readLimited } from '../middleware/body'
 import { createIpLimiter } from '../middleware/rate-limit'
@@ -34,7 +35,7 @@ export function espFeedbackPlugin(app: AppContext, sns: Partial<SnsVerifierOptio
     now: () => app.clock.now(),
     ...sns,
   })
-  const take = createIpLimiter(PER_IP_PER_MINUTE)
+  const take = createIpLimiter(PER_IP_PER_MINUTE, requestBuckets(app, 'esp-feedback'))
   return new Elysia({ name: 'herald-esp-feedback' }).post(
     '/hooks/:provider/:token',
     (c: Ctx) =>
@@ -42,7 +43,7 @@ export function espFeedbackPlugin(app: AppContext, sns: Partial<SnsVerifierOptio
         const provider = c.params.provider as EspProvider
         if (!ESP_PROVIDERS.includes(provider))
           throw new ServiceError('NOT_FOUND', `No feedback endpoint for provider ${c.params.provider}`)
-        const rate = take(
+        const rate = await take(
           clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null),
           app.clock.now(),
         )

@@ -4,6 +4,7 @@ import { ServiceError } from '../../errors'
 import { confirmByToken } from '../../services/forms/confirm'
 import { echoValues } from '../../services/forms/submission'
 import { findActiveForm, submitForm } from '../../services/forms/submit'
+import { requestBuckets } from '../../services/limits/request-buckets'
 import { footerOf } from '../../services/sending-profiles/footer'
 import { clientIp } from '../admin/client-ip'
 import { ANONYMOUS_BODY_LIMIT, bufferedRequest, parseJson, readLimited } from '../middleware/body'
@@ -48,7 +49,7 @@ async function formBody(request: Request): Promise<Record<string, unknown>> {
 }
 
 export function formsPlugin(app: AppContext) {
-  const take = createKeyedIpLimiter(PER_IP_PER_FORM_MINUTE)
+  const take = createKeyedIpLimiter(PER_IP_PER_FORM_MINUTE, requestBuckets(app, 'form'))
   const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
   const notFound = () => htmlResponse(404, NOT_FOUND_PAGE)
 
@@ -58,7 +59,7 @@ export function formsPlugin(app: AppContext) {
     const form = await findActiveForm(app, c.params.id ?? '')
     if (!form)
       return json ? jsonResponse(404, errorBody('NOT_FOUND', 'No such form', requestId), CORS) : notFound()
-    const rate = take(ipOf(c), form.id, app.clock.now())
+    const rate = await take(ipOf(c), form.id, app.clock.now())
     if (!rate.allowed)
       return json
         ? jsonResponse(

@@ -11,6 +11,7 @@ import { coerceQuery, validate } from '../../lib/validate'
 import { type Actor, ANONYMOUS } from '../../services/actors/actor'
 import { type AuthOutcome, createAuthenticator } from '../../services/api-keys/authenticate'
 import { abandonIdempotent, beginIdempotent, completeIdempotent } from '../../services/idempotency'
+import { requestBuckets } from '../../services/limits/request-buckets'
 import { createTokenAuthenticator, looksLikeJwt } from '../../services/oauth/authenticate'
 import type { Download, Verb } from '../../services/verbs/define'
 import { authorize, type InvokeOptions, invoke, invokeNow } from '../../services/verbs/invoke'
@@ -65,7 +66,7 @@ export function createPipeline(app: AppContext): Pipeline {
   return {
     app,
     authenticate: credentialAuthenticator(app),
-    rateLimit: createRateLimiter(),
+    rateLimit: createRateLimiter(requestBuckets(app, 'key')),
     ipLimits: new Map(),
   }
 }
@@ -74,7 +75,7 @@ export function createPipeline(app: AppContext): Pipeline {
  * One token of the operation's own per-IP bucket (429 with Retry-After when empty). Its
  * RateLimit-* headers go on every answer, as a key's do, so a client can pace itself.
  */
-function admitIp(
+async function admitIp(
   p: Pipeline,
   o: Operation,
   request: Request,
@@ -83,10 +84,10 @@ function admitIp(
 ) {
   let limit = p.ipLimits.get(o.id)
   if (!limit) {
-    limit = createIpLimiter(p.app.config.loginRatePerMinute)
+    limit = createIpLimiter(p.app.config.loginRatePerMinute, requestBuckets(p.app, `ip-${o.id}`))
     p.ipLimits.set(o.id, limit)
   }
-  const decision = limit(clientIp(request, meta.peer ?? null), p.app.clock.now())
+  const decision = await limit(clientIp(request, meta.peer ?? null), p.app.clock.now())
   Object.assign(headers, decision.headers)
   if (decision.allowed) return
   throw new ServiceError(
@@ -226,7 +227,7 @@ export async function admitCredential(
   }
   const { actor } = outcome
   meta.keyId = actor.id
-  const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', app.clock.now())
+  const limit = await p.rateLimit(actor.id, actor.key?.tier ?? 'standard', app.clock.now())
   Object.assign(headers, limit.headers)
   if (!limit.allowed)
     throw new ServiceError('RATE_LIMITED', `Rate limit exceeded; retry in ${limit.headers['retry-after']} s`)
@@ -238,9 +239,9 @@ export async function admitCredential(
  * takes one more, all or none. A bucket that cannot pay them all refuses the whole batch (429)
  * before any call runs, so a client resends it whole after Retry-After and nothing ran twice.
  */
-export function admitBatch(p: Pipeline, actor: Actor, calls: number, headers: Record<string, string>) {
+export async function admitBatch(p: Pipeline, actor: Actor, calls: number, headers: Record<string, string>) {
   if (calls <= 1) return
-  const limit = p.rateLimit(actor.id, actor.key?.tier ?? 'standard', p.app.clock.now(), calls - 1)
+  const limit = await p.rateLimit(actor.id, actor.key?.tier ?? 'standard', p.app.clock.now(), calls - 1)
   Object.assign(headers, limit.headers)
   if (!limit.allowed)
     throw new ServiceError(
@@ -278,7 +279,7 @@ export async function runOperation(
     if (app.lifecycle.draining)
       throw new ServiceError('UNAVAILABLE', 'The server is shutting down; retry shortly')
 
-    if (o.perIpLimit) admitIp(p, o, request, headers, meta)
+    if (o.perIpLimit) await admitIp(p, o, request, headers, meta)
     let actor: Actor = ANONYMOUS
     let credentialId: string | null = null
     if (o.auth !== 'none') {

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm'
+import { and, eq, sql } from 'drizzle-orm'
 import type { Config } from '../../config'
 import type { AppContext } from '../../context'
 import { type DomainWarmupRow, domains, domainWarmups } from '../../db/schema'
@@ -79,7 +79,14 @@ export async function saveWarmupCount(
   day: number,
   sent: number,
 ): Promise<void> {
-  await app.db.update(domainWarmups).set({ day, sent }).where(eq(domainWarmups.domainId, domainId))
+  // Never lower within a day: with several processes, counts may be saved out of order.
+  await app.db
+    .update(domainWarmups)
+    .set({
+      day,
+      sent: sql`CASE WHEN ${domainWarmups.day} = ${day} AND ${domainWarmups.sent} > ${sent} THEN ${domainWarmups.sent} ELSE ${sent} END`,
+    })
+    .where(eq(domainWarmups.domainId, domainId))
 }
 
 /** Each warming domain of a client: where it stands today (the score and the portal). */

@@ -14,6 +14,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'test/db/postgres/suite.test.ts': 'this pass itself',
   'test/multi/two-processes.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/webhook-order.test.ts': 'starts two binaries on a PostgreSQL database of their own',
+  'test/multi/shared-limits.test.ts': 'starts two binaries on a PostgreSQL database of their own',
 }
 
 const root = join(import.meta.dir, '../../..')
