@@ -2,6 +2,7 @@ import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { rawRows } from '../../db/raw'
+import { lockRows } from '../../db/row-lock'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField } from '../../errors'
@@ -90,6 +91,9 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
  */
 export async function snapshotChunk(app: AppContext, campaignId: string): Promise<boolean> {
   return await inTransaction(app.sqlite, async () => {
+    // Two processes copying the same campaign take turns: the second reads the cursor the
+    // first moved, so a chunk is copied (and the A/B groups drawn) once.
+    await lockRows(app.store, sql`${campaigns}`, sql`${campaigns.id} = ${campaignId}`)
     const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
     if (!c || c.snapshotDone) return true
     const rows = await nextRecipients(app, c, c.snapshotCursor ?? '')
