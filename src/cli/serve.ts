@@ -5,7 +5,6 @@ import { loadConfig } from '../config'
 import { createAppContext } from '../create-context'
 import { startCheckpointer } from '../db/checkpointer'
 import { DB_FILE, ensureDataDir } from '../db/data-dir'
-import { holdPgServeLock } from '../db/postgres/serve-lock'
 import { startWakeChannel } from '../db/postgres/wake-channel'
 import { holdServerLock } from '../db/server-lock'
 import { removeStaleSpools, uploadsDir } from '../http/middleware/upload'
@@ -40,13 +39,6 @@ export async function serve(flags: Flags): Promise<void> {
       throw err
     }
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
-  // Several processes on one PostgreSQL database share claims, job firings, wakes and the secret
-  // key; rate limits, throttles, caps and warm-up are still counted in each process.
-  const pgLock = ctx.store.postgres ? await holdPgServeLock(ctx.store.postgres) : null
-  if (ctx.store.postgres && !pgLock)
-    ctx.log.warn(
-      'another Herald process serves this PostgreSQL database; rate limits, send throttles, hourly caps and warm-up are counted per process',
-    )
   // Processes on one PostgreSQL database wake each other's workers (LISTEN/NOTIFY).
   const wakeChannel = ctx.store.postgres ? await startWakeChannel(ctx.store.postgres, ctx.workers) : null
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
@@ -121,7 +113,6 @@ export async function serve(flags: Flags): Promise<void> {
     await Promise.all([sender.stop(), webhookWorker.stop(), importWorker.stop(), flowWorker.stop()])
     await checkpointer?.stop()
     await wakeChannel?.stop()
-    await pgLock?.release()
     await ctx.store.close() // its last TRUNCATE checkpoint folds the WAL back into the data file
     lock?.release()
     ctx.log.info('stopped', { forced: timedOut })

@@ -9,8 +9,9 @@ import { until } from '../helpers/receiver'
 
 // Two `herald serve` processes on one empty PostgreSQL database, started together, with one
 // secret key, as two machines behind a load balancer: requests go to both alternately. What this
-// shows is what several processes share today (bootstrap, claims, job slots, the key); rate
-// limits, throttles and caps are still counted per process (docs/postgres.md).
+// shows: one bootstrap, what one process writes the other reads, claims and job slots shared.
+// Limits: shared-limits.test.ts; webhook order: webhook-order.test.ts; crashes and restarts:
+// kill-and-restart.test.ts.
 
 setDefaultTimeout(120_000)
 const bin = useBinary('herald-multi-')
