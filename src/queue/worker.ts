@@ -100,6 +100,9 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
   const groups = new Map<string, Set<Promise<void>>>()
   const starting = new Set<string>()
   const gates = new Map<string, Gate>()
+  // Refill claims under way: their group is not in `groups` until the claim answers, and a stop
+  // must wait for it (else its sends would go out with the process exiting, unrecorded).
+  const refilling = new Set<Promise<unknown>>()
   let stopping = false
 
   const free = (key: string) => !starting.has(key) && (groups.get(key)?.size ?? 0) < GROUPS_PER_LANE
@@ -143,11 +146,6 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
       starting.delete(key)
       return null
     }
-    let set = groups.get(key)
-    if (!set) {
-      set = new Set()
-      groups.set(key, set)
-    }
     let started = false
     const onStarted = (sends: number) => {
       if (started) return
@@ -155,12 +153,21 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
       starting.delete(key)
       // A full batch that sent: more is likely due, claimed now. (Held messages, a paused
       // campaign's, start no send: no refill then, so a claim never loops without sending.)
-      if (refills && !stopping && sends > 0 && seqs.length === limit && free(key))
-        claimGroup(source, lane, key, limit).catch((err) =>
-          app.log.error('send claim failed', { lane: key, error: String((err as Error)?.stack ?? err) }),
-        )
+      if (refills && !stopping && sends > 0 && seqs.length === limit && free(key)) {
+        const refill = claimGroup(source, lane, key, limit)
+          .catch((err) =>
+            app.log.error('send claim failed', { lane: key, error: String((err as Error)?.stack ?? err) }),
+          )
+          .finally(() => refilling.delete(refill))
+        refilling.add(refill)
+      }
     }
-    const group: Promise<void> = processBatch(await outbox.claimedRows(seqs), laneOf(key, onStarted))
+    const rows = await outbox.claimedRows(seqs)
+    // The lane's set is read after that await: one read before it may have emptied and left the
+    // map meanwhile (its last group ended), and a group added there would go untracked by a stop.
+    const set = groups.get(key) ?? new Set<Promise<void>>()
+    groups.set(key, set)
+    const group: Promise<void> = processBatch(rows, laneOf(key, onStarted))
       .catch((err) => {
         // Its messages keep their leases and are due again when these expire.
         app.log.error('send batch failed', { lane: key, error: String((err as Error)?.stack ?? err) })
@@ -231,7 +238,8 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     // Sends in flight end within HERALD_SEND_TIMEOUT_MS and their outcomes are written.
     settle: async () => {
       stopping = true
-      while (groups.size > 0) await Promise.all([...groups.values()].flatMap((set) => [...set]))
+      while (groups.size > 0 || refilling.size > 0)
+        await Promise.all([...refilling, ...[...groups.values()].flatMap((set) => [...set])])
     },
   })
   return {
