@@ -3,6 +3,7 @@ import { type SQL, sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { type Deadline, installDeadline } from './deadline'
 import { DIALECT } from './dialect'
+import { sqlStateOf } from './postgres/errors'
 import type { FromReadThread, ReadJob, ToReadThread } from './read-protocol'
 
 // Reads that may be slow (a segment's count over every contact of a client) run on read threads
@@ -217,13 +218,8 @@ async function postgresBoundedAll<T>(db: Db, query: SQL, budgetMs: number): Prom
 
 /** PostgreSQL's query_canceled (57014), as the driver reports it, or wrapped by drizzle. */
 function isStatementTimeout(err: unknown): boolean {
-  for (
-    let e = err as { errno?: unknown; code?: unknown; message?: unknown; cause?: unknown } | undefined;
-    e;
-    e = e.cause as typeof e
-  ) {
-    if (e.errno === '57014' || e.code === '57014') return true
+  if (sqlStateOf(err) === '57014') return true
+  for (let e = err as { message?: unknown; cause?: unknown } | undefined; e; e = e.cause as typeof e)
     if (typeof e.message === 'string' && e.message.includes('statement timeout')) return true
-  }
   return false
 }

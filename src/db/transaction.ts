@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { lostRace } from './postgres/errors'
 import { postgresTransactionsOf } from './postgres/handle'
 
 // Transactions carried through async calls. SQLite has one writer connection per process, so a
@@ -61,6 +62,27 @@ export function inTransactionScope(sqlite: Database): boolean {
 
 const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof (v as Promise<unknown> | null)?.then === 'function'
+
+/** Runs of a transaction that keeps losing races before its error goes to the caller. */
+const RACE_RUNS = 3
+
+/**
+ * inTransaction for work that may run again whole (a verb). On PostgreSQL a transaction that
+ * lost a race with another process's (a unique key committed first, a deadlock) runs again and
+ * then sees what the other committed: a create of the same email answers 409, not 500. Nested in
+ * another transaction it is that one's to run again. SQLite has one writer: no race to lose.
+ */
+export async function inRetriedTransaction<T>(sqlite: Database, fn: () => T | Promise<T>): Promise<T> {
+  const postgres = postgresTransactionsOf(sqlite)
+  if (!postgres || postgres.current()) return await inTransaction(sqlite, fn)
+  for (let run = 1; ; run++) {
+    try {
+      return await postgres.run(fn)
+    } catch (err) {
+      if (run >= RACE_RUNS || !lostRace(err)) throw err
+    }
+  }
+}
 
 /**
  * Runs fn in a write transaction on the shared connection and resolves with its result. It

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { Ctx } from '../../context'
-import { inTransaction } from '../../db/transaction'
+import { inRetriedTransaction } from '../../db/transaction'
 import { type FieldError, forbidden, notFound, ServiceError, validationFailed } from '../../errors'
 import { parseId } from '../../lib/ids'
 import { hasScope, OAUTH_SCOPES, type Scope } from '../../lib/scopes'
@@ -144,7 +144,7 @@ async function commit<I extends TSchema, R, P>(
   options: InvokeOptions,
 ): Promise<R> {
   if (!verb.mutates) return runVerb(verb, ctx, input, prepared, options)
-  const result = await inTransaction(ctx.sqlite, () => runVerb(verb, ctx, input, prepared, options))
+  const result = await inRetriedTransaction(ctx.sqlite, () => runVerb(verb, ctx, input, prepared, options))
   // Events the verb recorded go out to webhooks now rather than at the worker's next look.
   ctx.workers.wake('webhooks')
   return result
