@@ -12,6 +12,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
     'a statement prepared on the SQLite connection (its PostgreSQL form: test/db/postgres/store.test.ts)',
   'test/cli/postgres-serve-binary.test.ts': 'starts the binary on a PostgreSQL database of its own',
   'test/db/postgres/suite.test.ts': 'this pass itself',
+  'test/multi/kill-and-restart.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/two-processes.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/webhook-order.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/shared-limits.test.ts': 'starts two binaries on a PostgreSQL database of their own',
