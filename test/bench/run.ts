@@ -36,7 +36,8 @@
 // Flags: --duration S (each measured wrk run, default 10), --warmup S (2), --rounds N (interleaved
 // bare/Herald pairs, best of each counts; 3), --open-loop S (5), --cold-starts N (5), --http-only
 // (bars 1 and 2 alone: no MCP and none of the script benches), --store postgres (the store bars
-// alone, test/bench/stores.ts: PostgreSQL against SQLite in the same run).
+// alone, test/bench/stores.ts: PostgreSQL against SQLite in the same run; then test/bench/multi.ts:
+// two processes on one PostgreSQL against one, and the failover after SIGKILL).
 
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -208,7 +209,7 @@ async function main(): Promise<boolean> {
   if (opts.store !== 'sqlite' && opts.store !== 'postgres')
     throw new BenchError('--store must be sqlite (the default) or postgres')
   await preflight()
-  if (opts.store === 'postgres') return await runStoresBench()
+  if (opts.store === 'postgres') return await runPostgresBenches()
   workDir = mkdtempSync(join(tmpdir(), 'herald-bench-'))
   const dataDir = join(workDir, 'data')
   const runStarted = performance.now()
@@ -450,10 +451,11 @@ async function runBenchScript(
 }
 
 /**
- * PostgreSQL against SQLite (HERALD_BENCH_STORE_ROWS, default 100,000; HERALD_BENCH_STORE_ROUNDS,
- * default 2): import, capture campaign and REST read, interleaved in one run.
+ * The PostgreSQL bars: PostgreSQL against SQLite (HERALD_BENCH_STORE_ROWS, default 100,000;
+ * HERALD_BENCH_STORE_ROUNDS, default 2): import, capture campaign and REST read, interleaved in one
+ * run; then two processes on one database (HERALD_BENCH_MULTI_RECIPIENTS, default 50,000).
  */
-async function runStoresBench(): Promise<boolean> {
+async function runPostgresBenches(): Promise<boolean> {
   const rows = process.env.HERALD_BENCH_STORE_ROWS ?? '100000'
   const rounds = process.env.HERALD_BENCH_STORE_ROUNDS ?? '2'
   const r = await runBenchScript(
@@ -462,9 +464,16 @@ async function runStoresBench(): Promise<boolean> {
     ['--rows', rows, '--rounds', rounds],
     `${rows} rows, PostgreSQL against SQLite`,
   )
-  for (const line of r.table) console.log(line)
-  console.log(JSON.stringify(r.json))
-  return r.pass
+  const recipients = process.env.HERALD_BENCH_MULTI_RECIPIENTS ?? '50000'
+  const multi = await runBenchScript(
+    'multi',
+    'multi.ts',
+    ['--recipients', recipients],
+    `a ${recipients}-recipient campaign by one process and by two on one PostgreSQL; failover`,
+  )
+  for (const line of [...r.table, ...multi.table]) console.log(line)
+  console.log(JSON.stringify({ stores: r.json, multi: multi.json }))
+  return r.pass && multi.pass
 }
 
 /** The journey bars (HERALD_BENCH_JOURNEY_CONTACTS, default 100,000). */
