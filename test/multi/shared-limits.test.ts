@@ -2,8 +2,9 @@ import { expect, setDefaultTimeout, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { useBinary } from '../helpers/binary'
-import { keyedServers } from '../helpers/binary-api'
+import { keyedServers, sendingAudience, smtpWorld } from '../helpers/binary-api'
 import { blankDatabase } from '../helpers/postgres'
+import { until } from '../helpers/receiver'
 
 // Two `herald serve` processes on one PostgreSQL count a key's rate limit and an address's
 // sign-in limit together: requests sent to both alternately get the tier's allowance once, not
@@ -61,4 +62,48 @@ test("a key's tier and an address's sign-in limit hold across two processes", as
   }
   expect(signIns).toBeGreaterThanOrEqual(18)
   expect(signIns).toBeLessThanOrEqual(22)
+})
+
+test("a client's hourly cap holds across two processes sending one campaign", async () => {
+  const url = await blankDatabase()
+  const { dns, sink, env } = await smtpWorld()
+  const shared = {
+    ...env,
+    HERALD_DATABASE_URL: url,
+    HERALD_SECRET_KEY: randomBytes(32).toString('hex'),
+    HERALD_CLIENT_HOURLY_CAP: '400',
+  }
+  const a = await serve(join(bin.work, 'cap-a'), shared)
+  const b = await serve(join(bin.work, 'cap-b'), shared)
+  const { q, list } = await sendingAudience(a.call, dns, {
+    domain: 'capped.example',
+    from: 'news',
+    fromName: 'News',
+    contacts: 1000,
+    prefix: 'cap',
+    importMs: 30_000,
+  })
+  const campaign = await b.call('POST', `/api/v1/campaigns${q}`, {
+    name: 'Capped',
+    list_id: list.id,
+    subject: 'Hello',
+    body_html: '<p>Hi</p>',
+  })
+  await a.call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
+  // Both processes send until the cap holds back the rest, to the next hour: 400 sent, 600 waiting
+  // (counted per process, each would have let up to 400 through).
+  let deferred = 0
+  await until(
+    async () => {
+      const c = await (sink.received.length % 2 ? a : b).call('GET', `/api/v1/campaigns/${campaign.id}`)
+      deferred = c.deferred?.count ?? 0
+      return deferred + sink.received.length === 1000
+    },
+    60_000,
+    'every message sent or deferred',
+  )
+  expect(sink.received).toHaveLength(400)
+  expect(deferred).toBe(600)
+  const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
+  expect(held.deferred.reason).toBe('hourly_cap')
 })
