@@ -24,6 +24,8 @@ export interface Config {
   readonly adminEmail: string
   readonly adminPassword: string | null
   readonly dnsServers: readonly string[]
+  /** Proxies (addresses or CIDR ranges) besides loopback whose X-Forwarded-For is believed. */
+  readonly trustedProxies: readonly string[]
   /** SPF mechanism senders must publish: `include:<host>` (HERALD_SPF_INCLUDE) … */
   readonly spfInclude: string | null
   /** … or `ip4:`/`ip6:<address>` (HERALD_SENDING_IP). */
@@ -238,6 +240,23 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
   for (const host of snsCertHosts)
     if (!/^(\[[0-9a-f:]+\]|[\w.-]+)(:\d{1,5})?$/i.test(host))
       throw new ConfigError(`HERALD_SNS_CERT_HOSTS entry "${host}" must be host or host:port`)
+  const trustedProxies = (env.HERALD_TRUSTED_PROXIES ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  for (const entry of trustedProxies) {
+    const [address, bits, extra] = entry.split('/')
+    const family = isIP(address ?? '')
+    const max = family === 6 ? 128 : 32
+    if (
+      family === 0 ||
+      extra !== undefined ||
+      (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max))
+    )
+      throw new ConfigError(
+        `HERALD_TRUSTED_PROXIES entry "${entry}" must be an IP address or a CIDR range (10.0.0.0/8, fd00::/8)`,
+      )
+  }
   for (const server of dnsServers)
     if (!/^(\[[0-9a-f:]+\]|[\w.-]+)(:\d{1,5})?$/i.test(server))
       throw new ConfigError(`HERALD_DNS_SERVERS entry "${server}" must be host or host:port`)
@@ -363,6 +382,7 @@ export function loadConfig(flags: Flags = {}, env: Env = process.env): Config {
     adminEmail,
     adminPassword,
     dnsServers: Object.freeze(dnsServers),
+    trustedProxies: Object.freeze(trustedProxies),
     spfInclude,
     sendingIp,
     webhookAllowPrivate: bool('HERALD_WEBHOOK_ALLOW_PRIVATE', env.HERALD_WEBHOOK_ALLOW_PRIVATE),
@@ -453,6 +473,7 @@ export const SETTING_NAMES: Readonly<Record<keyof Config, { env: string; flag?: 
   adminEmail: { env: 'HERALD_ADMIN_EMAIL' },
   adminPassword: { env: 'HERALD_ADMIN_PASSWORD' },
   dnsServers: { env: 'HERALD_DNS_SERVERS' },
+  trustedProxies: { env: 'HERALD_TRUSTED_PROXIES' },
   spfInclude: { env: 'HERALD_SPF_INCLUDE' },
   sendingIp: { env: 'HERALD_SENDING_IP' },
   webhookAllowPrivate: { env: 'HERALD_WEBHOOK_ALLOW_PRIVATE' },

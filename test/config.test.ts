@@ -63,6 +63,12 @@ describe('config', () => {
     [{ HERALD_SEND_CONCURRENCY: '0' }, /HERALD_SEND_CONCURRENCY/],
     [{ HERALD_WEBHOOK_CONCURRENCY: '0' }, /HERALD_WEBHOOK_CONCURRENCY must be between 1 and 256/],
     [{ HERALD_DNS_SERVERS: '1.1.1.1:53, bad host!' }, /HERALD_DNS_SERVERS entry "bad host!"/],
+    [
+      { HERALD_TRUSTED_PROXIES: '10.0.0.0/8, caddy.internal' },
+      /HERALD_TRUSTED_PROXIES entry "caddy.internal"/,
+    ],
+    [{ HERALD_TRUSTED_PROXIES: '10.0.0.0/33' }, /HERALD_TRUSTED_PROXIES entry "10.0.0.0\/33"/],
+    [{ HERALD_TRUSTED_PROXIES: 'fd00::/129' }, /HERALD_TRUSTED_PROXIES entry "fd00::\/129"/],
     [{ HERALD_ADMIN_PASSWORD: 'short' }, /HERALD_ADMIN_PASSWORD must be at least 8/],
   ]
   for (const [env, message] of bad) {

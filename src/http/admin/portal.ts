@@ -219,7 +219,7 @@ export function createPortal(app: AppContext, sections: readonly Section[] = reg
 
   async function login(received: Request, url: URL, peer: string | null): Promise<Response> {
     // The bucket first and the body after, within 64 KiB: anyone may post here.
-    const ip = clientIp(received, peer)
+    const ip = clientIp(received, peer, app.config.trustedProxies)
     const rate = await loginRate(ip, app.clock.now())
     if (!rate.allowed) {
       const wait = Number(rate.headers['retry-after'])

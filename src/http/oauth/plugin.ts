@@ -34,7 +34,8 @@ const oauthRefusal: Refuse = (status, message, retryAfter) =>
 
 export function oauthPlugin(app: AppContext) {
   const authorize = createAuthorizeEndpoint(app)
-  const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
+  const ipOf = (c: Ctx) =>
+    clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null, app.config.trustedProxies)
   /** One token of the endpoint's per-IP bucket, then its body within the cap, then the endpoint. */
   const guarded = (
     name: string,

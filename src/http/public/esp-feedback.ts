@@ -44,7 +44,7 @@ export function espFeedbackPlugin(app: AppContext, sns: Partial<SnsVerifierOptio
         if (!ESP_PROVIDERS.includes(provider))
           throw new ServiceError('NOT_FOUND', `No feedback endpoint for provider ${c.params.provider}`)
         const rate = await take(
-          clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null),
+          clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null, app.config.trustedProxies),
           app.clock.now(),
         )
         if (!rate.allowed)

@@ -50,7 +50,8 @@ async function formBody(request: Request): Promise<Record<string, unknown>> {
 
 export function formsPlugin(app: AppContext) {
   const take = createKeyedIpLimiter(PER_IP_PER_FORM_MINUTE, requestBuckets(app, 'form'))
-  const ipOf = (c: Ctx) => clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null)
+  const ipOf = (c: Ctx) =>
+    clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null, app.config.trustedProxies)
   const notFound = () => htmlResponse(404, NOT_FOUND_PAGE)
 
   /** One POST, form-encoded or JSON; `cors` is added to every JSON answer, errors included. */

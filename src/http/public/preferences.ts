@@ -92,7 +92,11 @@ export function preferencesPlugin(app: AppContext) {
             everything,
           },
           {
-            ip: clientIp(c.request, c.server?.requestIP(c.request)?.address ?? null),
+            ip: clientIp(
+              c.request,
+              c.server?.requestIP(c.request)?.address ?? null,
+              app.config.trustedProxies,
+            ),
             userAgent: c.request.headers.get('user-agent'),
           },
           now,

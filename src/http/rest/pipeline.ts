@@ -87,7 +87,10 @@ async function admitIp(
     limit = createIpLimiter(p.app.config.loginRatePerMinute, requestBuckets(p.app, `ip-${o.id}`))
     p.ipLimits.set(o.id, limit)
   }
-  const decision = await limit(clientIp(request, meta.peer ?? null), p.app.clock.now())
+  const decision = await limit(
+    clientIp(request, meta.peer ?? null, p.app.config.trustedProxies),
+    p.app.clock.now(),
+  )
   Object.assign(headers, decision.headers)
   if (decision.allowed) return
   throw new ServiceError(
