@@ -12,6 +12,7 @@ import { registerJobs } from '../jobs'
 import { flushLogs } from '../lib/log'
 import { startSending } from '../queue/start'
 import { sendDeps } from '../sending'
+import { CREDENTIALS_SIGNAL, forgetCredentials } from '../services/api-keys/authenticate'
 import { createFlowWorker } from '../services/flows/worker'
 import { createImportWorker } from '../services/imports/runner'
 import { bootstrapIfEmpty } from '../services/instance/bootstrap'
@@ -39,8 +40,13 @@ export async function serve(flags: Flags): Promise<void> {
       throw err
     }
   if (!lock) ctx.log.warn('another process holds the data directory lock', { data: config.dataDir })
-  // Processes on one PostgreSQL database wake each other's workers (LISTEN/NOTIFY).
-  const wakeChannel = ctx.store.postgres ? await startWakeChannel(ctx.store.postgres, ctx.workers) : null
+  // Processes on one PostgreSQL database wake each other's workers and drop cached credentials
+  // another changed (LISTEN/NOTIFY).
+  const wakeChannel = ctx.store.postgres
+    ? await startWakeChannel(ctx.store.postgres, ctx.workers, {
+        [CREDENTIALS_SIGNAL]: () => forgetCredentials(ctx.db),
+      })
+    : null
   // WAL checkpoints on a thread of their own (src/db/checkpointer.ts); HERALD_WAL_CHECKPOINT_THREAD=0
   // keeps SQLite's automatic checkpoint on commit (what the benchmark's 'before' runs). PostgreSQL
   // has no file of ours to checkpoint: none is started there.

@@ -1,6 +1,9 @@
 import type { SQL } from 'bun'
+import { sql } from 'drizzle-orm'
 import { randomBase62 } from '../../lib/crypto'
 import { type Wakers, WORKER_NAMES, type WorkerName } from '../../lib/wakers'
+import type { Db } from '../client'
+import { rawRows } from '../raw'
 
 // Processes sharing a PostgreSQL database wake each other's workers through LISTEN/NOTIFY: a
 // launch or a queued message on one process is picked up by the others at once rather than at
@@ -14,18 +17,32 @@ import { type Wakers, WORKER_NAMES, type WorkerName } from '../../lib/wakers'
 const CHANNEL = 'herald_wake'
 const NOTIFY_DELAY_MS = 25
 
+/**
+ * Tells every process on the database, on the wake channel, that `name` happened: sent in the
+ * caller's transaction, it is delivered when that commits (and not at all if it rolls back).
+ */
+export async function signalProcesses(db: Db, name: string): Promise<void> {
+  await rawRows(db, sql`SELECT pg_notify(${CHANNEL}, ${`${name}:`})`)
+}
+
 export interface WakeChannel {
   stop(): Promise<void>
 }
 
 /** Listens on the database's wake channel and relays this process's wakes to it. */
-export async function startWakeChannel(client: SQL, wakers: Wakers): Promise<WakeChannel> {
+export async function startWakeChannel(
+  client: SQL,
+  wakers: Wakers,
+  /** Signals by name (signalProcesses): each runs in every process, this one included. */
+  signals: Readonly<Record<string, () => void>> = {},
+): Promise<WakeChannel> {
   // Each process knows its own notifications by this tag and does not wake itself twice.
   const self = randomBase62(12)
   const known = new Set<string>(WORKER_NAMES)
   const listener = await client.listen(CHANNEL, (payload: string) => {
     const [name, from] = payload.split(':')
-    if (from !== self && name && known.has(name)) wakers.wakeHere(name as WorkerName)
+    if (name && Object.hasOwn(signals, name)) signals[name]!()
+    else if (from !== self && name && known.has(name)) wakers.wakeHere(name as WorkerName)
   })
   const pending = new Map<WorkerName, ReturnType<typeof setTimeout>>()
   let stopped = false

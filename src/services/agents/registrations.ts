@@ -172,7 +172,7 @@ export async function claimAgent(ctx: Ctx, input: ClaimAgentInput, jag: IdJag | 
       .returning()
   )[0]!
   if (!claimed) throw invalidState('The registration was claimed already', 'claimed', ['approved'])
-  credentialsChanged(ctx.db)
+  await credentialsChanged(ctx)
   return {
     credential,
     key_id: key.id,
@@ -195,6 +195,6 @@ export async function revokeAgentCredential(ctx: Ctx, input: RevokeAgentInput) {
       .where(and(eq(apiKeys.keyHash, sha256Hex(input.credential)), isNull(apiKeys.revokedAt)))
       .returning({ id: apiKeys.id })
   )[0]!
-  if (revoked) credentialsChanged(ctx.db)
+  if (revoked) await credentialsChanged(ctx)
   return { revoked: true as const }
 }

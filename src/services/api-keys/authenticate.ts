@@ -1,5 +1,7 @@
 import { eq, sql } from 'drizzle-orm'
+import type { AppContext } from '../../context'
 import type { Db } from '../../db/client'
+import { signalProcesses } from '../../db/postgres/wake-channel'
 import { preparedQuery, preparedWrite } from '../../db/prepared-query'
 import { apiKeys, clients } from '../../db/schema'
 
@@ -23,9 +25,21 @@ const CACHE_MAX = 10_000
 const epochs = new WeakMap<Db, number>()
 const credentialEpoch = (db: Db) => epochs.get(db) ?? 0
 
-/** Call after changing a key or a client's status: cached look-ups are dropped. */
-export function credentialsChanged(db: Db): void {
+/** The signal other processes on a PostgreSQL database receive when credentials change. */
+export const CREDENTIALS_SIGNAL = 'credentials'
+
+/** Drops this process's cached look-ups (another process changed a key or a client's status). */
+export function forgetCredentials(db: Db): void {
   epochs.set(db, credentialEpoch(db) + 1)
+}
+
+/**
+ * Call after changing a key or a client's status: cached look-ups are dropped here at once, and
+ * in the other processes on a PostgreSQL database when the caller's transaction commits.
+ */
+export async function credentialsChanged(ctx: Pick<AppContext, 'db' | 'store'>): Promise<void> {
+  forgetCredentials(ctx.db)
+  if (ctx.store.dialect === 'postgres') await signalProcesses(ctx.db, CREDENTIALS_SIGNAL)
 }
 
 /** Looks a presented key up by its SHA-256; `last_used_at` is written at most once a minute. */
@@ -45,8 +59,9 @@ export function createAuthenticator(db: Db) {
   )
 
   // Looked-up keys are remembered for CACHE_MS so a busy key costs no hash and no query per
-  // request. Changes made through this process (revoke, suspend) clear the cache at once; a
-  // revocation by another process (the CLI) takes effect within CACHE_MS.
+  // request. Changes made through this process (revoke, suspend) clear the cache at once. On
+  // PostgreSQL the change also signals the serving processes, which clear theirs when it commits;
+  // on SQLite a revocation by the CLI takes effect within CACHE_MS.
   const cache = new Map<string, { row: Awaited<ReturnType<typeof byHash>>[number] | null; at: number }>()
   let seenEpoch = credentialEpoch(db)
 

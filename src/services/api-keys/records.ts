@@ -60,6 +60,6 @@ export async function revokeApiKey(ctx: Ctx, id: string) {
         .where(and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt)))
         .returning()
     )[0]! ?? row
-  credentialsChanged(ctx.db)
+  await credentialsChanged(ctx)
   return presentApiKey(revoked)
 }

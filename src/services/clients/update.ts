@@ -23,6 +23,6 @@ export async function updateClient(ctx: Ctx, id: string, input: UpdateClientPatc
       .where(eq(clients.id, id))
       .returning()
   )[0]!
-  if (row.status !== current.status) credentialsChanged(ctx.db) // a suspension stops its keys at once
+  if (row.status !== current.status) await credentialsChanged(ctx) // a suspension stops its keys at once
   return presentClient(row)
 }

@@ -15,6 +15,7 @@ export const SQLITE_ONLY: Readonly<Record<string, string>> = {
   'test/multi/kill-and-restart.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/two-processes.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/webhook-order.test.ts': 'starts two binaries on a PostgreSQL database of their own',
+  'test/multi/revocation.test.ts': 'starts two binaries on a PostgreSQL database of their own',
   'test/multi/shared-limits.test.ts': 'starts two binaries on a PostgreSQL database of their own',
 }
 

@@ -62,3 +62,30 @@ test('once stopped, a process neither relays nor hears wakes', async () => {
     await c.channel.stop()
   }
 })
+
+test("a signal runs in every process, the sender's included, when the transaction that sent it commits", async () => {
+  const heard: string[] = []
+  const on = async (pool: SQL, who: string) =>
+    await startWakeChannel(pool, createWakers(), { credentials: () => heard.push(who) })
+  const a = await on(pools[0]!, 'a')
+  const b = await on(pools[1]!, 'b')
+  try {
+    // Rolled back: never delivered. Committed: delivered to both, after the rolled-back one
+    // would have been (notifications arrive in commit order).
+    await pools[0]!
+      .begin(async (tx) => {
+        await tx`SELECT pg_notify('herald_wake', 'credentials:')`
+        throw new Error('rolled back')
+      })
+      .catch(() => {})
+    await pools[0]!.begin(async (tx) => {
+      await tx`SELECT pg_notify('herald_wake', 'credentials:')`
+      expect(heard).toEqual([]) // not before the commit
+    })
+    await until(() => heard.length >= 2)
+    expect(heard.sort()).toEqual(['a', 'b'])
+  } finally {
+    await a.stop()
+    await b.stop()
+  }
+})
