@@ -143,17 +143,26 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     else flushTimer ??= setTimeout(flush, flushMs)
   }
 
-  /** Gives the lane's unsent rows back (due now, same attempt count) and forgets the lane. */
-  async function close(lane: Lane) {
+  /**
+   * Gives rows back, due again (same attempt count) at the time they were made: claimed again,
+   * they keep their place before the endpoint's newer events.
+   */
+  async function giveBack(rows: readonly ClaimedRow[]) {
     const now = app.clock.now()
     try {
-      for (const r of lane.queue) await q.releaseDelivery(r.id, now)
+      for (const r of rows) await q.releaseDelivery(r.id, Math.min(r.createdAt, now))
     } catch (err) {
       // A database that cannot write (a full volume): the rows keep their leases and are due
       // again when those expire. Thrown here it would end the process from a request's callback.
-      app.log.error('webhook deliveries not released', { error: String(err), count: lane.queue.length })
+      app.log.error('webhook deliveries not released', { error: String(err), count: rows.length })
     }
+  }
+
+  /** Gives the lane's unsent rows back and forgets the lane. */
+  async function close(lane: Lane) {
+    const rows = lane.queue
     lane.queue = []
+    await giveBack(rows)
     if (lane.inFlight === 0) await forget(lane)
   }
 
@@ -184,6 +193,16 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     // the answer cannot change while it runs.
     if (lane.inFlight < inFlight && lane.queue.length > 0)
       if (stopped || !lane.hook.active || !(await q.isHookActive(lane.id))) return await close(lane)
+    // A slow endpoint can keep rows queued here until their lease (and the lane's) is nearly over;
+    // started then, a request could outlast it while another process takes the lane and sends
+    // the same rows. Those rows go back instead, and the next claim takes them again, renewing
+    // the lane. (Half the lease at most: a lease shorter than the timeout would give every row back.)
+    const lateAt = app.clock.now() + Math.min(policy.timeoutMs, leaseMs / 2)
+    const late = lane.queue.findIndex((r) => r.nextAttemptAt! < lateAt)
+    if (late >= 0 && lane.inFlight < inFlight) {
+      const rows = lane.queue.splice(late)
+      await giveBack(rows)
+    }
     while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
       lane.inFlight++

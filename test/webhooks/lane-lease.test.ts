@@ -133,3 +133,41 @@ test('a holder that dies keeps the lane until its lease ends; then the other tak
   await b.stop()
   expect(rx.received).toHaveLength(4)
 })
+
+test('rows a slow endpoint kept queued until their lease nearly ended go back and are claimed again, renewing the lane', async () => {
+  rx.received.length = 0
+  const c = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  const d = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  holdAnswers()
+  const ids = await produce(3)
+  await c.runOnce()
+  await until(() => rx.received.length === 1, 5000, 'the first request')
+
+  // The first answer comes when less than a timeout of the lease is left: the next row is not
+  // started on what is left of it, but given back and claimed again with a lease of its own.
+  now += LEASE - 1000
+  const first = answer
+  holdAnswers()
+  first()
+  await until(
+    async () => {
+      if (rx.received.length < 2) await c.runOnce()
+      return rx.received.length === 2
+    },
+    5000,
+    'the second request',
+  )
+  // Past the first claim's lease the other worker finds the lane still held, and sends nothing.
+  now += 2000
+  expect((await d.runOnce()).worked).toBe(false)
+  expect(rx.received).toHaveLength(2)
+
+  answer()
+  hold = null
+  await c.drain()
+  await d.drain()
+  const got = arrivals()
+  expect(got.map((r) => r.contact)).toEqual(ids)
+  expect(new Set(got.map((r) => r.id)).size).toBe(3)
+  await Promise.all([c.stop(), d.stop()])
+})
