@@ -6,8 +6,10 @@ import { takeTokens } from './shared-limits'
 
 // Buckets several processes count together, kept in the database. A process takes a few tokens
 // at a time (a twentieth of the burst) and spends them itself, so most requests cost no round
-// trip; tokens it has not spent within a second go back with its next take. What processes hold
-// unspent is all a bucket can be overdrawn by: two processes, a tenth of the burst at most.
+// trip; tokens it has not spent within a second go back with its next take. Tokens leave the
+// bucket before they are spent, so the processes together never spend more than it gave; what
+// they hold unspent (a tenth of the burst at most with two) can make another refuse early, or be
+// spent just after the bucket refilled.
 // After a refusal the process refuses on its own until the bucket could pay again, so a flood
 // of refused requests does not become a flood of writes.
 
@@ -22,7 +24,9 @@ interface Held {
   until: number
   /** What the bucket had left at the last take. */
   left: number
+  /** Until when a cost of at least `refusedCost` is refused here without asking the bucket. */
   refusedUntil: number
+  refusedCost: number
 }
 
 export function createSharedBuckets(db: Db, name: string): TakeTokens {
@@ -38,7 +42,7 @@ export function createSharedBuckets(db: Db, name: string): TakeTokens {
     }
     let h = held.get(key)
     if (!h) {
-      h = { tokens: 0, until: 0, left: burst, refusedUntil: 0 }
+      h = { tokens: 0, until: 0, left: burst, refusedUntil: 0, refusedCost: 0 }
       held.set(key, h)
     }
     const fresh = h.until > now
@@ -46,7 +50,9 @@ export function createSharedBuckets(db: Db, name: string): TakeTokens {
       h.tokens -= cost
       return decision(limit, h.tokens + h.left, true, cost)
     }
-    if (h.refusedUntil > now) return decision(limit, h.tokens + h.left, false, cost)
+    // A cost over the burst can never be paid: refused without taking what others could spend.
+    if (cost > burst) return decision(limit, h.tokens + h.left, false, cost)
+    if (h.refusedUntil > now && cost >= h.refusedCost) return decision(limit, h.tokens + h.left, false, cost)
     // Out of the map while the take runs: a request meanwhile goes to the bucket on its own.
     const keep = fresh ? h.tokens : 0
     const giveBack = fresh ? 0 : h.tokens
@@ -69,6 +75,7 @@ export function createSharedBuckets(db: Db, name: string): TakeTokens {
     }
     const refused = decision(limit, h.tokens + h.left, false, cost)
     h.refusedUntil = now + (refused.retryAfterMs ?? 0)
+    h.refusedCost = cost
     return refused
   }
 }

@@ -1,4 +1,4 @@
-import { and, eq, lt, type SQL, sql } from 'drizzle-orm'
+import { and, eq, like, lt, type SQL, sql } from 'drizzle-orm'
 import type { Db } from './client'
 import { DIALECT } from './dialect'
 import { rateBuckets, sendWindows } from './schema'
@@ -89,25 +89,22 @@ export async function uncountInWindow(db: Db, key: string, start: number): Promi
     .where(and(eq(sendWindows.key, key), eq(sendWindows.start, start)))
 }
 
-/** Whether the window already has a row (its count then needs no seed from the store). */
-export async function windowExists(db: Db, key: string, start: number): Promise<boolean> {
-  const rows = await db
-    .select({ k: sendWindows.key })
-    .from(sendWindows)
-    .where(and(eq(sendWindows.key, key), eq(sendWindows.start, start)))
-    .limit(1)
-  return rows.length > 0
-}
+/** How long after its start each kind of window is kept (its own length, and some). */
+const KEEP_MS = { minute: 3_600_000, hour: 86_400_000, day: 2 * 86_400_000 } as const
 
-/** Deletes windows that started before `before` and buckets untouched since then. */
-export async function purgeSharedLimits(
-  db: Db,
-  before: number,
-): Promise<{ windows: number; buckets: number }> {
-  const w = await db
-    .delete(sendWindows)
-    .where(lt(sendWindows.start, before))
-    .returning({ k: sendWindows.key })
-  const b = await db.delete(rateBuckets).where(lt(rateBuckets.at, before)).returning({ k: rateBuckets.key })
-  return { windows: w.length, buckets: b.length }
+/** Deletes windows over for a while, and buckets untouched for a day (full again long since). */
+export async function purgeSharedLimits(db: Db, now: number): Promise<{ windows: number; buckets: number }> {
+  let windows = 0
+  for (const [kind, keep] of Object.entries(KEEP_MS))
+    windows += (
+      await db
+        .delete(sendWindows)
+        .where(and(like(sendWindows.key, `${kind}|%`), lt(sendWindows.start, now - keep)))
+        .returning({ k: sendWindows.key })
+    ).length
+  const b = await db
+    .delete(rateBuckets)
+    .where(lt(rateBuckets.at, now - 86_400_000))
+    .returning({ k: rateBuckets.key })
+  return { windows, buckets: b.length }
 }

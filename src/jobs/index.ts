@@ -85,7 +85,7 @@ export function registerJobs(ctx: AppContext): void {
   ctx.jobs.register({
     name: 'limits.purge',
     schedule: '41 * * * *',
-    description: 'Delete shared rate buckets and sending windows over for two days',
+    description: 'Delete shared sending windows long over and rate buckets idle for a day',
     run: async () => {
       const r = await runAs(ctx, 'limits.purge', purgeSharedLimitsVerb)
       if (r.windows + r.buckets > 0) ctx.log.info('shared limits purged', r)

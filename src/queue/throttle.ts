@@ -128,25 +128,39 @@ function sharedCounter(db: Db) {
   return {
     async count(checks: readonly WindowCheck[]): Promise<WindowCheck | null> {
       const done: WindowCheck[] = []
-      for (const c of checks) {
-        if (starts[c.kind] !== c.start) {
-          starts[c.kind] = c.start
-          met[c.kind].clear()
+      const undo = async () => {
+        for (const d of done) await uncountInWindow(db, name(d), d.start)
+      }
+      try {
+        // The shortest window first: a send a domain's minute refuses never holds a place in the
+        // client's hour or a warming domain's day meanwhile, where another process would see the
+        // cap reached.
+        for (const c of [...checks].sort((x, y) => SHORTEST_FIRST[x.kind] - SHORTEST_FIRST[y.kind])) {
+          if (starts[c.kind] !== c.start) {
+            starts[c.kind] = c.start
+            met[c.kind].clear()
+          }
+          const seed = met[c.kind].has(c.key) ? 0 : await c.seed()
+          const r = await countInWindow(db, name(c), c.start, c.max, seed)
+          met[c.kind].add(c.key)
+          if (!r.counted) {
+            await undo()
+            return c
+          }
+          c.counted = r.count
+          done.push(c)
         }
-        const seed = met[c.kind].has(c.key) ? 0 : await c.seed()
-        const r = await countInWindow(db, name(c), c.start, c.max, seed)
-        met[c.kind].add(c.key)
-        if (!r.counted) {
-          for (const d of done) await uncountInWindow(db, name(d), d.start)
-          return c
-        }
-        c.counted = r.count
-        done.push(c)
+      } catch (err) {
+        // Counted where it could not all be: taken back, as for a refusal.
+        await undo().catch(() => {})
+        throw err
       }
       return null
     },
   }
 }
+
+const SHORTEST_FIRST = { minute: 0, hour: 1, day: 2 } as const
 
 interface Window {
   start: number

@@ -113,3 +113,18 @@ test('a send one window refuses is not counted in the others', async () => {
     ['minute|both.example', 2],
   ])
 })
+
+test('a refused batch does not refuse the cheaper calls the bucket can still pay, and a cost over the burst takes nothing', async () => {
+  const a = createSharedBuckets(t.ctx.db, 'costs')
+  const b = createSharedBuckets(t.ctx.db, 'costs')
+  // Never payable: refused, and nothing taken from what the other process can spend.
+  expect((await a('key-6', STANDARD, T0, 101)).allowed).toBe(false)
+  let drained = 0
+  while ((await b('key-6', STANDARD, T0)).allowed) drained++
+  expect(drained).toBe(100)
+  // A batch the bucket cannot pay is refused; a single call after it still gets a token.
+  const c = createSharedBuckets(t.ctx.db, 'costs')
+  for (let i = 0; i < 90; i++) expect((await c('key-7', STANDARD, T0)).allowed).toBe(true)
+  expect((await c('key-7', STANDARD, T0, 60)).allowed).toBe(false)
+  expect((await c('key-7', STANDARD, T0)).allowed).toBe(true)
+})

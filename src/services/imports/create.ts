@@ -4,6 +4,7 @@ import { and, eq } from 'drizzle-orm'
 import { filesDirOf } from '../../config'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
+import { lostRace } from '../../db/postgres/errors'
 import { contactImports } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { invalidField, notFound } from '../../errors'
@@ -87,7 +88,8 @@ export async function queueImport(ctx: Ctx, input: CreateImportInput, prepared: 
     ctx.workers.wake('imports')
     return presentImport(row)
   } catch (err) {
-    rmSync(prepared.file, { force: true })
+    // A race lost to another process runs the verb again, on the same file: it stays.
+    if (!lostRace(err)) rmSync(prepared.file, { force: true })
     throw err
   }
 }

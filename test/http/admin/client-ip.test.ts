@@ -19,6 +19,20 @@ describe('clientIp', () => {
     ['a range in the setting is believed', '172.20.1.2', '198.51.100.1', TRUSTED, '198.51.100.1'],
     ['an IPv6 range', 'fd12::5', '2001:db8::9', TRUSTED, '2001:db8::9'],
     [
+      'an IPv4 proxy seen on a dual-stack socket',
+      '::ffff:10.0.0.10',
+      '198.51.100.1',
+      TRUSTED,
+      '198.51.100.1',
+    ],
+    [
+      'an IPv4 range seen on a dual-stack socket',
+      '::ffff:172.16.0.9',
+      '198.51.100.1',
+      TRUSTED,
+      '198.51.100.1',
+    ],
+    [
       "a client's own header to the left is not read",
       '10.0.0.10',
       '1.2.3.4, 198.51.100.1',
