@@ -41,19 +41,24 @@ const claimable = (now: number) =>
     ),
   )
 
+/** Jobs a claim looks through for one this process may take. */
+const CANDIDATES = 20
+
 /**
- * The oldest job that may be taken, set running and leased until `leaseUntil`. An interrupted job
- * keeps its counts: they were stored with its last committed batch, and the import goes on from
- * that row. Undefined when none may be taken (or another process took it first).
+ * The oldest job that may be taken (and that `mayTake` lets this process take), set running and
+ * leased until `leaseUntil`. An interrupted job keeps its counts: they were stored with its last
+ * committed batch, and the import goes on from that row. Undefined when none may be taken (or
+ * another process took it first).
  */
 export async function claimNextImport(
   db: Db,
   now: number,
   leaseUntil: number,
+  mayTake: (job: ContactImportRow) => boolean = () => true,
 ): Promise<ContactImportRow | undefined> {
   const job = (
-    await db.select().from(contactImports).where(claimable(now)).orderBy(contactImports.id).limit(1)
-  )[0]
+    await db.select().from(contactImports).where(claimable(now)).orderBy(contactImports.id).limit(CANDIDATES)
+  ).find(mayTake)
   if (!job) return undefined
   // The same test again in the write: of two processes that read the job, one takes it.
   const taken = (

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
 import { claimNextImport, completeImport, failImport, nextImportLeaseEnd } from '../../db/imports'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../../queue/leased-worker'
@@ -13,6 +13,13 @@ import { ImportFailure, processImport } from './process'
 /** Imports are queued by a verb that kicks the worker; the poll only catches what a kick missed. */
 const IDLE_POLL_MS = 5_000
 
+/**
+ * A queued import whose upload this process cannot read (it waits on another machine's disk, with
+ * no HERALD_SHARED_DIR) is left to the process that has it for this long; then it is taken, and
+ * fails saying why.
+ */
+const LEFT_TO_ITS_PROCESS_MS = 10 * 60_000
+
 /** The import worker: one job at a time. */
 export function createImportWorker(ctx: AppContext): LeasedWorker {
   const leaseMs = ctx.config.importLeaseMs
@@ -20,7 +27,12 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
   /** Runs the oldest queued (or abandoned) job to its end. */
   async function pass(): Promise<PassResult> {
     const now = ctx.clock.now()
-    const job = await claimNextImport(ctx.db, now, now + leaseMs)
+    const job = await claimNextImport(
+      ctx.db,
+      now,
+      now + leaseMs,
+      (j) => j.status !== 'queued' || existsSync(j.file) || now - j.createdAt >= LEFT_TO_ITS_PROCESS_MS,
+    )
     // A job held by another process (or a dead one) may be taken when its lease ends.
     if (!job) return { worked: false, nextAt: await nextImportLeaseEnd(ctx.db) }
     try {

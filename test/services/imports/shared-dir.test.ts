@@ -12,7 +12,8 @@ const shared = mkdtempSync(join(tmpdir(), 'herald-shared-'))
 afterAll(() => rmSync(shared, { recursive: true, force: true }))
 
 describe('imports with a shared directory', async () => {
-  const t = await createTestApp({ env: { HERALD_SHARED_DIR: shared } })
+  let now = Date.now()
+  const t = await createTestApp({ env: { HERALD_SHARED_DIR: shared }, clock: { now: () => now } })
   const imports = createImportWorker(t.ctx)
   const post = async (csv: string) =>
     (
@@ -33,10 +34,17 @@ describe('imports with a shared directory', async () => {
     expect(readdirSync(join(shared, 'uploads'))).toEqual([])
   })
 
-  test('an import whose file this server cannot read fails saying why, naming HERALD_SHARED_DIR', async () => {
+  test('an import whose file this server cannot read is left to its process, then fails saying why', async () => {
     const queued = await post('email\ncy@example.com\n')
-    // As when the import was taken over from a process on a machine whose disk this one cannot read.
+    // As when the upload went to a process on a machine whose disk this one cannot read.
     rmSync(join(shared, 'imports', `${queued.id}.csv`))
+    await imports.drain()
+    expect((await job(queued.id)).status).toBe('queued')
+    now += 10 * 60_000 - 1
+    await imports.drain()
+    expect((await job(queued.id)).status).toBe('queued')
+    // Its process never took it: it is taken here, and fails naming the setting that would help.
+    now += 1
     await imports.drain()
     const failed = await job(queued.id)
     expect(failed.status).toBe('failed')
