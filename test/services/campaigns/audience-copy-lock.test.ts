@@ -4,7 +4,7 @@ import { DIALECT } from '../../../src/db/dialect'
 import { snapshotChunk } from '../../../src/services/campaigns/audience'
 import { createTestApp } from '../../helpers/app'
 import { campaignTenant, messagesOf } from '../../helpers/campaign'
-import { until } from '../../helpers/receiver'
+import { untilOneWaitsOnLock } from '../../helpers/pg-database'
 
 // Two processes on one PostgreSQL copying the same campaign's audience take turns on the
 // campaign's row: the second waits for the first's chunk and reads the cursor it moved, so no
@@ -26,15 +26,7 @@ test.if(DIALECT === 'postgres')(
       await other.begin(async (tx) => {
         await tx`SELECT 1 FROM campaigns WHERE id = ${s.campaign.id} FOR UPDATE`
         copying = snapshotChunk(t.ctx, s.campaign.id)
-        await until(
-          async () => {
-            const [r] = await watch`SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`
-            return r.n === 1
-          },
-          10_000,
-          'the copy waits on the row',
-        )
+        await untilOneWaitsOnLock(watch, 'the copy waits on the row')
         await tx`UPDATE campaigns SET snapshot_done = true, snapshot_cursor = 'zzzzzzzz' WHERE id = ${s.campaign.id}`
       })
       expect(await copying!).toBe(true)

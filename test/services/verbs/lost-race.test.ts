@@ -13,7 +13,7 @@ import { systemActor } from '../../../src/services/actors/actor'
 import { createContactVerb } from '../../../src/services/contacts/verbs'
 import { invoke } from '../../../src/services/verbs/invoke'
 import { BASE, createTestApp } from '../../helpers/app'
-import { until } from '../../helpers/receiver'
+import { untilOneWaitsOnLock } from '../../helpers/pg-database'
 
 // Two processes on one PostgreSQL create the same contact at once. Each checks the email is
 // free, then inserts; the one that commits second hits the unique key. Its verb runs again,
@@ -45,15 +45,7 @@ test.if(DIALECT === 'postgres')(
       answer = t.call('POST', `/api/v1/contacts?client_id=${t.defaultClientId}`, {
         body: { email: 'same@example.com' },
       })
-      await until(
-        async () => {
-          const [r] = await watch`SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`
-          return r.n === 1
-        },
-        10_000,
-        'the second insert waits on the unique key',
-      )
+      await untilOneWaitsOnLock(watch, 'the second insert waits on the unique key')
     })
     const res = await answer!
     expect(res.status).toBe(409)
