@@ -29,7 +29,7 @@ const jwks = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   async fetch(req) {
-    const key = new URL(req.url).pathname === '/stranger/jwks' ? stranger : trusted
+    const key = new URL(req.url).pathname.endsWith('/stranger/jwks') ? stranger : trusted
     return Response.json({ keys: [{ ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'ES256' }] })
   },
 })
@@ -39,7 +39,8 @@ const STRANGER = 'https://rogue.example.test'
 
 const t = await createTestApp({
   clock,
-  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/jwks` },
+  // A path of this file's own: issuer key sets are cached per URL for the process.
+  env: { HERALD_IDJAG_ISSUERS: `${ISSUER}=http://127.0.0.1:${jwks.port}/${crypto.randomUUID()}/jwks` },
 })
 const system = () => withActor(t.ctx, systemActor('test'), 'test')
 

@@ -169,5 +169,5 @@ describe('content and sending (browser)', () => {
     await expectNoSeriousViolations(page)
     await screenshot(page, '/admin/dashboard-after-send')
     await expectCleanPage(page)
-  })
+  }, 90_000) // a whole campaign through a real browser: 12–16 s alone, more under a loaded CI
 })

@@ -14,12 +14,15 @@ let rotatedIn = false
 // /flaky answers HTTP 503 while `down`.
 let down = false
 let fetches = 0
+// Every URL starts with a path of this file's own: key sets are cached per URL for the process,
+// and another test file may have served other keys on the same port.
+const RUN = `/${crypto.randomUUID()}`
 const server = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   async fetch(req) {
     fetches++
-    const path = new URL(req.url).pathname
+    const path = new URL(req.url).pathname.replace(RUN, '')
     if (path === '/broken' || (path === '/flaky' && down)) return new Response('nope', { status: 503 })
     const listed = [{ ...(await exportJWK(keys.publicKey)), kid: 'a', alg: 'ES256' }]
     if (path === '/rotating' && rotatedIn)
@@ -28,10 +31,11 @@ const server = Bun.serve({
   },
 })
 afterAll(() => server.stop(true))
+const keysAt = (path: string) => `http://127.0.0.1:${server.port}${RUN}${path}`
 
 const ISS = 'https://idp.example.test'
 const AUD = 'https://herald.example.test'
-const base = { audience: AUD, now, trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/jwks` } }
+const base = { audience: AUD, now, trustedIssuers: { [ISS]: keysAt('/jwks') } }
 const sign = (claims: Record<string, unknown> = {}, iss = ISS) =>
   new SignJWT({ client_id: 'app-1', scope: 'contacts:read lists:read', email: 'u@example.com', ...claims })
     .setProtectedHeader({ alg: 'ES256', kid: 'a', typ: 'oauth-id-jag+jwt' })
@@ -110,7 +114,7 @@ describe('verifyIdJag', () => {
     const at = (t: number) => ({
       ...base,
       now: t,
-      trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/rotating` },
+      trustedIssuers: { [ISS]: keysAt('/rotating') },
     })
     expect(await reason(verifyIdJag(await sign(), at(now)))).toBe('verified')
     rotatedIn = true
@@ -126,7 +130,7 @@ describe('verifyIdJag', () => {
     const at = (t: number) => ({
       ...base,
       now: t,
-      trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/flaky` },
+      trustedIssuers: { [ISS]: keysAt('/flaky') },
     })
     expect(await reason(verifyIdJag(await sign(), at(now)))).toBe('verified')
     down = true
@@ -138,7 +142,7 @@ describe('verifyIdJag', () => {
   })
 
   test('keys that cannot be fetched: jwks_unavailable', async () => {
-    const broken = { ...base, trustedIssuers: { [ISS]: `http://127.0.0.1:${server.port}/broken` } }
+    const broken = { ...base, trustedIssuers: { [ISS]: keysAt('/broken') } }
     expect(await reason(verifyIdJag(await sign(), broken))).toBe('jwks_unavailable')
     const closed = { ...base, trustedIssuers: { [ISS]: 'http://127.0.0.1:9/jwks' } }
     expect(await reason(verifyIdJag(await sign(), closed))).toBe('jwks_unavailable')
