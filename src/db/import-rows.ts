@@ -95,4 +95,9 @@ export interface ImportWriter {
   bumpClientContacts(clientId: string, by: number): Promise<void>
   /** `confirmed` members more, `fromUnconfirmed` of them were waiting for a double opt-in. */
   bumpListMembers(listId: string, confirmed: number, fromUnconfirmed: number, at: number): Promise<void>
+  /**
+   * After the last batch: the planner learns how large the contacts and memberships grew, so
+   * that the first campaign to the list is planned for its real size.
+   */
+  refreshStatistics(): Promise<void>
 }

@@ -45,6 +45,7 @@ import m41 from '../../migrations/sqlite/0041_import_lease.sql' with { type: 'te
 import m42 from '../../migrations/sqlite/0042_job_slots.sql' with { type: 'text' }
 import m43 from '../../migrations/sqlite/0043_instance_facts.sql' with { type: 'text' }
 import m44 from '../../migrations/sqlite/0044_shared_limits.sql' with { type: 'text' }
+import m45 from '../../migrations/sqlite/0045_campaign_claim_order.sql' with { type: 'text' }
 import pg0 from '../../migrations/postgres/0000_baseline.sql' with { type: 'text' }
 import pg1 from '../../migrations/postgres/0001_seed_rows.sql' with { type: 'text' }
 import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' with { type: 'text' }
@@ -55,6 +56,7 @@ import pg6 from '../../migrations/postgres/0006_message_contents_lz4.sql' with {
 import pg7 from '../../migrations/postgres/0007_job_slots.sql' with { type: 'text' }
 import pg8 from '../../migrations/postgres/0008_instance_facts.sql' with { type: 'text' }
 import pg9 from '../../migrations/postgres/0009_shared_limits.sql' with { type: 'text' }
+import pg10 from '../../migrations/postgres/0010_campaign_claim_order.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -102,6 +104,7 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0042_job_slots', sql: m42 },
   { tag: '0043_instance_facts', sql: m43 },
   { tag: '0044_shared_limits', sql: m44 },
+  { tag: '0045_campaign_claim_order', sql: m45 },
 ]
 
 export const embeddedPgMigrations: { tag: string; sql: string }[] = [
@@ -115,4 +118,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0007_job_slots', sql: pg7 },
   { tag: '0008_instance_facts', sql: pg8 },
   { tag: '0009_shared_limits', sql: pg9 },
+  { tag: '0010_campaign_claim_order', sql: pg10 },
 ]

@@ -77,7 +77,7 @@ export const messages = pgTable(
   (t) => [
     uniqueIndex('messages_id_idx').on(t.id),
     uniqueIndex('messages_campaign_contact_idx').on(t.campaignId, t.contactId).where(sql`campaign_id IS NOT NULL`),
-    index('messages_campaign_due_idx').on(t.campaignId, t.status, t.nextAttemptAt),
+    index('messages_campaign_due_idx').on(t.campaignId, t.status, t.nextAttemptAt, t.seq),
     index('messages_flow_due_idx').on(t.sourceId, t.status, t.nextAttemptAt).where(sql`source_id IS NOT NULL`),
     index('messages_transactional_idx').on(t.status, t.nextAttemptAt).where(sql`campaign_id IS NULL AND source_id IS NULL`),
     index('messages_client_idx').on(t.clientId, t.id),

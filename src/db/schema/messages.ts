@@ -58,8 +58,10 @@ export const messages = sqliteTable(
       .on(t.campaignId, t.contactId)
       .where(sql`campaign_id IS NOT NULL`),
     // The campaign claim walks due messages in order: messages held for an A/B decision or a
-    // recipient's local hour wait at the end of the range instead of being scanned past.
-    index('messages_campaign_due_idx').on(t.campaignId, t.status, t.nextAttemptAt),
+    // recipient's local hour wait at the end of the range instead of being scanned past. `seq`
+    // ends it so the claim's order (due time, then seq) is the index's: SQLite keys every index
+    // entry by rowid anyway, but PostgreSQL without it sorted every due message at each claim.
+    index('messages_campaign_due_idx').on(t.campaignId, t.status, t.nextAttemptAt, t.seq),
     // A flow's claims (due order) and per-node stats; the transactional claim gets its own
     // partial index so it never walks the (campaign_id IS NULL) flow messages.
     index('messages_flow_due_idx')

@@ -1,0 +1,2 @@
+DROP INDEX `messages_campaign_due_idx`;--> statement-breakpoint
+CREATE INDEX `messages_campaign_due_idx` ON `messages` (`campaign_id`,`status`,`next_attempt_at`,`seq`);
