@@ -6,7 +6,7 @@ import { countInWindow, uncountInWindow } from '../db/shared-limits'
 import type { Awaitable } from '../lib/awaitable'
 import type { DeferReason } from '../lib/enums'
 import { dayOf } from '../lib/time'
-import { createBuckets, type TakeTokens } from '../lib/token-buckets'
+import type { TakeTokens } from '../lib/token-buckets'
 import type { WarmupPlan } from '../services/deliverability/warmup'
 
 // The operator's sending limits: an instance-wide rate (token bucket, burst of
@@ -41,7 +41,7 @@ const PROVIDER_GROUPS: Readonly<Record<string, string>> = {
 export function createRateBucket(
   ratePerSecond: number | null,
   now: () => number,
-  take: TakeTokens = createBuckets(),
+  take: TakeTokens,
 ) {
   const limit = ratePerSecond === null ? null : { perMinute: ratePerSecond * 60, burst: ratePerSecond }
   return {

@@ -1,7 +1,7 @@
 import type { Awaitable } from '../../lib/awaitable'
 import type { ApiKeyTier } from '../../lib/enums'
 import { addressGroup } from '../../lib/ip-address'
-import { type BucketLimit, createBuckets, type RateDecision, type TakeTokens } from '../../lib/token-buckets'
+import { type BucketLimit, type RateDecision, type TakeTokens } from '../../lib/token-buckets'
 
 // The limits on requests: per API key by its tier, per client address on unauthenticated
 // endpoints. The buckets are given by the caller (db/shared-buckets.ts): in memory on SQLite, shared
@@ -15,7 +15,7 @@ export const TIERS: Record<Exclude<ApiKeyTier, 'unlimited'>, BucketLimit> = {
 
 export type { RateDecision }
 
-export function createRateLimiter(take: TakeTokens = createBuckets()) {
+export function createRateLimiter(take: TakeTokens) {
   return function takeForKey(
     keyId: string,
     tier: ApiKeyTier,
@@ -32,7 +32,7 @@ export function createRateLimiter(take: TakeTokens = createBuckets()) {
  * with the same burst (20/min: the 21st sign-in within a minute from one IP waits). An IPv6
  * client counts by its /64, which it can otherwise walk through one address per request.
  */
-export function createIpLimiter(perMinute: number, take: TakeTokens = createBuckets()) {
+export function createIpLimiter(perMinute: number, take: TakeTokens) {
   const limit = { perMinute, burst: perMinute }
   return (ip: string, now: number): Awaitable<RateDecision> => take(addressGroup(ip), limit, now)
 }
@@ -43,7 +43,7 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>
  * Like createIpLimiter, one bucket per client IP and `key` together (a public form: each form
  * has its own allowance, so one busy page does not lock an address out of another).
  */
-export function createKeyedIpLimiter(perMinute: number, take: TakeTokens = createBuckets()) {
+export function createKeyedIpLimiter(perMinute: number, take: TakeTokens) {
   const limit = { perMinute, burst: perMinute }
   return (ip: string, key: string, now: number): Awaitable<RateDecision> =>
     take(`${addressGroup(ip)}|${key}`, limit, now)
