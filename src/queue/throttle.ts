@@ -38,11 +38,7 @@ const PROVIDER_GROUPS: Readonly<Record<string, string>> = {
  * The instance-wide send rate: a bucket with a burst of one second's worth. `take` holds the
  * bucket (in memory, or shared by the processes on one database).
  */
-export function createRateBucket(
-  ratePerSecond: number | null,
-  now: () => number,
-  take: TakeTokens,
-) {
+export function createRateBucket(ratePerSecond: number | null, now: () => number, take: TakeTokens) {
   const limit = ratePerSecond === null ? null : { perMinute: ratePerSecond * 60, burst: ratePerSecond }
   return {
     /** Resolves when a send may start. */

@@ -1,7 +1,7 @@
 import type { Awaitable } from '../../lib/awaitable'
 import type { ApiKeyTier } from '../../lib/enums'
 import { addressGroup } from '../../lib/ip-address'
-import { type BucketLimit, type RateDecision, type TakeTokens } from '../../lib/token-buckets'
+import type { BucketLimit, RateDecision, TakeTokens } from '../../lib/token-buckets'
 
 // The limits on requests: per API key by its tier, per client address on unauthenticated
 // endpoints. The buckets are given by the caller (db/shared-buckets.ts): in memory on SQLite, shared
