@@ -1,6 +1,7 @@
 import { afterAll, expect, test } from 'bun:test'
+import { eq } from 'drizzle-orm'
 import { Webhook } from 'standardwebhooks'
-import { webhookLanes } from '../../src/db/schema'
+import { webhookDeliveries, webhookLanes } from '../../src/db/schema'
 import { toPrefixedId } from '../../src/lib/ids'
 import { fanOut } from '../../src/webhooks/fanout'
 import { createWebhookWorker } from '../../src/webhooks/worker'
@@ -76,6 +77,8 @@ const arrivals = () =>
   })
 
 const lanesHeld = async () => await t.ctx.db.select().from(webhookLanes)
+const succeededCount = async () =>
+  (await t.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.status, 'succeeded'))).length
 
 test('while one worker holds the lane the other claims nothing and sleeps until its lease ends', async () => {
   holdAnswers()
@@ -138,6 +141,7 @@ test('rows a slow endpoint kept queued until their lease nearly ended go back an
   rx.received.length = 0
   const c = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
   const d = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  const succeededBefore = await succeededCount()
   holdAnswers()
   const ids = await produce(3)
   await c.runOnce()
@@ -157,6 +161,10 @@ test('rows a slow endpoint kept queued until their lease nearly ended go back an
     5000,
     'the second request',
   )
+  // The first's success is written by the worker's next flush, a few milliseconds later on the
+  // real clock; the test clock must not pass its lease before that, or any process's lease
+  // sweep would rightly take it for lost and send it again.
+  await until(async () => (await succeededCount()) === succeededBefore + 1, 5000, 'the first answer recorded')
   // Past the first claim's lease the other worker finds the lane still held, and sends nothing.
   now += 2000
   expect((await d.runOnce()).worked).toBe(false)
