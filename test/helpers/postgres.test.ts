@@ -37,7 +37,12 @@ describe('the PostgreSQL test helper', () => {
     'the server it starts runs as a user other than root',
     async () => {
       const { url } = await postgresServer()
-      const [row] = await query<{ pid: number }>(url, 'SELECT pg_backend_pid() AS pid')
+      // The checkpointer lives as long as the server; a backend's pid would end with the
+      // connection that asked, possibly before /proc is read.
+      const [row] = await query<{ pid: number }>(
+        url,
+        "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'",
+      )
       const uid = readFileSync(`/proc/${row?.pid}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)?.[1]
       expect(uid).toBeDefined()
       expect(Number(uid)).not.toBe(0)
