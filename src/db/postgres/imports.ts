@@ -141,9 +141,12 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
     // members sorts all of them for each chunk instead of walking the key in order. ANALYZE
     // samples a bounded number of rows (~30 ms for list_members at 100,000). Of contacts only the
     // row count and two columns: its search expression made a full ANALYZE cost half a second,
-    // and autovacuum's own analysis fills in the rest.
+    // and autovacuum's own analysis fills in the rest. ANALYZE waits behind anything holding
+    // the table's maintenance lock (a manual VACUUM, an index built concurrently): it waits a
+    // few seconds at most, and the caller goes on without fresher statistics.
     async refreshStatistics(): Promise<void> {
       await inTx(async (db) => {
+        await rawRun(db, sql`SET LOCAL lock_timeout = '3s'`)
         await rawRun(db, sql`ANALYZE list_members`)
         await rawRun(db, sql`ANALYZE contacts (client_id, status)`)
       })

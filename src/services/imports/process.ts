@@ -294,6 +294,5 @@ export async function processImport(
     // Let requests in: a large import must not starve the server.
     await new Promise((r) => setImmediate(r))
   }
-  await w.refreshStatistics()
   return p
 }

@@ -1,6 +1,12 @@
 import { existsSync, rmSync } from 'node:fs'
 import type { AppContext } from '../../context'
-import { claimNextImport, completeImport, failImport, nextImportLeaseEnd } from '../../db/imports'
+import {
+  claimNextImport,
+  completeImport,
+  failImport,
+  importWriter,
+  nextImportLeaseEnd,
+} from '../../db/imports'
 import { createLeasedWorker, type LeasedWorker, type PassResult } from '../../queue/leased-worker'
 import { ImportFailure, processImport } from './process'
 
@@ -24,6 +30,18 @@ const LEFT_TO_ITS_PROCESS_MS = 10 * 60_000
 export function createImportWorker(ctx: AppContext): LeasedWorker {
   const leaseMs = ctx.config.importLeaseMs
 
+  /**
+   * Every row is written by now, so a failure here (ANALYZE waiting too long behind an
+   * operator's VACUUM) costs the next campaign a slower plan, never the import.
+   */
+  async function refreshStatistics(importId: string): Promise<void> {
+    try {
+      await importWriter(ctx.sqlite).refreshStatistics()
+    } catch (err) {
+      ctx.log.warn('import statistics not refreshed', { import_id: importId, error: (err as Error).message })
+    }
+  }
+
   /** Runs the oldest queued (or abandoned) job to its end. */
   async function pass(): Promise<PassResult> {
     const now = ctx.clock.now()
@@ -44,6 +62,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         errors: job.errors,
       }
       const p = await processImport(ctx, { ...job, resumeFrom, leaseMs }, () => ctx.clock.now())
+      await refreshStatistics(job.id)
       await completeImport(ctx.db, job.id, p, ctx.clock.now())
       ctx.log.info('import completed', {
         import_id: job.id,
