@@ -1,4 +1,4 @@
-import { and, eq, inArray } from 'drizzle-orm'
+import { eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { feedbackReceipts, type MessageRow, messages } from '../../db/schema'
 import { findMessage, recordBounce, recordComplaint, recordDelivered } from '../messages/activity'
@@ -11,6 +11,18 @@ import type { EspEvent, EspProvider } from './types'
 
 const OUR_ID = /^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^<>\s]+>?$/i
 
+/**
+ * The messages a provider took under these ids, whichever client's: they are matched to the
+ * client by the caller. With the client in the query, SQLite (which keeps no statistics here)
+ * walked the client's whole outbox by client_id instead of the ids' index. A provider's ids are
+ * its own, so this reads a row or two.
+ */
+export const messagesWithProviderIds = (app: Pick<AppContext, 'db'>, ids: readonly string[]) =>
+  app.db
+    .select()
+    .from(messages)
+    .where(inArray(messages.providerMessageId, [...ids]))
+
 /** The client's email message the event names: by the provider's id, else by our Message-ID. */
 export async function messageOfEvent(
   app: AppContext,
@@ -19,13 +31,7 @@ export async function messageOfEvent(
 ): Promise<MessageRow | null> {
   const ids = e.providerIds.filter(Boolean)
   if (ids.length) {
-    const byProvider = (
-      await app.db
-        .select()
-        .from(messages)
-        .where(and(inArray(messages.providerMessageId, ids), eq(messages.clientId, clientId)))
-        .limit(1)
-    )[0]
+    const byProvider = (await messagesWithProviderIds(app, ids)).find((m) => m.clientId === clientId)
     if (byProvider && byProvider.channel === 'email') return byProvider
   }
   const outboxId = OUR_ID.exec(e.rfcMessageId?.trim() ?? '')?.[1]?.toLowerCase()
