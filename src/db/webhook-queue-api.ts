@@ -5,8 +5,11 @@ import type { WebhookDeliveryRow } from './schema'
 
 /** The statements behind a store's webhook queue, in the order the worker uses them. */
 export interface WebhookQueue {
-  /** The last event seq fan-out has turned into deliveries. */
-  dispatchMark(): Promise<number>
+  /**
+   * The last event seq fan-out has turned into deliveries, held for this transaction; null when
+   * another process's fan-out holds it (PostgreSQL), which then does this batch.
+   */
+  dispatchMark(): Promise<number | null>
   /** Moves the mark from `from` to `to`; false when another fan-out moved it first. */
   advanceDispatchMark(from: number, to: number): Promise<boolean>
   /** A client's active endpoints and the event types each subscribes to (JSON text). */

@@ -6,10 +6,10 @@ import { type NewDelivery, webhookQueueOf } from '../db/webhook-queue'
 // Fan-out: events past the persisted high-water mark (by `seq`, which is commit order even
 // with several writer processes: src/db/events.ts) become one delivery row per matching active
 // webhook of the same client, in one transaction with the new mark, so a crash either keeps
-// both or neither. The mark moves by compare-and-set, so two fan-outs reading the same batch
-// (two Herald processes on one database) cannot both deliver it: the second changes nothing
-// and reads again. A webhook receives events newer than itself only (UUIDv7 ids compare in
-// creation order).
+// both or neither. On PostgreSQL the mark's row is locked for that transaction, and another
+// process's fan-out skips it meanwhile instead of reading the same batch and waiting on the
+// commit; the mark still moves by compare-and-set, so no store delivers a batch twice. A
+// webhook receives events newer than itself only (UUIDv7 ids compare in creation order).
 
 const BATCH = 1000
 
@@ -19,6 +19,8 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
   const q = webhookQueueOf(app.store)
   return await inTransaction(sqlite, async () => {
     const mark = await q.dispatchMark()
+    // Another process is fanning out; what it leaves is read at the next pass.
+    if (mark === null) return { created: 0, more: false }
     const rows = await eventsAfter(sqlite, mark, BATCH)
     if (rows.length === 0) return { created: 0, more: false }
     if (!(await q.advanceDispatchMark(mark, rows.at(-1)!.seq))) return { created: 0, more: true }

@@ -48,12 +48,19 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
   const rows = <T>(q: SQL) => rawRows<T>(db, q)
   const run = (q: SQL) => rawRun(db, q)
   return {
+    // Locked for the fan-out's transaction, skipped while another process's holds it: two
+    // fan-outs would otherwise read the same events, and the second would wait on the first's
+    // commit only to find the mark moved.
     async dispatchMark() {
       const [row] = await rows<{ m: string }>(
-        sql`SELECT last_event_seq AS m FROM webhook_dispatch WHERE name = ${DISPATCH}`,
+        sql`SELECT last_event_seq AS m FROM webhook_dispatch WHERE name = ${DISPATCH} FOR UPDATE SKIP LOCKED`,
       )
-      if (!row) throw new Error('webhook_dispatch has no "events" row (the seed migration creates it)')
-      return Number(row.m)
+      if (row) return Number(row.m)
+      const [seeded] = await rows<{ one: number }>(
+        sql`SELECT 1 AS one FROM webhook_dispatch WHERE name = ${DISPATCH}`,
+      )
+      if (!seeded) throw new Error('webhook_dispatch has no "events" row (the seed migration creates it)')
+      return null
     },
     advanceDispatchMark: async (from, to) =>
       (await run(

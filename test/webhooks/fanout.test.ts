@@ -1,0 +1,55 @@
+import { expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { DIALECT } from '../../src/db/dialect'
+import { fanOut } from '../../src/webhooks/fanout'
+import { createTestApp } from '../helpers/app'
+
+// Two processes on one PostgreSQL database both fan events out. While one holds the dispatch
+// mark in its transaction, the other's fan-out answers at once with nothing done, rather than
+// reading the same events and waiting on that commit; the events are fanned out all the same.
+
+test.skipIf(DIALECT !== 'postgres')(
+  "a fan-out leaves the batch to another process's fan-out under way, and loses nothing",
+  async () => {
+    const t = await createTestApp({ env: { HERALD_WEBHOOK_ALLOW_PRIVATE: '1' } })
+    const clientId = await t.client('Hooked')
+    const key = await t.key({ scopes: ['admin:*'], clientId })
+    const hook = await t.call('POST', '/api/v1/webhooks', {
+      key,
+      body: { url: 'http://127.0.0.1:9/in', events: ['contact.unsubscribed'] },
+    })
+    expect(hook.status).toBe(200)
+    const contact = (await t.call('POST', '/api/v1/contacts', { key, body: { email: 'a@example.com' } })).body
+      .data
+    const unsubscribe = await t.call('PATCH', `/api/v1/contacts/${contact.id}`, {
+      key,
+      body: { status: 'unsubscribed' },
+    })
+    expect(unsubscribe.status).toBe(200)
+
+    // The other process's fan-out, inside its transaction.
+    const other = new SQL({ url: t.ctx.config.databaseUrl!, max: 1 })
+    try {
+      let done!: () => void
+      const holding = new Promise<void>((r) => {
+        done = r
+      })
+      const locked = Promise.withResolvers<void>()
+      const tx = other.begin(async (sql) => {
+        await sql`SELECT last_event_seq FROM webhook_dispatch WHERE name = 'events' FOR UPDATE`
+        locked.resolve()
+        await holding
+      })
+      await locked.promise
+      const answer = await Promise.race([fanOut(t.ctx), Bun.sleep(2_000).then(() => 'still waiting')])
+      done()
+      await tx
+      expect(answer).toEqual({ created: 0, more: false })
+    } finally {
+      await other.close()
+    }
+    // The other process ended without fanning out (rolled back): this one does it now.
+    expect(await fanOut(t.ctx)).toEqual({ created: 1, more: false })
+  },
+  30_000,
+)
