@@ -107,3 +107,51 @@ test("a client's hourly cap holds across two processes sending one campaign", as
   const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
   expect(held.deferred.reason).toBe('hourly_cap')
 })
+
+test("a recipient domain's per-minute limit holds across two processes sending one campaign", async () => {
+  const url = await blankDatabase()
+  const { dns, sink, env } = await smtpWorld()
+  const LIMIT = 150
+  const shared = {
+    ...env,
+    HERALD_DATABASE_URL: url,
+    HERALD_SECRET_KEY: randomBytes(32).toString('hex'),
+    HERALD_DOMAIN_THROTTLE: String(LIMIT),
+  }
+  const a = await serve(join(bin.work, 'throttle-a'), shared)
+  const b = await serve(join(bin.work, 'throttle-b'), shared)
+  const { q, list } = await sendingAudience(a.call, dns, {
+    domain: 'throttled.example',
+    from: 'news',
+    fromName: 'News',
+    contacts: 1000,
+    prefix: 'throttle',
+    importMs: 30_000,
+  })
+  const campaign = await b.call('POST', `/api/v1/campaigns${q}`, {
+    name: 'Throttled',
+    list_id: list.id,
+    subject: 'Hello',
+    body_html: '<p>Hi</p>',
+  })
+  const minuteOf = (ms: number) => Math.floor(ms / 60_000)
+  const firstMinute = minuteOf(Date.now())
+  await a.call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
+  // Both processes send until the minute's window is full and the rest waits for the next one.
+  let deferred = 0
+  await until(
+    async () => {
+      const c = await (sink.received.length % 2 ? a : b).call('GET', `/api/v1/campaigns/${campaign.id}`)
+      deferred = c.deferred?.count ?? 0
+      return deferred > 0 && deferred + sink.received.length === 1000
+    },
+    60_000,
+    'every message sent or deferred',
+  )
+  // Each minute the test touched let LIMIT through, in all (counted per process, twice that).
+  const minutes = minuteOf(Date.now()) - firstMinute + 1
+  expect(sink.received.length).toBeGreaterThanOrEqual(LIMIT)
+  expect(sink.received.length).toBeLessThanOrEqual(LIMIT * minutes)
+  const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
+  expect(held.deferred.reason).toBe('throttle')
+})
