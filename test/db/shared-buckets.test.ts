@@ -114,6 +114,33 @@ test('a send one window refuses is not counted in the others', async () => {
   ])
 })
 
+test('a send whose count failed half-way is taken back from the windows that counted it', async () => {
+  const cfg = config({ HERALD_CLIENT_HOURLY_CAP: '100', HERALD_DOMAIN_THROTTLE: '3' })
+  // The hour's seed (the sends already made this hour) cannot be read: the store went away
+  // after the domain's minute had counted the send.
+  const away = createWindowLimits(
+    {
+      sentSince: async () => {
+        throw new Error('the store went away')
+      },
+    },
+    cfg,
+    undefined,
+    t.ctx.db,
+  )
+  await expect(away.reserve('c-undo', 'r0@undo.example', T0)).rejects.toThrow('the store went away')
+  const minute = await rowOf<{ count: number }>(
+    t,
+    sql`SELECT count FROM send_windows WHERE key = 'minute|undo.example'`,
+  )
+  expect(Number(minute?.count)).toBe(0)
+  // The minute's three places are all there for the sends that can be counted.
+  const a = createWindowLimits(noOutbox, cfg, undefined, t.ctx.db)
+  const results = []
+  for (let i = 1; i <= 4; i++) results.push(await a.reserve('c-undo', `r${i}@undo.example`, T0))
+  expect(results.map((r) => r?.reason ?? 'sent')).toEqual(['sent', 'sent', 'sent', 'throttle'])
+})
+
 test('a refused batch does not refuse the cheaper calls the bucket can still pay, and a cost over the burst takes nothing', async () => {
   const a = createSharedBuckets(t.ctx.db, 'costs')
   const b = createSharedBuckets(t.ctx.db, 'costs')
