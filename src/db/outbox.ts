@@ -34,6 +34,12 @@ const list = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g
 const OPEN = list(OPEN_MESSAGE_STATUSES)
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
 const TRANSACTIONAL = 'campaign_id IS NULL AND source_id IS NULL'
+/**
+ * The transactional queue's own (partial) index, named: without statistics SQLite preferred
+ * messages_campaign_due_idx (campaign_id IS NULL, status) and walked every queued journey and
+ * sequence message at each claim (36 ms with 100,000 of them waiting, against 0.01 ms).
+ */
+const TRANSACTIONAL_QUEUE = 'messages INDEXED BY messages_transactional_idx'
 
 function build(store: Store, rules: OutboxRules) {
   const { sqlite, db } = store
@@ -53,12 +59,12 @@ function build(store: Store, rules: OutboxRules) {
     claimTransactional: sqlite.prepare<{ seq: number }, [number, number, number]>(
       `UPDATE messages SET status = 'sending', attempts = attempts + 1, next_attempt_at = ?1
        WHERE seq IN (
-         SELECT seq FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued' AND next_attempt_at <= ?2
+         SELECT seq FROM ${TRANSACTIONAL_QUEUE} WHERE ${TRANSACTIONAL} AND status = 'queued' AND next_attempt_at <= ?2
          ORDER BY seq LIMIT ?3
        ) RETURNING seq`,
     ),
     nextTransactional: sqlite.prepare<{ at: number | null }, []>(
-      `SELECT min(next_attempt_at) AS at FROM messages WHERE ${TRANSACTIONAL} AND status = 'queued'`,
+      `SELECT min(next_attempt_at) AS at FROM ${TRANSACTIONAL_QUEUE} WHERE ${TRANSACTIONAL} AND status = 'queued'`,
     ),
     // The condition is messages_inflight_idx's: the earliest lease end is one index read.
     nextLeaseEnd: sqlite.prepare<{ at: number | null }, []>(

@@ -54,7 +54,8 @@ export async function contactActivity(ctx: Ctx, input: ContactActivityInput) {
     .where(
       and(
         eq(events.contactId, contact.id),
-        visibleTo(ctx.actor, events.clientId),
+        // Read through the contact's index; the client is only checked.
+        visibleTo(ctx.actor, events.clientId, true),
         after === null
           ? undefined
           : or(

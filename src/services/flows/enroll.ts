@@ -6,6 +6,7 @@ import { flowQueue, flowsWhere } from '../../db/flow-queue'
 import { audienceChunkEnd } from '../../db/postgres/flow-queue'
 import { rawRun } from '../../db/raw'
 import { contacts, type FlowAudience, flowEnrollJobs } from '../../db/schema'
+import { eqUnindexed } from '../../db/tenant'
 import { newId } from '../../lib/ids'
 import { segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
@@ -119,7 +120,12 @@ export async function audienceWhere(db: Db, clientId: string, a: FlowAudience, a
     parts.push(
       sql`${contacts.id} IN (SELECT contact_id FROM list_members WHERE list_id = ${a.list_id} AND status = 'confirmed')`,
     )
-  return and(eq(contacts.clientId, clientId), or(...parts))!
+  // Ids and a list are read through their own indexes, the client only checked (it may hold
+  // many more contacts); a segment's rules are read over the client's contacts.
+  return and(
+    a.segment ? eq(contacts.clientId, clientId) : eqUnindexed(contacts.clientId, clientId),
+    or(...parts),
+  )!
 }
 
 /** How many contacts an enroll call names, and how many of them would enter. */

@@ -4,6 +4,7 @@ import type { Db } from '../../db/client'
 import { cursorPosition, DEFAULT_LIMIT, type PageRequest, pageFrom } from '../../db/paginate'
 import { rawRows } from '../../db/raw'
 import { type ContactRow, contacts, type ListRow, listMembers, lists } from '../../db/schema'
+import { eqUnindexed } from '../../db/tenant'
 import { type FieldError, validationFailed } from '../../errors'
 import { consentSourceOf } from '../consents/record'
 import { presentContact } from '../contacts/present'
@@ -85,9 +86,10 @@ export async function membersPage(
   const limit = page.limit ?? DEFAULT_LIMIT
   const query = { ...page, status }
   const after = cursorPosition(ctx.secretKey, page.cursor, `list_members:${list.id}`, undefined, query)
+  // The list drives; its contacts' client is only checked (eqUnindexed).
   const where = and(
     eq(listMembers.listId, list.id),
-    eq(contacts.clientId, list.clientId),
+    eqUnindexed(contacts.clientId, list.clientId),
     ne(listMembers.status, 'unsubscribed'),
     status === undefined ? undefined : eq(contacts.status, status as ContactRow['status']),
   )
@@ -107,7 +109,7 @@ export async function membersPage(
           (
             await rawRows<{ n: number }>(
               ctx.db,
-              sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND contacts.client_id = ${list.clientId} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1}) AS capped`,
+              sql`SELECT count(*) AS n FROM (SELECT 1 FROM list_members JOIN contacts ON contacts.id = list_members.contact_id WHERE list_members.list_id = ${list.id} AND list_members.status != 'unsubscribed' AND ${eqUnindexed(contacts.clientId, list.clientId)} AND contacts.status = ${status} LIMIT ${FILTERED_COUNT_CAP + 1}) AS capped`,
             )
           )[0]?.n ?? 0,
         )

@@ -225,7 +225,7 @@ export async function recordBounce(
     if (!cur) return false
     // One bounce per message, except that a hard bounce after a soft one (a "delayed" DSN, then
     // "failed") is still recorded: it is the one that suppresses the address.
-    if (cur.bouncedAt !== null && (bounce.type === 'soft' || (await hadHardBounce(app, cur.id)))) return false
+    if (cur.bouncedAt !== null && (bounce.type === 'soft' || (await hadHardBounce(app, cur)))) return false
     const email = await emailOf(app, cur)
     await outbox(app).bounced(cur.seq, at)
     await recordEvent(app, {
@@ -257,19 +257,25 @@ export async function recordBounce(
   })
 }
 
-const hadHardBounce = async (app: AppContext, messageId: string) =>
+/**
+ * Whether the message's hard bounce is recorded. Asked through its contact's events (the
+ * message's events carry its contact, and keep it when the contact is erased): events has no
+ * index on message_id, and this ran through every event of every client.
+ */
+const hadHardBounce = async (app: AppContext, m: Pick<MessageRow, 'id' | 'contactId'>) =>
   DIALECT === 'postgres'
     ? (
         await rawRows<{ one: number }>(
           app.db,
-          sql`SELECT 1 AS one FROM events WHERE message_id = ${messageId} AND type = 'email.bounced' AND data->>'bounce_type' = 'hard' LIMIT 1`,
+          sql`SELECT 1 AS one FROM events WHERE contact_id = ${m.contactId} AND type = 'email.bounced' AND message_id = ${m.id}
+              AND data->>'bounce_type' = 'hard' LIMIT 1`,
         )
       ).length > 0
     : (await app.sqlite
-        .query<{ one: number }, [string]>(
-          "SELECT 1 AS one FROM events WHERE message_id = ?1 AND type = 'email.bounced' AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
+        .query<{ one: number }, [string, string]>(
+          "SELECT 1 AS one FROM events WHERE contact_id = ?2 AND type = 'email.bounced' AND message_id = ?1 AND json_extract(data, '$.bounce_type') = 'hard' LIMIT 1",
         )
-        .get(messageId)) !== null
+        .get(m.id, m.contactId)) !== null
 
 /**
  * A complaint (ARF feedback report): suppress, mark the contact complained and fire the complaint

@@ -151,8 +151,9 @@ function queries(sqlite: Database) {
     ),
     sendingCampaigns: sqlite.query<{ id: string }, []>("SELECT id FROM campaigns WHERE status = 'sending'"),
     campaignQueued: countUpTo("messages WHERE campaign_id = ? AND status = 'queued'"),
+    // Named: SQLite (no statistics) would walk the campaign index past every queued flow message.
     transactionalQueued: countUpTo(
-      "messages WHERE campaign_id IS NULL AND source_id IS NULL AND status = 'queued'",
+      "messages INDEXED BY messages_transactional_idx WHERE campaign_id IS NULL AND source_id IS NULL AND status = 'queued'",
     ),
     activeFlows: sqlite.query<{ id: string }, []>(
       "SELECT id FROM journeys WHERE status = 'active' UNION ALL SELECT id FROM sequences WHERE status = 'active'",
