@@ -46,6 +46,7 @@ test.skipIf(DIALECT !== 'sqlite')(
     await s.settle()
     const sent = await s.call('GET', `/api/v1/messages?contact_id=${people[1]}`)
     expect(sent).toHaveLength(1)
+    expect(await s.call('GET', '/api/v1/messages?status=delivered')).toHaveLength(3)
     const row = (await s.t.ctx.db.query.messages.findFirst({
       where: (m, { eq }) => eq(m.contactId, people[1]!),
     }))!
@@ -85,6 +86,11 @@ test.skipIf(DIALECT !== 'sqlite')(
       expect(plan).toContain('events_contact_type_idx')
     for (const plan of planOf(/from "messages" where .*"messages"\."contact_id" = \?/s))
       expect(plan).toContain('messages_contact_idx')
+    // Without a contact, a client's messages are its own index's: never a walk of everyone's.
+    for (const plan of planOf(
+      /from "messages" where \("messages"\."client_id" = \? and "messages"\."status" = \?\)/,
+    ))
+      expect(plan).toContain('messages_client_idx (client_id=?)')
     // A list's members page and its count by status: driven by the list, not the client's contacts.
     for (const plan of [
       ...planOf(/from "list_members" inner join "contacts"/),

@@ -15,6 +15,8 @@ export interface Received {
   user: string | null
   /** The smtp-server session (one per connection) that carried it. */
   session: string
+  /** When its data ended (ms since the epoch). */
+  at: number
 }
 
 export interface Sink {
@@ -83,6 +85,7 @@ export async function startSink(options: SMTPServerOptions = {}): Promise<Sink> 
           secure: session.secure,
           user: (session.user as string | undefined) ?? null,
           session: session.id,
+          at: Date.now(),
         })
         done(null, 'Ok: queued as QID42')
       })

@@ -48,7 +48,7 @@ test.skipIf(DIALECT !== 'postgres')(
     } finally {
       await other.close()
     }
-    // The other process ended without fanning out (rolled back): this one does it now.
+    // The other process's transaction ended without fanning out: this one does it now.
     expect(await fanOut(t.ctx)).toEqual({ created: 1, more: false })
   },
   30_000,

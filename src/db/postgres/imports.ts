@@ -143,10 +143,11 @@ export function pgImportWriter(sqlite: Database): ImportWriter {
     // row count and two columns: its search expression made a full ANALYZE cost half a second,
     // and autovacuum's own analysis fills in the rest. ANALYZE waits behind anything holding
     // the table's maintenance lock (a manual VACUUM, an index built concurrently): it waits a
-    // few seconds at most, and the caller goes on without fresher statistics.
+    // second at most (the process's other transactions wait behind this one), and the caller
+    // goes on without fresher statistics.
     async refreshStatistics(): Promise<void> {
       await inTx(async (db) => {
-        await rawRun(db, sql`SET LOCAL lock_timeout = '3s'`)
+        await rawRun(db, sql`SET LOCAL lock_timeout = '1s'`)
         await rawRun(db, sql`ANALYZE list_members`)
         await rawRun(db, sql`ANALYZE contacts (client_id, status)`)
       })

@@ -1,6 +1,7 @@
-import { eq, inArray } from 'drizzle-orm'
+import { and, eq, inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { feedbackReceipts, type MessageRow, messages } from '../../db/schema'
+import { eqUnindexed } from '../../db/tenant'
 import { findMessage, recordBounce, recordComplaint, recordDelivered } from '../messages/activity'
 import type { EspEvent, EspProvider } from './types'
 
@@ -12,16 +13,20 @@ import type { EspEvent, EspProvider } from './types'
 const OUR_ID = /^<?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})@[^<>\s]+>?$/i
 
 /**
- * The messages a provider took under these ids, whichever client's: they are matched to the
- * client by the caller. With the client in the query, SQLite (which keeps no statistics here)
- * walked the client's whole outbox by client_id instead of the ids' index. A provider's ids are
- * its own, so this reads a row or two.
+ * The client's message a provider took under one of these ids. The client is only checked
+ * (eqUnindexed): in the query as a plain condition, SQLite (which keeps no statistics here)
+ * walked the client's whole outbox by client_id instead of the ids' index.
  */
-export const messagesWithProviderIds = (app: Pick<AppContext, 'db'>, ids: readonly string[]) =>
+export const messageWithProviderIds = (
+  app: Pick<AppContext, 'db'>,
+  clientId: string,
+  ids: readonly string[],
+) =>
   app.db
     .select()
     .from(messages)
-    .where(inArray(messages.providerMessageId, [...ids]))
+    .where(and(inArray(messages.providerMessageId, [...ids]), eqUnindexed(messages.clientId, clientId)))
+    .limit(1)
 
 /** The client's email message the event names: by the provider's id, else by our Message-ID. */
 export async function messageOfEvent(
@@ -31,7 +36,7 @@ export async function messageOfEvent(
 ): Promise<MessageRow | null> {
   const ids = e.providerIds.filter(Boolean)
   if (ids.length) {
-    const byProvider = (await messagesWithProviderIds(app, ids)).find((m) => m.clientId === clientId)
+    const byProvider = (await messageWithProviderIds(app, clientId, ids))[0]
     if (byProvider && byProvider.channel === 'email') return byProvider
   }
   const outboxId = OUR_ID.exec(e.rfcMessageId?.trim() ?? '')?.[1]?.toLowerCase()

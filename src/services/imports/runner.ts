@@ -31,7 +31,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
   const leaseMs = ctx.config.importLeaseMs
 
   /**
-   * Every row is written by now, so a failure here (ANALYZE waiting too long behind an
+   * Every row is written by now, so a failure here (ANALYZE waiting over a second behind an
    * operator's VACUUM) costs the next campaign a slower plan, never the import.
    */
   async function refreshStatistics(importId: string): Promise<void> {

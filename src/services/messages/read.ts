@@ -44,7 +44,7 @@ export async function listMessages(ctx: Ctx, page: ListMessagesQuery) {
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
   // A contact's messages are read through its index, the client only checked.
   const conditions: (SQL | undefined)[] = [
-    listFilter(ctx.actor, messages.clientId, page.client_id, contactId !== null),
+    listFilter(ctx.actor, messages.clientId, page.client_id, contactId !== undefined),
   ]
   if (campaignId) conditions.push(eq(messages.campaignId, campaignId))
   const journeyId = idFilter('journey_id', 'journey', page.journey_id)
