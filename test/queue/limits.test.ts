@@ -88,6 +88,16 @@ describe('HERALD_CLIENT_HOURLY_CAP', async () => {
     const held = { count: 2, reason: 'hourly_cap', until: '2026-11-23T11:00:00.000Z' }
     expect(await deferred(s)).toEqual(held)
     expect(await deferred(other)).toBeNull()
+    // A process started now (its windows new to it) counts the hour's sends from the store: a
+    // message due now waits for the next hour as well.
+    const restarted = createSendWorker(t.ctx, sendDeps, { providers: allChannels(recordingProvider()) })
+    const message = await s.call('POST', '/api/v1/messages', {
+      contact_id: s.contacts['c1@x.example'],
+      subject: 'Receipt',
+      body_text: 'Thanks',
+    })
+    await restarted.drain()
+    expect((await s.call('GET', `/api/v1/messages/${message.id}`)).status).toBe('queued')
     clock.t += 30 * 60_000 + 1 // 10:30:30 — the same hour as sending started: still held
     await worker.drain()
     expect((await byStatus(t, s.key, s.campaign.id)).queued).toHaveLength(2)

@@ -3,6 +3,7 @@ import type { DeferReason } from '../../lib/enums'
 import type { Store } from '../client'
 import type { CampaignMessageInsert, ContentRow, SentRow } from '../outbox-insert'
 import { rawRows, rawRun } from '../raw'
+import { quarterStart } from '../rollup-counters'
 import {
   type CampaignRow,
   type ClientRow,
@@ -251,10 +252,11 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
           sql`SELECT id FROM campaigns WHERE status = ${status} AND NOT snapshot_done AND launched_at IS NOT NULL ORDER BY id`,
         )
       ).map((r) => r.id),
+    // The analytics totals written with each send, as on SQLite (../outbox.ts).
     sentSince: async (clientId: string, since: number) =>
       (
         await rows<{ n: number }>(
-          sql`SELECT count(*)::int AS n FROM messages WHERE client_id = ${clientId} AND sent_at >= ${since}`,
+          sql`SELECT coalesce(sum(sent), 0)::int AS n FROM analytics_totals WHERE client_id = ${clientId} AND bucket >= ${quarterStart(since)}`,
         )
       )[0]!.n,
   }
