@@ -4,7 +4,7 @@ import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
 import type { CampaignMessageInsert, ContentRow, SentRow } from './outbox-insert'
 import { pgOutbox } from './postgres/outbox'
-import { quarterStart } from './rollup-counters'
+import { quarterOf } from './rollup-counters'
 import {
   type CampaignRow,
   type ClientRow,
@@ -289,11 +289,11 @@ function build(store: Store, rules: OutboxRules) {
     /** Campaigns in `status` whose launched audience is not copied yet. */
     unfinishedCopiesIn: async (status: string) => (await q.copiesIn.all(status)).map((r) => r.id),
     /**
-     * A client's messages sent since `since`, the start of a quarter-hour (the hourly cap after a
-     * restart).
+     * A client's messages sent since the start of `since`'s quarter-hour (the hourly cap after a
+     * restart, from the hour's start).
      */
     sentSince: async (clientId: string, since: number) =>
-      (await q.sentSince.get(clientId, quarterStart(since)))!.n,
+      (await q.sentSince.get(clientId, quarterOf(since)))!.n,
   }
 }
 

@@ -18,14 +18,6 @@ export type RollupTotals = Record<RollupCounter, number>
 
 /** A rollup bucket is one UTC quarter-hour. */
 export const QUARTER_MS = 900_000
-/**
- * `at` as the start of its rollup bucket, refusing one inside a bucket: sums of buckets from
- * there would count the sends of the whole quarter.
- */
-export function quarterStart(at: number): number {
-  if (at % QUARTER_MS !== 0) throw new Error(`${at} is not the start of a quarter-hour`)
-  return at
-}
 export const quarterOf = (ms: number) => ms - (((ms % QUARTER_MS) + QUARTER_MS) % QUARTER_MS)
 
 /** Which message a count belongs to: its client, channel and source. */

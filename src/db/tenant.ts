@@ -23,9 +23,11 @@ export function eqUnindexed(column: SQLiteColumn, value: string): SQL {
 
 /** Condition limiting rows to what the actor may see (undefined = platform-wide, sees all). */
 export function visibleTo(actor: Actor, clientColumn: SQLiteColumn, filterOnly = false): SQL | undefined {
-  if (!actor.clientId) return undefined
-  return filterOnly ? eqUnindexed(clientColumn, actor.clientId) : eq(clientColumn, actor.clientId)
+  return actor.clientId ? clientIs(clientColumn, actor.clientId, filterOnly) : undefined
 }
+
+const clientIs = (column: SQLiteColumn, id: string, filterOnly: boolean) =>
+  filterOnly ? eqUnindexed(column, id) : eq(column, id)
 
 /** A row of a tenant-owned table by id, if the actor may see it (another client's is no row). */
 export async function findVisible<T extends SQLiteTable & { id: SQLiteColumn; clientId: SQLiteColumn }>(
@@ -54,12 +56,11 @@ export function listFilter(
   /** The query names something more selective: see eqUnindexed. */
   filterOnly = false,
 ): SQL | undefined {
-  const match = (id: string) => (filterOnly ? eqUnindexed(clientColumn, id) : eq(clientColumn, id))
-  if (actor.clientId) return match(actor.clientId)
+  if (actor.clientId) return clientIs(clientColumn, actor.clientId, filterOnly)
   if (requested === undefined) return undefined
   const id = parseId(requested)
   if (!id) throw invalidField('client_id', notAnIdMessage('client'))
-  return match(id)
+  return clientIs(clientColumn, id, filterOnly)
 }
 
 /**

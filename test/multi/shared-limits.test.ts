@@ -64,80 +64,39 @@ test("a key's tier and an address's sign-in limit hold across two processes", as
   expect(signIns).toBeLessThanOrEqual(22)
 })
 
-test("a client's hourly cap holds across two processes sending one campaign", async () => {
+/**
+ * Two processes on a fresh database under `limits`, a verified domain and 1,000 contacts: a
+ * campaign created on B and launched on A, with the SMTP sink that receives it. Resolves once
+ * every message is sent or deferred, with the number deferred and the reason.
+ */
+async function campaignOnTwo(name: string, limits: Record<string, string>, started?: () => void) {
   const url = await blankDatabase()
   const { dns, sink, env } = await smtpWorld()
   const shared = {
     ...env,
+    ...limits,
     HERALD_DATABASE_URL: url,
     HERALD_SECRET_KEY: randomBytes(32).toString('hex'),
-    HERALD_CLIENT_HOURLY_CAP: '400',
   }
-  const a = await serve(join(bin.work, 'cap-a'), shared)
-  const b = await serve(join(bin.work, 'cap-b'), shared)
+  const a = await serve(join(bin.work, `${name}-a`), shared)
+  const b = await serve(join(bin.work, `${name}-b`), shared)
   const { q, list } = await sendingAudience(a.call, dns, {
-    domain: 'capped.example',
+    domain: `${name}.example`,
     from: 'news',
     fromName: 'News',
     contacts: 1000,
-    prefix: 'cap',
+    prefix: name,
     importMs: 30_000,
   })
   const campaign = await b.call('POST', `/api/v1/campaigns${q}`, {
-    name: 'Capped',
+    name,
     list_id: list.id,
     subject: 'Hello',
     body_html: '<p>Hi</p>',
   })
+  started?.()
   await a.call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
-  // Both processes send until the cap holds back the rest, to the next hour: 400 sent, 600 waiting
-  // (counted per process, each would have let up to 400 through).
-  let deferred = 0
-  await until(
-    async () => {
-      const c = await (sink.received.length % 2 ? a : b).call('GET', `/api/v1/campaigns/${campaign.id}`)
-      deferred = c.deferred?.count ?? 0
-      return deferred + sink.received.length === 1000
-    },
-    60_000,
-    'every message sent or deferred',
-  )
-  expect(sink.received).toHaveLength(400)
-  expect(deferred).toBe(600)
-  const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
-  expect(held.deferred.reason).toBe('hourly_cap')
-})
-
-test("a recipient domain's per-minute limit holds across two processes sending one campaign", async () => {
-  const url = await blankDatabase()
-  const { dns, sink, env } = await smtpWorld()
-  const LIMIT = 150
-  const shared = {
-    ...env,
-    HERALD_DATABASE_URL: url,
-    HERALD_SECRET_KEY: randomBytes(32).toString('hex'),
-    HERALD_DOMAIN_THROTTLE: String(LIMIT),
-  }
-  const a = await serve(join(bin.work, 'throttle-a'), shared)
-  const b = await serve(join(bin.work, 'throttle-b'), shared)
-  const { q, list } = await sendingAudience(a.call, dns, {
-    domain: 'throttled.example',
-    from: 'news',
-    fromName: 'News',
-    contacts: 1000,
-    prefix: 'throttle',
-    importMs: 30_000,
-  })
-  const campaign = await b.call('POST', `/api/v1/campaigns${q}`, {
-    name: 'Throttled',
-    list_id: list.id,
-    subject: 'Hello',
-    body_html: '<p>Hi</p>',
-  })
-  const minuteOf = (ms: number) => Math.floor(ms / 60_000)
-  const firstMinute = minuteOf(Date.now())
-  await a.call('POST', `/api/v1/campaigns/${campaign.id}/launch`, { confirm: true })
-  // Both processes send until the minute's window is full and the rest waits for the next one.
+  // Both processes send until a limit holds back the rest.
   let deferred = 0
   await until(
     async () => {
@@ -148,6 +107,25 @@ test("a recipient domain's per-minute limit holds across two processes sending o
     60_000,
     'every message sent or deferred',
   )
+  const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
+  return { sink, deferred, reason: held.deferred.reason as string }
+}
+
+test("a client's hourly cap holds across two processes sending one campaign", async () => {
+  const { sink, deferred, reason } = await campaignOnTwo('capped', { HERALD_CLIENT_HOURLY_CAP: '400' })
+  // 400 sent, 600 waiting for the next hour (counted per process, each would have let 400 through).
+  expect(sink.received).toHaveLength(400)
+  expect(deferred).toBe(600)
+  expect(reason).toBe('hourly_cap')
+})
+
+test("a recipient domain's per-minute limit holds across two processes sending one campaign", async () => {
+  const LIMIT = 150
+  const minuteOf = (ms: number) => Math.floor(ms / 60_000)
+  let firstMinute = 0
+  const { sink, reason } = await campaignOnTwo('throttled', { HERALD_DOMAIN_THROTTLE: String(LIMIT) }, () => {
+    firstMinute = minuteOf(Date.now())
+  })
   // Each minute the test touched let LIMIT through, in all (counted per process, twice that);
   // and no minute more than LIMIT, but for sends of the minute before still arriving as it began.
   const minutes = minuteOf(Date.now()) - firstMinute + 1
@@ -156,6 +134,5 @@ test("a recipient domain's per-minute limit holds across two processes sending o
   const perMinute = new Map<number, number>()
   for (const r of sink.received) perMinute.set(minuteOf(r.at), (perMinute.get(minuteOf(r.at)) ?? 0) + 1)
   expect(Math.max(...perMinute.values())).toBeLessThanOrEqual(LIMIT * 1.2)
-  const held = await a.call('GET', `/api/v1/campaigns/${campaign.id}`)
-  expect(held.deferred.reason).toBe('throttle')
+  expect(reason).toBe('throttle')
 })

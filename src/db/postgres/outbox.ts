@@ -3,7 +3,7 @@ import type { DeferReason } from '../../lib/enums'
 import type { Store } from '../client'
 import type { CampaignMessageInsert, ContentRow, SentRow } from '../outbox-insert'
 import { rawRows, rawRun } from '../raw'
-import { quarterStart } from '../rollup-counters'
+import { quarterOf } from '../rollup-counters'
 import {
   type CampaignRow,
   type ClientRow,
@@ -256,7 +256,7 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
     sentSince: async (clientId: string, since: number) =>
       (
         await rows<{ n: number }>(
-          sql`SELECT coalesce(sum(sent), 0)::int AS n FROM analytics_totals WHERE client_id = ${clientId} AND bucket >= ${quarterStart(since)}`,
+          sql`SELECT coalesce(sum(sent), 0)::int AS n FROM analytics_totals WHERE client_id = ${clientId} AND bucket >= ${quarterOf(since)}`,
         )
       )[0]!.n,
   }
