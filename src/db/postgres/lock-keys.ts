@@ -5,3 +5,8 @@ export const MIGRATION_LOCK = 7_146_323_001
 // 7_146_323_002 was the serve lock of releases that warned about a second process: not reused.
 /** The first start's bootstrap: one default workspace, however many processes start at once. */
 export const BOOTSTRAP_LOCK = 7_146_323_003
+/**
+ * A campaign's audience copy, one process at a time (with the campaign id's hash): a key space
+ * of two 32-bit keys, apart from the single 64-bit keys above.
+ */
+export const AUDIENCE_COPY_LOCK = 71_463_004

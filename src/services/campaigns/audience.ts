@@ -1,10 +1,11 @@
 import { and, asc, eq, gt, lte, sql } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
+import { AUDIENCE_COPY_LOCK } from '../../db/postgres/lock-keys'
 import { rawRows } from '../../db/raw'
-import { lockRows } from '../../db/row-lock'
 import { type CampaignRow, campaigns, contacts, lists, segments } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import { tryWorkLock } from '../../db/work-lock'
 import { invalidField } from '../../errors'
 import { newId } from '../../lib/ids'
 import { estimateSize, segmentCondition } from '../segments/records'
@@ -86,16 +87,21 @@ async function nextRecipients(app: AppContext, c: CampaignRow, after: string): P
 }
 
 /**
- * Copies the next chunk of the audience into the outbox. Returns true when the snapshot is
- * complete (total_recipients is then the exact number of outbox rows).
+ * Copies the next chunk of the audience into the outbox: `done` when the snapshot is complete
+ * (total_recipients is then the exact number of outbox rows), `more` when chunks remain, and
+ * `elsewhere` when another process is copying this campaign now.
  */
-export async function snapshotChunk(app: AppContext, campaignId: string): Promise<boolean> {
+export async function snapshotChunk(
+  app: AppContext,
+  campaignId: string,
+): Promise<'done' | 'more' | 'elsewhere'> {
   return await inTransaction(app.sqlite, async () => {
-    // Two processes copying the same campaign take turns: the second reads the cursor the
-    // first moved, so a chunk is copied (and the A/B groups drawn) once.
-    await lockRows(app.store, sql`${campaigns}`, sql`${campaigns.id} = ${campaignId}`)
+    // One process copies a campaign at a time, and reads the cursor the last one moved, so a
+    // chunk is copied (and the A/B groups drawn) once. The lock is not the campaign's row: the
+    // sends of every process count on that row, and would wait for each chunk.
+    if (!(await tryWorkLock(app.store, AUDIENCE_COPY_LOCK, campaignId))) return 'elsewhere'
     const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
-    if (!c || c.snapshotDone) return true
+    if (!c || c.snapshotDone) return 'done'
     const rows = await nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)
@@ -129,6 +135,6 @@ export async function snapshotChunk(app: AppContext, campaignId: string): Promis
         .where(eq(campaigns.id, c.id))
       await drawTestGroups(app, outbox, c, now)
     } else await app.db.update(campaigns).set({ snapshotCursor: cursor }).where(eq(campaigns.id, c.id))
-    return done
+    return done ? 'done' : 'more'
   })
 }

@@ -62,16 +62,20 @@ export function createCampaignSource(
         // A local-time campaign is copied at launch and waits, scheduled, for its first recipient.
         ...(await outbox.unfinishedCopiesIn(SCHEDULED)).filter((id) => !failedCopies.has(id)),
       ]
+      // A copy another process is making is no work done here: a later pass looks again, and
+      // meanwhile this process sends what that copy queues.
+      let copied = false
       for (const id of copying) {
         try {
-          await snapshotChunk(app, id)
+          if ((await snapshotChunk(app, id)) !== 'elsewhere') copied = true
         } catch (err) {
           // A paused campaign stays paused (and says why when it is resumed and fails then).
           await failCampaign(app, id, `the audience could not be read: ${(err as Error).message}`)
           failedCopies.add(id)
+          copied = true
         }
       }
-      return copying.length > 0
+      return copied
     },
 
     // Retries and throttled messages come due by themselves: look again soon while sending.

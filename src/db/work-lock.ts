@@ -1,0 +1,19 @@
+import { sql } from 'drizzle-orm'
+import type { Store } from './client'
+import { rawRows } from './raw'
+
+/**
+ * Takes the lock on one piece of work (`space`: what kind, `name`: which) until the transaction
+ * ends, if no other process holds it, and says whether it did. On PostgreSQL an advisory lock,
+ * so that one process at a time does the work without holding the rows it reads: another
+ * process's writes to them do not wait for it. On SQLite a transaction already holds the only
+ * writer.
+ */
+export async function tryWorkLock(store: Store, space: number, name: string): Promise<boolean> {
+  if (store.dialect !== 'postgres') return true
+  const [row] = await rawRows<{ held: boolean }>(
+    store.db,
+    sql`SELECT pg_try_advisory_xact_lock(${space}::int, hashtext(${name})) AS held`,
+  )
+  return row!.held
+}
