@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { holdingUntilEnd } from '../lib/after-transaction'
 import { lostRace } from './postgres/errors'
 import { postgresTransactionsOf } from './postgres/handle'
 
@@ -103,18 +104,20 @@ export async function inTransaction<T>(sqlite: Database, fn: () => T | Promise<T
   if (waited) await waited
   try {
     // BEGIN and COMMIT run in the scope too: they belong to the writer like the body.
-    return await scope.run({ sqlite, depth: 0 }, async () => {
-      sqlite.run('BEGIN IMMEDIATE')
-      try {
-        const out = fn()
-        const result = isPromise(out) ? await out : out
-        sqlite.run('COMMIT')
-        return result
-      } catch (err) {
-        rollback(sqlite, 'ROLLBACK')
-        throw err
-      }
-    })
+    return await holdingUntilEnd(() =>
+      scope.run({ sqlite, depth: 0 }, async () => {
+        sqlite.run('BEGIN IMMEDIATE')
+        try {
+          const out = fn()
+          const result = isPromise(out) ? await out : out
+          sqlite.run('COMMIT')
+          return result
+        } catch (err) {
+          rollback(sqlite, 'ROLLBACK')
+          throw err
+        }
+      }),
+    )
   } finally {
     lock.release()
   }

@@ -1,3 +1,5 @@
+import { afterTransaction } from './after-transaction'
+
 // Verbs wake a background worker (after a launch, a new event, a queued import) without
 // importing it: workers register their kick here by name when they start, and a kick with no
 // worker running (the CLI, a test without workers) does nothing. One registry per process
@@ -8,7 +10,10 @@ export const WORKER_NAMES = ['send', 'webhooks', 'imports', 'flows'] as const
 export type WorkerName = (typeof WORKER_NAMES)[number]
 
 export interface Wakers {
-  /** Wakes the named worker if one is running, and tells the relay (other processes) if any. */
+  /**
+   * Wakes the named worker if one is running, and tells the relay (other processes) if any; when
+   * the caller runs in a transaction, once it has ended.
+   */
   wake(name: WorkerName): void
   /** Wakes the named worker of this process only (a wake another process relayed). */
   wakeHere(name: WorkerName): void
@@ -24,10 +29,11 @@ export function createWakers(): Wakers {
   const kicks = new Map<WorkerName, () => void>()
   let relay: ((name: WorkerName) => void) | null = null
   return {
-    wake: (name) => {
-      kicks.get(name)?.()
-      relay?.(name)
-    },
+    wake: (name) =>
+      afterTransaction(() => {
+        kicks.get(name)?.()
+        relay?.(name)
+      }),
     wakeHere: (name) => kicks.get(name)?.(),
     relayTo: (fn) => {
       relay = fn

@@ -1,4 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
+import { holdingUntilEnd } from '../../lib/after-transaction'
 
 // Transactions on PostgreSQL carried through async calls, as on SQLite: the code inside never
 // names its transaction; it uses the store's `db`, which answers from the transaction the call
@@ -59,7 +60,9 @@ export function pgTransactions(root: PgRunner): PgTransactions {
     run(fn) {
       const outer = current()
       if (outer) return outer.transaction((tx) => scope.run({ owner, tx }, async () => await fn()))
-      return queue.run(() => root.transaction((tx) => scope.run({ owner, tx }, async () => await fn())))
+      return holdingUntilEnd(() =>
+        queue.run(() => root.transaction((tx) => scope.run({ owner, tx }, async () => await fn()))),
+      )
     },
   }
 }
