@@ -1,11 +1,13 @@
 import { afterEach, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Checkpointer, startCheckpointer } from '../../src/db/checkpointer'
 import { openStore, type Store } from '../../src/db/client'
 import type { Logger } from '../../src/lib/log'
 import { until } from '../helpers/receiver'
+import { scratchDirs } from '../helpers/temp-dir'
+
+const tempDir = scratchDirs()
 
 // The WAL checkpoint thread of `herald serve` (src/db/checkpointer.ts): the main connection runs
 // with wal_autocheckpoint = 0 and the thread folds the WAL into the data file; a thread that
@@ -20,7 +22,7 @@ afterEach(async () => {
 })
 
 async function fresh() {
-  const dir = mkdtempSync(join(tmpdir(), 'herald-ckpt-'))
+  const dir = tempDir('herald-ckpt-')
   const file = join(dir, 'herald.db')
   const store = await openStore(file)
   await store.sqlite.run('CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)')
@@ -101,7 +103,7 @@ test('a WAL larger than the limit is reset with TRUNCATE (the -wal file stays un
 test('a thread that cannot start leaves SQLite automatic checkpoint on, with a warning; no write is lost', async () => {
   const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
-  const broken = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-bad-')), 'broken-thread.ts')
+  const broken = join(tempDir('herald-ckpt-bad-'), 'broken-thread.ts')
   writeFileSync(broken, "throw new Error('this checkpoint thread fails to load')\n")
   entry.cp = await startCheckpointer(store.sqlite, file, log, { intervalMs: 20, url: broken })
   expect(await entry.cp.started).toBe(false)
@@ -117,7 +119,7 @@ test('a thread that cannot start leaves SQLite automatic checkpoint on, with a w
 test('a thread that dies after starting gives the main connection its automatic checkpoint back', async () => {
   const { file, store, entry } = await fresh()
   const { log, warnings } = recorder()
-  const dying = join(mkdtempSync(join(tmpdir(), 'herald-ckpt-die-')), 'dying-thread.ts')
+  const dying = join(tempDir('herald-ckpt-die-'), 'dying-thread.ts')
   writeFileSync(
     dying,
     "self.onmessage = (e) => { if (e.data.kind === 'setup') { postMessage({ kind: 'ready' }); setTimeout(() => process.exit(1), 50) } }\n",

@@ -1,13 +1,15 @@
 import type { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, readFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { openStore } from '../../src/db/client'
 import { MigrationError, migrate } from '../../src/db/migrate'
 import { embeddedMigrations } from '../../src/db/migrations.generated'
+import { scratchDirs } from '../helpers/temp-dir'
 
-const tmpFile = () => join(mkdtempSync(join(tmpdir(), 'herald-mig-')), 'herald.db')
+const tempDir = scratchDirs()
+
+const tmpFile = () => join(tempDir('herald-mig-'), 'herald.db')
 const tables = async (db: Database) =>
   (
     await db

@@ -1,7 +1,4 @@
 import { afterAll, expect, test } from 'bun:test'
-import { mkdtempSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { SQL } from 'bun'
 import { loadConfig } from '../../../src/config'
 import { withActor } from '../../../src/context'
@@ -14,6 +11,9 @@ import { createContactVerb } from '../../../src/services/contacts/verbs'
 import { invoke } from '../../../src/services/verbs/invoke'
 import { BASE, createTestApp } from '../../helpers/app'
 import { untilOneWaitsOnLock } from '../../helpers/pg-database'
+import { scratchDirs } from '../../helpers/temp-dir'
+
+const tempDir = scratchDirs()
 
 // Two processes on one PostgreSQL create the same contact at once. Each checks the email is
 // free, then inserts; the one that commits second hits the unique key. Its verb runs again,
@@ -27,7 +27,7 @@ test.if(DIALECT === 'postgres')(
   async () => {
     const other = await createAppContext(
       loadConfig(
-        { data: mkdtempSync(join(tmpdir(), 'herald-other-')) },
+        { data: tempDir('herald-other-') },
         { HERALD_PUBLIC_URL: BASE, HERALD_DATABASE_URL: t.ctx.config.databaseUrl! },
       ),
       { log: silentLogger },
