@@ -14,7 +14,10 @@ interface Held {
 
 const held = new AsyncLocalStorage<Held>()
 
-/** Runs fn now, or when the transaction the caller runs in has ended. */
+/**
+ * Runs fn now, or when the transaction the caller runs in has ended. fn must not throw: by then
+ * the transaction has committed, and its caller would hear of an error instead.
+ */
 export function afterTransaction(fn: () => void): void {
   const scope = held.getStore()
   if (scope?.open) scope.queued.push(fn)
