@@ -44,6 +44,10 @@ export interface FlowQueue {
   scratchClear(jobId: string): Promise<void>
   activeFlows(): Promise<{ id: string; kind: FlowKind }[]>
   status(flowId: string): Promise<string | null>
+  /**
+   * The flow's runs due by `now`, oldest first, read in the transaction that steps them: on
+   * PostgreSQL each is held until it ends, and runs another process is stepping are passed over.
+   */
   due(flowId: string, now: number, limit: number): Promise<DueRun[]>
   nextDue(flowId: string): Promise<number | null>
   moveRun(

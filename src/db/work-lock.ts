@@ -17,3 +17,12 @@ export async function tryWorkLock(store: Store, space: number, name: string): Pr
   )
   return row!.held
 }
+
+/**
+ * Takes the same kind of lock as tryWorkLock, waiting while another process holds it: for a
+ * short read-then-write that must not interleave with another's (a count read, then added to).
+ */
+export async function holdWorkLock(store: Store, space: number, name: string): Promise<void> {
+  if (store.dialect !== 'postgres') return
+  await rawRows(store.db, sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${name})) AS held`)
+}

@@ -63,7 +63,7 @@ export function pgFlowQueue(db: Db): FlowQueue {
               contact_id, node_id, next_run_at::double precision AS next_run_at, wait_event,
               wait_since::double precision AS wait_since
             FROM flow_runs WHERE flow_id = ${flowId} AND next_run_at <= ${now}
-            ORDER BY next_run_at, seq LIMIT ${limit}`,
+            ORDER BY next_run_at, seq LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
       ),
     nextDue: async (flowId: string) =>
       (

@@ -10,3 +10,7 @@ export const BOOTSTRAP_LOCK = 7_146_323_003
  * of two 32-bit keys, apart from the single 64-bit keys above.
  */
 export const AUDIENCE_COPY_LOCK = 71_463_004
+/** A flow sender's daily limit (client, sender, day): its count is read, then added to. */
+export const FLOW_DAILY_LOCK = 71_463_005
+/** The instance's first OAuth signing key: made once, however many processes issue a token at once. */
+export const OAUTH_KEY_LOCK = 71_463_006

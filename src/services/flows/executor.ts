@@ -1,8 +1,10 @@
 import { inArray } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { type DueRun, flowQueue, type StepRecord } from '../../db/flow-queue'
+import { flowQueue, type StepRecord } from '../../db/flow-queue'
+import { FLOW_DAILY_LOCK } from '../../db/postgres/lock-keys'
 import { type ContactRow, contacts } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import { holdWorkLock } from '../../db/work-lock'
 import { SLICE_MS } from '../../lib/cooperate'
 import { createFailureHolds, pickDue } from '../../lib/due-picker'
 import type { FlowKind } from '../../lib/enums'
@@ -69,6 +71,9 @@ function endFor(flow: Flow, contact: ContactRow | undefined): End | null {
   }
 }
 
+/** How long a pass that found a flow's due runs all taken by another process waits to look again. */
+const ELSEWHERE_MS = 50
+
 export function createFlowExecutor(app: AppContext) {
   const q = flowQueue(app.db)
   const isSuppressed = createSuppressionCheck(app.db)
@@ -96,7 +101,7 @@ export function createFlowExecutor(app: AppContext) {
   async function stepBatch(
     kind: FlowKind,
     flowId: string,
-    runs: DueRun[],
+    due: { at: number; limit: number },
     report: StepReport,
     deadline: number,
   ) {
@@ -108,6 +113,10 @@ export function createFlowExecutor(app: AppContext) {
       // Paused or archived since the runs were read: they wait (or were removed).
       if (!found || found.flow.status !== 'active') return 0
       const { flow, clientZone } = found
+      // Read here, in the transaction that steps them: another process stepping this flow at
+      // the same time takes other runs.
+      const runs = await q.due(flowId, due.at, due.limit)
+      if (runs.length === 0) return null
       const now = app.clock.now()
       const nodes = new Map(flow.nodes.map((n) => [n.id, n]))
       const goals = flow.nodes.filter((n) => n.type === 'goal')
@@ -128,6 +137,9 @@ export function createFlowExecutor(app: AppContext) {
       const senderKey = flow.options.senderId ?? 'default'
       const day = utcDay(now)
       const limit = flow.options.dailyLimit
+      // Another process stepping a flow of the same sender waits here until it has added its own.
+      if (limit !== null)
+        await holdWorkLock(app.store, FLOW_DAILY_LOCK, `${flow.clientId}:${senderKey}:${day}`)
       let sentToday = limit === null ? 0 : await q.dailyCount(flow.clientId, senderKey, day)
       const sentBefore = sentToday
 
@@ -257,6 +269,8 @@ export function createFlowExecutor(app: AppContext) {
       if (sentToday > sentBefore) await q.bumpDaily(flow.clientId, senderKey, day, sentToday - sentBefore)
       return stepped
     })
+    // Its due runs were all being stepped by another process.
+    if (stepped === null) return null
     report.stepped += stepped
     if (stepped > 0) app.metrics.flowSteps.inc({ kind }, stepped)
     report.queued += tally.queued
@@ -291,6 +305,7 @@ export function createFlowExecutor(app: AppContext) {
     }
     const deadline = performance.now() + budgetMs
     let nextAt: number | null = null
+    let takenElsewhere = false
     let kinds = new Map((await q.activeFlows()).map((f) => [f.id, f.kind]))
     let active = new Set(kinds.keys())
     // At least one step batch (of at least one run) or one chunk a pass, whatever the budget.
@@ -305,8 +320,18 @@ export function createFlowExecutor(app: AppContext) {
         const stepped = await holds.attempt(
           pick,
           now,
-          async () =>
-            await stepBatch(kinds.get(pick)!, pick, await q.due(pick, now, batch), report, deadline),
+          async () => {
+            const stepped = await stepBatch(
+              kinds.get(pick)!,
+              pick,
+              { at: now, limit: batch },
+              report,
+              deadline,
+            )
+            if (stepped !== null) return stepped
+            takenElsewhere = true
+            return 0
+          },
           (retryAt, err) =>
             app.log.error(`${kinds.get(pick)} step failed; its due runs wait`, {
               [`${kinds.get(pick)}_id`]: pick,
@@ -314,7 +339,8 @@ export function createFlowExecutor(app: AppContext) {
               error: String((err as Error)?.stack ?? err),
             }),
         )
-        // Not active any more (paused since the list was read) or held: its runs wait.
+        // Not active any more (paused since the list was read), held, or stepped by another
+        // process: its runs wait.
         if (stepped === 0) active.delete(pick)
         continue
       }
@@ -331,6 +357,9 @@ export function createFlowExecutor(app: AppContext) {
     }
     if (report.queued > 0) app.workers.wake('send')
     if (report.webhooks > 0) app.workers.wake('webhooks')
+    // Runs another process is stepping look due until it commits: look again a little later,
+    // not at once and again.
+    if (takenElsewhere && nextAt !== null) nextAt = Math.max(nextAt, app.clock.now() + ELSEWHERE_MS)
     return { ...report, nextAt }
   }
 
