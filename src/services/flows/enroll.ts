@@ -235,15 +235,17 @@ export async function enterNextChunk(
     await q.scratchClear(job.id)
   }
   if (DIALECT === 'postgres') return await enterMatchedChunk(app, job, found.flow, size, done)
-  // After a restart the scratch is empty: match the rest of the job again, once.
-  if (!q.isFilled(job.id)) {
+  let upTo = q.isFilled(job.id) ? await q.scratchChunkEnd(job.id, size) : null
+  // An empty scratch, with the job not done: after a restart, or when the transaction that
+  // filled it rolled back (the mark that it was filled stays). Match the rest of the job again.
+  if (upTo === null) {
     const where = await audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
     await app.db.run(sql`INSERT INTO ${sql.raw(q.scratch)} (job_id, seq)
       SELECT ${job.id}, contacts.seq FROM contacts
       WHERE contacts.seq > ${job.cursorSeq} AND contacts.seq <= ${job.maxContactSeq} AND (${where})`)
     q.markFilled(job.id)
+    upTo = await q.scratchChunkEnd(job.id, size)
   }
-  const upTo = await q.scratchChunkEnd(job.id, size)
   if (upTo === null) {
     await done()
     return 0

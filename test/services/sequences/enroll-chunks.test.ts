@@ -95,6 +95,13 @@ const runs = async (id: string) =>
          CAST(coalesce(sum(CASE WHEN c.status <> 'subscribed' THEN 1 ELSE 0 END), 0) AS INTEGER) AS unsubscribed
        FROM flow_enrollments e JOIN contacts c ON c.id = e.contact_id WHERE e.flow_id = ${id}`,
   ))!
+/** What `runs` gives once the whole audience has entered: each subscribed contact of ours, once. */
+const EVERY_SUBSCRIBED_ONCE = {
+  n: ours.subscribed,
+  distinct_contacts: ours.subscribed,
+  other_client: 0,
+  unsubscribed: 0,
+}
 const jobs = async (id: string) =>
   await t.ctx.db
     .select({ id: flowEnrollJobs.id, cursor: flowEnrollJobs.cursorSeq })
@@ -113,12 +120,7 @@ describe('a large enrollment enters in chunks', () => {
     const reports: { chunks: number; stepped: number }[] = []
     const worker = createFlowWorker(t.ctx, { onPass: (r) => reports.push(r) })
     await worker.drain()
-    expect(await runs(id)).toEqual({
-      n: ours.subscribed,
-      distinct_contacts: ours.subscribed,
-      other_client: 0,
-      unsubscribed: 0,
-    })
+    expect(await runs(id)).toEqual(EVERY_SUBSCRIBED_ONCE)
     expect(await jobs(id)).toEqual([])
     expect(reports.reduce((a, r) => a + r.chunks, 0)).toBe(Math.ceil(ours.n / ENROLL_CHUNK))
     // Every run's first step was taken (the message queued), the entering paced by the steps.
@@ -150,18 +152,33 @@ describe('a large enrollment enters in chunks', () => {
     const worker = createFlowWorker(t.ctx)
     await worker.drain()
     await worker.stop()
-    expect(await runs(id)).toEqual({
-      n: ours.subscribed,
-      distinct_contacts: ours.subscribed,
-      other_client: 0,
-      unsubscribed: 0,
-    })
+    expect(await runs(id)).toEqual(EVERY_SUBSCRIBED_ONCE)
     const lateRuns = await rowsOf(t, sql`SELECT 1 AS one FROM flow_enrollments WHERE contact_id = ${lateId}`)
     expect(lateRuns).toHaveLength(0)
     // A new call takes it (and only it).
     expect((await call('POST', `/api/v1/sequences/${id}/enroll`, { list_id: list.id })).enrolled).toBe(1)
     // Out of the way of the next tests (unsubscribed: never enters).
     await runSql(t, sql`UPDATE contacts SET status = 'unsubscribed' WHERE id = ${lateId}`)
+  })
+
+  test('a chunk whose transaction rolled back is entered again, and the job goes on', async () => {
+    const id = await sequence()
+    const answer = await call('POST', `/api/v1/sequences/${id}/enroll`, { segment_id: segment.id })
+    expect(answer.enrolled).toBe(ours.subscribed)
+    // The first chunk's transaction fails after the chunk was matched (a full disk, say).
+    await expect(
+      inTransaction(t.ctx.sqlite, async () => {
+        expect(await enrollNextSequenceChunk(t.ctx)).toBeGreaterThan(0)
+        throw new Error('the chunk could not be written')
+      }),
+    ).rejects.toThrow('the chunk could not be written')
+    expect((await runs(id)).n).toBe(0)
+    expect((await jobs(id)).map((j) => j.cursor)).toEqual([0])
+    const worker = createFlowWorker(t.ctx)
+    await worker.drain()
+    await worker.stop()
+    expect(await runs(id)).toEqual(EVERY_SUBSCRIBED_ONCE)
+    expect(await jobs(id)).toEqual([])
   })
 
   test('a contact enrolled by another call meanwhile enters once', async () => {
