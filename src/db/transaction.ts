@@ -61,6 +61,12 @@ export function inTransactionScope(sqlite: Database): boolean {
   return scope.getStore()?.sqlite === sqlite
 }
 
+/** Whether the caller runs inside a transaction of this store, on either database. */
+export function inAnyTransaction(sqlite: Database): boolean {
+  const postgres = postgresTransactionsOf(sqlite)
+  return postgres ? postgres.current() !== undefined : inTransactionScope(sqlite)
+}
+
 const isPromise = (v: unknown): v is Promise<unknown> =>
   typeof (v as Promise<unknown> | null)?.then === 'function'
 

@@ -9,8 +9,10 @@ import {
 } from 'node:crypto'
 import { desc } from 'drizzle-orm'
 import type { AppContext } from '../../context'
+import { OAUTH_KEY_LOCK } from '../../db/postgres/lock-keys'
 import { oauthSigningKeys } from '../../db/schema'
-import { inTransaction } from '../../db/transaction'
+import { inAnyTransaction, inTransaction } from '../../db/transaction'
+import { holdWorkLock } from '../../db/work-lock'
 import { decryptSecret, encryptSecret } from '../../lib/crypto'
 
 // Herald's own signing key for access tokens: Ed25519 (JWS `EdDSA`), generated on
@@ -28,6 +30,13 @@ interface KeySet {
 }
 
 const loaded = new WeakMap<AppContext['db'], KeySet>()
+/** When each process last read the keys again for a `kid` it did not know. */
+const reread = new WeakMap<AppContext['db'], number>()
+/**
+ * A token naming a key this process has not loaded (another process made it) reads the keys again,
+ * at most once this often: a stream of made-up `kid`s costs one read a second.
+ */
+const REREAD_MS = 1_000
 
 /** RFC 7638 thumbprint of an OKP key: the `kid`. */
 function thumbprint(jwk: { crv: string; x: string }): string {
@@ -52,27 +61,32 @@ async function readKeys(app: AppContext): Promise<KeySet | null> {
 
 /** The instance's keys, generating the first one (once, whichever process gets there first). */
 export async function signingKeys(app: AppContext): Promise<KeySet> {
-  let keys = loaded.get(app.db)
-  if (keys) return keys
-  keys =
-    (await readKeys(app)) ??
-    (await inTransaction(app.sqlite, async () => {
-      const again = await readKeys(app)
-      if (again) return again
-      const pair = generateKeyPairSync('ed25519')
-      const jwk = pair.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string }
-      const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string
-      await app.db.insert(oauthSigningKeys).values({
-        id: thumbprint(jwk),
-        alg: 'EdDSA',
-        publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
-        privateKey: encryptSecret(app.secretKey, pem),
-        createdAt: app.clock.now(),
-      })
-      return (await readKeys(app))!
-    }))
-  loaded.set(app.db, keys)
-  return keys
+  const cached = loaded.get(app.db)
+  if (cached) return cached
+  const read = await readKeys(app)
+  // Kept only when read outside a transaction: one may see a key it made itself and may still
+  // roll back. (Tokens are signed in their grant's transaction, and read the keys each time.)
+  if (read) {
+    if (!inAnyTransaction(app.sqlite)) loaded.set(app.db, read)
+    return read
+  }
+  return await inTransaction(app.sqlite, async () => {
+    // Another process making the first key at the same moment: wait for it, then use its key.
+    await holdWorkLock(app.store, OAUTH_KEY_LOCK, 'signing')
+    const again = await readKeys(app)
+    if (again) return again
+    const pair = generateKeyPairSync('ed25519')
+    const jwk = pair.publicKey.export({ format: 'jwk' }) as { kty: string; crv: string; x: string }
+    const pem = pair.privateKey.export({ format: 'pem', type: 'pkcs8' }) as string
+    await app.db.insert(oauthSigningKeys).values({
+      id: thumbprint(jwk),
+      alg: 'EdDSA',
+      publicJwk: { kty: jwk.kty, crv: jwk.crv, x: jwk.x },
+      privateKey: encryptSecret(app.secretKey, pem),
+      createdAt: app.clock.now(),
+    })
+    return (await readKeys(app))!
+  })
 }
 
 export async function jwks(app: AppContext) {
@@ -118,7 +132,13 @@ export async function verifyJwt(
   }
   if (header.alg !== 'EdDSA' || header.typ !== typ || typeof header.kid !== 'string') return null
   if (typeof claims !== 'object' || claims === null || Array.isArray(claims)) return null
-  const key = (await signingKeys(app)).publicKeys.get(header.kid)
+  let key = (await signingKeys(app)).publicKeys.get(header.kid)
+  const now = app.clock.now()
+  if (!key && now - (reread.get(app.db) ?? 0) >= REREAD_MS) {
+    reread.set(app.db, now)
+    loaded.delete(app.db)
+    key = (await signingKeys(app)).publicKeys.get(header.kid)
+  }
   if (!key) return null
   const ok = verify(null, Buffer.from(`${h}.${p}`), key, Buffer.from(s, 'base64url'))
   return ok ? claims : null
