@@ -3,6 +3,7 @@ import type { AppContext } from '../../context'
 import { DIALECT } from '../../db/dialect'
 import { clientsHitSince } from '../../db/postgres/rollups'
 import { QUARTER_MS, quarterOf } from '../../db/rollups'
+import { afterCommit } from '../../lib/after-transaction'
 import { filterInOrder } from '../../lib/in-order'
 import { checkSendingHealth } from './alerts'
 
@@ -38,9 +39,9 @@ function stateOf(app: AppContext): State {
 
 /**
  * After a message's first bounce or complaint, in the transaction that recorded it: the check
- * now, unless this client's ran within the interval (then it is left to the job). Were that
- * transaction rolled back, the check it ran is lost with it; the next event after the interval
- * runs it again.
+ * now, unless this client's ran within the interval (then it is left to the job). The check is
+ * noted as run once that transaction commits: rolled back, its check is lost with it, and the
+ * next event runs it again.
  */
 export async function healthAfterBounceOrComplaint(
   app: AppContext,
@@ -55,7 +56,7 @@ export async function healthAfterBounceOrComplaint(
     return
   }
   await checkSendingHealth(app, clientId, at)
-  s.clients.set(clientId, { lastRun: now, pending: false })
+  afterCommit(() => s.clients.set(clientId, { lastRun: now, pending: false }))
 }
 
 /** Clients with a bounce or complaint in this quarter-hour or the last (one index seek each). */
@@ -112,8 +113,12 @@ export async function runPendingHealthChecks(app: AppContext): Promise<{ checked
       continue
     }
     await checkSendingHealth(app, id, now)
-    c.lastRun = now
-    c.pending = false
+    // Noted once the job's transaction commits: rolled back (or run again after losing a race
+    // with another process), the check is still pending.
+    afterCommit(() => {
+      c.lastRun = now
+      c.pending = false
+    })
     checked++
   }
   return { checked }

@@ -1,11 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import { loadConfig } from '../../../src/config'
 import { createAppContext } from '../../../src/create-context'
+import { inTransaction } from '../../../src/db/transaction'
 import { registerJobs } from '../../../src/jobs'
 import { silentLogger } from '../../../src/lib/log'
 import { createSendWorker } from '../../../src/queue/worker'
 import { sendDeps } from '../../../src/sending'
-import { HEALTH_CHECK_INTERVAL_MS } from '../../../src/services/deliverability/health-debounce'
+import {
+  HEALTH_CHECK_INTERVAL_MS,
+  healthChecksDue,
+  runPendingHealthChecks,
+} from '../../../src/services/deliverability/health-debounce'
 import { recordBounce, recordComplaint } from '../../../src/services/messages/activity'
 import { createTestApp, type TestApp } from '../../helpers/app'
 import { countEmail, sentAndSending } from '../../helpers/campaign'
@@ -37,6 +42,27 @@ async function alertsOf(app: TestApp, key: string) {
 const tenant = async (prefix: string) => await sentAndSending(t, worker, prefix, clock.t)
 
 describe('the sending-health check, debounced per client', () => {
+  test('a job run whose transaction rolled back leaves its checks pending for the next', async () => {
+    const a = await tenant('rolled-back')
+    for (const i of [0, 1, 2, 3]) {
+      clock.t += 250
+      await recordComplaint(t.ctx, a.msgs[i]!, clock.t)
+    }
+    clock.t += HEALTH_CHECK_INTERVAL_MS
+    // The job's check ran (alert, pause) and its transaction then rolled back, taking them along.
+    await expect(
+      inTransaction(t.ctx.sqlite, async () => {
+        expect(await runPendingHealthChecks(t.ctx)).toEqual({ checked: 1 })
+        throw new Error('the job could not commit')
+      }),
+    ).rejects.toThrow('the job could not commit')
+    expect(await alertsOf(t, a.key)).toEqual([])
+    expect(healthChecksDue(t.ctx)).toBe(true)
+    await healthJob()
+    expect(await alertsOf(t, a.key)).toEqual(['campaigns_paused', 'complaint_rate'])
+    expect(await a.secondStatus()).toBe('paused')
+  })
+
   test('a burst of complaints: checked at the first, the rest by the job after the interval, which pauses', async () => {
     const a = await tenant('burst')
     // Four complaints in one second: 0.4 % of 1,001 sends, over the 0.3 % that pauses.
