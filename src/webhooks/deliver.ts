@@ -3,6 +3,7 @@ import { eventBody } from '../db/events'
 import type { WebhookDeliveryRow, WebhookRow } from '../db/schema'
 import { inTransaction } from '../db/transaction'
 import { markDeliveryFailed, setHookFailing, webhookById, webhookQueueOf } from '../db/webhook-queue'
+import { afterCommit } from '../lib/after-transaction'
 import { decryptSecret } from '../lib/crypto'
 import { toPrefixedId } from '../lib/ids'
 import { iso } from '../lib/time'
@@ -170,6 +171,6 @@ async function writeOutcome(
     failingSince,
     disable && current.active ? { reason: disable, at: now } : undefined,
   )
-  if (disable) app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable })
+  if (disable) afterCommit(() => app.log.warn('webhook disabled', { webhook_id: hook.id, reason: disable }))
   return outcome
 }

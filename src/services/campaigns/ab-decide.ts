@@ -4,6 +4,7 @@ import { outboxOf } from '../../db/outbox'
 import { type AbDecision, type CampaignRow, campaigns, campaignVariantCounts } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField, invalidState } from '../../errors'
+import { afterCommit } from '../../lib/after-transaction'
 import { setNextDecision } from './ab-schedule'
 import { decidesAt, presentAbTestState, variantIndex } from './ab-test'
 import { findCampaignRow } from './records'
@@ -76,12 +77,15 @@ export async function decide(
     }
     await app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id))
     const released = await outboxOf(app.store, OUTBOX_RULES).releaseRest(id, d.winner, now)
-    app.log.info('A/B test decided', {
-      campaign_id: id,
-      winner: c.variants[d.winner]!.name,
-      reason: d.reason,
-      released,
-    })
+    const winner = c.variants[d.winner]!.name
+    afterCommit(() =>
+      app.log.info('A/B test decided', {
+        campaign_id: id,
+        winner,
+        reason: d.reason,
+        released,
+      }),
+    )
     return d
   })
   if (decision) app.workers.wake('send')

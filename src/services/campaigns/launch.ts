@@ -4,6 +4,7 @@ import { outboxOf } from '../../db/outbox'
 import { type CampaignRow, campaigns } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { invalidField, ServiceError } from '../../errors'
+import { afterCommit } from '../../lib/after-transaction'
 import { countAudience } from './audience'
 import type { CountedAudience } from './audience-size'
 import { assertSendable } from './content'
@@ -180,7 +181,7 @@ export async function startDueCampaigns(app: AppContext): Promise<number> {
       // A local-time campaign waits with its audience already queued.
       if (failed.length > 0 && c.launchedAt !== null)
         await outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
-      app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason })
+      afterCommit(() => app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason }))
     }
   }
   if (due.length > 0) app.workers.wake('send')

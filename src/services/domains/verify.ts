@@ -3,6 +3,7 @@ import type { AppContext, Ctx } from '../../context'
 import { type CheckResult, type DomainChecks, type DomainRow, domains } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { notFound } from '../../errors'
+import { afterCommit } from '../../lib/after-transaction'
 import { dkimRecordValue } from '../../lib/dkim-key'
 import { checkDkim, checkDmarc, checkSpf } from './checks'
 import { createTxtResolver, type TxtResolver } from './dns'
@@ -121,13 +122,15 @@ export async function applyRechecks(app: AppContext, { rows, checks }: Rechecked
     if (!updated) continue
     if (updated.status === 'broken' && row.status === 'verified') {
       summary.broken.push(updated.domain)
-      app.log.warn('domain verification broke', {
-        domain_id: updated.id,
-        client_id: updated.clientId,
-        domain: updated.domain,
-        dkim: updated.checks?.dkim.message,
-        spf: updated.checks?.spf.message,
-      })
+      afterCommit(() =>
+        app.log.warn('domain verification broke', {
+          domain_id: updated.id,
+          client_id: updated.clientId,
+          domain: updated.domain,
+          dkim: updated.checks?.dkim.message,
+          spf: updated.checks?.spf.message,
+        }),
+      )
     } else if (updated.status === 'verified' && row.status === 'broken')
       summary.recovered.push(updated.domain)
   }
