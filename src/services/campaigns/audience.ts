@@ -12,7 +12,7 @@ import { estimateSize, segmentCondition } from '../segments/records'
 import type { RuleGroup } from '../segments/rules'
 import { drawTestGroups, HELD_FOR_DECISION } from './ab-groups'
 import { copiedAtLocalTime, localDueTimes } from './local-due'
-import { OUTBOX_RULES } from './states'
+import { OUTBOX_RULES, STOPPED } from './states'
 
 // The audience snapshot: launch counts the audience and returns; the send worker then copies
 // it into the outbox in chunks keyed by contact id, recording the cursor in the same
@@ -101,7 +101,8 @@ export async function snapshotChunk(
     // sends of every process count on that row, and would wait for each chunk.
     if (!(await tryWorkLock(app.store, AUDIENCE_COPY_LOCK, campaignId))) return 'elsewhere'
     const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
-    if (!c || c.snapshotDone) return 'done'
+    // Cancelled or failed since the campaign was listed: nothing more is copied.
+    if (!c || c.snapshotDone || STOPPED.includes(c.status)) return 'done'
     const rows = await nextRecipients(app, c, c.snapshotCursor ?? '')
     const now = app.clock.now()
     const outbox = outboxOf(app.store, OUTBOX_RULES)

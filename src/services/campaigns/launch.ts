@@ -1,8 +1,10 @@
 import { and, eq, lte } from 'drizzle-orm'
 import type { AppContext, Ctx } from '../../context'
 import { outboxOf } from '../../db/outbox'
+import { AUDIENCE_COPY_LOCK } from '../../db/postgres/lock-keys'
 import { type CampaignRow, campaigns } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import { holdWorkLock } from '../../db/work-lock'
 import { invalidField, ServiceError } from '../../errors'
 import { afterCommit } from '../../lib/after-transaction'
 import { countAudience } from './audience'
@@ -116,12 +118,22 @@ export async function pauseCampaign(ctx: Ctx, id: string) {
   return presentCampaign(row, null)
 }
 
+/**
+ * First in a transaction that stops a campaign and drops its queue: waits for a chunk of its
+ * audience another process is copying to commit, so that the drop sees those messages too, and
+ * holds the next chunk back until this transaction ends.
+ */
+async function holdAudienceCopy(app: AppContext, campaignId: string): Promise<void> {
+  await holdWorkLock(app.store, AUDIENCE_COPY_LOCK, campaignId)
+}
+
 /** cancel: what is still queued will never be sent; what is in flight finishes. */
 export async function cancelCampaign(ctx: Ctx, id: string) {
   const c = await findCampaignRow(ctx, id)
   assertTransition(c.status, 'cancel')
   statusChanging(ctx, id)
   const now = ctx.clock.now()
+  await holdAudienceCopy(ctx, id)
   await outboxOf(ctx.store, OUTBOX_RULES).cancelQueued(id, null)
   const row = (
     await ctx.db
@@ -141,6 +153,7 @@ export async function failCampaign(app: AppContext, id: string, reason: string):
   const now = app.clock.now()
   statusChanging(app, id)
   const failed = await inTransaction(app.sqlite, async () => {
+    await holdAudienceCopy(app, id)
     const changed = await app.db
       .update(campaigns)
       .set({ status: 'failed', failureReason: reason, snapshotDone: true, completedAt: now, updatedAt: now })
@@ -173,15 +186,18 @@ export async function startDueCampaigns(app: AppContext): Promise<number> {
       })
     } catch (err) {
       const reason = err instanceof ServiceError ? err.message : String(err)
-      const failed = await app.db
-        .update(campaigns)
-        .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
-        .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
-        .returning({ id: campaigns.id })
-      // A local-time campaign waits with its audience already queued.
-      if (failed.length > 0 && c.launchedAt !== null)
-        await outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
-      afterCommit(() => app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason }))
+      await inTransaction(app.sqlite, async () => {
+        await holdAudienceCopy(app, c.id)
+        const failed = await app.db
+          .update(campaigns)
+          .set({ status: 'failed', failureReason: reason, completedAt: now, updatedAt: now })
+          .where(and(eq(campaigns.id, c.id), eq(campaigns.status, 'scheduled')))
+          .returning({ id: campaigns.id })
+        // A local-time campaign waits with its audience already queued.
+        if (failed.length > 0 && c.launchedAt !== null)
+          await outboxOf(app.store, OUTBOX_RULES).cancelQueued(c.id, reason)
+        afterCommit(() => app.log.warn('scheduled campaign could not start', { campaign_id: c.id, reason }))
+      })
     }
   }
   if (due.length > 0) app.workers.wake('send')

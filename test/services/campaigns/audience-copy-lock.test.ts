@@ -3,8 +3,10 @@ import { SQL } from 'bun'
 import { DIALECT } from '../../../src/db/dialect'
 import { AUDIENCE_COPY_LOCK } from '../../../src/db/postgres/lock-keys'
 import { snapshotChunk } from '../../../src/services/campaigns/audience'
+import { failCampaign } from '../../../src/services/campaigns/launch'
 import { createTestApp } from '../../helpers/app'
 import { campaignTenant, messagesOf } from '../../helpers/campaign'
+import { untilOneWaitsOnLock } from '../../helpers/pg-database'
 
 // Two processes on one PostgreSQL copying the same campaign's audience take turns on a lock of
 // its own, not on the campaign's row (every send counts on that row): while one copies, the
@@ -33,6 +35,36 @@ test.if(DIALECT === 'postgres')(
       expect(await messagesOf(t, s.campaign.id)).toHaveLength(0)
     } finally {
       await other.close()
+    }
+  },
+)
+
+test.if(DIALECT === 'postgres')(
+  'a campaign failed while another process copies a chunk waits for the chunk, then drops it too',
+  async () => {
+    const s = await campaignTenant(t, ['five@example.com', 'six@example.com'])
+    await s.call('POST', `/api/v1/campaigns/${s.campaign.id}/launch`, { confirm: true })
+    const other = new SQL({ url: t.ctx.config.databaseUrl!, max: 1 })
+    const watch = new SQL({ url: t.ctx.config.databaseUrl!, max: 1 })
+    try {
+      let failing: Promise<boolean> | undefined
+      await other.begin(async (tx) => {
+        // The other process's chunk: the copy's lock, and the audience queued, not committed yet.
+        await tx`SELECT pg_advisory_xact_lock(${AUDIENCE_COPY_LOCK}::int, hashtext(${s.campaign.id}))`
+        for (const [email, contactId] of Object.entries(s.contacts))
+          await tx`INSERT INTO messages (id, client_id, campaign_id, contact_id, channel, to_address, status, next_attempt_at, created_at)
+            VALUES (${crypto.randomUUID()}, ${s.clientId}, ${s.campaign.id}, ${contactId}, 'email', ${email}, 'queued', ${Date.now()}, ${Date.now()})`
+        failing = failCampaign(t.ctx, s.campaign.id, 'the sender is gone')
+        await untilOneWaitsOnLock(watch, 'the failure waits for the chunk')
+      })
+      expect(await failing!).toBe(true)
+      expect((await messagesOf(t, s.campaign.id)).map((m) => m.status)).toEqual(['cancelled', 'cancelled'])
+      // Nothing more is copied for it.
+      expect(await snapshotChunk(t.ctx, s.campaign.id)).toBe('done')
+      expect(await messagesOf(t, s.campaign.id)).toHaveLength(2)
+    } finally {
+      await other.close()
+      await watch.close()
     }
   },
 )
