@@ -35,9 +35,6 @@ export interface QueuedMessage {
 export interface FlowQueue {
   /** The scratch table's name (enrollment fills it with one INSERT … SELECT of the audience). */
   scratch: string
-  /** Whether this connection's scratch holds the job's contacts (false after a restart). */
-  isFilled(jobId: string): boolean
-  markFilled(jobId: string): void
   /** The seq ending the job's next chunk of `size` contacts, or null when none is left. */
   scratchChunkEnd(jobId: string, size: number): Promise<number | null>
   scratchDrop(jobId: string, upTo: number): Promise<void>

@@ -133,9 +133,6 @@ const statements = perConnection((sqlite: Database) => {
   }
 })
 
-/** The jobs whose contacts this connection's scratch table holds. */
-const filled = new WeakMap<Database, Set<string>>()
-
 /**
  * One statement per step for its enrollment: the history entries appended (one prepared
  * statement per count), the current node, and the end when it ended.
@@ -164,20 +161,12 @@ const sqliteFlowQueue = (sqlite: Database): FlowQueue => {
   return {
     /** The scratch table's name (enrollment fills it with one INSERT … SELECT of the audience). */
     scratch: SCRATCH,
-    /** Whether this connection's scratch holds the job's contacts (false after a restart). */
-    isFilled: (jobId: string) => filled.get(sqlite)?.has(jobId) ?? false,
-    markFilled: (jobId: string) => {
-      const set = filled.get(sqlite) ?? new Set<string>()
-      filled.set(sqlite, set)
-      set.add(jobId)
-    },
     /** The seq ending the job's next chunk of `size` contacts, or null when none is left. */
     scratchChunkEnd: async (jobId: string, size: number) =>
       (await s.scratchNth.get(jobId, size - 1))?.seq ?? (await s.scratchLast.get(jobId))?.seq ?? null,
     scratchDrop: async (jobId: string, upTo: number) => void s.scratchDrop.run(jobId, upTo),
     scratchClear: async (jobId: string) => {
       await s.scratchClear.run(jobId)
-      filled.get(sqlite)?.delete(jobId)
     },
     activeFlows: async () => await s.activeFlows.all(),
     status: async (flowId: string) => (await s.status.get(flowId))?.status ?? null,

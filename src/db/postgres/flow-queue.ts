@@ -42,8 +42,6 @@ export function pgFlowQueue(db: Db): FlowQueue {
   const one = async <T>(query: SQL) => (await rawRows<T>(db, query))[0]
   return {
     scratch: '',
-    isFilled: () => false,
-    markFilled: noScratch,
     scratchChunkEnd: async () => noScratch(),
     scratchDrop: async () => noScratch(),
     // Nothing is kept between chunks: nothing to clear.

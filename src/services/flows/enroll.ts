@@ -235,15 +235,15 @@ export async function enterNextChunk(
     await q.scratchClear(job.id)
   }
   if (DIALECT === 'postgres') return await enterMatchedChunk(app, job, found.flow, size, done)
-  let upTo = q.isFilled(job.id) ? await q.scratchChunkEnd(job.id, size) : null
-  // An empty scratch, with the job not done: after a restart, or when the transaction that
-  // filled it rolled back (the mark that it was filled stays). Match the rest of the job again.
+  // An empty scratch with the job not done: after a restart, or when the transaction that filled
+  // it rolled back. Match the rest of the job again. (What the scratch holds always goes with the
+  // job's cursor: both are written, and rolled back, in the same transactions.)
+  let upTo = await q.scratchChunkEnd(job.id, size)
   if (upTo === null) {
     const where = await audienceWhere(app.db, job.clientId, job.audience, job.enteredAt)
     await app.db.run(sql`INSERT INTO ${sql.raw(q.scratch)} (job_id, seq)
       SELECT ${job.id}, contacts.seq FROM contacts
       WHERE contacts.seq > ${job.cursorSeq} AND contacts.seq <= ${job.maxContactSeq} AND (${where})`)
-    q.markFilled(job.id)
     upTo = await q.scratchChunkEnd(job.id, size)
   }
   if (upTo === null) {
