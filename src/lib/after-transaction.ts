@@ -29,7 +29,11 @@ export function afterTransaction(fn: () => void): void {
   hold(fn, false)
 }
 
-/** As afterTransaction, but only once the transaction has committed: dropped on a rollback. */
+/**
+ * As afterTransaction, but only once the outermost transaction has committed: dropped when it
+ * rolls back. (A savepoint rolled back inside a transaction that then commits does not drop it:
+ * hand it over only once the savepoint's work cannot fail any more.)
+ */
 export function afterCommit(fn: () => void): void {
   hold(fn, true)
 }

@@ -9,10 +9,9 @@ import { rawRows } from '../raw'
 // launch or a queued message on one process is picked up by the others at once rather than at
 // their next poll, which stays as the net under a lost notification.
 //
-// A wake comes from code inside its transaction, before the commit, and NOTIFY sent on another
-// connection is delivered at once: each worker's notification waits NOTIFY_DELAY_MS (enough for
-// the usual transaction to commit; one sent too early costs the other process a pass that finds
-// nothing, and the poll catches up), and wakes within that window go as one.
+// A wake reaches the relay once the transaction that asked for it has ended, so the other
+// processes read what it wrote. Each worker's notification waits NOTIFY_DELAY_MS, and the wakes
+// within that window go as one: a burst of verbs costs one notification, not one each.
 
 const CHANNEL = 'herald_wake'
 const NOTIFY_DELAY_MS = 25

@@ -110,14 +110,22 @@ export function createFlowExecutor(app: AppContext) {
       // The client's time zone comes with the flow (once a batch): a wait `until` and a sending
       // window read a contact without a zone of its own in it (else UTC).
       const found = await loadFlow(app.db, kind, flowId)
-      // Paused or archived since the runs were read: they wait (or were removed).
+      // Paused or archived since the flows were listed: its runs wait (or were removed).
       if (!found || found.flow.status !== 'active') return 0
       const { flow, clientZone } = found
+      const now = app.clock.now()
+      // The daily limit's count for the flow's sender, read once a batch and kept here. Another
+      // process stepping a flow of the same sender waits here until it has added its own; taken
+      // before the runs, so no batch waits for it holding runs that events may need to end.
+      const senderKey = flow.options.senderId ?? 'default'
+      const day = utcDay(now)
+      const limit = flow.options.dailyLimit
+      if (limit !== null)
+        await holdWorkLock(app.store, FLOW_DAILY_LOCK, `${flow.clientId}:${senderKey}:${day}`)
       // Read here, in the transaction that steps them: another process stepping this flow at
       // the same time takes other runs.
       const runs = await q.due(flowId, due.at, due.limit)
       if (runs.length === 0) return null
-      const now = app.clock.now()
       const nodes = new Map(flow.nodes.map((n) => [n.id, n]))
       const goals = flow.nodes.filter((n) => n.type === 'goal')
       const firstEmail = flow.nodes.find(
@@ -133,13 +141,6 @@ export function createFlowExecutor(app: AppContext) {
       )
       const counts = new Map<string, number>()
       const count = (nodeId: string) => counts.set(nodeId, (counts.get(nodeId) ?? 0) + 1)
-      // The daily limit's count for the flow's sender, read once a batch and kept here.
-      const senderKey = flow.options.senderId ?? 'default'
-      const day = utcDay(now)
-      const limit = flow.options.dailyLimit
-      // Another process stepping a flow of the same sender waits here until it has added its own.
-      if (limit !== null)
-        await holdWorkLock(app.store, FLOW_DAILY_LOCK, `${flow.clientId}:${senderKey}:${day}`)
       let sentToday = limit === null ? 0 : await q.dailyCount(flow.clientId, senderKey, day)
       const sentBefore = sentToday
 
@@ -357,9 +358,9 @@ export function createFlowExecutor(app: AppContext) {
     }
     if (report.queued > 0) app.workers.wake('send')
     if (report.webhooks > 0) app.workers.wake('webhooks')
-    // Runs another process is stepping look due until it commits: look again a little later,
-    // not at once and again.
-    if (takenElsewhere && nextAt !== null) nextAt = Math.max(nextAt, app.clock.now() + ELSEWHERE_MS)
+    // Runs another process is stepping were passed over: look again within ELSEWHERE_MS (sooner
+    // when another flow is due), not only at the idle poll, and not at once and again.
+    if (takenElsewhere) nextAt = Math.min(nextAt ?? Number.POSITIVE_INFINITY, app.clock.now() + ELSEWHERE_MS)
     return { ...report, nextAt }
   }
 

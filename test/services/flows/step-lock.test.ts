@@ -57,6 +57,10 @@ test.if(DIALECT === 'postgres')(
         const pass = executor.pass(200, 50)
         const answer = await Promise.race([pass.then(() => 'stepped'), Bun.sleep(2_000).then(() => 'waited')])
         expect(answer).toBe('stepped')
+        // It looks again soon for the runs it passed over, not at its idle poll.
+        const { nextAt } = await pass
+        expect(nextAt).not.toBeNull()
+        expect(nextAt!).toBeLessThanOrEqual(t.ctx.clock.now() + 50)
         const sent = await messagesBy(id)
         expect(sent).toHaveLength(3)
         for (const h of held) expect(sent).not.toContain(h.contact_id)
