@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm'
-import type { Store } from './client'
+import type { Db } from './client'
+import { DIALECT } from './dialect'
 import { rawRows } from './raw'
 
 /**
@@ -9,10 +10,10 @@ import { rawRows } from './raw'
  * process's writes to them do not wait for it. On SQLite a transaction already holds the only
  * writer.
  */
-export async function tryWorkLock(store: Store, space: number, name: string): Promise<boolean> {
-  if (store.dialect !== 'postgres') return true
+export async function tryWorkLock(db: Db, space: number, name: string): Promise<boolean> {
+  if (DIALECT !== 'postgres') return true
   const [row] = await rawRows<{ held: boolean }>(
-    store.db,
+    db,
     sql`SELECT pg_try_advisory_xact_lock(${space}::int, hashtext(${name})) AS held`,
   )
   return row!.held
@@ -22,7 +23,7 @@ export async function tryWorkLock(store: Store, space: number, name: string): Pr
  * Takes the same kind of lock as tryWorkLock, waiting while another process holds it: for a
  * short read-then-write that must not interleave with another's (a count read, then added to).
  */
-export async function holdWorkLock(store: Store, space: number, name: string): Promise<void> {
-  if (store.dialect !== 'postgres') return
-  await rawRows(store.db, sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${name})) AS held`)
+export async function holdWorkLock(db: Db, space: number, name: string): Promise<void> {
+  if (DIALECT !== 'postgres') return
+  await rawRows(db, sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${name})) AS held`)
 }

@@ -75,7 +75,14 @@ export async function decide(
       reason: chosen === undefined ? 'metric' : 'manual',
       figures,
     }
-    await app.db.update(campaigns).set({ abDecision: d, updatedAt: now }).where(eq(campaigns.id, id))
+    // Undecided when the row is changed: the job in one process and an operator's pick in another
+    // at the same moment decide once.
+    const [undecided] = await app.db
+      .update(campaigns)
+      .set({ abDecision: d, updatedAt: now })
+      .where(and(eq(campaigns.id, id), isNull(campaigns.abDecision)))
+      .returning({ id: campaigns.id })
+    if (!undecided) return null
     const released = await outboxOf(app.store, OUTBOX_RULES).releaseRest(id, d.winner, now)
     const winner = c.variants[d.winner]!.name
     afterCommit(() =>

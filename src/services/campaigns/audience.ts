@@ -99,7 +99,7 @@ export async function snapshotChunk(
     // One process copies a campaign at a time, and reads the cursor the last one moved, so a
     // chunk is copied (and the A/B groups drawn) once. The lock is not the campaign's row: the
     // sends of every process count on that row, and would wait for each chunk.
-    if (!(await tryWorkLock(app.store, AUDIENCE_COPY_LOCK, campaignId))) return 'elsewhere'
+    if (!(await tryWorkLock(app.db, AUDIENCE_COPY_LOCK, campaignId))) return 'elsewhere'
     const c = (await app.db.select().from(campaigns).where(eq(campaigns.id, campaignId)).limit(1))[0]
     // Cancelled or failed since the campaign was listed: nothing more is copied.
     if (!c || c.snapshotDone || STOPPED.includes(c.status)) return 'done'

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm'
+import { and, eq } from 'drizzle-orm'
 import type { AppContext } from '../../context'
 import { outboxOf } from '../../db/outbox'
 import { campaigns } from '../../db/schema'
@@ -18,10 +18,14 @@ export async function completeIfDone(app: AppContext, campaignId: string): Promi
     if (!c || c.status !== SENDING || !c.snapshotDone) return false
     if (await outboxOf(app.store, OUTBOX_RULES).campaignHasOpenMessages(campaignId)) return false
     const now = app.clock.now()
-    await app.db
+    // Still sending when the row is changed: another process finishing the same campaign at the
+    // same moment completes it (and records campaign.complete) once. Its counters as written.
+    const [done] = await app.db
       .update(campaigns)
       .set({ status: 'sent', completedAt: now, updatedAt: now })
-      .where(eq(campaigns.id, campaignId))
+      .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, SENDING)))
+      .returning()
+    if (!done) return false
     await recordEvent(app, {
       clientId: c.clientId,
       type: 'campaign.complete',
@@ -31,12 +35,12 @@ export async function completeIfDone(app: AppContext, campaignId: string): Promi
         campaign_id: toPrefixedId('campaign', c.id),
         name: c.name,
         channel: c.channel,
-        total_recipients: c.totalRecipients ?? 0,
-        total_sent: c.sent,
-        skipped: c.skipped,
-        delivered: c.delivered,
-        bounced: c.bounced,
-        failed: c.failed,
+        total_recipients: done.totalRecipients ?? 0,
+        total_sent: done.sent,
+        skipped: done.skipped,
+        delivered: done.delivered,
+        bounced: done.bounced,
+        failed: done.failed,
         completed_at: iso(now),
       },
     })

@@ -36,24 +36,25 @@ async function startSending(
   c: CampaignRow,
   now: number,
   counted: CountedAudience = null,
-): Promise<CampaignRow> {
+): Promise<CampaignRow | null> {
   if (counted && 'refused' in counted) throw counted.refused
   const total = counted ? counted.total : await countAudience(app, c)
-  return (
-    await app.db
-      .update(campaigns)
-      .set({
-        status: 'sending',
-        launchedAt: now,
-        startedAt: now,
-        totalRecipients: total,
-        snapshotCursor: null,
-        snapshotDone: false,
-        updatedAt: now,
-      })
-      .where(eq(campaigns.id, c.id))
-      .returning()
-  )[0]!
+  // Still in the state it was read in: another process starting it at the same moment (the
+  // scheduler's next slot, a second launch) finds it changed, and starts nothing.
+  const [row] = await app.db
+    .update(campaigns)
+    .set({
+      status: 'sending',
+      launchedAt: now,
+      startedAt: now,
+      totalRecipients: total,
+      snapshotCursor: null,
+      snapshotDone: false,
+      updatedAt: now,
+    })
+    .where(and(eq(campaigns.id, c.id), eq(campaigns.status, c.status)))
+    .returning()
+  return row ?? null
 }
 
 const launched = (row: CampaignRow) => ({
@@ -99,7 +100,12 @@ export async function launchCampaign(
         .where(eq(campaigns.id, id))
         .returning()
     )[0]!
-  } else row = await startSending(ctx, c, now, counted)
+  } else {
+    const started = await startSending(ctx, c, now, counted)
+    // Launched meanwhile by another process: answered as if this call came second.
+    if (!started) assertTransition((await findCampaignRow(ctx, id)).status, 'launch')
+    row = started ?? (await findCampaignRow(ctx, id))
+  }
   ctx.workers.wake('send')
   return launched(row)
 }
@@ -124,7 +130,7 @@ export async function pauseCampaign(ctx: Ctx, id: string) {
  * holds the next chunk back until this transaction ends.
  */
 async function holdAudienceCopy(app: AppContext, campaignId: string): Promise<void> {
-  await holdWorkLock(app.store, AUDIENCE_COPY_LOCK, campaignId)
+  await holdWorkLock(app.db, AUDIENCE_COPY_LOCK, campaignId)
 }
 
 /** cancel: what is still queued will never be sent; what is in flight finishes. */
@@ -182,6 +188,7 @@ export async function startDueCampaigns(app: AppContext): Promise<number> {
       await inTransaction(app.sqlite, async () => {
         await assertReady(app, c)
         if (c.sendAtLocal) await startAtLocalTime(app, c, now)
+        // Started by another process's run of this job meanwhile: nothing to do.
         else await startSending(app, c, now)
       })
     } catch (err) {

@@ -1,4 +1,6 @@
-import { eq } from 'drizzle-orm'
+import { eq, sql } from 'drizzle-orm'
+import { rawRows } from '../../db/raw'
+import { forUpdate } from '../../db/row-lock'
 import { type ContactRow, contacts } from '../../db/schema'
 import type { HookedDb } from '../../hooks'
 import { toPrefixedId } from '../../lib/ids'
@@ -59,10 +61,17 @@ export async function optOutContact(
   r: UnsubscribeRecord,
 ): Promise<boolean> {
   await suppress(hdb.db, contact.clientId, contact.email, 'unsubscribe', `unsubscribed (${r.source})`, r.at)
-  if (contact.status === 'unsubscribed') return false
+  // Its status as it is now, held until the transaction ends: two opt-outs at once (a one-click
+  // POST and a click on the link, in two processes) record one.
+  const [held] = await rawRows<{ status: ContactRow['status'] }>(
+    hdb.db,
+    sql`SELECT status FROM contacts WHERE id = ${contact.id}${forUpdate()}`,
+  )
+  const status = held?.status ?? contact.status
+  if (status === 'unsubscribed') return false
   // A bounced, complained or blocked contact keeps that status (it says more); the opt-out is
   // still recorded and the address suppressed.
-  if (contact.status === 'subscribed')
+  if (status === 'subscribed')
     await hdb.db
       .update(contacts)
       .set({ status: 'unsubscribed', updatedAt: r.at })

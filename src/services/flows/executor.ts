@@ -120,8 +120,7 @@ export function createFlowExecutor(app: AppContext) {
       const senderKey = flow.options.senderId ?? 'default'
       const day = utcDay(now)
       const limit = flow.options.dailyLimit
-      if (limit !== null)
-        await holdWorkLock(app.store, FLOW_DAILY_LOCK, `${flow.clientId}:${senderKey}:${day}`)
+      if (limit !== null) await holdWorkLock(app.db, FLOW_DAILY_LOCK, `${flow.clientId}:${senderKey}:${day}`)
       // Read here, in the transaction that steps them: another process stepping this flow at
       // the same time takes other runs.
       const runs = await q.due(flowId, due.at, due.limit)

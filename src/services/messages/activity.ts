@@ -4,6 +4,7 @@ import { DIALECT } from '../../db/dialect'
 import { outboxOf } from '../../db/outbox'
 import { rawRows } from '../../db/raw'
 import { addToRollup } from '../../db/rollups'
+import { lockRows } from '../../db/row-lock'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
@@ -63,13 +64,22 @@ function refs(m: MessageRow) {
 }
 
 const tx = async <T>(app: AppContext, fn: () => T): Promise<T> => await inTransaction(app.sqlite, fn)
+/**
+ * The message as it is now, read in the caller's transaction and held until it ends: the same
+ * report handled by two processes at once (a bounce from a DSN and from the provider, two fetches
+ * of the pixel) is then recorded, and counted, once.
+ */
+async function heldMessage(app: AppContext, id: string): Promise<MessageRow | undefined> {
+  await lockRows(app.store, sql`${messages}`, sql`${messages.id} = ${id}`)
+  return await findMessage(app, id)
+}
 /** Message status changes go through the outbox's transitions (one statement, one guard each). */
 const outbox = (app: AppContext) => outboxOf(app.store, OUTBOX_RULES)
 
 /** A provider's later report that the next hop accepted a message it had taken. */
 export async function recordDelivered(app: AppContext, m: MessageRow, at: number): Promise<void> {
   await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur || !(await outbox(app).delivered(cur.seq, at))) return
     await recordDeliveredEvent(app, cur, at)
     await bumpCampaign(app.db, cur.campaignId, { delivered: 1 }, cur.variant)
@@ -109,7 +119,7 @@ export async function recordFailed(
   _at: number,
 ): Promise<void> {
   await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur || !(await outbox(app).failed(cur.seq, null, reason))) return
     await bumpCampaign(app.db, cur.campaignId, { failed: 1 })
   })
@@ -136,7 +146,7 @@ export async function recordOpen(
   at: number,
 ): Promise<void> {
   await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur) return
     const machine = isMachineOpen(userAgent)
     if (await firstOpen(app, cur.seq, machine))
@@ -181,7 +191,7 @@ export async function recordClick(
   at: number,
 ) {
   await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur) return
     if (await firstClick(app, cur.seq, url))
       await recordEvent(app, {
@@ -221,7 +231,7 @@ export async function recordBounce(
   at: number,
 ): Promise<boolean> {
   return await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur) return false
     // One bounce per message, except that a hard bounce after a soft one (a "delayed" DSN, then
     // "failed") is still recorded: it is the one that suppresses the address.
@@ -284,7 +294,7 @@ const hadHardBounce = async (app: AppContext, m: Pick<MessageRow, 'id' | 'contac
  */
 export async function recordComplaint(app: AppContext, m: MessageRow, at: number): Promise<void> {
   await tx(app, async () => {
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (!cur) return
     if (cur.complainedAt === null) {
       await app.db.update(messages).set({ complainedAt: at }).where(eq(messages.id, cur.id))
@@ -355,7 +365,7 @@ export async function recordReply(
       },
     })
     await app.hooks.reply.trigger({ replyId: id, ...refs(m), at })
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (cur && cur.repliedAt === null) {
       await app.db.update(messages).set({ repliedAt: at }).where(eq(messages.id, m.id))
       await bumpCampaign(app.db, m.campaignId, { replied: 1 })
@@ -390,7 +400,7 @@ export async function unsubscribeViaMessage(
     })
     if (!changed) return false
     // The message's first unsubscribe is the one analytics counts (once per message).
-    const cur = await findMessage(app, m.id)
+    const cur = await heldMessage(app, m.id)
     if (cur && cur.unsubscribedAt === null) {
       await app.db.update(messages).set({ unsubscribedAt: at }).where(eq(messages.id, m.id))
       await addToRollup(app.sqlite, cur, at, { unsubscribed: 1 })

@@ -72,7 +72,7 @@ export async function signingKeys(app: AppContext): Promise<KeySet> {
   }
   return await inTransaction(app.sqlite, async () => {
     // Another process making the first key at the same moment: wait for it, then use its key.
-    await holdWorkLock(app.store, OAUTH_KEY_LOCK, 'signing')
+    await holdWorkLock(app.db, OAUTH_KEY_LOCK, 'signing')
     const again = await readKeys(app)
     if (again) return again
     const pair = generateKeyPairSync('ed25519')
