@@ -14,6 +14,7 @@ import { systemActor } from '../../src/services/actors/actor'
 import { decide } from '../../src/services/campaigns/ab-decide'
 import { completeIfDone } from '../../src/services/campaigns/complete'
 import { launchCampaign } from '../../src/services/campaigns/launch'
+import { addMembers } from '../../src/services/lists/membership'
 import { recordBounce, recordOpen, unsubscribeViaMessage } from '../../src/services/messages/activity'
 import { BASE, createTestApp } from '../helpers/app'
 import { campaignTenant, messagesOf } from '../helpers/campaign'
@@ -23,7 +24,7 @@ import { scratchDirs } from '../helpers/temp-dir'
 
 // Two processes on one PostgreSQL handling the same report at the same moment (a bounce from the
 // DSN and from the provider, two fetches of the open pixel, a one-click POST and a click on the
-// link, two send workers finishing one campaign, two launches, two A/B decisions): the second waits for the first's transaction,
+// link, two send workers finishing one campaign, two launches, two A/B decisions, one contact put on a list twice): the second waits for the first's transaction,
 // then reads what it wrote, and records and counts nothing more. Each case holds the first
 // process's transaction open until the second is seen waiting. (SQLite: one process.)
 
@@ -171,4 +172,15 @@ test.if(pg)('an A/B test decided by two processes at once is decided once', asyn
     sql`SELECT ab_decision->>'winner' AS winner FROM campaigns WHERE id = ${id}`,
   )
   expect(Number(row!.winner)).toBe(0)
+})
+
+test.if(pg)('one contact put on a list by two processes at once counts once', async () => {
+  const listId = parseId((await s.call('POST', '/api/v1/lists', { name: 'Both' })).id)!
+  const contactId = first!.contactId
+  const changed = await atOnce(
+    () => addMembers(other!, listId, [contactId], Date.now()),
+    () => inTransaction(t.ctx.sqlite, () => addMembers(t.ctx, listId, [contactId], Date.now())),
+  )
+  expect(changed).toEqual([])
+  expect(await count(sql`SELECT member_count AS n FROM lists WHERE id = ${listId}`)).toBe(1)
 })

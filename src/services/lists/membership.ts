@@ -47,6 +47,11 @@ const countOf = (status: MembershipStatus): Delta => ({
   unconfirmed: status === 'unconfirmed' ? 1 : 0,
 })
 
+/**
+ * The contacts' memberships of the list. On PostgreSQL the rows are held until the transaction
+ * ends: two processes changing the same memberships take turns, the second reading what the
+ * first wrote, so the list's counts move once.
+ */
 async function statusesOf(db: Db, listId: string, contactIds: readonly string[]) {
   const found = new Map<string, MembershipStatus>()
   if (DIALECT === 'postgres') {
@@ -60,7 +65,7 @@ async function statusesOf(db: Db, listId: string, contactIds: readonly string[])
     for (const r of await rawRows<{ id: string; status: MembershipStatus }>(
       db,
       sql`SELECT m.contact_id AS id, m.status AS status FROM (VALUES ${ids}) AS i(id)
-          JOIN list_members m ON m.list_id = ${listId} AND m.contact_id = i.id`,
+          JOIN list_members m ON m.list_id = ${listId} AND m.contact_id = i.id FOR UPDATE OF m`,
     ))
       found.set(r.id, r.status)
     return found
@@ -122,19 +127,28 @@ export async function addMembers(
       else if (was === target || was === 'confirmed' || (was === 'unsubscribed' && !revive)) continue
       else moved.push(id)
     }
-    if (fresh.length > 0)
-      await db
-        .insert(listMembers)
-        .values(
-          fresh.map((contactId) => ({
-            listId,
-            contactId,
-            status: target,
-            addedAt: now,
-            confirmedAt: target === 'confirmed' ? now : null,
-          })),
-        )
-        .onConflictDoNothing()
+    // Only the rows this call inserted count: one another process added at the same moment is
+    // its change (and in its counts).
+    const inserted = new Set(
+      fresh.length === 0
+        ? []
+        : (
+            await db
+              .insert(listMembers)
+              .values(
+                fresh.map((contactId) => ({
+                  listId,
+                  contactId,
+                  status: target,
+                  addedAt: now,
+                  confirmedAt: target === 'confirmed' ? now : null,
+                })),
+              )
+              .onConflictDoNothing()
+              .returning({ contactId: listMembers.contactId })
+          ).map((r) => r.contactId),
+    )
+    const added = fresh.filter((id) => inserted.has(id))
     if (moved.length > 0)
       await db
         .update(listMembers)
@@ -146,10 +160,10 @@ export async function addMembers(
       delta.unconfirmed -= was.unconfirmed
     }
     const now_ = countOf(target)
-    delta.confirmed += now_.confirmed * (fresh.length + moved.length)
-    delta.unconfirmed += now_.unconfirmed * (fresh.length + moved.length)
-    changed.push(...fresh, ...moved)
-    if (target === 'confirmed') joined.push(...fresh, ...moved)
+    delta.confirmed += now_.confirmed * (added.length + moved.length)
+    delta.unconfirmed += now_.unconfirmed * (added.length + moved.length)
+    changed.push(...added, ...moved)
+    if (target === 'confirmed') joined.push(...added, ...moved)
   }
   await bumpCounts(db, listId, delta, now)
   await consentForList(db, listId, changed, 'subscribed', now, options.consent)

@@ -101,8 +101,10 @@ export async function enqueueMessage(app: AppContext, input: TransactionalMessag
       variables: input.variables ?? null,
     })
   })
+  // Read before the wake: woken, the send worker may claim it before a later read answers.
+  const queued = (await findMessage(app, id))!
   app.workers.wake('send')
-  return (await findMessage(app, id))!
+  return queued
 }
 
 /** What a queued transactional message renders: its template (now), or its inline content. */
