@@ -69,6 +69,21 @@ export function newId(): string {
   return Bun.randomUUIDv7()
 }
 
+/**
+ * A UUIDv7 for the `n`th record made from the `seq`th of a sequence in millisecond `ms`: its 74
+ * bits after the time hold `seq` (52 bits) then `n` (22), so records made in one millisecond,
+ * by any process, sort by `seq`. (Bun.randomUUIDv7 counts up within a process only.)
+ */
+export function sequencedId(ms: number, seq: number, n: number): string {
+  const value = (BigInt(seq) << 22n) | BigInt(n & 0x3fffff)
+  const hex = (v: bigint, digits: number) => v.toString(16).padStart(digits, '0')
+  const time = hex(BigInt(ms), 12)
+  const randA = hex(value >> 62n, 3)
+  const variant = hex(0b1000n | ((value >> 60n) & 3n), 1)
+  const low = hex(value & ((1n << 60n) - 1n), 15)
+  return `${time.slice(0, 8)}-${time.slice(8)}-7${randA}-${variant}${low.slice(0, 3)}-${low.slice(3)}`
+}
+
 export function isUuid(value: string): boolean {
   return UUID_RE.test(value)
 }

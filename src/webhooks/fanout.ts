@@ -2,6 +2,7 @@ import type { AppContext } from '../context'
 import { eventsAfter } from '../db/events'
 import { inTransaction } from '../db/transaction'
 import { type NewDelivery, webhookQueueOf } from '../db/webhook-queue'
+import { sequencedId } from '../lib/ids'
 
 // Fan-out: events past the persisted high-water mark (by `seq`, which is commit order even
 // with several writer processes: src/db/events.ts) become one delivery row per matching active
@@ -28,6 +29,7 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
     const now = app.clock.now()
     const deliveries: NewDelivery[] = []
     for (const e of rows) {
+      let n = 0
       let hooks = hooksOf.get(e.client_id)
       if (!hooks) {
         hooks = (await q.activeHooksOf(e.client_id)).map((h) => ({
@@ -39,7 +41,9 @@ export async function fanOut(app: AppContext): Promise<{ created: number; more: 
       for (const h of hooks) {
         if (h.id > e.id || !h.events.has(e.type)) continue
         deliveries.push({
-          id: Bun.randomUUIDv7(),
+          // Ids in event order: a lane claims by (due, id), and two processes' fan-outs in one
+          // millisecond must not interleave an endpoint's events.
+          id: sequencedId(now, e.seq, n++),
           webhookId: h.id,
           clientId: e.client_id,
           eventId: e.id,

@@ -1,7 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import { decryptSecret, encryptSecret, randomBase62 } from '../../src/lib/crypto'
 import { encodeCursor, readCursor } from '../../src/lib/cursor'
-import { ID_PREFIXES, type IdKind, newId, notAnIdMessage, parseId, toPrefixedId } from '../../src/lib/ids'
+import {
+  ID_PREFIXES,
+  type IdKind,
+  isUuid,
+  newId,
+  notAnIdMessage,
+  parseId,
+  sequencedId,
+  toPrefixedId,
+} from '../../src/lib/ids'
 
 describe('ids', () => {
   test('UUIDv7 ids sort in creation order', () => {
@@ -63,5 +72,29 @@ describe('secrets and cursors', () => {
     const s = randomBase62(32)
     expect(s).toMatch(/^[0-9A-Za-z]{43}$/)
     expect(randomBase62(32)).not.toBe(s)
+  })
+})
+
+describe('sequencedId', () => {
+  test('records of one millisecond sort by their sequence number, whoever made them, as UUIDv7s', () => {
+    const ms = Date.parse('2026-11-29T16:00:00.000Z')
+    // Made in the reverse order, as two processes might: the ids still sort by seq, then by n.
+    const made = [
+      sequencedId(ms, 9_000_001, 0),
+      sequencedId(ms, 9_000_000, 1),
+      sequencedId(ms, 9_000_000, 0),
+      sequencedId(ms - 1, 9_000_002, 0),
+    ]
+    expect([...made].sort()).toEqual([made[3]!, made[2]!, made[1]!, made[0]!])
+    for (const id of made) {
+      expect(isUuid(id)).toBe(true)
+      expect(id[14]).toBe('7')
+      expect('89ab').toContain(id[19]!)
+      expect(Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16)).toBeLessThanOrEqual(ms)
+    }
+    // The largest values still fit: 52 bits of seq, 22 of n.
+    expect(sequencedId(ms, 2 ** 52 - 1, 0x3fffff)).toBe(
+      `${ms.toString(16).padStart(12, '0').slice(0, 8)}-${ms.toString(16).padStart(12, '0').slice(8)}-7fff-bfff-ffffffffffff`,
+    )
   })
 })
