@@ -1,6 +1,7 @@
 import { expect, setDefaultTimeout, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import { Webhook } from 'standardwebhooks'
 import { toPrefixedId } from '../../src/lib/ids'
 import { useBinary } from '../helpers/binary'
@@ -69,9 +70,24 @@ test('two processes deliver to one endpoint in event order, each event once', as
   // A moment more: a copy sent twice would have arrived by now.
   await Bun.sleep(500)
   expect(rx.received).toHaveLength(0)
+  if (arrived.some((r, i) => r.contact !== expected[i])) await showDeliveries(url)
   expect(arrived.map((r) => r.contact)).toEqual(expected)
   expect(new Set(arrived.map((r) => r.id)).size).toBe(EVENTS)
   const times = arrived.map((r) => Date.parse(r.createdAt))
   expect(times).toEqual([...times].sort((x, y) => x - y))
   await rx.close()
 })
+
+/** What the database says of each delivery, printed when the order is wrong: to find out why. */
+async function showDeliveries(url: string) {
+  const db = new SQL({ url, max: 1 })
+  try {
+    const rows =
+      await db`SELECT d.id, e.seq, d.created_at, d.next_attempt_at, d.completed_at, d.attempts, d.status
+      FROM webhook_deliveries d JOIN events e ON e.id = d.event_id ORDER BY e.seq`
+    console.log('deliveries in event order:', JSON.stringify(rows))
+    console.log('lanes:', JSON.stringify(await db`SELECT * FROM webhook_lanes`))
+  } finally {
+    await db.close()
+  }
+}
