@@ -102,9 +102,12 @@ export async function launchCampaign(
     )[0]!
   } else {
     const started = await startSending(ctx, c, now, counted)
-    // Launched meanwhile by another process: answered as if this call came second.
-    if (!started) assertTransition((await findCampaignRow(ctx, id)).status, 'launch')
-    row = started ?? (await findCampaignRow(ctx, id))
+    if (started) row = started
+    else {
+      // Launched meanwhile by another process: answered as if this call came second.
+      row = await findCampaignRow(ctx, id)
+      assertTransition(row.status, 'launch')
+    }
   }
   ctx.workers.wake('send')
   return launched(row)
