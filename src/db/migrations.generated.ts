@@ -46,6 +46,7 @@ import m42 from '../../migrations/sqlite/0042_job_slots.sql' with { type: 'text'
 import m43 from '../../migrations/sqlite/0043_instance_facts.sql' with { type: 'text' }
 import m44 from '../../migrations/sqlite/0044_shared_limits.sql' with { type: 'text' }
 import m45 from '../../migrations/sqlite/0045_campaign_claim_order.sql' with { type: 'text' }
+import m46 from '../../migrations/sqlite/0046_flow_enrollments_active_once.sql' with { type: 'text' }
 import pg0 from '../../migrations/postgres/0000_baseline.sql' with { type: 'text' }
 import pg1 from '../../migrations/postgres/0001_seed_rows.sql' with { type: 'text' }
 import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' with { type: 'text' }
@@ -57,6 +58,7 @@ import pg7 from '../../migrations/postgres/0007_job_slots.sql' with { type: 'tex
 import pg8 from '../../migrations/postgres/0008_instance_facts.sql' with { type: 'text' }
 import pg9 from '../../migrations/postgres/0009_shared_limits.sql' with { type: 'text' }
 import pg10 from '../../migrations/postgres/0010_campaign_claim_order.sql' with { type: 'text' }
+import pg11 from '../../migrations/postgres/0011_flow_enrollments_active_once.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -105,6 +107,7 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0043_instance_facts', sql: m43 },
   { tag: '0044_shared_limits', sql: m44 },
   { tag: '0045_campaign_claim_order', sql: m45 },
+  { tag: '0046_flow_enrollments_active_once', sql: m46 },
 ]
 
 export const embeddedPgMigrations: { tag: string; sql: string }[] = [
@@ -119,4 +122,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0008_instance_facts', sql: pg8 },
   { tag: '0009_shared_limits', sql: pg9 },
   { tag: '0010_campaign_claim_order', sql: pg10 },
+  { tag: '0011_flow_enrollments_active_once', sql: pg11 },
 ]

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm'
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { FLOW_END_REASONS, FLOW_ENROLLMENT_STATUSES, FLOW_KINDS } from '../../lib/enums'
 
@@ -30,6 +31,11 @@ export const flowEnrollments = sqliteTable(
     index('flow_enrollments_contact_idx').on(t.flowId, t.contactId, t.status),
     index('flow_enrollments_status_idx').on(t.flowId, t.status, t.endReason),
     index('flow_enrollments_by_contact_idx').on(t.contactId, t.status),
+    // One active pass per contact and flow, whichever process enters it: an entry racing another
+    // process's waits for its commit and then enters no one twice.
+    uniqueIndex('flow_enrollments_active_idx')
+      .on(t.flowId, t.contactId)
+      .where(sql`status = 'active'`),
   ],
 )
 

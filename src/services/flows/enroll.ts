@@ -4,7 +4,7 @@ import type { Db } from '../../db/client'
 import { DIALECT } from '../../db/dialect'
 import { flowQueue, flowsWhere } from '../../db/flow-queue'
 import { audienceChunkEnd } from '../../db/postgres/flow-queue'
-import { rawRun } from '../../db/raw'
+import { rawRows, rawRun } from '../../db/raw'
 import { contacts, type FlowAudience, flowEnrollJobs } from '../../db/schema'
 import { eqUnindexed } from '../../db/tenant'
 import { newId } from '../../lib/ids'
@@ -51,42 +51,73 @@ export async function enterWhere(
   options: { at?: number; range?: { after: number; upTo: number } } = {},
 ): Promise<number> {
   const entry = entryOf(flow, now)
-  const range = options.range
-  const q = flowQueue(db)
-  const before = await q.maxEnrollmentSeq()
-  const n =
-    DIALECT === 'postgres'
-      ? await rawRun(
-          db,
-          // Parameters in a SELECT list have no type PostgreSQL can infer from a column: cast.
-          sql`
-    INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
-    SELECT ${flow.kind}::text, ${flow.id}::text, ${flow.clientId}::text, contacts.id, ${entry.node ? 'active' : 'completed'}::text, ${entry.current}::text, NULL, ${JSON.stringify(entry.history)}::text::jsonb, ${now}::bigint, ${entry.node ? null : now}::bigint, ${now}::bigint
-    FROM contacts
-    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
-      AND ${newcomer(flow)}
-  `,
-        )
-      : (
-          (await db.run(sql`
-    INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
-    SELECT ${flow.kind}, ${flow.id}, ${flow.clientId}, contacts.id, ${entry.node ? 'active' : 'completed'}, ${entry.current}, NULL, ${JSON.stringify(entry.history)}, ${now}, ${entry.node ? null : now}, ${now}
-    FROM contacts ${range ? sql`NOT INDEXED` : sql``}
-    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
-      AND ${newcomer(flow)}
-  `)) as unknown as { changes: number }
-        ).changes
+  const entering = { flow, where, now, entry, at: options.at ?? entry.at, range: options.range }
+  const n = DIALECT === 'postgres' ? await enterWherePg(db, entering) : await enterWhereSqlite(db, entering)
   if (n === 0) return 0
-  if (entry.node)
+  if (entry.current) await flowQueue(db).bumpNode(flow.id, entry.current, n)
+  return n
+}
+
+/** What enterWhere's statements take: who enters, when, and where the first step is. */
+interface Entering {
+  flow: Flow
+  where: SQL
+  now: number
+  entry: ReturnType<typeof entryOf>
+  at: number
+  range: { after: number; upTo: number } | undefined
+}
+
+/**
+ * The INSERT … SELECT of the newcomers' enrollments, both stores. PostgreSQL: parameters in a
+ * SELECT list have no type it can infer, hence the casts. SQLite: a chunk's contacts are walked by
+ * seq, not by the client's index (NOT INDEXED).
+ */
+function insertEnrollments({ flow, where, now, entry, range }: Entering): SQL {
+  const pg = DIALECT === 'postgres'
+  const as = (value: unknown, type: string) => (pg ? sql`${value}${sql.raw(`::${type}`)}` : sql`${value}`)
+  return sql`INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, end_reason, history, entered_at, ended_at, updated_at)
+    SELECT ${as(flow.kind, 'text')}, ${as(flow.id, 'text')}, ${as(flow.clientId, 'text')}, contacts.id, ${as(entry.node ? 'active' : 'completed', 'text')}, ${as(entry.current, 'text')}, NULL, ${as(JSON.stringify(entry.history), pg ? 'text::jsonb' : 'text')}, ${as(now, 'bigint')}, ${as(entry.node ? null : now, 'bigint')}, ${as(now, 'bigint')}
+    FROM contacts ${range && !pg ? sql`NOT INDEXED` : sql``}
+    WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
+      AND ${newcomer(flow)}`
+}
+
+/**
+ * PostgreSQL: another process may be entering the same flow. A contact it is entering and has
+ * not committed makes this insert wait for its commit and then skip the contact (the unique index
+ * of active passes); the first runs are those of the rows this statement inserted, not of any
+ * committed meanwhile.
+ */
+async function enterWherePg(db: Db, e: Entering): Promise<number> {
+  const runs = e.entry.node
+    ? sql`, runs AS (
+      INSERT INTO flow_runs (enrollment_seq, flow_id, contact_id, node_id, next_run_at)
+      SELECT seq, flow_id, contact_id, ${e.entry.node}::text, ${e.at}::bigint FROM entered)`
+    : sql``
+  const [r] = await rawRows<{ n: number }>(
+    db,
+    sql`WITH entered AS (${insertEnrollments(e)}
+      ON CONFLICT (flow_id, contact_id) WHERE status = 'active' DO NOTHING
+      RETURNING seq, flow_id, contact_id)${runs}
+    SELECT count(*)::int AS n FROM entered`,
+  )
+  return r?.n ?? 0
+}
+
+/** SQLite: the one writer enters; the first runs are those of the enrollments past the last seq. */
+async function enterWhereSqlite(db: Db, e: Entering): Promise<number> {
+  const before = await flowQueue(db).maxEnrollmentSeq()
+  const n = ((await db.run(insertEnrollments(e))) as unknown as { changes: number }).changes
+  if (n > 0 && e.entry.node)
     await rawRun(
       db,
       sql`
       INSERT INTO flow_runs (enrollment_seq, flow_id, contact_id, node_id, next_run_at)
-      SELECT seq, flow_id, contact_id, ${entry.node}${DIALECT === 'postgres' ? sql`::text` : sql``}, ${options.at ?? entry.at}${DIALECT === 'postgres' ? sql`::bigint` : sql``} FROM flow_enrollments
-      WHERE seq > ${before} AND flow_id = ${flow.id}
+      SELECT seq, flow_id, contact_id, ${e.entry.node}, ${e.at} FROM flow_enrollments
+      WHERE seq > ${before} AND flow_id = ${e.flow.id}
     `,
     )
-  if (entry.current) await q.bumpNode(flow.id, entry.current, n)
   return n
 }
 
