@@ -47,6 +47,7 @@ import m43 from '../../migrations/sqlite/0043_instance_facts.sql' with { type: '
 import m44 from '../../migrations/sqlite/0044_shared_limits.sql' with { type: 'text' }
 import m45 from '../../migrations/sqlite/0045_campaign_claim_order.sql' with { type: 'text' }
 import m46 from '../../migrations/sqlite/0046_flow_enrollments_active_once.sql' with { type: 'text' }
+import m47 from '../../migrations/sqlite/0047_replies_by_contact.sql' with { type: 'text' }
 import pg0 from '../../migrations/postgres/0000_baseline.sql' with { type: 'text' }
 import pg1 from '../../migrations/postgres/0001_seed_rows.sql' with { type: 'text' }
 import pg2 from '../../migrations/postgres/0002_client_unreachable_count.sql' with { type: 'text' }
@@ -59,6 +60,7 @@ import pg8 from '../../migrations/postgres/0008_instance_facts.sql' with { type:
 import pg9 from '../../migrations/postgres/0009_shared_limits.sql' with { type: 'text' }
 import pg10 from '../../migrations/postgres/0010_campaign_claim_order.sql' with { type: 'text' }
 import pg11 from '../../migrations/postgres/0011_flow_enrollments_active_once.sql' with { type: 'text' }
+import pg12 from '../../migrations/postgres/0012_replies_by_contact.sql' with { type: 'text' }
 
 export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0000_foundation', sql: m0 },
@@ -108,6 +110,7 @@ export const embeddedMigrations: { tag: string; sql: string }[] = [
   { tag: '0044_shared_limits', sql: m44 },
   { tag: '0045_campaign_claim_order', sql: m45 },
   { tag: '0046_flow_enrollments_active_once', sql: m46 },
+  { tag: '0047_replies_by_contact', sql: m47 },
 ]
 
 export const embeddedPgMigrations: { tag: string; sql: string }[] = [
@@ -123,4 +126,5 @@ export const embeddedPgMigrations: { tag: string; sql: string }[] = [
   { tag: '0009_shared_limits', sql: pg9 },
   { tag: '0010_campaign_claim_order', sql: pg10 },
   { tag: '0011_flow_enrollments_active_once', sql: pg11 },
+  { tag: '0012_replies_by_contact', sql: pg12 },
 ]

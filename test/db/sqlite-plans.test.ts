@@ -3,7 +3,7 @@ import { afterAll, expect, test } from 'bun:test'
 import { withActor } from '../../src/context'
 import { DIALECT } from '../../src/db/dialect'
 import { keyActor } from '../../src/services/actors/actor'
-import { browseContactsVerb, contactActivityVerb } from '../../src/services/contacts/verbs'
+import { browseContactsVerb, contactActivityVerb, eraseContactVerb } from '../../src/services/contacts/verbs'
 import { recordBounce } from '../../src/services/messages/activity'
 import { invoke } from '../../src/services/verbs/invoke'
 import { sequenceApp } from '../helpers/sequence'
@@ -62,6 +62,10 @@ test.skipIf(DIALECT !== 'sqlite')(
       status: 'subscribed',
     })
 
+    // A contact's replies, read by the API and blanked by an erasure.
+    await s.call('GET', `/api/v1/replies?contact_id=${people[0]}`)
+    await invoke(eraseContactVerb, withActor(s.t.ctx, tenantUser, 'plans'), { id: people[1]! })
+
     const planOf = (pattern: RegExp) => {
       const statements = [...prepared].filter((q) => pattern.test(q))
       expect(statements.length).toBeGreaterThan(0)
@@ -99,6 +103,11 @@ test.skipIf(DIALECT !== 'sqlite')(
       expect(plan.split('\n').find((step) => /^(SCAN|SEARCH) /.test(step))).toMatch(/list_members/)
       expect(plan).not.toMatch(/INDEX \w+ \(client_id=\?\)/)
     }
+    for (const plan of [
+      ...planOf(/UPDATE replies SET .* WHERE contact_id = \?/s),
+      ...planOf(/from "replies" where .*"replies"\."contact_id" = \?/s),
+    ])
+      expect(plan).toContain('replies_contact_idx')
     // An enroll call's count of the contacts it names: by their ids, not the client's contacts.
     for (const plan of planOf(/select count\(\*\), coalesce\(sum\(.*from "contacts"/s))
       expect(plan).not.toMatch(/INDEX \w+ \(client_id=\?\)/)

@@ -21,5 +21,6 @@ export const replies = pgTable(
   (t) => [
     index('replies_client_idx').on(t.clientId, t.id),
     index('replies_message_idx').on(t.messageId),
+    index('replies_contact_idx').on(t.contactId),
   ],
 )

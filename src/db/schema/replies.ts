@@ -17,7 +17,12 @@ export const replies = sqliteTable(
     bodyText: text('body_text'),
     receivedAt: integer('received_at').notNull(),
   },
-  (t) => [index('replies_client_idx').on(t.clientId, t.id), index('replies_message_idx').on(t.messageId)],
+  (t) => [
+    index('replies_client_idx').on(t.clientId, t.id),
+    index('replies_message_idx').on(t.messageId),
+    // A contact's replies: its erasure and access export, the API's contact_id filter.
+    index('replies_contact_idx').on(t.contactId),
+  ],
 )
 
 export type ReplyRow = typeof replies.$inferSelect

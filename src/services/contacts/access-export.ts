@@ -56,7 +56,7 @@ export async function accessExport(ctx: Ctx, id: string) {
   const replyRows = await ctx.db
     .select()
     .from(replies)
-    .where(and(eq(replies.clientId, contact.clientId), eq(replies.contactId, contact.id)))
+    .where(eq(replies.contactId, contact.id))
     .orderBy(asc(replies.id))
     .limit(take)
   const suppressionRows = await ctx.db

@@ -27,9 +27,12 @@ export function presentReply(row: ReplyRow) {
 
 /** Replies received, newest first, limited to the caller's client. */
 export async function listReplies(ctx: Ctx, page: ListRepliesQuery) {
-  const conditions: (SQL | undefined)[] = [listFilter(ctx.actor, replies.clientId, page.client_id)]
-  const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
   const contactId = idFilter('contact_id', 'contact', page.contact_id)
+  // A contact's replies are read through its own index, the client only checked.
+  const conditions: (SQL | undefined)[] = [
+    listFilter(ctx.actor, replies.clientId, page.client_id, contactId !== undefined),
+  ]
+  const campaignId = idFilter('campaign_id', 'campaign', page.campaign_id)
   if (campaignId) conditions.push(eq(replies.campaignId, campaignId))
   // As GET /messages: an id of another client's journey or sequence matches none of the caller's.
   const journeyId = idFilter('journey_id', 'journey', page.journey_id)

@@ -1,0 +1,1 @@
+CREATE INDEX `replies_contact_idx` ON `replies` (`contact_id`);
