@@ -4,7 +4,6 @@ import { and, eq } from 'drizzle-orm'
 import { filesDirOf } from '../../config'
 import type { Ctx } from '../../context'
 import { paginate } from '../../db/paginate'
-import { lostRace } from '../../db/postgres/errors'
 import { contactImports } from '../../db/schema'
 import { listFilter, ownerForCreate, visibleTo } from '../../db/tenant'
 import { invalidField, notFound } from '../../errors'
@@ -68,30 +67,26 @@ export async function prepareImport(
 /** Queues the prepared import and wakes the worker; returns at once, progress is on the job. */
 export async function queueImport(ctx: Ctx, input: CreateImportInput, prepared: PreparedImport) {
   const now = ctx.clock.now()
-  try {
-    const row = (
-      await ctx.db
-        .insert(contactImports)
-        .values({
-          id: prepared.id,
-          clientId: prepared.clientId,
-          file: prepared.file,
-          listId: prepared.listId,
-          updateExisting: input.update_existing ?? false,
-          // An estimate until the file has been read (quoted line breaks count here); exact when done.
-          totalRows: Math.max(0, prepared.lines - 1),
-          createdAt: now,
-          updatedAt: now,
-        })
-        .returning()
-    )[0]!
-    ctx.workers.wake('imports')
-    return presentImport(row)
-  } catch (err) {
-    // A race lost to another process runs the verb again, on the same file: it stays.
-    if (!lostRace(err)) rmSync(prepared.file, { force: true })
-    throw err
-  }
+  // Its file, when this does not commit, is removed by the verb's discard (a race lost to another
+  // process runs this again first, on the same file).
+  const row = (
+    await ctx.db
+      .insert(contactImports)
+      .values({
+        id: prepared.id,
+        clientId: prepared.clientId,
+        file: prepared.file,
+        listId: prepared.listId,
+        updateExisting: input.update_existing ?? false,
+        // An estimate until the file has been read (quoted line breaks count here); exact when done.
+        totalRows: Math.max(0, prepared.lines - 1),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+  )[0]!
+  ctx.workers.wake('imports')
+  return presentImport(row)
 }
 
 export async function getImport(ctx: Ctx, id: string) {

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs'
 import { defineVerb } from '../verbs/define'
 import { getImport, listImports, prepareImport, queueImport } from './create'
 import { CreateImportInput, ImportRef, ListImportsInput } from './inputs'
@@ -11,6 +12,7 @@ export const createImportVerb = defineVerb({
   mutates: true,
   prepare: async (ctx, input, { upload }) => await prepareImport(ctx, input, upload),
   run: async (ctx, input, prepared) => await queueImport(ctx, input, prepared),
+  discard: (prepared) => rmSync(prepared.file, { force: true }),
 })
 
 export const getImportVerb = defineVerb({

@@ -50,6 +50,11 @@ export interface Verb<I extends TSchema = TSchema, R = unknown, P = undefined> {
    */
   prepare?(ctx: Ctx, input: Static<I>, extras: VerbExtras): Promise<P>
   /**
+   * Undoes what prepare put on disk (an upload moved into place) when the verb's transaction did
+   * not commit: the rows that would name it were rolled back.
+   */
+  discard?(prepared: P): void
+  /**
    * The verb itself: all its writes and events commit in one transaction. It awaits the store
    * only; network or file I/O belongs in prepare.
    */

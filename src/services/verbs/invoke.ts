@@ -166,7 +166,13 @@ export async function invoke<I extends TSchema, R, P>(
   const prepared = (
     verb.prepare ? await verb.prepare(ctx, input, options.extras ?? NO_EXTRAS) : undefined
   ) as P
-  return await commit(verb, ctx, input, prepared, options)
+  if (!verb.discard) return await commit(verb, ctx, input, prepared, options)
+  try {
+    return await commit(verb, ctx, input, prepared, options)
+  } catch (err) {
+    verb.discard(prepared)
+    throw err
+  }
 }
 
 /** `invoke` for a verb without `prepare` (the REST door's hot path). The same checks, in the same order. */
