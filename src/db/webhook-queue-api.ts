@@ -10,6 +10,11 @@ export interface WebhookQueue {
    * another process's fan-out holds it (PostgreSQL), which then does this batch.
    */
   dispatchMark(): Promise<number | null>
+  /**
+   * Whether an event was committed past the mark: one read, outside any transaction, with which
+   * an idle pass learns there is nothing to fan out without opening one.
+   */
+  eventsPastMark(): Promise<boolean>
   /** Moves the mark from `from` to `to`; false when another fan-out moved it first. */
   advanceDispatchMark(from: number, to: number): Promise<boolean>
   /** A client's active endpoints and the event types each subscribes to (JSON text). */

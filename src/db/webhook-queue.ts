@@ -23,6 +23,9 @@ const statements = perConnection((sqlite: Database) => ({
   mark: sqlite.prepare<{ m: number }, [string]>(
     'SELECT last_event_seq AS m FROM webhook_dispatch WHERE name = ?1',
   ),
+  pastMark: sqlite.prepare<{ waiting: number }, [string]>(
+    'SELECT EXISTS (SELECT 1 FROM events WHERE seq > (SELECT last_event_seq FROM webhook_dispatch WHERE name = ?1)) AS waiting',
+  ),
   // Compare-and-set: a second fan-out that read the same mark changes nothing (and backs off).
   advanceMark: sqlite.prepare<unknown, [string, number, number]>(
     'UPDATE webhook_dispatch SET last_event_seq = ?3 WHERE name = ?1 AND last_event_seq = ?2',
@@ -124,6 +127,7 @@ function sqliteQueue(sqlite: Database): WebhookQueue {
       if (!row) throw new Error('webhook_dispatch has no "events" row (migration 0009 creates it)')
       return row.m
     },
+    eventsPastMark: async () => (await s.pastMark.get(DISPATCH))?.waiting === 1,
     advanceDispatchMark: async (from, to) => (await s.advanceMark.run(DISPATCH, from, to)).changes === 1,
     activeHooksOf: async (clientId) => await s.activeHooksOf.all(clientId),
     async insertDeliveries(ds) {

@@ -62,6 +62,12 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
       if (!seeded) throw new Error('webhook_dispatch has no "events" row (the seed migration creates it)')
       return null
     },
+    eventsPastMark: async () =>
+      (
+        await rows<{ waiting: boolean }>(
+          sql`SELECT EXISTS (SELECT 1 FROM events WHERE seq > (SELECT last_event_seq FROM webhook_dispatch WHERE name = ${DISPATCH})) AS waiting`,
+        )
+      )[0]?.waiting === true,
     advanceDispatchMark: async (from, to) =>
       (await run(
         sql`UPDATE webhook_dispatch SET last_event_seq = ${to} WHERE name = ${DISPATCH} AND last_event_seq = ${from}`,
