@@ -101,6 +101,10 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   const claiming = new Set<string>()
   /** Lanes being given up: a claim of the endpoint waits, or the release could undo its take. */
   const releasing = new Map<string, Promise<void>>()
+  /** Lanes giving late rows back: a claim of the endpoint waits, or it would take newer rows first. */
+  const returning = new Map<string, Promise<void>>()
+  /** Lanes whose late rows wait for the claim under way to end (it pumps them then). */
+  const deferred = new Set<string>()
   const tasks = new Set<Promise<void>>()
   let outcomes: Outcome[] = []
   let flushTimer: ReturnType<typeof setTimeout> | null = null
@@ -200,8 +204,12 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     const lateAt = app.clock.now() + Math.min(policy.timeoutMs, leaseMs / 2)
     const late = lane.queue.findIndex((r) => r.nextAttemptAt! < lateAt)
     if (late >= 0 && lane.inFlight < inFlight) {
-      const rows = lane.queue.splice(late)
-      await giveBack(rows)
+      // A claim under way would not see these rows (still leased) and could take newer ones
+      // first: it pumps the lane when it ends, and they go back then.
+      if (claiming.has(lane.id)) return void deferred.add(lane.id)
+      const done = giveBack(lane.queue.splice(late))
+      returning.set(lane.id, done)
+      await done.finally(() => returning.delete(lane.id))
     }
     while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
@@ -256,7 +264,9 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       }
       claimed += n
       const lane = lanes.get(id)
-      if (n > 0) await pump(lane!)
+      // Late rows this claim kept from going back (see pump) go back now.
+      const waited = deferred.delete(id)
+      if (lane && (n > 0 || waited)) await pump(lane)
       else if (lane && lane.queue.length === 0 && lane.inFlight === 0) await forget(lane)
     }
     return claimed
@@ -265,6 +275,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   /** Takes the endpoint's lane and claims its due rows into it; answers how many. */
   async function fill(id: string, now: number): Promise<number> {
     await releasing.get(id)
+    await returning.get(id)
     // The lane's lease is the rows' and starts with them: it ends no sooner than any row its
     // holder claimed, so a dead holder's lane is free again when its rows are due again.
     const take = await q.takeLane(id, holder, now, now + leaseMs)
