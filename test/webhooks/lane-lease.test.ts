@@ -1,12 +1,11 @@
 import { afterAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { Webhook } from 'standardwebhooks'
 import { webhookDeliveries, webhookLanes } from '../../src/db/schema'
-import { toPrefixedId } from '../../src/lib/ids'
-import { fanOut } from '../../src/webhooks/fanout'
+import { webhookQueueOf } from '../../src/db/webhook-queue'
 import { createWebhookWorker } from '../../src/webhooks/worker'
 import { createTestApp } from '../helpers/app'
 import { startReceiver, until } from '../helpers/receiver'
+import { unsubscribeEvents } from '../helpers/unsubscribe-events'
 
 // Two webhook workers on one database stand for two processes. One at a time holds an endpoint's
 // lane: the other claims none of its deliveries meanwhile (and does not spin on them), so the
@@ -46,35 +45,9 @@ rx.respond = async () => {
 }
 afterAll(() => rx.close())
 
-const clientId = await t.client('Lanes')
-const key = await t.key({ scopes: ['admin:*'], clientId })
-const hook = (
-  await t.call('POST', '/api/v1/webhooks', { key, body: { url: rx.url, events: ['contact.unsubscribed'] } })
-).body.data
-const verifier = new Webhook(hook.secret)
-
-let n = 0
-/** `count` contact.unsubscribed events, fanned out; their contact ids in event order. */
-async function produce(count: number) {
-  const ids: string[] = []
-  for (let i = 0; i < count; i++) {
-    const c = (await t.call('POST', '/api/v1/contacts', { key, body: { email: `lane${++n}@example.com` } }))
-      .body.data
-    expect(
-      (await t.call('PATCH', `/api/v1/contacts/${c.id}`, { key, body: { status: 'unsubscribed' } })).status,
-    ).toBe(200)
-    ids.push(toPrefixedId('contact', c.id))
-  }
-  expect((await fanOut(t.ctx)).created).toBe(count)
-  return ids
-}
-
+const { produce, contactOf } = await unsubscribeEvents(t, rx.url, 'Lanes')
 /** Each request verified; its webhook-id and contact id. */
-const arrivals = () =>
-  rx.received.map((r) => {
-    const payload = verifier.verify(r.body, r.headers) as { id: string; data: { contact_id: string } }
-    return { id: payload.id, contact: payload.data.contact_id }
-  })
+const arrivals = () => rx.received.map(contactOf)
 
 const lanesHeld = async () => await t.ctx.db.select().from(webhookLanes)
 const succeededCount = async () =>
@@ -178,4 +151,53 @@ test('rows a slow endpoint kept queued until their lease nearly ended go back an
   expect(got.map((r) => r.contact)).toEqual(ids)
   expect(new Set(got.map((r) => r.id)).size).toBe(3)
   await Promise.all([c.stop(), d.stop()])
+})
+
+// A slow endpoint's lane gives back, one statement each, the rows it kept queued until their lease
+// nearly ended. A claim of that endpoint meanwhile must not take the newer rows fanned out since
+// (not leased) ahead of those still going back. Here the give-back is held at its first row.
+test('a claim while late rows are being given back takes them first, then the newer ones', async () => {
+  rx.received.length = 0
+  const e = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  holdAnswers()
+  const first = await produce(3)
+  await e.runOnce()
+  await until(() => rx.received.length === 1, 5000, 'the first request')
+  // Fanned out after that claim, so not leased: a claim can take these at any time.
+  const newer = await produce(2)
+
+  // The give-back stops at its first row until a claim of the endpoint has asked for rows, or
+  // for half a second when the claim waits for the give-back (as it must).
+  const q = webhookQueueOf(t.ctx.store)
+  const release = q.releaseDelivery
+  const claimFor = q.claimForHook
+  const gate = Promise.withResolvers<void>()
+  let givingBack = false
+  q.releaseDelivery = async (id, at) => {
+    givingBack = true
+    await gate.promise
+    return await release(id, at)
+  }
+  q.claimForHook = async (...args) => {
+    gate.resolve()
+    return await claimFor(...args)
+  }
+  try {
+    // The first answer comes with less than a timeout left of the lease: the two rows queued
+    // behind it are late, and go back.
+    now += LEASE - 1000
+    hold = null
+    answer()
+    await until(() => givingBack, 5000, 'the give-back')
+    const pass = e.runOnce()
+    setTimeout(() => gate.resolve(), 500)
+    await pass
+    await e.drain()
+  } finally {
+    q.releaseDelivery = release
+    q.claimForHook = claimFor
+  }
+  const got = rx.received.map((r) => contactOf(r).contact)
+  expect(got).toEqual([...first, ...newer])
+  await e.stop()
 })
