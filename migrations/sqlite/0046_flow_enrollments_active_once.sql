@@ -5,7 +5,8 @@ DELETE FROM `flow_runs` WHERE `enrollment_seq` IN (
   WHERE e.`status` = 'active' AND EXISTS (
     SELECT 1 FROM `flow_enrollments` f
     WHERE f.`flow_id` = e.`flow_id` AND f.`contact_id` = e.`contact_id` AND f.`status` = 'active' AND f.`seq` < e.`seq`));--> statement-breakpoint
-UPDATE `flow_enrollments` SET `status` = 'stopped', `current_node` = NULL, `ended_at` = `updated_at`
+UPDATE `flow_enrollments` SET `status` = CASE `flow_kind` WHEN 'journey' THEN 'exited' ELSE 'stopped' END,
+  `end_reason` = 'manual', `current_node` = NULL, `ended_at` = `updated_at`
 WHERE `status` = 'active' AND EXISTS (
   SELECT 1 FROM `flow_enrollments` f
   WHERE f.`flow_id` = `flow_enrollments`.`flow_id` AND f.`contact_id` = `flow_enrollments`.`contact_id` AND f.`status` = 'active' AND f.`seq` < `flow_enrollments`.`seq`);--> statement-breakpoint

@@ -209,7 +209,9 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       if (claiming.has(lane.id)) return void deferred.add(lane.id)
       const done = giveBack(lane.queue.splice(late))
       returning.set(lane.id, done)
-      await done.finally(() => returning.delete(lane.id))
+      await done.finally(() => {
+        if (returning.get(lane.id) === done) returning.delete(lane.id)
+      })
     }
     while (lane.inFlight < inFlight && lane.queue.length > 0) {
       const row = lane.queue.shift()!
@@ -259,6 +261,12 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
       let n: number
       try {
         n = await fill(id, now)
+      } catch (err) {
+        // Late rows it kept from going back must not wait for a claim that is not coming.
+        claiming.delete(id)
+        const lane = lanes.get(id)
+        if (deferred.delete(id) && lane) await pump(lane).catch(() => {})
+        throw err
       } finally {
         claiming.delete(id)
       }

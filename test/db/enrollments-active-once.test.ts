@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { sql } from 'drizzle-orm'
 import { DIALECT } from '../../src/db/dialect'
+import { inTransaction } from '../../src/db/transaction'
 import { adminApi } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
 import { rowsOf, runSql } from '../helpers/raw-sql'
@@ -48,23 +49,50 @@ test('later duplicate active passes stop without their steps; the first and ever
       FROM flow_enrollments e
       WHERE e.flow_id = ${s.id} AND NOT EXISTS (SELECT 1 FROM flow_runs r WHERE r.enrollment_seq = e.seq)`,
   )
-  const state = async () =>
-    await rowsOf<{ contact_id: string; status: string; runs: number; ended: number | null; updated: number }>(
+  // And Bob twice in a journey (its passes exit rather than stop).
+  const journeyId = crypto.randomUUID()
+  for (let i = 0; i < 2; i++)
+    await runSql(
       t,
-      sql`SELECT e.contact_id, e.status, CAST((SELECT count(*) FROM flow_runs r WHERE r.enrollment_seq = e.seq) AS INTEGER) AS runs,
+      sql`INSERT INTO flow_enrollments (flow_kind, flow_id, client_id, contact_id, status, current_node, history, entered_at, updated_at)
+        VALUES ('journey', ${journeyId}, ${t.defaultClientId}, ${bob}, 'active', 'start', '[]', 0, ${i})`,
+    )
+  const state = async () =>
+    await rowsOf<{
+      contact_id: string
+      status: string
+      end_reason: string | null
+      runs: number
+      ended: number | null
+      updated: number
+    }>(
+      t,
+      sql`SELECT e.contact_id, e.status, e.end_reason, CAST((SELECT count(*) FROM flow_runs r WHERE r.enrollment_seq = e.seq) AS INTEGER) AS runs,
           CAST(e.ended_at AS DOUBLE PRECISION) AS ended, CAST(e.updated_at AS DOUBLE PRECISION) AS updated
         FROM flow_enrollments e WHERE e.flow_id = ${s.id} ORDER BY e.seq`,
     )
   expect((await state()).filter((r) => r.status === 'active')).toHaveLength(4)
 
-  for (const statement of statements) await runSql(t, sql.raw(statement))
+  // As the migrator runs them: in one transaction.
+  await inTransaction(t.ctx.sqlite, async () => {
+    for (const statement of statements) await runSql(t, sql.raw(statement))
+  })
 
   const after = await state()
-  expect(after.map((r) => [r.contact_id, r.status, Number(r.runs)])).toEqual([
-    [ann, 'active', 1],
-    [bob, 'active', 1],
-    [ann, 'stopped', 0],
-    [ann, 'stopped', 0],
+  // A sequence's later passes stop as if stopped by hand (a journey's exit so).
+  expect(after.map((r) => [r.contact_id, r.status, r.end_reason, Number(r.runs)])).toEqual([
+    [ann, 'active', null, 1],
+    [bob, 'active', null, 1],
+    [ann, 'stopped', 'manual', 0],
+    [ann, 'stopped', 'manual', 0],
+  ])
+  const journey = await rowsOf<{ status: string; end_reason: string | null }>(
+    t,
+    sql`SELECT status, end_reason FROM flow_enrollments WHERE flow_id = ${journeyId} ORDER BY seq`,
+  )
+  expect(journey).toEqual([
+    { status: 'active', end_reason: null },
+    { status: 'exited', end_reason: 'manual' },
   ])
   for (const r of after.filter((x) => x.status === 'stopped')) expect(Number(r.ended)).toBe(Number(r.updated))
   // The index is back: a second active pass of Ann is refused.

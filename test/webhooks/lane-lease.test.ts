@@ -201,3 +201,51 @@ test('a claim while late rows are being given back takes them first, then the ne
   expect(got).toEqual([...first, ...newer])
   await e.stop()
 })
+
+// The same late rows, kept from going back while a claim of their endpoint runs, when that claim
+// fails (the database went away mid-claim): they go back at once, not never.
+test('late rows a failed claim kept from going back are given back and sent', async () => {
+  rx.received.length = 0
+  const e = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000, inFlight: 2 })
+  holdAnswers()
+  const ids = await produce(3)
+  await e.runOnce()
+  await until(() => rx.received.length === 2, 5000, 'two requests in flight')
+
+  const q = webhookQueueOf(t.ctx.store)
+  const take = q.takeLane
+  const active = q.isHookActive
+  const claimWaits = Promise.withResolvers<void>()
+  const failClaim = Promise.withResolvers<void>()
+  let pumped = 0
+  q.takeLane = async () => {
+    claimWaits.resolve()
+    await failClaim.promise
+    throw new Error('connection reset')
+  }
+  q.isHookActive = async (id) => {
+    const answer = await active(id)
+    pumped++
+    return answer
+  }
+  try {
+    // The third row is late by now; a claim of the endpoint (one row queued, room for two) runs.
+    now += LEASE - 1000
+    const pass = e.runOnce()
+    await claimWaits.promise
+    hold = null
+    answer()
+    // Both answers came back and pumped the lane, which left its late row to the claim.
+    await until(() => pumped >= 2, 5000, 'the answers pumped the lane')
+    await Bun.sleep(10)
+    failClaim.resolve()
+    await expect(pass).rejects.toThrow('connection reset')
+  } finally {
+    q.takeLane = take
+    q.isHookActive = active
+  }
+  await e.drain()
+  const got = rx.received.map((r) => contactOf(r).contact)
+  expect(got).toEqual(ids)
+  await e.stop()
+})

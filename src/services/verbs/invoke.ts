@@ -170,7 +170,11 @@ export async function invoke<I extends TSchema, R, P>(
   try {
     return await commit(verb, ctx, input, prepared, options)
   } catch (err) {
-    verb.discard(prepared)
+    try {
+      verb.discard(prepared)
+    } catch {
+      // What could not be undone stays; the caller hears why the verb failed, not this.
+    }
     throw err
   }
 }
