@@ -1,8 +1,9 @@
 import { count } from 'drizzle-orm'
 import type { AppContext } from '../../context'
-import { lockForBootstrap } from '../../db/one-time-lock'
+import { FIRST_START_LOCK } from '../../db/postgres/lock-keys'
 import { clients, nextClientNo, users } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
+import { holdWorkLock } from '../../db/work-lock'
 import { randomBase62 } from '../../lib/crypto'
 import { newId } from '../../lib/ids'
 import { issueApiKey } from '../api-keys/issue'
@@ -28,7 +29,7 @@ export async function bootstrapIfEmpty(ctx: AppContext): Promise<BootstrapResult
   return await inTransaction(ctx.sqlite, async () => {
     // Processes starting together on one empty database: the first bootstraps, the others
     // then find its workspace and change nothing.
-    await lockForBootstrap(ctx.db)
+    await holdWorkLock(ctx.db, FIRST_START_LOCK, 'bootstrap')
     if (!(await empty())) return null
     const clientId = newId()
     await ctx.db
