@@ -4,7 +4,7 @@ import { DIALECT } from '../../db/dialect'
 import { outboxOf } from '../../db/outbox'
 import { rawRows } from '../../db/raw'
 import { addToRollup } from '../../db/rollups'
-import { lockRows } from '../../db/row-lock'
+import { heldRow } from '../../db/row-lock'
 import { contacts, type MessageRow, messages, replies } from '../../db/schema'
 import { inTransaction } from '../../db/transaction'
 import { newId, toPrefixedId } from '../../lib/ids'
@@ -70,8 +70,7 @@ const tx = async <T>(app: AppContext, fn: () => T): Promise<T> => await inTransa
  * of the pixel) is then recorded, and counted, once.
  */
 async function heldMessage(app: AppContext, id: string): Promise<MessageRow | undefined> {
-  await lockRows(app.store, sql`${messages}`, sql`${messages.id} = ${id}`)
-  return await findMessage(app, id)
+  return await heldRow(app.store, messages, messages.id, id)
 }
 /** Message status changes go through the outbox's transitions (one statement, one guard each). */
 const outbox = (app: AppContext) => outboxOf(app.store, OUTBOX_RULES)
