@@ -70,8 +70,9 @@ interface Entering {
 
 /**
  * The INSERT … SELECT of the newcomers' enrollments, both stores. PostgreSQL: parameters in a
- * SELECT list have no type it can infer, hence the casts. SQLite: a chunk's contacts are walked by
- * seq, not by the client's index (NOT INDEXED).
+ * SELECT list have no type it can infer, hence the casts; contacts enter in id order, so two
+ * processes entering the same contacts wait on each other in one order, never in a cycle. SQLite:
+ * a chunk's contacts are walked by seq, not by the client's index (NOT INDEXED).
  */
 function insertEnrollments({ flow, where, now, entry, range }: Entering): SQL {
   const pg = DIALECT === 'postgres'
@@ -80,7 +81,7 @@ function insertEnrollments({ flow, where, now, entry, range }: Entering): SQL {
     SELECT ${as(flow.kind, 'text')}, ${as(flow.id, 'text')}, ${as(flow.clientId, 'text')}, contacts.id, ${as(entry.node ? 'active' : 'completed', 'text')}, ${as(entry.current, 'text')}, NULL, ${as(JSON.stringify(entry.history), pg ? 'text::jsonb' : 'text')}, ${as(now, 'bigint')}, ${as(entry.node ? null : now, 'bigint')}, ${as(now, 'bigint')}
     FROM contacts ${range && !pg ? sql`NOT INDEXED` : sql``}
     WHERE ${range ? sql`contacts.seq > ${range.after} AND contacts.seq <= ${range.upTo} AND ` : sql``}contacts.client_id = ${flow.clientId} AND (${where})
-      AND ${newcomer(flow)}`
+      AND ${newcomer(flow)}${pg ? sql` ORDER BY contacts.id` : sql``}`
 }
 
 /**
