@@ -12,7 +12,8 @@ export interface WebhookQueue {
   dispatchMark(): Promise<number | null>
   /**
    * Whether an event was committed past the mark: one read, outside any transaction, with which
-   * an idle pass learns there is nothing to fan out without opening one.
+   * an idle pass learns there is nothing to fan out without opening one. Without a mark, any
+   * event is past it: the fan-out then fails saying the mark is missing, rather than wait in silence.
    */
   eventsPastMark(): Promise<boolean>
   /** Moves the mark from `from` to `to`; false when another fan-out moved it first. */

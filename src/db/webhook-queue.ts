@@ -24,7 +24,7 @@ const statements = perConnection((sqlite: Database) => ({
     'SELECT last_event_seq AS m FROM webhook_dispatch WHERE name = ?1',
   ),
   pastMark: sqlite.prepare<{ waiting: number }, [string]>(
-    'SELECT EXISTS (SELECT 1 FROM events WHERE seq > (SELECT last_event_seq FROM webhook_dispatch WHERE name = ?1)) AS waiting',
+    'SELECT EXISTS (SELECT 1 FROM events WHERE seq > coalesce((SELECT last_event_seq FROM webhook_dispatch WHERE name = ?1), -1)) AS waiting',
   ),
   // Compare-and-set: a second fan-out that read the same mark changes nothing (and backs off).
   advanceMark: sqlite.prepare<unknown, [string, number, number]>(

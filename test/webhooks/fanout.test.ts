@@ -2,9 +2,12 @@ import { Database } from 'bun:sqlite'
 import { expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SQL } from 'bun'
+import { sql } from 'drizzle-orm'
 import { DIALECT } from '../../src/db/dialect'
 import { fanOut } from '../../src/webhooks/fanout'
+import { adminApi } from '../helpers/admin-api'
 import { createTestApp } from '../helpers/app'
+import { runSql } from '../helpers/raw-sql'
 
 // Two processes on one PostgreSQL database both fan events out. While one holds the dispatch
 // mark in its transaction, the other's fan-out answers at once with nothing done, rather than
@@ -74,3 +77,12 @@ test.skipIf(DIALECT !== 'sqlite')(
     }
   },
 )
+
+test('without its mark a fan-out fails saying so, rather than finding nothing forever', async () => {
+  const t = await createTestApp()
+  const call = await adminApi(t)
+  const contact = await call('POST', '/api/v1/contacts', { email: 'mark@example.com' })
+  await call('PATCH', `/api/v1/contacts/${contact.id}`, { status: 'unsubscribed' })
+  await runSql(t, sql`DELETE FROM webhook_dispatch`)
+  await expect(fanOut(t.ctx)).rejects.toThrow(/webhook_dispatch has no "events" row/)
+})

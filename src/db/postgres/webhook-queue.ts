@@ -65,7 +65,7 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
     eventsPastMark: async () =>
       (
         await rows<{ waiting: boolean }>(
-          sql`SELECT EXISTS (SELECT 1 FROM events WHERE seq > (SELECT last_event_seq FROM webhook_dispatch WHERE name = ${DISPATCH})) AS waiting`,
+          sql`SELECT EXISTS (SELECT 1 FROM events WHERE seq > coalesce((SELECT last_event_seq FROM webhook_dispatch WHERE name = ${DISPATCH}), -1)) AS waiting`,
         )
       )[0]?.waiting === true,
     advanceDispatchMark: async (from, to) =>
