@@ -246,6 +246,8 @@ test('late rows a failed claim kept from going back are given back and sent', as
   }
   await e.drain()
   const got = rx.received.map((r) => contactOf(r).contact)
-  expect(got).toEqual(ids)
+  // The first two were in flight together and may arrive in either order; the late row comes last.
+  expect(got.slice(0, 2).toSorted()).toEqual(ids.slice(0, 2).toSorted())
+  expect(got.slice(2)).toEqual(ids.slice(2))
   await e.stop()
 })
