@@ -1,6 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { holdingUntilEnd } from '../lib/after-transaction'
+import { holdingSavepoint, holdingUntilEnd } from '../lib/after-transaction'
 import { lostRace } from './postgres/errors'
 import { postgresTransactionsOf } from './postgres/handle'
 
@@ -110,7 +110,7 @@ export async function inTransaction<T>(sqlite: Database, fn: () => T | Promise<T
   if (waited) await waited
   try {
     // BEGIN and COMMIT run in the scope too: they belong to the writer like the body.
-    return await holdingUntilEnd(() =>
+    return await holdingUntilEnd(sqlite, () =>
       scope.run({ sqlite, depth: 0 }, async () => {
         sqlite.run('BEGIN IMMEDIATE')
         try {
@@ -149,16 +149,18 @@ export function underWriterLock<T>(sqlite: Database, fn: () => T): T | Promise<T
 async function savepoint<T>(sqlite: Database, depth: number, fn: () => T | Promise<T>): Promise<T> {
   const name = `herald_sp${depth}`
   sqlite.run(`SAVEPOINT ${name}`)
-  try {
-    const out = scope.run({ sqlite, depth }, fn)
-    const result = isPromise(out) ? await out : out
-    sqlite.run(`RELEASE ${name}`)
-    return result
-  } catch (err) {
-    rollback(sqlite, `ROLLBACK TO ${name}`)
-    rollback(sqlite, `RELEASE ${name}`)
-    throw err
-  }
+  return await holdingSavepoint(async () => {
+    try {
+      const out = scope.run({ sqlite, depth }, fn)
+      const result = isPromise(out) ? await out : out
+      sqlite.run(`RELEASE ${name}`)
+      return result
+    } catch (err) {
+      rollback(sqlite, `ROLLBACK TO ${name}`)
+      rollback(sqlite, `RELEASE ${name}`)
+      throw err
+    }
+  })
 }
 
 /** SQLite may already have rolled back (a full disk, an interrupted statement): that is fine. */

@@ -10,14 +10,28 @@ interface Held {
   /** False once the transaction has ended: work it started and left running calls at once. */
   open: boolean
   readonly queued: { fn: () => void; committedOnly: boolean }[]
+  /** The database whose transaction this is. */
+  readonly store: object
+  /** A savepoint's enclosing scope: what the savepoint keeps goes there when it ends. */
+  readonly parent?: Held
+  /** A savepoint that rolled back: what its leftover work hands to afterCommit is dropped. */
+  rolledBack?: boolean
 }
 
 const held = new AsyncLocalStorage<Held>()
 
 function hold(fn: () => void, committedOnly: boolean): void {
   const scope = held.getStore()
-  if (scope?.open) scope.queued.push({ fn, committedOnly })
+  if (scope) holdIn(scope, fn, committedOnly)
   else fn()
+}
+
+function holdIn(scope: Held, fn: () => void, committedOnly: boolean): void {
+  if (scope.open) scope.queued.push({ fn, committedOnly })
+  // Work a savepoint left running belongs to the transaction around it, still open or not.
+  else if (scope.parent) {
+    if (!(scope.rolledBack && committedOnly)) holdIn(scope.parent, fn, committedOnly)
+  } else fn()
 }
 
 /**
@@ -31,17 +45,22 @@ export function afterTransaction(fn: () => void): void {
 
 /**
  * As afterTransaction, but only once the outermost transaction has committed: dropped when it
- * rolls back. (A savepoint rolled back inside a transaction that then commits does not drop it:
- * hand it over only once the savepoint's work cannot fail any more.)
+ * rolls back, or when the savepoint it was handed in rolls back (its writes are gone even if the
+ * transaction around it commits).
  */
 export function afterCommit(fn: () => void): void {
   hold(fn, true)
 }
 
-/** Runs a transaction's body; what it handed to afterTransaction runs once the body has settled. */
-export async function holdingUntilEnd<T>(body: () => Promise<T>): Promise<T> {
-  if (held.getStore()?.open) return await body()
-  const scope: Held = { open: true, queued: [] }
+/**
+ * Runs a transaction's body; what it handed to afterTransaction runs once the body has settled.
+ * `store` names the database: a transaction of another store inside it holds its own calls
+ * until its own end (it commits or rolls back apart from this one).
+ */
+export async function holdingUntilEnd<T>(store: object, body: () => Promise<T>): Promise<T> {
+  const outer = held.getStore()
+  if (outer?.open && outer.store === store) return await body()
+  const scope: Held = { open: true, queued: [], store }
   let committed = false
   try {
     const result = await held.run(scope, body)
@@ -50,5 +69,26 @@ export async function holdingUntilEnd<T>(body: () => Promise<T>): Promise<T> {
   } finally {
     scope.open = false
     for (const { fn, committedOnly } of scope.queued) if (committed || !committedOnly) fn()
+  }
+}
+
+/**
+ * Runs a savepoint's body inside a transaction's scope. When it is released, what it was handed
+ * waits for the enclosing transaction; when it rolls back, what waits for a commit is dropped
+ * and the rest still waits for the enclosing transaction's end.
+ */
+export async function holdingSavepoint<T>(body: () => Promise<T>): Promise<T> {
+  const parent = held.getStore()
+  if (!parent?.open) return await body()
+  const scope: Held = { open: true, queued: [], store: parent.store, parent }
+  let released = false
+  try {
+    const result = await held.run(scope, body)
+    released = true
+    return result
+  } finally {
+    scope.open = false
+    scope.rolledBack = !released
+    for (const q of scope.queued) if (released || !q.committedOnly) parent.queued.push(q)
   }
 }

@@ -34,3 +34,38 @@ test('outside a transaction both run at once', () => {
   afterCommit(() => seen.push('commit'))
   expect(seen).toEqual(['end', 'commit'])
 })
+
+// A savepoint (a transaction inside one) that rolls back undoes its own writes only: what it
+// handed to afterCommit is dropped even though the transaction around it commits; what it handed
+// to afterTransaction still waits for that transaction's end.
+test('a savepoint that rolls back inside a transaction that commits', async () => {
+  const seen: string[] = []
+  await inTransaction(sqlite, async () => {
+    const inner = inTransaction(sqlite, async () => {
+      afterCommit(() => seen.push('after the savepoint’s commit'))
+      afterTransaction(() => seen.push('after the end'))
+      throw new Error('savepoint rolled back')
+    })
+    await expect(inner).rejects.toThrow('savepoint rolled back')
+    await inTransaction(sqlite, async () => afterCommit(() => seen.push('after the commit')))
+    seen.push('inside')
+  })
+  expect(seen).toEqual(['inside', 'after the end', 'after the commit'])
+})
+
+// Another database's transaction run inside this one commits (or rolls back) on its own: what it
+// handed over runs at its own end, not at the end of the one around it.
+test('a transaction of another store inside one holds its calls until its own end', async () => {
+  const other = await createTestApp()
+  const seen: string[] = []
+  const run = inTransaction(sqlite, async () => {
+    await inTransaction(other.ctx.sqlite, async () => {
+      afterCommit(() => seen.push('the other store committed'))
+      afterTransaction(() => seen.push('the other store’s transaction ended'))
+    })
+    seen.push('inside')
+    throw new Error('rolled back')
+  })
+  await expect(run).rejects.toThrow('rolled back')
+  expect(seen).toEqual(['the other store committed', 'the other store’s transaction ended', 'inside'])
+})

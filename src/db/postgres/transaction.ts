@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
-import { holdingUntilEnd } from '../../lib/after-transaction'
+import { holdingSavepoint, holdingUntilEnd } from '../../lib/after-transaction'
 
 // Transactions on PostgreSQL carried through async calls, as on SQLite: the code inside never
 // names its transaction; it uses the store's `db`, which answers from the transaction the call
@@ -59,8 +59,11 @@ export function pgTransactions(root: PgRunner): PgTransactions {
     current,
     run(fn) {
       const outer = current()
-      if (outer) return outer.transaction((tx) => scope.run({ owner, tx }, async () => await fn()))
-      return holdingUntilEnd(() =>
+      if (outer)
+        return holdingSavepoint(() =>
+          outer.transaction((tx) => scope.run({ owner, tx }, async () => await fn())),
+        )
+      return holdingUntilEnd(owner, () =>
         queue.run(() => root.transaction((tx) => scope.run({ owner, tx }, async () => await fn()))),
       )
     },
