@@ -39,8 +39,11 @@ export interface WebhookQueue {
   claimForHook(webhookId: string, now: number, leaseEnd: number, limit: number): Promise<WebhookDeliveryRow[]>
   /** The earliest due time (or lease end) of any delivery to an active endpoint not in `busy`. */
   nextDueAt(busy: readonly string[]): Promise<number | null>
-  /** Gives a leased delivery back, due at `at` (same attempt count). */
-  releaseDelivery(id: string, at: number): Promise<void>
+  /**
+   * Gives a leased delivery back, due at `at` (same attempt count), if it is still under the
+   * lease that ends at `leasedUntil`: once that lease has run out, another claim may hold it.
+   */
+  releaseDelivery(id: string, at: number, leasedUntil: number): Promise<void>
   /** Whether the endpoint exists and is active (read before each send of a chain). */
   isHookActive(webhookId: string): Promise<boolean>
   /** Logs one attempt (status null when no response came back). */

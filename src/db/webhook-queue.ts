@@ -1,5 +1,5 @@
 import type { Database } from 'bun:sqlite'
-import { eq } from 'drizzle-orm'
+import { and, eq, isNull } from 'drizzle-orm'
 import type { DeliveryStatus, DisabledReason } from '../lib/enums'
 import type { Db, Store } from './client'
 import { pgWebhookQueue } from './postgres/webhook-queue'
@@ -77,8 +77,9 @@ const statements = perConnection((sqlite: Database) => ({
      WHERE d.status IN (${PENDING}, ${SENDING}) AND w.active = 1
        AND d.webhook_id NOT IN (SELECT value FROM json_each(?1))`,
   ),
-  release: sqlite.prepare<unknown, [number, string]>(
-    `UPDATE webhook_deliveries SET status = ${PENDING}, next_attempt_at = ?1 WHERE id = ?2 AND status = ${SENDING}`,
+  release: sqlite.prepare<unknown, [number, string, number]>(
+    `UPDATE webhook_deliveries SET status = ${PENDING}, next_attempt_at = ?1
+     WHERE id = ?2 AND status = ${SENDING} AND next_attempt_at = ?3`,
   ),
   isActive: sqlite.prepare<{ active: number }, [string]>('SELECT active FROM webhooks WHERE id = ?1'),
   // A success ends the endpoint's failing streak; a no-op (no write) when it was not failing.
@@ -148,8 +149,8 @@ function sqliteQueue(sqlite: Database): WebhookQueue {
     claimForHook: async (webhookId, now, leaseEnd, limit) =>
       (await s.claimForHook.all(leaseEnd, webhookId, now, limit)).map(toDeliveryRow),
     nextDueAt: async (busy) => (await s.nextDue.get(JSON.stringify(busy)))?.t ?? null,
-    async releaseDelivery(id, at) {
-      await s.release.run(at, id)
+    async releaseDelivery(id, at, leasedUntil) {
+      await s.release.run(at, id, leasedUntil)
     },
     isHookActive: async (webhookId) => Boolean((await s.isActive.get(webhookId))?.active),
     async logAttempt(a) {
@@ -190,12 +191,18 @@ export async function webhookById(db: Db, id: string): Promise<WebhookRow | unde
   return (await db.select().from(webhooks).where(eq(webhooks.id, id)).limit(1))[0]
 }
 
-/** The delivery failed for good (`retryAt` null) or waits for its next attempt. */
+/**
+ * The delivery failed for good (`retryAt` null) or waits for its next attempt, if it is still
+ * under the lease its attempt was made in (`leasedUntil`; null for a test delivery). Once that
+ * lease has run out another claim may have sent it again, or be sending it: a late failure must
+ * not put it back in the queue over that attempt.
+ */
 export async function markDeliveryFailed(
   db: Db,
   id: string,
   c: AttemptCounters,
   retryAt: number | null,
+  leasedUntil: number | null,
 ): Promise<void> {
   const common = { attempts: c.attempts, lastStatus: c.lastStatus, lastError: c.lastError, updatedAt: c.at }
   await db
@@ -205,7 +212,15 @@ export async function markDeliveryFailed(
         ? { ...common, status: 'failed', nextAttemptAt: null, completedAt: c.at }
         : { ...common, status: 'pending', nextAttemptAt: retryAt },
     )
-    .where(eq(webhookDeliveries.id, id))
+    .where(
+      and(
+        eq(webhookDeliveries.id, id),
+        eq(webhookDeliveries.status, 'sending'),
+        leasedUntil === null
+          ? isNull(webhookDeliveries.nextAttemptAt)
+          : eq(webhookDeliveries.nextAttemptAt, leasedUntil),
+      ),
+    )
 }
 
 /** Sets (or clears) the endpoint's failing clock, disabling it when `disable` names a reason. */

@@ -158,6 +158,7 @@ async function writeOutcome(
     delivery.id,
     counters,
     exhausted ? null : now + policy.schedule[counters.attempts]!,
+    delivery.nextAttemptAt,
   )
   const outcome = exhausted ? 'failed' : 'retry'
   if (delivery.test) return outcome

@@ -154,7 +154,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
   async function giveBack(rows: readonly ClaimedRow[]) {
     const now = app.clock.now()
     try {
-      for (const r of rows) await q.releaseDelivery(r.id, Math.min(r.createdAt, now))
+      for (const r of rows) await q.releaseDelivery(r.id, Math.min(r.createdAt, now), r.nextAttemptAt!)
     } catch (err) {
       // A database that cannot write (a full volume): the rows keep their leases and are due
       // again when those expire. Thrown here it would end the process from a request's callback.
@@ -304,7 +304,7 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     // signing for 24 h anyway).
     const hook = rows.length > 0 ? await webhookById(app.db, id) : undefined
     if (!hook) {
-      for (const r of rows) await q.releaseDelivery(r.id, now)
+      for (const r of rows) await q.releaseDelivery(r.id, now, r.nextAttemptAt!)
       if (!lane) await letGo(id)
       return 0
     }

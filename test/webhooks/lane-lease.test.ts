@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from 'bun:test'
 import { eq } from 'drizzle-orm'
-import { webhookDeliveries, webhookLanes } from '../../src/db/schema'
+import { webhookAttempts, webhookDeliveries, webhookLanes } from '../../src/db/schema'
 import { webhookQueueOf } from '../../src/db/webhook-queue'
 import { createWebhookWorker } from '../../src/webhooks/worker'
 import { createTestApp } from '../helpers/app'
@@ -173,10 +173,10 @@ test('a claim while late rows are being given back takes them first, then the ne
   const claimFor = q.claimForHook
   const gate = Promise.withResolvers<void>()
   let givingBack = false
-  q.releaseDelivery = async (id, at) => {
+  q.releaseDelivery = async (...args) => {
     givingBack = true
     await gate.promise
-    return await release(id, at)
+    return await release(...args)
   }
   q.claimForHook = async (...args) => {
     gate.resolve()
@@ -250,4 +250,115 @@ test('late rows a failed claim kept from going back are given back and sent', as
   expect(got.slice(0, 2).toSorted()).toEqual(ids.slice(0, 2).toSorted())
   expect(got.slice(2)).toEqual(ids.slice(2))
   await e.stop()
+})
+
+// A holder that stalls past its lease (a long pause, a database that stopped answering) finds,
+// when it wakes, its queued rows late and gives them back. By then the other worker has taken the
+// lane and claimed those rows: giving them back must leave that claim alone, or they are claimed
+// and sent again while the other worker sends them.
+test('a holder waking after its lease gives back nothing the other worker has claimed since', async () => {
+  rx.received.length = 0
+  const stalled = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  const other = createWebhookWorker(t.ctx, { schedule: [0], timeoutMs: 5000 })
+  holdAnswers()
+  const ids = await produce(3)
+  await stalled.runOnce()
+  await until(() => rx.received.length === 1, 5000, 'the first request')
+
+  // The lease ends with the first request still open: the other worker takes the lane and the
+  // three rows, and sends the first again (same webhook-id).
+  now += LEASE
+  expect((await other.runOnce()).worked).toBe(true)
+  await until(() => rx.received.length === 2, 5000, 'the first request again')
+
+  const q = webhookQueueOf(t.ctx.store)
+  const release = q.releaseDelivery
+  let givenBack = 0
+  q.releaseDelivery = async (...args) => {
+    await release(...args)
+    givenBack++
+  }
+  try {
+    // Both first requests are answered; the next one (the other worker's second row) is held.
+    const both = answer
+    holdAnswers()
+    both()
+    // The stalled worker wakes to its answer: its two queued rows are late, and it gives them back.
+    await until(() => givenBack === 2, 5000, 'the stalled worker giving its rows back')
+  } finally {
+    q.releaseDelivery = release
+  }
+  // Still the other worker's: one in flight, one queued there.
+  const pending = await t.ctx.db
+    .select()
+    .from(webhookDeliveries)
+    .where(eq(webhookDeliveries.status, 'pending'))
+  expect(pending).toEqual([])
+
+  hold = null
+  answer()
+  await stalled.drain()
+  await other.drain()
+  const got = arrivals()
+  expect(got.map((r) => r.contact)).toEqual([ids[0]!, ...ids])
+  expect(new Set(got.map((r) => r.id)).size).toBe(3)
+  await Promise.all([stalled.stop(), other.stop()])
+})
+
+// The stalled holder's own request fails after the other worker, holding the lane now, has sent
+// the same delivery with success: that late failure is logged as an attempt but does not mark
+// the delivery failed or due again.
+test('a failure answered after the lease ran out leaves the other worker’s success standing', async () => {
+  rx.received.length = 0
+  const stalled = createWebhookWorker(t.ctx, { schedule: [0, 1000], timeoutMs: 5000 })
+  const other = createWebhookWorker(t.ctx, { schedule: [0, 1000], timeoutMs: 5000 })
+  const late = Promise.withResolvers<void>()
+  const onTime = Promise.withResolvers<void>()
+  let n = 0
+  const respond = rx.respond
+  rx.respond = async () => {
+    if (n++ === 0) {
+      await late.promise
+      return new Response('busy', { status: 500 })
+    }
+    await onTime.promise
+    return new Response(null, { status: 204 })
+  }
+  try {
+    hold = null
+    const [contact] = await produce(1)
+    await stalled.runOnce()
+    await until(() => rx.received.length === 1, 5000, 'the stalled worker’s request')
+    now += LEASE
+    expect((await other.runOnce()).worked).toBe(true)
+    await until(() => rx.received.length === 2, 5000, 'the other worker’s request')
+    const [delivery] = await t.ctx.db
+      .select()
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.status, 'sending'))
+    const statusNow = async () =>
+      (await t.ctx.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, delivery!.id)))[0]!
+    const attempts = async () =>
+      (await t.ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, delivery!.id)))
+        .length
+
+    onTime.resolve()
+    await until(async () => (await statusNow()).status === 'succeeded', 5000, 'the other worker’s success')
+    late.resolve()
+    await until(async () => (await attempts()) === 2, 5000, 'the late failure logged')
+    expect(await statusNow()).toMatchObject({ status: 'succeeded', attempts: 1, lastStatus: 204 })
+
+    now += 5000
+    await stalled.drain()
+    await other.drain()
+    // Sent twice (the request in flight at the takeover), never a third time. The test clock is
+    // past the signatures' tolerance by now: the bodies are read without verifying them.
+    const sent = rx.received.map(
+      (r) => (JSON.parse(r.body) as { data: { contact_id: string } }).data.contact_id,
+    )
+    expect(sent).toEqual([contact!, contact!])
+  } finally {
+    rx.respond = respond
+  }
+  await Promise.all([stalled.stop(), other.stop()])
 })

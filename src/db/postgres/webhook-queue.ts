@@ -141,9 +141,10 @@ export function pgWebhookQueue(db: Db): WebhookQueue {
       )
       return numOrNull(row?.t)
     },
-    async releaseDelivery(id, at) {
+    async releaseDelivery(id, at, leasedUntil) {
       await run(
-        sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${at} WHERE id = ${id} AND status = 'sending'`,
+        sql`UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${at}
+          WHERE id = ${id} AND status = 'sending' AND next_attempt_at = ${leasedUntil}`,
       )
     },
     async isHookActive(webhookId) {
