@@ -65,6 +65,7 @@ export function createBatchProcessor(
   },
 ) {
   const { clock } = app
+  const { sendTimeoutMs } = app.config
   const { outbox, sources, checksFor, prepare, writeOutcomes } = deps
   const nudgeHeap = createHeapNudge({ budget: HEAP_NUDGE_BYTES })
 
@@ -142,6 +143,19 @@ export function createBatchProcessor(
           if (p.channel !== channel) continue
           const turn = gate.enter()
           if (turn) await turn
+          // A send that waited its turn (a slow provider ahead of it) until less than a call's
+          // timeout is left of its lease could still run when the lease ends and another claim
+          // sends it again. It goes back to the queue instead, due now, and is claimed again
+          // with a lease of its own.
+          if (clock.now() + sendTimeoutMs >= p.message.nextAttemptAt) {
+            gate.leave()
+            sends.push(
+              finish({ message: p.message, outcome: { kind: 'deferred', at: clock.now() } }).catch((err) => {
+                broken ??= err
+              }),
+            )
+            continue
+          }
           sends.push(
             p
               .run()

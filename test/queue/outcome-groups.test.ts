@@ -20,7 +20,14 @@ import type { MessageSource } from '../../src/queue/sources/types'
 const ROWS = 400
 const rows = Array.from(
   { length: ROWS },
-  (_, i) => ({ seq: i + 1, id: `m${i + 1}`, contactId: 'c', channel: 'email' }) as unknown as MessageRow,
+  (_, i) =>
+    ({
+      seq: i + 1,
+      id: `m${i + 1}`,
+      contactId: 'c',
+      channel: 'email',
+      nextAttemptAt: 300_000,
+    }) as unknown as MessageRow,
 )
 const source = {
   kind: 'transactional',
@@ -28,7 +35,7 @@ const source = {
   planKey: () => 'plan',
   plan: async () => ({ channel: 'email' }) as unknown as SendPlan,
 } as unknown as MessageSource
-const app = { clock: { now: () => 0 } } as unknown as AppContext
+const app = { clock: { now: () => 0 }, config: { sendTimeoutMs: 30_000 } } as unknown as AppContext
 const outbox = { contactsByIds: async () => [] } as unknown as Outbox
 const prepare: RecipientStep = async () => async () => {
   await Bun.sleep(2)
