@@ -17,9 +17,17 @@ export interface CampaignMessageInsert {
 /** A message the provider took: `delivered` when it reported delivery at once. */
 export interface SentRow {
   seq: number
+  /** The end of the lease the send was made in (the claimed row's next_attempt_at). */
+  lease: number
   provider: string
   providerMessageId: string | null
   delivered: boolean
+}
+
+/** What sentMany wrote: the seqs still under their send's lease, and those it made delivered. */
+export interface SentWritten {
+  written: Set<number>
+  nowDelivered: Set<number>
 }
 
 /** What was sent, for the capture mailbox and GET /messages/{id}. */

@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { eq, inArray } from 'drizzle-orm'
 import type { DeferReason } from '../lib/enums'
 import type { Store } from './client'
-import type { CampaignMessageInsert, ContentRow, SentRow } from './outbox-insert'
+import type { CampaignMessageInsert, ContentRow, SentRow, SentWritten } from './outbox-insert'
 import { pgOutbox } from './postgres/outbox'
 import { quarterOf } from './rollup-counters'
 import {
@@ -35,6 +35,8 @@ const list = (values: readonly string[]) => values.map((v) => `'${v.replace(/'/g
 const OPEN = list(OPEN_MESSAGE_STATUSES)
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
 const TRANSACTIONAL = 'campaign_id IS NULL AND source_id IS NULL'
+/** The message is still held by the claim whose lease ends at the parameter `lease`. */
+const HELD_BY_CLAIM = (lease: string) => `status = 'sending' AND next_attempt_at = ${lease}`
 /**
  * The transactional queue's own (partial) index, named: without statistics SQLite preferred
  * messages_campaign_due_idx (campaign_id IS NULL, status) and walked every queued journey and
@@ -77,22 +79,25 @@ function build(store: Store, rules: OutboxRules) {
       `UPDATE messages SET status = ${backToQueue}, defer_reason = NULL
        WHERE status = 'sending' AND next_attempt_at <= ?1`,
     ),
-    sent: sqlite.prepare<never, [number, string, string | null, number]>(
+    // Outcomes are written only under the lease the send was made in (next_attempt_at is its end
+    // while sending): once it ran out, another claim may have sent the message again, and its
+    // outcome stands. A send's success is still written while its expired lease is unclaimed.
+    sent: sqlite.prepare<never, [number, string, string | null, number, number]>(
       `UPDATE messages SET status = 'sent', provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
-       WHERE seq = ?1`,
+       WHERE seq = ?1 AND next_attempt_at = ?5`,
     ),
     // Sent and accepted at once (capture, SMTP 250), in one statement: the hot path. The same
     // guard as `delivered`: delivered once, never after a bounce. Returns the new status and
     // delivered_at, so the caller knows whether this made it delivered.
     sentDelivered: sqlite.prepare<
       { status: string; delivered_at: number | null },
-      [number, string, string | null, number]
+      [number, string, string | null, number, number]
     >(
       `UPDATE messages SET
          status = CASE WHEN status = 'bounced' THEN 'bounced' ELSE 'delivered' END,
          delivered_at = CASE WHEN delivered_at IS NULL AND status <> 'bounced' THEN ?4 ELSE delivered_at END,
          provider = ?2, provider_message_id = ?3, sent_at = ?4, error = NULL
-       WHERE seq = ?1 RETURNING status, delivered_at`,
+       WHERE seq = ?1 AND next_attempt_at = ?5 RETURNING status, delivered_at`,
     ),
     // The one guard of "delivered": once, and never after a bounce.
     delivered: sqlite.prepare<never, [number, number]>(
@@ -103,25 +108,30 @@ function build(store: Store, rules: OutboxRules) {
       `INSERT OR REPLACE INTO message_contents (message_seq, subject, body_html, body_text, headers)
        VALUES (?1, ?2, ?3, ?4, ?5)`,
     ),
-    retry: sqlite.prepare<never, [number, string, string, number]>(
+    // The other outcomes only while the send's own claim still holds it.
+    retry: sqlite.prepare<never, [number, string, string, number, number]>(
       `UPDATE messages SET provider = ?2, error = ?3, next_attempt_at = ?4, defer_reason = NULL,
-         status = ${backToQueue} WHERE seq = ?1`,
+         status = ${backToQueue} WHERE seq = ?1 AND ${HELD_BY_CLAIM('?5')}`,
     ),
-    // A failure reported after the send does not undo a delivery, nor count twice.
-    failed: sqlite.prepare<never, [number, string | null, string]>(
+    // A provider's later report that a message it took was not delivered: it does not undo a
+    // delivery, nor count twice.
+    reportedFailed: sqlite.prepare<never, [number, string]>(
+      `UPDATE messages SET status = 'failed', error = ?2 WHERE seq = ?1 AND status NOT IN ('failed', 'delivered')`,
+    ),
+    failed: sqlite.prepare<never, [number, string | null, string, number]>(
       `UPDATE messages SET status = 'failed', provider = coalesce(?2, provider), error = ?3
-       WHERE seq = ?1 AND status NOT IN ('failed', 'delivered')`,
+       WHERE seq = ?1 AND ${HELD_BY_CLAIM('?4')}`,
     ),
-    skipped: sqlite.prepare<never, [number, string]>(
-      "UPDATE messages SET status = 'skipped', skip_reason = ?2 WHERE seq = ?1",
+    skipped: sqlite.prepare<never, [number, string, number]>(
+      `UPDATE messages SET status = 'skipped', skip_reason = ?2 WHERE seq = ?1 AND ${HELD_BY_CLAIM('?3')}`,
     ),
     // The reason is written with the deferral itself: no other write tells why a message waits.
-    deferred: sqlite.prepare<never, [number, number, DeferReason | null]>(
+    deferred: sqlite.prepare<never, [number, number, DeferReason | null, number]>(
       `UPDATE messages SET attempts = max(attempts - 1, 0), next_attempt_at = ?2, defer_reason = ?3,
-         status = ${backToQueue} WHERE seq = ?1`,
+         status = ${backToQueue} WHERE seq = ?1 AND ${HELD_BY_CLAIM('?4')}`,
     ),
-    cancelled: sqlite.prepare<never, [number, string | null]>(
-      "UPDATE messages SET status = 'cancelled', error = ?2 WHERE seq = ?1",
+    cancelled: sqlite.prepare<never, [number, string | null, number]>(
+      `UPDATE messages SET status = 'cancelled', error = ?2 WHERE seq = ?1 AND ${HELD_BY_CLAIM('?3')}`,
     ),
     cancelQueued: sqlite.prepare<never, [string, string | null]>(
       "UPDATE messages SET status = 'cancelled', error = ?2 WHERE campaign_id = ?1 AND status = 'queued'",
@@ -234,16 +244,22 @@ function build(store: Store, rules: OutboxRules) {
     ) => (await q.queueMessage.get(id, clientId, contactId, channel, to, now))!.seq,
     /** True when this made it delivered (the caller then records the event and counter). */
     delivered: async (seq: number, at: number) => changed(await q.delivered.run(seq, at)),
-    retry: async (seq: number, provider: string, error: string, at: number) =>
-      void q.retry.run(seq, provider, error, at),
-    /** True when this made it failed. `provider` null keeps the one recorded. */
-    failed: async (seq: number, provider: string | null, error: string) =>
-      changed(await q.failed.run(seq, provider, error)),
-    skipped: async (seq: number, reason: string) => void q.skipped.run(seq, reason),
+    // A claimed message's outcomes, each written only while the claim that ends at `lease` still
+    // holds it (true when it was).
+    retry: async (seq: number, lease: number, provider: string, error: string, at: number) =>
+      changed(await q.retry.run(seq, provider, error, at, lease)),
+    /** `provider` null keeps the one recorded. */
+    failed: async (seq: number, lease: number, provider: string | null, error: string) =>
+      changed(await q.failed.run(seq, provider, error, lease)),
+    /** A provider's report after the send that it was not delivered; true when this made it failed. */
+    reportedFailed: async (seq: number, error: string) => changed(await q.reportedFailed.run(seq, error)),
+    skipped: async (seq: number, lease: number, reason: string) =>
+      changed(await q.skipped.run(seq, reason, lease)),
     /** Back in the queue until `at`, the attempt not counted (throttle, cap, paused), and why. */
-    deferred: async (seq: number, at: number, reason: DeferReason | null) =>
-      void q.deferred.run(seq, at, reason),
-    cancelled: async (seq: number, reason: string | null) => void q.cancelled.run(seq, reason),
+    deferred: async (seq: number, lease: number, at: number, reason: DeferReason | null) =>
+      changed(await q.deferred.run(seq, at, reason, lease)),
+    cancelled: async (seq: number, lease: number, reason: string | null) =>
+      changed(await q.cancelled.run(seq, reason, lease)),
     /** Everything a campaign still had queued will never be sent. */
     cancelQueued: async (campaignId: string, reason: string | null) =>
       void q.cancelQueued.run(campaignId, reason),
@@ -251,19 +267,21 @@ function build(store: Store, rules: OutboxRules) {
 
     /**
      * `sent`, or `sentDelivered` where the provider delivered at once, for each of a batch's
-     * sends; the seqs this made delivered.
+     * sends: the seqs written (under their send's lease) and those this made delivered.
      */
-    sentMany: async (rows: readonly SentRow[], at: number): Promise<Set<number>> => {
+    sentMany: async (rows: readonly SentRow[], at: number): Promise<SentWritten> => {
+      const written = new Set<number>()
       const nowDelivered = new Set<number>()
       for (const r of rows) {
         if (!r.delivered) {
-          q.sent.run(r.seq, r.provider, r.providerMessageId, at)
+          if (changed(q.sent.run(r.seq, r.provider, r.providerMessageId, at, r.lease))) written.add(r.seq)
           continue
         }
-        const row = q.sentDelivered.get(r.seq, r.provider, r.providerMessageId, at)
+        const row = q.sentDelivered.get(r.seq, r.provider, r.providerMessageId, at, r.lease)
+        if (row) written.add(r.seq)
         if (row?.status === 'delivered' && row.delivered_at === at) nowDelivered.add(r.seq)
       }
-      return nowDelivered
+      return { written, nowDelivered }
     },
     storeContents: async (rows: readonly ContentRow[]) => {
       for (const r of rows) q.content.run(r.seq, r.subject, r.html, r.text, JSON.stringify(r.headers))

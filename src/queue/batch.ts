@@ -62,11 +62,12 @@ export function createBatchProcessor(
     checksFor: (contacts: readonly ContactRow[]) => Promise<BatchChecks>
     prepare: RecipientStep
     writeOutcomes: OutcomeWriter
+    /** A send whose turn comes with less than this left of its lease goes back to the queue. */
+    lateMs: number
   },
 ) {
   const { clock } = app
-  const { sendTimeoutMs } = app.config
-  const { outbox, sources, checksFor, prepare, writeOutcomes } = deps
+  const { outbox, sources, checksFor, prepare, writeOutcomes, lateMs } = deps
   const nudgeHeap = createHeapNudge({ budget: HEAP_NUDGE_BYTES })
 
   return async function processBatch(rows: MessageRow[], lane: BatchLane): Promise<void> {
@@ -147,7 +148,7 @@ export function createBatchProcessor(
           // timeout is left of its lease could still run when the lease ends and another claim
           // sends it again. It goes back to the queue instead, due now, and is claimed again
           // with a lease of its own.
-          if (clock.now() + sendTimeoutMs >= p.message.nextAttemptAt) {
+          if (clock.now() + lateMs >= p.message.nextAttemptAt) {
             gate.leave()
             sends.push(
               finish({ message: p.message, outcome: { kind: 'deferred', at: clock.now() } }).catch((err) => {

@@ -49,6 +49,7 @@ export function createOutcomeWriter(
       if (o.kind !== 'sent') continue
       sent.push({
         seq: m.seq,
+        lease: m.nextAttemptAt,
         provider: o.provider,
         providerMessageId: o.providerMessageId,
         delivered: o.delivered,
@@ -62,13 +63,22 @@ export function createOutcomeWriter(
         headers: storedHeaders(o.composed),
       })
     }
+    // Outcomes of sends whose lease ran out and was claimed again meanwhile (a process that
+    // stalled): the other claim's outcome stands, so these write and count nothing.
+    const stale = new Set<number>()
     await inTransaction(app.sqlite, async () => {
+      stale.clear()
       await batchedEvents(app.db, async () => {
-        const nowDelivered = await outbox.sentMany(sent, now)
-        await outbox.storeContents(contents)
+        const { written, nowDelivered } = await outbox.sentMany(sent, now)
+        await outbox.storeContents(contents.filter((c) => written.has(c.seq)))
         for (const { message: m, outcome: o } of batch) {
+          const lease = m.nextAttemptAt
           switch (o.kind) {
             case 'sent':
+              if (!written.has(m.seq)) {
+                stale.add(m.seq)
+                break
+              }
               count(m, 'sent')
               rollups.add(m, now, 'sent')
               if (nowDelivered.has(m.seq)) {
@@ -78,20 +88,21 @@ export function createOutcomeWriter(
               }
               break
             case 'retry':
-              await outbox.retry(m.seq, o.provider, o.error, o.at)
+              if (!(await outbox.retry(m.seq, lease, o.provider, o.error, o.at))) stale.add(m.seq)
               break
             case 'failed':
-              if (await outbox.failed(m.seq, o.provider, o.error)) count(m, 'failed')
+              if (await outbox.failed(m.seq, lease, o.provider, o.error)) count(m, 'failed')
+              else stale.add(m.seq)
               break
             case 'skipped':
-              await outbox.skipped(m.seq, o.reason)
-              count(m, 'skipped')
+              if (await outbox.skipped(m.seq, lease, o.reason)) count(m, 'skipped')
+              else stale.add(m.seq)
               break
             case 'deferred':
-              await outbox.deferred(m.seq, o.at, o.reason ?? null)
+              if (!(await outbox.deferred(m.seq, lease, o.at, o.reason ?? null))) stale.add(m.seq)
               break
             case 'cancelled':
-              await outbox.cancelled(m.seq, o.reason)
+              if (!(await outbox.cancelled(m.seq, lease, o.reason))) stale.add(m.seq)
               break
             case 'abandoned':
               break
@@ -104,7 +115,8 @@ export function createOutcomeWriter(
     })
     // Counted once committed: a batch that failed to write is written (and counted) again.
     for (const { message: m, outcome: o } of batch)
-      if (o.kind !== 'abandoned') app.metrics.countMessage(sources.of(m).kind, m.channel, o.kind)
+      if (o.kind !== 'abandoned' && !stale.has(m.seq))
+        app.metrics.countMessage(sources.of(m).kind, m.channel, o.kind)
   }
 }
 

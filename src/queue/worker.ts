@@ -88,6 +88,9 @@ export function createSendWorker(app: AppContext, deps: SendDeps, options: SendW
     checksFor: async (contacts) => ({ suppressed: await suppressedAmong(contacts) }),
     prepare,
     writeOutcomes,
+    // A call's timeout, but at most half the lease: a lease barely longer than the timeout would
+    // otherwise send back every message that waited its turn at all.
+    lateMs: Math.min(app.config.sendTimeoutMs, leaseMs / 2),
   })
 
   // Each lane's claim is sent as a group of its own. A lane whose group is still starting its

@@ -35,7 +35,7 @@ const source = {
   planKey: () => 'plan',
   plan: async () => ({ channel: 'email' }) as unknown as SendPlan,
 } as unknown as MessageSource
-const app = { clock: { now: () => 0 }, config: { sendTimeoutMs: 30_000 } } as unknown as AppContext
+const app = { clock: { now: () => 0 } } as unknown as AppContext
 const outbox = { contactsByIds: async () => [] } as unknown as Outbox
 const prepare: RecipientStep = async () => async () => {
   await Bun.sleep(2)
@@ -51,6 +51,7 @@ test('every outcome is written once; on PostgreSQL one group of the batch at a t
     sources: sourcesOf([source]),
     checksFor: async () => ({ suppressed: () => false }),
     prepare,
+    lateMs: 30_000,
     writeOutcomes: async (group: readonly Finished[]) => {
       mostAtOnce = Math.max(mostAtOnce, ++writing)
       await Bun.sleep(60)

@@ -1,7 +1,7 @@
 import { eq, inArray, type SQL, sql } from 'drizzle-orm'
 import type { DeferReason } from '../../lib/enums'
 import type { Store } from '../client'
-import type { CampaignMessageInsert, ContentRow, SentRow } from '../outbox-insert'
+import type { CampaignMessageInsert, ContentRow, SentRow, SentWritten } from '../outbox-insert'
 import { rawRows, rawRun } from '../raw'
 import { quarterOf } from '../rollup-counters'
 import {
@@ -27,6 +27,8 @@ const list = (values: readonly string[]) =>
 
 /** A message without campaign, journey or sequence: a transactional (or test) send. */
 const TRANSACTIONAL = sql.raw('campaign_id IS NULL AND source_id IS NULL')
+/** The message is still held by the claim whose lease ends at `lease`. */
+const heldByClaim = (lease: number) => sql`status = 'sending' AND next_attempt_at = ${lease}`
 
 /**
  * `stoppedCampaign`: campaign statuses that send nothing more; `open`: message statuses of work
@@ -143,21 +145,29 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
     delivered: async (seq: number, at: number) =>
       (await run(sql`UPDATE messages SET status = 'delivered', delivered_at = ${at}
         WHERE seq = ${seq} AND delivered_at IS NULL AND status <> 'bounced'`)) > 0,
-    retry: async (seq: number, provider: string, error: string, at: number) =>
-      void (await run(sql`UPDATE messages SET provider = ${provider}, error = ${error}, next_attempt_at = ${at},
-        defer_reason = NULL, status = ${backToQueue} WHERE seq = ${seq}`)),
-    failed: async (seq: number, provider: string | null, error: string) =>
-      (await run(sql`UPDATE messages SET status = 'failed', provider = coalesce(${provider}::text, provider), error = ${error}
+    // A claimed message's outcomes, each written only while the claim whose lease ends at
+    // `lease` still holds it (next_attempt_at is that end while sending): once it ran out,
+    // another claim may have sent the message again, and its outcome stands.
+    retry: async (seq: number, lease: number, provider: string, error: string, at: number) =>
+      (await run(sql`UPDATE messages SET provider = ${provider}, error = ${error}, next_attempt_at = ${at},
+        defer_reason = NULL, status = ${backToQueue} WHERE seq = ${seq} AND ${heldByClaim(lease)}`)) > 0,
+    reportedFailed: async (seq: number, error: string) =>
+      (await run(sql`UPDATE messages SET status = 'failed', error = ${error}
         WHERE seq = ${seq} AND status NOT IN ('failed', 'delivered')`)) > 0,
-    skipped: async (seq: number, reason: string) =>
-      void (await run(
-        sql`UPDATE messages SET status = 'skipped', skip_reason = ${reason} WHERE seq = ${seq}`,
-      )),
-    deferred: async (seq: number, at: number, reason: DeferReason | null) =>
-      void (await run(sql`UPDATE messages SET attempts = greatest(attempts - 1, 0), next_attempt_at = ${at},
-        defer_reason = ${reason}, status = ${backToQueue} WHERE seq = ${seq}`)),
-    cancelled: async (seq: number, reason: string | null) =>
-      void (await run(sql`UPDATE messages SET status = 'cancelled', error = ${reason} WHERE seq = ${seq}`)),
+    failed: async (seq: number, lease: number, provider: string | null, error: string) =>
+      (await run(sql`UPDATE messages SET status = 'failed', provider = coalesce(${provider}::text, provider), error = ${error}
+        WHERE seq = ${seq} AND ${heldByClaim(lease)}`)) > 0,
+    skipped: async (seq: number, lease: number, reason: string) =>
+      (await run(
+        sql`UPDATE messages SET status = 'skipped', skip_reason = ${reason} WHERE seq = ${seq} AND ${heldByClaim(lease)}`,
+      )) > 0,
+    deferred: async (seq: number, lease: number, at: number, reason: DeferReason | null) =>
+      (await run(sql`UPDATE messages SET attempts = greatest(attempts - 1, 0), next_attempt_at = ${at},
+        defer_reason = ${reason}, status = ${backToQueue} WHERE seq = ${seq} AND ${heldByClaim(lease)}`)) > 0,
+    cancelled: async (seq: number, lease: number, reason: string | null) =>
+      (await run(
+        sql`UPDATE messages SET status = 'cancelled', error = ${reason} WHERE seq = ${seq} AND ${heldByClaim(lease)}`,
+      )) > 0,
     cancelQueued: async (campaignId: string, reason: string | null) =>
       void (await run(
         sql`UPDATE messages SET status = 'cancelled', error = ${reason} WHERE campaign_id = ${campaignId} AND status = 'queued'`,
@@ -169,10 +179,13 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
 
     // A batch's sends in one statement each, as JSON unpacked by jsonb_array_elements: a round
     // trip per message bounded the send rate here. A bounce reported before the outcome is
-    // written (feedback can outrun the writer) stays a bounce.
-    sentMany: async (sent: readonly SentRow[], at: number): Promise<Set<number>> => {
-      if (sent.length === 0) return new Set()
-      const json = JSON.stringify(sent.map((r) => [r.seq, r.provider, r.providerMessageId, r.delivered]))
+    // written (feedback can outrun the writer) stays a bounce. Written under the send's lease
+    // only (a success is kept while that lease, run out, is not claimed again).
+    sentMany: async (sent: readonly SentRow[], at: number): Promise<SentWritten> => {
+      if (sent.length === 0) return { written: new Set(), nowDelivered: new Set() }
+      const json = JSON.stringify(
+        sent.map((r) => [r.seq, r.provider, r.providerMessageId, r.delivered, r.lease]),
+      )
       const changed = await rows<{
         seq: string
         status: string
@@ -185,14 +198,17 @@ export function pgOutbox(store: Store, stoppedCampaign: readonly string[], open:
               THEN ${at}::bigint ELSE messages.delivered_at END,
             provider = r->>1, provider_message_id = r->>2, sent_at = ${at}, error = NULL
           FROM jsonb_array_elements(${json}::text::jsonb) AS b(r)
-          WHERE messages.seq = (r->>0)::bigint
+          WHERE messages.seq = (r->>0)::bigint AND messages.next_attempt_at = (r->>4)::bigint
           RETURNING messages.seq, messages.status, messages.delivered_at, (r->>3)::boolean AS delivered`,
       )
-      return new Set(
-        changed
-          .filter((r) => r.delivered && r.status === 'delivered' && Number(r.delivered_at) === at)
-          .map((r) => Number(r.seq)),
-      )
+      return {
+        written: new Set(changed.map((r) => Number(r.seq))),
+        nowDelivered: new Set(
+          changed
+            .filter((r) => r.delivered && r.status === 'delivered' && Number(r.delivered_at) === at)
+            .map((r) => Number(r.seq)),
+        ),
+      }
     },
     // As parameters rather than JSON: bodies are most of the bytes, and jsonb parsing them again
     // cost a third of the insert.

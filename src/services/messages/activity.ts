@@ -119,7 +119,7 @@ export async function recordFailed(
 ): Promise<void> {
   await tx(app, async () => {
     const cur = await heldMessage(app, m.id)
-    if (!cur || !(await outbox(app).failed(cur.seq, null, reason))) return
+    if (!cur || !(await outbox(app).reportedFailed(cur.seq, reason))) return
     await bumpCampaign(app.db, cur.campaignId, { failed: 1 })
   })
 }
