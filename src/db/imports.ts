@@ -83,15 +83,43 @@ export async function nextImportLeaseEnd(db: Db): Promise<number | null> {
   return row?.at ?? null
 }
 
-/** Stores the counts of the batch just committed and, when leased, renews the lease to `leaseUntil`. */
+/**
+ * The job's lease this process holds (its end as last written), renewed with each batch. A write
+ * of the job's progress or end matches it: when it does not, the lease ran out and another
+ * process took the job over, and this one must write nothing more of it.
+ */
+export interface ImportLease {
+  ms: number
+  until: number
+}
+
+/** The job was taken over by another process after this one's lease ran out. */
+export class ImportTakenOver extends Error {
+  constructor(id: string) {
+    super(`import ${id} was taken over by another process after its lease ran out`)
+  }
+}
+
+/** The job's row, if this process still holds it: any row when it is not leased. */
+const heldJob = (id: string, lease: ImportLease | undefined) =>
+  lease === undefined
+    ? eq(contactImports.id, id)
+    : and(eq(contactImports.id, id), eq(contactImports.leasedUntil, lease.until))
+
+/**
+ * Stores the counts of the batch being committed and, when leased, renews the lease to
+ * `now + lease.ms`; throws ImportTakenOver (rolling the batch back) when the lease was lost.
+ * The new end is returned, to be held once the batch has committed.
+ */
 export async function saveImportProgress(
   db: Db,
   id: string,
   p: ImportCounts,
   now: number,
-  leaseUntil: number | null,
-): Promise<void> {
-  await db
+  lease: ImportLease | undefined,
+): Promise<number | undefined> {
+  const renewed = lease === undefined ? undefined : now + lease.ms
+  const written = await db
     .update(contactImports)
     .set({
       processed: p.processed,
@@ -100,13 +128,23 @@ export async function saveImportProgress(
       skipped: p.skipped,
       errors: p.errors,
       updatedAt: now,
-      ...(leaseUntil === null ? {} : { leasedUntil: leaseUntil }),
+      ...(renewed === undefined ? {} : { leasedUntil: renewed }),
     })
-    .where(eq(contactImports.id, id))
+    .where(heldJob(id, lease))
+    .returning({ id: contactImports.id })
+  if (written.length === 0) throw new ImportTakenOver(id)
+  return renewed
 }
 
-export async function completeImport(db: Db, id: string, p: ImportCounts, now: number): Promise<void> {
-  await db
+/** The job completed; false (nothing written) when another process took it over. */
+export async function completeImport(
+  db: Db,
+  id: string,
+  p: ImportCounts,
+  now: number,
+  lease?: ImportLease,
+): Promise<boolean> {
+  const written = await db
     .update(contactImports)
     .set({
       status: 'completed',
@@ -120,14 +158,25 @@ export async function completeImport(db: Db, id: string, p: ImportCounts, now: n
       finishedAt: now,
       leasedUntil: null,
     })
-    .where(eq(contactImports.id, id))
+    .where(heldJob(id, lease))
+    .returning({ id: contactImports.id })
+  return written.length > 0
 }
 
-export async function failImport(db: Db, id: string, failure: string, now: number): Promise<void> {
-  await db
+/** The job failed; false (nothing written) when another process took it over. */
+export async function failImport(
+  db: Db,
+  id: string,
+  failure: string,
+  now: number,
+  lease?: ImportLease,
+): Promise<boolean> {
+  const written = await db
     .update(contactImports)
     .set({ status: 'failed', failure, finishedAt: now, updatedAt: now, leasedUntil: null })
-    .where(eq(contactImports.id, id))
+    .where(heldJob(id, lease))
+    .returning({ id: contactImports.id })
+  return written.length > 0
 }
 
 // ── the rows ─────────────────────────────────────────────────────────────────────────────────

@@ -5,6 +5,7 @@ import {
   type ExistingContact,
   type ImportCounts,
   type ImportedContact,
+  type ImportLease,
   importWriter,
   saveImportProgress,
 } from '../../db/imports'
@@ -33,8 +34,11 @@ export interface ImportJob {
   updateExisting: boolean
   /** What earlier runs of this job committed (zero for a new job): the import goes on from there. */
   resumeFrom?: ImportCounts
-  /** Each batch renews the job's lease to its time plus this (none: the job is not leased). */
-  leaseMs?: number
+  /**
+   * The job's lease this process holds, renewed by each batch (its end updated once the batch
+   * committed); none: the job is not leased.
+   */
+  lease?: ImportLease
 }
 
 export type ImportProgress = ImportCounts
@@ -157,8 +161,8 @@ export async function processImport(
   { db, hooks, sqlite: given }: HookedDb & { readonly sqlite?: Database },
   job: ImportJob,
   now: () => number,
-  /** After each batch's commit. */
-  onBatch: (p: ImportProgress) => void = () => {},
+  /** After each batch's commit; the next batch waits for it. */
+  onBatch: (p: ImportProgress) => void | Promise<void> = () => {},
 ): Promise<ImportProgress> {
   const sqlite = given ?? db.$client
   const handle = await open(job.file, 'r').catch((err: NodeJS.ErrnoException) => {
@@ -194,6 +198,8 @@ export async function processImport(
     if (p.errors.length < MAX_ERRORS) batchErrors.push({ row: line, message })
   }
 
+  // The lease end the batch being written renews to, held once it has committed.
+  let renewed: number | undefined
   const flush = async (c: Cell[]) =>
     await inTransaction(sqlite, async (): Promise<void> => {
       const t = now()
@@ -281,12 +287,13 @@ export async function processImport(
       batchErrors = []
       if (created && created.length > 0)
         await hooks.contactCreated.trigger({ clientId: job.clientId, contactIds: created, at: t })
-      await saveImportProgress(db, job.id, p, t, job.leaseMs === undefined ? null : t + job.leaseMs)
+      renewed = await saveImportProgress(db, job.id, p, t, job.lease)
     })
 
   for await (const cells of parsedBatches(job.file, delimiter, p.processed)) {
     await flush(cells)
-    onBatch(p)
+    if (job.lease && renewed !== undefined) job.lease.until = renewed
+    await onBatch(p)
     // The batch's cells are garbage once written: collecting them now (~10 ms against the
     // batch's ~250 ms) keeps the server's heap from growing batches wide between collections,
     // ~70 MB of the 300 MB a million-row import may use, which pays for the larger transactions.

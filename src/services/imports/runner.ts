@@ -4,6 +4,8 @@ import {
   claimNextImport,
   completeImport,
   failImport,
+  type ImportLease,
+  ImportTakenOver,
   importWriter,
   nextImportLeaseEnd,
 } from '../../db/imports'
@@ -53,6 +55,13 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
     )
     // A job held by another process (or a dead one) may be taken when its lease ends.
     if (!job) return { worked: false, nextAt: await nextImportLeaseEnd(ctx.db) }
+    const lease: ImportLease = { ms: leaseMs, until: now + leaseMs }
+    // Taken over by another process after this one's lease ran out (it stalled): that process
+    // goes on with the job and its file, and this one leaves both alone.
+    const takenOver = () => {
+      ctx.log.warn('import taken over by another process', { import_id: job.id })
+      return { worked: true }
+    }
     try {
       const resumeFrom = {
         processed: job.processed,
@@ -61,9 +70,9 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         skipped: job.skipped,
         errors: job.errors,
       }
-      const p = await processImport(ctx, { ...job, resumeFrom, leaseMs }, () => ctx.clock.now())
+      const p = await processImport(ctx, { ...job, resumeFrom, lease }, () => ctx.clock.now())
       await refreshStatistics(job.id)
-      await completeImport(ctx.db, job.id, p, ctx.clock.now())
+      if (!(await completeImport(ctx.db, job.id, p, ctx.clock.now(), lease))) return takenOver()
       ctx.log.info('import completed', {
         import_id: job.id,
         processed: p.processed,
@@ -72,6 +81,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         skipped: p.skipped,
       })
     } catch (err) {
+      if (err instanceof ImportTakenOver) return takenOver()
       // What the file or the job did wrong is said to the client; anything else (a statement
       // the database refused, with the rows in its message) only in the log.
       const message = (err as Error).message
@@ -79,7 +89,7 @@ export function createImportWorker(ctx: AppContext): LeasedWorker {
         err instanceof ImportFailure
           ? message
           : 'an internal error stopped the import (the server log has it)'
-      await failImport(ctx.db, job.id, failure, ctx.clock.now())
+      if (!(await failImport(ctx.db, job.id, failure, ctx.clock.now(), lease))) return takenOver()
       ctx.log.warn('import failed', { import_id: job.id, error: message })
     }
     rmSync(job.file, { force: true })
