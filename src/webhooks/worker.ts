@@ -136,6 +136,8 @@ export function createWebhookWorker(app: AppContext, options: WebhookWorkerOptio
     } catch (err) {
       // Kept (their rows stay leased meanwhile) and written with the next ones.
       app.log.error('webhook outcomes not written', { error: String(err), count: batch.length })
+      // Once stopped there is no next try: the rows stay leased and are sent again after it.
+      if (stopped) return
       outcomes = batch.concat(outcomes)
       flushTimer = setTimeout(flush, Math.max(flushMs, 50))
     }

@@ -70,7 +70,8 @@ export async function createTestApp(
     DIALECT === 'postgres' ? { HERALD_DATABASE_URL: await migratedDatabase() } : { HERALD_DATABASE_URL: '' }
   const config = loadConfig({ data: dataDir }, { HERALD_PUBLIC_URL: BASE, ...store, ...options.env })
   const ctx = await createAppContext(config, {
-    log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : silentLogger),
+    // A logger of its own: a spy on one app's log sees none of another app's workers.
+    log: options.log ?? (process.env.TEST_LOG ? createLogger('pretty') : { ...silentLogger }),
     clock: options.clock,
   })
   const boot = (await bootstrapIfEmpty(ctx))!
